@@ -1,0 +1,22 @@
+// Writes openapi/openapi.json: the same document the server builds at start and serves at /openapi.json.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createApp } from '../src/app.js';
+import { systemClock } from '../src/clock.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/client.js';
+import { createLogger } from '../src/logger.js';
+
+const database = await openDatabase({ dataDir: 'memory://' });
+try {
+  const { document } = createApp({
+    db: database.db,
+    clock: systemClock,
+    config: loadConfig({}),
+    logger: createLogger('silent'),
+  });
+  await mkdir('openapi', { recursive: true });
+  await writeFile('openapi/openapi.json', `${JSON.stringify(document, null, 2)}\n`);
+  console.log('wrote openapi/openapi.json');
+} finally {
+  await database.close();
+}

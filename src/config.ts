@@ -1,0 +1,93 @@
+import { z } from '@hono/zod-openapi';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().max(7 * 24 * 3600).default(fallback);
+
+const installerVersion = /^\d{4}\.\d{1,2}\.\d{1,2}\.\d{1,6}$/;
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TRUST_PROXY: z.string().optional(),
+  INSTALL_CODE_PREFIX: z
+    .string()
+    .regex(/^[A-Z0-9]{2,8}$/, 'must be 2 to 8 upper-case letters or digits')
+    .refine((p) => p !== 'SD', 'must not be SD, the fixed second group')
+    .default('SDNS'),
+  INSTALL_CODE_TTL_SECONDS: seconds(900),
+  PRECHECK_TOKEN_TTL_SECONDS: seconds(900),
+  INSTALL_TOKEN_TTL_SECONDS: seconds(3600),
+  BROWSER_SESSION_TTL_SECONDS: seconds(3600),
+  SIGNING_KEYS: z.string().optional(),
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  MIN_INSTALLER_VERSION: z
+    .string()
+    .regex(installerVersion, 'must look like 2026.11.20.1')
+    .optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
+
+/** The service's settings, read once by `src/main.ts` and injected everywhere else. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  publicBaseUrl: URL;
+  trustProxy: TrustProxy;
+  installCodePrefix: string;
+  installCodeTtlSeconds: number;
+  precheckTokenTtlSeconds: number;
+  installTokenTtlSeconds: number;
+  browserSessionTtlSeconds: number;
+  signingKeys: string | undefined;
+  adminToken: string | undefined;
+  minInstallerVersion: string | undefined;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {}
+
+/** Environment → typed config. Throws a ConfigError whose message is one line naming the variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(
+    Object.keys(EnvSchema.shape).map((name) => [name, env[name] === '' ? undefined : env[name]]),
+  );
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`invalid ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  let trustProxy: TrustProxy;
+  try {
+    trustProxy = parseTrustProxy(e.TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError(`invalid TRUST_PROXY: ${(err as Error).message}`);
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    publicBaseUrl: new URL(e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`),
+    trustProxy,
+    installCodePrefix: e.INSTALL_CODE_PREFIX,
+    installCodeTtlSeconds: e.INSTALL_CODE_TTL_SECONDS,
+    precheckTokenTtlSeconds: e.PRECHECK_TOKEN_TTL_SECONDS,
+    installTokenTtlSeconds: e.INSTALL_TOKEN_TTL_SECONDS,
+    browserSessionTtlSeconds: e.BROWSER_SESSION_TTL_SECONDS,
+    signingKeys: e.SIGNING_KEYS,
+    adminToken: e.ADMIN_TOKEN,
+    minInstallerVersion: e.MIN_INSTALLER_VERSION,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,76 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema.js';
+
+/** A drizzle database or transaction; queries take it as their first argument. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: 'pglite' | 'postgres';
+  /** Runs `fn` on one connection while holding a session-level advisory lock (PGlite has one connection anyway). */
+  withAdvisoryLock<T>(key: number, fn: (db: Database) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** Folder of the embedded database; `memory://` keeps it in memory. */
+  dataDir: string;
+}
+
+/** `DATABASE_URL` set → postgres.js on a real PostgreSQL; unset → embedded PGlite. Same schema, same SQL. */
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir);
+  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: 'pglite',
+    withAdvisoryLock: (_key, fn) => fn(db),
+    close: () => client.close(),
+  };
+}
+
+function openPostgres(url: string): DatabaseHandle {
+  const client = postgres(url, { max: 10, connect_timeout: 5, idle_timeout: 60, onnotice: () => {} });
+  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: 'postgres',
+    async withAdvisoryLock(key, fn) {
+      // A one-connection client: a session-level advisory lock belongs to the connection that took it.
+      const single = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+      try {
+        await single`select pg_advisory_lock(${key})`;
+        return await fn(drizzlePostgres({ client: single, schema }) as unknown as Database);
+      } finally {
+        await single.end({ timeout: 5 });
+      }
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+const unavailableCodes = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  '57P01', '57P02', '57P03', '53300',
+]);
+
+/** True when an error (or its cause) says the database cannot be reached, as opposed to a bug. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && (unavailableCodes.has(e.code) || e.code.startsWith('08'))) return true;
+    if (typeof e.message === 'string' && /PGlite is closed/i.test(e.message)) return true;
+  }
+  return false;
+}

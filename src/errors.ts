@@ -1,0 +1,49 @@
+/**
+ * The one map of error code → HTTP status. Thrown errors, the documented responses of every route
+ * (src/schemas/envelope.ts) and the README table are all derived from it, so they cannot drift.
+ */
+export const errorCatalog = {
+  validation_failed: { status: 400, message: 'The request is not valid: fields name what is wrong.' },
+  browser_session_required: { status: 403, message: 'Open the SlowDNS page first, then request an install code.' },
+  cross_site_request: { status: 403, message: 'Install codes can only be requested from the SlowDNS page itself.' },
+  machine_mismatch: { status: 403, message: 'This machine is not the one the precheck was made for.' },
+  install_code_not_found: { status: 404, message: 'No install code matches what was entered.' },
+  activation_not_found: { status: 404, message: 'No activation has this id.' },
+  install_code_expired: { status: 410, message: 'This install code has expired. Request a new one on the SlowDNS page.' },
+  install_code_unavailable: { status: 409, message: 'This install code is already in use by an activation.' },
+  install_token_used: { status: 409, message: 'This install token has already been used.' },
+  activation_released: { status: 409, message: 'This activation was released; start again with the install code.' },
+  activation_confirmed: { status: 409, message: 'This activation is already confirmed.' },
+  server_already_registered: { status: 409, message: 'A server is already registered for this activation.' },
+  precheck_token_invalid: { status: 401, message: 'The precheck token is invalid or expired; run the precheck again.' },
+  install_token_invalid: { status: 401, message: 'The install token is invalid or expired.' },
+  agent_token_invalid: { status: 401, message: 'The agent token is missing or invalid.' },
+  admin_token_invalid: { status: 401, message: 'The operator token is missing or invalid.' },
+  installer_outdated: { status: 426, message: 'This installer is too old; download the current installer.' },
+  rate_limit_exceeded: { status: 429, message: 'Too many requests; wait before retrying.' },
+  not_found: { status: 404, message: 'No such route.' },
+  method_not_allowed: { status: 405, message: 'This route does not accept that method.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'Send the request body as application/json.' },
+  internal_error: { status: 500, message: 'Something went wrong on our side. Try again later.' },
+  service_unavailable: { status: 503, message: 'The service cannot reach its database right now. Try again shortly.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+export type ErrorStatus = (typeof errorCatalog)[ErrorCode]['status'];
+
+export const errorCodes = Object.keys(errorCatalog) as [ErrorCode, ...ErrorCode[]];
+
+/** The one error type of the service: a contract code, a safe message, optional response headers. */
+export class ApiError extends Error {
+  readonly status: ErrorStatus;
+  constructor(
+    readonly code: ErrorCode,
+    message: string = errorCatalog[code].message,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = errorCatalog[code].status;
+  }
+}

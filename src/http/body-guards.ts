@@ -1,0 +1,24 @@
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError } from '../errors.js';
+import type { AppEnv } from './router.js';
+
+/** Request bodies larger than this are refused with 413 before they are read. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const jsonContentType = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
+
+/** A request that carries a body must say it is JSON: anything else is 415, not a confusing 400. */
+export const requireJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const length = c.req.header('content-length');
+  const hasBody = length !== undefined ? Number(length) > 0 : c.req.raw.body !== null;
+  if (hasBody && !jsonContentType.test(c.req.header('content-type') ?? '')) throw new ApiError('unsupported_media_type');
+  await next();
+};
+
+export const limitBodySize: MiddlewareHandler<AppEnv> = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+  },
+});

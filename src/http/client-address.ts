@@ -1,0 +1,86 @@
+import { BlockList, isIP } from 'node:net';
+
+/** How far `X-Forwarded-For` is believed: not at all, a number of proxy hops, or proxies by address. */
+export type TrustProxy =
+  | { kind: 'none' }
+  | { kind: 'hops'; hops: number }
+  | { kind: 'cidrs'; list: BlockList; text: string };
+
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined || value.trim() === '') return { kind: 'none' };
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const hops = Number(trimmed);
+    if (hops < 1 || hops > 16) throw new Error('a hop count must be between 1 and 16');
+    return { kind: 'hops', hops };
+  }
+  const list = new BlockList();
+  for (const entry of trimmed.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [address, prefixText] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0) throw new Error(`"${entry}" is neither a hop count nor an IP or CIDR`);
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    const max = family === 4 ? 32 : 128;
+    const prefix = prefixText === undefined ? max : Number(prefixText);
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) throw new Error(`"${entry}" has a bad prefix length`);
+    list.addSubnet(address!, prefix, type);
+  }
+  return { kind: 'cidrs', list, text: trimmed };
+}
+
+/** `::ffff:a.b.c.d` (an IPv4 client of a `::` listener) → `a.b.c.d`; IPv6 lower-cased. */
+export function normaliseAddress(address: string): string {
+  const trimmed = address.trim().replace(/^\[|\]$/g, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(trimmed);
+  if (mapped) return mapped[1]!;
+  return trimmed.toLowerCase();
+}
+
+function isTrusted(list: BlockList, address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The client address: the socket peer, unless TRUST_PROXY says which `X-Forwarded-For` entries to believe.
+ * With a hop count N the address N hops from the right of [...X-Forwarded-For, socket] is taken;
+ * with a CIDR list, trusted proxies are skipped from the right and the first untrusted address is taken.
+ */
+export function resolveClientAddress(socketAddress: string, forwardedFor: string | undefined, trust: TrustProxy): string {
+  const socket = normaliseAddress(socketAddress);
+  if (trust.kind === 'none' || !forwardedFor) return socket;
+  const forwarded = forwardedFor
+    .split(',')
+    .map(normaliseAddress)
+    .filter((a) => isIP(a) !== 0);
+  const chain = [...forwarded, socket];
+  if (trust.kind === 'hops') return chain[Math.max(0, chain.length - 1 - trust.hops)]!;
+  let index = chain.length - 1;
+  while (index > 0 && isTrusted(trust.list, chain[index]!)) index -= 1;
+  return chain[index]!;
+}
+
+/**
+ * The key an address is counted under by rate limits: an IPv4 address as is, an IPv6 address by its /64,
+ * because one subscriber usually holds a whole /64 and could otherwise rotate addresses freely.
+ */
+export function rateLimitAddressKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const groups = expandIpv6(address);
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}
+
+function expandIpv6(address: string): string[] {
+  const [head = '', tail] = address.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  // An embedded IPv4 tail (::ffff:1.2.3.4 style) counts as two groups.
+  const last = right.length ? right : left;
+  if (last.length && last[last.length - 1]!.includes('.')) {
+    const v4 = last.pop()!.split('.').map(Number);
+    last.push(((v4[0]! << 8) | v4[1]!).toString(16), ((v4[2]! << 8) | v4[3]!).toString(16));
+  }
+  const missing = 8 - left.length - right.length;
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, missing)).fill('0'), ...right];
+  return groups.map((g) => g.replace(/^0+(?=.)/, '').toLowerCase());
+}

@@ -1,0 +1,40 @@
+import type { MiddlewareHandler } from 'hono';
+import type { TrustProxy } from './client-address.js';
+import { resolveClientAddress } from './client-address.js';
+import type { Logger } from '../logger.js';
+import type { AppEnv } from './router.js';
+
+const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+interface NodeBindings {
+  incoming?: { socket?: { remoteAddress?: string } };
+}
+
+/**
+ * Request id (taken from `X-Request-Id` when sane), client address, baseline headers and one JSON log
+ * line per request. The log names the route pattern, never the raw URL, cookie, body or token.
+ */
+export function requestContext(logger: Logger, trustProxy: TrustProxy): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const incomingId = c.req.header('x-request-id');
+    const requestId = incomingId && saneRequestId.test(incomingId) ? incomingId : crypto.randomUUID();
+    c.set('requestId', requestId);
+    // Without a socket (an in-process `app.fetch`) there is no peer: such requests share one key.
+    const socketAddress = (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
+    c.set('clientAddress', resolveClientAddress(socketAddress, c.req.header('x-forwarded-for'), trustProxy));
+    try {
+      await next();
+    } finally {
+      c.header('X-Request-Id', requestId);
+      c.header('X-Content-Type-Options', 'nosniff');
+      logger.info('request', {
+        request_id: requestId,
+        method: c.req.method,
+        route: c.req.routePath,
+        status: c.res.status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      });
+    }
+  };
+}

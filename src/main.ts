@@ -1,0 +1,58 @@
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { systemClock } from './clock.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { migrateDatabase } from './db/migrate.js';
+import { createLogger } from './logger.js';
+
+/** Process entry: the only module that reads the environment. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`slowdns: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const started = performance.now();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateDatabase(database);
+
+  const { app } = createApp({ db: database.db, clock: systemClock, config, logger });
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    logger.info('listening', {
+      address: info.address,
+      port: info.port,
+      database: database.kind,
+      startup_ms: Math.round(performance.now() - started),
+    });
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    // Finish in-flight requests, then close the database; give up after 10 s.
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    server.close(async () => {
+      await database.close();
+      clearTimeout(force);
+      logger.info('stopped');
+      process.exit(0);
+    });
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`slowdns: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Scalar } from '@scalar/hono-api-reference';
+import type { Router } from '../http/router.js';
+
+const SCALAR_BUNDLE_PATH = '/docs/scalar.js';
+
+function scalarBundleFile(): string {
+  const entry = createRequire(import.meta.url).resolve('@scalar/api-reference');
+  return join(dirname(entry), 'browser', 'standalone.js');
+}
+
+/**
+ * `GET /openapi.json` (the document built once at start) and `GET /docs`, the Scalar reference.
+ * Scalar's bundle is served from here and its fonts, telemetry and proxy are off: the page works offline.
+ */
+export function registerReference(app: Router, document: () => unknown): void {
+  app.get('/openapi.json', (c) => c.json(document()));
+
+  let bundle: Promise<string> | undefined;
+  app.get(SCALAR_BUNDLE_PATH, async (c) => {
+    bundle ??= readFile(scalarBundleFile(), 'utf8');
+    c.header('Cache-Control', 'public, max-age=86400');
+    return c.body(await bundle, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+  });
+
+  app.get(
+    '/docs',
+    Scalar({
+      url: '/openapi.json',
+      cdn: SCALAR_BUNDLE_PATH,
+      pageTitle: 'SlowDNS activation API',
+      withDefaultFonts: false,
+      telemetry: false,
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+    }),
+  );
+}

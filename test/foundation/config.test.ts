@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      dataDir: './data',
+      installCodePrefix: 'SDNS',
+      installCodeTtlSeconds: 900,
+      precheckTokenTtlSeconds: 900,
+      installTokenTtlSeconds: 3600,
+      browserSessionTtlSeconds: 3600,
+      logLevel: 'info',
+    });
+    expect(c.publicBaseUrl.origin).toBe('http://localhost:8080');
+    expect(c.trustProxy.kind).toBe('none');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['INSTALL_CODE_PREFIX', 'sd-ns'],
+    ['INSTALL_CODE_TTL_SECONDS', '-5'],
+    ['TRUST_PROXY', 'proxy.example'],
+    ['MIN_INSTALLER_VERSION', '1.2'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['ADMIN_TOKEN', 'short'],
+  ])('refuses a bad %s with one line naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));
+  });
+});

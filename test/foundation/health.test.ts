@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { systemClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+describe('GET /api/v2/healthz', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 200 ok in the v2 envelope after a database round trip', async () => {
+    const res = await t.request('/api/v2/healthz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { status: 'ok' }, meta: { message: expect.any(String) } });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('echoes a sane X-Request-Id and replaces an insane one', async () => {
+    const kept = await t.request('/api/v2/healthz', { headers: { 'x-request-id': 'req-123.abc' } });
+    expect(kept.headers.get('x-request-id')).toBe('req-123.abc');
+    const replaced = await t.request('/api/v2/healthz', { headers: { 'x-request-id': 'bad id <script>' } });
+    expect(replaced.headers.get('x-request-id')).not.toContain('script');
+  });
+
+  it('logs one JSON line per request with method, route, status, duration and request id', async () => {
+    t.logs.length = 0;
+    await t.request('/api/v2/healthz', { headers: { 'x-request-id': 'log-check-1' } });
+    const lines = t.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ method: 'GET', route: '/api/v2/healthz', status: 200, request_id: 'log-check-1' });
+    expect(typeof lines[0].duration_ms).toBe('number');
+  });
+});
+
+describe('GET /api/v2/healthz with the database gone', () => {
+  it('answers 503 service_unavailable when PostgreSQL cannot be reached', async () => {
+    // A port nothing listens on: a real, refused connection.
+    const database = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: 'unused' });
+    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent') });
+    const res = await app.request('/api/v2/healthz');
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: { code: 'service_unavailable', message: expect.any(String) } });
+    await database.close();
+  });
+
+  it('answers 503 when the embedded database has been closed', async () => {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent') });
+    await database.close();
+    const res = await app.request('/api/v2/healthz');
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe('service_unavailable');
+  });
+});

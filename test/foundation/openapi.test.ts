@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCatalog } from '../../src/errors.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+describe('the contract', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('serves at /openapi.json exactly the committed openapi/openapi.json, version 3.1', async () => {
+    const served = await (await t.request('/openapi.json')).json();
+    const committed = JSON.parse(await readFile('openapi/openapi.json', 'utf8'));
+    expect(served).toEqual(committed);
+    expect(served.openapi).toMatch(/^3\.1\.\d+$/);
+  });
+
+  it('documents every error response with the status the error map gives its code', async () => {
+    const doc = await (await t.request('/openapi.json')).json();
+    let checked = 0;
+    for (const [path, item] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, unknown> }> }> }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          const examples = response.content?.['application/json']?.examples ?? {};
+          for (const code of Object.keys(examples)) {
+            expect(errorCatalog[code as keyof typeof errorCatalog]?.status, `${method} ${path} ${status} ${code}`).toBe(Number(status));
+            checked += 1;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('gives every operation an operationId, a tag and a summary', async () => {
+    const doc = await (await t.request('/openapi.json')).json();
+    for (const item of Object.values<Record<string, { operationId?: string; tags?: string[]; summary?: string }>>(doc.paths)) {
+      for (const op of Object.values(item)) {
+        expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+        expect(op.tags?.length).toBeGreaterThan(0);
+        expect(op.summary).toBeTruthy();
+      }
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { TestClock } from './test-clock.js';
+import { openTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface TestApp extends App {
+  database: TestDatabase;
+  clock: TestClock;
+  config: Config;
+  /** Every log line the app wrote, for tests that assert nothing secret is logged. */
+  logs: string[];
+  /** `app.request` from a given client address (the socket peer, as @hono/node-server gives it). */
+  request(path: string, init?: RequestInit, address?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  return buildTestApp(database, env);
+}
+
+/** A further app instance on an existing test database (as a second server on one PostgreSQL). */
+export function buildTestApp(database: TestDatabase, env: Record<string, string> = {}, clock = new TestClock()): TestApp {
+  const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', ...env });
+  const logs: string[] = [];
+  const logger = createLogger('debug', (line) => logs.push(line));
+  const built = createApp({ db: database.db, clock, config, logger });
+  return {
+    ...built,
+    database,
+    clock,
+    config,
+    logs,
+    request: async (path, init, address = '203.0.113.10') =>
+      built.app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
+    close: () => database.close(),
+  };
+}
+
+/** JSON POST with the headers a same-site browser or an installer sends. */
+export function postJson(body: unknown, headers: Record<string, string> = {}): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { migrateDatabase } from '../../src/db/migrate.js';
+
+export interface TestDatabase extends DatabaseHandle {
+  /** Empties every table: milliseconds, so each test starts clean on the file's one database. */
+  reset(): Promise<void>;
+  /** For a second app instance on the same database (PostgreSQL only). */
+  url: string | undefined;
+}
+
+const tables = ['servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'signing_keys'];
+
+/**
+ * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set,
+ * a fresh PostgreSQL database created next to the one it names and dropped at the end.
+ */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    const handle = await openDatabase({ dataDir: 'memory://' });
+    await migrateDatabase(handle);
+    return withReset(handle, undefined, async () => {});
+  }
+  const name = `slowdns_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ databaseUrl: url.toString(), dataDir: 'unused' });
+  await migrateDatabase(handle);
+  return withReset(handle, url.toString(), async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+}
+
+function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase: () => Promise<void>): TestDatabase {
+  return {
+    ...handle,
+    url,
+    reset: async () => {
+      await handle.db.execute(sql.raw(`truncate ${tables.join(', ')} cascade`));
+    },
+    close: async () => {
+      await handle.close();
+      await dropDatabase();
+    },
+  };
+}
