@@ -42,6 +42,9 @@ export function buildOpenApiDocument(app: Router) {
       description,
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
+    // Relative on purpose: the committed document is the same for every deployment, and clients
+    // (Scalar included) resolve it against the origin they fetched the document from.
+    servers: [{ url: '/', description: 'This service: the origin that served this document.' }],
     tags: [
       { name: 'health', description: 'Liveness of the service and its database.' },
       { name: 'install-codes', description: 'Install codes for people on the SlowDNS page.' },
