@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+describeWithBrowser('the /docs reference in headless Chromium', () => {
+  let t: TestApp | undefined;
+  let server: HttpServer | undefined;
+  let browser: BrowserSession | undefined;
+
+  beforeAll(async () => {
+    server = await serveOverHttp(async (origin) => (t = await createTestApp({ PUBLIC_BASE_URL: origin })).app);
+    browser = await openBrowser(server.origin);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await t?.close();
+  });
+
+  it('renders the API title and the health operation with no request leaving the service', async () => {
+    const { page } = browser!;
+    const response = await page.goto(`${server!.origin}/docs`, { waitUntil: 'load' });
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("connect-src 'self'");
+
+    await page.getByRole('heading', { name: 'SlowDNS activation service' }).first().waitFor({ timeout: 20_000 });
+    await page.getByText('Health check').first().waitFor({ timeout: 20_000 });
+    // Let late loaders (fonts, telemetry, lazy chunks) fire before counting requests.
+    await page.waitForLoadState('networkidle');
+
+    expect(browser!.offOriginRequests()).toEqual([]);
+    expect(browser!.requests).toContain(`${server!.origin}/openapi.json`);
+    // The CSP of /docs blocks a foreign load before it reaches the network, so such an attempt shows up
+    // here as a console error ("violates the following Content Security Policy directive").
+    expect(browser!.errors).toEqual([]);
+  });
+});
