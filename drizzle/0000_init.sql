@@ -11,6 +11,7 @@ CREATE TABLE "activations" (
 	"install_token_jti" text NOT NULL,
 	"install_token_expires_at" timestamp with time zone NOT NULL,
 	"install_token_used_at" timestamp with time zone,
+	"code_restored" boolean,
 	"created_at" timestamp with time zone NOT NULL,
 	"confirmed_at" timestamp with time zone,
 	"released_at" timestamp with time zone,
@@ -20,7 +21,6 @@ CREATE TABLE "activations" (
 --> statement-breakpoint
 CREATE TABLE "browser_sessions" (
 	"token_hash" text PRIMARY KEY NOT NULL,
-	"fingerprint_hash" text NOT NULL,
 	"created_at" timestamp with time zone NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL
 );

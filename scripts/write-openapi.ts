@@ -4,6 +4,7 @@ import { createApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
+import { generatePrivateJwk, keyRingFromJwks } from '../src/domain/signing-keys.js';
 import { createLogger } from '../src/logger.js';
 
 const database = await openDatabase({ dataDir: 'memory://' });
@@ -13,6 +14,8 @@ try {
     clock: systemClock,
     config: loadConfig({}),
     logger: createLogger('silent'),
+    // The document does not depend on the keys: a throwaway one will do.
+    keys: await keyRingFromJwks([await generatePrivateJwk()]),
   });
   await mkdir('openapi', { recursive: true });
   await writeFile('openapi/openapi.json', `${JSON.stringify(document, null, 2)}\n`);

@@ -5,16 +5,22 @@ import { limitBodySize, requireJsonBody } from './http/body-guards.js';
 import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
 import { createRouter, type Router } from './http/router.js';
+import type { KeyRing } from './domain/signing-keys.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
+import { registerBrowserPage } from './routes/browser-page.js';
 import { registerHealth } from './routes/health.js';
+import { registerInstall } from './routes/install/index.js';
+import { registerInstallCodes } from './routes/install-codes.js';
 import { registerReference } from './routes/reference.js';
+import { registerSigningKeys } from './routes/signing-keys.js';
 
 export interface AppDeps {
   db: Database;
   clock: Clock;
   config: Config;
   logger: Logger;
+  keys: KeyRing;
 }
 
 export interface App {
@@ -29,6 +35,10 @@ export function createApp(deps: AppDeps): App {
   app.use('*', limitBodySize, requireJsonBody);
 
   registerHealth(app, deps.db);
+  registerBrowserPage(app, deps);
+  registerInstallCodes(app, deps);
+  registerInstall(app, deps);
+  registerSigningKeys(app, deps.keys);
 
   let document: OpenApiDocument | undefined;
   registerReference(app, () => document);

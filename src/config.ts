@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
+import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(7 * 24 * 3600).default(fallback);
 
-const installerVersion = /^\d{4}\.\d{1,2}\.\d{1,2}\.\d{1,6}$/;
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -28,7 +28,7 @@ const EnvSchema = z.object({
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   MIN_INSTALLER_VERSION: z
     .string()
-    .regex(installerVersion, 'must look like 2026.11.20.1')
+    .regex(INSTALLER_VERSION_PATTERN, 'must look like 2026.11.20.1')
     .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });

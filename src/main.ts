@@ -4,26 +4,19 @@ import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
+import { loadKeyRing } from './domain/signing-keys.js';
 import { createLogger } from './logger.js';
 
 /** Process entry: the only module that reads the environment. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`slowdns: ${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const started = performance.now();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateDatabase(database);
+  const keys = await loadKeyRing(database, config.signingKeys, systemClock.now());
 
-  const { app } = createApp({ db: database.db, clock: systemClock, config, logger });
+  const { app } = createApp({ db: database.db, clock: systemClock, config, logger, keys });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info('listening', {
       address: info.address,
@@ -53,6 +46,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // A bad setting is one clear line naming the variable; anything else says it failed to start.
+  if (err instanceof ConfigError) {
+    process.stderr.write(`slowdns: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`slowdns: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -8,7 +8,6 @@ export const browserSessions = pgTable(
   'browser_sessions',
   {
     tokenHash: text('token_hash').primaryKey(),
-    fingerprintHash: text('fingerprint_hash').notNull(),
     createdAt: at('created_at').notNull(),
     expiresAt: at('expires_at').notNull(),
   },
@@ -50,6 +49,8 @@ export const activations = pgTable(
     installTokenJti: text('install_token_jti').notNull().unique(),
     installTokenExpiresAt: at('install_token_expires_at').notNull(),
     installTokenUsedAt: at('install_token_used_at'),
+    /** What release answered, so that a repeated release answers the same. */
+    codeRestored: boolean('code_restored'),
     createdAt: at('created_at').notNull(),
     confirmedAt: at('confirmed_at'),
     releasedAt: at('released_at'),

@@ -4,7 +4,7 @@ import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { createTestApp, testKeyRing, type TestApp } from '../support/test-app.js';
 
 describe('GET /api/v2/healthz', () => {
   let t: TestApp;
@@ -41,7 +41,7 @@ describe('GET /api/v2/healthz with the database gone', () => {
   it('answers 503 service_unavailable when PostgreSQL cannot be reached', async () => {
     // A port nothing listens on: a real, refused connection.
     const database = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: 'unused' });
-    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent') });
+    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ error: { code: 'service_unavailable', message: expect.any(String) } });
@@ -50,7 +50,7 @@ describe('GET /api/v2/healthz with the database gone', () => {
 
   it('answers 503 when the embedded database has been closed', async () => {
     const database = await openDatabase({ dataDir: 'memory://' });
-    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent') });
+    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
     await database.close();
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);

@@ -1,10 +1,12 @@
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
 import { TestClock } from './test-clock.js';
 import { openTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp extends App {
+  keys: KeyRing;
   database: TestDatabase;
   clock: TestClock;
   config: Config;
@@ -17,18 +19,24 @@ export interface TestApp extends App {
 
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  return buildTestApp(database, env);
+  return buildTestApp(database, await testKeyRing(), env);
+}
+
+/** A fresh Ed25519 key ring: tests sign with their own keys, never the database's. */
+export async function testKeyRing(): Promise<KeyRing> {
+  return keyRingFromJwks([await generatePrivateJwk()]);
 }
 
 /** A further app instance on an existing test database (as a second server on one PostgreSQL). */
-export function buildTestApp(database: TestDatabase, env: Record<string, string> = {}, clock = new TestClock()): TestApp {
+export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<string, string> = {}, clock = new TestClock()): TestApp {
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', ...env });
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));
-  const built = createApp({ db: database.db, clock, config, logger });
+  const built = createApp({ db: database.db, clock, config, logger, keys });
   return {
     ...built,
     database,
+    keys,
     clock,
     config,
     logs,

@@ -1,0 +1,16 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** SHA-256 hex: how codes, cookies, agent tokens and rate-limit subjects are stored. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** A 256-bit random secret, URL-safe. */
+export function randomSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** `prefix` + hex of `bytes` random bytes, e.g. `act_` + 16 hex characters. */
+export function randomId(prefix: string, bytes = 8): string {
+  return `${prefix}${randomBytes(bytes).toString('hex')}`;
+}

@@ -1,0 +1,63 @@
+import { createRoute } from '@hono/zod-openapi';
+import { getCookie } from 'hono/cookie';
+import { toIsoOffset } from '../clock.js';
+import { BROWSER_SESSION_COOKIE, findBrowserSession } from '../domain/browser-sessions.js';
+import { issueInstallCode } from '../domain/install-codes.js';
+import { ApiError } from '../errors.js';
+import type { Router } from '../http/router.js';
+import { assertSameOrigin } from '../http/same-origin.js';
+import { errorResponses, successEnvelope } from '../schemas/envelope.js';
+import { IssuedInstallCodeSchema } from '../schemas/install-code.js';
+import type { AppDeps } from '../app.js';
+
+const issue = createRoute({
+  method: 'post',
+  path: '/api/v2/slowdns/code/issue',
+  operationId: 'issueInstallCode',
+  tags: ['install-codes'],
+  summary: 'Issue an install code',
+  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required. The code is shown once: the service keeps only its hash. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
+
+Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\` \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session with 403 \`browser_session_required\`, before any limit is counted.`,
+  security: [{ browserSession: [] }],
+  responses: {
+    201: {
+      description: 'The new install code.',
+      content: {
+        'application/json': {
+          schema: successEnvelope(IssuedInstallCodeSchema),
+          example: {
+            data: { install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00.000+00:00', ttl_seconds: 900 },
+            meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
+          },
+        },
+      },
+    },
+    ...errorResponses('browser_session_required', 'cross_site_request', 'rate_limit_exceeded'),
+  },
+});
+
+export function registerInstallCodes(app: Router, deps: AppDeps): void {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'browserSession', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: BROWSER_SESSION_COOKIE,
+    description: 'The session cookie `GET /slowdns` sets. HttpOnly: the page cannot read it, the browser sends it.',
+  });
+  app.openapi(issue, async (c) => {
+    assertSameOrigin(c, deps.config.publicBaseUrl);
+    const now = deps.clock.now();
+    const session = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
+    if (!session) throw new ApiError('browser_session_required');
+    const ttl = deps.config.installCodeTtlSeconds;
+    const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl);
+    c.header('Cache-Control', 'no-store');
+    return c.json(
+      {
+        data: { install_code: issued.code, install_code_hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt), ttl_seconds: ttl },
+        meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
+      },
+      201,
+    );
+  });
+}

@@ -1,0 +1,74 @@
+import { createRoute } from '@hono/zod-openapi';
+import { toIsoOffset } from '../../clock.js';
+import { installCodeHint } from '../../domain/install-code-format.js';
+import { findInstallCode, installCodeProblem } from '../../domain/install-codes.js';
+import { assertInstallerSupported } from '../../domain/installer-version.js';
+import { sha256Hex } from '../../domain/secret-hash.js';
+import { signPrecheckToken, tokenExpiry } from '../../domain/tokens.js';
+import { jsonBody } from '../../http/json-body.js';
+import type { Router } from '../../http/router.js';
+import { PrecheckRequestSchema, PrecheckResultSchema } from '../../schemas/activation.js';
+import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
+import type { AppDeps } from '../../app.js';
+
+const precheck = createRoute({
+  method: 'post',
+  path: '/api/v2/slowdns/install/precheck',
+  operationId: 'precheckInstallCode',
+  tags: ['install'],
+  summary: 'Precheck an install code',
+  description: `Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be \`issued\` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the code's own expiry. A precheck changes no state.`,
+  request: jsonBody(PrecheckRequestSchema),
+  responses: {
+    200: {
+      description: 'The code is usable on this machine.',
+      content: {
+        'application/json': {
+          schema: successEnvelope(PrecheckResultSchema),
+          example: {
+            data: {
+              install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
+              install_code_hint: 'SDNS-SD-…HX3W8N',
+              precheck_token: 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0In0.e30.c2ln',
+              precheck_expires_at: '2026-11-22T10:15:00.000+00:00',
+              machine_binding: { machine_id: '4c4c4544003957108052b4c04f384833', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
+            },
+            meta: { message: 'Install code is valid for this machine.' },
+          },
+        },
+      },
+    },
+    ...errorResponses('validation_failed', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'installer_outdated', 'rate_limit_exceeded', 'unsupported_media_type', 'payload_too_large'),
+  },
+});
+
+export function registerPrecheck(app: Router, deps: AppDeps): void {
+  app.openapi(precheck, async (c) => {
+    const body = c.req.valid('json');
+    assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
+    const now = deps.clock.now();
+    const code = await findInstallCode(deps.db, body.install_code, deps.config.installCodePrefix);
+    const problem = installCodeProblem(code, now);
+    if (problem) throw problem;
+    const expiresAt = tokenExpiry(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code!.expiresAt.getTime())));
+    const token = await signPrecheckToken(
+      deps.keys,
+      { codeHash: sha256Hex(body.install_code), machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint },
+      now,
+      expiresAt,
+    );
+    return c.json(
+      {
+        data: {
+          install_code: body.install_code,
+          install_code_hint: installCodeHint(body.install_code),
+          precheck_token: token,
+          precheck_expires_at: toIsoOffset(expiresAt),
+          machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },
+        },
+        meta: { message: 'Install code is valid for this machine.' },
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,45 @@
+import { z } from '@hono/zod-openapi';
+import { normaliseInstallCode } from '../domain/install-code-format.js';
+
+export const InstallCodeSchema = z.string().openapi({
+  description: 'Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix, the literal `SD` and three groups of 6 Crockford base32 characters.',
+  example: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
+});
+
+/** What an installer may send: any case, spaces anywhere, O for 0 and I or L for 1 are all forgiven. */
+export const InstallCodeInputSchema = z
+  .string()
+  .max(80, 'is too long to be an install code')
+  .transform((value, ctx) => {
+    const code = normaliseInstallCode(value);
+    if (code === null) {
+      ctx.addIssue({ code: 'custom', message: 'must look like SDNS-SD-XXXXXX-XXXXXX-XXXXXX' });
+      return z.NEVER;
+    }
+    return code;
+  })
+  .openapi({
+    type: 'string',
+    description: 'The install code as the person typed it. Case, spaces and Crockford look-alikes (O for 0, I or L for 1) are forgiven.',
+    example: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
+  });
+
+export const InstallCodeHintSchema = z.string().openapi({
+  description: 'Masked form of the code: its start, an ellipsis and the last 6 characters.',
+  example: 'SDNS-SD-…HX3W8N',
+});
+
+export const TimestampSchema = z.string().openapi({
+  format: 'date-time',
+  description: 'ISO 8601 timestamp with a numeric UTC offset.',
+  example: '2026-11-22T10:15:00.000+00:00',
+});
+
+export const IssuedInstallCodeSchema = z
+  .object({
+    install_code: InstallCodeSchema,
+    install_code_hint: InstallCodeHintSchema,
+    expires_at: TimestampSchema,
+    ttl_seconds: z.number().int().openapi({ description: 'Lifetime of the code in seconds.', example: 900 }),
+  })
+  .openapi('IssuedInstallCode');

@@ -1,0 +1,94 @@
+import { expect } from 'vitest';
+import { postJson, type TestApp } from './test-app.js';
+
+/** A machine identity as an installer sends it. */
+export const machine = {
+  machine_id: '4c4c4544003957108052b4c04f384833',
+  ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+};
+
+export const otherMachine = {
+  machine_id: '0123456789abcdef0123456789abcdef',
+  ssh_fingerprint: 'SHA256:AAAAbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+};
+
+export const INSTALLER_VERSION = '2026.11.20.1';
+
+/** Loads /slowdns and returns the `Cookie` header value of the new session. */
+export async function openBrowserSession(t: TestApp, address?: string): Promise<string> {
+  const res = await t.request('/slowdns', {}, address);
+  expect(res.status).toBe(200);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const match = /slowdns_browser=([^;]+)/.exec(setCookie);
+  if (!match) throw new Error(`no session cookie in ${setCookie}`);
+  return `slowdns_browser=${match[1]}`;
+}
+
+export function issueRequest(t: TestApp, cookie: string, address?: string, headers: Record<string, string> = {}) {
+  return t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie, ...headers } }, address);
+}
+
+export async function issueCode(t: TestApp, address?: string): Promise<string> {
+  const res = await issueRequest(t, await openBrowserSession(t, address), address);
+  expect(res.status).toBe(201);
+  return (await res.json()).data.install_code;
+}
+
+export function precheckRequest(t: TestApp, installCode: string, overrides: Record<string, unknown> = {}, address?: string) {
+  return t.request(
+    '/api/v2/slowdns/install/precheck',
+    postJson({ install_code: installCode, ...machine, product: 'slowdns', installer_version: INSTALLER_VERSION, ...overrides }),
+    address,
+  );
+}
+
+export async function precheckToken(t: TestApp, installCode: string): Promise<string> {
+  const res = await precheckRequest(t, installCode);
+  expect(res.status).toBe(200);
+  return (await res.json()).data.precheck_token;
+}
+
+export function activateRequest(t: TestApp, installCode: string, token: string, overrides: Record<string, unknown> = {}, address?: string) {
+  return t.request(
+    '/api/v2/slowdns/install/activate',
+    postJson({
+      install_code: installCode,
+      precheck_token: token,
+      hostname: 'vpn1.example.net',
+      public_ip: '203.0.113.7',
+      ...machine,
+      requested_ref: 'main',
+      installer_version: INSTALLER_VERSION,
+      ...overrides,
+    }),
+    address,
+  );
+}
+
+export interface Activated {
+  code: string;
+  activationId: string;
+  installToken: string;
+}
+
+/** Issue → precheck → activate: an activation ready to confirm or release. */
+export async function activatedInstall(t: TestApp): Promise<Activated> {
+  const code = await issueCode(t);
+  const res = await activateRequest(t, code, await precheckToken(t, code));
+  expect(res.status).toBe(200);
+  const { data } = await res.json();
+  return { code, activationId: data.activation_id, installToken: data.install_token };
+}
+
+export function confirmRequest(t: TestApp, activationId: string, installToken: string) {
+  return t.request('/api/v2/slowdns/install/confirm', postJson({ activation_id: activationId, install_token: installToken }));
+}
+
+export function releaseRequest(t: TestApp, activationId: string) {
+  return t.request('/api/v2/slowdns/install/release', postJson({ activation_id: activationId }));
+}
+
+export async function expectError(res: Response, status: number, code: string): Promise<void> {
+  const body = await res.json();
+  expect({ status: res.status, body }).toEqual({ status, body: { error: { code, message: expect.any(String) } } });
+}
