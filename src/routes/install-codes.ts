@@ -1,13 +1,18 @@
 import { createRoute } from '@hono/zod-openapi';
 import { getCookie } from 'hono/cookie';
 import { toIsoOffset } from '../clock.js';
+import { browserFingerprint, FINGERPRINT_HEADERS } from '../domain/browser-fingerprint.js';
 import { BROWSER_SESSION_COOKIE, findBrowserSession } from '../domain/browser-sessions.js';
 import { issueInstallCode } from '../domain/install-codes.js';
+import { checksFor } from '../domain/rate-limits/limiter.js';
 import { ApiError } from '../errors.js';
+import { rateLimitAddressKey } from '../http/client-address.js';
+import { enforceRateLimits } from '../http/enforce-rate-limits.js';
+import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import type { Router } from '../http/router.js';
 import { assertSameOrigin } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
-import { IssuedInstallCodeSchema } from '../schemas/install-code.js';
+import { IssuedInstallCodeSchema, IssueRequestSchema } from '../schemas/install-code.js';
 import type { AppDeps } from '../app.js';
 
 const issue = createRoute({
@@ -16,13 +21,19 @@ const issue = createRoute({
   operationId: 'issueInstallCode',
   tags: ['install-codes'],
   summary: 'Issue an install code',
-  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required. The code is shown once: the service keeps only its hash. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
+  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required; the page may send \`{"browser_signal": "..."}\` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
 
-Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\` \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session with 403 \`browser_session_required\`, before any limit is counted.`,
+Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\` \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session with 403 \`browser_session_required\`, before any limit is counted.
+
+The **browser fingerprint** is the SHA-256 of the request headers ${FINGERPRINT_HEADERS.map((h) => `\`${h}\``).join(', ')} and of \`browser_signal\`; it is stored only hashed, as a rate-limit subject. The **client IP address** is the socket peer, or the \`X-Forwarded-For\` entry \`TRUST_PROXY\` points at; an IPv6 client is counted by its /64 network.
+
+${rateLimitDescription('issue')}`,
   security: [{ browserSession: [] }],
+  request: { body: { required: false, content: { 'application/json': { schema: IssueRequestSchema } } } },
   responses: {
     201: {
       description: 'The new install code.',
+      headers: rateLimitHeaderDocs('issue'),
       content: {
         'application/json': {
           schema: successEnvelope(IssuedInstallCodeSchema),
@@ -33,7 +44,8 @@ Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetc
         },
       },
     },
-    ...errorResponses('browser_session_required', 'cross_site_request', 'rate_limit_exceeded'),
+    ...errorResponses('validation_failed', 'browser_session_required', 'cross_site_request', 'unsupported_media_type', 'payload_too_large'),
+    429: rateLimitedResponse('issue'),
   },
 });
 
@@ -49,6 +61,9 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const session = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
     if (!session) throw new ApiError('browser_session_required');
+    const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
+    const ip = rateLimitAddressKey(c.get('clientAddress'));
+    await enforceRateLimits(c, deps.db, now, checksFor('issue', { ip, session: session.tokenHash, fingerprint }));
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl);
     c.header('Cache-Control', 'no-store');

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { normaliseInstallCode } from '../domain/install-code-format.js';
+import { BROWSER_SIGNAL_MAX_LENGTH } from '../domain/browser-fingerprint.js';
 
 export const InstallCodeSchema = z.string().openapi({
   description: 'Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix, the literal `SD` and three groups of 6 Crockford base32 characters.',
@@ -43,3 +44,16 @@ export const IssuedInstallCodeSchema = z
     ttl_seconds: z.number().int().openapi({ description: 'Lifetime of the code in seconds.', example: 900 }),
   })
   .openapi('IssuedInstallCode');
+
+export const IssueRequestSchema = z
+  .object({
+    browser_signal: z
+      .string()
+      .max(BROWSER_SIGNAL_MAX_LENGTH, `must be at most ${BROWSER_SIGNAL_MAX_LENGTH} characters`)
+      .optional()
+      .openapi({
+        description: 'Optional: what the page script knows of the browser (screen, time zone, languages…), as one string. It refines the browser fingerprint the issue limit counts; the service keeps only a hash of it.',
+        example: '1920x1080x24|Europe/Berlin|de-DE,en',
+      }),
+  })
+  .openapi('IssueRequest');

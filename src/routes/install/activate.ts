@@ -5,7 +5,11 @@ import { assertInstallerSupported } from '../../domain/installer-version.js';
 import { sha256Hex } from '../../domain/secret-hash.js';
 import { signInstallToken, verifyPrecheckToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
+import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { rateLimitAddressKey } from '../../http/client-address.js';
+import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
+import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
@@ -19,11 +23,16 @@ const activate = createRoute({
   summary: 'Activate an install code',
   description: `Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from \`issued\` to \`activated\` and an activation is created with a single-use install token valid for \`INSTALL_TOKEN_TTL_SECONDS\` (3600 by default). Of concurrent activations of one code exactly one succeeds; the others get 409 \`install_code_unavailable\`.
 
-A precheck token that is tampered with, expired, of another kind or for another code is 401 \`precheck_token_invalid\`; a different \`machine_id\` or \`ssh_fingerprint\` than the precheck's is 403 \`machine_mismatch\`.`,
+A precheck token that is tampered with, expired, of another kind or for another code is 401 \`precheck_token_invalid\`; a different \`machine_id\` or \`ssh_fingerprint\` than the precheck's is 403 \`machine_mismatch\`.
+
+Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), then the limits, then the token and the code: an activate with a bad token still counts. The client IP address is the socket peer, or the \`X-Forwarded-For\` entry \`TRUST_PROXY\` points at; an IPv6 client is counted by its /64 network.
+
+${rateLimitDescription('activate')}`,
   request: jsonBody(ActivateRequestSchema),
   responses: {
     200: {
       description: 'The activation and its install token.',
+      headers: rateLimitHeaderDocs('activate'),
       content: {
         'application/json': {
           schema: successEnvelope(ActivationSchema),
@@ -45,7 +54,8 @@ A precheck token that is tampered with, expired, of another kind or for another 
         },
       },
     },
-    ...errorResponses('validation_failed', 'precheck_token_invalid', 'machine_mismatch', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'installer_outdated', 'rate_limit_exceeded', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses('validation_failed', 'precheck_token_invalid', 'machine_mismatch', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
+    429: rateLimitedResponse('activate'),
   },
 });
 
@@ -54,6 +64,8 @@ export function registerActivate(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
+    const ip = rateLimitAddressKey(c.get('clientAddress'));
+    await enforceRateLimits(c, deps.db, now, checksFor('activate', { ip, machine: body.machine_id }));
     const precheck = await verifyPrecheckToken(deps.keys, body.precheck_token, now);
     const codeHash = sha256Hex(body.install_code);
     if (precheck.codeHash !== codeHash) throw new ApiError('precheck_token_invalid', 'This precheck token was made for another install code; run the precheck again.');

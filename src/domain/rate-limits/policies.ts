@@ -1,0 +1,98 @@
+/**
+ * The rate limits of the service (seed §8), in ONE table. The limiter, the route descriptions in the
+ * OpenAPI document and the README table are all derived from it, so they cannot drift.
+ */
+
+export type RateLimitedRoute = 'issue' | 'precheck' | 'activate';
+export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine';
+
+export const HOUR_SECONDS = 3600;
+export const DAY_SECONDS = 86_400;
+
+export interface RateLimitPolicy {
+  /** The policy name of the `RateLimit-Policy` header and the `limit_name` column. */
+  readonly name: string;
+  readonly route: RateLimitedRoute;
+  readonly subject: RateLimitSubject;
+  /** Requests admitted per bucket. */
+  readonly quota: number;
+  /** A fixed UTC bucket: an hour starting at :00 or a day starting at 00:00 UTC. */
+  readonly windowSeconds: typeof HOUR_SECONDS | typeof DAY_SECONDS;
+}
+
+export const rateLimitPolicies = [
+  { name: 'issue-ip-hour', route: 'issue', subject: 'ip', quota: 3, windowSeconds: HOUR_SECONDS },
+  { name: 'issue-ip-day', route: 'issue', subject: 'ip', quota: 10, windowSeconds: DAY_SECONDS },
+  { name: 'issue-session-hour', route: 'issue', subject: 'session', quota: 2, windowSeconds: HOUR_SECONDS },
+  { name: 'issue-fingerprint-day', route: 'issue', subject: 'fingerprint', quota: 6, windowSeconds: DAY_SECONDS },
+  { name: 'precheck-ip-day', route: 'precheck', subject: 'ip', quota: 10, windowSeconds: DAY_SECONDS },
+  { name: 'precheck-machine-day', route: 'precheck', subject: 'machine', quota: 10, windowSeconds: DAY_SECONDS },
+  { name: 'activate-ip-day', route: 'activate', subject: 'ip', quota: 5, windowSeconds: DAY_SECONDS },
+  { name: 'activate-machine-day', route: 'activate', subject: 'machine', quota: 5, windowSeconds: DAY_SECONDS },
+] as const satisfies readonly RateLimitPolicy[];
+
+export type RateLimitName = (typeof rateLimitPolicies)[number]['name'];
+
+export const routePaths: Record<RateLimitedRoute, string> = {
+  issue: 'POST /api/v2/slowdns/code/issue',
+  precheck: 'POST /api/v2/slowdns/install/precheck',
+  activate: 'POST /api/v2/slowdns/install/activate',
+};
+
+const routeNouns: Record<RateLimitedRoute, string> = { issue: 'install code requests', precheck: 'prechecks', activate: 'activations' };
+
+export const subjectLabels: Record<RateLimitSubject, string> = {
+  ip: 'client IP address (an IPv6 client by its /64)',
+  session: 'browser session (`slowdns_browser` cookie)',
+  fingerprint: 'browser fingerprint',
+  machine: 'machine (`machine_id`)',
+};
+
+const windowLabels: Record<RateLimitPolicy['windowSeconds'], string> = {
+  [HOUR_SECONDS]: 'UTC hour (resets at :00)',
+  [DAY_SECONDS]: 'UTC day (resets at 00:00 UTC)',
+};
+
+export function policiesFor(route: RateLimitedRoute): RateLimitPolicy[] {
+  return rateLimitPolicies.filter((p) => p.route === route);
+}
+
+export function policyNamed(name: RateLimitName): RateLimitPolicy {
+  return rateLimitPolicies.find((p) => p.name === name)!;
+}
+
+/** Start of the fixed UTC bucket holding `now`: Unix time is UTC, so hours and days align on multiples. */
+export function bucketStart(now: Date, windowSeconds: number): Date {
+  const size = windowSeconds * 1000;
+  return new Date(Math.floor(now.getTime() / size) * size);
+}
+
+export function bucketEnd(now: Date, windowSeconds: number): Date {
+  return new Date(bucketStart(now, windowSeconds).getTime() + windowSeconds * 1000);
+}
+
+/** Whole seconds from `now` to the end of its bucket (1 at 10:59:59.5, 3600 at 11:00:00). */
+export function secondsToBucketEnd(now: Date, windowSeconds: number): number {
+  return Math.ceil((bucketEnd(now, windowSeconds).getTime() - now.getTime()) / 1000);
+}
+
+const subjectNouns: Record<RateLimitSubject, string> = { ip: 'IP address', session: 'browser session', fingerprint: 'browser', machine: 'machine' };
+const windowNouns: Record<RateLimitPolicy['windowSeconds'], string> = { [HOUR_SECONDS]: 'UTC hour', [DAY_SECONDS]: 'UTC day' };
+
+/** "2 install code requests per browser session per UTC hour": for messages people read. */
+export function summarisePolicy(policy: RateLimitPolicy): string {
+  return `${policy.quota} ${routeNouns[policy.route]} per ${subjectNouns[policy.subject]} per ${windowNouns[policy.windowSeconds]}`;
+}
+
+function tableRow(policy: RateLimitPolicy, withRoute: boolean): string {
+  const cells = [`\`${policy.name}\``, String(policy.quota), windowLabels[policy.windowSeconds], subjectLabels[policy.subject]];
+  return `| ${withRoute ? `\`${routePaths[policy.route]}\` | ` : ''}${cells.join(' | ')} |`;
+}
+
+/** The markdown table of one route's limits (its OpenAPI description) or of every limit (the README). */
+export function rateLimitTable(route?: RateLimitedRoute): string {
+  const withRoute = route === undefined;
+  const head = withRoute ? '| route | policy | quota | window | counted per |\n|---|---|---|---|---|' : '| policy | quota | window | counted per |\n|---|---|---|---|';
+  const rows = route ? policiesFor(route) : rateLimitPolicies;
+  return [head, ...rows.map((p) => tableRow(p, withRoute))].join('\n');
+}

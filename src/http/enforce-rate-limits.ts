@@ -1,0 +1,38 @@
+import type { Context } from 'hono';
+import type { Database } from '../db/client.js';
+import { consumeRateLimits, type PolicyState, type RateLimitCheck } from '../domain/rate-limits/limiter.js';
+import { summarisePolicy } from '../domain/rate-limits/policies.js';
+import { ApiError } from '../errors.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
+import type { AppEnv } from './router.js';
+
+/**
+ * Counts the request in `checks`. Admitted: the `RateLimit` headers are set on whatever the route answers
+ * (a later 404 was counted too). Refused: 429 `rate_limit_exceeded` with `Retry-After` and the headers.
+ */
+export async function enforceRateLimits(c: Context<AppEnv>, db: Database, now: Date, checks: RateLimitCheck[]): Promise<void> {
+  const decision = await consumeRateLimits(db, checks, now);
+  const headers = rateLimitHeaders(decision.states);
+  if (decision.admitted) {
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    return;
+  }
+  const { blocking } = decision;
+  throw new ApiError('rate_limit_exceeded', refusalMessage(blocking), { ...headers, 'Retry-After': String(blocking.resetSeconds) });
+}
+
+/** "Limit issue-session-hour reached: 2 install code requests per browser session per UTC hour. Try again in 12 minutes (after 11:00 UTC)." */
+export function refusalMessage(blocking: PolicyState): string {
+  const clock = blocking.resetAt.toISOString().slice(11, 16);
+  return `Limit ${blocking.policy.name} reached: ${summarisePolicy(blocking.policy)}. Try again in ${humanDuration(blocking.resetSeconds)} (after ${clock} UTC).`;
+}
+
+function humanDuration(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 60) return plural(seconds, 'second');
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return plural(minutes, 'minute');
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${plural(hours, 'hour')} ${plural(rest, 'minute')}` : plural(hours, 'hour');
+}

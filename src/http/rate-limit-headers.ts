@@ -1,0 +1,65 @@
+import type { PolicyState } from '../domain/rate-limits/limiter.js';
+import { policiesFor, rateLimitTable, type RateLimitedRoute, type RateLimitPolicy } from '../domain/rate-limits/policies.js';
+import { errorResponses } from '../schemas/envelope.js';
+
+/**
+ * `RateLimit-Policy` and `RateLimit` of draft-ietf-httpapi-ratelimit-headers-11: structured-field lists,
+ * one item per policy, named by a string: `"issue-ip-hour";q=3;w=3600` and `"issue-ip-hour";r=2;t=1800`.
+ */
+export function rateLimitPolicyHeader(policies: RateLimitPolicy[]): string {
+  return policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(', ');
+}
+
+export function rateLimitHeader(states: PolicyState[]): string {
+  return states.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
+}
+
+export function rateLimitHeaders(states: PolicyState[]): Record<string, string> {
+  return { 'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => s.policy)), RateLimit: rateLimitHeader(states) };
+}
+
+/** The route description paragraph: its limits, derived from the one table. */
+export function rateLimitDescription(route: RateLimitedRoute): string {
+  return `**Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 \`rate_limit_exceeded\` with \`Retry-After\`.
+
+${rateLimitTable(route)}
+
+Every answer after the limits were checked carries \`RateLimit-Policy\` (each policy: \`q\` quota, \`w\` window in seconds) and \`RateLimit\` (each policy: \`r\` remaining, \`t\` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.`;
+}
+
+const stringHeader = { type: 'string' as const };
+
+/** The `RateLimit-Policy` / `RateLimit` headers of a limited route's answers, with examples of a fresh client. */
+export function rateLimitHeaderDocs(route: RateLimitedRoute) {
+  const policies = policiesFor(route);
+  const fresh = policies.map((policy) => ({ policy, remaining: policy.quota - 1, resetAt: new Date(0), resetSeconds: 1800, exhausted: false }));
+  return {
+    'RateLimit-Policy': {
+      description: 'The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).',
+      schema: stringHeader,
+      example: rateLimitPolicyHeader(policies),
+    },
+    RateLimit: {
+      description: 'Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.',
+      schema: stringHeader,
+      example: rateLimitHeader(fresh),
+    },
+  };
+}
+
+/** The 429 answer of a limited route: the envelope plus `Retry-After` and the two headers. */
+export function rateLimitedResponse(route: RateLimitedRoute) {
+  const base = errorResponses('rate_limit_exceeded')[429]!;
+  return {
+    ...base,
+    description: `\`rate_limit_exceeded\`: a limit of this route is exhausted; the message says when to retry.`,
+    headers: {
+      'Retry-After': {
+        description: 'Seconds until the exhausted bucket ends (the latest one, when several are exhausted).',
+        schema: { type: 'integer' as const },
+        example: 720,
+      },
+      ...rateLimitHeaderDocs(route),
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { expect } from 'vitest';
+import { rateLimitBuckets } from '../../src/db/schema.js';
+import type { TestApp } from '../support/test-app.js';
+
+/** Every bucket row, in a stable order, for tests that assert what was (not) counted. */
+export async function bucketRows(t: TestApp) {
+  const rows = await t.database.db.select().from(rateLimitBuckets);
+  return rows
+    .map((r) => ({ limitName: r.limitName, subjectHash: r.subjectHash, bucketStart: r.bucketStart.toISOString(), count: r.count }))
+    .sort((a, b) => `${a.limitName}${a.subjectHash}${a.bucketStart}`.localeCompare(`${b.limitName}${b.subjectHash}${b.bucketStart}`));
+}
+
+/** Total count per limit name across subjects and buckets. */
+export async function countsByLimit(t: TestApp): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {};
+  for (const row of await bucketRows(t)) totals[row.limitName] = (totals[row.limitName] ?? 0) + row.count;
+  return totals;
+}
+
+/** A browser: its address and User-Agent (the fingerprint), and a session opened from there. */
+export interface Browser {
+  address: string;
+  userAgent: string;
+  cookie: string;
+}
+
+/** Loads /slowdns as that browser and keeps the session cookie it sets. */
+export async function openBrowser(t: TestApp, address: string, userAgent: string): Promise<Browser> {
+  const res = await t.request('/slowdns', { headers: { 'user-agent': userAgent } }, address);
+  const match = /slowdns_browser=([^;]+)/.exec(res.headers.get('set-cookie') ?? '');
+  if (res.status !== 200 || !match) throw new Error(`no session from /slowdns (${res.status})`);
+  return { address, userAgent, cookie: `slowdns_browser=${match[1]}` };
+}
+
+export function issueFrom(t: TestApp, browser: Browser, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+  const headers: Record<string, string> = { cookie: browser.cookie, 'user-agent': browser.userAgent, ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  return t.request(
+    '/api/v2/slowdns/code/issue',
+    { method: 'POST', headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) },
+    browser.address,
+  );
+}
+
+/** A new browser (own session, own User-Agent) at `address`, issuing once. */
+export async function issueFromNewBrowser(t: TestApp, address: string, userAgent: string): Promise<Response> {
+  return issueFrom(t, await openBrowser(t, address, userAgent));
+}
+
+/** The `"name";r=…;t=…` items of a RateLimit header, by policy name. */
+export function parseRateLimit(header: string | null): Record<string, { r: number; t: number }> {
+  const items: Record<string, { r: number; t: number }> = {};
+  for (const item of (header ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const match = /^"([^"]+)";r=(\d+);t=(\d+)$/.exec(item);
+    if (!match) throw new Error(`not a RateLimit item: ${item}`);
+    items[match[1]!] = { r: Number(match[2]), t: Number(match[3]) };
+  }
+  return items;
+}
+
+/** A 429 of `policy`: the envelope, Retry-After, and both headers naming it with nothing remaining. */
+export async function expectRateLimited(res: Response, policy: string, retryAfter: number, retryText?: string): Promise<void> {
+  const body = await res.json();
+  expect({ status: res.status, code: body.error?.code, retryAfter: res.headers.get('retry-after') }).toEqual({
+    status: 429,
+    code: 'rate_limit_exceeded',
+    retryAfter: String(retryAfter),
+  });
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error.message).toContain(`Limit ${policy} reached`);
+  if (retryText) expect(body.error.message).toContain(retryText);
+  expect(res.headers.get('ratelimit-policy')).toContain(`"${policy}";q=`);
+  expect(parseRateLimit(res.headers.get('ratelimit'))[policy]).toEqual({ r: 0, t: retryAfter });
+}
