@@ -37,7 +37,7 @@ fi
 
 if [ -f clients/typescript/src/schema.d.ts ]; then
   echo "== drift: clients/typescript/src/schema.d.ts"
-  if ! npx openapi-typescript openapi/openapi.json --check -o clients/typescript/src/schema.d.ts; then
+  if ! npx openapi-typescript openapi/openapi.json -c clients/typescript/redocly.yaml --check -o clients/typescript/src/schema.d.ts; then
     drifted+=("clients/typescript/src/schema.d.ts (fix: npm run generate:client)")
   fi
 fi

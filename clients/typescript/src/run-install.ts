@@ -1,0 +1,186 @@
+import type { Activation, ConfirmResult, PrecheckResult, ReleaseResult, SlowdnsClient } from './client.js';
+
+export type InstallStage = 'precheck' | 'confirm_address' | 'activate' | 'install' | 'confirm';
+
+/** What interrupted the run: a process signal, or the caller's AbortSignal. */
+export type Interruption = NodeJS.Signals | 'aborted';
+
+/** Given to the caller's steps: aborted when the run is interrupted, so long work can stop early. */
+export interface StepContext {
+  signal: AbortSignal;
+}
+
+export interface MachineIdentity {
+  /** Contents of /etc/machine-id. */
+  machine_id: string;
+  /** The SSH host key fingerprint as `ssh-keygen -lf` prints it: `SHA256:…`. */
+  ssh_fingerprint: string;
+}
+
+export interface ConfirmedAddress {
+  hostname: string;
+  public_ip: string;
+}
+
+export interface RunInstallOptions {
+  client: SlowdnsClient;
+  /** The install code as the person typed it (case, spaces and look-alikes are forgiven by the service). */
+  installCode: string;
+  machine: MachineIdentity;
+  installerVersion: string;
+  /** The software ref to install, e.g. `main`. */
+  requestedRef: string;
+  /** Collects the final hostname and public IP and has the operator confirm them. Runs after a successful precheck. */
+  confirmAddress(precheck: PrecheckResult, context: StepContext): Promise<ConfirmedAddress>;
+  /** Installs and starts everything; resolves once every service is active. Throwing fails the run (and releases). */
+  install(activation: Activation, context: StepContext): Promise<void>;
+  /**
+   * Process signals that interrupt the run; listeners are installed for the run only and removed
+   * after it. Default `['SIGINT', 'SIGTERM']`; `[]` installs none (e.g. when the caller handles signals
+   * itself and passes `signal`).
+   */
+  signals?: readonly NodeJS.Signals[];
+  /**
+   * What happens after a process signal interrupted the run and release was attempted.
+   * `'reraise'` (default): the listeners are removed and the signal is sent to this process again, so
+   * it ends the way it would have without runInstall (exit by SIGINT/SIGTERM, status 130/143 in a shell).
+   * `'return'`: runInstall resolves with the `interrupted` result and the caller decides.
+   */
+  onSignal?: 'reraise' | 'return';
+  /** Aborting it interrupts the run like a signal, but never re-raises anything. */
+  signal?: AbortSignal;
+  /** Release gets this long before it is given up on (a hung network must not keep a SIGTERM waiting). Default 10 s. */
+  releaseTimeoutMs?: number;
+  /** Called with the release outcome before runInstall returns or re-raises: the place to tell the operator. */
+  onRelease?(report: ReleaseReport): void;
+}
+
+/** The release attempt after a failure or interruption. */
+export type ReleaseReport =
+  | { released: true; activation_id: string; install_code_restored: boolean; result: ReleaseResult }
+  | { released: false; activation_id: string; install_code_restored: false; error: unknown };
+
+export type InstallResult =
+  | { outcome: 'confirmed'; precheck: PrecheckResult; activation: Activation; confirmation: ConfirmResult }
+  | {
+      outcome: 'failed';
+      stage: InstallStage;
+      error: unknown;
+      activation?: Activation;
+      /** Absent when nothing was activated: the code was never taken, so there was nothing to release. */
+      release?: ReleaseReport;
+    }
+  | { outcome: 'interrupted'; stage: InstallStage; reason: Interruption; activation?: Activation; release?: ReleaseReport };
+
+/** Thrown into the steps' race when the run is interrupted; never escapes runInstall. */
+class Interrupted extends Error {
+  constructor(readonly reason: Interruption) {
+    super(`interrupted by ${reason}`);
+  }
+}
+
+/**
+ * The reference installer flow: precheck → confirm hostname and IP → activate → install → confirm.
+ * Any failure or interruption after activate and before confirm releases the activation (the
+ * seed's exit handler), so the code can be used again when the service could restore it.
+ *
+ * On an interruption the caller's running step is not waited for (it gets an aborted signal);
+ * a request to activate or confirm already on the wire is, because its outcome decides whether there
+ * is something to release. Never rejects: every outcome is in the result.
+ */
+export async function runInstall(options: RunInstallOptions): Promise<InstallResult> {
+  const { client, machine } = options;
+  const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
+  const steps = new AbortController();
+  let interruption: Interruption | undefined;
+  let signalInterrupt: () => void = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    signalInterrupt = () => reject(new Interrupted(interruption!));
+  });
+  interrupted.catch(() => {}); // observed through the races below, or not at all
+  const interrupt = (reason: Interruption) => {
+    if (interruption) return; // a second Ctrl-C while releasing changes nothing
+    interruption = reason;
+    steps.abort(new Interrupted(reason));
+    signalInterrupt();
+  };
+
+  const listeners = signals.map((name) => [name, () => interrupt(name)] as const);
+  for (const [name, listener] of listeners) process.on(name, listener);
+  const onAbort = () => interrupt('aborted');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  const stopListening = () => {
+    for (const [name, listener] of listeners) process.off(name, listener);
+    options.signal?.removeEventListener('abort', onAbort);
+  };
+
+  /** A caller's step, or a request that changes nothing, given up on as soon as the run is interrupted. */
+  const interruptible = <T>(work: () => Promise<T>): Promise<T> => {
+    if (interruption) return Promise.reject(new Interrupted(interruption));
+    const running = work();
+    running.catch(() => {}); // its late failure after an interruption is of no interest
+    return Promise.race([running, interrupted]);
+  };
+  const context: StepContext = { signal: steps.signal };
+
+  let stage: InstallStage = 'precheck';
+  let precheck: PrecheckResult | undefined;
+  let activation: Activation | undefined;
+  let result: InstallResult;
+  try {
+    precheck = await interruptible(() =>
+      client.precheck(
+        { install_code: options.installCode, ...machine, product: 'slowdns', installer_version: options.installerVersion },
+        { signal: steps.signal },
+      ),
+    );
+    stage = 'confirm_address';
+    const address = await interruptible(() => options.confirmAddress(precheck!, context));
+    stage = 'activate';
+    if (interruption) throw new Interrupted(interruption);
+    // Not interruptible: an activation created on the server but unknown here could not be released.
+    activation = await client.activate({
+      install_code: options.installCode,
+      precheck_token: precheck.precheck_token,
+      hostname: address.hostname,
+      public_ip: address.public_ip,
+      ...machine,
+      requested_ref: options.requestedRef,
+      installer_version: options.installerVersion,
+    });
+    stage = 'install';
+    const activated = activation;
+    await interruptible(() => options.install(activated, context));
+    stage = 'confirm';
+    if (interruption) throw new Interrupted(interruption);
+    // Not interruptible either: once confirm is sent, its answer decides between done and release.
+    const confirmation = await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
+    result = { outcome: 'confirmed', precheck, activation, confirmation };
+  } catch (error) {
+    const release = activation ? await releaseActivation(client, activation.activation_id, options.releaseTimeoutMs ?? 10_000) : undefined;
+    if (release) options.onRelease?.(release);
+    const base = { stage, ...(activation ? { activation } : {}), ...(release ? { release } : {}) };
+    result = error instanceof Interrupted ? { outcome: 'interrupted', reason: error.reason, ...base } : { outcome: 'failed', error, ...base };
+  } finally {
+    stopListening();
+  }
+
+  // Checked after the run, not in the catch: a signal that arrives while confirm is on the wire
+  // lets it finish, and still ends the process afterwards.
+  const reason = interruption;
+  if (reason && reason !== 'aborted' && (options.onSignal ?? 'reraise') === 'reraise') {
+    // Our listeners are gone: with no other listener the default action ends the process here.
+    process.kill(process.pid, reason);
+  }
+  return result;
+}
+
+async function releaseActivation(client: SlowdnsClient, activationId: string, timeoutMs: number): Promise<ReleaseReport> {
+  try {
+    const result = await client.release({ activation_id: activationId }, { signal: AbortSignal.timeout(timeoutMs) });
+    return { released: true, activation_id: activationId, install_code_restored: result.install_code_restored, result };
+  } catch (error) {
+    return { released: false, activation_id: activationId, install_code_restored: false, error };
+  }
+}

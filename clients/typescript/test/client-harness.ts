@@ -1,0 +1,77 @@
+/**
+ * The client against the real app, two ways: in-process through an injected fetch, and over a real
+ * HTTP socket. Suites run once per transport with `describe.each(transports)`.
+ */
+import { serveOverHttp } from '../../../test/support/browser.js';
+import { INSTALLER_VERSION, machine } from '../../../test/support/install-flow.js';
+import { createTestApp, type TestApp } from '../../../test/support/test-app.js';
+export { INSTALLER_VERSION, machine, otherMachine } from '../../../test/support/install-flow.js';
+import { createClient, type SlowdnsClient } from '../src/index.js';
+
+export interface ClientHarness {
+  t: TestApp;
+  client: SlowdnsClient;
+  baseUrl: string;
+  /** A raw request through the same transport as the client, for what the client does not cover (the page). */
+  fetch(path: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export type Transport = (env?: Record<string, string>) => Promise<ClientHarness>;
+
+export const inProcess: Transport = async (env = {}) => {
+  const t = await createTestApp(env);
+  const baseUrl = 'http://localhost:8080';
+  // With no socket the app would key every caller as 'unknown'; give it the address a socket would.
+  const fetch = (request: Request) => t.app.fetch(request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
+  return {
+    t,
+    client: createClient({ baseUrl, fetch: async (request) => fetch(request) }),
+    baseUrl,
+    fetch: async (path) => fetch(new Request(`${baseUrl}${path}`)),
+    close: () => t.close(),
+  };
+};
+
+export const overHttp: Transport = async (env = {}) => {
+  let t: TestApp | undefined;
+  const server = await serveOverHttp(async (origin) => (t = await createTestApp({ PUBLIC_BASE_URL: origin, ...env })).app);
+  const app = t!;
+  return {
+    t: app,
+    client: createClient({ baseUrl: server.origin }),
+    baseUrl: server.origin,
+    fetch: (path) => fetch(`${server.origin}${path}`),
+    close: async () => {
+      await server.close();
+      await app.close();
+    },
+  };
+};
+
+export const transports: [string, Transport][] = [
+  ['in-process (injected fetch)', inProcess],
+  ['over HTTP', overHttp],
+];
+
+/** The browser's part: load the page for a session, then issue a code with the client. */
+export async function issueCode(h: ClientHarness): Promise<string> {
+  return (await h.client.issueInstallCode({ browserSession: await browserSession(h) })).install_code;
+}
+
+export async function browserSession(h: ClientHarness): Promise<string> {
+  const page = await h.fetch('/slowdns');
+  const match = /slowdns_browser=([^;]+)/.exec(page.headers.get('set-cookie') ?? '');
+  if (!match?.[1]) throw new Error('GET /slowdns set no session cookie');
+  return match[1];
+}
+
+export const address = { hostname: 'vpn1.example.net', public_ip: '203.0.113.7' };
+
+export function precheckBody(installCode: string, overrides: Record<string, unknown> = {}) {
+  return { install_code: installCode, ...machine, product: 'slowdns' as const, installer_version: INSTALLER_VERSION, ...overrides };
+}
+
+export function activateBody(installCode: string, precheckToken: string, overrides: Record<string, unknown> = {}) {
+  return { install_code: installCode, precheck_token: precheckToken, ...address, ...machine, requested_ref: 'main', installer_version: INSTALLER_VERSION, ...overrides };
+}
