@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
+import { activateRequest, precheckRequest } from '../support/install-flow.js';
+import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+import type { TestDatabase } from '../support/test-database.js';
+import { countsByLimit, issueFrom, openBrowser } from './rate-limit-support.js';
+
+const UNKNOWN_CODE = 'SDNS-SD-000000-000000-000000';
+const FORGED_TOKEN = 'eyJhbGciOiJFZERTQSJ9.e30.c2ln';
+
+const statuses = (responses: Response[]) => {
+  const tally: Record<number, number> = {};
+  for (const r of responses) tally[r.status] = (tally[r.status] ?? 0) + 1;
+  return tally;
+};
+
+describe('limits under real concurrency', () => {
+  let t: TestApp;
+  /** A second instance: on PostgreSQL its own connection pool, as another server would have. */
+  let other: TestApp;
+  let otherDatabase: TestDatabase | undefined;
+  beforeAll(async () => {
+    t = await createTestApp();
+    if (t.database.url) {
+      const handle = await openDatabase({ databaseUrl: t.database.url, dataDir: 'unused' });
+      otherDatabase = { ...handle, url: t.database.url, reset: t.database.reset };
+    }
+    other = buildTestApp(otherDatabase ?? t.database, t.keys, {}, t.clock);
+  });
+  beforeEach(async () => {
+    await t.database.reset();
+    t.clock.set('2026-11-22T10:00:00Z');
+  });
+  afterAll(async () => {
+    await otherDatabase?.close();
+    await t.close();
+  });
+
+  it('50 concurrent issues in one session admit exactly 2', async () => {
+    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const responses = await Promise.all(Array.from({ length: 50 }, () => issueFrom(t, browser)));
+    expect(statuses(responses)).toEqual({ 201: 2, 429: 48 });
+    expect(await countsByLimit(t)).toEqual({ 'issue-ip-hour': 2, 'issue-ip-day': 2, 'issue-session-hour': 2, 'issue-fingerprint-day': 2 });
+  });
+
+  it('20 concurrent issues from one IP in 20 sessions admit exactly 3, each counted in all four limits', async () => {
+    const browsers = [];
+    for (let i = 0; i < 20; i++) browsers.push(await openBrowser(t, '203.0.113.10', `ua-${i}`));
+    const responses = await Promise.all(browsers.map((b) => issueFrom(t, b)));
+    expect(statuses(responses)).toEqual({ 201: 3, 429: 17 });
+    expect(await countsByLimit(t)).toEqual({ 'issue-ip-hour': 3, 'issue-ip-day': 3, 'issue-session-hour': 3, 'issue-fingerprint-day': 3 });
+  });
+
+  it('two app instances on one database together admit exactly 2 issues of one session', async () => {
+    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => issueFrom(i % 2 ? other : t, browser)));
+    expect(statuses(responses)).toEqual({ 201: 2, 429: 38 });
+    expect((await countsByLimit(t))['issue-session-hour']).toBe(2);
+  });
+
+  it('two app instances together admit exactly 10 prechecks of one machine from many IPs', async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => precheckRequest(i % 2 ? other : t, UNKNOWN_CODE, {}, `198.51.100.${i + 1}`)));
+    expect(statuses(responses)).toEqual({ 404: 10, 429: 20 });
+    expect(await countsByLimit(t)).toEqual({ 'precheck-ip-day': 10, 'precheck-machine-day': 10 });
+  });
+
+  it('two app instances together admit exactly 5 activates from one IP for many machines', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => activateRequest(i % 2 ? other : t, UNKNOWN_CODE, FORGED_TOKEN, { machine_id: i.toString(16).padStart(32, '0') }, '203.0.113.10')),
+    );
+    expect(statuses(responses)).toEqual({ 401: 5, 429: 25 });
+    expect(await countsByLimit(t)).toEqual({ 'activate-ip-day': 5, 'activate-machine-day': 5 });
+  });
+});

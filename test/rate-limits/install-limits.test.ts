@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { activateRequest, confirmRequest, machine, precheckRequest, releaseRequest } from '../support/install-flow.js';
+import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+import { bucketRows, countsByLimit, expectRateLimited, parseRateLimit } from './rate-limit-support.js';
+
+/** Well-formed but never issued: the limits come before the code is looked up. */
+const UNKNOWN_CODE = 'SDNS-SD-000000-000000-000000';
+const FORGED_TOKEN = 'eyJhbGciOiJFZERTQSJ9.e30.c2ln';
+
+const machineNo = (n: number) => ({ machine_id: n.toString(16).padStart(32, '0') });
+
+describe('precheck limits: 10/IP/day and 10/machine/day', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  beforeEach(() => t.database.reset());
+  afterAll(() => t.close());
+
+  it('a precheck of an unknown code still counts and carries the headers', async () => {
+    t.clock.set('2026-11-22T18:00:00Z');
+    const res = await precheckRequest(t, UNKNOWN_CODE, {}, '203.0.113.10');
+    expect({ status: res.status, code: (await res.json()).error.code }).toEqual({ status: 404, code: 'install_code_not_found' });
+    expect(res.headers.get('ratelimit-policy')).toBe('"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400');
+    expect(res.headers.get('ratelimit')).toBe('"precheck-ip-day";r=9;t=21600, "precheck-machine-day";r=9;t=21600');
+    expect(await countsByLimit(t)).toEqual({ 'precheck-ip-day': 1, 'precheck-machine-day': 1 });
+  });
+
+  it('precheck-ip-day: the eleventh precheck from one IP in a UTC day is 429 until exactly 00:00:00 UTC', async () => {
+    t.clock.set('2026-11-22T18:00:00Z');
+    for (let i = 1; i <= 10; i++) expect((await precheckRequest(t, UNKNOWN_CODE, machineNo(i), '203.0.113.10')).status).toBe(404);
+    await expectRateLimited(await precheckRequest(t, UNKNOWN_CODE, machineNo(11), '203.0.113.10'), 'precheck-ip-day', 21_600, 'Try again in 6 hours (after 00:00 UTC).');
+    expect((await precheckRequest(t, UNKNOWN_CODE, machineNo(11), '198.51.100.1')).status).toBe(404);
+    t.clock.set('2026-11-22T23:59:59Z');
+    await expectRateLimited(await precheckRequest(t, UNKNOWN_CODE, machineNo(12), '203.0.113.10'), 'precheck-ip-day', 1);
+    t.clock.set('2026-11-23T00:00:00Z');
+    expect((await precheckRequest(t, UNKNOWN_CODE, machineNo(12), '203.0.113.10')).status).toBe(404);
+  });
+
+  it('precheck-machine-day: the eleventh precheck of one machine in a UTC day is 429 from any IP, until 00:00 UTC', async () => {
+    t.clock.set('2026-11-22T06:30:00Z');
+    for (let i = 1; i <= 10; i++) expect((await precheckRequest(t, UNKNOWN_CODE, {}, `198.51.100.${i}`)).status).toBe(404);
+    const before = await bucketRows(t);
+    await expectRateLimited(await precheckRequest(t, UNKNOWN_CODE, {}, '198.51.100.11'), 'precheck-machine-day', 63_000, 'Try again in 17 hours 30 minutes (after 00:00 UTC).');
+    // The refused request's IP was not counted either.
+    expect(await bucketRows(t)).toEqual(before);
+    t.clock.set('2026-11-23T00:00:00Z');
+    expect((await precheckRequest(t, UNKNOWN_CODE, {}, '198.51.100.11')).status).toBe(404);
+  });
+
+  it('a body that fails validation (400) or an outdated installer (426) counts nothing', async () => {
+    t.clock.set('2026-11-22T10:00:00Z');
+    expect((await precheckRequest(t, UNKNOWN_CODE, { machine_id: 'not-hex' })).status).toBe(400);
+    const strict = buildTestApp(t.database, t.keys, { MIN_INSTALLER_VERSION: '2027.1.1.1' }, t.clock);
+    expect((await precheckRequest(strict, UNKNOWN_CODE)).status).toBe(426);
+    expect((await activateRequest(strict, UNKNOWN_CODE, FORGED_TOKEN)).status).toBe(426);
+    expect(await bucketRows(t)).toEqual([]);
+  });
+});
+
+describe('activate limits: 5/IP/day and 5/machine/day; confirm and release are not limited', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  beforeEach(() => t.database.reset());
+  afterAll(() => t.close());
+
+  it('activate-ip-day: the sixth activate from one IP in a UTC day is 429 (a bad token counts too), until 00:00 UTC', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    for (let i = 1; i <= 5; i++) {
+      const res = await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(i), '203.0.113.10');
+      expect({ status: res.status, code: (await res.json()).error.code }).toEqual({ status: 401, code: 'precheck_token_invalid' });
+      expect(parseRateLimit(res.headers.get('ratelimit'))['activate-ip-day']).toEqual({ r: 5 - i, t: 43_200 });
+    }
+    await expectRateLimited(await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(6), '203.0.113.10'), 'activate-ip-day', 43_200, 'Try again in 12 hours (after 00:00 UTC).');
+    expect(await countsByLimit(t)).toEqual({ 'activate-ip-day': 5, 'activate-machine-day': 5 });
+    t.clock.set('2026-11-22T23:59:59Z');
+    await expectRateLimited(await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(6), '203.0.113.10'), 'activate-ip-day', 1);
+    t.clock.set('2026-11-23T00:00:00Z');
+    expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(6), '203.0.113.10')).status).toBe(401);
+  });
+
+  it('activate-machine-day: the sixth activate of one machine in a UTC day is 429 from any IP, until 00:00 UTC', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    for (let i = 1; i <= 5; i++) expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, `198.51.100.${i}`)).status).toBe(401);
+    const before = await bucketRows(t);
+    await expectRateLimited(await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, '198.51.100.6'), 'activate-machine-day', 43_200);
+    expect(await bucketRows(t)).toEqual(before);
+    t.clock.set('2026-11-23T00:00:00Z');
+    expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, '198.51.100.6')).status).toBe(401);
+  });
+
+  it('confirm and release are never limited and carry no RateLimit headers', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    for (let i = 0; i < 12; i++) {
+      const confirm = await confirmRequest(t, 'act_0000000000000000', FORGED_TOKEN);
+      const release = await releaseRequest(t, 'act_0000000000000000');
+      expect([confirm.status, release.status]).not.toContain(429);
+      expect([confirm.headers.get('ratelimit'), release.headers.get('ratelimit')]).toEqual([null, null]);
+    }
+    expect(await bucketRows(t)).toEqual([]);
+  });
+});
