@@ -34,6 +34,8 @@ export interface paths {
         /**
          * The SlowDNS page (sets the browser session)
          * @description The page people open to get an install code. Without a valid `slowdns_browser` session it creates one: a random 256-bit cookie, `HttpOnly`, `SameSite=Lax`, `Path=/`, with `Max-Age` = `BROWSER_SESSION_TTL_SECONDS` and `Secure` when `PUBLIC_BASE_URL` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256.
+         *
+         *     The page loads only its own script and stylesheet from this service (`/slowdns/app.js`, `/slowdns/app.css`) and calls only `POST /api/v2/slowdns/code/issue`, sending the optional `browser_signal`. It is answered with `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` that allows no inline script or style and no other origin.
          */
         get: operations["getSlowdnsPage"];
         put?: never;
@@ -55,9 +57,22 @@ export interface paths {
         put?: never;
         /**
          * Issue an install code
-         * @description Issues a new install code to the browser holding a valid `slowdns_browser` cookie (load `GET /slowdns` first). No body is required. The code is shown once: the service keeps only its hash. It stays `issued` for `ttl_seconds` (`INSTALL_CODE_TTL_SECONDS`, 900 by default).
+         * @description Issues a new install code to the browser holding a valid `slowdns_browser` cookie (load `GET /slowdns` first). No body is required; the page may send `{"browser_signal": "..."}` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. It stays `issued` for `ttl_seconds` (`INSTALL_CODE_TTL_SECONDS`, 900 by default).
          *
          *     Requests from another site (an `Origin` other than this service, or `Sec-Fetch-Site` `cross-site`/`same-site`) are refused with 403 `cross_site_request`; a missing or expired session with 403 `browser_session_required`, before any limit is counted.
+         *
+         *     The **browser fingerprint** is the SHA-256 of the request headers `user-agent`, `accept-language`, `sec-ch-ua`, `sec-ch-ua-platform`, `sec-ch-ua-mobile` and of `browser_signal`; it is stored only hashed, as a rate-limit subject. The **client IP address** is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *
+         *     | policy | quota | window | counted per |
+         *     |---|---|---|---|
+         *     | `issue-ip-hour` | 3 | UTC hour (resets at :00) | client IP address (an IPv6 client by its /64) |
+         *     | `issue-ip-day` | 10 | UTC day (resets at 00:00 UTC) | client IP address (an IPv6 client by its /64) |
+         *     | `issue-session-hour` | 2 | UTC hour (resets at :00) | browser session (`slowdns_browser` cookie) |
+         *     | `issue-fingerprint-day` | 6 | UTC day (resets at 00:00 UTC) | browser fingerprint |
+         *
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["issueInstallCode"];
         delete?: never;
@@ -77,7 +92,18 @@ export interface paths {
         put?: never;
         /**
          * Precheck an install code
-         * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state.
+         * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state, except that it counts in the rate limits below.
+         *
+         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *
+         *     | policy | quota | window | counted per |
+         *     |---|---|---|---|
+         *     | `precheck-ip-day` | 10 | UTC day (resets at 00:00 UTC) | client IP address (an IPv6 client by its /64) |
+         *     | `precheck-machine-day` | 10 | UTC day (resets at 00:00 UTC) | machine (`machine_id`) |
+         *
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["precheckInstallCode"];
         delete?: never;
@@ -100,6 +126,17 @@ export interface paths {
          * @description Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from `issued` to `activated` and an activation is created with a single-use install token valid for `INSTALL_TOKEN_TTL_SECONDS` (3600 by default). Of concurrent activations of one code exactly one succeeds; the others get 409 `install_code_unavailable`.
          *
          *     A precheck token that is tampered with, expired, of another kind or for another code is 401 `precheck_token_invalid`; a different `machine_id` or `ssh_fingerprint` than the precheck's is 403 `machine_mismatch`.
+         *
+         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the token and the code: an activate with a bad token still counts. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *
+         *     | policy | quota | window | counted per |
+         *     |---|---|---|---|
+         *     | `activate-ip-day` | 5 | UTC day (resets at 00:00 UTC) | client IP address (an IPv6 client by its /64) |
+         *     | `activate-machine-day` | 5 | UTC day (resets at 00:00 UTC) | machine (`machine_id`) |
+         *
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["activateInstallCode"];
         delete?: never;
@@ -168,6 +205,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a server
+         * @description Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its `server_id` and a secret `agent_token` for `/checkin`, `/revoke` and `/status`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
+         *
+         *     One server per activation: a second register, even concurrent, is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
+         */
+        post: operations["registerServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check in a server
+         * @description Called by the server agent every `checkin_interval_seconds` with its agent token. Records when the server was last seen and what it reported (agent version, uptime, the state of at most 32 services), and answers its `status` and the interval until the next check-in.
+         *
+         *     A revoked server's check-in answers 200 with `status: "revoked"` and records nothing: the agent should stop. A missing or unknown agent token is 401 `agent_token_invalid` with `WWW-Authenticate: Bearer`. Bodies are limited to 8 KiB (413 `payload_too_large`); fields this version does not know are ignored and not stored, so newer agents keep working.
+         */
+        post: operations["checkInServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a server
+         * @description Marks a server `revoked`; its next check-in answers `status: "revoked"` and its reports are no longer recorded. Idempotent: revoking a revoked server answers 200 with the same result (the first `revoked_at`).
+         *
+         *     - **The agent itself**: `Authorization: Bearer <agent_token>`, with no body (no `Content-Type`) or `{}`. A `server_id` may be given but must be the agent's own server.
+         *     - **An operator**: `Authorization: Bearer <ADMIN_TOKEN>` and `{"server_id": "srv_…"}` for any server; an unknown id is 404 `server_not_found`. The token is compared in constant time. When `ADMIN_TOKEN` is not set, operator revoke is disabled.
+         *
+         *     A missing or wrong token is 401 with `WWW-Authenticate: Bearer`: `admin_token_invalid` when the request names a `server_id` that the token does not own (an operator request), `agent_token_invalid` otherwise. Bodies are limited to 8 KiB.
+         */
+        post: operations["revokeServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service status, or a server's status
+         * @description Without credentials: the service's status (`ServiceStatus`): its name, API version, current time, and `database: "reachable"` after a real round trip to the database (503 `service_unavailable` when it cannot be reached).
+         *
+         *     With `Authorization: Bearer <agent_token>`: that agent's server (`ServerRecord`): its id, `status` (`active` or `revoked`), hostname, registration time and last accepted check-in. A wrong token is 401 `agent_token_invalid`, never the public answer. Not rate-limited.
+         */
+        get: operations["getStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -190,7 +318,7 @@ export interface components {
          * @description Machine-readable error code. Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "install_code_expired" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "install_code_expired" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "service_unavailable";
         IssuedInstallCode: {
             /**
              * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix, the literal `SD` and three groups of 6 Crockford base32 characters.
@@ -213,6 +341,13 @@ export interface components {
              * @example 900
              */
             ttl_seconds: number;
+        };
+        IssueRequest: {
+            /**
+             * @description Optional: what the page script knows of the browser (screen, time zone, languages…), as one string. It refines the browser fingerprint the issue limit counts; the service keeps only a hash of it.
+             * @example 1920x1080x24|Europe/Berlin|de-DE,en
+             */
+            browser_signal?: string;
         };
         PrecheckResult: {
             /**
@@ -390,6 +525,149 @@ export interface components {
                 use: "sig";
             }[];
         };
+        RegisteredServer: {
+            /**
+             * @description Server id: `srv_` + 16 hex characters.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id: string;
+            /**
+             * @description Secret bearer token of the agent (256 random bits, base64url). Shown only in this answer: the service keeps its SHA-256.
+             * @example q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c
+             */
+            agent_token: string;
+            /**
+             * @description Seconds the agent should wait before its next check-in.
+             * @example 300
+             */
+            checkin_interval_seconds: number;
+        };
+        RegisterRequest: {
+            /**
+             * @description Activation id: `act_` + 16 hex characters.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /** @description The install token activate returned: unused (register comes before confirm) and unexpired. */
+            install_token: string;
+            /**
+             * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+             * @example 2026.11.20.1
+             */
+            agent_version: string;
+        };
+        CheckinResult: {
+            /**
+             * @description `revoked` servers must stop their agent: the service will not take their reports.
+             * @enum {string}
+             */
+            status: "active" | "revoked";
+            /**
+             * @description Seconds the agent should wait before its next check-in.
+             * @example 300
+             */
+            checkin_interval_seconds: number;
+        };
+        /** @description Fields this version does not know are ignored (and not stored), so a newer agent can still check in. */
+        CheckinRequest: {
+            /**
+             * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+             * @example 2026.11.20.1
+             */
+            agent_version: string;
+            /**
+             * @description Seconds since the machine booted.
+             * @example 86400
+             */
+            uptime_seconds: number;
+            /**
+             * @description The state of each service the agent watches: at most 32, each named once. Defaults to an empty list.
+             * @default []
+             */
+            services: {
+                /**
+                 * @description Service (systemd unit) name.
+                 * @example slowdns-server.service
+                 */
+                name: string;
+                /**
+                 * @description State of the service as the agent sees it.
+                 * @enum {string}
+                 */
+                state: "active" | "inactive" | "failed" | "unknown";
+            }[];
+        };
+        RevokeResult: {
+            /**
+             * @description Server id: `srv_` + 16 hex characters.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id: string;
+            /** @enum {string} */
+            status: "revoked";
+            /**
+             * Format: date-time
+             * @description When the server was first revoked; a repeated revoke answers the same instant.
+             * @example 2026-11-22T10:15:00.000+00:00
+             */
+            revoked_at: string;
+        };
+        RevokeRequest: {
+            /**
+             * @description The server to revoke. Required with the operator token; with an agent token it may be left out, and if given must be that agent's own server.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id?: string;
+        };
+        Status: components["schemas"]["ServiceStatus"] | components["schemas"]["ServerRecord"];
+        /** @description The answer without credentials. */
+        ServiceStatus: {
+            /** @enum {string} */
+            service: "slowdns-activation";
+            /**
+             * @description Version of the API contract.
+             * @example 2.0.0
+             */
+            version: string;
+            /**
+             * Format: date-time
+             * @description The service's current time.
+             * @example 2026-11-22T10:15:00.000+00:00
+             */
+            time: string;
+            /**
+             * @description Always `reachable` in a 200 answer: an unreachable database is 503 `service_unavailable`.
+             * @enum {string}
+             */
+            database: "reachable";
+        };
+        /** @description The answer with an agent token: that agent's server. */
+        ServerRecord: {
+            /**
+             * @description Server id: `srv_` + 16 hex characters.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id: string;
+            /**
+             * @description `revoked` servers must stop their agent: the service will not take their reports.
+             * @enum {string}
+             */
+            status: "active" | "revoked";
+            /** @example vpn1.example.net */
+            hostname: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp with a numeric UTC offset.
+             * @example 2026-11-22T10:15:00.000+00:00
+             */
+            registered_at: string;
+            /**
+             * Format: date-time
+             * @description The last accepted check-in; null before the first one.
+             * @example 2026-11-22T10:15:00.000+00:00
+             */
+            last_seen_at: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -464,6 +742,10 @@ export interface operations {
                 headers: {
                     /** @description `slowdns_browser`, when the request had no valid session. */
                     "Set-Cookie"?: string;
+                    /** @description Only this service's own scripts, styles and API. */
+                    "Content-Security-Policy"?: string;
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -497,11 +779,25 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["IssueRequest"];
+            };
+        };
         responses: {
             /** @description The new install code. */
             201: {
                 headers: {
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -524,6 +820,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
             403: {
                 headers: {
@@ -533,15 +838,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limit_exceeded`: Too many requests; wait before retrying. */
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /** @description Seconds until the exhausted window ends. */
+                    /**
+                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
+                     * @example 720
+                     */
                     "Retry-After"?: number;
-                    /** @description Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers). */
-                    RateLimit?: string;
-                    /** @description The limits that apply to this route. */
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400
+                     */
                     "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -584,6 +916,16 @@ export interface operations {
             /** @description The code is usable on this machine. */
             200: {
                 headers: {
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -673,15 +1015,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limit_exceeded`: Too many requests; wait before retrying. */
+            /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /** @description Seconds until the exhausted window ends. */
+                    /**
+                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
+                     * @example 720
+                     */
                     "Retry-After"?: number;
-                    /** @description Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers). */
-                    RateLimit?: string;
-                    /** @description The limits that apply to this route. */
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400
+                     */
                     "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -724,6 +1075,16 @@ export interface operations {
             /** @description The activation and its install token. */
             200: {
                 headers: {
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -833,15 +1194,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limit_exceeded`: Too many requests; wait before retrying. */
+            /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /** @description Seconds until the exhausted window ends. */
+                    /**
+                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
+                     * @example 720
+                     */
                     "Retry-After"?: number;
-                    /** @description Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers). */
-                    RateLimit?: string;
-                    /** @description The limits that apply to this route. */
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400
+                     */
                     "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1096,6 +1466,391 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    registerServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description The server is registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *         "agent_token": "q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c",
+                     *         "checkin_interval_seconds": 300
+                     *       },
+                     *       "meta": {
+                     *         "message": "Server registered. Keep the agent token: it is not shown again."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RegisteredServer"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_token_invalid`: The install token is invalid or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `activation_not_found`: No activation has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `server_already_registered`: A server is already registered for this activation. `activation_released`: This activation was released; start again with the install code. `install_token_used`: This install token has already been used. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; wait before retrying. */
+            429: {
+                headers: {
+                    /** @description Seconds until the exhausted window ends. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description The limits that apply to this route. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    checkInServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckinRequest"];
+            };
+        };
+        responses: {
+            /** @description The server's status and the next interval. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "active",
+                     *         "checkin_interval_seconds": 300
+                     *       },
+                     *       "meta": {
+                     *         "message": "Check-in recorded."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CheckinResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `agent_token_invalid`: The agent token is missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: Too many requests; wait before retrying. */
+            429: {
+                headers: {
+                    /** @description Seconds until the exhausted window ends. */
+                    "Retry-After"?: number;
+                    /** @description Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description The limits that apply to this route. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RevokeRequest"];
+            };
+        };
+        responses: {
+            /** @description The server is revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *         "status": "revoked",
+                     *         "revoked_at": "2026-11-22T10:30:00.000+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Server revoked."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RevokeResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `agent_token_invalid`: The agent token is missing or invalid. `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `server_not_found`: No server has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service status (no credentials) or the server record (agent token). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Status"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `agent_token_invalid`: The agent token is missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */

@@ -165,6 +165,14 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
       await apiError(h.client.issueInstallCode(), 403, 'browser_session_required');
     });
 
+    it('rate_limit_exceeded (429): the 11th precheck of the day, with Retry-After until UTC midnight', async () => {
+      const code = await issueCode(h);
+      for (let i = 0; i < 10; i++) await h.client.precheck(precheckBody(code));
+      const error = await apiError(h.client.precheck(precheckBody(code)), 429, 'rate_limit_exceeded');
+      // The test clock stands at 10:00:00Z: the day bucket ends 14 hours later.
+      expect(error.retryAfterSeconds).toBe(14 * 3600);
+    });
+
     it('carries the X-Request-Id of the answer', async () => {
       const error = await apiError(
         h.client.release({ activation_id: 'act_0000000000000000' }, { headers: { 'X-Request-Id': 'installer-run-42' } }),
