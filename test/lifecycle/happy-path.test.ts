@@ -20,7 +20,7 @@ describe('the install lifecycle, step by step', () => {
   beforeAll(async () => {
     t = await createTestApp();
   });
-  beforeEach(() => t.database.reset());
+  beforeEach(() => t.reset());
   afterAll(() => t.close());
 
   const codeRow = async (code: string) =>

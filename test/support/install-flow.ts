@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { postJson, type TestApp } from './test-app.js';
 
@@ -9,14 +10,30 @@ export const machine = {
 
 export const otherMachine = {
   machine_id: '0123456789abcdef0123456789abcdef',
-  ssh_fingerprint: 'SHA256:AAAAbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+  ssh_fingerprint: 'SHA256:AAAbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
 };
 
 export const INSTALLER_VERSION = '2026.11.20.1';
 
+export type Machine = typeof machine;
+
+let counter = 0;
+
+/** A machine no other test step uses, so that per-machine limits never mix unrelated steps. */
+export function randomMachine(): Machine {
+  const hex = randomBytes(16).toString('hex');
+  return { machine_id: hex, ssh_fingerprint: `SHA256:${randomBytes(32).toString('base64').slice(0, 43)}` };
+}
+
+/** A client address (and browser) no other step uses, for tests that are not about per-IP limits. */
+export function freshClient(): { address: string; userAgent: string } {
+  counter += 1;
+  return { address: `198.51.${Math.floor(counter / 250) % 250}.${(counter % 250) + 1}`, userAgent: `vitest-browser/${counter}` };
+}
+
 /** Loads /slowdns and returns the `Cookie` header value of the new session. */
-export async function openBrowserSession(t: TestApp, address?: string): Promise<string> {
-  const res = await t.request('/slowdns', {}, address);
+export async function openBrowserSession(t: TestApp, address?: string, headers: Record<string, string> = {}): Promise<string> {
+  const res = await t.request('/slowdns', { headers }, address);
   expect(res.status).toBe(200);
   const setCookie = res.headers.get('set-cookie') ?? '';
   const match = /slowdns_browser=([^;]+)/.exec(setCookie);
@@ -28,8 +45,11 @@ export function issueRequest(t: TestApp, cookie: string, address?: string, heade
   return t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie, ...headers } }, address);
 }
 
-export async function issueCode(t: TestApp, address?: string): Promise<string> {
-  const res = await issueRequest(t, await openBrowserSession(t, address), address);
+/** A new code from a new browser at a new address: no issue limit is touched twice. */
+export async function issueCode(t: TestApp): Promise<string> {
+  const { address, userAgent } = freshClient();
+  const headers = { 'user-agent': userAgent };
+  const res = await issueRequest(t, await openBrowserSession(t, address, headers), address, headers);
   expect(res.status).toBe(201);
   return (await res.json()).data.install_code;
 }
@@ -42,8 +62,8 @@ export function precheckRequest(t: TestApp, installCode: string, overrides: Reco
   );
 }
 
-export async function precheckToken(t: TestApp, installCode: string): Promise<string> {
-  const res = await precheckRequest(t, installCode);
+export async function precheckToken(t: TestApp, installCode: string, overrides: Record<string, unknown> = {}): Promise<string> {
+  const res = await precheckRequest(t, installCode, overrides, freshClient().address);
   expect(res.status).toBe(200);
   return (await res.json()).data.precheck_token;
 }
@@ -72,9 +92,9 @@ export interface Activated {
 }
 
 /** Issue → precheck → activate: an activation ready to confirm or release. */
-export async function activatedInstall(t: TestApp): Promise<Activated> {
+export async function activatedInstall(t: TestApp, onMachine: Machine = randomMachine()): Promise<Activated> {
   const code = await issueCode(t);
-  const res = await activateRequest(t, code, await precheckToken(t, code));
+  const res = await activateRequest(t, code, await precheckToken(t, code, onMachine), onMachine, freshClient().address);
   expect(res.status).toBe(200);
   const { data } = await res.json();
   return { code, activationId: data.activation_id, installToken: data.install_token };

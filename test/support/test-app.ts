@@ -2,7 +2,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
-import { TestClock } from './test-clock.js';
+import { TEST_EPOCH, TestClock } from './test-clock.js';
 import { openTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp extends App {
@@ -14,6 +14,8 @@ export interface TestApp extends App {
   logs: string[];
   /** `app.request` from a given client address (the socket peer, as @hono/node-server gives it). */
   request(path: string, init?: RequestInit, address?: string): Promise<Response>;
+  /** Empties the database and puts the clock back to its start: call it before each test. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,10 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
     logs,
     request: async (path, init, address = '203.0.113.10') =>
       built.app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
+    reset: async () => {
+      clock.set(TEST_EPOCH);
+      await database.reset();
+    },
     close: () => database.close(),
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
@@ -49,4 +49,20 @@ function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase
       await dropDatabase();
     },
   };
+}
+
+/** Rows of a raw query on either driver (PGlite answers `{ rows }`, postgres.js an array). */
+export async function queryRows<T>(db: DatabaseHandle['db'], query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows?: T[] } & T[];
+  return result.rows ?? [...result];
+}
+
+/** Every row of every table as JSON text: for asserting that no secret is stored in plain text. */
+export async function dumpAllTables(db: DatabaseHandle['db']): Promise<{ tables: string[]; text: string }> {
+  const tables = (await queryRows<{ tablename: string }>(db, sql`select tablename from pg_tables where schemaname = 'public'`)).map((r) => r.tablename);
+  let text = '';
+  for (const table of tables) {
+    text += JSON.stringify(await queryRows(db, sql.raw(`select row_to_json(x)::text as row from "${table}" x`)));
+  }
+  return { tables, text };
 }

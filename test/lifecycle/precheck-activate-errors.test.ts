@@ -1,0 +1,155 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { activations, installCodes } from '../../src/db/schema.js';
+import { sha256Hex } from '../../src/domain/secret-hash.js';
+import {
+  activateRequest,
+  activatedInstall,
+  confirmRequest,
+  expectError,
+  issueCode,
+  otherMachine,
+  precheckRequest,
+  precheckToken,
+} from '../support/install-flow.js';
+import { buildTestApp, createTestApp, postJson, type TestApp } from '../support/test-app.js';
+
+describe('precheck errors', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  beforeEach(() => t.reset());
+  afterAll(() => t.close());
+
+  it('names every missing field in validation_failed', async () => {
+    const res = await t.request('/api/v2/slowdns/install/precheck', postJson({}));
+    expect(res.status).toBe(400);
+    const { error } = await res.json();
+    expect(error.code).toBe('validation_failed');
+    for (const field of ['install_code', 'machine_id', 'ssh_fingerprint', 'product', 'installer_version']) expect(error.message).toContain(field);
+  });
+
+  it.each([
+    ['install_code', 'SDNS-XX-123456-123456-123456'],
+    ['install_code', 'SDNS-SD-12345U-123456-123456'],
+    ['machine_id', 'ABCDEF0123456789ABCDEF0123456789'],
+    ['machine_id', 'short'],
+    ['ssh_fingerprint', 'MD5:aa:bb'],
+    ['product', 'otherdns'],
+    ['installer_version', '1.0'],
+    ['installer_version', 7],
+  ])('refuses a bad %s (%s) with 400 naming it', async (field, value) => {
+    const code = await issueCode(t);
+    const res = await precheckRequest(t, code, { [field]: value });
+    expect(res.status).toBe(400);
+    const { error } = await res.json();
+    expect(error.code).toBe('validation_failed');
+    expect(error.message).toContain(field);
+    expect(error.message).not.toContain(String(value));
+  });
+
+  it('trims whitespace around machine_id, as read from the machine-id file', async () => {
+    const code = await issueCode(t);
+    const res = await precheckRequest(t, code, { machine_id: '4c4c4544003957108052b4c04f384833\n' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).data.machine_binding.machine_id).toBe('4c4c4544003957108052b4c04f384833');
+  });
+
+  it('answers 400 for malformed JSON and 415 for another content type', async () => {
+    const path = '/api/v2/slowdns/install/precheck';
+    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"install_code": ' }), 400, 'validation_failed');
+    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'SDNS-SD' }), 415, 'unsupported_media_type');
+    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }), 415, 'unsupported_media_type');
+  });
+
+  it('a well-formed code that does not exist is 404 install_code_not_found', async () => {
+    await expectError(await precheckRequest(t, 'SDNS-SD-000000-000000-000000'), 404, 'install_code_not_found');
+    await expectError(await precheckRequest(t, 'ACME-SD-000000-000000-000000'), 404, 'install_code_not_found');
+  });
+
+  it('an expired code is 410 install_code_expired', async () => {
+    const code = await issueCode(t);
+    t.clock.advance(899);
+    expect((await precheckRequest(t, code)).status).toBe(200);
+    t.clock.advance(1);
+    await expectError(await precheckRequest(t, code), 410, 'install_code_expired');
+  });
+
+  it('the precheck token never outlives the code', async () => {
+    const code = await issueCode(t);
+    t.clock.advance(600);
+    const { data } = await (await precheckRequest(t, code)).json();
+    expect(data.precheck_expires_at).toBe('2026-11-22T10:15:00.000+00:00');
+  });
+
+  it('an activated or consumed code is 409 install_code_unavailable', async () => {
+    const a = await activatedInstall(t);
+    await expectError(await precheckRequest(t, a.code), 409, 'install_code_unavailable');
+    expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
+    await expectError(await precheckRequest(t, a.code), 409, 'install_code_unavailable');
+  });
+
+  it('an installer below MIN_INSTALLER_VERSION is 426 installer_outdated at precheck and activate', async () => {
+    const strict = buildTestApp(t.database, t.keys, { MIN_INSTALLER_VERSION: '2026.11.21.1' }, t.clock);
+    const code = await issueCode(strict);
+    await expectError(await precheckRequest(strict, code, { installer_version: '2026.11.20.9' }), 426, 'installer_outdated');
+    await expectError(await activateRequest(strict, code, 'x.y.z', { installer_version: '2026.9.30.1' }), 426, 'installer_outdated');
+    expect((await precheckRequest(strict, code, { installer_version: '2026.11.21.1' })).status).toBe(200);
+    expect((await precheckRequest(strict, code, { installer_version: '2027.1.1.1' })).status).toBe(200);
+  });
+});
+
+describe('activate errors', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  beforeEach(() => t.reset());
+  afterAll(() => t.close());
+
+  const codeStatus = async (code: string) =>
+    (await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]?.status;
+
+  it('another machine than the precheck\'s is 403 machine_mismatch and changes nothing', async () => {
+    const code = await issueCode(t);
+    const token = await precheckToken(t, code);
+    await expectError(await activateRequest(t, code, token, { machine_id: otherMachine.machine_id }), 403, 'machine_mismatch');
+    await expectError(await activateRequest(t, code, token, { ssh_fingerprint: otherMachine.ssh_fingerprint }), 403, 'machine_mismatch');
+    expect(await codeStatus(code)).toBe('issued');
+    expect(await t.database.db.select().from(activations)).toHaveLength(0);
+  });
+
+  it.each([
+    ['hostname', '-bad-.example'],
+    ['hostname', 'a'.repeat(64) + '.example'],
+    ['hostname', 'under_score.example'],
+    ['public_ip', '300.1.1.1'],
+    ['public_ip', 'vpn1.example.net'],
+    ['requested_ref', '../etc/passwd'],
+    ['requested_ref', 'feature/x.lock'],
+    ['requested_ref', 'has space'],
+  ])('refuses a bad %s (%s) with 400 naming it', async (field, value) => {
+    const code = await issueCode(t);
+    const res = await activateRequest(t, code, await precheckToken(t, code), { [field]: value });
+    expect(res.status).toBe(400);
+    const { error } = await res.json();
+    expect(error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining(field) });
+    expect(await codeStatus(code)).toBe('issued');
+  });
+
+  it('accepts IPv6, a single-label hostname and a trailing dot, stored normalised', async () => {
+    const code = await issueCode(t);
+    const res = await activateRequest(t, code, await precheckToken(t, code), { public_ip: '2001:db8::7', hostname: 'VPN1.Example.NET.' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).data.machine_binding).toMatchObject({ hostname: 'vpn1.example.net', public_ip: '2001:db8::7' });
+  });
+
+  it('a second activation of an activated code is 409 install_code_unavailable', async () => {
+    const code = await issueCode(t);
+    const token = await precheckToken(t, code);
+    expect((await activateRequest(t, code, token)).status).toBe(200);
+    await expectError(await activateRequest(t, code, token), 409, 'install_code_unavailable');
+    expect(await t.database.db.select().from(activations)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,67 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { activations, installCodes } from '../../src/db/schema.js';
+import { sha256Hex } from '../../src/domain/secret-hash.js';
+import {
+  activateRequest,
+  activatedInstall,
+  confirmRequest,
+  freshClient,
+  issueCode,
+  precheckToken,
+  randomMachine,
+  releaseRequest,
+} from '../support/install-flow.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+const statusesOf = async (responses: Response[]) =>
+  Promise.all(responses.map(async (r) => `${r.status} ${r.status === 200 ? 'ok' : (await r.json()).error.code}`));
+
+describe('races on the real database', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  beforeEach(() => t.reset());
+  afterAll(() => t.close());
+
+  it('20 concurrent activations of one code: exactly one succeeds, one activation exists', async () => {
+    const code = await issueCode(t);
+    const onMachine = randomMachine();
+    const token = await precheckToken(t, code, onMachine);
+    const results = await statusesOf(
+      await Promise.all(Array.from({ length: 20 }, () => activateRequest(t, code, token, onMachine, freshClient().address))),
+    );
+    expect(results.filter((r) => r === '200 ok')).toHaveLength(1);
+    // The losers are refused because the code is taken (or, past 5, by the per-machine daily limit).
+    for (const r of results.filter((r) => r !== '200 ok')) expect(r).toMatch(/^(409 install_code_unavailable|429 rate_limit_exceeded)$/);
+    expect(results).toContain('409 install_code_unavailable');
+    const [codeRow] = await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+    expect(codeRow?.status).toBe('activated');
+    expect(await t.database.db.select().from(activations).where(eq(activations.installCodeId, codeRow!.id))).toHaveLength(1);
+  });
+
+  it('10 concurrent confirms of one install token: exactly one succeeds, the rest are install_token_used', async () => {
+    const { activationId, installToken } = await activatedInstall(t);
+    const results = await statusesOf(await Promise.all(Array.from({ length: 10 }, () => confirmRequest(t, activationId, installToken))));
+    expect(results.filter((r) => r === '200 ok')).toHaveLength(1);
+    expect(results.filter((r) => r === '409 install_token_used')).toHaveLength(9);
+  });
+
+  it('confirm racing release: exactly one wins and the code and activation agree', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { code, activationId, installToken } = await activatedInstall(t);
+      const [confirmed, released] = await Promise.all([confirmRequest(t, activationId, installToken), releaseRequest(t, activationId)]);
+      const outcome = await statusesOf([confirmed, released]);
+      const [activation] = await t.database.db.select().from(activations).where(eq(activations.id, activationId));
+      const [codeRow] = await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+      if (outcome[0] === '200 ok') {
+        expect(outcome[1]).toBe('409 activation_confirmed');
+        expect([activation?.status, codeRow?.status]).toEqual(['confirmed', 'consumed']);
+      } else {
+        expect(outcome).toEqual(['409 activation_released', '200 ok']);
+        expect([activation?.status, codeRow?.status]).toEqual(['released', 'issued']);
+      }
+    }
+  });
+});
