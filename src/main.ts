@@ -4,6 +4,7 @@ import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
+import { startPruning } from './domain/pruning.js';
 import { loadKeyRing } from './domain/signing-keys.js';
 import { createLogger } from './logger.js';
 
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
       startup_ms: Math.round(performance.now() - started),
     });
   });
+  // Old rate-limit buckets, expired sessions and long-expired codes: one instance at a time (advisory lock).
+  const pruning = startPruning(database, systemClock, logger);
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
     // Finish in-flight requests, then close the database; give up after 10 s.
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     server.close(async () => {
+      await pruning.stop();
       await database.close();
       clearTimeout(force);
       logger.info('stopped');

@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   kind: 'pglite' | 'postgres';
   /** Runs `fn` on one connection while holding a session-level advisory lock (PGlite has one connection anyway). */
   withAdvisoryLock<T>(key: number, fn: (db: Database) => Promise<T>): Promise<T>;
+  /** Like withAdvisoryLock, but answers undefined at once when another session holds the lock. */
+  tryWithAdvisoryLock<T>(key: number, fn: (db: Database) => Promise<T>): Promise<T | undefined>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,8 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     db,
     kind: 'pglite',
     withAdvisoryLock: (_key, fn) => fn(db),
+    // One process owns a PGlite folder: there is no other instance to exclude.
+    tryWithAdvisoryLock: (_key, fn) => fn(db),
     close: () => client.close(),
   };
 }
@@ -51,6 +55,16 @@ function openPostgres(url: string): DatabaseHandle {
       const single = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
       try {
         await single`select pg_advisory_lock(${key})`;
+        return await fn(drizzlePostgres({ client: single, schema }) as unknown as Database);
+      } finally {
+        await single.end({ timeout: 5 });
+      }
+    },
+    async tryWithAdvisoryLock(key, fn) {
+      const single = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+      try {
+        const [row] = await single<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}) as locked`;
+        if (!row?.locked) return undefined;
         return await fn(drizzlePostgres({ client: single, schema }) as unknown as Database);
       } finally {
         await single.end({ timeout: 5 });

@@ -1,0 +1,85 @@
+import { and, eq, lt, notExists, sql } from 'drizzle-orm';
+import type { Clock } from '../clock.js';
+import type { Database, DatabaseHandle } from '../db/client.js';
+import { activations, browserSessions, installCodes, rateLimitBuckets } from '../db/schema.js';
+import type { Logger } from '../logger.js';
+import { DAY_SECONDS } from './rate-limits/policies.js';
+
+/** Day buckets end within a day; two days keeps yesterday's counts for anyone looking into an incident. */
+export const BUCKET_RETENTION_SECONDS = 2 * DAY_SECONDS;
+/** A never-used code is kept a week after it expired, so "expired" (410) can still be told from "unknown" (404). */
+export const UNUSED_CODE_RETENTION_SECONDS = 7 * DAY_SECONDS;
+export const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Arbitrary but fixed, next to the migration lock: one instance prunes at a time. */
+export const PRUNE_LOCK = 0x51_0d_45_02;
+
+export interface PruneResult {
+  buckets: number;
+  sessions: number;
+  installCodes: number;
+}
+
+const before = (now: Date, seconds: number) => new Date(now.getTime() - seconds * 1000);
+
+/**
+ * Deletes rate-limit buckets older than two days, expired browser sessions, and install codes that
+ * expired more than a week ago without ever being activated. Codes an activation refers to stay:
+ * they are the history of a server.
+ */
+export async function pruneExpired(db: Database, now: Date): Promise<PruneResult> {
+  const buckets = await db
+    .delete(rateLimitBuckets)
+    .where(lt(rateLimitBuckets.bucketStart, before(now, BUCKET_RETENTION_SECONDS)))
+    .returning({ limitName: rateLimitBuckets.limitName });
+  const sessions = await db
+    .delete(browserSessions)
+    .where(lt(browserSessions.expiresAt, now))
+    .returning({ tokenHash: browserSessions.tokenHash });
+  const codes = await db
+    .delete(installCodes)
+    .where(
+      and(
+        eq(installCodes.status, 'issued'),
+        lt(installCodes.expiresAt, before(now, UNUSED_CODE_RETENTION_SECONDS)),
+        notExists(db.select({ one: sql`1` }).from(activations).where(eq(activations.installCodeId, installCodes.id))),
+      ),
+    )
+    .returning({ id: installCodes.id });
+  return { buckets: buckets.length, sessions: sessions.length, installCodes: codes.length };
+}
+
+/** One pruning pass under the advisory lock; undefined when another instance is pruning right now. */
+export function pruneOnce(database: Pick<DatabaseHandle, 'tryWithAdvisoryLock'>, now: Date): Promise<PruneResult | undefined> {
+  return database.tryWithAdvisoryLock(PRUNE_LOCK, (db) => pruneExpired(db, now));
+}
+
+export interface PruningSchedule {
+  /** Stops the timer and waits for a pass in progress, so the database can close after it. */
+  stop(): Promise<void>;
+}
+
+/** Prunes every `everyMs` on an unref'd timer: it never keeps the process alive. */
+export function startPruning(database: Pick<DatabaseHandle, 'tryWithAdvisoryLock'>, clock: Clock, logger: Logger, everyMs = PRUNE_INTERVAL_MS): PruningSchedule {
+  let running: Promise<void> | undefined;
+  const pass = async () => {
+    try {
+      const result = await pruneOnce(database, clock.now());
+      if (result) logger.info('pruned', { ...result });
+    } catch (err) {
+      logger.warn('pruning failed', { error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  const timer = setInterval(() => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
