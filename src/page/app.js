@@ -1,0 +1,243 @@
+// @ts-check
+// The /slowdns page script, served as /slowdns/app.js. Plain browser JavaScript, no build step and no
+// dependencies: the page's Content-Security-Policy allows only this file, so no inline handlers.
+'use strict';
+
+(() => {
+  const ISSUE_URL = '/api/v2/slowdns/code/issue';
+  const REQUEST_TIMEOUT_MS = 20_000;
+  const COPIED_LABEL_MS = 2_500;
+
+  /** @param {string} id */
+  const element = (id) => {
+    const found = document.getElementById(id);
+    if (!found) throw new Error(`the page has no #${id}`);
+    return found;
+  };
+  const issueButton = element('issue-button');
+  const copyButton = /** @type {HTMLButtonElement} */ (element('copy-button'));
+  const statusLine = element('status');
+  const result = element('result');
+  const codeLabel = element('code-label');
+  const codeText = element('install-code');
+  const hintText = element('code-hint');
+  const countdown = element('countdown');
+
+  /** @type {{ code: string, deadline: number } | undefined} */
+  let current;
+  let busy = false;
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let ticker;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let copiedReset;
+
+  /**
+   * A stable, low-entropy description of this browser that the server mixes into its fingerprint for
+   * the per-browser limit: the same on every visit, no canvas or audio probing. Screen sides are
+   * sorted so that turning a phone does not change it.
+   */
+  function browserSignal() {
+    const sides = [screen.width, screen.height].sort((a, b) => b - a);
+    const languages = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    return [
+      `screen=${sides.join('x')}x${screen.colorDepth}`,
+      `tz=${Intl.DateTimeFormat().resolvedOptions().timeZone || ''}`,
+      `platform=${navigator.platform || ''}`,
+      `languages=${languages.join(',')}`,
+      `cores=${navigator.hardwareConcurrency || 0}`,
+      `touch=${navigator.maxTouchPoints || 0}`,
+    ]
+      .join(';')
+      .slice(0, 512);
+  }
+
+  /**
+   * @param {string} message
+   * @param {'info' | 'success' | 'error'} tone
+   * @param {{ href: string, text: string }} [link]
+   */
+  function say(message, tone, link) {
+    statusLine.dataset.tone = tone;
+    statusLine.textContent = message;
+    if (link) {
+      const anchor = document.createElement('a');
+      anchor.href = link.href;
+      anchor.textContent = link.text;
+      statusLine.append(' ', anchor);
+    }
+  }
+
+  /** @param {number} count @param {string} unit */
+  const plural = (count, unit) => `${count} ${unit}${count === 1 ? '' : 's'}`;
+
+  /** "about 12 minutes": how long a person has to wait, in words. @param {number} seconds */
+  function waitInWords(seconds) {
+    if (!(seconds > 0)) return 'a little while';
+    if (seconds < 60) return 'less than a minute';
+    const minutes = Math.ceil(seconds / 60);
+    if (minutes < 60) return `about ${plural(minutes, 'minute')}`;
+    const hours = Math.floor(minutes / 60);
+    const rest = minutes % 60;
+    return `about ${plural(hours, 'hour')}${rest ? ` and ${plural(rest, 'minute')}` : ''}`;
+  }
+
+  /** Retry-After is seconds, or (from some proxies) an HTTP date. @param {string | null} header */
+  function retryAfterSeconds(header) {
+    if (!header) return NaN;
+    if (/^\s*\d+\s*$/.test(header)) return Number(header);
+    return (Date.parse(header) - Date.now()) / 1000;
+  }
+
+  /** @param {number} seconds */
+  function clockFace(seconds) {
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = seconds % 60;
+    const mmss = `${String(m).padStart(h ? 2 : 1, '0')}:${String(s).padStart(2, '0')}`;
+    return h ? `${h}:${mmss}` : mmss;
+  }
+
+  function setIssueLabel() {
+    issueButton.textContent = current ? (result.classList.contains('expired') ? 'Get a new install code' : 'Get another code') : 'Get an install code';
+  }
+
+  function tick() {
+    if (!current) return;
+    // The deadline is this browser's receipt time plus ttl_seconds: a client clock that disagrees with
+    // the server's cannot shorten or stretch the countdown.
+    const left = Math.max(0, Math.ceil((current.deadline - Date.now()) / 1000));
+    countdown.textContent = clockFace(left);
+    if (left === 0) expire();
+  }
+
+  function expire() {
+    clearInterval(ticker);
+    result.classList.add('expired');
+    countdown.textContent = 'expired';
+    codeLabel.textContent = 'This install code has expired';
+    copyButton.disabled = true;
+    setIssueLabel();
+    say('Your install code has expired. Get a new one with the button above.', 'info');
+  }
+
+  /** @param {{ install_code: string, install_code_hint: string, ttl_seconds: number }} data @param {number} receivedAt */
+  function showCode(data, receivedAt) {
+    current = { code: data.install_code, deadline: receivedAt + data.ttl_seconds * 1000 };
+    codeText.textContent = data.install_code;
+    hintText.textContent = data.install_code_hint;
+    codeLabel.textContent = 'Your install code';
+    result.classList.remove('expired');
+    copyButton.disabled = false;
+    copyButton.textContent = 'Copy code';
+    result.hidden = false;
+    clearInterval(ticker);
+    tick();
+    ticker = setInterval(tick, 1000);
+    setIssueLabel();
+    say(`Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`, 'success');
+  }
+
+  /** After a failed request, a code already on screen is still good: say so. */
+  function stillValidNote() {
+    return current && !result.classList.contains('expired') ? ' The code you already have still works until it expires.' : '';
+  }
+
+  /** @param {Response} response @param {any} body */
+  function explainFailure(response, body) {
+    const code = body && body.error && typeof body.error.code === 'string' ? body.error.code : undefined;
+    const reload = { href: '/slowdns', text: 'Reload the page' };
+    const stillValid = stillValidNote();
+    if (code === 'browser_session_required') {
+      say('Your browser session is missing or has expired. Reload the page, then ask for a code again.', 'error', reload);
+    } else if (code === 'cross_site_request') {
+      say('The request was refused because it did not come from this page. Open the SlowDNS page directly and try again.', 'error', reload);
+    } else if (code === 'rate_limit_exceeded' || response.status === 429) {
+      const wait = waitInWords(retryAfterSeconds(response.headers.get('Retry-After')));
+      say(`You have reached the limit of install codes for now. Try again in ${wait}.${stillValid}`, 'error');
+    } else if (response.status >= 500 || !code) {
+      say(`The SlowDNS service is not reachable right now. Try again in a minute.${stillValid}`, 'error');
+    } else {
+      say(`${body.error.message || 'The request failed.'}${stillValid}`, 'error');
+    }
+  }
+
+  async function requestCode() {
+    if (busy) return;
+    busy = true;
+    // aria-disabled rather than disabled: a disabled button drops keyboard focus.
+    issueButton.setAttribute('aria-disabled', 'true');
+    issueButton.setAttribute('aria-busy', 'true');
+    say('Requesting an install code…', 'info');
+    const abort = new AbortController();
+    const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
+    try {
+      const response = await fetch(ISSUE_URL, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ browser_signal: browserSignal() }),
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: abort.signal,
+      });
+      const receivedAt = Date.now();
+      const body = await response.json().catch(() => undefined);
+      if (response.status === 201 && body && body.data && typeof body.data.install_code === 'string') {
+        showCode(body.data, receivedAt);
+      } else {
+        explainFailure(response, body);
+      }
+    } catch {
+      say(`The SlowDNS service could not be reached. Check your connection and try again.${stillValidNote()}`, 'error');
+    } finally {
+      clearTimeout(timeout);
+      busy = false;
+      issueButton.removeAttribute('aria-disabled');
+      issueButton.removeAttribute('aria-busy');
+    }
+  }
+
+  function showCopied() {
+    copyButton.textContent = 'Copied';
+    copyButton.dataset.state = 'copied';
+    say('Install code copied to the clipboard.', 'success');
+    clearTimeout(copiedReset);
+    copiedReset = setTimeout(() => {
+      copyButton.textContent = 'Copy code';
+      delete copyButton.dataset.state;
+    }, COPIED_LABEL_MS);
+  }
+
+  /** Selects the code's text, so that the person can copy it by hand. */
+  function selectCode() {
+    const range = document.createRange();
+    range.selectNodeContents(codeText);
+    const selection = window.getSelection();
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+  }
+
+  async function copyCode() {
+    if (!current || copyButton.disabled) return;
+    try {
+      // Only in a secure context (https or localhost); elsewhere fall back to the old way below.
+      await navigator.clipboard.writeText(current.code);
+      showCopied();
+      return;
+    } catch {
+      selectCode();
+    }
+    let copied = false;
+    try {
+      copied = document.execCommand('copy');
+    } catch {
+      copied = false;
+    }
+    if (copied) showCopied();
+    else say('This browser did not allow copying. The code is selected: press Ctrl+C (⌘C on a Mac) to copy it.', 'info');
+  }
+
+  issueButton.addEventListener('click', () => void requestCode());
+  copyButton.addEventListener('click', () => void copyCode());
+  // Background tabs run timers rarely; bring the countdown up to date as soon as the page is seen again.
+  document.addEventListener('visibilitychange', tick);
+})();
