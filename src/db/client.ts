@@ -34,10 +34,16 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
+  // One process owns an embedded database, so an in-process queue per key is the advisory lock.
+  const queues = new Map<number, Promise<unknown>>();
   return {
     db,
     kind: 'pglite',
-    withAdvisoryLock: (_key, fn) => fn(db),
+    withAdvisoryLock(key, fn) {
+      const run = (queues.get(key) ?? Promise.resolve()).catch(() => {}).then(() => fn(db));
+      queues.set(key, run);
+      return run;
+    },
     // One process owns a PGlite folder: there is no other instance to exclude.
     tryWithAdvisoryLock: (_key, fn) => fn(db),
     close: () => client.close(),
