@@ -56,10 +56,10 @@ export function renderSlowdnsPage({ scriptUrl, styleUrl, installCodeTtlSeconds }
     <p id="status" class="status" role="status" aria-live="polite"></p>
     <noscript><p class="status" data-tone="error">This page needs JavaScript to request an install code.</p></noscript>
 
-    <div id="result" class="result" hidden>
+    <div id="result" class="result" role="group" aria-labelledby="code-label" hidden>
       <p id="code-label" class="label">Your install code</p>
       <div class="code-row">
-        <code id="install-code" class="code" aria-labelledby="code-label"></code>
+        <code id="install-code" class="code"></code>
         <button type="button" id="copy-button" class="button secondary">Copy code</button>
       </div>
       <dl class="facts">

@@ -82,6 +82,9 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     await expect.poll(() => codeText().textContent()).toMatch(CODE_SHAPE);
     const code = (await codeText().textContent())!;
     await expect.poll(() => statusLine().textContent()).toContain('Your install code is ready');
+    // Labelled for screen readers: the code sits in a group named by its visible label.
+    expect(await page().getByRole('group', { name: 'Your install code' }).getByText(code, { exact: true }).count()).toBe(1);
+    expect(await page().getByRole('button', { name: 'Copy code' }).count()).toBe(1);
     expect(await page().locator('#code-hint').textContent()).toBe(`SDNS-SD-…${code.slice(-6)}`);
     expect(await page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
     expect(await page().getByText('run the SlowDNS installer').count()).toBe(1);
