@@ -1,0 +1,81 @@
+// Databases for the benchmark whose drivers count every SQL statement they send (BEGIN, COMMIT and
+// ROLLBACK included), so "statements per request" is measured, not inferred from the code.
+import { randomBytes } from 'node:crypto';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import type { Database } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import { migrateDatabase } from '../../src/db/migrate.js';
+import * as schema from '../../src/db/schema.js';
+
+export interface CountingDatabase {
+  kind: 'pglite' | 'postgres';
+  db: Database;
+  /** Statements sent since the database was opened. */
+  statements(): number;
+  close(): Promise<void>;
+}
+
+export async function openCountingPglite(): Promise<CountingDatabase> {
+  const client = await PGlite.create('memory://');
+  await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: 'drizzle' });
+  let count = 0;
+  /** The same object, but every query, exec and sql call is counted (as is a transaction's BEGIN and its end). */
+  const counting = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, prop) {
+        const value = Reflect.get(object, prop) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop === 'query' || prop === 'exec' || prop === 'sql') {
+          return (...args: unknown[]) => {
+            count += 1;
+            return (value as (...a: unknown[]) => unknown).apply(object, args);
+          };
+        }
+        if (prop === 'transaction') {
+          // PGlite's transaction() sends BEGIN, the callback's statements, then COMMIT or ROLLBACK.
+          return (callback: (tx: Transaction) => Promise<unknown>) =>
+            client
+              .transaction((tx) => {
+                count += 1;
+                return callback(counting(tx));
+              })
+              .finally(() => {
+                count += 1;
+              });
+        }
+        return (value as (...a: unknown[]) => unknown).bind(object);
+      },
+    });
+  const countingClient = counting(client);
+  const db = drizzlePglite({ client: countingClient, schema }) as unknown as Database;
+  return { kind: 'pglite', db, statements: () => count, close: () => client.close() };
+}
+
+/** A fresh database next to `adminUrl`, migrated, dropped again on close. */
+export async function openCountingPostgres(adminUrl: string): Promise<CountingDatabase> {
+  const name = `slowdns_bench_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const migrating = await openDatabase({ databaseUrl: url.toString(), dataDir: 'unused' });
+  await migrateDatabase(migrating);
+  await migrating.close();
+  let count = 0;
+  const client = postgres(url.toString(), { max: 10, onnotice: () => {}, debug: () => void (count += 1) });
+  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  return {
+    kind: 'postgres',
+    db,
+    statements: () => count,
+    close: async () => {
+      await client.end({ timeout: 5 });
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
