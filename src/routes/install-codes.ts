@@ -57,6 +57,8 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     description: 'The session cookie `GET /slowdns` sets. HttpOnly: the page cannot read it, the browser sends it.',
   });
   app.openapi(issue, async (c) => {
+    // Every answer of this route, refusals included, is about one person's code: never cache it.
+    c.header('Cache-Control', 'no-store');
     assertSameOrigin(c, deps.config.publicBaseUrl);
     const now = deps.clock.now();
     const session = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
@@ -66,7 +68,6 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     await enforceRateLimits(c, deps.db, now, checksFor('issue', { ip, session: session.tokenHash, fingerprint }));
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl);
-    c.header('Cache-Control', 'no-store');
     return c.json(
       {
         data: { install_code: issued.code, install_code_hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt), ttl_seconds: ttl },

@@ -42,7 +42,9 @@ describe('GET /slowdns and POST /api/v2/slowdns/code/issue', () => {
   });
 
   it('issues no code without a session cookie: 403 browser_session_required', async () => {
-    await expectError(await t.request('/api/v2/slowdns/code/issue', { method: 'POST' }), 403, 'browser_session_required');
+    const res = await t.request('/api/v2/slowdns/code/issue', { method: 'POST' });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    await expectError(res, 403, 'browser_session_required');
     expect(await t.database.db.select().from(installCodes)).toHaveLength(0);
   });
 
