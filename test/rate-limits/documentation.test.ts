@@ -1,0 +1,46 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policiesFor, rateLimitPolicies, rateLimitTable, type RateLimitedRoute } from '../../src/domain/rate-limits/policies.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+const routes: Record<RateLimitedRoute, { path: string; success: string }> = {
+  issue: { path: '/api/v2/slowdns/code/issue', success: '201' },
+  precheck: { path: '/api/v2/slowdns/install/precheck', success: '200' },
+  activate: { path: '/api/v2/slowdns/install/activate', success: '200' },
+};
+
+describe('the limits are documented from the one table', () => {
+  let t: TestApp;
+  let doc: { paths: Record<string, { post: { description: string; responses: Record<string, { headers?: Record<string, { example?: string }> }> } }> };
+  beforeAll(async () => {
+    t = await createTestApp();
+    doc = await (await t.request('/openapi.json')).json();
+  });
+  afterAll(() => t.close());
+
+  it('names every policy once, with a unique name', () => {
+    expect(new Set(rateLimitPolicies.map((p) => p.name)).size).toBe(rateLimitPolicies.length);
+  });
+
+  it('gives each limited route its limits table in the description and the RateLimit headers on its success and 429 answers', () => {
+    for (const [route, { path, success }] of Object.entries(routes) as [RateLimitedRoute, (typeof routes)[RateLimitedRoute]][]) {
+      const op = doc.paths[path]!.post;
+      expect(op.description).toContain(rateLimitTable(route));
+      const policyExample = policiesFor(route).map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(', ');
+      expect(op.responses[success]!.headers!['RateLimit-Policy']!.example).toBe(policyExample);
+      expect(Object.keys(op.responses[success]!.headers!).sort()).toEqual(['RateLimit', 'RateLimit-Policy']);
+      expect(Object.keys(op.responses['429']!.headers!).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+    }
+  });
+
+  it('does not document a 429 on confirm and release', () => {
+    expect(doc.paths['/api/v2/slowdns/install/confirm']!.post.responses['429']).toBeUndefined();
+    expect(doc.paths['/api/v2/slowdns/install/release']!.post.responses['429']).toBeUndefined();
+  });
+
+  it('has the README table of every limit exactly as the table renders it', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Rate limits'), readme.indexOf('\n## ', readme.indexOf('## Rate limits') + 1));
+    expect(section).toContain(rateLimitTable());
+  });
+});
