@@ -3,10 +3,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { activateRequest, precheckRequest } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 import type { TestDatabase } from '../support/test-database.js';
-import { countsByLimit, issueFrom, openBrowser } from './rate-limit-support.js';
-
-const UNKNOWN_CODE = 'SDNS-SD-000000-000000-000000';
-const FORGED_TOKEN = 'eyJhbGciOiJFZERTQSJ9.e30.c2ln';
+import { countsByLimit, FORGED_TOKEN, issueFrom, openBrowser, UNKNOWN_CODE } from './rate-limit-support.js';
 
 const statuses = (responses: Response[]) => {
   const tally: Record<number, number> = {};

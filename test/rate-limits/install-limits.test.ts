@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activateRequest, confirmRequest, machine, precheckRequest, releaseRequest } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
-import { bucketRows, countsByLimit, expectRateLimited, parseRateLimit } from './rate-limit-support.js';
-
-/** Well-formed but never issued: the limits come before the code is looked up. */
-const UNKNOWN_CODE = 'SDNS-SD-000000-000000-000000';
-const FORGED_TOKEN = 'eyJhbGciOiJFZERTQSJ9.e30.c2ln';
+import { bucketRows, countsByLimit, expectRateLimited, FORGED_TOKEN, parseRateLimit, UNKNOWN_CODE } from './rate-limit-support.js';
 
 const machineNo = (n: number) => ({ machine_id: n.toString(16).padStart(32, '0') });
 

@@ -2,6 +2,11 @@ import { expect } from 'vitest';
 import { rateLimitBuckets } from '../../src/db/schema.js';
 import type { TestApp } from '../support/test-app.js';
 
+/** Well-formed but never issued: the limits come before the code is looked up, so it still counts. */
+export const UNKNOWN_CODE = 'SDNS-SD-000000-000000-000000';
+/** Well-formed but unsigned: activate counts it, then answers 401. */
+export const FORGED_TOKEN = 'eyJhbGciOiJFZERTQSJ9.e30.c2ln';
+
 /** Every bucket row, in a stable order, for tests that assert what was (not) counted. */
 export async function bucketRows(t: TestApp) {
   const rows = await t.database.db.select().from(rateLimitBuckets);
