@@ -80,16 +80,22 @@ function openPostgres(url: string): DatabaseHandle {
   };
 }
 
-const unavailableCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  '57P01', '57P02', '57P03', '53300',
-]);
+/** Codes that only a database driver gives: the server is down, restarting or full. */
+const databaseCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03', '53300']);
+/** Socket codes: the database's only when the socket was the database's (a client hanging up gives ECONNRESET too). */
+const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
-/** True when an error (or its cause) says the database cannot be reached, as opposed to a bug. */
+type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; address?: unknown; name?: unknown } | undefined;
+
+/** True when an error (or its cause) says the database cannot be reached, as opposed to a bug or a client gone. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && (unavailableCodes.has(e.code) || e.code.startsWith('08'))) return true;
+  let fromDatabase = false;
+  for (let e = error as ErrorLike, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++) {
+    if (e.name === 'DrizzleQueryError' || e.name === 'PostgresError') fromDatabase = true;
+    if (typeof e.code === 'string') {
+      if (databaseCodes.has(e.code) || e.code.startsWith('08')) return true;
+      if (socketCodes.has(e.code) && (fromDatabase || e.address !== undefined)) return true;
+    }
     if (typeof e.message === 'string' && /PGlite is closed/i.test(e.message)) return true;
   }
   return false;

@@ -13,6 +13,8 @@ const slowdnsPage = createRoute({
   path: '/slowdns',
   operationId: 'getSlowdnsPage',
   tags: ['install-codes'],
+  // Public: anyone may load the page; it is what hands out the session.
+  security: [],
   summary: 'The SlowDNS page (sets the browser session)',
   description: `The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it creates one: a random 256-bit cookie, \`HttpOnly\`, \`SameSite=Lax\`, \`Path=/\`, with \`Max-Age\` = \`BROWSER_SESSION_TTL_SECONDS\` and \`Secure\` when \`PUBLIC_BASE_URL\` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256.
 

@@ -16,6 +16,7 @@ const jwks = createRoute({
   path: '/.well-known/jwks.json',
   operationId: 'getJwks',
   tags: ['keys'],
+  security: [],
   summary: 'Public keys of the token signer',
   description: 'The Ed25519 public keys (JWKS) that verify precheck and install tokens (EdDSA JWTs with a `kid` header). Not wrapped in the v2 envelope: it is a standard JWK Set.',
   responses: {

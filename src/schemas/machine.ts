@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from '@hono/zod-openapi';
 import { INSTALLER_VERSION_PATTERN } from '../domain/installer-version.js';
 
@@ -29,8 +30,12 @@ export const HostnameSchema = z
   .openapi({ description: 'The final hostname the operator confirmed (RFC 1123). Stored lower-case, without a trailing dot.', example: 'vpn1.example.net', type: 'string' });
 
 export const PublicIpSchema = z
-  .union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' })
-  .openapi({ description: 'The public IP address the operator confirmed, IPv4 dotted or IPv6.', example: '203.0.113.7' });
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(45, 'must be an IPv4 or IPv6 address')
+  .refine((ip) => isIP(ip) !== 0, 'must be an IPv4 or IPv6 address')
+  .openapi({ description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case).', example: '203.0.113.7' });
 
 export const RequestedRefSchema = z
   .string()

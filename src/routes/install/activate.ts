@@ -20,6 +20,8 @@ const activate = createRoute({
   path: '/api/v2/slowdns/install/activate',
   operationId: 'activateInstallCode',
   tags: ['install'],
+  // No credential header: the install code, the signed tokens and the activation id travel in the body.
+  security: [],
   summary: 'Activate an install code',
   description: `Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from \`issued\` to \`activated\` and an activation is created with a single-use install token valid for \`INSTALL_TOKEN_TTL_SECONDS\` (3600 by default). Of concurrent activations of one code exactly one succeeds; the others get 409 \`install_code_unavailable\`.
 

@@ -13,6 +13,8 @@ const confirm = createRoute({
   path: '/api/v2/slowdns/install/confirm',
   operationId: 'confirmInstall',
   tags: ['install'],
+  // No credential header: the install code, the signed tokens and the activation id travel in the body.
+  security: [],
   summary: 'Confirm the install',
   description: `Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes \`consumed\`. A token can be used once, across all instances: a second confirm gets 409 \`install_token_used\`. Not rate-limited: the activation id and the signed token are the cap.`,
   request: jsonBody(ConfirmRequestSchema),

@@ -20,6 +20,8 @@ const precheck = createRoute({
   path: '/api/v2/slowdns/install/precheck',
   operationId: 'precheckInstallCode',
   tags: ['install'],
+  // No credential header: the install code, the signed tokens and the activation id travel in the body.
+  security: [],
   summary: 'Precheck an install code',
   description: `Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be \`issued\` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the code's own expiry. A precheck changes no state, except that it counts in the rate limits below.
 

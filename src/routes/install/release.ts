@@ -11,6 +11,8 @@ const release = createRoute({
   path: '/api/v2/slowdns/install/release',
   operationId: 'releaseInstall',
   tags: ['install'],
+  // No credential header: the install code, the signed tokens and the activation id travel in the body.
+  security: [],
   summary: 'Release an activation (rollback)',
   description: `Called by the installer's exit handler when the install fails before confirm. The activation becomes \`released\`. The install code is restored to \`issued\` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; \`install_code_restored\` says whether it was. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 \`activation_confirmed\`. Not rate-limited.`,
   request: jsonBody(ReleaseRequestSchema),
