@@ -12,6 +12,7 @@ import { registerBrowserPage } from './routes/browser-page.js';
 import { registerHealth } from './routes/health.js';
 import { registerInstall } from './routes/install/index.js';
 import { registerInstallCodes } from './routes/install-codes.js';
+import { registerLegacy } from './routes/legacy/index.js';
 import { registerReference } from './routes/reference.js';
 import { registerSigningKeys } from './routes/signing-keys.js';
 
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): App {
   registerInstallCodes(app, deps);
   registerInstall(app, deps);
   registerSigningKeys(app, deps.keys);
+  registerLegacy(app, deps);
 
   let document: OpenApiDocument | undefined;
   registerReference(app, () => document);

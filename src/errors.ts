@@ -9,6 +9,7 @@ export const errorCatalog = {
   machine_mismatch: { status: 403, message: 'This machine is not the one the precheck was made for.' },
   install_code_not_found: { status: 404, message: 'No install code matches what was entered.' },
   activation_not_found: { status: 404, message: 'No activation has this id.' },
+  server_not_found: { status: 404, message: 'No server has this id.' },
   install_code_expired: { status: 410, message: 'This install code has expired. Request a new one on the SlowDNS page.' },
   install_code_unavailable: { status: 409, message: 'This install code is already in use by an activation.' },
   install_token_used: { status: 409, message: 'This install token has already been used.' },

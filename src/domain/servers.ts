@@ -1,0 +1,95 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { activations, servers } from '../db/schema.js';
+import { ApiError } from '../errors.js';
+import { randomId, randomSecret, sha256Hex } from './secret-hash.js';
+
+export type ServerRow = typeof servers.$inferSelect;
+
+/** How often agents are told to check in. */
+export const CHECKIN_INTERVAL_SECONDS = 300;
+
+export interface ServiceReport {
+  name: string;
+  state: 'active' | 'inactive' | 'failed' | 'unknown';
+}
+
+export interface AgentReport {
+  agent_version: string;
+  uptime_seconds: number;
+  services: ServiceReport[];
+}
+
+/**
+ * Records the server of an activation that is still `activated` with its install token unused and
+ * unexpired, and makes its agent token (returned once, stored as SHA-256). Register does not consume
+ * the install token: confirm does. The unique `activation_id` makes concurrent registers give one server.
+ */
+export async function registerServer(
+  db: Database,
+  input: { activationId: string; installTokenJti: string; agentVersion: string },
+  now: Date,
+): Promise<{ server: ServerRow; agentToken: string }> {
+  return db.transaction(async (tx) => {
+    // Locked so that a confirm or release cannot slip between these checks and the insert.
+    const [activation] = await tx.select().from(activations).where(eq(activations.id, input.activationId)).for('update');
+    if (!activation) throw new ApiError('activation_not_found');
+    if (activation.installTokenJti !== input.installTokenJti) throw new ApiError('install_token_invalid', 'This install token belongs to another activation.');
+    if (activation.status === 'released') throw new ApiError('activation_released');
+    if (activation.status === 'confirmed' || activation.installTokenUsedAt !== null) throw new ApiError('install_token_used');
+    if (activation.installTokenExpiresAt.getTime() <= now.getTime()) throw new ApiError('install_token_invalid');
+
+    const agentToken = randomSecret();
+    const [server] = await tx
+      .insert(servers)
+      .values({
+        id: randomId('srv_', 8),
+        activationId: activation.id,
+        agentTokenHash: sha256Hex(agentToken),
+        hostname: activation.hostname,
+        publicIp: activation.publicIp,
+        machineId: activation.machineId,
+        sshFingerprint: activation.sshFingerprint,
+        agentVersion: input.agentVersion,
+        status: 'active',
+        registeredAt: now,
+      })
+      .onConflictDoNothing({ target: servers.activationId })
+      .returning();
+    if (!server) throw new ApiError('server_already_registered');
+    return { server, agentToken };
+  });
+}
+
+/** The server an agent token belongs to (revoked ones included), or undefined. */
+export async function findServerByAgentToken(db: Database, agentToken: string): Promise<ServerRow | undefined> {
+  const [row] = await db.select().from(servers).where(eq(servers.agentTokenHash, sha256Hex(agentToken)));
+  return row;
+}
+
+/** Applies `values` if the server is still active; either way answers its row, or undefined if there is none. */
+async function updateIfActive(db: Database, serverId: string, values: Partial<ServerRow>): Promise<ServerRow | undefined> {
+  const [updated] = await db
+    .update(servers)
+    .set(values)
+    .where(and(eq(servers.id, serverId), eq(servers.status, 'active')))
+    .returning();
+  if (updated) return updated;
+  const [current] = await db.select().from(servers).where(eq(servers.id, serverId));
+  return current;
+}
+
+/**
+ * An active server's check-in: last seen, report and agent version are updated in one statement.
+ * A revoked server's check-in changes nothing and answers the revoked row, so that its agent learns it.
+ */
+export function checkInServer(db: Database, serverId: string, report: AgentReport, now: Date): Promise<ServerRow | undefined> {
+  return updateIfActive(db, serverId, { lastSeenAt: now, lastReport: report, agentVersion: report.agent_version });
+}
+
+/** Marks a server revoked. Idempotent: a revoked server keeps its first `revoked_at`. */
+export async function revokeServer(db: Database, serverId: string, now: Date): Promise<ServerRow> {
+  const server = await updateIfActive(db, serverId, { status: 'revoked', revokedAt: now });
+  if (!server) throw new ApiError('server_not_found');
+  return server;
+}

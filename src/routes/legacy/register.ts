@@ -1,0 +1,57 @@
+import { createRoute } from '@hono/zod-openapi';
+import { CHECKIN_INTERVAL_SECONDS, registerServer } from '../../domain/servers.js';
+import { verifyInstallToken } from '../../domain/tokens.js';
+import { ApiError } from '../../errors.js';
+import { jsonBody } from '../../http/json-body.js';
+import type { Router } from '../../http/router.js';
+import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
+import { RegisteredServerSchema, RegisterRequestSchema } from '../../schemas/server.js';
+import type { AppDeps } from '../../app.js';
+import { legacyBodyLimit } from './body-limit.js';
+
+const register = createRoute({
+  method: 'post',
+  path: '/register',
+  operationId: 'registerServer',
+  tags: ['legacy'],
+  summary: 'Register a server',
+  description: `Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its \`server_id\` and a secret \`agent_token\` for \`/checkin\`, \`/revoke\` and \`/status\`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
+
+One server per activation: a second register, even concurrent, is 409 \`server_already_registered\`. A released activation is 409 \`activation_released\`; after confirm the token is used, 409 \`install_token_used\`; a tampered, expired or foreign install token is 401 \`install_token_invalid\`. Bodies are limited to 8 KiB.`,
+  security: [],
+  middleware: [legacyBodyLimit],
+  request: jsonBody(RegisterRequestSchema),
+  responses: {
+    201: {
+      description: 'The server is registered.',
+      content: {
+        'application/json': {
+          schema: successEnvelope(RegisteredServerSchema),
+          example: {
+            data: { server_id: 'srv_9c1e0f4a7b2d3e58', agent_token: 'q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c', checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
+            meta: { message: 'Server registered. Keep the agent token: it is not shown again.' },
+          },
+        },
+      },
+    },
+    ...errorResponses('validation_failed', 'install_token_invalid', 'activation_not_found', 'server_already_registered', 'activation_released', 'install_token_used', 'rate_limit_exceeded', 'unsupported_media_type', 'payload_too_large'),
+  },
+});
+
+export function registerRegister(app: Router, deps: AppDeps): void {
+  app.openapi(register, async (c) => {
+    const body = c.req.valid('json');
+    const now = deps.clock.now();
+    const claims = await verifyInstallToken(deps.keys, body.install_token, now);
+    if (claims.activationId !== body.activation_id) throw new ApiError('install_token_invalid', 'This install token belongs to another activation.');
+    const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: claims.jti, agentVersion: body.agent_version }, now);
+    c.header('Cache-Control', 'no-store');
+    return c.json(
+      {
+        data: { server_id: server.id, agent_token: agentToken, checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
+        meta: { message: 'Server registered. Keep the agent token: it is not shown again.' },
+      },
+      201,
+    );
+  });
+}

@@ -1,0 +1,187 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { servers } from '../../src/db/schema.js';
+import { expectError } from '../support/install-flow.js';
+import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+import { dumpAllTables } from '../support/test-database.js';
+import { bearer, checkinRequest, registeredServer, report, revokeRequest, statusRequest } from './agent-requests.js';
+
+const ADMIN_TOKEN = 'operator-secret-0123456789abcdefghijklmnop';
+const isoOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
+
+describe('the life of a server agent', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ ADMIN_TOKEN });
+  });
+  beforeEach(async () => {
+    await t.database.reset();
+    t.clock.set('2026-11-22T10:00:00.000Z');
+  });
+  afterAll(() => t.close());
+
+  const serverRow = async (id: string) => (await t.database.db.select().from(servers).where(eq(servers.id, id)))[0]!;
+
+  it('register → checkins → revoke by the agent → checkin says revoked and records nothing', async () => {
+    const server = await registeredServer(t);
+
+    t.clock.advance(60);
+    const first = await checkinRequest(t, bearer(server.agentToken));
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ data: { status: 'active', checkin_interval_seconds: 300 }, meta: { message: expect.any(String) } });
+    expect(await serverRow(server.serverId)).toMatchObject({ status: 'active', lastSeenAt: t.clock.now(), lastReport: report });
+
+    t.clock.advance(300);
+    const upgraded = { agent_version: '2026.12.1.1', uptime_seconds: 86_700, services: [{ name: 'slowdns-server.service', state: 'failed' }] };
+    expect((await checkinRequest(t, bearer(server.agentToken), upgraded)).status).toBe(200);
+    const seenAt = t.clock.now();
+    expect(await serverRow(server.serverId)).toMatchObject({ lastSeenAt: seenAt, lastReport: upgraded, agentVersion: '2026.12.1.1' });
+
+    t.clock.advance(10);
+    const revoked = await revokeRequest(t, bearer(server.agentToken));
+    expect(revoked.status).toBe(200);
+    const revokedAt = t.clock.now();
+    expect((await revoked.json()).data).toEqual({ server_id: server.serverId, status: 'revoked', revoked_at: revokedAt.toISOString().replace('Z', '+00:00') });
+
+    t.clock.advance(300);
+    const after = await checkinRequest(t, bearer(server.agentToken), { ...report, uptime_seconds: 1 });
+    expect(after.status).toBe(200);
+    expect((await after.json()).data).toEqual({ status: 'revoked', checkin_interval_seconds: 300 });
+    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt, lastSeenAt: seenAt, lastReport: upgraded });
+  });
+
+  it('revoke is idempotent: a second revoke (agent with {} or operator) answers the same result', async () => {
+    const server = await registeredServer(t);
+    const first = await (await revokeRequest(t, bearer(server.agentToken), {})).json();
+    t.clock.advance(120);
+    const again = await revokeRequest(t, bearer(server.agentToken), {});
+    expect(again.status).toBe(200);
+    expect((await again.json()).data).toEqual(first.data);
+    const byOperator = await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: server.serverId });
+    expect(byOperator.status).toBe(200);
+    expect((await byOperator.json()).data).toEqual(first.data);
+  });
+
+  it('an operator with ADMIN_TOKEN revokes any server, and its checkin then says revoked', async () => {
+    const target = await registeredServer(t);
+    const bystander = await registeredServer(t);
+    const res = await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: target.serverId });
+    expect(res.status).toBe(200);
+    expect((await res.json()).data).toMatchObject({ server_id: target.serverId, status: 'revoked', revoked_at: expect.stringMatching(isoOffset) });
+    expect((await (await checkinRequest(t, bearer(target.agentToken))).json()).data.status).toBe('revoked');
+    expect((await (await checkinRequest(t, bearer(bystander.agentToken))).json()).data.status).toBe('active');
+  });
+
+  it('operator revoke of an unknown server is 404 server_not_found; without server_id it is 400', async () => {
+    await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'srv_0000000000000000' }), 404, 'server_not_found');
+    await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), {}), 400, 'validation_failed');
+    await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'nope' }), 400, 'validation_failed');
+  });
+
+  it('an agent cannot revoke another server: naming it is an operator request, 401 admin_token_invalid', async () => {
+    const agent = await registeredServer(t);
+    const other = await registeredServer(t);
+    await expectError(await revokeRequest(t, bearer(agent.agentToken), { server_id: other.serverId }), 401, 'admin_token_invalid');
+    expect((await serverRow(other.serverId)).status).toBe('active');
+    const own = await revokeRequest(t, bearer(agent.agentToken), { server_id: agent.serverId });
+    expect(own.status).toBe(200);
+  });
+
+  it('missing and wrong agent tokens are 401 agent_token_invalid with a Bearer challenge', async () => {
+    const server = await registeredServer(t);
+    const attempts: [string, Record<string, string>][] = [
+      ['missing', {}],
+      ['wrong', bearer('not-the-agent-token-at-all-0123456789abcdef')],
+      ['the admin token on checkin', bearer(ADMIN_TOKEN)],
+      ['another scheme', { authorization: `Basic ${server.agentToken}` }],
+      ['empty bearer', { authorization: 'Bearer ' }],
+    ];
+    for (const [name, headers] of attempts) {
+      const checkin = await checkinRequest(t, headers);
+      expect(checkin.headers.get('www-authenticate'), name).toMatch(/^Bearer realm="slowdns-agent"/);
+      await expectError(checkin, 401, 'agent_token_invalid');
+      // (The admin token on /revoke is an operator request: it needs a server_id, see below.)
+      if (headers.authorization !== `Bearer ${ADMIN_TOKEN}`) await expectError(await revokeRequest(t, headers), 401, 'agent_token_invalid');
+    }
+    // The token is checked before the body: an unauthenticated caller learns nothing about validation.
+    await expectError(await checkinRequest(t, {}, { nonsense: true }), 401, 'agent_token_invalid');
+    await expectError(await statusRequest(t, bearer('wrong-token')), 401, 'agent_token_invalid');
+    expect((await serverRow(server.serverId)).status).toBe('active');
+  });
+
+  it('a wrong admin token is 401 admin_token_invalid, and operator revoke is disabled without ADMIN_TOKEN', async () => {
+    const server = await registeredServer(t);
+    for (const headers of [{}, bearer('x'.repeat(ADMIN_TOKEN.length)), bearer(`${ADMIN_TOKEN}x`)]) {
+      const res = await revokeRequest(t, headers, { server_id: server.serverId });
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="slowdns-operator"/);
+      await expectError(res, 401, 'admin_token_invalid');
+    }
+    const withoutAdmin = buildTestApp(t.database, t.keys, {}, t.clock);
+    expect(withoutAdmin.config.adminToken).toBeUndefined();
+    await expectError(await revokeRequest(withoutAdmin, bearer(ADMIN_TOKEN), { server_id: server.serverId }), 401, 'admin_token_invalid');
+    expect((await serverRow(server.serverId)).status).toBe('active');
+  });
+
+  it('GET /status: the service status without credentials, the server record with an agent token', async () => {
+    const anonymous = await statusRequest(t);
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toEqual({
+      data: { service: 'slowdns-activation', version: expect.stringMatching(/^\d+\.\d+\.\d+$/), time: '2026-11-22T10:00:00.000+00:00', database: 'reachable' },
+      meta: { message: expect.any(String) },
+    });
+
+    const server = await registeredServer(t);
+    const before = (await (await statusRequest(t, bearer(server.agentToken))).json()).data;
+    expect(before).toEqual({ server_id: server.serverId, status: 'active', hostname: 'vpn1.example.net', registered_at: '2026-11-22T10:00:00.000+00:00', last_seen_at: null });
+
+    t.clock.advance(90);
+    await checkinRequest(t, bearer(server.agentToken));
+    await revokeRequest(t, bearer(server.agentToken));
+    const after = (await (await statusRequest(t, bearer(server.agentToken))).json()).data;
+    expect(after).toMatchObject({ status: 'revoked', last_seen_at: '2026-11-22T10:01:30.000+00:00' });
+  });
+
+  it('bad and oversized checkin bodies are 400 and 413 envelopes; unknown fields are ignored and not stored', async () => {
+    const server = await registeredServer(t);
+    const auth = bearer(server.agentToken);
+    const bad: unknown[] = [
+      {},
+      { ...report, uptime_seconds: -1 },
+      { ...report, uptime_seconds: 1.5 },
+      { ...report, agent_version: 'latest' },
+      { ...report, services: [{ name: 'a b', state: 'active' }] },
+      { ...report, services: [{ name: 'x.service', state: 'running' }] },
+      { ...report, services: [{ name: 'x.service', state: 'active' }, { name: 'x.service', state: 'failed' }] },
+      { ...report, services: Array.from({ length: 33 }, (_, i) => ({ name: `s${i}.service`, state: 'active' })) },
+    ];
+    for (const body of bad) await expectError(await checkinRequest(t, auth, body), 400, 'validation_failed');
+    await expectError(await t.request('/checkin', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: 'not json' }), 400, 'validation_failed');
+    await expectError(await checkinRequest(t, auth, { ...report, notes: 'n'.repeat(9000) }), 413, 'payload_too_large');
+    expect((await serverRow(server.serverId)).lastSeenAt).toBeNull();
+
+    const res = await checkinRequest(t, auth, { ...report, future_field: { anything: 1 } });
+    expect(res.status).toBe(200);
+    expect((await serverRow(server.serverId)).lastReport).toEqual(report);
+  });
+
+  it('no agent token appears in plain text in any table or log line', async () => {
+    const tokens: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const server = await registeredServer(t);
+      tokens.push(server.agentToken);
+      await checkinRequest(t, bearer(server.agentToken));
+      await statusRequest(t, bearer(server.agentToken));
+      await revokeRequest(t, bearer(server.agentToken));
+    }
+    await checkinRequest(t, bearer(`${tokens[0]}x`));
+    const { tables, text } = await dumpAllTables(t.database.db);
+    expect(tables).toContain('servers');
+    expect(text).toContain('agent_token_hash');
+    const logs = t.logs.join('\n');
+    expect(logs).toContain('"route":"/checkin"');
+    for (const token of tokens) {
+      expect(text).not.toContain(token);
+      expect(logs).not.toContain(token);
+    }
+  });
+});
