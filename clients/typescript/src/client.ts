@@ -13,6 +13,14 @@ export type ConfirmRequest = Schemas['ConfirmRequest'];
 export type ConfirmResult = Schemas['ConfirmResult'];
 export type ReleaseRequest = Schemas['ReleaseRequest'];
 export type ReleaseResult = Schemas['ReleaseResult'];
+export type RegisterRequest = Schemas['RegisterRequest'];
+export type RegisteredServer = Schemas['RegisteredServer'];
+export type CheckinRequest = Schemas['CheckinRequest'];
+export type CheckinResult = Schemas['CheckinResult'];
+export type RevokeRequest = Schemas['RevokeRequest'];
+export type RevokeResult = Schemas['RevokeResult'];
+export type ServiceStatus = Schemas['ServiceStatus'];
+export type ServerRecord = Schemas['ServerRecord'];
 
 export interface ClientOptions {
   /** Origin of the service, e.g. `https://activation.example.net` (paths are appended to it). */
@@ -56,6 +64,20 @@ export interface SlowdnsClient {
   confirm(body: ConfirmRequest, options?: CallOptions): Promise<ConfirmResult>;
   /** POST /api/v2/slowdns/install/release: on failure before confirm; idempotent. */
   release(body: ReleaseRequest, options?: CallOptions): Promise<ReleaseResult>;
+
+  // The legacy-compatible routes (no /api/v2 prefix), for the installer and the server agent.
+  /** POST /register: after activate and before confirm; answers the agent token, once. */
+  register(body: RegisterRequest, options?: CallOptions): Promise<RegisteredServer>;
+  /** POST /checkin with the agent token: answers `status` (`revoked` means stop) and the next interval. */
+  checkin(agentToken: string, body: CheckinRequest, options?: CallOptions): Promise<CheckinResult>;
+  /**
+   * POST /revoke: with the agent token (its own server; `body` may be left out) or with the operator's
+   * `ADMIN_TOKEN` and `{ server_id }`. Idempotent.
+   */
+  revoke(token: string, body?: RevokeRequest, options?: CallOptions): Promise<RevokeResult>;
+  /** GET /status: without a token the service's status, with an agent token that agent's server. */
+  status(options?: CallOptions): Promise<ServiceStatus>;
+  status(agentToken: string, options?: CallOptions): Promise<ServerRecord>;
 }
 
 /** What openapi-fetch resolves with, reduced to what the client reads. */
@@ -121,7 +143,22 @@ export function createClient(options: ClientOptions): SlowdnsClient {
     activate: (body, o = {}) => call('activateInstallCode', (fetch) => api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch })),
     confirm: (body, o = {}) => call('confirmInstall', (fetch) => api.POST('/api/v2/slowdns/install/confirm', { ...o, body, fetch })),
     release: (body, o = {}) => call('releaseInstall', (fetch) => api.POST('/api/v2/slowdns/install/release', { ...o, body, fetch })),
+    register: (body, o = {}) => call('registerServer', (fetch) => api.POST('/register', { ...o, body, fetch })),
+    checkin: (agentToken, body, o = {}) =>
+      call('checkInServer', (fetch) => api.POST('/checkin', { ...o, body, fetch, headers: bearer(agentToken, o.headers) })),
+    revoke: (token, body, o = {}) => call('revokeServer', (fetch) => api.POST('/revoke', { ...o, body, fetch, headers: bearer(token, o.headers) })),
+    status: ((tokenOrOptions?: string | CallOptions, maybeOptions: CallOptions = {}) => {
+      const agentToken = typeof tokenOrOptions === 'string' ? tokenOrOptions : undefined;
+      const o = typeof tokenOrOptions === 'string' ? maybeOptions : (tokenOrOptions ?? {});
+      const headers = agentToken === undefined ? o.headers : bearer(agentToken, o.headers);
+      // The contract's answer is the union of both shapes; which one is decided by the token.
+      return call('getStatus', (fetch) => api.GET('/status', { ...o, fetch, headers }));
+    }) as SlowdnsClient['status'],
   };
+}
+
+function bearer(token: string, headers: Record<string, string> | undefined): Record<string, string> {
+  return { ...headers, authorization: `Bearer ${token}` };
 }
 
 function isSuccessEnvelope<T>(body: { data: T } | undefined): body is { data: T } {

@@ -3,6 +3,8 @@ export type {
   Activation,
   ActivateRequest,
   CallOptions,
+  CheckinRequest,
+  CheckinResult,
   ClientOptions,
   ConfirmRequest,
   ConfirmResult,
@@ -11,8 +13,14 @@ export type {
   IssuedInstallCode,
   PrecheckRequest,
   PrecheckResult,
+  RegisteredServer,
+  RegisterRequest,
   ReleaseRequest,
   ReleaseResult,
+  RevokeRequest,
+  RevokeResult,
+  ServerRecord,
+  ServiceStatus,
   SlowdnsClient,
 } from './client.js';
 export { SlowdnsApiError, SlowdnsNetworkError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';

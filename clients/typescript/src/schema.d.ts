@@ -447,7 +447,7 @@ export interface components {
              */
             hostname: string;
             /**
-             * @description The public IP address the operator confirmed, IPv4 dotted or IPv6.
+             * @description The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case).
              * @example 203.0.113.7
              */
             public_ip: string;
