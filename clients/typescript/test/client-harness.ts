@@ -6,7 +6,8 @@ import { serveOverHttp } from '../../../test/support/browser.js';
 import { INSTALLER_VERSION, machine } from '../../../test/support/install-flow.js';
 import { createTestApp, type TestApp } from '../../../test/support/test-app.js';
 export { INSTALLER_VERSION, machine, otherMachine } from '../../../test/support/install-flow.js';
-import { createClient, type SlowdnsClient } from '../src/index.js';
+import { expect } from 'vitest';
+import { createClient, SlowdnsApiError, type ErrorCode, type SlowdnsClient } from '../src/index.js';
 
 export interface ClientHarness {
   t: TestApp;
@@ -74,4 +75,19 @@ export function precheckBody(installCode: string, overrides: Record<string, unkn
 
 export function activateBody(installCode: string, precheckToken: string, overrides: Record<string, unknown> = {}) {
   return { install_code: installCode, precheck_token: precheckToken, ...address, ...machine, requested_ref: 'main', installer_version: INSTALLER_VERSION, ...overrides };
+}
+
+/** The rejection of `promise`, which must be a SlowdnsApiError with this status and code. */
+export async function apiError(promise: Promise<unknown>, status: number, code: ErrorCode): Promise<SlowdnsApiError> {
+  const error = await promise.then(
+    () => expect.fail(`expected ${status} ${code}, got a success`),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SlowdnsApiError);
+  const apiErr = error as SlowdnsApiError;
+  expect({ status: apiErr.status, code: apiErr.code }).toEqual({ status, code });
+  expect(apiErr.message).toEqual(expect.any(String));
+  expect(apiErr.message.length).toBeGreaterThan(0);
+  expect(apiErr.requestId).toEqual(expect.any(String));
+  return apiErr;
 }

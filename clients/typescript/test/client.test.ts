@@ -4,23 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../../src/db/schema.js';
 import { sha256Hex } from '../../../src/domain/secret-hash.js';
-import { createClient, SlowdnsApiError, SlowdnsNetworkError, SlowdnsUnexpectedResponseError, type ErrorCode } from '../src/index.js';
-import { activateBody, browserSession, issueCode, machine, otherMachine, precheckBody, transports, type ClientHarness } from './client-harness.js';
-
-/** The rejection of `promise`, which must be a SlowdnsApiError with this status and code. */
-async function apiError(promise: Promise<unknown>, status: number, code: ErrorCode): Promise<SlowdnsApiError> {
-  const error = await promise.then(
-    () => expect.fail(`expected ${status} ${code}, got a success`),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SlowdnsApiError);
-  const apiErr = error as SlowdnsApiError;
-  expect({ status: apiErr.status, code: apiErr.code }).toEqual({ status, code });
-  expect(apiErr.message).toEqual(expect.any(String));
-  expect(apiErr.message.length).toBeGreaterThan(0);
-  expect(apiErr.requestId).toEqual(expect.any(String));
-  return apiErr;
-}
+import { createClient, SlowdnsApiError, SlowdnsNetworkError, SlowdnsUnexpectedResponseError } from '../src/index.js';
+import { activateBody, apiError, browserSession, issueCode, machine, otherMachine, precheckBody, transports, type ClientHarness } from './client-harness.js';
 
 describe.each(transports)('the typed client, %s', (_name, transport) => {
   let h: ClientHarness;

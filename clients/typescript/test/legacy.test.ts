@@ -1,18 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runInstall, SlowdnsApiError, type ErrorCode } from '../src/index.js';
-import { activateBody, address, INSTALLER_VERSION, issueCode, machine, precheckBody, transports, type ClientHarness } from './client-harness.js';
+import { runInstall } from '../src/index.js';
+import { activateBody, address, apiError, INSTALLER_VERSION, issueCode, machine, precheckBody, transports, type ClientHarness } from './client-harness.js';
 
 const ADMIN_TOKEN = 'operator-secret-0123456789abcdef0123456789';
-
-async function apiError(promise: Promise<unknown>, status: number, code: ErrorCode): Promise<SlowdnsApiError> {
-  const error = await promise.then(
-    () => expect.fail(`expected ${status} ${code}, got a success`),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SlowdnsApiError);
-  expect({ status: (error as SlowdnsApiError).status, code: (error as SlowdnsApiError).code }).toEqual({ status, code });
-  return error as SlowdnsApiError;
-}
 
 describe.each(transports)('the legacy routes through the client, %s', (_name, transport) => {
   let h: ClientHarness;
