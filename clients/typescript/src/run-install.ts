@@ -159,7 +159,13 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     result = { outcome: 'confirmed', precheck, activation, confirmation };
   } catch (error) {
     const release = activation ? await releaseActivation(client, activation.activation_id, options.releaseTimeoutMs ?? 10_000) : undefined;
-    if (release) options.onRelease?.(release);
+    if (release) {
+      try {
+        options.onRelease?.(release);
+      } catch {
+        // A failing report must not keep the run from ending (or a signal from being re-raised).
+      }
+    }
     const base = { stage, ...(activation ? { activation } : {}), ...(release ? { release } : {}) };
     result = error instanceof Interrupted ? { outcome: 'interrupted', reason: error.reason, ...base } : { outcome: 'failed', error, ...base };
   } finally {

@@ -132,6 +132,19 @@ describe('runInstall, the reference installer flow', () => {
     expect(result.outcome === 'failed' && result.release?.released === false && result.release.error).toBeInstanceOf(SlowdnsNetworkError);
   });
 
+  it('an onRelease that throws does not turn the result into a rejection', async () => {
+    const code = await issueCode(h);
+    const result = await runInstall(
+      options(code, {
+        install: () => Promise.reject(new Error('disk full')),
+        onRelease: () => {
+          throw new Error('stderr closed');
+        },
+      }),
+    );
+    expect(result).toMatchObject({ outcome: 'failed', stage: 'install', release: { released: true, install_code_restored: true } });
+  });
+
   it('the caller’s AbortSignal during install interrupts, releases, and aborts the step’s signal', async () => {
     const code = await issueCode(h);
     const controller = new AbortController();
