@@ -84,7 +84,10 @@ export const ServiceStatusSchema = z
     time: TimestampSchema.openapi({ description: 'The service\'s current time.' }),
     database: z.literal('reachable').openapi({ description: 'Always `reachable` in a 200 answer: an unreachable database is 503 `service_unavailable`.' }),
   })
-  .openapi('ServiceStatus', { description: 'The answer without credentials.' });
+  .openapi('ServiceStatus', {
+    description: 'The answer without credentials.',
+    example: { service: 'slowdns-activation', version: '2.0.0', time: '2026-11-22T10:00:00.000+00:00', database: 'reachable' },
+  });
 
 export const ServerRecordSchema = z
   .object({
@@ -94,6 +97,9 @@ export const ServerRecordSchema = z
     registered_at: TimestampSchema,
     last_seen_at: TimestampSchema.nullable().openapi({ description: 'The last accepted check-in; null before the first one.' }),
   })
-  .openapi('ServerRecord', { description: 'The answer with an agent token: that agent\'s server.' });
+  .openapi('ServerRecord', {
+    description: 'The answer with an agent token: that agent\'s server.',
+    example: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'active', hostname: 'vpn1.example.net', registered_at: '2026-11-22T10:00:00.000+00:00', last_seen_at: '2026-11-22T10:05:00.000+00:00' },
+  });
 
 export const StatusSchema = z.union([ServiceStatusSchema, ServerRecordSchema]).openapi('Status');

@@ -7,6 +7,8 @@ const routes: Record<RateLimitedRoute, { path: string; success: string }> = {
   issue: { path: '/api/v2/slowdns/code/issue', success: '201' },
   precheck: { path: '/api/v2/slowdns/install/precheck', success: '200' },
   activate: { path: '/api/v2/slowdns/install/activate', success: '200' },
+  register: { path: '/register', success: '201' },
+  checkin: { path: '/checkin', success: '200' },
 };
 
 describe('the limits are documented from the one table', () => {

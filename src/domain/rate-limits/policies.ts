@@ -3,8 +3,8 @@
  * OpenAPI document and the README table are all derived from it, so they cannot drift.
  */
 
-export type RateLimitedRoute = 'issue' | 'precheck' | 'activate';
-export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine';
+export type RateLimitedRoute = 'issue' | 'precheck' | 'activate' | 'register' | 'checkin';
+export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine' | 'server';
 
 export const HOUR_SECONDS = 3600;
 export const DAY_SECONDS = 86_400;
@@ -29,6 +29,10 @@ export const rateLimitPolicies = [
   { name: 'precheck-machine-day', route: 'precheck', subject: 'machine', quota: 10, windowSeconds: DAY_SECONDS },
   { name: 'activate-ip-day', route: 'activate', subject: 'ip', quota: 5, windowSeconds: DAY_SECONDS },
   { name: 'activate-machine-day', route: 'activate', subject: 'machine', quota: 5, windowSeconds: DAY_SECONDS },
+  // Legacy agent routes: generous next to their normal use (one register per install, a checkin every 300 s),
+  // so only a misbehaving installer or agent is stopped before it floods the database.
+  { name: 'register-ip-hour', route: 'register', subject: 'ip', quota: 10, windowSeconds: HOUR_SECONDS },
+  { name: 'checkin-server-hour', route: 'checkin', subject: 'server', quota: 120, windowSeconds: HOUR_SECONDS },
 ] as const satisfies readonly RateLimitPolicy[];
 
 export type RateLimitName = (typeof rateLimitPolicies)[number]['name'];
@@ -37,15 +41,18 @@ export const routePaths: Record<RateLimitedRoute, string> = {
   issue: 'POST /api/v2/slowdns/code/issue',
   precheck: 'POST /api/v2/slowdns/install/precheck',
   activate: 'POST /api/v2/slowdns/install/activate',
+  register: 'POST /register',
+  checkin: 'POST /checkin',
 };
 
-const routeNouns: Record<RateLimitedRoute, string> = { issue: 'install code requests', precheck: 'prechecks', activate: 'activations' };
+const routeNouns: Record<RateLimitedRoute, string> = { issue: 'install code requests', precheck: 'prechecks', activate: 'activations', register: 'server registrations', checkin: 'check-ins' };
 
 export const subjectLabels: Record<RateLimitSubject, string> = {
   ip: 'client IP address (an IPv6 client by its /64)',
   session: 'browser session (`slowdns_browser` cookie)',
   fingerprint: 'browser fingerprint',
   machine: 'machine (`machine_id`)',
+  server: 'server (its agent token)',
 };
 
 const windowLabels: Record<RateLimitPolicy['windowSeconds'], string> = {
@@ -76,7 +83,7 @@ export function secondsToBucketEnd(now: Date, windowSeconds: number): number {
   return Math.ceil((bucketEnd(now, windowSeconds).getTime() - now.getTime()) / 1000);
 }
 
-const subjectNouns: Record<RateLimitSubject, string> = { ip: 'IP address', session: 'browser session', fingerprint: 'browser', machine: 'machine' };
+const subjectNouns: Record<RateLimitSubject, string> = { ip: 'IP address', session: 'browser session', fingerprint: 'browser', machine: 'machine', server: 'server' };
 const windowNouns: Record<RateLimitPolicy['windowSeconds'], string> = { [HOUR_SECONDS]: 'UTC hour', [DAY_SECONDS]: 'UTC day' };
 
 /** "2 install code requests per browser session per UTC hour": for messages people read. */

@@ -1,10 +1,12 @@
 import { createMiddleware } from 'hono/factory';
 import type { Database } from '../../db/client.js';
+import type { AppEnv } from '../../http/router.js';
 import { findServerByAgentToken, type ServerRow } from '../../domain/servers.js';
 import { bearerRejected, bearerToken } from './credentials.js';
 
+/** The app's variables plus the agent's server; optional so that this env and the app's stay interchangeable. */
 export interface AgentEnv {
-  Variables: { server: ServerRow | undefined };
+  Variables: AppEnv['Variables'] & { server?: ServerRow | undefined };
 }
 
 /**

@@ -1,12 +1,18 @@
 import { createRoute } from '@hono/zod-openapi';
+import { createMiddleware } from 'hono/factory';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/client.js';
 import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
+import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
+import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { CheckinRequestSchema, CheckinResultSchema } from '../../schemas/server.js';
 import type { AppDeps } from '../../app.js';
 import { legacyBodyLimit } from './body-limit.js';
-import { agentAuth } from './agent-auth.js';
+import { agentAuth, type AgentEnv } from './agent-auth.js';
 import { bearerRejected } from './credentials.js';
 
 const checkin = createRoute({
@@ -17,12 +23,17 @@ const checkin = createRoute({
   summary: 'Check in a server',
   description: `Called by the server agent every \`checkin_interval_seconds\` with its agent token. Records when the server was last seen and what it reported (agent version, uptime, the state of at most 32 services), and answers its \`status\` and the interval until the next check-in.
 
-A revoked server's check-in answers 200 with \`status: "revoked"\` and records nothing: the agent should stop. A missing or unknown agent token is 401 \`agent_token_invalid\` with \`WWW-Authenticate: Bearer\`. Bodies are limited to 8 KiB (413 \`payload_too_large\`); fields this version does not know are ignored and not stored, so newer agents keep working.`,
+A revoked server's check-in answers 200 with \`status: "revoked"\` and records nothing: the agent should stop. A missing or unknown agent token is 401 \`agent_token_invalid\` with \`WWW-Authenticate: Bearer\`. Bodies are limited to 8 KiB (413 \`payload_too_large\`); fields this version does not know are ignored and not stored, so newer agents keep working.
+
+Order of checks: the agent token (401), then the limit, then the body: a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
+
+${rateLimitDescription('checkin')}`,
   security: [{ agentToken: [] }],
   request: jsonBody(CheckinRequestSchema),
   responses: {
     200: {
       description: 'The server\'s status and the next interval.',
+      headers: rateLimitHeaderDocs('checkin'),
       content: {
         'application/json': {
           schema: successEnvelope(CheckinResultSchema),
@@ -30,13 +41,22 @@ A revoked server's check-in answers 200 with \`status: "revoked"\` and records n
         },
       },
     },
-    ...errorResponses('validation_failed', 'agent_token_invalid', 'rate_limit_exceeded', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses('validation_failed', 'agent_token_invalid', 'unsupported_media_type', 'payload_too_large'),
+    429: rateLimitedResponse('checkin'),
   },
 });
 
+/** Counts the check-in for the server the agent token belongs to (set by agentAuth). */
+function countCheckin(db: Database, clock: Clock) {
+  return createMiddleware<AgentEnv>(async (c, next) => {
+    await enforceRateLimits(c, db, clock.now(), checksFor('checkin', { server: c.var.server!.id }));
+    await next();
+  });
+}
+
 export function registerCheckin(app: Router, deps: AppDeps): void {
   // The token is checked before the body is validated: without one, a caller learns only 401.
-  app.openapi({ ...checkin, middleware: [agentAuth(deps.db), legacyBodyLimit] as const }, async (c) => {
+  app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps.db, deps.clock), legacyBodyLimit] as const }, async (c) => {
     const server = await checkInServer(deps.db, c.var.server!.id, c.req.valid('json'), deps.clock.now());
     if (!server) throw bearerRejected('agent_token_invalid', true);
     return c.json(

@@ -2,7 +2,11 @@ import { createRoute } from '@hono/zod-openapi';
 import { CHECKIN_INTERVAL_SECONDS, registerServer } from '../../domain/servers.js';
 import { verifyInstallToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
+import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { rateLimitAddressKey } from '../../http/client-address.js';
+import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
+import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { RegisteredServerSchema, RegisterRequestSchema } from '../../schemas/server.js';
@@ -17,13 +21,18 @@ const register = createRoute({
   summary: 'Register a server',
   description: `Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its \`server_id\` and a secret \`agent_token\` for \`/checkin\`, \`/revoke\` and \`/status\`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
 
-One server per activation: a second register, even concurrent, is 409 \`server_already_registered\`. A released activation is 409 \`activation_released\`; after confirm the token is used, 409 \`install_token_used\`; a tampered, expired or foreign install token is 401 \`install_token_invalid\`. Bodies are limited to 8 KiB.`,
+One server per activation: a second register, even concurrent, is 409 \`server_already_registered\`. A released activation is 409 \`activation_released\`; after confirm the token is used, 409 \`install_token_used\`; a tampered, expired or foreign install token is 401 \`install_token_invalid\`. Bodies are limited to 8 KiB.
+
+Order of checks: the body (400 \`validation_failed\`), then the limits, then the token and the activation: a register with a bad token still counts. The client IP address is the socket peer, or the \`X-Forwarded-For\` entry \`TRUST_PROXY\` points at; an IPv6 client is counted by its /64 network.
+
+${rateLimitDescription('register')}`,
   security: [],
   middleware: [legacyBodyLimit],
   request: jsonBody(RegisterRequestSchema),
   responses: {
     201: {
       description: 'The server is registered.',
+      headers: rateLimitHeaderDocs('register'),
       content: {
         'application/json': {
           schema: successEnvelope(RegisteredServerSchema),
@@ -34,7 +43,8 @@ One server per activation: a second register, even concurrent, is 409 \`server_a
         },
       },
     },
-    ...errorResponses('validation_failed', 'install_token_invalid', 'activation_not_found', 'server_already_registered', 'activation_released', 'install_token_used', 'rate_limit_exceeded', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses('validation_failed', 'install_token_invalid', 'activation_not_found', 'server_already_registered', 'activation_released', 'install_token_used', 'unsupported_media_type', 'payload_too_large'),
+    429: rateLimitedResponse('register'),
   },
 });
 
@@ -42,6 +52,7 @@ export function registerRegister(app: Router, deps: AppDeps): void {
   app.openapi(register, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
+    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: rateLimitAddressKey(c.get('clientAddress')) }));
     const claims = await verifyInstallToken(deps.keys, body.install_token, now);
     if (claims.activationId !== body.activation_id) throw new ApiError('install_token_invalid', 'This install token belongs to another activation.');
     const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: claims.jti, agentVersion: body.agent_version }, now);

@@ -25,19 +25,8 @@ With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecor
       content: {
         'application/json': {
           schema: successEnvelope(StatusSchema),
-          examples: {
-            service: {
-              summary: 'Without credentials',
-              value: { data: { service: 'slowdns-activation', version: API_VERSION, time: '2026-11-22T10:00:00.000+00:00', database: 'reachable' }, meta: { message: 'The service is running.' } },
-            },
-            server: {
-              summary: 'With an agent token',
-              value: {
-                data: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'active', hostname: 'vpn1.example.net', registered_at: '2026-11-22T10:00:00.000+00:00', last_seen_at: '2026-11-22T10:05:00.000+00:00' },
-                meta: { message: 'This server is active.' },
-              },
-            },
-          },
+          // Each shape carries its own example in its schema (ServiceStatus, ServerRecord); this is the public one.
+          example: { data: { service: 'slowdns-activation', version: API_VERSION, time: '2026-11-22T10:00:00.000+00:00', database: 'reachable' }, meta: { message: 'The service is running.' } },
         },
       },
     },
