@@ -219,6 +219,16 @@ export interface paths {
          * @description Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its `server_id` and a secret `agent_token` for `/checkin`, `/revoke` and `/status`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
          *
          *     One server per activation: a second register, even concurrent, is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
+         *
+         *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *
+         *     | policy | quota | window | counted per |
+         *     |---|---|---|---|
+         *     | `register-ip-hour` | 10 | UTC hour (resets at :00) | client IP address (an IPv6 client by its /64) |
+         *
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["registerServer"];
         delete?: never;
@@ -241,6 +251,16 @@ export interface paths {
          * @description Called by the server agent every `checkin_interval_seconds` with its agent token. Records when the server was last seen and what it reported (agent version, uptime, the state of at most 32 services), and answers its `status` and the interval until the next check-in.
          *
          *     A revoked server's check-in answers 200 with `status: "revoked"` and records nothing: the agent should stop. A missing or unknown agent token is 401 `agent_token_invalid` with `WWW-Authenticate: Bearer`. Bodies are limited to 8 KiB (413 `payload_too_large`); fields this version does not know are ignored and not stored, so newer agents keep working.
+         *
+         *     Order of checks: the agent token (401), then the limit, then the body: a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
+         *
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *
+         *     | policy | quota | window | counted per |
+         *     |---|---|---|---|
+         *     | `checkin-server-hour` | 120 | UTC hour (resets at :00) | server (its agent token) |
+         *
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["checkInServer"];
         delete?: never;
@@ -265,7 +285,7 @@ export interface paths {
          *     - **The agent itself**: `Authorization: Bearer <agent_token>`, with no body (no `Content-Type`) or `{}`. A `server_id` may be given but must be the agent's own server.
          *     - **An operator**: `Authorization: Bearer <ADMIN_TOKEN>` and `{"server_id": "srv_…"}` for any server; an unknown id is 404 `server_not_found`. The token is compared in constant time. When `ADMIN_TOKEN` is not set, operator revoke is disabled.
          *
-         *     A missing or wrong token is 401 with `WWW-Authenticate: Bearer`: `admin_token_invalid` when the request names a `server_id` that the token does not own (an operator request), `agent_token_invalid` otherwise. Bodies are limited to 8 KiB.
+         *     A missing or wrong token is 401 with `WWW-Authenticate: Bearer`: `admin_token_invalid` when the request names a `server_id` that the token does not own (an operator request), `agent_token_invalid` otherwise. The body is validated before the credentials (400 first), since its `server_id` decides which token is asked for. Bodies are limited to 8 KiB. Not rate-limited.
          */
         post: operations["revokeServer"];
         delete?: never;
@@ -620,7 +640,15 @@ export interface components {
             server_id?: string;
         };
         Status: components["schemas"]["ServiceStatus"] | components["schemas"]["ServerRecord"];
-        /** @description The answer without credentials. */
+        /**
+         * @description The answer without credentials.
+         * @example {
+         *       "service": "slowdns-activation",
+         *       "version": "2.0.0",
+         *       "time": "2026-11-22T10:00:00.000+00:00",
+         *       "database": "reachable"
+         *     }
+         */
         ServiceStatus: {
             /** @enum {string} */
             service: "slowdns-activation";
@@ -641,7 +669,16 @@ export interface components {
              */
             database: "reachable";
         };
-        /** @description The answer with an agent token: that agent's server. */
+        /**
+         * @description The answer with an agent token: that agent's server.
+         * @example {
+         *       "server_id": "srv_9c1e0f4a7b2d3e58",
+         *       "status": "active",
+         *       "hostname": "vpn1.example.net",
+         *       "registered_at": "2026-11-22T10:00:00.000+00:00",
+         *       "last_seen_at": "2026-11-22T10:05:00.000+00:00"
+         *     }
+         */
         ServerRecord: {
             /**
              * @description Server id: `srv_` + 16 hex characters.
@@ -1504,6 +1541,16 @@ export interface operations {
             /** @description The server is registered. */
             201: {
                 headers: {
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "register-ip-hour";q=10;w=3600
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "register-ip-hour";r=9;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1579,15 +1626,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limit_exceeded`: Too many requests; wait before retrying. */
+            /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /** @description Seconds until the exhausted window ends. */
+                    /**
+                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
+                     * @example 720
+                     */
                     "Retry-After"?: number;
-                    /** @description Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers). */
-                    RateLimit?: string;
-                    /** @description The limits that apply to this route. */
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "register-ip-hour";q=10;w=3600
+                     */
                     "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "register-ip-hour";r=9;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1630,6 +1686,16 @@ export interface operations {
             /** @description The server's status and the next interval. */
             200: {
                 headers: {
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "checkin-server-hour";q=120;w=3600
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "checkin-server-hour";r=119;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1686,15 +1752,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limit_exceeded`: Too many requests; wait before retrying. */
+            /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /** @description Seconds until the exhausted window ends. */
+                    /**
+                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
+                     * @example 720
+                     */
                     "Retry-After"?: number;
-                    /** @description Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers). */
-                    RateLimit?: string;
-                    /** @description The limits that apply to this route. */
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "checkin-server-hour";q=120;w=3600
+                     */
                     "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "checkin-server-hour";r=119;t=1800
+                     */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,6 +1913,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "service": "slowdns-activation",
+                     *         "version": "2.0.0",
+                     *         "time": "2026-11-22T10:00:00.000+00:00",
+                     *         "database": "reachable"
+                     *       },
+                     *       "meta": {
+                     *         "message": "The service is running."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Status"];
                         meta: components["schemas"]["Meta"];
