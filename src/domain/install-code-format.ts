@@ -15,18 +15,27 @@ export function generateInstallCode(prefix: string): string {
   return [prefix, 'SD', ...groups].join('-');
 }
 
+const RANDOM_LENGTH = 3 * GROUP;
+/** Whitespace, zero-width characters and every kind of dash or separator a copy, paste or retype may bring. */
+const separators = /[\s\u200B-\u200D\u2060\uFEFF\-\u2010-\u2015\u2212_.]/g;
+
 /**
  * The canonical form of a typed code, or null when it does not have the shape of one.
- * Forgiving as Crockford intends: any case, spaces anywhere, O read as 0 and I or L read as 1.
+ * Forgiving as Crockford intends: any case, spaces or dashes anywhere (or none), O read as 0 and
+ * I or L read as 1. The groups are found by position: the last 18 characters are the random part,
+ * the 2 before them `SD`, and what comes first the prefix.
  */
 export function normaliseInstallCode(input: string): string | null {
-  const parts = input.replace(/\s+/g, '').toUpperCase().split('-');
-  if (parts.length !== 5) return null;
-  const [prefix, sd, ...groups] = parts as [string, string, string, string, string];
+  const compact = input.normalize('NFKC').replace(separators, '').toUpperCase();
+  const prefixLength = compact.length - 2 - RANDOM_LENGTH;
+  if (prefixLength < 2 || prefixLength > 8) return null;
+  const prefix = compact.slice(0, prefixLength);
+  const sd = compact.slice(prefixLength, prefixLength + 2);
+  const random = compact.slice(prefixLength + 2).replace(/O/g, '0').replace(/[IL]/g, '1');
   if (!prefixPattern.test(prefix) || sd !== 'SD') return null;
-  const fixed = groups.map((g) => g.replace(/O/g, '0').replace(/[IL]/g, '1'));
-  if (!fixed.every((g) => groupPattern.test(g))) return null;
-  return [prefix, sd, ...fixed].join('-');
+  const groups = [random.slice(0, GROUP), random.slice(GROUP, 2 * GROUP), random.slice(2 * GROUP)];
+  if (!groups.every((g) => groupPattern.test(g))) return null;
+  return [prefix, sd, ...groups].join('-');
 }
 
 export function installCodePrefix(code: string): string {

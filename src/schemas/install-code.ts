@@ -14,14 +14,14 @@ export const InstallCodeInputSchema = z
   .transform((value, ctx) => {
     const code = normaliseInstallCode(value);
     if (code === null) {
-      ctx.addIssue({ code: 'custom', message: 'must look like SDNS-SD-XXXXXX-XXXXXX-XXXXXX' });
+      ctx.addIssue({ code: 'custom', message: 'must look like <PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX, the code shown on the SlowDNS page' });
       return z.NEVER;
     }
     return code;
   })
   .openapi({
     type: 'string',
-    description: 'The install code as the person typed it. Case, spaces and Crockford look-alikes (O for 0, I or L for 1) are forgiven.',
+    description: 'The install code as the person typed it. Case, spaces or dashes anywhere (or none at all) and Crockford look-alikes (O for 0, I or L for 1) are forgiven.',
     example: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
   });
 

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from '@hono/zod-openapi';
 import { INSTALLER_VERSION_PATTERN } from '../domain/installer-version.js';
+import { normaliseAddress } from '../http/client-address.js';
 
 export const MachineIdSchema = z
   .string()
@@ -32,10 +33,14 @@ export const HostnameSchema = z
 export const PublicIpSchema = z
   .string()
   .trim()
-  .toLowerCase()
   .max(45, 'must be an IPv4 or IPv6 address')
-  .refine((ip) => isIP(ip) !== 0, 'must be an IPv4 or IPv6 address')
-  .openapi({ description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case).', example: '203.0.113.7' });
+  .refine((ip) => !ip.includes('%') && isIP(ip) !== 0, 'must be an IPv4 or IPv6 address (no zone index)')
+  .transform(normaliseAddress)
+  .openapi({
+    type: 'string',
+    description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case; `::ffff:a.b.c.d` is stored as `a.b.c.d`). It is not checked for being globally routable: NAT and lab installs confirm what they see.',
+    example: '203.0.113.7',
+  });
 
 export const RequestedRefSchema = z
   .string()

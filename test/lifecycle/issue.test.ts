@@ -76,6 +76,15 @@ describe('GET /slowdns and POST /api/v2/slowdns/code/issue', () => {
     expect(viaHost.status).toBe(201);
   });
 
+  it('takes no body, an empty JSON body or an empty object alike', async () => {
+    for (const init of [{}, { headers: { 'content-type': 'application/json' } }, { headers: { 'content-type': 'application/json' }, body: '{}' }]) {
+      await t.reset();
+      const cookie = await openBrowserSession(t);
+      const res = await t.request('/api/v2/slowdns/code/issue', { method: 'POST', ...init, headers: { cookie, ...init.headers } });
+      expect(res.status).toBe(201);
+    }
+  });
+
   it('stores the code only as a hash with its hint, and answers no-store', async () => {
     const cookie = await openBrowserSession(t);
     const res = await issueRequest(t, cookie);

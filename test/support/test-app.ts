@@ -2,6 +2,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
+import { assertErrorDocumented } from './documented-errors.js';
 import { TEST_EPOCH, TestClock } from './test-clock.js';
 import { openTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -12,7 +13,10 @@ export interface TestApp extends App {
   config: Config;
   /** Every log line the app wrote, for tests that assert nothing secret is logged. */
   logs: string[];
-  /** `app.request` from a given client address (the socket peer, as @hono/node-server gives it). */
+  /**
+   * `app.request` from a given client address (the socket peer, as @hono/node-server gives it).
+   * An error answer that the route's OpenAPI responses do not document fails the test.
+   */
   request(path: string, init?: RequestInit, address?: string): Promise<Response>;
   /** Empties the database and puts the clock back to its start: call it before each test. */
   reset(): Promise<void>;
@@ -42,8 +46,11 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
     clock,
     config,
     logs,
-    request: async (path, init, address = '203.0.113.10') =>
-      built.app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
+    request: async (path, init, address = '203.0.113.10') => {
+      const res = await built.app.request(path, init, { incoming: { socket: { remoteAddress: address } } });
+      await assertErrorDocumented(built.document, init?.method ?? 'GET', path, res);
+      return res;
+    },
     reset: async () => {
       clock.set(TEST_EPOCH);
       await database.reset();
