@@ -18,7 +18,58 @@ export interface Logger {
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Logger {
   const emit = (at: Exclude<LogLevel, 'silent'>) => (msg: string, fields: LogFields = {}) => {
     if (rank[at] < rank[level]) return;
+    // Wall time, not the injected clock: a log line is read next to other systems' logs, so it must say
+    // when it was really written, even when a test (or a clock-shifted app) runs on a fixed clock.
     write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields }));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+export interface ErrorFields {
+  error: string;
+  code?: string;
+  stack?: string;
+}
+
+type ErrorLike = { message?: unknown; code?: unknown; cause?: unknown };
+
+/**
+ * An error as log fields, without the values of a failed query. Drizzle's DrizzleQueryError says
+ * `Failed query: <sql>\nparams: <values>` in its message and so at the head of its stack, and those
+ * values can be a token id, a hash or a private key; only the SQL is kept. The causes' messages and
+ * the first error code (a PostgreSQL SQLSTATE such as `42P01`) are kept: they say what went wrong.
+ */
+export function errorFields(err: unknown): ErrorFields {
+  if (!(err instanceof Error)) return { error: withoutParams(String(err)) };
+  const messages = [withoutParams(err.message)];
+  let code = codeOf(err);
+  for (let e = err.cause, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as ErrorLike).cause, depth++) {
+    const { message } = e as ErrorLike;
+    const causeCode = codeOf(e);
+    code ??= causeCode;
+    // Data exceptions (SQLSTATE class 22) quote the offending value, e.g. `invalid input syntax for type uuid: "…"`.
+    if (typeof message === 'string' && !causeCode?.startsWith('22')) messages.push(withoutParams(message));
+  }
+  const fields: ErrorFields = { error: messages.filter(Boolean).join(': ') };
+  if (code !== undefined) fields.code = code;
+  if (err.stack) fields.stack = withoutParamsInStack(err, err.stack);
+  return fields;
+}
+
+function codeOf(e: object): string | undefined {
+  const { code } = e as ErrorLike;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function withoutParams(message: string): string {
+  const at = message.indexOf('\nparams:');
+  return at === -1 ? message : message.slice(0, at);
+}
+
+/** The stack's head (`Name: message`) holds the parameters too: rebuild it from the safe message, keep the frames. */
+function withoutParamsInStack(err: Error, stack: string): string {
+  const messageAt = err.message ? stack.indexOf(err.message) : -1;
+  const firstFrame = stack.indexOf('\n    at ');
+  const frames = messageAt !== -1 ? stack.slice(messageAt + err.message.length) : firstFrame !== -1 ? stack.slice(firstFrame) : '';
+  return `${err.name}: ${withoutParams(err.message)}${frames}`;
 }

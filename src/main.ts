@@ -6,7 +6,7 @@ import { openDatabase } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { startPruning } from './domain/pruning.js';
 import { loadKeyRing } from './domain/signing-keys.js';
-import { createLogger } from './logger.js';
+import { createLogger, errorFields } from './logger.js';
 
 /** Process entry: the only module that reads the environment. */
 async function main(): Promise<void> {
@@ -55,6 +55,8 @@ main().catch((err: unknown) => {
     process.stderr.write(`slowdns: ${err.message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`slowdns: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  // errorFields: a failed query (a migration, the first signing key's insert) must not print its parameters.
+  const { error, code } = errorFields(err);
+  process.stderr.write(`slowdns: failed to start: ${error}${code ? ` (${code})` : ''}\n`);
   process.exit(1);
 });

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { isDatabaseUnavailable } from '../db/client.js';
 import { ApiError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import { envelopeOf } from '../schemas/envelope.js';
 import type { AppEnv, Router } from './router.js';
 
@@ -20,14 +20,12 @@ function classify(err: unknown, c: Context<AppEnv>, logger: Logger): ApiError {
     return new ApiError('validation_failed', 'The request body is not valid JSON.');
   }
   if (isDatabaseUnavailable(err)) {
-    logger.error('database unavailable', { request_id: c.get('requestId'), error: String((err as Error).message) });
+    const { error, code } = errorFields(err);
+    logger.error('database unavailable', { request_id: c.get('requestId'), error, code });
     return new ApiError('service_unavailable', undefined, { 'Retry-After': '5' });
   }
-  logger.error('unhandled error', {
-    request_id: c.get('requestId'),
-    error: err instanceof Error ? err.message : String(err),
-    stack: err instanceof Error ? err.stack : undefined,
-  });
+  // errorFields leaves out a failed query's parameters: they can be tokens, hashes or keys.
+  logger.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(err) });
   return new ApiError('internal_error');
 }
 
