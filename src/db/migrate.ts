@@ -3,12 +3,10 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { MIGRATION_LOCK } from './advisory-locks.js';
 import type { DatabaseHandle } from './client.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
-
-/** Arbitrary but fixed: serialises migrations of instances that start together on one PostgreSQL. */
-const MIGRATION_LOCK = 0x51_0d_45_01;
 
 /** Applies the committed SQL migrations in drizzle/. Safe when several instances start at once. */
 export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {

@@ -1,8 +1,9 @@
 import { and, eq, lt, notExists, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
+import { PRUNE_LOCK } from '../db/advisory-locks.js';
 import type { Database, DatabaseHandle } from '../db/client.js';
 import { activations, browserSessions, installCodes, rateLimitBuckets } from '../db/schema.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import { DAY_SECONDS } from './rate-limits/policies.js';
 
 /** Day buckets end within a day; two days keeps yesterday's counts for anyone looking into an incident. */
@@ -11,8 +12,8 @@ export const BUCKET_RETENTION_SECONDS = 2 * DAY_SECONDS;
 export const UNUSED_CODE_RETENTION_SECONDS = 7 * DAY_SECONDS;
 export const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
-/** Arbitrary but fixed, next to the migration lock: one instance prunes at a time. */
-export const PRUNE_LOCK = 0x51_0d_45_02;
+/** One instance prunes at a time; the id is kept with every other lock id in db/advisory-locks.ts. */
+export { PRUNE_LOCK };
 
 export interface PruneResult {
   buckets: number;
@@ -67,7 +68,8 @@ export function startPruning(database: Pick<DatabaseHandle, 'tryWithAdvisoryLock
       const result = await pruneOnce(database, clock.now());
       if (result) logger.info('pruned', { ...result });
     } catch (err) {
-      logger.warn('pruning failed', { error: err instanceof Error ? err.message : String(err) });
+      const { error, code } = errorFields(err);
+      logger.warn('pruning failed', { error, code });
     }
   };
   const timer = setInterval(() => {

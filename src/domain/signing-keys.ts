@@ -1,6 +1,7 @@
 import { asc } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { ConfigError } from '../config.js';
+import { SIGNING_KEY_LOCK } from '../db/advisory-locks.js';
 import type { Database, DatabaseHandle } from '../db/client.js';
 import { signingKeys } from '../db/schema.js';
 import { randomId } from './secret-hash.js';
@@ -65,9 +66,6 @@ export async function keyRingFromDatabase(db: Database, now: Date): Promise<KeyR
   await db.insert(signingKeys).values({ kid: jwk.kid!, privateJwk: jwk, createdAt: now });
   return keyRingFromJwks([jwk]);
 }
-
-/** Serialises key creation of instances that start together on one PostgreSQL. */
-const SIGNING_KEY_LOCK = 0x51_0d_45_02;
 
 /** SIGNING_KEYS when the operator set it; otherwise the keys kept in the database. */
 export async function loadKeyRing(database: DatabaseHandle, signingKeysJson: string | undefined, now: Date): Promise<KeyRing> {
