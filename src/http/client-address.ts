@@ -28,12 +28,16 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   return { kind: 'cidrs', list, text: trimmed };
 }
 
-/** `::ffff:a.b.c.d` (an IPv4 client of a `::` listener) → `a.b.c.d`; IPv6 lower-cased. */
+/**
+ * `::ffff:a.b.c.d` (an IPv4 client of a `::` listener) → `a.b.c.d`; IPv6 lower-cased. A port, as some
+ * proxies write it in `X-Forwarded-For` (`a.b.c.d:port`, `[v6]:port`), is dropped.
+ */
 export function normaliseAddress(address: string): string {
-  const trimmed = address.trim().replace(/^\[|\]$/g, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(trimmed);
+  const trimmed = address.trim();
+  const withoutPort = /^\[([^\]]*)\](?::\d+)?$/.exec(trimmed)?.[1] ?? /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed)?.[1] ?? trimmed;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(withoutPort);
   if (mapped) return mapped[1]!;
-  return trimmed.toLowerCase();
+  return withoutPort.toLowerCase();
 }
 
 function isTrusted(list: BlockList, address: string): boolean {
@@ -45,18 +49,19 @@ function isTrusted(list: BlockList, address: string): boolean {
  * The client address: the socket peer, unless TRUST_PROXY says which `X-Forwarded-For` entries to believe.
  * With a hop count N the address N hops from the right of [...X-Forwarded-For, socket] is taken;
  * with a CIDR list, trusted proxies are skipped from the right and the first untrusted address is taken.
+ * Every entry keeps its position, even one that is not an address (`unknown`): dropping it would shift
+ * the count onto an entry the client wrote. When the entry taken is not an address, the answer is the
+ * nearest trusted hop to its right (a proxy's address, or the socket peer), never something further left.
  */
 export function resolveClientAddress(socketAddress: string, forwardedFor: string | undefined, trust: TrustProxy): string {
   const socket = normaliseAddress(socketAddress);
   if (trust.kind === 'none' || !forwardedFor) return socket;
-  const forwarded = forwardedFor
-    .split(',')
-    .map(normaliseAddress)
-    .filter((a) => isIP(a) !== 0);
-  const chain = [...forwarded, socket];
-  if (trust.kind === 'hops') return chain[Math.max(0, chain.length - 1 - trust.hops)]!;
+  const chain = [...forwardedFor.split(',').map(normaliseAddress), socket];
   let index = chain.length - 1;
-  while (index > 0 && isTrusted(trust.list, chain[index]!)) index -= 1;
+  if (trust.kind === 'hops') index = Math.max(0, index - trust.hops);
+  else while (index > 0 && isTrusted(trust.list, chain[index]!)) index -= 1;
+  // Everything right of `index` was written by trusted hops (or is the socket): safe to fall back to.
+  while (index < chain.length - 1 && isIP(chain[index]!) === 0) index += 1;
   return chain[index]!;
 }
 

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rateLimitSubjectHash } from '../../src/domain/rate-limits/limiter.js';
+import { normaliseAddress, parseTrustProxy, rateLimitAddressKey, resolveClientAddress } from '../../src/http/client-address.js';
+import { bucketRows, expectRateLimited, issueFrom, openBrowser } from '../rate-limits/rate-limit-support.js';
+import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+
+const hops = (n: number) => parseTrustProxy(String(n));
+const cidrs = (list: string) => parseTrustProxy(list);
+
+describe('resolveClientAddress with a hop count', () => {
+  it('takes the entry that many hops from the right, the socket being the last hop', () => {
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6, 1.2.3.4', hops(1))).toBe('1.2.3.4');
+    expect(resolveClientAddress('10.0.0.2', '6.6.6.6, 1.2.3.4, 10.0.0.1', hops(2))).toBe('1.2.3.4');
+  });
+
+  it('keeps the position of an entry with a port and drops the port', () => {
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6, 1.2.3.4:5678', hops(1))).toBe('1.2.3.4');
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6, [2001:DB8::1]:443', hops(1))).toBe('2001:db8::1');
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6,[2001:db8::2]', hops(1))).toBe('2001:db8::2');
+  });
+
+  it('an entry that is not an address keeps its place; taken, it gives the nearest trusted hop instead', () => {
+    expect(resolveClientAddress('10.0.0.2', '6.6.6.6, unknown, 10.0.0.1', hops(2))).toBe('10.0.0.1');
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6, unknown', hops(1))).toBe('10.0.0.1');
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6, ', hops(1))).toBe('10.0.0.1');
+    expect(resolveClientAddress('10.0.0.2', '6.6.6.6, 1.2.3.4, unknown', hops(2))).toBe('1.2.3.4');
+  });
+
+  it('with fewer entries than hops takes the leftmost, which a trusted hop wrote', () => {
+    expect(resolveClientAddress('10.0.0.2', '1.2.3.4', hops(3))).toBe('1.2.3.4');
+    expect(resolveClientAddress('10.0.0.2', 'unknown', hops(3))).toBe('10.0.0.2');
+  });
+
+  it('without X-Forwarded-For, or without TRUST_PROXY, answers the socket peer', () => {
+    expect(resolveClientAddress('10.0.0.1', undefined, hops(1))).toBe('10.0.0.1');
+    expect(resolveClientAddress('10.0.0.1', '1.2.3.4', parseTrustProxy(undefined))).toBe('10.0.0.1');
+  });
+});
+
+describe('resolveClientAddress with trusted proxy CIDRs', () => {
+  const trust = cidrs('10.0.0.0/8, 2001:db8:ffff::/48');
+
+  it('skips trusted IPv4 and IPv6 proxies from the right and takes the first untrusted address', () => {
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6, 1.2.3.4', trust)).toBe('1.2.3.4');
+    expect(resolveClientAddress('2001:db8:ffff::1', '6.6.6.6, 1.2.3.4', trust)).toBe('1.2.3.4');
+    expect(resolveClientAddress('::ffff:10.0.0.3', '6.6.6.6, 1.2.3.4, 10.9.9.9:80, [2001:db8:ffff::2]:8080', trust)).toBe('1.2.3.4');
+  });
+
+  it('an untrusted socket peer is the client, whatever X-Forwarded-For says', () => {
+    expect(resolveClientAddress('203.0.113.5', '1.2.3.4', trust)).toBe('203.0.113.5');
+    expect(resolveClientAddress('2001:db8:1::5', '1.2.3.4', trust)).toBe('2001:db8:1::5');
+  });
+
+  it('an entry that is not an address stops the walk and gives the trusted proxy right of it', () => {
+    expect(resolveClientAddress('10.0.0.2', '6.6.6.6, unknown, 10.0.0.1', trust)).toBe('10.0.0.1');
+    expect(resolveClientAddress('10.0.0.1', '6.6.6.6, garbage', trust)).toBe('10.0.0.1');
+  });
+
+  it('a chain of trusted proxies only answers the leftmost', () => {
+    expect(resolveClientAddress('10.0.0.1', '10.0.0.3, 10.0.0.2', trust)).toBe('10.0.0.3');
+  });
+});
+
+describe('addresses and rate-limit keys', () => {
+  it('normalises ::ffff: IPv4-mapped addresses and lower-cases IPv6', () => {
+    expect(normaliseAddress('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(normaliseAddress('::FFFF:203.0.113.7')).toBe('203.0.113.7');
+    expect(normaliseAddress('2001:DB8::A')).toBe('2001:db8::a');
+    expect(resolveClientAddress('::ffff:203.0.113.7', undefined, hops(1))).toBe('203.0.113.7');
+  });
+
+  it('keys an IPv6 address by its /64 and an IPv4 address as is', () => {
+    expect(rateLimitAddressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(rateLimitAddressKey('2001:db8:1:2::5')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitAddressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitAddressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(rateLimitAddressKey('2001:db8:1:3::1')).not.toBe(rateLimitAddressKey('2001:db8:1:2::1'));
+  });
+});
+
+describe('behind one proxy, rate limits count the resolved address', () => {
+  let t: TestApp;
+  let behindProxy: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    behindProxy = buildTestApp(t.database, t.keys, { TRUST_PROXY: '1' }, t.clock);
+  });
+  beforeEach(() => t.reset());
+  afterAll(() => t.close());
+
+  it('forged entries left of the proxy\'s (with a port) give no fresh budget: the 4th issue from 1.2.3.4 is 429', async () => {
+    t.clock.set('2026-11-22T10:00:00Z');
+    const issue = async (i: number) => {
+      const headers = { 'x-forwarded-for': `6.6.6.${i}, 1.2.3.4:${5000 + i}` };
+      const browser = await openBrowser(behindProxy, '10.0.0.1', `ua-${i}`);
+      return issueFrom(behindProxy, browser, { headers });
+    };
+    for (let i = 1; i <= 3; i++) expect((await issue(i)).status).toBe(201);
+    await expectRateLimited(await issue(4), 'issue-ip-hour', 3600);
+    const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
+    expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '1.2.3.4'), count: 3 })]);
+  });
+});
