@@ -25,7 +25,12 @@ const EnvSchema = z.object({
   INSTALL_TOKEN_TTL_SECONDS: seconds(3600),
   BROWSER_SESSION_TTL_SECONDS: seconds(3600),
   SIGNING_KEYS: z.string().optional(),
-  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  // The characters and length `bearerToken` (src/routes/legacy/credentials.ts) reads from `Authorization`:
+  // a token it could never match (a space, a non-ASCII letter) would silently disable operator actions.
+  ADMIN_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{32,512}$/, 'must be 32 to 512 printable ASCII characters without spaces')
+    .optional(),
   MIN_INSTALLER_VERSION: z
     .string()
     .regex(INSTALLER_VERSION_PATTERN, 'must look like 2026.11.20.1')

@@ -30,8 +30,16 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['PUBLIC_BASE_URL', 'ftp://x'],
     ['ADMIN_TOKEN', 'short'],
+    ['ADMIN_TOKEN', 'a token with spaces that is long enough to pass'],
+    ['ADMIN_TOKEN', 'é'.repeat(40)],
+    ['ADMIN_TOKEN', 'x'.repeat(513)],
   ])('refuses a bad %s with one line naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));
+  });
+
+  it('accepts an ADMIN_TOKEN that a Bearer header can carry', () => {
+    const token = '!~' + 'A'.repeat(508) + 'z9';
+    expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
   });
 });
