@@ -1,9 +1,10 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { activations, installCodes } from '../db/schema.js';
+import { activations, installCodes, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { claimInstallCode, installCodeProblem, type InstallCodeRow } from './install-codes.js';
 import { randomId, randomSecret } from './secret-hash.js';
+import { assertInstallTokenJti } from './tokens.js';
 
 export type ActivationRow = typeof activations.$inferSelect;
 
@@ -82,7 +83,7 @@ export async function confirmActivation(db: Database, activationId: string, jti:
       return confirmed;
     }
     const current = await findActivation(tx, activationId);
-    if (current.installTokenJti !== jti) throw new ApiError('install_token_invalid');
+    assertInstallTokenJti(current, jti);
     if (current.status === 'confirmed') throw new ApiError('install_token_used');
     if (current.status === 'released') throw new ApiError('activation_released');
     throw new ApiError('install_token_invalid');
@@ -92,13 +93,20 @@ export async function confirmActivation(db: Database, activationId: string, jti:
 /**
  * Releases an unconfirmed activation. The code goes back to `issued`, keeping its original expiry,
  * only while the install token is unused and unexpired and the code itself has not expired.
- * Idempotent: releasing a released activation answers what the first release answered.
+ * A server registered for the activation is revoked with it: a failed install must not leave a live
+ * agent token behind. Idempotent: releasing a released activation answers what the first release answered.
  */
 export async function releaseActivation(db: Database, activationId: string, now: Date): Promise<{ activation: ActivationRow; codeRestored: boolean }> {
   return db.transaction(async (tx) => {
+    // Locked before the server, in the order register takes them, so a concurrent register waits and then sees `released`.
     const [current] = await tx.select().from(activations).where(eq(activations.id, activationId)).for('update');
     if (!current) throw new ApiError('activation_not_found');
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
+    // Also on a repeated release, so that a server left active by an earlier release is revoked too.
+    await tx
+      .update(servers)
+      .set({ status: 'revoked', revokedAt: now })
+      .where(and(eq(servers.activationId, activationId), eq(servers.status, 'active')));
     if (current.status === 'released') return { activation: current, codeRestored: current.codeRestored ?? false };
 
     const tokenUsable = current.installTokenUsedAt === null && current.installTokenExpiresAt.getTime() > now.getTime();

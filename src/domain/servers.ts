@@ -2,23 +2,14 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { activations, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
+import type { AgentReport } from '../schemas/server.js';
 import { randomId, randomSecret, sha256Hex } from './secret-hash.js';
+import { assertInstallTokenJti } from './tokens.js';
 
 export type ServerRow = typeof servers.$inferSelect;
 
 /** How often agents are told to check in. */
 export const CHECKIN_INTERVAL_SECONDS = 300;
-
-export interface ServiceReport {
-  name: string;
-  state: 'active' | 'inactive' | 'failed' | 'unknown';
-}
-
-export interface AgentReport {
-  agent_version: string;
-  uptime_seconds: number;
-  services: ServiceReport[];
-}
 
 /**
  * Records the server of an activation that is still `activated` with its install token unused and
@@ -34,7 +25,7 @@ export async function registerServer(
     // Locked so that a confirm or release cannot slip between these checks and the insert.
     const [activation] = await tx.select().from(activations).where(eq(activations.id, input.activationId)).for('update');
     if (!activation) throw new ApiError('activation_not_found');
-    if (activation.installTokenJti !== input.installTokenJti) throw new ApiError('install_token_invalid', 'This install token belongs to another activation.');
+    assertInstallTokenJti(activation, input.installTokenJti);
     if (activation.status === 'released') throw new ApiError('activation_released');
     if (activation.status === 'confirmed' || activation.installTokenUsedAt !== null) throw new ApiError('install_token_used');
     if (activation.installTokenExpiresAt.getTime() <= now.getTime()) throw new ApiError('install_token_invalid');

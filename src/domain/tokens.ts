@@ -79,7 +79,24 @@ export function signInstallToken(ring: KeyRing, claims: InstallClaims, now: Date
   return sign(ring, 'install', {}, claims.activationId, now, expiresAt, claims.jti);
 }
 
-export async function verifyInstallToken(ring: KeyRing, token: string, now: Date): Promise<InstallClaims> {
+async function verifyInstallToken(ring: KeyRing, token: string, now: Date): Promise<InstallClaims> {
   const p = await verify(ring, 'install', token, now);
   return { activationId: p.sub!, jti: p.jti! };
+}
+
+const foreignInstallToken = () => new ApiError('install_token_invalid', 'This install token belongs to another activation.');
+
+/**
+ * Verifies an install token and that it was made for `activationId`; answers its jti. The caller
+ * still compares that jti with the activation's row (`assertInstallTokenJti`), under its lock.
+ */
+export async function verifyInstallTokenFor(ring: KeyRing, token: string, activationId: string, now: Date): Promise<string> {
+  const claims = await verifyInstallToken(ring, token, now);
+  if (claims.activationId !== activationId) throw foreignInstallToken();
+  return claims.jti;
+}
+
+/** Only the token activate issued for this activation passes: its jti is the one the row keeps. */
+export function assertInstallTokenJti(activation: { installTokenJti: string }, jti: string): void {
+  if (activation.installTokenJti !== jti) throw foreignInstallToken();
 }

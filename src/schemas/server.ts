@@ -59,6 +59,9 @@ export const CheckinRequestSchema = z
   })
   .openapi('CheckinRequest', { description: 'Fields this version does not know are ignored (and not stored), so a newer agent can still check in.' });
 
+/** What an agent reports at check-in (unknown fields stripped): the wire schema is its one definition. */
+export type AgentReport = z.infer<typeof CheckinRequestSchema>;
+
 export const CheckinResultSchema = z
   .object({ status: ServerStatusValueSchema, checkin_interval_seconds: CheckinIntervalSchema })
   .openapi('CheckinResult');

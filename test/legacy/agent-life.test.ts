@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { servers } from '../../src/db/schema.js';
-import { expectError } from '../support/install-flow.js';
+import { confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 import { dumpAllTables } from '../support/test-database.js';
 import { bearer, checkinRequest, registeredServer, report, revokeRequest, statusRequest } from './agent-requests.js';
@@ -48,6 +48,51 @@ describe('the life of a server agent', () => {
     expect(after.status).toBe(200);
     expect((await after.json()).data).toEqual({ status: 'revoked', checkin_interval_seconds: 300 });
     expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt, lastSeenAt: seenAt, lastReport: upgraded });
+  });
+
+  it('releasing the activation (a failed install) revokes its server: checkin then answers revoked', async () => {
+    const server = await registeredServer(t);
+    const kept = await registeredServer(t);
+    expect((await confirmRequest(t, kept.activationId, kept.installToken)).status).toBe(200);
+
+    t.clock.advance(30);
+    const first = await releaseRequest(t, server.activationId);
+    expect(first.status).toBe(200);
+    const releasedAt = t.clock.now();
+    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt: releasedAt, lastSeenAt: null });
+
+    t.clock.advance(60);
+    const after = await checkinRequest(t, bearer(server.agentToken));
+    expect(after.status).toBe(200);
+    expect((await after.json()).data).toEqual({ status: 'revoked', checkin_interval_seconds: 300 });
+    expect((await (await statusRequest(t, bearer(server.agentToken))).json()).data.status).toBe('revoked');
+
+    // Idempotent: a second release answers the same and keeps the first revoked_at.
+    const again = await releaseRequest(t, server.activationId);
+    expect(again.status).toBe(200);
+    expect((await again.json()).data).toEqual((await first.json()).data);
+    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt: releasedAt, lastSeenAt: null });
+    // Another activation's server (confirmed, so not releasable) is untouched.
+    await expectError(await releaseRequest(t, kept.activationId), 409, 'activation_confirmed');
+    expect(await serverRow(kept.serverId)).toMatchObject({ status: 'active', revokedAt: null });
+  });
+
+  it('a server its agent revoked keeps its first revoked_at when the activation is released', async () => {
+    const server = await registeredServer(t);
+    expect((await revokeRequest(t, bearer(server.agentToken))).status).toBe(200);
+    const revokedAt = t.clock.now();
+    t.clock.advance(45);
+    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt });
+  });
+
+  it('a repeated release revokes a server an earlier release left active (before releases revoked)', async () => {
+    const server = await registeredServer(t);
+    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+    await t.database.db.update(servers).set({ status: 'active', revokedAt: null }).where(eq(servers.id, server.serverId));
+    t.clock.advance(60);
+    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt: t.clock.now() });
   });
 
   it('revoke is idempotent: a second revoke (agent with {} or operator) answers the same result', async () => {
@@ -105,6 +150,8 @@ describe('the life of a server agent', () => {
     }
     // The token is checked before the body: an unauthenticated caller learns nothing about validation.
     await expectError(await checkinRequest(t, {}, { nonsense: true }), 401, 'agent_token_invalid');
+    // Only the app-wide guards come first: a body that is not JSON is 415 even without a token.
+    await expectError(await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415, 'unsupported_media_type');
     await expectError(await statusRequest(t, bearer('wrong-token')), 401, 'agent_token_invalid');
     expect((await serverRow(server.serverId)).status).toBe('active');
   });

@@ -1,10 +1,14 @@
+import { eq } from 'drizzle-orm';
 import { base64url, SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { activations, installCodes } from '../../src/db/schema.js';
+import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
 import { signInstallToken, signPrecheckToken } from '../../src/domain/tokens.js';
 import {
   activateRequest,
   activatedInstall,
+  type Activated,
   confirmRequest,
   expectError,
   issueCode,
@@ -42,6 +46,20 @@ describe('token attacks are refused with 401', () => {
   beforeEach(() => t.reset());
   afterAll(() => t.close());
 
+  /** A refused activate changes nothing: the code is still `issued` and has no activation. */
+  async function expectCodeUntouched(code: string) {
+    const [row] = await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+    expect(row?.status).toBe('issued');
+    expect(await t.database.db.select().from(activations).where(eq(activations.installCodeId, row!.id))).toEqual([]);
+  }
+
+  /** A refused confirm is 401 and changes nothing: the activation is still `activated`, its token unused. */
+  async function refusedConfirm(a: Activated, badToken: string) {
+    await expectError(await confirmRequest(t, a.activationId, badToken), 401, 'install_token_invalid');
+    const [row] = await t.database.db.select().from(activations).where(eq(activations.id, a.activationId));
+    expect(row).toMatchObject({ status: 'activated', installTokenUsedAt: null, confirmedAt: null });
+  }
+
   describe('precheck token at activate', () => {
     let code: string;
     let token: string;
@@ -50,7 +68,10 @@ describe('token attacks are refused with 401', () => {
       token = await precheckToken(t, code);
     });
 
-    const refused = async (badToken: string) => expectError(await activateRequest(t, code, badToken), 401, 'precheck_token_invalid');
+    const refused = async (badToken: string) => {
+      await expectError(await activateRequest(t, code, badToken), 401, 'precheck_token_invalid');
+      await expectCodeUntouched(code);
+    };
 
     it('a tampered signature', () => refused(tamperSignature(token)));
     it('tampered claims under the original signature', () => refused(tamperClaims(token, { mid: '0'.repeat(32) })));
@@ -85,39 +106,39 @@ describe('token attacks are refused with 401', () => {
   describe('install token at confirm', () => {
     it('a tampered signature', async () => {
       const a = await activatedInstall(t);
-      await expectError(await confirmRequest(t, a.activationId, tamperSignature(a.installToken)), 401, 'install_token_invalid');
+      await refusedConfirm(a, tamperSignature(a.installToken));
     });
     it('alg none', async () => {
       const a = await activatedInstall(t);
-      await expectError(await confirmRequest(t, a.activationId, algNone(a.installToken)), 401, 'install_token_invalid');
+      await refusedConfirm(a, algNone(a.installToken));
     });
     it('a key the service does not have', async () => {
       const a = await activatedInstall(t);
       const foreign = await keyRingFromJwks([{ ...(await generatePrivateJwk()), kid: t.keys.signing.kid }]);
       const claims = decodeJwt(a.installToken);
       const forged = await signInstallToken(foreign, { activationId: a.activationId, jti: claims.jti! }, t.clock.now(), new Date(claims.exp! * 1000));
-      await expectError(await confirmRequest(t, a.activationId, forged), 401, 'install_token_invalid');
+      await refusedConfirm(a, forged);
     });
     it('an expired install token', async () => {
       const a = await activatedInstall(t);
       t.clock.advance(3600);
-      await expectError(await confirmRequest(t, a.activationId, a.installToken), 401, 'install_token_invalid');
+      await refusedConfirm(a, a.installToken);
     });
     it('a precheck token used as an install token', async () => {
       const a = await activatedInstall(t);
       const pre = await precheckToken(t, await issueCode(t));
-      await expectError(await confirmRequest(t, a.activationId, pre), 401, 'install_token_invalid');
+      await refusedConfirm(a, pre);
     });
     it('the install token of another activation', async () => {
       const a = await activatedInstall(t);
       const b = await activatedInstall(t);
-      await expectError(await confirmRequest(t, a.activationId, b.installToken), 401, 'install_token_invalid');
+      await refusedConfirm(a, b.installToken);
     });
     it('a validly signed token whose jti is not the activation\'s', async () => {
       const a = await activatedInstall(t);
       const claims = decodeJwt(a.installToken);
       const forged = await signInstallToken(t.keys, { activationId: a.activationId, jti: 'another-jti' }, t.clock.now(), new Date(claims.exp! * 1000));
-      await expectError(await confirmRequest(t, a.activationId, forged), 401, 'install_token_invalid');
+      await refusedConfirm(a, forged);
     });
   });
 });

@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Release an activation (rollback)
-         * @description Called by the installer's exit handler when the install fails before confirm. The activation becomes `released`. The install code is restored to `issued` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; `install_code_restored` says whether it was. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 `activation_confirmed`. Not rate-limited.
+         * @description Called by the installer's exit handler when the install fails before confirm. The activation becomes `released`. The install code is restored to `issued` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; `install_code_restored` says whether it was. A server registered for the activation (`POST /register`) is revoked in the same transaction: its agent token stops working and its next check-in answers `status: "revoked"`. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 `activation_confirmed`. Not rate-limited.
          */
         post: operations["releaseInstall"];
         delete?: never;
@@ -252,7 +252,7 @@ export interface paths {
          *
          *     A revoked server's check-in answers 200 with `status: "revoked"` and records nothing: the agent should stop. A missing or unknown agent token is 401 `agent_token_invalid` with `WWW-Authenticate: Bearer`. Bodies are limited to 8 KiB (413 `payload_too_large`); fields this version does not know are ignored and not stored, so newer agents keep working.
          *
-         *     Order of checks: the agent token (401), then the limit, then the body: a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
+         *     Order of checks: first the guards every route has (415 `unsupported_media_type` for a body that is not JSON, 413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 400 `validation_failed`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
          *
@@ -305,7 +305,7 @@ export interface paths {
          * Service status, or a server's status
          * @description Without credentials: the service's status (`ServiceStatus`): its name, API version, current time, and `database: "reachable"` after a real round trip to the database (503 `service_unavailable` when it cannot be reached).
          *
-         *     With `Authorization: Bearer <agent_token>`: that agent's server (`ServerRecord`): its id, `status` (`active` or `revoked`), hostname, registration time and last accepted check-in. A wrong token is 401 `agent_token_invalid`, never the public answer. Not rate-limited.
+         *     With `Authorization: Bearer <agent_token>`: that agent's server (`ServerRecord`): its id, `status` (`active` or `revoked`), hostname, registration time and last accepted check-in. A wrong token is 401 `agent_token_invalid`, never the public answer. Like every route, a request carrying a body that is not JSON is 415 `unsupported_media_type` and one over 64 KiB is 413 `payload_too_large`, before the token is looked at. Not rate-limited.
          */
         get: operations["getStatus"];
         put?: never;
@@ -397,7 +397,7 @@ export interface components {
         };
         PrecheckRequest: {
             /**
-             * @description The install code as the person typed it. Case, spaces and Crockford look-alikes (O for 0, I or L for 1) are forgiven.
+             * @description The install code as the person typed it. Case, spaces or dashes anywhere (or none at all) and Crockford look-alikes (O for 0, I or L for 1) are forgiven.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code: string;
@@ -452,7 +452,7 @@ export interface components {
         };
         ActivateRequest: {
             /**
-             * @description The install code as the person typed it. Case, spaces and Crockford look-alikes (O for 0, I or L for 1) are forgiven.
+             * @description The install code as the person typed it. Case, spaces or dashes anywhere (or none at all) and Crockford look-alikes (O for 0, I or L for 1) are forgiven.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code: string;
@@ -467,7 +467,7 @@ export interface components {
              */
             hostname: string;
             /**
-             * @description The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case).
+             * @description The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case; `::ffff:a.b.c.d` is stored as `a.b.c.d`). It is not checked for being globally routable: NAT and lab installs confirm what they see.
              * @example 203.0.113.7
              */
             public_ip: string;
@@ -1934,6 +1934,24 @@ export interface operations {
             };
             /** @description `agent_token_invalid`: The agent token is missing or invalid. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

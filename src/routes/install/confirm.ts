@@ -1,7 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { confirmActivation } from '../../domain/activations.js';
-import { verifyInstallToken } from '../../domain/tokens.js';
-import { ApiError } from '../../errors.js';
+import { verifyInstallTokenFor } from '../../domain/tokens.js';
 import { jsonBody } from '../../http/json-body.js';
 import type { Router } from '../../http/router.js';
 import { ConfirmRequestSchema, ConfirmResultSchema } from '../../schemas/activation.js';
@@ -36,9 +35,8 @@ export function registerConfirm(app: Router, deps: AppDeps): void {
   app.openapi(confirm, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    const claims = await verifyInstallToken(deps.keys, body.install_token, now);
-    if (claims.activationId !== body.activation_id) throw new ApiError('install_token_invalid', 'This install token belongs to another activation.');
-    const activation = await confirmActivation(deps.db, body.activation_id, claims.jti, now);
+    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    const activation = await confirmActivation(deps.db, body.activation_id, jti, now);
     return c.json({ data: { activation_id: activation.id, status: 'confirmed' as const }, meta: { message: 'Install confirmed.' } }, 200);
   });
 }

@@ -25,7 +25,7 @@ const checkin = createRoute({
 
 A revoked server's check-in answers 200 with \`status: "revoked"\` and records nothing: the agent should stop. A missing or unknown agent token is 401 \`agent_token_invalid\` with \`WWW-Authenticate: Bearer\`. Bodies are limited to 8 KiB (413 \`payload_too_large\`); fields this version does not know are ignored and not stored, so newer agents keep working.
 
-Order of checks: the agent token (401), then the limit, then the body: a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
+Order of checks: first the guards every route has (415 \`unsupported_media_type\` for a body that is not JSON, 413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 400 \`validation_failed\`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
 
 ${rateLimitDescription('checkin')}`,
   security: [{ agentToken: [] }],
@@ -55,7 +55,7 @@ function countCheckin(db: Database, clock: Clock) {
 }
 
 export function registerCheckin(app: Router, deps: AppDeps): void {
-  // The token is checked before the body is validated: without one, a caller learns only 401.
+  // The token is checked before the 8 KiB limit and the body's validation: without one, a caller gets 401, not what is wrong with its body.
   app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps.db, deps.clock), legacyBodyLimit] as const }, async (c) => {
     const server = await checkInServer(deps.db, c.var.server!.id, c.req.valid('json'), deps.clock.now());
     if (!server) throw bearerRejected('agent_token_invalid', true);

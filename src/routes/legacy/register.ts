@@ -1,7 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { CHECKIN_INTERVAL_SECONDS, registerServer } from '../../domain/servers.js';
-import { verifyInstallToken } from '../../domain/tokens.js';
-import { ApiError } from '../../errors.js';
+import { verifyInstallTokenFor } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { rateLimitAddressKey } from '../../http/client-address.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
@@ -53,9 +52,8 @@ export function registerRegister(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     const now = deps.clock.now();
     await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: rateLimitAddressKey(c.get('clientAddress')) }));
-    const claims = await verifyInstallToken(deps.keys, body.install_token, now);
-    if (claims.activationId !== body.activation_id) throw new ApiError('install_token_invalid', 'This install token belongs to another activation.');
-    const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: claims.jti, agentVersion: body.agent_version }, now);
+    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now);
     c.header('Cache-Control', 'no-store');
     return c.json(
       {
