@@ -8,17 +8,21 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 const jsonContentType = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
 
-/**
- * A request that carries a body must say it is JSON: anything else is 415, not a confusing 400.
- * An empty body labelled JSON (`curl -X POST -H 'Content-Type: application/json'`) reads as `{}`:
- * routes whose body is optional accept it, the others name the missing fields.
- */
+/** A request that carries a body must say it is JSON: anything else is 415, not a confusing 400. */
 export const requireJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const length = c.req.header('content-length');
-  const isJson = jsonContentType.test(c.req.header('content-type') ?? '');
   const hasBody = length !== undefined ? Number(length) > 0 : c.req.raw.body !== null;
-  if (hasBody && !isJson) throw new ApiError('unsupported_media_type');
-  if (isJson && (length === undefined || Number(length) === 0) && (await c.req.text()).trim() === '') {
+  if (hasBody && !jsonContentType.test(c.req.header('content-type') ?? '')) throw new ApiError('unsupported_media_type');
+  await next();
+};
+
+/**
+ * For routes whose body is optional: an empty body labelled JSON
+ * (`curl -X POST -H 'Content-Type: application/json'`) reads as `{}` instead of failing to parse.
+ * Route middleware, after any route body limit: reading the body here locks its stream.
+ */
+export const emptyJsonBodyAsObject: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (jsonContentType.test(c.req.header('content-type') ?? '') && (await c.req.text()).trim() === '') {
     // Hono caches the body as a promise (its type says otherwise); the validator then parses this `{}`.
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve('{}');
   }

@@ -6,10 +6,10 @@ import { BROWSER_SESSION_COOKIE, findBrowserSession } from '../domain/browser-se
 import { issueInstallCode } from '../domain/install-codes.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
 import { ApiError } from '../errors.js';
-import { rateLimitAddressKey } from '../http/client-address.js';
 import { enforceRateLimits } from '../http/enforce-rate-limits.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import type { Router } from '../http/router.js';
+import { emptyJsonBodyAsObject } from '../http/body-guards.js';
 import { assertSameOrigin } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { IssuedInstallCodeSchema, IssueRequestSchema } from '../schemas/install-code.js';
@@ -25,10 +25,11 @@ const issue = createRoute({
 
 Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\` \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session with 403 \`browser_session_required\`, before any limit is counted.
 
-The **browser fingerprint** is the SHA-256 of the request headers ${FINGERPRINT_HEADERS.map((h) => `\`${h}\``).join(', ')} and of \`browser_signal\`; it is stored only hashed, as a rate-limit subject. The **client IP address** is the socket peer, or the \`X-Forwarded-For\` entry \`TRUST_PROXY\` points at; an IPv6 client is counted by its /64 network.
+The **browser fingerprint** is the SHA-256 of the request headers ${FINGERPRINT_HEADERS.map((h) => `\`${h}\``).join(', ')} and of \`browser_signal\`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the client, so a script can change \`browser_signal\` (or a header) on each request and get a new fingerprint every time: \`issue-fingerprint-day\` is a speed bump for ordinary browsers, not a cap. The real caps are the IP limits and the session limit, and new sessions are themselves limited per IP (\`session-ip-hour\` on \`GET /slowdns\`).
 
 ${rateLimitDescription('issue')}`,
   security: [{ browserSession: [] }],
+  middleware: [emptyJsonBodyAsObject],
   request: { body: { required: false, content: { 'application/json': { schema: IssueRequestSchema } } } },
   responses: {
     201: {
@@ -64,8 +65,7 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     const session = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
     if (!session) throw new ApiError('browser_session_required');
     const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
-    const ip = rateLimitAddressKey(c.get('clientAddress'));
-    await enforceRateLimits(c, deps.db, now, checksFor('issue', { ip, session: session.tokenHash, fingerprint }));
+    await enforceRateLimits(c, deps.db, now, checksFor('issue', { ip: c.get('clientKey'), session: session.tokenHash, fingerprint }));
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl);
     return c.json(

@@ -6,6 +6,7 @@ import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { RevokeRequestSchema, RevokeResultSchema } from '../../schemas/server.js';
 import type { AppDeps } from '../../app.js';
+import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { legacyBodyLimit } from './body-limit.js';
 import { bearerRejected, bearerToken, isAdminToken } from './credentials.js';
 
@@ -23,7 +24,7 @@ const revoke = createRoute({
 A missing or wrong token is 401 with \`WWW-Authenticate: Bearer\`: \`admin_token_invalid\` when the request names a \`server_id\` that the token does not own (an operator request), \`agent_token_invalid\` otherwise. The body is validated before the credentials (400 first), since its \`server_id\` decides which token is asked for. Bodies are limited to 8 KiB. Not rate-limited.`,
   // Typed wide on purpose: a literal array of two different objects breaks the body's type inference.
   security: [{ agentToken: [] }, { adminToken: [] }] as Record<string, string[]>[],
-  middleware: [legacyBodyLimit],
+  middleware: [legacyBodyLimit, emptyJsonBodyAsObject],
   // Optional: an agent may send no body at all.
   request: { body: { required: false, content: { 'application/json': { schema: RevokeRequestSchema } } } },
   responses: {
