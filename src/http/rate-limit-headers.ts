@@ -1,3 +1,4 @@
+import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
 import type { PolicyState } from '../domain/rate-limits/limiter.js';
 import { policiesFor, rateLimitTable, type RateLimitedRoute, type RateLimitPolicy } from '../domain/rate-limits/policies.js';
 import { errorResponses } from '../schemas/envelope.js';
@@ -18,13 +19,24 @@ export function rateLimitHeaders(states: PolicyState[]): Record<string, string> 
   return { 'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => s.policy)), RateLimit: rateLimitHeader(states) };
 }
 
+/** Which requests of a route are counted, and in which limits, where that is not simply "every request in every limit". */
+const countingNotes: Partial<Record<RateLimitedRoute, string>> = {
+  page: `Only a request that would create a new browser session (one without a valid \`${BROWSER_SESSION_COOKIE}\` cookie) is counted; a browser that keeps its cookie never is.`,
+  activate:
+    "A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both.",
+};
+
+const clientAddressNote =
+  'The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.';
+
 /** The route description paragraph: its limits, derived from the one table. */
 export function rateLimitDescription(route: RateLimitedRoute): string {
-  return `**Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 \`rate_limit_exceeded\` with \`Retry-After\`.
+  const notes = [countingNotes[route], policiesFor(route).some((p) => p.subject === 'ip') ? clientAddressNote : undefined].filter(Boolean);
+  return `**Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 \`rate_limit_exceeded\` with \`Retry-After\`.${notes.map((n) => ` ${n}`).join('')}
 
 ${rateLimitTable(route)}
 
-Every answer after the limits were checked carries \`RateLimit-Policy\` (each policy: \`q\` quota, \`w\` window in seconds) and \`RateLimit\` (each policy: \`r\` remaining, \`t\` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.`;
+Every answer after the limits were checked carries \`RateLimit-Policy\` (each policy the request was checked against: \`q\` quota, \`w\` window in seconds) and \`RateLimit\` (each such policy: \`r\` remaining, \`t\` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.`;
 }
 
 const stringHeader = { type: 'string' as const };

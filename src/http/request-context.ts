@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { TrustProxy } from './client-address.js';
-import { resolveClientAddress } from './client-address.js';
+import { rateLimitAddressKey, resolveClientAddress } from './client-address.js';
 import type { Logger } from '../logger.js';
 import type { AppEnv } from './router.js';
 
@@ -11,8 +11,8 @@ interface NodeBindings {
 }
 
 /**
- * Request id (taken from `X-Request-Id` when sane), client address, baseline headers and one JSON log
- * line per request. The log names the route pattern, never the raw URL, cookie, body or token.
+ * Request id (taken from `X-Request-Id` when sane), client address and its rate-limit key, baseline
+ * headers and one JSON log line per request. The log names the route pattern, never the raw URL, cookie, body or token.
  */
 export function requestContext(logger: Logger, trustProxy: TrustProxy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -22,7 +22,9 @@ export function requestContext(logger: Logger, trustProxy: TrustProxy): Middlewa
     c.set('requestId', requestId);
     // Without a socket (an in-process `app.fetch`) there is no peer: such requests share one key.
     const socketAddress = (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
-    c.set('clientAddress', resolveClientAddress(socketAddress, c.req.header('x-forwarded-for'), trustProxy));
+    const clientAddress = resolveClientAddress(socketAddress, c.req.header('x-forwarded-for'), trustProxy);
+    c.set('clientAddress', clientAddress);
+    c.set('clientKey', rateLimitAddressKey(clientAddress));
     try {
       await next();
     } finally {

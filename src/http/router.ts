@@ -2,7 +2,12 @@ import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 
 export interface AppEnv {
-  Variables: { requestId: string; clientAddress: string };
+  Variables: {
+    requestId: string;
+    clientAddress: string;
+    /** What per-IP rate limits count this client under: its address, or its /64 for IPv6. */
+    clientKey: string;
+  };
 }
 
 export type Router = OpenAPIHono<AppEnv>;

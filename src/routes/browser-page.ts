@@ -2,6 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { BROWSER_SESSION_COOKIE, createBrowserSession, findBrowserSession } from '../domain/browser-sessions.js';
+import { checksFor } from '../domain/rate-limits/limiter.js';
+import { enforceRateLimits } from '../http/enforce-rate-limits.js';
+import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import type { Router } from '../http/router.js';
 import { loadPageAssets, type PageAsset } from '../page/page-assets.js';
 import { renderSlowdnsPage, SLOWDNS_PAGE_CSP } from '../page/slowdns-page.js';
@@ -16,20 +19,26 @@ const slowdnsPage = createRoute({
   // Public: anyone may load the page; it is what hands out the session.
   security: [],
   summary: 'The SlowDNS page (sets the browser session)',
-  description: `The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it creates one: a random 256-bit cookie, \`HttpOnly\`, \`SameSite=Lax\`, \`Path=/\`, with \`Max-Age\` = \`BROWSER_SESSION_TTL_SECONDS\` and \`Secure\` when \`PUBLIC_BASE_URL\` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256.
+  description: `The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it creates one: a random 256-bit cookie, \`HttpOnly\`, \`SameSite=Lax\`, \`Path=/\`, with \`Max-Age\` = \`BROWSER_SESSION_TTL_SECONDS\` and \`Secure\` when \`PUBLIC_BASE_URL\` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256. A \`HEAD\` request never creates a session.
 
-The page loads only its own script and stylesheet from this service (\`/slowdns/app.js\`, \`/slowdns/app.css\`) and calls only \`POST /api/v2/slowdns/code/issue\`, sending the optional \`browser_signal\`. It is answered with \`Cache-Control: no-store\`, \`Referrer-Policy: no-referrer\` and a \`Content-Security-Policy\` that allows no inline script or style and no other origin.`,
+The page loads only its own script and stylesheet from this service (\`/slowdns/app.js\`, \`/slowdns/app.css\`) and calls only \`POST /api/v2/slowdns/code/issue\`, sending the optional \`browser_signal\`. It is answered with \`Cache-Control: no-store\`, \`Referrer-Policy: no-referrer\` and a \`Content-Security-Policy\` that allows no inline script or style and no other origin.
+
+Over \`session-ip-hour\`, a request without a valid session gets 429 \`rate_limit_exceeded\` (the JSON error envelope, not the page) and no cookie; a browser that sends its valid cookie still gets the page, without \`RateLimit\` headers.
+
+${rateLimitDescription('page')}`,
   responses: {
     200: {
       description: 'The HTML page.',
       headers: {
         'Set-Cookie': { description: `\`${BROWSER_SESSION_COOKIE}\`, when the request had no valid session.`, schema: { type: 'string' } },
+        ...rateLimitHeaderDocs('page'),
         'Content-Security-Policy': { description: 'Only this service\'s own scripts, styles and API.', schema: { type: 'string', example: SLOWDNS_PAGE_CSP } },
         'Cache-Control': { description: 'Always `no-store`.', schema: { type: 'string', example: 'no-store' } },
       },
       content: { 'text/html': { schema: z.string() } },
     },
     ...errorResponses(),
+    429: rateLimitedResponse('page'),
   },
 });
 
@@ -59,9 +68,13 @@ export function registerBrowserPage(app: Router, deps: AppDeps): void {
   registerPageAsset(app, assets.style);
 
   app.openapi(slowdnsPage, async (c) => {
+    // Refusals included: nothing this route answers may be cached.
+    c.header('Cache-Control', 'no-store');
     const now = deps.clock.now();
     const existing = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
-    if (!existing) {
+    // HEAD (link checkers, monitors) gets the page's headers but never a session row.
+    if (!existing && c.req.method !== 'HEAD') {
+      await enforceRateLimits(c, deps.db, now, checksFor('page', { ip: c.get('clientKey') }));
       const ttl = deps.config.browserSessionTtlSeconds;
       const { cookieValue } = await createBrowserSession(deps.db, now, ttl);
       setCookie(c, BROWSER_SESSION_COOKIE, cookieValue, {
@@ -72,7 +85,6 @@ export function registerBrowserPage(app: Router, deps: AppDeps): void {
         secure: deps.config.publicBaseUrl.protocol === 'https:',
       });
     }
-    c.header('Cache-Control', 'no-store');
     setPageSecurityHeaders(c);
     return c.html(html, 200);
   });

@@ -27,15 +27,10 @@ export function envelopeOf(code: ErrorCode, message: string = errorCatalog[code]
   return { error: { code, message } };
 }
 
-const retryHeaders = {
-  'Retry-After': { description: 'Seconds until the exhausted window ends.', schema: { type: 'integer' as const } },
-  RateLimit: { description: 'Remaining quota of each policy (draft-ietf-httpapi-ratelimit-headers).', schema: { type: 'string' as const } },
-  'RateLimit-Policy': { description: 'The limits that apply to this route.', schema: { type: 'string' as const } },
-};
-
 /**
  * The documented error responses of a route, grouped by status, each code with its example.
- * Every route lists the codes it can give plus the ones any route can give.
+ * Every route lists the codes it can give plus the ones any route can give. A limited route documents
+ * its 429 with `rateLimitedResponse`, which adds that route's `Retry-After` and `RateLimit` headers.
  */
 export function errorResponses(...codes: ErrorCode[]) {
   const all: ErrorCode[] = [...new Set<ErrorCode>([...codes, 'internal_error', 'service_unavailable'])];
@@ -44,11 +39,10 @@ export function errorResponses(...codes: ErrorCode[]) {
     const status = errorCatalog[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Record<number, { description: string; headers?: typeof retryHeaders; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema; examples: Record<string, { value: ErrorEnvelope }> } } }> = {};
+  const responses: Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema; examples: Record<string, { value: ErrorEnvelope }> } } }> = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[status] = {
       description: statusCodes.map((c) => `\`${c}\`: ${errorCatalog[c].message}`).join(' '),
-      ...(status === 429 ? { headers: retryHeaders } : {}),
       content: {
         'application/json': {
           schema: ErrorEnvelopeSchema,

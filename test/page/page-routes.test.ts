@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { browserSessions, rateLimitBuckets } from '../../src/db/schema.js';
 import { SLOWDNS_PAGE_CSP } from '../../src/page/slowdns-page.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -38,6 +39,21 @@ describe('GET /slowdns', () => {
       script: expect.stringMatching(/^\/slowdns\/app\.js\?v=[0-9a-f]{16}$/),
       style: expect.stringMatching(/^\/slowdns\/app\.css\?v=[0-9a-f]{16}$/),
     });
+  });
+
+  it('HEAD answers the page headers without a body, and never creates a session or counts a limit', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await t.request('/slowdns', { method: 'HEAD' });
+      expect({ status: res.status, type: res.headers.get('content-type'), setCookie: res.headers.get('set-cookie'), rateLimit: res.headers.get('ratelimit') }).toEqual({
+        status: 200,
+        type: 'text/html; charset=UTF-8',
+        setCookie: null,
+        rateLimit: null,
+      });
+      expect(await res.text()).toBe('');
+    }
+    expect(await t.database.db.select().from(browserSessions)).toEqual([]);
+    expect(await t.database.db.select().from(rateLimitBuckets)).toEqual([]);
   });
 
   it('states the code lifetime from INSTALL_CODE_TTL_SECONDS', async () => {

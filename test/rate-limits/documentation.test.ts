@@ -3,17 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policiesFor, rateLimitPolicies, rateLimitTable, type RateLimitedRoute } from '../../src/domain/rate-limits/policies.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
-const routes: Record<RateLimitedRoute, { path: string; success: string }> = {
-  issue: { path: '/api/v2/slowdns/code/issue', success: '201' },
-  precheck: { path: '/api/v2/slowdns/install/precheck', success: '200' },
-  activate: { path: '/api/v2/slowdns/install/activate', success: '200' },
-  register: { path: '/register', success: '201' },
-  checkin: { path: '/checkin', success: '200' },
+const routes: Record<RateLimitedRoute, { method: 'get' | 'post'; path: string; success: string }> = {
+  page: { method: 'get', path: '/slowdns', success: '200' },
+  issue: { method: 'post', path: '/api/v2/slowdns/code/issue', success: '201' },
+  precheck: { method: 'post', path: '/api/v2/slowdns/install/precheck', success: '200' },
+  activate: { method: 'post', path: '/api/v2/slowdns/install/activate', success: '200' },
+  register: { method: 'post', path: '/register', success: '201' },
+  checkin: { method: 'post', path: '/checkin', success: '200' },
 };
+
+const CLIENT_ADDRESS_NOTE = 'The client IP address is the socket peer';
 
 describe('the limits are documented from the one table', () => {
   let t: TestApp;
-  let doc: { paths: Record<string, { post: { description: string; responses: Record<string, { headers?: Record<string, { example?: string }> }> } }> };
+  let doc: { paths: Record<string, Record<'get' | 'post', { description: string; responses: Record<string, { headers?: Record<string, { example?: string }> }> }>> };
   beforeAll(async () => {
     t = await createTestApp();
     doc = await (await t.request('/openapi.json')).json();
@@ -25,14 +28,29 @@ describe('the limits are documented from the one table', () => {
   });
 
   it('gives each limited route its limits table in the description and the RateLimit headers on its success and 429 answers', () => {
-    for (const [route, { path, success }] of Object.entries(routes) as [RateLimitedRoute, (typeof routes)[RateLimitedRoute]][]) {
-      const op = doc.paths[path]!.post;
+    for (const [route, { method, path, success }] of Object.entries(routes) as [RateLimitedRoute, (typeof routes)[RateLimitedRoute]][]) {
+      const op = doc.paths[path]![method];
       expect(op.description).toContain(rateLimitTable(route));
       const policyExample = policiesFor(route).map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(', ');
       expect(op.responses[success]!.headers!['RateLimit-Policy']!.example).toBe(policyExample);
-      expect(Object.keys(op.responses[success]!.headers!).sort()).toEqual(['RateLimit', 'RateLimit-Policy']);
+      expect(Object.keys(op.responses[success]!.headers!)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
       expect(Object.keys(op.responses['429']!.headers!).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
     }
+  });
+
+  it('states once per description how the client IP address is found, on the routes limited per IP', () => {
+    for (const [route, { method, path }] of Object.entries(routes) as [RateLimitedRoute, (typeof routes)[RateLimitedRoute]][]) {
+      const perIp = policiesFor(route).some((p) => p.subject === 'ip') ? 1 : 0;
+      expect({ route, notes: doc.paths[path]![method].description.split(CLIENT_ADDRESS_NOTE).length - 1 }).toEqual({ route, notes: perIp });
+    }
+  });
+
+  it('documents a 429 only on the limited routes', () => {
+    const limited = Object.values(routes).map(({ method, path }) => `${method} ${path}`);
+    const with429 = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops as Record<string, { responses: Record<string, unknown> }>).filter(([, op]) => op.responses['429']).map(([method]) => `${method} ${path}`),
+    );
+    expect(with429.sort()).toEqual(limited.sort());
   });
 
   it('does not document a 429 on confirm and release', () => {

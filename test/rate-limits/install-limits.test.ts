@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { activateRequest, confirmRequest, machine, precheckRequest, releaseRequest } from '../support/install-flow.js';
+import { activateRequest, confirmRequest, issueCode, machine, otherMachine, precheckRequest, precheckToken, releaseRequest } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 import { bucketRows, countsByLimit, expectRateLimited, FORGED_TOKEN, parseRateLimit, UNKNOWN_CODE } from './rate-limit-support.js';
 
@@ -54,7 +54,7 @@ describe('precheck limits: 10/IP/day and 10/machine/day', () => {
   });
 });
 
-describe('activate limits: 5/IP/day and 5/machine/day; confirm and release are not limited', () => {
+describe('activate limits: 5/IP/day, and 5/machine/day for valid tokens; confirm and release are not limited', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
@@ -62,29 +62,78 @@ describe('activate limits: 5/IP/day and 5/machine/day; confirm and release are n
   beforeEach(() => t.database.reset());
   afterAll(() => t.close());
 
-  it('activate-ip-day: the sixth activate from one IP in a UTC day is 429 (a bad token counts too), until 00:00 UTC', async () => {
+  /** An issued code and a valid precheck token for `onMachine` (issued and prechecked from other addresses). */
+  async function validToken(onMachine: Record<string, string> = machine): Promise<{ code: string; token: string }> {
+    const code = await issueCode(t);
+    return { code, token: await precheckToken(t, code, onMachine) };
+  }
+
+  it('activate-ip-day: the sixth activate from one IP in a UTC day is 429 (a bad token counts too, per IP only), until 00:00 UTC', async () => {
     t.clock.set('2026-11-22T12:00:00Z');
     for (let i = 1; i <= 5; i++) {
       const res = await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(i), '203.0.113.10');
       expect({ status: res.status, code: (await res.json()).error.code }).toEqual({ status: 401, code: 'precheck_token_invalid' });
-      expect(parseRateLimit(res.headers.get('ratelimit'))['activate-ip-day']).toEqual({ r: 5 - i, t: 43_200 });
+      expect(res.headers.get('ratelimit-policy')).toBe('"activate-ip-day";q=5;w=86400');
+      expect(parseRateLimit(res.headers.get('ratelimit'))).toEqual({ 'activate-ip-day': { r: 5 - i, t: 43_200 } });
     }
     await expectRateLimited(await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(6), '203.0.113.10'), 'activate-ip-day', 43_200, 'Try again in 12 hours (after 00:00 UTC).');
-    expect(await countsByLimit(t)).toEqual({ 'activate-ip-day': 5, 'activate-machine-day': 5 });
+    expect(await countsByLimit(t)).toEqual({ 'activate-ip-day': 5 });
     t.clock.set('2026-11-22T23:59:59Z');
     await expectRateLimited(await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(6), '203.0.113.10'), 'activate-ip-day', 1);
     t.clock.set('2026-11-23T00:00:00Z');
     expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(6), '203.0.113.10')).status).toBe(401);
   });
 
-  it('activate-machine-day: the sixth activate of one machine in a UTC day is 429 from any IP, until 00:00 UTC', async () => {
+  it('garbage tokens sent for a machine, from any number of IPs, leave that machine its whole budget', async () => {
     t.clock.set('2026-11-22T12:00:00Z');
-    for (let i = 1; i <= 5; i++) expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, `198.51.100.${i}`)).status).toBe(401);
+    for (let i = 1; i <= 12; i++) expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, `198.51.100.${i}`)).status).toBe(401);
+    // A real token made for another machine, presented with this machine's identity: 403, and per IP only too.
+    const foreign = await validToken(otherMachine);
+    const mismatch = await activateRequest(t, foreign.code, foreign.token, machine, '198.51.100.13');
+    expect({ status: mismatch.status, code: (await mismatch.json()).error.code }).toEqual({ status: 403, code: 'machine_mismatch' });
+    expect(await countsByLimit(t, 'activate')).toEqual({ 'activate-ip-day': 13 });
+
+    const { code, token } = await validToken();
+    const res = await activateRequest(t, code, token, machine, '198.51.100.14');
+    expect(res.status).toBe(200);
+    expect(parseRateLimit(res.headers.get('ratelimit'))).toEqual({ 'activate-ip-day': { r: 4, t: 43_200 }, 'activate-machine-day': { r: 4, t: 43_200 } });
+  });
+
+  it('activate-machine-day: the sixth activate with a valid token for one machine in a UTC day is 429 from any IP, until 00:00 UTC', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    for (let i = 1; i <= 5; i++) {
+      const { code, token } = await validToken();
+      expect((await activateRequest(t, code, token, machine, `198.51.100.${i}`)).status).toBe(200);
+    }
+    expect(await countsByLimit(t, 'activate')).toEqual({ 'activate-ip-day': 5, 'activate-machine-day': 5 });
+    const sixth = await validToken();
     const before = await bucketRows(t);
-    await expectRateLimited(await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, '198.51.100.6'), 'activate-machine-day', 43_200);
+    await expectRateLimited(await activateRequest(t, sixth.code, sixth.token, machine, '198.51.100.6'), 'activate-machine-day', 43_200);
     expect(await bucketRows(t)).toEqual(before);
-    t.clock.set('2026-11-23T00:00:00Z');
+    // The machine's limit is not even consulted for a bad token: it is refused as bad, not as limited.
     expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, '198.51.100.6')).status).toBe(401);
+    t.clock.set('2026-11-23T00:00:00Z');
+    const next = await validToken();
+    expect((await activateRequest(t, next.code, next.token, machine, '198.51.100.6')).status).toBe(200);
+  });
+
+  it('a valid token counts in both limits even when the code then fails (409)', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    const { code, token } = await validToken();
+    expect((await activateRequest(t, code, token, machine, '198.51.100.1')).status).toBe(200);
+    const again = await activateRequest(t, code, token, machine, '198.51.100.2');
+    expect({ status: again.status, code: (await again.json()).error.code }).toEqual({ status: 409, code: 'install_code_unavailable' });
+    expect(parseRateLimit(again.headers.get('ratelimit'))).toEqual({ 'activate-ip-day': { r: 4, t: 43_200 }, 'activate-machine-day': { r: 3, t: 43_200 } });
+  });
+
+  it('a request refused by the IP limit counts nothing, whether its token is valid or not', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    for (let i = 1; i <= 5; i++) expect((await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machineNo(i), '203.0.113.10')).status).toBe(401);
+    const { code, token } = await validToken();
+    const before = await bucketRows(t);
+    await expectRateLimited(await activateRequest(t, code, token, machine, '203.0.113.10'), 'activate-ip-day', 43_200);
+    await expectRateLimited(await activateRequest(t, UNKNOWN_CODE, FORGED_TOKEN, machine, '203.0.113.10'), 'activate-ip-day', 43_200);
+    expect(await bucketRows(t)).toEqual(before);
   });
 
   it('confirm and release are never limited and carry no RateLimit headers', async () => {

@@ -85,21 +85,51 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     expect((await issueFromNewBrowser(t, '198.51.100.9', 'Mozilla/5.0 same-browser')).status).toBe(201);
   });
 
+  /** One issue per new browser from 203.0.113.10 at each `HH:MM` of 2026-11-22. */
+  async function issuesAt(times: string[]): Promise<void> {
+    for (const [i, time] of times.entries()) {
+      t.clock.set(`2026-11-22T${time}:00Z`);
+      expect((await issueFromNewBrowser(t, '203.0.113.10', `earlier-${i}`)).status).toBe(201);
+    }
+  }
+
+  it('several limits exhausted at once: Retry-After and the message are those of the one that resets last (issue-ip-hour and issue-ip-day)', async () => {
+    // 10 issues today, the last 3 in the 22:00 hour: at 22:30 the hour resets in 1800 s, the day in 5400 s.
+    await issuesAt(['19:00', '19:01', '19:02', '20:00', '20:01', '20:02', '21:00', '22:10', '22:11', '22:12']);
+    t.clock.set('2026-11-22T22:30:00Z');
+    const res = await issueFromNewBrowser(t, '203.0.113.10', 'ua-new');
+    expect(parseRateLimit(res.headers.get('ratelimit'))['issue-ip-hour']).toEqual({ r: 0, t: 1800 });
+    await expectRateLimited(res, 'issue-ip-day', 5400, 'Try again in 1 hour 30 minutes (after 00:00 UTC).');
+  });
+
+  it('several limits exhausted at once: the one that resets last wins even when listed first (issue-ip-day before issue-session-hour)', async () => {
+    await issuesAt(['19:00', '19:01', '19:02', '20:00', '20:01', '20:02', '21:00', '21:01']);
+    t.clock.set('2026-11-22T22:10:00Z');
+    const browser = await openBrowser(t, '203.0.113.10', 'ua-kept');
+    expect((await issueFrom(t, browser)).status).toBe(201);
+    expect((await issueFrom(t, browser)).status).toBe(201);
+    t.clock.set('2026-11-22T22:30:00Z');
+    const res = await issueFrom(t, browser);
+    const states = parseRateLimit(res.headers.get('ratelimit'));
+    expect({ hour: states['issue-ip-hour'], session: states['issue-session-hour'] }).toEqual({ hour: { r: 1, t: 1800 }, session: { r: 0, t: 1800 } });
+    await expectRateLimited(res, 'issue-ip-day', 5400, 'Try again in 1 hour 30 minutes (after 00:00 UTC).');
+  });
+
   it('a request refused by one limit leaves every other counter unchanged', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
     const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
     await issueFrom(t, browser);
     await issueFrom(t, browser);
-    const before = await bucketRows(t);
-    expect(await countsByLimit(t)).toEqual({ 'issue-ip-hour': 2, 'issue-ip-day': 2, 'issue-session-hour': 2, 'issue-fingerprint-day': 2 });
+    const before = await bucketRows(t, 'issue');
+    expect(await countsByLimit(t, 'issue')).toEqual({ 'issue-ip-hour': 2, 'issue-ip-day': 2, 'issue-session-hour': 2, 'issue-fingerprint-day': 2 });
     await expectRateLimited(await issueFrom(t, browser), 'issue-session-hour', 3600);
-    expect(await bucketRows(t)).toEqual(before);
+    expect(await bucketRows(t, 'issue')).toEqual(before);
 
     // Refused by the IP: the new session and the new browser get no row at all.
     await issueFromNewBrowser(t, '203.0.113.10', 'ua-2');
-    const full = await bucketRows(t);
+    const full = await bucketRows(t, 'issue');
     await expectRateLimited(await issueFromNewBrowser(t, '203.0.113.10', 'ua-3'), 'issue-ip-hour', 3600);
-    expect(await bucketRows(t)).toEqual(full);
+    expect(await bucketRows(t, 'issue')).toEqual(full);
   });
 
   it('a missing, unknown or expired session is refused with 403 before anything is counted', async () => {
@@ -116,7 +146,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     expect(expired.headers.get('ratelimit')).toBeNull();
     const crossSite = await issueFrom(t, await openBrowser(t, '203.0.113.10', 'ua-1'), { headers: { 'sec-fetch-site': 'cross-site' } });
     expect((await crossSite.json()).error.code).toBe('cross_site_request');
-    expect(await bucketRows(t)).toEqual([]);
+    expect(await bucketRows(t, 'issue')).toEqual([]);
   });
 
   it('a browser_signal over 512 characters is 400 and counts nothing; no body or no Content-Type is fine', async () => {
@@ -124,7 +154,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
     const tooLong = await issueFrom(t, browser, { body: { browser_signal: 'x'.repeat(513) } });
     expect({ status: tooLong.status, code: (await tooLong.json()).error.code }).toEqual({ status: 400, code: 'validation_failed' });
-    expect(await bucketRows(t)).toEqual([]);
+    expect(await bucketRows(t, 'issue')).toEqual([]);
     expect((await issueFrom(t, browser)).status).toBe(201);
     expect((await issueFrom(t, browser, { body: {} })).status).toBe(201);
   });

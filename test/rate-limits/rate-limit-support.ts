@@ -1,24 +1,30 @@
 import { expect } from 'vitest';
 import { rateLimitBuckets } from '../../src/db/schema.js';
+import { policiesFor, type RateLimitedRoute } from '../../src/domain/rate-limits/policies.js';
 import type { TestApp } from '../support/test-app.js';
 
 /** Well-formed but never issued: the limits come before the code is looked up, so it still counts. */
 export const UNKNOWN_CODE = 'SDNS-SD-000000-000000-000000';
-/** Well-formed but unsigned: activate counts it, then answers 401. */
+/** Well-formed but unsigned: activate counts it per IP only, then answers 401. */
 export const FORGED_TOKEN = 'eyJhbGciOiJFZERTQSJ9.e30.c2ln';
 
-/** Every bucket row, in a stable order, for tests that assert what was (not) counted. */
-export async function bucketRows(t: TestApp) {
+/**
+ * Every bucket row (or those of one route's limits), in a stable order, for tests that assert what was
+ * (not) counted. Opening a browser counts `session-ip-hour`: issue tests look at the issue limits only.
+ */
+export async function bucketRows(t: TestApp, route?: RateLimitedRoute) {
+  const names = route && new Set<string>(policiesFor(route).map((p) => p.name));
   const rows = await t.database.db.select().from(rateLimitBuckets);
   return rows
+    .filter((r) => !names || names.has(r.limitName))
     .map((r) => ({ limitName: r.limitName, subjectHash: r.subjectHash, bucketStart: r.bucketStart.toISOString(), count: r.count }))
     .sort((a, b) => `${a.limitName}${a.subjectHash}${a.bucketStart}`.localeCompare(`${b.limitName}${b.subjectHash}${b.bucketStart}`));
 }
 
-/** Total count per limit name across subjects and buckets. */
-export async function countsByLimit(t: TestApp): Promise<Record<string, number>> {
+/** Total count per limit name (of every limit, or of one route's) across subjects and buckets. */
+export async function countsByLimit(t: TestApp, route?: RateLimitedRoute): Promise<Record<string, number>> {
   const totals: Record<string, number> = {};
-  for (const row of await bucketRows(t)) totals[row.limitName] = (totals[row.limitName] ?? 0) + row.count;
+  for (const row of await bucketRows(t, route)) totals[row.limitName] = (totals[row.limitName] ?? 0) + row.count;
   return totals;
 }
 

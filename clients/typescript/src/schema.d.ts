@@ -33,9 +33,19 @@ export interface paths {
         };
         /**
          * The SlowDNS page (sets the browser session)
-         * @description The page people open to get an install code. Without a valid `slowdns_browser` session it creates one: a random 256-bit cookie, `HttpOnly`, `SameSite=Lax`, `Path=/`, with `Max-Age` = `BROWSER_SESSION_TTL_SECONDS` and `Secure` when `PUBLIC_BASE_URL` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256.
+         * @description The page people open to get an install code. Without a valid `slowdns_browser` session it creates one: a random 256-bit cookie, `HttpOnly`, `SameSite=Lax`, `Path=/`, with `Max-Age` = `BROWSER_SESSION_TTL_SECONDS` and `Secure` when `PUBLIC_BASE_URL` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256. A `HEAD` request never creates a session.
          *
          *     The page loads only its own script and stylesheet from this service (`/slowdns/app.js`, `/slowdns/app.css`) and calls only `POST /api/v2/slowdns/code/issue`, sending the optional `browser_signal`. It is answered with `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` that allows no inline script or style and no other origin.
+         *
+         *     Over `session-ip-hour`, a request without a valid session gets 429 `rate_limit_exceeded` (the JSON error envelope, not the page) and no cookie; a browser that sends its valid cookie still gets the page, without `RateLimit` headers.
+         *
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. Only a request that would create a new browser session (one without a valid `slowdns_browser` cookie) is counted; a browser that keeps its cookie never is. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *
+         *     | policy | quota | window | counted per |
+         *     |---|---|---|---|
+         *     | `session-ip-hour` | 30 | UTC hour (resets at :00) | client IP address (an IPv6 client by its /64) |
+         *
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy the request was checked against: `q` quota, `w` window in seconds) and `RateLimit` (each such policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         get: operations["getSlowdnsPage"];
         put?: never;
@@ -61,9 +71,9 @@ export interface paths {
          *
          *     Requests from another site (an `Origin` other than this service, or `Sec-Fetch-Site` `cross-site`/`same-site`) are refused with 403 `cross_site_request`; a missing or expired session with 403 `browser_session_required`, before any limit is counted.
          *
-         *     The **browser fingerprint** is the SHA-256 of the request headers `user-agent`, `accept-language`, `sec-ch-ua`, `sec-ch-ua-platform`, `sec-ch-ua-mobile` and of `browser_signal`; it is stored only hashed, as a rate-limit subject. The **client IP address** is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     The **browser fingerprint** is the SHA-256 of the request headers `user-agent`, `accept-language`, `sec-ch-ua`, `sec-ch-ua-platform`, `sec-ch-ua-mobile` and of `browser_signal`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the client, so a script can change `browser_signal` (or a header) on each request and get a new fingerprint every time: `issue-fingerprint-day` is a speed bump for ordinary browsers, not a cap. The real caps are the IP limits and the session limit, and new sessions are themselves limited per IP (`session-ip-hour` on `GET /slowdns`).
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -72,7 +82,7 @@ export interface paths {
          *     | `issue-session-hour` | 2 | UTC hour (resets at :00) | browser session (`slowdns_browser` cookie) |
          *     | `issue-fingerprint-day` | 6 | UTC day (resets at 00:00 UTC) | browser fingerprint |
          *
-         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy the request was checked against: `q` quota, `w` window in seconds) and `RateLimit` (each such policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["issueInstallCode"];
         delete?: never;
@@ -94,16 +104,16 @@ export interface paths {
          * Precheck an install code
          * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state, except that it counts in the rate limits below.
          *
-         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
          *     | `precheck-ip-day` | 10 | UTC day (resets at 00:00 UTC) | client IP address (an IPv6 client by its /64) |
          *     | `precheck-machine-day` | 10 | UTC day (resets at 00:00 UTC) | machine (`machine_id`) |
          *
-         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy the request was checked against: `q` quota, `w` window in seconds) and `RateLimit` (each such policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["precheckInstallCode"];
         delete?: never;
@@ -127,16 +137,16 @@ export interface paths {
          *
          *     A precheck token that is tampered with, expired, of another kind or for another code is 401 `precheck_token_invalid`; a different `machine_id` or `ssh_fingerprint` than the precheck's is 403 `machine_mismatch`.
          *
-         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the token and the code: an activate with a bad token still counts. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
          *     | `activate-ip-day` | 5 | UTC day (resets at 00:00 UTC) | client IP address (an IPv6 client by its /64) |
          *     | `activate-machine-day` | 5 | UTC day (resets at 00:00 UTC) | machine (`machine_id`) |
          *
-         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy the request was checked against: `q` quota, `w` window in seconds) and `RateLimit` (each such policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["activateInstallCode"];
         delete?: never;
@@ -220,15 +230,15 @@ export interface paths {
          *
          *     One server per activation: a second register, even concurrent, is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
          *
-         *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
          *     | `register-ip-hour` | 10 | UTC hour (resets at :00) | client IP address (an IPv6 client by its /64) |
          *
-         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy the request was checked against: `q` quota, `w` window in seconds) and `RateLimit` (each such policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["registerServer"];
         delete?: never;
@@ -254,13 +264,13 @@ export interface paths {
          *
          *     Order of checks: first the guards every route has (415 `unsupported_media_type` for a body that is not JSON, 413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 400 `validation_failed`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
          *     | `checkin-server-hour` | 120 | UTC hour (resets at :00) | server (its agent token) |
          *
-         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy: `q` quota, `w` window in seconds) and `RateLimit` (each policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
+         *     Every answer after the limits were checked carries `RateLimit-Policy` (each policy the request was checked against: `q` quota, `w` window in seconds) and `RateLimit` (each such policy: `r` remaining, `t` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.
          */
         post: operations["checkInServer"];
         delete?: never;
@@ -779,6 +789,16 @@ export interface operations {
                 headers: {
                     /** @description `slowdns_browser`, when the request had no valid session. */
                     "Set-Cookie"?: string;
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "session-ip-hour";q=30;w=3600
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "session-ip-hour";r=29;t=1800
+                     */
+                    RateLimit?: string;
                     /** @description Only this service's own scripts, styles and API. */
                     "Content-Security-Policy"?: string;
                     /** @description Always `no-store`. */
@@ -787,6 +807,30 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
+            429: {
+                headers: {
+                    /**
+                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
+                     * @example 720
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
+                     * @example "session-ip-hour";q=30;w=3600
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
+                     * @example "session-ip-hour";r=29;t=1800
+                     */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */

@@ -3,7 +3,7 @@
  * OpenAPI document and the README table are all derived from it, so they cannot drift.
  */
 
-export type RateLimitedRoute = 'issue' | 'precheck' | 'activate' | 'register' | 'checkin';
+export type RateLimitedRoute = 'page' | 'issue' | 'precheck' | 'activate' | 'register' | 'checkin';
 export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine' | 'server';
 
 export const HOUR_SECONDS = 3600;
@@ -21,6 +21,8 @@ export interface RateLimitPolicy {
 }
 
 export const rateLimitPolicies = [
+  // Each new session is a browser_sessions row: a bot loading the page without its cookie must not grow the table unbounded.
+  { name: 'session-ip-hour', route: 'page', subject: 'ip', quota: 30, windowSeconds: HOUR_SECONDS },
   { name: 'issue-ip-hour', route: 'issue', subject: 'ip', quota: 3, windowSeconds: HOUR_SECONDS },
   { name: 'issue-ip-day', route: 'issue', subject: 'ip', quota: 10, windowSeconds: DAY_SECONDS },
   { name: 'issue-session-hour', route: 'issue', subject: 'session', quota: 2, windowSeconds: HOUR_SECONDS },
@@ -35,9 +37,8 @@ export const rateLimitPolicies = [
   { name: 'checkin-server-hour', route: 'checkin', subject: 'server', quota: 120, windowSeconds: HOUR_SECONDS },
 ] as const satisfies readonly RateLimitPolicy[];
 
-export type RateLimitName = (typeof rateLimitPolicies)[number]['name'];
-
 export const routePaths: Record<RateLimitedRoute, string> = {
+  page: 'GET /slowdns',
   issue: 'POST /api/v2/slowdns/code/issue',
   precheck: 'POST /api/v2/slowdns/install/precheck',
   activate: 'POST /api/v2/slowdns/install/activate',
@@ -45,7 +46,7 @@ export const routePaths: Record<RateLimitedRoute, string> = {
   checkin: 'POST /checkin',
 };
 
-const routeNouns: Record<RateLimitedRoute, string> = { issue: 'install code requests', precheck: 'prechecks', activate: 'activations', register: 'server registrations', checkin: 'check-ins' };
+const routeNouns: Record<RateLimitedRoute, string> = { page: 'new browser sessions', issue: 'install code requests', precheck: 'prechecks', activate: 'activations', register: 'server registrations', checkin: 'check-ins' };
 
 export const subjectLabels: Record<RateLimitSubject, string> = {
   ip: 'client IP address (an IPv6 client by its /64)',
@@ -62,10 +63,6 @@ const windowLabels: Record<RateLimitPolicy['windowSeconds'], string> = {
 
 export function policiesFor(route: RateLimitedRoute): RateLimitPolicy[] {
   return rateLimitPolicies.filter((p) => p.route === route);
-}
-
-export function policyNamed(name: RateLimitName): RateLimitPolicy {
-  return rateLimitPolicies.find((p) => p.name === name)!;
 }
 
 /** Start of the fixed UTC bucket holding `now`: Unix time is UTC, so hours and days align on multiples. */

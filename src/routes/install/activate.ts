@@ -1,12 +1,12 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import { createActivation } from '../../domain/activations.js';
 import { assertInstallerSupported } from '../../domain/installer-version.js';
 import { sha256Hex } from '../../domain/secret-hash.js';
+import type { KeyRing } from '../../domain/signing-keys.js';
 import { signInstallToken, verifyPrecheckToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
-import { rateLimitAddressKey } from '../../http/client-address.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -27,7 +27,7 @@ const activate = createRoute({
 
 A precheck token that is tampered with, expired, of another kind or for another code is 401 \`precheck_token_invalid\`; a different \`machine_id\` or \`ssh_fingerprint\` than the precheck's is 403 \`machine_mismatch\`.
 
-Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), then the limits, then the token and the code: an activate with a bad token still counts. The client IP address is the socket peer, or the \`X-Forwarded-For\` entry \`TRUST_PROXY\` points at; an IPv6 client is counted by its /64 network.
+Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
 
 ${rateLimitDescription('activate')}`,
   request: jsonBody(ActivateRequestSchema),
@@ -61,17 +61,32 @@ ${rateLimitDescription('activate')}`,
   },
 });
 
+/** Why the precheck token does not admit this activate (401 or 403), checked without the database; undefined when it does. */
+async function precheckTokenProblem(keys: KeyRing, body: z.infer<typeof ActivateRequestSchema>, codeHash: string, now: Date): Promise<ApiError | undefined> {
+  let precheck;
+  try {
+    precheck = await verifyPrecheckToken(keys, body.precheck_token, now);
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  if (precheck.codeHash !== codeHash) return new ApiError('precheck_token_invalid', 'This precheck token was made for another install code; run the precheck again.');
+  if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint) return new ApiError('machine_mismatch');
+  return undefined;
+}
+
 export function registerActivate(app: Router, deps: AppDeps): void {
   app.openapi(activate, async (c) => {
     const body = c.req.valid('json');
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
-    const ip = rateLimitAddressKey(c.get('clientAddress'));
-    await enforceRateLimits(c, deps.db, now, checksFor('activate', { ip, machine: body.machine_id }));
-    const precheck = await verifyPrecheckToken(deps.keys, body.precheck_token, now);
     const codeHash = sha256Hex(body.install_code);
-    if (precheck.codeHash !== codeHash) throw new ApiError('precheck_token_invalid', 'This precheck token was made for another install code; run the precheck again.');
-    if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint) throw new ApiError('machine_mismatch');
+    const tokenProblem = await precheckTokenProblem(deps.keys, body, codeHash, now);
+    // Whoever knows a machine_id could otherwise spend that machine's budget with garbage tokens:
+    // a refused token counts only against the sender's IP.
+    const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id });
+    await enforceRateLimits(c, deps.db, now, tokenProblem ? checks.filter((check) => check.policy.subject === 'ip') : checks);
+    if (tokenProblem) throw tokenProblem;
 
     const activation = await createActivation(
       deps.db,

@@ -6,7 +6,6 @@ import { assertInstallerSupported } from '../../domain/installer-version.js';
 import { sha256Hex } from '../../domain/secret-hash.js';
 import { signPrecheckToken, tokenExpiry } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
-import { rateLimitAddressKey } from '../../http/client-address.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -25,7 +24,7 @@ const precheck = createRoute({
   summary: 'Precheck an install code',
   description: `Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be \`issued\` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the code's own expiry. A precheck changes no state, except that it counts in the rate limits below.
 
-Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), then the limits, then the code: a precheck of an unknown or expired code still counts. The client IP address is the socket peer, or the \`X-Forwarded-For\` entry \`TRUST_PROXY\` points at; an IPv6 client is counted by its /64 network.
+Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), then the limits, then the code: a precheck of an unknown or expired code still counts.
 
 ${rateLimitDescription('precheck')}`,
   request: jsonBody(PrecheckRequestSchema),
@@ -59,8 +58,7 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
-    const ip = rateLimitAddressKey(c.get('clientAddress'));
-    await enforceRateLimits(c, deps.db, now, checksFor('precheck', { ip, machine: body.machine_id }));
+    await enforceRateLimits(c, deps.db, now, checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id }));
     const code = await findInstallCode(deps.db, body.install_code, deps.config.installCodePrefix);
     const problem = installCodeProblem(code, now);
     if (problem) throw problem;

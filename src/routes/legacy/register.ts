@@ -2,7 +2,6 @@ import { createRoute } from '@hono/zod-openapi';
 import { CHECKIN_INTERVAL_SECONDS, registerServer } from '../../domain/servers.js';
 import { verifyInstallTokenFor } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
-import { rateLimitAddressKey } from '../../http/client-address.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -22,7 +21,7 @@ const register = createRoute({
 
 One server per activation: a second register, even concurrent, is 409 \`server_already_registered\`. A released activation is 409 \`activation_released\`; after confirm the token is used, 409 \`install_token_used\`; a tampered, expired or foreign install token is 401 \`install_token_invalid\`. Bodies are limited to 8 KiB.
 
-Order of checks: the body (400 \`validation_failed\`), then the limits, then the token and the activation: a register with a bad token still counts. The client IP address is the socket peer, or the \`X-Forwarded-For\` entry \`TRUST_PROXY\` points at; an IPv6 client is counted by its /64 network.
+Order of checks: the body (400 \`validation_failed\`), then the limits, then the token and the activation: a register with a bad token still counts.
 
 ${rateLimitDescription('register')}`,
   security: [],
@@ -51,7 +50,7 @@ export function registerRegister(app: Router, deps: AppDeps): void {
   app.openapi(register, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: rateLimitAddressKey(c.get('clientAddress')) }));
+    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }));
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
     const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now);
     c.header('Cache-Control', 'no-store');

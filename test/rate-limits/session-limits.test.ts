@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { browserSessions } from '../../src/db/schema.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+import { bucketRows, countsByLimit, expectRateLimited, openBrowser, parseRateLimit } from './rate-limit-support.js';
+
+describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slowdns', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  beforeEach(() => t.database.reset());
+  afterAll(() => t.close());
+
+  const sessionRows = async () => (await t.database.db.select().from(browserSessions)).length;
+  const loadPage = (address: string, cookie?: string) => t.request('/slowdns', cookie ? { headers: { cookie } } : {}, address);
+
+  it('session-ip-hour: the 31st new session from one IP in an hour is 429, sets no cookie and stores no row, until 11:00:00', async () => {
+    t.clock.set('2026-11-22T10:20:00Z');
+    for (let i = 1; i <= 30; i++) {
+      const res = await loadPage('203.0.113.10');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('set-cookie')).toMatch(/^slowdns_browser=/);
+      expect(res.headers.get('ratelimit-policy')).toBe('"session-ip-hour";q=30;w=3600');
+      expect(parseRateLimit(res.headers.get('ratelimit'))).toEqual({ 'session-ip-hour': { r: 30 - i, t: 2400 } });
+    }
+    const refused = await loadPage('203.0.113.10');
+    expect({ setCookie: refused.headers.get('set-cookie'), cacheControl: refused.headers.get('cache-control') }).toEqual({ setCookie: null, cacheControl: 'no-store' });
+    await expectRateLimited(refused, 'session-ip-hour', 2400, 'Try again in 40 minutes (after 11:00 UTC).');
+    expect(await sessionRows()).toBe(30);
+    expect(await countsByLimit(t)).toEqual({ 'session-ip-hour': 30 });
+
+    expect((await loadPage('198.51.100.7')).status).toBe(200);
+    t.clock.set('2026-11-22T10:59:59Z');
+    await expectRateLimited(await loadPage('203.0.113.10'), 'session-ip-hour', 1);
+    t.clock.set('2026-11-22T11:00:00Z');
+    const next = await loadPage('203.0.113.10');
+    expect(next.headers.get('set-cookie')).toMatch(/^slowdns_browser=/);
+    expect(await sessionRows()).toBe(32);
+  });
+
+  it('a browser that sends its valid cookie is never counted and still gets the page when its IP is over the limit', async () => {
+    t.clock.set('2026-11-22T10:00:00Z');
+    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    for (let i = 2; i <= 30; i++) expect((await loadPage('203.0.113.10')).status).toBe(200);
+    expect((await loadPage('203.0.113.10')).status).toBe(429);
+    const before = await bucketRows(t);
+    for (let i = 0; i < 5; i++) {
+      const res = await loadPage('203.0.113.10', browser.cookie);
+      expect({ status: res.status, setCookie: res.headers.get('set-cookie'), rateLimit: res.headers.get('ratelimit') }).toEqual({ status: 200, setCookie: null, rateLimit: null });
+    }
+    expect(await bucketRows(t)).toEqual(before);
+  });
+
+  it('an unknown or expired cookie is a new session, counted like none', async () => {
+    t.clock.set('2026-11-22T10:00:00Z');
+    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    t.clock.advance(3600);
+    expect((await loadPage('203.0.113.10', browser.cookie)).headers.get('set-cookie')).toMatch(/^slowdns_browser=/);
+    expect((await loadPage('203.0.113.10', 'slowdns_browser=forged')).headers.get('set-cookie')).toMatch(/^slowdns_browser=/);
+    expect(await countsByLimit(t)).toEqual({ 'session-ip-hour': 3 });
+  });
+});
