@@ -63,6 +63,24 @@ describe('precheck errors', () => {
     await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }), 415, 'unsupported_media_type');
   });
 
+  it('a 2 MB body is 413 payload_too_large, and an empty JSON body is 400 validation_failed', async () => {
+    const path = '/api/v2/slowdns/install/precheck';
+    await expectError(await t.request(path, postJson({ install_code: 'x'.repeat(2 * 1024 * 1024) })), 413, 'payload_too_large');
+    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
+  });
+
+  it.each([
+    ['spaces instead of dashes', (c: string) => c.replace(/-/g, ' ')],
+    ['no separators at all', (c: string) => c.replace(/-/g, '')],
+    ['en dashes and a zero-width space from a copy', (c: string) => `${c.replace(/-/g, '\u2013')}\u200b`],
+    ['full-width letters', (c: string) => c.replace('SDNS', '\uff33\uff24\uff2e\uff33')],
+  ])('forgives a code typed with %s', async (_, retype) => {
+    const code = await issueCode(t);
+    const res = await precheckRequest(t, retype(code));
+    expect(res.status).toBe(200);
+    expect((await res.json()).data.install_code).toBe(code);
+  });
+
   it('a well-formed code that does not exist is 404 install_code_not_found', async () => {
     await expectError(await precheckRequest(t, 'SDNS-SD-000000-000000-000000'), 404, 'install_code_not_found');
     await expectError(await precheckRequest(t, 'ACME-SD-000000-000000-000000'), 404, 'install_code_not_found');
@@ -73,6 +91,13 @@ describe('precheck errors', () => {
     t.clock.advance(899);
     expect((await precheckRequest(t, code)).status).toBe(200);
     t.clock.advance(1);
+    await expectError(await precheckRequest(t, code), 410, 'install_code_expired');
+  });
+
+  it('in the code\'s last second, when a token could only be born expired, the code counts as expired', async () => {
+    t.clock.set('2026-11-22T10:00:00.700Z');
+    const code = await issueCode(t);
+    t.clock.set('2026-11-22T10:15:00.200Z');
     await expectError(await precheckRequest(t, code), 410, 'install_code_expired');
   });
 
@@ -136,6 +161,15 @@ describe('activate errors', () => {
     const { error } = await res.json();
     expect(error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining(field) });
     expect(await codeStatus(code)).toBe('issued');
+  });
+
+  it('refuses an IPv6 zone index and stores an IPv4-mapped address as IPv4', async () => {
+    const code = await issueCode(t);
+    const token = await precheckToken(t, code);
+    await expectError(await activateRequest(t, code, token, { public_ip: 'fe80::1%eth0' }), 400, 'validation_failed');
+    const res = await activateRequest(t, code, token, { public_ip: '::ffff:203.0.113.9' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).data.machine_binding.public_ip).toBe('203.0.113.9');
   });
 
   it('accepts IPv6, a single-label hostname and a trailing dot, stored normalised', async () => {

@@ -7,6 +7,7 @@ import { sha256Hex } from '../../domain/secret-hash.js';
 import { signPrecheckToken, tokenExpiry } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
+import { ApiError } from '../../errors.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
@@ -63,6 +64,8 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
     const problem = installCodeProblem(code, now);
     if (problem) throw problem;
     const expiresAt = tokenExpiry(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code!.expiresAt.getTime())));
+    // Token expiry is whole seconds: in the code's last second the token would be born expired.
+    if (expiresAt.getTime() <= now.getTime()) throw new ApiError('install_code_expired');
     const token = await signPrecheckToken(
       deps.keys,
       { codeHash: sha256Hex(body.install_code), machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint },
