@@ -27,6 +27,11 @@ export function envelopeOf(code: ErrorCode, message: string = errorCatalog[code]
   return { error: { code, message } };
 }
 
+/** What a 503 carries besides the envelope (src/http/error-handling.ts sets it). */
+const unavailableHeaders = {
+  'Retry-After': { description: 'Seconds to wait before trying again while the database is unreachable.', schema: { type: 'integer' as const }, example: 5 },
+};
+
 /**
  * The documented error responses of a route, grouped by status, each code with its example.
  * Every route lists the codes it can give plus the ones any route can give. A limited route documents
@@ -39,10 +44,11 @@ export function errorResponses(...codes: ErrorCode[]) {
     const status = errorCatalog[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema; examples: Record<string, { value: ErrorEnvelope }> } } }> = {};
+  const responses: Record<number, { description: string; headers?: typeof unavailableHeaders; content: { 'application/json': { schema: typeof ErrorEnvelopeSchema; examples: Record<string, { value: ErrorEnvelope }> } } }> = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[status] = {
       description: statusCodes.map((c) => `\`${c}\`: ${errorCatalog[c].message}`).join(' '),
+      ...(status === 503 ? { headers: unavailableHeaders } : {}),
       content: {
         'application/json': {
           schema: ErrorEnvelopeSchema,

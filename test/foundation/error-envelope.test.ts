@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
-// Any JSON route will do to prove the app-wide guards; healthz is the one the foundation has.
-const JSON_ROUTE = '/api/v2/healthz';
+// A POST route with a JSON body proves the app-wide body guards; a GET-only route the 405.
+const JSON_ROUTE = '/api/v2/slowdns/install/precheck';
+const GET_ROUTE = '/api/v2/healthz';
 
 describe('every non-2xx answer is the one error envelope', () => {
   let t: TestApp;
@@ -25,7 +26,7 @@ describe('every non-2xx answer is the one error envelope', () => {
   });
 
   it('a known route with the wrong method is 405 method_not_allowed with Allow', async () => {
-    const res = await t.request(JSON_ROUTE, { method: 'DELETE' });
+    const res = await t.request(GET_ROUTE, { method: 'DELETE' });
     expect(res.headers.get('allow')).toContain('GET');
     await expectEnvelope(res, 405, 'method_not_allowed');
   });
@@ -42,6 +43,6 @@ describe('every non-2xx answer is the one error envelope', () => {
       body: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }),
     });
     await expectEnvelope(res, 413, 'payload_too_large');
-    expect((await t.request(JSON_ROUTE)).status).toBe(200);
+    expect((await t.request(GET_ROUTE)).status).toBe(200);
   });
 });

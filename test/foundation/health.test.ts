@@ -44,6 +44,7 @@ describe('GET /api/v2/healthz with the database gone', () => {
     const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
     expect(await res.json()).toEqual({ error: { code: 'service_unavailable', message: expect.any(String) } });
     await database.close();
   });

@@ -767,6 +767,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -845,6 +850,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -973,6 +983,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1132,6 +1147,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1311,6 +1331,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1421,6 +1446,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1523,6 +1553,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1561,6 +1596,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1706,6 +1746,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1832,6 +1877,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1934,6 +1984,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2015,6 +2070,11 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    /**
+                     * @description Seconds to wait before trying again while the database is unreachable.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
