@@ -107,6 +107,15 @@ describe('the life of a server agent', () => {
     expect((await byOperator.json()).data).toEqual(first.data);
   });
 
+  it('an agent revokes itself with no body, or an empty body labelled JSON', async () => {
+    for (const init of [{ method: 'POST' }, { method: 'POST', headers: { 'content-type': 'application/json' } }]) {
+      const server = await registeredServer(t);
+      const res = await t.request('/revoke', { ...init, headers: { ...init.headers, ...bearer(server.agentToken) } });
+      expect(res.status).toBe(200);
+      expect((await res.json()).data).toMatchObject({ server_id: server.serverId, status: 'revoked' });
+    }
+  });
+
   it('an operator with ADMIN_TOKEN revokes any server, and its checkin then says revoked', async () => {
     const target = await registeredServer(t);
     const bystander = await registeredServer(t);
