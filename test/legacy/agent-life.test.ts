@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { servers } from '../../src/db/schema.js';
 import { confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+import { buildTestApp, useTestApp } from '../support/test-app.js';
 import { dumpAllTables } from '../support/test-database.js';
 import { bearer, checkinRequest, registeredServer, report, revokeRequest, statusRequest } from './agent-requests.js';
 
@@ -10,15 +10,7 @@ const ADMIN_TOKEN = 'operator-secret-0123456789abcdefghijklmnop';
 const isoOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
 describe('the life of a server agent', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ ADMIN_TOKEN });
-  });
-  beforeEach(async () => {
-    await t.database.reset();
-    t.clock.set('2026-11-22T10:00:00.000Z');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ ADMIN_TOKEN });
 
   const serverRow = async (id: string) => (await t.database.db.select().from(servers).where(eq(servers.id, id)))[0]!;
 

@@ -1,19 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activations, servers } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { signInstallToken } from '../../src/domain/tokens.js';
 import { activatedInstall, confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { type TestApp, useTestApp } from '../support/test-app.js';
 import { AGENT_VERSION, registerRequest } from './agent-requests.js';
 
 describe('POST /register', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.database.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const registration = (a: { activationId: string; installToken: string }) => ({ activation_id: a.activationId, install_token: a.installToken, agent_version: AGENT_VERSION });
   const serverRows = () => t.database.db.select().from(servers);

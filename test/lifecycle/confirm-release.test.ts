@@ -1,18 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { signInstallToken } from '../../src/domain/tokens.js';
 import { activatedInstall, confirmRequest, expectError, precheckRequest, releaseRequest } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, postJson, type TestApp } from '../support/test-app.js';
+import { buildTestApp, postJson, type TestApp, useTestApp } from '../support/test-app.js';
 
 describe('confirm and release', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const states = async (app: TestApp, code: string, activationId: string) => {
     const [codeRow] = await app.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { browserSessions, installCodes } from '../../src/db/schema.js';
 import { expectError, issueRequest, openBrowserSession } from '../support/install-flow.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { buildTestApp, useTestApp } from '../support/test-app.js';
 
 describe('GET /slowdns and POST /api/v2/slowdns/code/issue', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('the page sets an HttpOnly, SameSite=Lax session cookie with Max-Age and no Secure over http', async () => {
     const res = await t.request('/slowdns');
@@ -35,7 +30,6 @@ describe('GET /slowdns and POST /api/v2/slowdns/code/issue', () => {
   });
 
   it('marks the cookie Secure when PUBLIC_BASE_URL is https', async () => {
-    const { buildTestApp } = await import('../support/test-app.js');
     const https = buildTestApp(t.database, t.keys, { PUBLIC_BASE_URL: 'https://activate.example.net' });
     const res = await https.request('/slowdns');
     expect(res.headers.get('set-cookie')).toMatch(/; Secure/);

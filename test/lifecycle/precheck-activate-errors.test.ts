@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import {
@@ -12,15 +12,10 @@ import {
   precheckRequest,
   precheckToken,
 } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, postJson, type TestApp } from '../support/test-app.js';
+import { buildTestApp, postJson, useTestApp } from '../support/test-app.js';
 
 describe('precheck errors', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('names every missing field in validation_failed', async () => {
     const res = await t.request('/api/v2/slowdns/install/precheck', postJson({}));
@@ -126,12 +121,7 @@ describe('precheck errors', () => {
 });
 
 describe('activate errors', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const codeStatus = async (code: string) =>
     (await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]?.status;

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import {
@@ -12,18 +12,13 @@ import {
   randomMachine,
   releaseRequest,
 } from '../support/install-flow.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 const statusesOf = async (responses: Response[]) =>
   Promise.all(responses.map(async (r) => `${r.status} ${r.status === 200 ? 'ok' : (await r.json()).error.code}`));
 
 describe('races on the real database', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('20 concurrent activations of one code: exactly one succeeds, one activation exists', async () => {
     const code = await issueCode(t);

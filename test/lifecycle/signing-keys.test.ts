@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { signingKeys } from '../../src/db/schema.js';
 import { generatePrivateJwk, loadKeyRing } from '../../src/domain/signing-keys.js';
 import { activateRequest, confirmRequest, issueCode, precheckToken } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+import { buildTestApp, useTestApp } from '../support/test-app.js';
 
 describe('signing keys', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('without SIGNING_KEYS, the first start makes one Ed25519 key in the database and later starts reuse it', async () => {
     const first = await loadKeyRing(t.database, undefined, t.clock.now());

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { base64url, SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
@@ -15,7 +15,7 @@ import {
   machine,
   precheckToken,
 } from '../support/install-flow.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 /** Flips one character of the signature: same header and claims, invalid signature. */
 function tamperSignature(token: string): string {
@@ -39,12 +39,7 @@ function algNone(token: string): string {
 }
 
 describe('token attacks are refused with 401', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   /** A refused activate changes nothing: the code is still `issued` and has no activation. */
   async function expectCodeUntouched(code: string) {

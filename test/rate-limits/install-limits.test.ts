@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activateRequest, confirmRequest, issueCode, machine, otherMachine, precheckRequest, precheckToken, releaseRequest } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+import { buildTestApp, useTestApp } from '../support/test-app.js';
 import { bucketRows, countsByLimit, expectRateLimited, FORGED_TOKEN, parseRateLimit, UNKNOWN_CODE } from './rate-limit-support.js';
 
 const machineNo = (n: number) => ({ machine_id: n.toString(16).padStart(32, '0') });
 
 describe('precheck limits: 10/IP/day and 10/machine/day', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.database.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('a precheck of an unknown code still counts and carries the headers', async () => {
     t.clock.set('2026-11-22T18:00:00Z');
@@ -55,12 +50,7 @@ describe('precheck limits: 10/IP/day and 10/machine/day', () => {
 });
 
 describe('activate limits: 5/IP/day, and 5/machine/day for valid tokens; confirm and release are not limited', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.database.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   /** An issued code and a valid precheck token for `onMachine` (issued and prechecked from other addresses). */
   async function validToken(onMachine: Record<string, string> = machine): Promise<{ code: string; token: string }> {

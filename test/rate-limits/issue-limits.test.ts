@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, useTestApp } from '../support/test-app.js';
 import { bucketRows, countsByLimit, expectRateLimited, issueFrom, issueFromNewBrowser, openBrowser, parseRateLimit } from './rate-limit-support.js';
 
 const ISSUE = '/api/v2/slowdns/code/issue';
 
 describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.database.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('admitted answers carry RateLimit-Policy and RateLimit for every issue policy, and no Retry-After', async () => {
     t.clock.set('2026-11-22T10:30:00Z');

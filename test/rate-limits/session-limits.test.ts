@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { browserSessions } from '../../src/db/schema.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { type TestApp, useTestApp } from '../support/test-app.js';
 import { bucketRows, countsByLimit, expectRateLimited, openBrowser, parseRateLimit } from './rate-limit-support.js';
 
 describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slowdns', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  beforeEach(() => t.database.reset());
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const sessionRows = async () => (await t.database.db.select().from(browserSessions)).length;
   const loadPage = (address: string, cookie?: string) => t.request('/slowdns', cookie ? { headers: { cookie } } : {}, address);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
@@ -62,4 +63,19 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
 /** JSON POST with the headers a same-site browser or an installer sends. */
 export function postJson(body: unknown, headers: Record<string, string> = {}): RequestInit {
   return { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * The usual set-up of a test file: one app on its own database for the whole file, reset (empty
+ * tables, clock back at TEST_EPOCH) before each test and closed at the end. The returned object is
+ * filled in by `beforeAll`, so use it inside tests and hooks only.
+ */
+export function useTestApp(env: Record<string, string> = {}): TestApp {
+  const t = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(t, await createTestApp(env));
+  });
+  beforeEach(() => t.reset());
+  afterAll(() => t.close());
+  return t;
 }
