@@ -89,7 +89,9 @@ interface FetchOutcome<T> {
 
 export function createClient(options: ClientOptions): SlowdnsClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const api = createFetchClient<paths>({ baseUrl: options.baseUrl, headers: options.headers });
+  // Options are built without `key: undefined` entries: consumers compiling this source with
+  // `exactOptionalPropertyTypes` reject them (test/exact-optional-types.test.ts).
+  const api = createFetchClient<paths>(options.headers === undefined ? { baseUrl: options.baseUrl } : { baseUrl: options.baseUrl, headers: options.headers });
 
   /**
    * Runs one operation with its own fetch, which keeps the answer's status and headers (openapi-fetch
@@ -131,14 +133,10 @@ export function createClient(options: ClientOptions): SlowdnsClient {
 
   return {
     healthz: (o = {}) => call('getHealth', (fetch) => api.GET('/api/v2/healthz', { ...o, fetch })),
-    issueInstallCode: ({ browserSession, ...o } = {}) =>
-      call('issueInstallCode', (fetch) =>
-        api.POST('/api/v2/slowdns/code/issue', {
-          ...o,
-          fetch,
-          headers: browserSession === undefined ? o.headers : { ...o.headers, cookie: `slowdns_browser=${browserSession}` },
-        }),
-      ),
+    issueInstallCode: ({ browserSession, ...o } = {}) => {
+      const withCookie = browserSession === undefined ? o : { ...o, headers: { ...o.headers, cookie: `slowdns_browser=${browserSession}` } };
+      return call('issueInstallCode', (fetch) => api.POST('/api/v2/slowdns/code/issue', { ...withCookie, fetch }));
+    },
     precheck: (body, o = {}) => call('precheckInstallCode', (fetch) => api.POST('/api/v2/slowdns/install/precheck', { ...o, body, fetch })),
     activate: (body, o = {}) => call('activateInstallCode', (fetch) => api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch })),
     confirm: (body, o = {}) => call('confirmInstall', (fetch) => api.POST('/api/v2/slowdns/install/confirm', { ...o, body, fetch })),
@@ -150,9 +148,9 @@ export function createClient(options: ClientOptions): SlowdnsClient {
     status: ((tokenOrOptions?: string | CallOptions, maybeOptions: CallOptions = {}) => {
       const agentToken = typeof tokenOrOptions === 'string' ? tokenOrOptions : undefined;
       const o = typeof tokenOrOptions === 'string' ? maybeOptions : (tokenOrOptions ?? {});
-      const headers = agentToken === undefined ? o.headers : bearer(agentToken, o.headers);
+      const withToken = agentToken === undefined ? o : { ...o, headers: bearer(agentToken, o.headers) };
       // The contract's answer is the union of both shapes; which one is decided by the token.
-      return call('getStatus', (fetch) => api.GET('/status', { ...o, fetch, headers }));
+      return call('getStatus', (fetch) => api.GET('/status', { ...withToken, fetch }));
     }) as SlowdnsClient['status'],
   };
 }
