@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
-import { limitBodySize, requireJsonBody } from './http/body-guards.js';
+import { limitBodySize } from './http/body-guards.js';
 import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
 import { createRouter, type Router } from './http/router.js';
@@ -33,7 +33,7 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const app = createRouter();
   app.use('*', requestContext(deps.logger, deps.config.trustProxy));
-  app.use('*', limitBodySize, requireJsonBody);
+  app.use('*', limitBodySize);
 
   registerHealth(app, deps.db);
   registerBrowserPage(app, deps);

@@ -8,14 +8,6 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 const jsonContentType = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
 
-/** A request that carries a body must say it is JSON: anything else is 415, not a confusing 400. */
-export const requireJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const length = c.req.header('content-length');
-  const hasBody = length !== undefined ? Number(length) > 0 : c.req.raw.body !== null;
-  if (hasBody && !jsonContentType.test(c.req.header('content-type') ?? '')) throw new ApiError('unsupported_media_type');
-  await next();
-};
-
 /**
  * For routes whose body is optional: an empty body labelled JSON
  * (`curl -X POST -H 'Content-Type: application/json'`) reads as `{}` instead of failing to parse.
@@ -32,6 +24,7 @@ export const emptyJsonBodyAsObject: MiddlewareHandler<AppEnv> = async (c, next) 
 export const limitBodySize: MiddlewareHandler<AppEnv> = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
-    throw new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+    // The rest of the body is never read: this connection cannot carry another request.
+    throw new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, { Connection: 'close' });
   },
 });

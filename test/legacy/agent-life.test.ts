@@ -151,8 +151,9 @@ describe('the life of a server agent', () => {
     }
     // The token is checked before the body: an unauthenticated caller learns nothing about validation.
     await expectError(await checkinRequest(t, {}, { nonsense: true }), 401, 'agent_token_invalid');
-    // Only the app-wide guards come first: a body that is not JSON is 415 even without a token.
-    await expectError(await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415, 'unsupported_media_type');
+    // Not even the body's media type: a caller without a token gets 401, one with a token 415.
+    await expectError(await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 401, 'agent_token_invalid');
+    await expectError(await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain', ...bearer(server.agentToken) }, body: 'x' }), 415, 'unsupported_media_type');
     await expectError(await statusRequest(t, bearer('wrong-token')), 401, 'agent_token_invalid');
     expect((await serverRow(server.serverId)).status).toBe('active');
   });

@@ -262,7 +262,7 @@ export interface paths {
          *
          *     A revoked server's check-in answers 200 with `status: "revoked"` and records nothing: the agent should stop. A missing or unknown agent token is 401 `agent_token_invalid` with `WWW-Authenticate: Bearer`. Bodies are limited to 8 KiB (413 `payload_too_large`); fields this version does not know are ignored and not stored, so newer agents keep working.
          *
-         *     Order of checks: first the guards every route has (415 `unsupported_media_type` for a body that is not JSON, 413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 400 `validation_failed`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
+         *     Order of checks: first the size limit every route has (413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 415 `unsupported_media_type` when it is not JSON, 400 `validation_failed`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`.
          *
@@ -315,7 +315,7 @@ export interface paths {
          * Service status, or a server's status
          * @description Without credentials: the service's status (`ServiceStatus`): its name, API version, current time, and `database: "reachable"` after a real round trip to the database (503 `service_unavailable` when it cannot be reached).
          *
-         *     With `Authorization: Bearer <agent_token>`: that agent's server (`ServerRecord`): its id, `status` (`active` or `revoked`), hostname, registration time and last accepted check-in. A wrong token is 401 `agent_token_invalid`, never the public answer. Like every route, a request carrying a body that is not JSON is 415 `unsupported_media_type` and one over 64 KiB is 413 `payload_too_large`, before the token is looked at. Not rate-limited.
+         *     With `Authorization: Bearer <agent_token>`: that agent's server (`ServerRecord`): its id, `status` (`active` or `revoked`), hostname, registration time and last accepted check-in. A wrong token is 401 `agent_token_invalid`, never the public answer. Like every route, a request carrying a body over 64 KiB is 413 `payload_too_large`, before the token is looked at. Not rate-limited.
          */
         get: operations["getStatus"];
         put?: never;
@@ -2042,15 +2042,6 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `unsupported_media_type`: Send the request body as application/json. */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,8 +11,8 @@ export interface AgentEnv {
 
 /**
  * Resolves the agent's server from its bearer token before the body is validated, so that a caller
- * without a valid token learns nothing about its body's fields (the app-wide 415 and 413 guards
- * still run first). Revoked servers authenticate too: they must learn it.
+ * without a valid token learns nothing about its body (only the app-wide 64 KiB limit runs first).
+ * Revoked servers authenticate too: they must learn it.
  * With `optional`, a request without an Authorization header passes with no server.
  */
 export function agentAuth(db: Database, { optional = false } = {}) {

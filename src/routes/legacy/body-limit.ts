@@ -10,6 +10,6 @@ export const LEGACY_MAX_BODY_BYTES = 8 * 1024;
 export const legacyBodyLimit: MiddlewareHandler<AppEnv> = bodyLimit({
   maxSize: LEGACY_MAX_BODY_BYTES,
   onError: () => {
-    throw new ApiError('payload_too_large', `The request body is larger than ${LEGACY_MAX_BODY_BYTES / 1024} KiB.`);
+    throw new ApiError('payload_too_large', `The request body is larger than ${LEGACY_MAX_BODY_BYTES / 1024} KiB.`, { Connection: 'close' });
   },
 });

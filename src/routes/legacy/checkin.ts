@@ -25,7 +25,7 @@ const checkin = createRoute({
 
 A revoked server's check-in answers 200 with \`status: "revoked"\` and records nothing: the agent should stop. A missing or unknown agent token is 401 \`agent_token_invalid\` with \`WWW-Authenticate: Bearer\`. Bodies are limited to 8 KiB (413 \`payload_too_large\`); fields this version does not know are ignored and not stored, so newer agents keep working.
 
-Order of checks: first the guards every route has (415 \`unsupported_media_type\` for a body that is not JSON, 413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 400 \`validation_failed\`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
+Order of checks: first the size limit every route has (413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 415 \`unsupported_media_type\` when it is not JSON, 400 \`validation_failed\`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
 
 ${rateLimitDescription('checkin')}`,
   security: [{ agentToken: [] }],

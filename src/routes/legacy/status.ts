@@ -16,7 +16,7 @@ const status = createRoute({
   summary: 'Service status, or a server\'s status',
   description: `Without credentials: the service's status (\`ServiceStatus\`): its name, API version, current time, and \`database: "reachable"\` after a real round trip to the database (503 \`service_unavailable\` when it cannot be reached).
 
-With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecord\`): its id, \`status\` (\`active\` or \`revoked\`), hostname, registration time and last accepted check-in. A wrong token is 401 \`agent_token_invalid\`, never the public answer. Like every route, a request carrying a body that is not JSON is 415 \`unsupported_media_type\` and one over 64 KiB is 413 \`payload_too_large\`, before the token is looked at. Not rate-limited.`,
+With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecord\`): its id, \`status\` (\`active\` or \`revoked\`), hostname, registration time and last accepted check-in. A wrong token is 401 \`agent_token_invalid\`, never the public answer. Like every route, a request carrying a body over 64 KiB is 413 \`payload_too_large\`, before the token is looked at. Not rate-limited.`,
   // Either no credentials or an agent token.
   security: [{}, { agentToken: [] }],
   responses: {
@@ -30,7 +30,7 @@ With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecor
         },
       },
     },
-    ...errorResponses('agent_token_invalid', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses('agent_token_invalid', 'payload_too_large'),
   },
 });
 
