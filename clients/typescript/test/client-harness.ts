@@ -13,8 +13,12 @@ export interface ClientHarness {
   t: TestApp;
   client: SlowdnsClient;
   baseUrl: string;
+  /** A client on the same transport at another base URL (a mistyped one, say). */
+  clientAt(baseUrl: string): SlowdnsClient;
   /** A raw request through the same transport as the client, for what the client does not cover (the page). */
-  fetch(path: string): Promise<Response>;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Closes the database under the running service (its answers are then 503); `close` then leaves it. */
+  closeDatabase(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,12 +29,15 @@ export const inProcess: Transport = async (env = {}) => {
   const baseUrl = 'http://localhost:8080';
   // With no socket the app would key every caller as 'unknown'; give it the address a socket would.
   const fetch = (request: Request) => t.app.fetch(request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
+  const database = closableOnce(t);
   return {
     t,
     client: createClient({ baseUrl, fetch: async (request) => fetch(request) }),
     baseUrl,
-    fetch: async (path) => fetch(new Request(`${baseUrl}${path}`)),
-    close: () => t.close(),
+    clientAt: (other) => createClient({ baseUrl: other, fetch: async (request) => fetch(request) }),
+    fetch: async (path, init) => fetch(new Request(`${baseUrl}${path}`, init)),
+    closeDatabase: database.close,
+    close: database.close,
   };
 };
 
@@ -38,17 +45,26 @@ export const overHttp: Transport = async (env = {}) => {
   let t: TestApp | undefined;
   const server = await serveOverHttp(async (origin) => (t = await createTestApp({ PUBLIC_BASE_URL: origin, ...env })).app);
   const app = t!;
+  const database = closableOnce(app);
   return {
     t: app,
     client: createClient({ baseUrl: server.origin }),
     baseUrl: server.origin,
-    fetch: (path) => fetch(`${server.origin}${path}`),
+    clientAt: (other) => createClient({ baseUrl: other }),
+    fetch: (path, init) => fetch(`${server.origin}${path}`, init),
+    closeDatabase: database.close,
     close: async () => {
       await server.close();
-      await app.close();
+      await database.close();
     },
   };
 };
+
+/** The test app's close, made safe to call twice (closing a test database also drops it). */
+function closableOnce(t: TestApp): { close(): Promise<void> } {
+  let closing: Promise<void> | undefined;
+  return { close: () => (closing ??= t.close()) };
+}
 
 export const transports: [string, Transport][] = [
   ['in-process (injected fetch)', inProcess],

@@ -47,16 +47,6 @@ describe.each(transports)('the legacy routes through the client, %s', (_name, tr
     await apiError(h.client.revoke(ADMIN_TOKEN, { server_id: 'srv_0000000000000000' }), 404, 'server_not_found');
   });
 
-  it('their refusals are SlowdnsApiErrors too', async () => {
-    const activation = await activated();
-    const body = { activation_id: activation.activation_id, install_token: activation.install_token, agent_version: '2026.11.20.1' };
-    await h.client.register(body);
-    await apiError(h.client.register(body), 409, 'server_already_registered');
-    await apiError(h.client.checkin('not-an-agent-token', { agent_version: '2026.11.20.1', uptime_seconds: 1, services: [] }), 401, 'agent_token_invalid');
-    await apiError(h.client.status('not-an-agent-token'), 401, 'agent_token_invalid');
-    await apiError(h.client.revoke('not-an-agent-token'), 401, 'agent_token_invalid');
-  });
-
   it('runInstall with register inside the install step: the reference order, register before confirm', async () => {
     let agentToken: string | undefined;
     const result = await runInstall({
