@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { signInstallToken } from '../../src/domain/tokens.js';
-import { activatedInstall, confirmRequest, expectError, precheckRequest, releaseRequest } from '../support/install-flow.js';
+import { activatedInstall, confirmRequest, expectRefusal, precheckRequest, releaseRequest } from '../support/install-flow.js';
 import { buildTestApp, postJson, type TestApp, useTestApp } from '../support/test-app.js';
 
 describe('confirm and release', () => {
@@ -18,25 +18,25 @@ describe('confirm and release', () => {
   it('a second confirm is 409 install_token_used', async () => {
     const a = await activatedInstall(t);
     expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
-    await expectError(await confirmRequest(t, a.activationId, a.installToken), 409, 'install_token_used');
+    await expectRefusal(t, () => confirmRequest(t, a.activationId, a.installToken), 409, 'install_token_used');
     expect(await states(t, a.code, a.activationId)).toEqual({ code: 'consumed', activation: 'confirmed' });
   });
 
   it('confirm after release is 409 activation_released', async () => {
     const a = await activatedInstall(t);
     expect((await releaseRequest(t, a.activationId)).status).toBe(200);
-    await expectError(await confirmRequest(t, a.activationId, a.installToken), 409, 'activation_released');
+    await expectRefusal(t, () => confirmRequest(t, a.activationId, a.installToken), 409, 'activation_released');
     expect(await states(t, a.code, a.activationId)).toEqual({ code: 'issued', activation: 'released' });
   });
 
   it('confirm of an unknown activation with a validly signed token is 404 activation_not_found', async () => {
     const token = await signInstallToken(t.keys, { activationId: 'act_0000000000000000', jti: 'x' }, t.clock.now(), new Date(t.clock.now().getTime() + 60_000));
-    await expectError(await confirmRequest(t, 'act_0000000000000000', token), 404, 'activation_not_found');
+    await expectRefusal(t, () => confirmRequest(t, 'act_0000000000000000', token), 404, 'activation_not_found');
   });
 
   it('confirm and release refuse a malformed activation id with 400', async () => {
-    await expectError(await confirmRequest(t, 'act_nothex', 'a.b.c'), 400, 'validation_failed');
-    await expectError(await t.request('/api/v2/slowdns/install/release', postJson({ activation_id: 42 })), 400, 'validation_failed');
+    await expectRefusal(t, () => confirmRequest(t, 'act_nothex', 'a.b.c'), 400, 'validation_failed');
+    await expectRefusal(t, () => t.request('/api/v2/slowdns/install/release', postJson({ activation_id: 42 })), 400, 'validation_failed');
   });
 
   it('release is idempotent: the second release answers the same', async () => {
@@ -51,12 +51,12 @@ describe('confirm and release', () => {
   it('release after confirm is 409 activation_confirmed', async () => {
     const a = await activatedInstall(t);
     expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
-    await expectError(await releaseRequest(t, a.activationId), 409, 'activation_confirmed');
+    await expectRefusal(t, () => releaseRequest(t, a.activationId), 409, 'activation_confirmed');
     expect(await states(t, a.code, a.activationId)).toEqual({ code: 'consumed', activation: 'confirmed' });
   });
 
   it('release of an unknown activation is 404 activation_not_found', async () => {
-    await expectError(await releaseRequest(t, 'act_0123456789abcdef'), 404, 'activation_not_found');
+    await expectRefusal(t, () => releaseRequest(t, 'act_0123456789abcdef'), 404, 'activation_not_found');
   });
 
   it('does not restore a code that has expired, and then precheck says so', async () => {
@@ -65,7 +65,7 @@ describe('confirm and release', () => {
     const { data } = await (await releaseRequest(t, a.activationId)).json();
     expect(data.install_code_restored).toBe(false);
     expect(await states(t, a.code, a.activationId)).toEqual({ code: 'activated', activation: 'released' });
-    await expectError(await precheckRequest(t, a.code), 409, 'install_code_unavailable');
+    await expectRefusal(t, () => precheckRequest(t, a.code), 409, 'install_code_unavailable');
   });
 
   it('does not restore the code once the install token has expired', async () => {

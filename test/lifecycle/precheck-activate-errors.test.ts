@@ -6,7 +6,7 @@ import {
   activateRequest,
   activatedInstall,
   confirmRequest,
-  expectError,
+  expectRefusal,
   issueCode,
   otherMachine,
   precheckRequest,
@@ -53,15 +53,15 @@ describe('precheck errors', () => {
 
   it('answers 400 for malformed JSON and 415 for another content type', async () => {
     const path = '/api/v2/slowdns/install/precheck';
-    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"install_code": ' }), 400, 'validation_failed');
-    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'SDNS-SD' }), 415, 'unsupported_media_type');
-    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }), 415, 'unsupported_media_type');
+    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"install_code": ' }), 400, 'validation_failed');
+    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'SDNS-SD' }), 415, 'unsupported_media_type');
+    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }), 415, 'unsupported_media_type');
   });
 
   it('a 2 MB body is 413 payload_too_large, and an empty JSON body is 400 validation_failed', async () => {
     const path = '/api/v2/slowdns/install/precheck';
-    await expectError(await t.request(path, postJson({ install_code: 'x'.repeat(2 * 1024 * 1024) })), 413, 'payload_too_large');
-    await expectError(await t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
+    await expectRefusal(t, () => t.request(path, postJson({ install_code: 'x'.repeat(2 * 1024 * 1024) })), 413, 'payload_too_large');
+    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
   });
 
   it.each([
@@ -77,8 +77,8 @@ describe('precheck errors', () => {
   });
 
   it('a well-formed code that does not exist is 404 install_code_not_found', async () => {
-    await expectError(await precheckRequest(t, 'SDNS-SD-000000-000000-000000'), 404, 'install_code_not_found');
-    await expectError(await precheckRequest(t, 'ACME-SD-000000-000000-000000'), 404, 'install_code_not_found');
+    await expectRefusal(t, () => precheckRequest(t, 'SDNS-SD-000000-000000-000000'), 404, 'install_code_not_found');
+    await expectRefusal(t, () => precheckRequest(t, 'ACME-SD-000000-000000-000000'), 404, 'install_code_not_found');
   });
 
   it('an expired code is 410 install_code_expired', async () => {
@@ -86,14 +86,14 @@ describe('precheck errors', () => {
     t.clock.advance(899);
     expect((await precheckRequest(t, code)).status).toBe(200);
     t.clock.advance(1);
-    await expectError(await precheckRequest(t, code), 410, 'install_code_expired');
+    await expectRefusal(t, () => precheckRequest(t, code), 410, 'install_code_expired');
   });
 
   it('in the code\'s last second, when a token could only be born expired, the code counts as expired', async () => {
     t.clock.set('2026-11-22T10:00:00.700Z');
     const code = await issueCode(t);
     t.clock.set('2026-11-22T10:15:00.200Z');
-    await expectError(await precheckRequest(t, code), 410, 'install_code_expired');
+    await expectRefusal(t, () => precheckRequest(t, code), 410, 'install_code_expired');
   });
 
   it('the precheck token never outlives the code', async () => {
@@ -105,16 +105,16 @@ describe('precheck errors', () => {
 
   it('an activated or consumed code is 409 install_code_unavailable', async () => {
     const a = await activatedInstall(t);
-    await expectError(await precheckRequest(t, a.code), 409, 'install_code_unavailable');
+    await expectRefusal(t, () => precheckRequest(t, a.code), 409, 'install_code_unavailable');
     expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
-    await expectError(await precheckRequest(t, a.code), 409, 'install_code_unavailable');
+    await expectRefusal(t, () => precheckRequest(t, a.code), 409, 'install_code_unavailable');
   });
 
   it('an installer below MIN_INSTALLER_VERSION is 426 installer_outdated at precheck and activate', async () => {
     const strict = buildTestApp(t.database, t.keys, { MIN_INSTALLER_VERSION: '2026.11.21.1' }, t.clock);
     const code = await issueCode(strict);
-    await expectError(await precheckRequest(strict, code, { installer_version: '2026.11.20.9' }), 426, 'installer_outdated');
-    await expectError(await activateRequest(strict, code, 'x.y.z', { installer_version: '2026.9.30.1' }), 426, 'installer_outdated');
+    await expectRefusal(t, () => precheckRequest(strict, code, { installer_version: '2026.11.20.9' }), 426, 'installer_outdated');
+    await expectRefusal(t, () => activateRequest(strict, code, 'x.y.z', { installer_version: '2026.9.30.1' }), 426, 'installer_outdated');
     expect((await precheckRequest(strict, code, { installer_version: '2026.11.21.1' })).status).toBe(200);
     expect((await precheckRequest(strict, code, { installer_version: '2027.1.1.1' })).status).toBe(200);
   });
@@ -129,8 +129,8 @@ describe('activate errors', () => {
   it('another machine than the precheck\'s is 403 machine_mismatch and changes nothing', async () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
-    await expectError(await activateRequest(t, code, token, { machine_id: otherMachine.machine_id }), 403, 'machine_mismatch');
-    await expectError(await activateRequest(t, code, token, { ssh_fingerprint: otherMachine.ssh_fingerprint }), 403, 'machine_mismatch');
+    await expectRefusal(t, () => activateRequest(t, code, token, { machine_id: otherMachine.machine_id }), 403, 'machine_mismatch');
+    await expectRefusal(t, () => activateRequest(t, code, token, { ssh_fingerprint: otherMachine.ssh_fingerprint }), 403, 'machine_mismatch');
     expect(await codeStatus(code)).toBe('issued');
     expect(await t.database.db.select().from(activations)).toHaveLength(0);
   });
@@ -156,7 +156,7 @@ describe('activate errors', () => {
   it('refuses an IPv6 zone index and stores an IPv4-mapped address as IPv4', async () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
-    await expectError(await activateRequest(t, code, token, { public_ip: 'fe80::1%eth0' }), 400, 'validation_failed');
+    await expectRefusal(t, () => activateRequest(t, code, token, { public_ip: 'fe80::1%eth0' }), 400, 'validation_failed');
     const res = await activateRequest(t, code, token, { public_ip: '::ffff:203.0.113.9' });
     expect(res.status).toBe(200);
     expect((await res.json()).data.machine_binding.public_ip).toBe('203.0.113.9');
@@ -173,7 +173,7 @@ describe('activate errors', () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
     expect((await activateRequest(t, code, token)).status).toBe(200);
-    await expectError(await activateRequest(t, code, token), 409, 'install_code_unavailable');
+    await expectRefusal(t, () => activateRequest(t, code, token), 409, 'install_code_unavailable');
     expect(await t.database.db.select().from(activations)).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { activations, installCodes, servers } from '../../src/db/schema.js';
 import { postJson, type TestApp } from './test-app.js';
 
 /** A machine identity as an installer sends it. */
@@ -111,4 +112,21 @@ export function releaseRequest(t: TestApp, activationId: string) {
 export async function expectError(res: Response, status: number, code: string): Promise<void> {
   const body = await res.json();
   expect({ status: res.status, body }).toEqual({ status, body: { error: { code, message: expect.any(String) } } });
+}
+
+/** The rows an install step can change (rate-limit buckets left out: a refused request may still count). */
+async function lifecycleRows(t: TestApp) {
+  const { db } = t.database;
+  return {
+    installCodes: await db.select().from(installCodes).orderBy(installCodes.id),
+    activations: await db.select().from(activations).orderBy(activations.id),
+    servers: await db.select().from(servers).orderBy(servers.id),
+  };
+}
+
+/** A refused request: the error envelope, and not one install code, activation or server changed. */
+export async function expectRefusal(t: TestApp, send: () => Promise<Response>, status: number, code: string): Promise<void> {
+  const before = await lifecycleRows(t);
+  await expectError(await send(), status, code);
+  expect(await lifecycleRows(t)).toEqual(before);
 }
