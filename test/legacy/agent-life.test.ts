@@ -2,12 +2,12 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { servers } from '../../src/db/schema.js';
 import { confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
-import { buildTestApp, useTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 import { dumpAllTables } from '../support/test-database.js';
 import { bearer, checkinRequest, registeredServer, report, revokeRequest, statusRequest } from './agent-requests.js';
 
+// Revoke and GET /status have their own files (revoke.test.ts, status.test.ts).
 const ADMIN_TOKEN = 'operator-secret-0123456789abcdefghijklmnop';
-const isoOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
 describe('the life of a server agent', () => {
   const t = useTestApp({ ADMIN_TOKEN });
@@ -78,61 +78,6 @@ describe('the life of a server agent', () => {
     expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt });
   });
 
-  it('a repeated release revokes a server an earlier release left active (before releases revoked)', async () => {
-    const server = await registeredServer(t);
-    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
-    await t.database.db.update(servers).set({ status: 'active', revokedAt: null }).where(eq(servers.id, server.serverId));
-    t.clock.advance(60);
-    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
-    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt: t.clock.now() });
-  });
-
-  it('revoke is idempotent: a second revoke (agent with {} or operator) answers the same result', async () => {
-    const server = await registeredServer(t);
-    const first = await (await revokeRequest(t, bearer(server.agentToken), {})).json();
-    t.clock.advance(120);
-    const again = await revokeRequest(t, bearer(server.agentToken), {});
-    expect(again.status).toBe(200);
-    expect((await again.json()).data).toEqual(first.data);
-    const byOperator = await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: server.serverId });
-    expect(byOperator.status).toBe(200);
-    expect((await byOperator.json()).data).toEqual(first.data);
-  });
-
-  it('an agent revokes itself with no body, or an empty body labelled JSON', async () => {
-    for (const init of [{ method: 'POST' }, { method: 'POST', headers: { 'content-type': 'application/json' } }]) {
-      const server = await registeredServer(t);
-      const res = await t.request('/revoke', { ...init, headers: { ...init.headers, ...bearer(server.agentToken) } });
-      expect(res.status).toBe(200);
-      expect((await res.json()).data).toMatchObject({ server_id: server.serverId, status: 'revoked' });
-    }
-  });
-
-  it('an operator with ADMIN_TOKEN revokes any server, and its checkin then says revoked', async () => {
-    const target = await registeredServer(t);
-    const bystander = await registeredServer(t);
-    const res = await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: target.serverId });
-    expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ server_id: target.serverId, status: 'revoked', revoked_at: expect.stringMatching(isoOffset) });
-    expect((await (await checkinRequest(t, bearer(target.agentToken))).json()).data.status).toBe('revoked');
-    expect((await (await checkinRequest(t, bearer(bystander.agentToken))).json()).data.status).toBe('active');
-  });
-
-  it('operator revoke of an unknown server is 404 server_not_found; without server_id it is 400', async () => {
-    await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'srv_0000000000000000' }), 404, 'server_not_found');
-    await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), {}), 400, 'validation_failed');
-    await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'nope' }), 400, 'validation_failed');
-  });
-
-  it('an agent cannot revoke another server: naming it is an operator request, 401 admin_token_invalid', async () => {
-    const agent = await registeredServer(t);
-    const other = await registeredServer(t);
-    await expectError(await revokeRequest(t, bearer(agent.agentToken), { server_id: other.serverId }), 401, 'admin_token_invalid');
-    expect((await serverRow(other.serverId)).status).toBe('active');
-    const own = await revokeRequest(t, bearer(agent.agentToken), { server_id: agent.serverId });
-    expect(own.status).toBe(200);
-  });
-
   it('missing and wrong agent tokens are 401 agent_token_invalid with a Bearer challenge', async () => {
     const server = await registeredServer(t);
     const attempts: [string, Record<string, string>][] = [
@@ -146,7 +91,7 @@ describe('the life of a server agent', () => {
       const checkin = await checkinRequest(t, headers);
       expect(checkin.headers.get('www-authenticate'), name).toMatch(/^Bearer realm="slowdns-agent"/);
       await expectError(checkin, 401, 'agent_token_invalid');
-      // (The admin token on /revoke is an operator request: it needs a server_id, see below.)
+      // (The admin token on /revoke is an operator request: it needs a server_id, see revoke.test.ts.)
       if (headers.authorization !== `Bearer ${ADMIN_TOKEN}`) await expectError(await revokeRequest(t, headers), 401, 'agent_token_invalid');
     }
     // The token is checked before the body: an unauthenticated caller learns nothing about validation.
@@ -156,38 +101,6 @@ describe('the life of a server agent', () => {
     await expectError(await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain', ...bearer(server.agentToken) }, body: 'x' }), 415, 'unsupported_media_type');
     await expectError(await statusRequest(t, bearer('wrong-token')), 401, 'agent_token_invalid');
     expect((await serverRow(server.serverId)).status).toBe('active');
-  });
-
-  it('a wrong admin token is 401 admin_token_invalid, and operator revoke is disabled without ADMIN_TOKEN', async () => {
-    const server = await registeredServer(t);
-    for (const headers of [{}, bearer('x'.repeat(ADMIN_TOKEN.length)), bearer(`${ADMIN_TOKEN}x`)]) {
-      const res = await revokeRequest(t, headers, { server_id: server.serverId });
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="slowdns-operator"/);
-      await expectError(res, 401, 'admin_token_invalid');
-    }
-    const withoutAdmin = buildTestApp(t.database, t.keys, {}, t.clock);
-    expect(withoutAdmin.config.adminToken).toBeUndefined();
-    await expectError(await revokeRequest(withoutAdmin, bearer(ADMIN_TOKEN), { server_id: server.serverId }), 401, 'admin_token_invalid');
-    expect((await serverRow(server.serverId)).status).toBe('active');
-  });
-
-  it('GET /status: the service status without credentials, the server record with an agent token', async () => {
-    const anonymous = await statusRequest(t);
-    expect(anonymous.status).toBe(200);
-    expect(await anonymous.json()).toEqual({
-      data: { service: 'slowdns-activation', version: expect.stringMatching(/^\d+\.\d+\.\d+$/), time: '2026-11-22T10:00:00.000+00:00', database: 'reachable' },
-      meta: { message: expect.any(String) },
-    });
-
-    const server = await registeredServer(t);
-    const before = (await (await statusRequest(t, bearer(server.agentToken))).json()).data;
-    expect(before).toEqual({ server_id: server.serverId, status: 'active', hostname: 'vpn1.example.net', registered_at: '2026-11-22T10:00:00.000+00:00', last_seen_at: null });
-
-    t.clock.advance(90);
-    await checkinRequest(t, bearer(server.agentToken));
-    await revokeRequest(t, bearer(server.agentToken));
-    const after = (await (await statusRequest(t, bearer(server.agentToken))).json()).data;
-    expect(after).toMatchObject({ status: 'revoked', last_seen_at: '2026-11-22T10:01:30.000+00:00' });
   });
 
   it('bad and oversized checkin bodies are 400 and 413 envelopes; unknown fields are ignored and not stored', async () => {
