@@ -1,4 +1,5 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
+import { wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { activations, installCodes, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
@@ -45,7 +46,7 @@ export async function createActivation(db: Database, input: NewActivation, now: 
         requestedRef: input.requestedRef,
         installerVersion: input.installerVersion,
         installTokenJti: randomSecret(),
-        installTokenExpiresAt: new Date(Math.floor(now.getTime() / 1000) * 1000 + tokenTtlSeconds * 1000),
+        installTokenExpiresAt: new Date(wholeSecond(now).getTime() + tokenTtlSeconds * 1000),
         createdAt: now,
       })
       .returning();
@@ -102,12 +103,13 @@ export async function releaseActivation(db: Database, activationId: string, now:
     const [current] = await tx.select().from(activations).where(eq(activations.id, activationId)).for('update');
     if (!current) throw new ApiError('activation_not_found');
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
-    // Also on a repeated release, so that a server left active by an earlier release is revoked too.
+    if (current.status === 'released') return { activation: current, codeRestored: current.codeRestored ?? false };
+
+    // A failed install leaves no live agent behind: the server registered for it is revoked with it.
     await tx
       .update(servers)
       .set({ status: 'revoked', revokedAt: now })
       .where(and(eq(servers.activationId, activationId), eq(servers.status, 'active')));
-    if (current.status === 'released') return { activation: current, codeRestored: current.codeRestored ?? false };
 
     const tokenUsable = current.installTokenUsedAt === null && current.installTokenExpiresAt.getTime() > now.getTime();
     let restored: InstallCodeRow | undefined;

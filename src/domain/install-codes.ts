@@ -1,4 +1,5 @@
 import { and, eq, gt } from 'drizzle-orm';
+import { wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
@@ -16,7 +17,7 @@ export interface IssuedInstallCode {
 /** A fresh `issued` code; the code itself is returned once and stored only as its hash. */
 export async function issueInstallCode(db: Database, prefix: string, now: Date, ttlSeconds: number): Promise<IssuedInstallCode> {
   const code = generateInstallCode(prefix);
-  const issued = { code, hint: installCodeHint(code), expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
+  const issued = { code, hint: installCodeHint(code), expiresAt: new Date(wholeSecond(now).getTime() + ttlSeconds * 1000) };
   await db.insert(installCodes).values({
     id: randomId('code_', 12),
     codeHash: sha256Hex(code),

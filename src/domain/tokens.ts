@@ -60,10 +60,6 @@ async function verify(ring: KeyRing, kind: Kind, token: string, now: Date): Prom
   }
 }
 
-/** Expiry is whole seconds (JWT `exp`); callers report the same instant. */
-export function tokenExpiry(date: Date): Date {
-  return new Date(seconds(date) * 1000);
-}
 
 export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Date, expiresAt: Date): Promise<string> {
   return sign(ring, 'precheck', { mid: claims.machineId, ssh: claims.sshFingerprint }, claims.codeHash, now, expiresAt, randomId('pre_', 12));

@@ -39,7 +39,7 @@ ${rateLimitDescription('issue')}`,
         'application/json': {
           schema: successEnvelope(IssuedInstallCodeSchema),
           example: {
-            data: { install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00.000+00:00', ttl_seconds: 900 },
+            data: { install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00+00:00', ttl_seconds: 900 },
             meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
           },
         },

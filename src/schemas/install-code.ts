@@ -33,7 +33,7 @@ export const InstallCodeHintSchema = z.string().openapi({
 export const TimestampSchema = z.string().openapi({
   format: 'date-time',
   description: 'ISO 8601 timestamp with a numeric UTC offset.',
-  example: '2026-11-22T10:15:00.000+00:00',
+  example: '2026-11-22T10:15:00+00:00',
 });
 
 export const IssuedInstallCodeSchema = z

@@ -89,7 +89,7 @@ export const ServiceStatusSchema = z
   })
   .openapi('ServiceStatus', {
     description: 'The answer without credentials.',
-    example: { service: 'slowdns-activation', version: '2.0.0', time: '2026-11-22T10:00:00.000+00:00', database: 'reachable' },
+    example: { service: 'slowdns-activation', version: '2.0.0', time: '2026-11-22T10:00:00+00:00', database: 'reachable' },
   });
 
 export const ServerRecordSchema = z
@@ -102,7 +102,7 @@ export const ServerRecordSchema = z
   })
   .openapi('ServerRecord', {
     description: 'The answer with an agent token: that agent\'s server.',
-    example: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'active', hostname: 'vpn1.example.net', registered_at: '2026-11-22T10:00:00.000+00:00', last_seen_at: '2026-11-22T10:05:00.000+00:00' },
+    example: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'active', hostname: 'vpn1.example.net', registered_at: '2026-11-22T10:00:00+00:00', last_seen_at: '2026-11-22T10:05:00+00:00' },
   });
 
 export const StatusSchema = z.union([ServiceStatusSchema, ServerRecordSchema]).openapi('Status');

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { toIsoOffset } from '../../src/clock.js';
 import { servers } from '../../src/db/schema.js';
 import { confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
@@ -33,7 +34,7 @@ describe('the life of a server agent', () => {
     const revoked = await revokeRequest(t, bearer(server.agentToken));
     expect(revoked.status).toBe(200);
     const revokedAt = t.clock.now();
-    expect((await revoked.json()).data).toEqual({ server_id: server.serverId, status: 'revoked', revoked_at: revokedAt.toISOString().replace('Z', '+00:00') });
+    expect((await revoked.json()).data).toEqual({ server_id: server.serverId, status: 'revoked', revoked_at: toIsoOffset(revokedAt) });
 
     t.clock.advance(300);
     const after = await checkinRequest(t, bearer(server.agentToken), { ...report, uptime_seconds: 1 });

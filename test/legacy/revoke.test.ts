@@ -6,7 +6,7 @@ import { buildTestApp, useTestApp } from '../support/test-app.js';
 import { bearer, checkinRequest, registeredServer, revokeRequest } from './agent-requests.js';
 
 const ADMIN_TOKEN = 'operator-secret-0123456789abcdefghijklmnop';
-const isoOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
+const isoOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 
 describe('POST /revoke', () => {
   const t = useTestApp({ ADMIN_TOKEN });

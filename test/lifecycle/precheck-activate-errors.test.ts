@@ -89,10 +89,13 @@ describe('precheck errors', () => {
     await expectRefusal(t, () => precheckRequest(t, code), 410, 'install_code_expired');
   });
 
-  it('in the code\'s last second, when a token could only be born expired, the code counts as expired', async () => {
+  it('a code expires at the whole second its expires_at states, and its precheck token with it', async () => {
     t.clock.set('2026-11-22T10:00:00.700Z');
     const code = await issueCode(t);
-    t.clock.set('2026-11-22T10:15:00.200Z');
+    t.clock.set('2026-11-22T10:14:59.999Z');
+    const { data } = await (await precheckRequest(t, code)).json();
+    expect(data.precheck_expires_at).toBe('2026-11-22T10:15:00+00:00');
+    t.clock.set('2026-11-22T10:15:00.000Z');
     await expectRefusal(t, () => precheckRequest(t, code), 410, 'install_code_expired');
   });
 
@@ -100,7 +103,7 @@ describe('precheck errors', () => {
     const code = await issueCode(t);
     t.clock.advance(600);
     const { data } = await (await precheckRequest(t, code)).json();
-    expect(data.precheck_expires_at).toBe('2026-11-22T10:15:00.000+00:00');
+    expect(data.precheck_expires_at).toBe('2026-11-22T10:15:00+00:00');
   });
 
   it('an activated or consumed code is 409 install_code_unavailable', async () => {

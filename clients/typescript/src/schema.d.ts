@@ -363,7 +363,7 @@ export interface components {
             /**
              * Format: date-time
              * @description ISO 8601 timestamp with a numeric UTC offset.
-             * @example 2026-11-22T10:15:00.000+00:00
+             * @example 2026-11-22T10:15:00+00:00
              */
             expires_at: string;
             /**
@@ -395,7 +395,7 @@ export interface components {
             /**
              * Format: date-time
              * @description ISO 8601 timestamp with a numeric UTC offset.
-             * @example 2026-11-22T10:15:00.000+00:00
+             * @example 2026-11-22T10:15:00+00:00
              */
             precheck_expires_at: string;
             machine_binding: components["schemas"]["PrecheckMachineBinding"];
@@ -443,7 +443,7 @@ export interface components {
             /**
              * Format: date-time
              * @description ISO 8601 timestamp with a numeric UTC offset.
-             * @example 2026-11-22T10:15:00.000+00:00
+             * @example 2026-11-22T10:15:00+00:00
              */
             install_token_expires_at: string;
             /**
@@ -638,7 +638,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When the server was first revoked; a repeated revoke answers the same instant.
-             * @example 2026-11-22T10:15:00.000+00:00
+             * @example 2026-11-22T10:15:00+00:00
              */
             revoked_at: string;
         };
@@ -655,7 +655,7 @@ export interface components {
          * @example {
          *       "service": "slowdns-activation",
          *       "version": "2.0.0",
-         *       "time": "2026-11-22T10:00:00.000+00:00",
+         *       "time": "2026-11-22T10:00:00+00:00",
          *       "database": "reachable"
          *     }
          */
@@ -670,7 +670,7 @@ export interface components {
             /**
              * Format: date-time
              * @description The service's current time.
-             * @example 2026-11-22T10:15:00.000+00:00
+             * @example 2026-11-22T10:15:00+00:00
              */
             time: string;
             /**
@@ -685,8 +685,8 @@ export interface components {
          *       "server_id": "srv_9c1e0f4a7b2d3e58",
          *       "status": "active",
          *       "hostname": "vpn1.example.net",
-         *       "registered_at": "2026-11-22T10:00:00.000+00:00",
-         *       "last_seen_at": "2026-11-22T10:05:00.000+00:00"
+         *       "registered_at": "2026-11-22T10:00:00+00:00",
+         *       "last_seen_at": "2026-11-22T10:05:00+00:00"
          *     }
          */
         ServerRecord: {
@@ -705,13 +705,13 @@ export interface components {
             /**
              * Format: date-time
              * @description ISO 8601 timestamp with a numeric UTC offset.
-             * @example 2026-11-22T10:15:00.000+00:00
+             * @example 2026-11-22T10:15:00+00:00
              */
             registered_at: string;
             /**
              * Format: date-time
              * @description The last accepted check-in; null before the first one.
-             * @example 2026-11-22T10:15:00.000+00:00
+             * @example 2026-11-22T10:15:00+00:00
              */
             last_seen_at: string | null;
         };
@@ -897,7 +897,7 @@ export interface operations {
                      *       "data": {
                      *         "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
                      *         "install_code_hint": "SDNS-SD-…HX3W8N",
-                     *         "expires_at": "2026-11-22T10:15:00.000+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
                      *         "ttl_seconds": 900
                      *       },
                      *       "meta": {
@@ -1031,7 +1031,7 @@ export interface operations {
                      *         "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
                      *         "install_code_hint": "SDNS-SD-…HX3W8N",
                      *         "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0In0.e30.c2ln",
-                     *         "precheck_expires_at": "2026-11-22T10:15:00.000+00:00",
+                     *         "precheck_expires_at": "2026-11-22T10:15:00+00:00",
                      *         "machine_binding": {
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
                      *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
@@ -1194,7 +1194,7 @@ export interface operations {
                      *       "data": {
                      *         "activation_id": "act_3f9a12b45cd67e89",
                      *         "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QifQ.e30.c2ln",
-                     *         "install_token_expires_at": "2026-11-22T11:05:00.000+00:00",
+                     *         "install_token_expires_at": "2026-11-22T11:05:00+00:00",
                      *         "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
                      *         "machine_binding": {
                      *           "hostname": "vpn1.example.net",
@@ -1914,7 +1914,7 @@ export interface operations {
                      *       "data": {
                      *         "server_id": "srv_9c1e0f4a7b2d3e58",
                      *         "status": "revoked",
-                     *         "revoked_at": "2026-11-22T10:30:00.000+00:00"
+                     *         "revoked_at": "2026-11-22T10:30:00+00:00"
                      *       },
                      *       "meta": {
                      *         "message": "Server revoked."
@@ -2017,7 +2017,7 @@ export interface operations {
                      *       "data": {
                      *         "service": "slowdns-activation",
                      *         "version": "2.0.0",
-                     *         "time": "2026-11-22T10:00:00.000+00:00",
+                     *         "time": "2026-11-22T10:00:00+00:00",
                      *         "database": "reachable"
                      *       },
                      *       "meta": {

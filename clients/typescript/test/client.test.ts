@@ -32,7 +32,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
     expect(issued).toEqual({
       install_code: expect.stringMatching(/^SDNS-SD-\w{6}-\w{6}-\w{6}$/),
       install_code_hint: `SDNS-SD-…${issued.install_code.slice(-6)}`,
-      expires_at: '2026-11-22T10:15:00.000+00:00',
+      expires_at: '2026-11-22T10:15:00+00:00',
       ttl_seconds: 900,
     });
 
@@ -42,7 +42,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
       install_code: issued.install_code,
       install_code_hint: issued.install_code_hint,
       precheck_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
-      precheck_expires_at: '2026-11-22T10:15:00.000+00:00',
+      precheck_expires_at: '2026-11-22T10:15:00+00:00',
       machine_binding: machine,
     });
 
@@ -50,7 +50,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
     expect(activation).toEqual({
       activation_id: expect.stringMatching(/^act_[0-9a-f]{16}$/),
       install_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
-      install_token_expires_at: '2026-11-22T11:00:00.000+00:00',
+      install_token_expires_at: '2026-11-22T11:00:00+00:00',
       install_code: issued.install_code,
       machine_binding: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...machine },
     });

@@ -42,7 +42,7 @@ ${rateLimitDescription('activate')}`,
             data: {
               activation_id: 'act_3f9a12b45cd67e89',
               install_token: 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QifQ.e30.c2ln',
-              install_token_expires_at: '2026-11-22T11:05:00.000+00:00',
+              install_token_expires_at: '2026-11-22T11:05:00+00:00',
               install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
               machine_binding: {
                 hostname: 'vpn1.example.net',

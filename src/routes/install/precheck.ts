@@ -1,13 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
-import { toIsoOffset } from '../../clock.js';
+import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-code-format.js';
 import { findInstallCode, installCodeProblem } from '../../domain/install-codes.js';
 import { assertInstallerSupported } from '../../domain/installer-version.js';
 import { sha256Hex } from '../../domain/secret-hash.js';
-import { signPrecheckToken, tokenExpiry } from '../../domain/tokens.js';
+import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
-import { ApiError } from '../../errors.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
@@ -41,7 +40,7 @@ ${rateLimitDescription('precheck')}`,
               install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
               install_code_hint: 'SDNS-SD-…HX3W8N',
               precheck_token: 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0In0.e30.c2ln',
-              precheck_expires_at: '2026-11-22T10:15:00.000+00:00',
+              precheck_expires_at: '2026-11-22T10:15:00+00:00',
               machine_binding: { machine_id: '4c4c4544003957108052b4c04f384833', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
             },
             meta: { message: 'Install code is valid for this machine.' },
@@ -63,9 +62,7 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
     const code = await findInstallCode(deps.db, body.install_code, deps.config.installCodePrefix);
     const problem = installCodeProblem(code, now);
     if (problem) throw problem;
-    const expiresAt = tokenExpiry(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code!.expiresAt.getTime())));
-    // Token expiry is whole seconds: in the code's last second the token would be born expired.
-    if (expiresAt.getTime() <= now.getTime()) throw new ApiError('install_code_expired');
+    const expiresAt = wholeSecond(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code!.expiresAt.getTime())));
     const token = await signPrecheckToken(
       deps.keys,
       { codeHash: sha256Hex(body.install_code), machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint },

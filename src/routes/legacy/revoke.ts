@@ -33,7 +33,7 @@ A missing or wrong token is 401 with \`WWW-Authenticate: Bearer\`: \`admin_token
       content: {
         'application/json': {
           schema: successEnvelope(RevokeResultSchema),
-          example: { data: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'revoked', revoked_at: '2026-11-22T10:30:00.000+00:00' }, meta: { message: 'Server revoked.' } },
+          example: { data: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'revoked', revoked_at: '2026-11-22T10:30:00+00:00' }, meta: { message: 'Server revoked.' } },
         },
       },
     },

@@ -26,7 +26,7 @@ With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecor
         'application/json': {
           schema: successEnvelope(StatusSchema),
           // Each shape carries its own example in its schema (ServiceStatus, ServerRecord); this is the public one.
-          example: { data: { service: 'slowdns-activation', version: API_VERSION, time: '2026-11-22T10:00:00.000+00:00', database: 'reachable' }, meta: { message: 'The service is running.' } },
+          example: { data: { service: 'slowdns-activation', version: API_VERSION, time: '2026-11-22T10:00:00+00:00', database: 'reachable' }, meta: { message: 'The service is running.' } },
         },
       },
     },
