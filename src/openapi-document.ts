@@ -20,7 +20,7 @@ and lets the installer running on their server trade such a code for a single-us
 **Envelope.** Success: \`{"data": {...}, "meta": {"message": "..."}}\`. Every non-2xx answer, on every route:
 \`{"error": {"code": "...", "message": "..."}}\`. The \`code\` is stable and machine-readable; the message is safe to show.
 
-**Timestamps** are ISO 8601 with a numeric UTC offset, e.g. \`2026-11-22T10:00:00+00:00\`.
+**Timestamps** are ISO 8601 in whole seconds with a numeric UTC offset, e.g. \`2026-11-22T10:00:00+00:00\`. An install code or token is valid until, not including, the second its expiry states.
 
 **Request ids.** Every answer carries \`X-Request-Id\` (yours, if you sent a sane one). Quote it when reporting a problem.
 
