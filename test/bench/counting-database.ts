@@ -1,6 +1,5 @@
 // Databases for the benchmark whose drivers count every SQL statement they send (BEGIN, COMMIT and
 // ROLLBACK included), so "statements per request" is measured, not inferred from the code.
-import { randomBytes } from 'node:crypto';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -10,6 +9,7 @@ import type { Database } from '../../src/db/client.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import * as schema from '../../src/db/schema.js';
+import { createScratchDatabase } from '../support/scratch-database.js';
 
 export interface CountingDatabase {
   kind: 'pglite' | 'postgres';
@@ -57,16 +57,12 @@ export async function openCountingPglite(): Promise<CountingDatabase> {
 
 /** A fresh database next to `adminUrl`, migrated, dropped again on close. */
 export async function openCountingPostgres(adminUrl: string): Promise<CountingDatabase> {
-  const name = `slowdns_bench_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const migrating = await openDatabase({ databaseUrl: url.toString(), dataDir: 'unused' });
+  const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
+  const migrating = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
   await migrateDatabase(migrating);
   await migrating.close();
   let count = 0;
-  const client = postgres(url.toString(), { max: 10, onnotice: () => {}, debug: () => void (count += 1) });
+  const client = postgres(scratch.url, { max: 10, onnotice: () => {}, debug: () => void (count += 1) });
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
   return {
     kind: 'postgres',
@@ -74,8 +70,7 @@ export async function openCountingPostgres(adminUrl: string): Promise<CountingDa
     statements: () => count,
     close: async () => {
       await client.end({ timeout: 5 });
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await scratch.drop();
     },
   };
 }

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import postgres from 'postgres';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
+import { createScratchDatabase } from './scratch-database.js';
 
 export interface TestDatabase extends DatabaseHandle {
   /** Empties every table: milliseconds, so each test starts clean on the file's one database. */
@@ -24,17 +23,10 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     await migrateDatabase(handle);
     return withReset(handle, undefined, async () => {});
   }
-  const name = `slowdns_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: url.toString(), dataDir: 'unused' });
+  const scratch = await createScratchDatabase(adminUrl, 'slowdns_test');
+  const handle = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
   await migrateDatabase(handle);
-  return withReset(handle, url.toString(), async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
+  return withReset(handle, scratch.url, scratch.drop);
 }
 
 function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase: () => Promise<void>): TestDatabase {
