@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Cold start to the first healthy answer, RSS after start, and the shutdown behaviour, measured on a
-# real process:  scripts/measure-startup.sh [pglite|postgres]
-#   pglite    a fresh DATA_DIR in a temporary folder (the default)
-#   postgres  a fresh database created next to $MEASURE_DATABASE_URL
-#             (default postgres://postgres@127.0.0.1:5432/postgres) and dropped after
+# real process:  scripts/measure-startup.sh [pglite|pglite-existing|pglite-memory|postgres]
+#   pglite           a fresh DATA_DIR in a temporary folder (the default)
+#   pglite-existing  a DATA_DIR that a first (unmeasured) start created and migrated
+#   pglite-memory    DATA_DIR=memory://
+#   postgres         a fresh database created next to $MEASURE_DATABASE_URL
+#                    (default postgres://postgres@127.0.0.1:5432/postgres) and dropped after
+# MEASURE_START_ONLY=1 stops after the start figures (CI's smoke test of the compiled server).
+# MEASURE_SERVER (default: the compiled server, `node dist/src/main.js`, when it is built, else tsx on
+# src/main.ts) is the command that starts the server.
 # It also checks that a 2 MB POST over a real socket gets 413 and the server stays healthy, and that
 # SIGTERM in the middle of a burst of requests lets the accepted ones finish and the process exit 0.
 set -euo pipefail
@@ -33,20 +38,36 @@ port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>
 base="http://127.0.0.1:${port}"
 env_vars=(PORT="$port" HOST=127.0.0.1 LOG_LEVEL=info)
 case "$mode" in
-  pglite) env_vars+=(DATA_DIR="$scratch/data") ;;
+  pglite | pglite-existing) env_vars+=(DATA_DIR="$scratch/data") ;;
+  pglite-memory) env_vars+=(DATA_DIR="memory://") ;;
   postgres)
     db_name="slowdns_measure_${RANDOM}$$"
     pg_admin "create database ${db_name}"
     env_vars+=(DATABASE_URL="${admin_url%/*}/${db_name}")
     ;;
-  *) echo "usage: $0 [pglite|postgres]" >&2; exit 2 ;;
+  *) echo "usage: $0 [pglite|pglite-existing|pglite-memory|postgres]" >&2; exit 2 ;;
 esac
 
 ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# node with tsx's loader rather than `npm start`: then $pid is the server itself, not a wrapper.
+# node itself rather than `npm start`: then $pid is the server, not a wrapper.
+if [ -n "${MEASURE_SERVER:-}" ]; then read -r -a server <<<"$MEASURE_SERVER"
+elif [ -f dist/src/main.js ]; then server=(node dist/src/main.js)
+else server=(node --import tsx src/main.ts); fi
+
+if [ "$mode" = pglite-existing ]; then
+  # A first start creates and migrates the folder; it is stopped before the measured start.
+  env "${env_vars[@]}" "${server[@]}" >"$scratch/first.log" 2>&1 &
+  pid=$!
+  until curl -fsS -o /dev/null "$base/api/v2/healthz" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then cat "$scratch/first.log"; echo "first start failed" >&2; exit 1; fi
+    sleep 0.05
+  done
+  kill -TERM "$pid"; wait "$pid" || true; pid=""
+fi
+
 start_ms="$(ms_now)"
-env "${env_vars[@]}" node --import tsx src/main.ts >"$scratch/server.log" 2>&1 &
+env "${env_vars[@]}" "${server[@]}" >"$scratch/server.log" 2>&1 &
 pid=$!
 until curl -fsS -o /dev/null "$base/api/v2/healthz" 2>/dev/null; do
   if ! kill -0 "$pid" 2>/dev/null; then cat "$scratch/server.log"; echo "server exited during start" >&2; exit 1; fi
@@ -56,10 +77,13 @@ done
 healthy_ms=$(( $(ms_now) - start_ms ))
 sleep 1 # let start-up garbage settle before reading memory
 rss_kb="$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")"
-echo "database:                 $mode"
+hwm_kb="$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")"
+echo "database:                 $mode  (server: ${server[*]})"
 echo "cold start → healthy:     ${healthy_ms} ms  (process spawn to first 200 from /api/v2/healthz)"
-echo "server's own startup_ms:  $(grep -o '"startup_ms":[0-9]*' "$scratch/server.log" | cut -d: -f2) ms  (config → listening, as logged)"
-echo "RSS after start:          $(( rss_kb / 1024 )) MiB  (VmRSS of pid $pid)"
+echo "server's own startup_ms:  $(grep '"msg":"ready"' "$scratch/server.log" | grep -o '"startup_ms":[0-9]*' | cut -d: -f2) ms  (config → ready to serve, as logged)"
+echo "RSS after start:          $(( rss_kb / 1024 )) MiB  (VmRSS of pid $pid; peak VmHWM $(( hwm_kb / 1024 )) MiB)"
+
+if [ "${MEASURE_START_ONLY:-}" = 1 ]; then exit 0; fi
 
 # A 2 MB body over a real socket: refused with 413 in the envelope, and the server stays healthy.
 head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' 'a' >"$scratch/big.json"

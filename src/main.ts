@@ -1,45 +1,86 @@
-import { serve } from '@hono/node-server';
+import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
-import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/client.js';
-import { migrateDatabase } from './db/migrate.js';
-import { startPruning } from './domain/pruning.js';
-import { loadKeyRing } from './domain/signing-keys.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './db/client.js';
+import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
+import { startPruning, type PruningSchedule } from './domain/pruning.js';
+import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
+import { keyRingFromConfig } from './domain/signing-keys.js';
 import { createLogger, errorFields } from './logger.js';
+import { createMetrics } from './metrics/metrics.js';
+import { createMetricsApp } from './metrics/metrics-app.js';
+import type { Router } from './http/router.js';
+import { createStartingApp } from './starting-app.js';
+import { describeDatabase, prepareDatabase } from './startup.js';
 
 /** How long a stopping server keeps answering, each answer closing its connection, before it stops accepting. */
 const SHUTDOWN_DRAIN_MS = 500;
+/** Idle keep-alive connections close after this: sooner than a slow client's request timeout. */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
-/** Process entry: the only module that reads the environment. */
+/** A start-up failure that is one line as it is (port in use, ...). */
+class StartupError extends Error {}
+
+type Fetch = Router['fetch'];
+
+/**
+ * Opens the port, or fails with one line. Slow clients are cut: request headers and body must arrive
+ * within REQUEST_TIMEOUT_SECONDS (Node answers 408 and closes), checked every second.
+ */
+function listen(fetch: Fetch, config: Config): Promise<ServerType> {
+  const timeoutMs = config.requestTimeoutSeconds * 1000;
+  return new Promise((resolve, reject) => {
+    const server = serve(
+      {
+        fetch,
+        port: config.port,
+        hostname: config.host,
+        serverOptions: { requestTimeout: timeoutMs, headersTimeout: timeoutMs, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+      },
+      () => resolve(server),
+    );
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') reject(new StartupError(`port ${config.port} is already in use`));
+      else reject(new StartupError(`cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`));
+    });
+  });
+}
+
+/**
+ * Process entry: the only module that reads the environment. Everything that can fail without the
+ * database is checked first (configuration, SIGNING_KEYS, the DATA_DIR lock, the port), each failure
+ * one line. Then the port answers at once (liveness 200, the rest 503) while the database is reached,
+ * retried with backoff, and migrated; then the whole app takes over.
+ */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const started = performance.now();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrateDatabase(database);
-  const keys = await loadKeyRing(database, config.signingKeys, systemClock.now());
+  const configuredKeys = config.signingKeys ? await keyRingFromConfig(config.signingKeys) : undefined;
+  const lock = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? lockDataDir(config.dataDir) : undefined;
+  process.on('exit', () => lock?.release());
 
-  const { app } = createApp({ db: database.db, clock: systemClock, config, logger, keys });
   let stopping = false;
+  let handler: Fetch = createStartingApp(logger, config.trustProxy).fetch;
   // While stopping, every answer closes its connection, so that keep-alive clients stop reusing it
   // before the server closes the idle ones (a request racing that close would be reset).
-  const fetch: typeof app.fetch = async (request, env, ctx) => {
-    const response = await app.fetch(request, env, ctx);
+  const fetch: Fetch = async (request, env, ctx) => {
+    const response = await handler(request, env, ctx);
     if (stopping) response.headers.set('Connection', 'close');
     return response;
   };
-  const server = serve({ fetch, port: config.port, hostname: config.host }, (info) => {
-    logger.info('listening', {
-      address: info.address,
-      port: info.port,
-      database: database.kind,
-      startup_ms: Math.round(performance.now() - started),
-    });
+  const server = await listen(fetch, config);
+  const address = server.address();
+  logger.info('listening', {
+    ...(typeof address === 'object' && address ? { address: address.address, port: address.port } : {}),
+    startup_ms: Math.round(performance.now() - started),
   });
-  // Old rate-limit buckets, expired sessions and long-expired codes: one instance at a time (advisory lock).
-  const pruning = startPruning(database, systemClock, logger);
 
+  let database: DatabaseHandle | undefined;
+  let pruning: PruningSchedule | undefined;
+  let metricsServer: ServerType | undefined;
+  let keyRefresh: { stop(): void } | undefined;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -48,9 +89,11 @@ async function main(): Promise<void> {
     // accepted requests finish and close the database; give up after 10 s.
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     setTimeout(() => {
+      metricsServer?.close();
+      keyRefresh?.stop();
       server.close(async () => {
-        await pruning.stop();
-        await database.close();
+        await pruning?.stop();
+        await database?.close();
         clearTimeout(force);
         logger.info('stopped');
         process.exit(0);
@@ -60,11 +103,40 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+
+  const label = describeDatabase(config.databaseUrl, config.dataDir);
+  database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onAvailabilityChange: (available, err) => {
+      if (available) logger.info('database available again', { database: label });
+      else logger.warn('database unavailable', { database: label, error: errorFields(err).error, code: errorFields(err).code });
+    },
+  });
+  const keyStore = keyStoreOptions(config, { clock: systemClock, warn: (message) => logger.warn(message) });
+  const keys = await prepareDatabase(database, { keys: configuredKeys, keyStore, clock: systemClock, logger, label, stopping: () => stopping });
+  if (!keys || stopping) return;
+
+  const ready = database;
+  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true });
+  const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics });
+  handler = app.fetch;
+  // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
+  keyRefresh = startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) }));
+  logger.info('ready', { database: ready.kind, startup_ms: Math.round(performance.now() - started) });
+  // Prometheus metrics on their own port, never on the public one (README: "Metrics").
+  metricsServer = config.metrics
+    ? serve({ fetch: createMetricsApp(metrics).fetch, port: config.metrics.port, hostname: config.metrics.host }, (info) => {
+        logger.info('metrics listening', { address: info.address, port: info.port });
+      })
+    : undefined;
+  // Old rate-limit buckets, expired sessions, long-expired codes and old events: one instance at a time (advisory lock).
+  pruning = startPruning(ready.db, systemClock, logger, { eventRetentionDays: config.eventRetentionDays });
 }
 
 main().catch((err: unknown) => {
-  // A bad setting is one clear line naming the variable; anything else says it failed to start.
-  if (err instanceof ConfigError) {
+  // A bad setting, a folder in use, a busy port: one clear line. Anything else says it failed to start.
+  if (err instanceof ConfigError || err instanceof DataDirError || err instanceof StartupError) {
     process.stderr.write(`slowdns: ${err.message}\n`);
     process.exit(1);
   }

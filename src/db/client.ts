@@ -1,9 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { watchAvailability, type AvailabilityOptions, type DatabaseAvailability } from './availability.js';
+import { readPgliteSeed } from './pglite-seed.js';
 import * as schema from './schema.js';
 
 /** A drizzle database or transaction; queries take it as their first argument. */
@@ -12,89 +17,158 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface DatabaseHandle {
   db: Database;
   kind: 'pglite' | 'postgres';
-  /** Runs `fn` on one connection while holding a session-level advisory lock (PGlite has one connection anyway). */
-  withAdvisoryLock<T>(key: number, fn: (db: Database) => Promise<T>): Promise<T>;
-  /** Like withAdvisoryLock, but answers undefined at once when another session holds the lock. */
-  tryWithAdvisoryLock<T>(key: number, fn: (db: Database) => Promise<T>): Promise<T | undefined>;
+  /** How many connections the pool may open and has open, by state: read by the metrics at each scrape. */
+  poolStats(): Promise<PoolStats>;
+  /** Whether the database answers; probed on failures and while it is away. */
+  availability: DatabaseAvailability;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  max: number;
+  /** Open connections by PostgreSQL's state (`active`, `idle`, `idle in transaction`, ...). */
+  connections: Record<string, number>;
 }
 
 export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** Folder of the embedded database; `memory://` keeps it in memory. */
   dataDir: string;
+  /** What a fresh embedded database starts from (pglite-seed.ts); by default the build's seed, when there is one. */
+  pgliteSeed?: Blob | undefined;
+  /** Told when the database goes away and when it is back (for one log line each). */
+  onAvailabilityChange?: AvailabilityOptions['onChange'];
 }
 
 /** `DATABASE_URL` set → postgres.js on a real PostgreSQL; unset → embedded PGlite. Same schema, same SQL. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  const watch = { onChange: options.onAvailabilityChange };
+  return options.databaseUrl ? openPostgres(options.databaseUrl, watch) : openPglite(options.dataDir, options.pgliteSeed, watch);
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
-  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+async function openPglite(dataDir: string, seed: Blob | undefined, watch: AvailabilityOptions): Promise<DatabaseHandle> {
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) await mkdir(dataDir, { recursive: true });
+  const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
+  const loadDataDir = fresh ? (seed ?? (await readPgliteSeed())) : undefined;
+  const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
   const db = drizzlePglite({ client, schema }) as unknown as Database;
-  // One process owns an embedded database, so an in-process queue per key is the advisory lock.
-  const queues = new Map<number, Promise<unknown>>();
-  return {
-    db,
-    kind: 'pglite',
-    withAdvisoryLock(key, fn) {
-      const run = (queues.get(key) ?? Promise.resolve()).catch(() => {}).then(() => fn(db));
-      queues.set(key, run);
-      return run;
-    },
-    // One process owns a PGlite folder: there is no other instance to exclude.
-    tryWithAdvisoryLock: (_key, fn) => fn(db),
-    close: () => client.close(),
+  // One connection, always open, in the process itself.
+  const poolStats = async () => ({ max: 1, connections: { active: 1 } });
+  // In-process: it cannot stall on a network, only be closed, and then a query fails at once.
+  const availability = watchAvailability(async () => void (await client.query('select 1')), watch);
+  const close = async () => {
+    availability.close();
+    await client.close();
   };
+  return { db, kind: 'pglite', poolStats, availability, close };
 }
 
-function openPostgres(url: string): DatabaseHandle {
-  const client = postgres(url, { max: 10, connect_timeout: 5, idle_timeout: 60, onnotice: () => {} });
+const POOL_MAX = 10;
+
+/**
+ * Limits the server enforces on every session, sent as startup parameters: a statement (or a lock
+ * wait) running past 5 s is cancelled (57014, answered 503), and a transaction left open by a client
+ * that went away is ended instead of holding its row locks.
+ */
+const sessionLimits = { statement_timeout: 5000, idle_in_transaction_session_timeout: 10_000 };
+/** A connection (TCP, TLS, authentication) not ready in this many seconds fails: a stalled server is not waited for. */
+const CONNECT_TIMEOUT_SECONDS = 2;
+/** A probe's round trip; longer means the database is stalled or gone. */
+const PROBE_TIMEOUT_MS = 750;
+
+/** PgBouncer refuses startup parameters it does not know (`unsupported startup parameter: statement_timeout`). */
+const isUnsupportedStartupParameter = (error: unknown) =>
+  (error as ErrorLike)?.code === '08P01' && /unsupported startup parameter/i.test(String((error as ErrorLike)?.message));
+
+async function openPostgres(url: string, watch: AvailabilityOptions): Promise<DatabaseHandle> {
+  // postgres.js does not publish its pool's state; PostgreSQL does, for the connections of this instance's own application_name.
+  const applicationName = `slowdns-${randomBytes(6).toString('hex')}`;
+  // prepare: false: no named prepared statements. A transaction-mode pooler (PgBouncer, RDS Proxy,
+  // Supavisor) hands each transaction any server connection, where a statement named on another one
+  // is missing or is a different statement: writes answered 200 never reached the table.
+  const base = { prepare: false, connect_timeout: CONNECT_TIMEOUT_SECONDS, onnotice: () => {}, connection: { application_name: applicationName, ...sessionLimits } };
+  const client = postgres(url, { ...base, max: POOL_MAX, idle_timeout: 60 });
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
-  return {
-    db,
-    kind: 'postgres',
-    async withAdvisoryLock(key, fn) {
-      // A one-connection client: a session-level advisory lock belongs to the connection that took it.
-      const single = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
-      try {
-        await single`select pg_advisory_lock(${key})`;
-        return await fn(drizzlePostgres({ client: single, schema }) as unknown as Database);
-      } finally {
-        await single.end({ timeout: 5 });
-      }
-    },
-    async tryWithAdvisoryLock(key, fn) {
-      const single = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
-      try {
-        const [row] = await single<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}) as locked`;
-        if (!row?.locked) return undefined;
-        return await fn(drizzlePostgres({ client: single, schema }) as unknown as Database);
-      } finally {
-        await single.end({ timeout: 5 });
-      }
-    },
-    close: () => client.end({ timeout: 5 }),
+  const poolStats = async () => {
+    const rows = await client<{ state: string; count: number }[]>`
+      select coalesce(state, 'unknown') as state, count(*)::int as count
+      from pg_stat_activity where application_name = ${applicationName} group by 1`;
+    return { max: POOL_MAX, connections: Object.fromEntries(rows.map((r) => [r.state, r.count])) };
   };
+  // Probes use a connection of their own: a pool busy with long work still lets a probe through,
+  // so "slow" is never mistaken for "gone". A probe that does not answer in time is destroyed.
+  let probe: postgres.Sql | undefined;
+  const ping = async (): Promise<void> => {
+    const current = (probe ??= postgres(url, { ...base, max: 1, idle_timeout: 30 }));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        current`select 1`.simple(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' })), PROBE_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (error) {
+      probe = undefined;
+      void current.end({ timeout: 0 }).catch(() => {});
+      // Behind a pooler that refuses them the limits cannot be sent: the pooler's own query_timeout applies.
+      // postgres.js reads `options.connection` at each connect, so the pool's next connections go without them.
+      if (isUnsupportedStartupParameter(error) && 'statement_timeout' in base.connection) {
+        for (const connection of [base.connection, client.options.connection] as Record<string, unknown>[]) {
+          for (const name of Object.keys(sessionLimits)) delete connection[name];
+        }
+        return ping();
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const availability = watchAvailability(ping, watch);
+  // A first probe before any query: behind a pooler that refuses the session limits, they are dropped
+  // before the pool opens its first connection. A database that is down now is probed until it is back.
+  await availability.check();
+  const close = async () => {
+    availability.close();
+    await Promise.all([client.end({ timeout: 5 }), probe?.end({ timeout: 0 })]);
+  };
+  return { db, kind: 'postgres', poolStats, availability, close };
 }
 
-/** Codes that only a database driver gives: the server is down, restarting or full. */
-const databaseCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03', '53300']);
-/** Socket codes: the database's only when the socket was the database's (a client hanging up gives ECONNRESET too). */
+/**
+ * Codes that only a database driver gives: the server is down, restarting, full, too slow (57014, a
+ * statement timeout), or not the one configured (3D000 no such database, 28000/28P01 login refused).
+ * SQLSTATE classes 08 (connection exception), 53 (insufficient resources) and 57P (operator intervention) count whole.
+ */
+const databaseCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57014', '3D000', '28000', '28P01']);
+const databaseCodeClasses = /^(08|53|57P)/;
+/**
+ * Socket codes: the database's when they come from a socket call (`syscall`: the service opens no
+ * other outbound sockets) or a query. A client hanging up gives ECONNRESET too, but as the request's
+ * `aborted` error, without a syscall.
+ */
 const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
-type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; address?: unknown; name?: unknown } | undefined;
+type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; address?: unknown; name?: unknown; query?: unknown; syscall?: unknown } | undefined;
+
+/** True when the database driver raised the error (or its cause): a failed query, a broken constraint. */
+export function isDatabaseError(error: unknown): boolean {
+  for (let e = error as ErrorLike, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++) {
+    if (typeof e.query === 'string' || e.name === 'PostgresError') return true;
+  }
+  return false;
+}
 
 /** True when an error (or its cause) says the database cannot be reached, as opposed to a bug or a client gone. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let fromDatabase = false;
   for (let e = error as ErrorLike, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++) {
-    if (e.name === 'DrizzleQueryError' || e.name === 'PostgresError') fromDatabase = true;
+    // Drizzle's query error and postgres.js's errors of a sent query both carry the query's text.
+    if (typeof e.query === 'string' || e.name === 'PostgresError') fromDatabase = true;
     if (typeof e.code === 'string') {
-      if (databaseCodes.has(e.code) || e.code.startsWith('08')) return true;
-      if (socketCodes.has(e.code) && (fromDatabase || e.address !== undefined)) return true;
+      if (databaseCodes.has(e.code) || databaseCodeClasses.test(e.code)) return true;
+      if (socketCodes.has(e.code) && (fromDatabase || e.syscall !== undefined)) return true;
     }
     if (typeof e.message === 'string' && /PGlite is closed/i.test(e.message)) return true;
   }

@@ -1,0 +1,58 @@
+import type { MiddlewareHandler } from 'hono';
+import type { DatabaseAvailability } from '../db/availability.js';
+import { isDatabaseUnavailable } from '../db/client.js';
+import { ApiError } from '../errors.js';
+import type { AppEnv } from './router.js';
+
+/** What every 503 says in `Retry-After`: an unavailable database is probed twice a second. */
+export const RETRY_AFTER_SECONDS = '5';
+
+export const serviceUnavailable = (message?: string) => new ApiError('service_unavailable', message, { 'Retry-After': RETRY_AFTER_SECONDS });
+
+/**
+ * How long a request may wait on the database before the database itself is asked (one probe on a
+ * connection of its own): answered, the request keeps waiting (busy, not gone); not answered, 503.
+ * Deadline plus the probe's own limit stay under the 2 s the service promises for its 503.
+ */
+export const REQUEST_DEADLINE_MS = 800;
+
+/** Routes that answer without the database, so an outage never holds them back. */
+function needsNoDatabase(path: string): boolean {
+  return (
+    path === '/api/v2/livez' ||
+    path === '/api/v2/readyz' ||
+    path === '/openapi.json' ||
+    path === '/.well-known/jwks.json' ||
+    path === '/docs' ||
+    path.startsWith('/docs/') ||
+    /^\/slowdns\/[^/]+\.(js|css)$/.test(path)
+  );
+}
+
+/**
+ * The database failing is an answer, not a hang: while it is known to be unavailable a request is
+ * answered 503 at once; a request still waiting at the deadline is answered 503 unless a probe shows the
+ * database alive. The abandoned work finishes (or fails) in the background; the connection limits of
+ * src/db/client.ts keep it from piling up. A request that failed as unreachable triggers a probe.
+ */
+export function databaseGate(availability: DatabaseAvailability, deadlineMs = REQUEST_DEADLINE_MS): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (needsNoDatabase(c.req.path)) return next();
+    if (!availability.available) throw serviceUnavailable();
+    const work = next().then(() => {
+      if (c.error && isDatabaseUnavailable(c.error)) availability.reportFailure();
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(() => resolve('expired'), deadlineMs);
+    });
+    try {
+      if ((await Promise.race([work, expired])) !== 'expired') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (await availability.check()) return work;
+    work.catch(() => {});
+    throw serviceUnavailable();
+  };
+}

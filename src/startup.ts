@@ -1,0 +1,54 @@
+import type { Clock } from './clock.js';
+import { isDatabaseUnavailable, type DatabaseHandle } from './db/client.js';
+import { migrateDatabase } from './db/migrate.js';
+import { loadKeyRing, type KeyStoreOptions } from './domain/signing-key-store.js';
+import type { KeyRing } from './domain/signing-keys.js';
+import { errorFields, type Logger } from './logger.js';
+
+/** Waits between attempts: 250 ms, doubling, never more than 2 s, so a returning database is used within ~2 s. */
+export const retryDelayMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 2000);
+
+/** Where the database is, for logs: host, port and name, never the user or password of the URL. */
+export function describeDatabase(databaseUrl: string | undefined, dataDir: string): string {
+  if (!databaseUrl) return `pglite:${dataDir}`;
+  try {
+    const url = new URL(databaseUrl);
+    return `postgres://${url.host}${url.pathname}`;
+  } catch {
+    return 'postgres';
+  }
+}
+
+export interface StartupOptions {
+  /** The ring from SIGNING_KEYS, checked before the database was opened; unset: the database's keys. */
+  keys: KeyRing | undefined;
+  /** How the database's keys are kept (KEY_ENCRYPTION_KEY, …): keyStoreOptions(config). */
+  keyStore?: KeyStoreOptions;
+  clock: Clock;
+  logger: Logger;
+  /** For the log lines: describeDatabase(...). */
+  label: string;
+  /** True once shutdown began: stop retrying. */
+  stopping: () => boolean;
+}
+
+/**
+ * Migrations and the signing keys, retried with backoff while the database cannot be reached (one
+ * JSON log line per failed attempt); any other failure (a migration that does not apply) is thrown.
+ * Answers undefined when shutdown began first.
+ */
+export async function prepareDatabase(database: DatabaseHandle, options: StartupOptions): Promise<KeyRing | undefined> {
+  for (let attempt = 1; !options.stopping(); attempt++) {
+    try {
+      await migrateDatabase(database.db);
+      return options.keys ?? (await loadKeyRing(database.db, undefined, options.clock.now(), options.keyStore));
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      const { error, code } = errorFields(err);
+      const delay = retryDelayMs(attempt);
+      options.logger.warn('database not ready, retrying', { attempt, retry_in_ms: delay, database: options.label, error, code });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface SpawnedService {
+  process: ChildProcess;
+  /** Every stdout line so far (JSON log lines). */
+  stdout: string[];
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** The port from the `listening` log line. */
+  port: Promise<number>;
+  /** The exit code (or the signal's name). */
+  exited: Promise<number | string>;
+  /** Resolves with the first log line whose `msg` is `msg`. */
+  logged(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(): Promise<number | string>;
+}
+
+/**
+ * `src/main.ts` (or another entry and its arguments, such as `src/cli/main.ts prune`) in a child process, as `npm start`
+ * runs it: the environment is exactly `env` plus PATH, so the test's own DATABASE_URL never leaks in.
+ */
+export function spawnService(env: Record<string, string>, command = ['src/main.ts']): SpawnedService {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'http://localhost:8080', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  let stderr = '';
+  const waiters: { msg: string; resolve: (line: Record<string, unknown>) => void }[] = [];
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      stdout.push(line);
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      for (const w of waiters.filter((w) => w.msg === parsed.msg)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(parsed);
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const logged = (msg: string, timeoutMs = 150_000) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const seen = stdout.map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return undefined; } }).find((l) => l?.msg === msg);
+      if (seen) return resolve(seen);
+      const timer = setTimeout(() => reject(new Error(`no "${msg}" log line in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+      waiters.push({ msg, resolve: (line) => { clearTimeout(timer); resolve(line); } });
+      void exited.then((code) => { clearTimeout(timer); reject(new Error(`exited (${code}) before "${msg}"; stderr: ${stderr}`)); });
+    });
+  const port = logged('listening').then((line) => Number(line.port));
+  // A process expected to fail never logs it: only a test that awaits the port sees the rejection.
+  port.catch(() => {});
+  return {
+    process: child,
+    stdout,
+    stderr: () => stderr,
+    port,
+    exited,
+    logged,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
