@@ -1,0 +1,11 @@
+import type { Output } from './output.js';
+
+/** What every command group is given by the entry file (the only place that reads the environment). */
+export interface CliContext {
+  env: Record<string, string | undefined>;
+  write(text: string): void;
+  /** Runs the service in this process (`slowdns serve`). */
+  serve(): Promise<void>;
+}
+
+export const outputFor = (context: CliContext, options: { json?: boolean }): Output => ({ json: options.json === true, write: context.write });

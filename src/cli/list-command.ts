@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { CliError } from './cli-error.js';
+import { outputFor, type CliContext } from './context.js';
+import { print, type Row } from './output.js';
+import { connectionFrom, connectionOptions, type ConnectionFlags } from './connection.js';
+import { adminApi, type AdminApi } from './admin-api.js';
+
+/** The flags every list takes, as the admin API's query: page size, cursor and time range. */
+export interface ListFlags extends ConnectionFlags {
+  limit?: string;
+  cursor?: string;
+  since?: string;
+  until?: string;
+  json?: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export function pageQuery(flags: ListFlags) {
+  const limit = flags.limit === undefined ? undefined : Number(flags.limit);
+  if (limit !== undefined && !Number.isInteger(limit)) throw new CliError(`--limit must be a whole number, not ${flags.limit}`, 2);
+  return { limit, cursor: flags.cursor, since: flags.since, until: flags.until };
+}
+
+/**
+ * A `list` subcommand: the shared flags, the resource's own filters (added by `filters`), one page
+ * fetched by `fetch` and printed as a table of `columns` (`--json`: the page as the API answered it).
+ */
+export function listCommand<T, F extends ListFlags>(
+  group: Command,
+  context: CliContext,
+  spec: {
+    description: string;
+    filters(command: Command): Command;
+    fetch(api: AdminApi, url: string, flags: F): Promise<Page<T>>;
+    row(item: T): Row;
+    columns: string[];
+  },
+): void {
+  const command = group
+    .command('list')
+    .description(spec.description)
+    .option('--limit <n>', 'items per page, 1 to 200 (50 when not given)')
+    .option('--cursor <cursor>', 'the next_cursor a previous page printed')
+    .option('--since <time>', 'only items at or after this ISO 8601 time (e.g. 2026-11-22T10:00:00Z)')
+    .option('--until <time>', 'only items before this ISO 8601 time');
+  spec.filters(command);
+  connectionOptions(command)
+    .option('--json', 'print the page as JSON ({items, next_cursor})')
+    .action(async (flags: F) => {
+      const connection = connectionFrom(context.env, flags);
+      const page = await spec.fetch(adminApi(connection), connection.url, flags);
+      const note = page.next_cursor ? `more: --cursor ${page.next_cursor}` : undefined;
+      print(outputFor(context, flags), page, page.items.map(spec.row), spec.columns, note);
+    });
+}

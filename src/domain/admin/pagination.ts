@@ -1,0 +1,57 @@
+import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { ApiError } from '../../errors.js';
+
+/** The most items one page of an admin list holds, and how many when the caller does not say. */
+export const MAX_PAGE_SIZE = 200;
+export const DEFAULT_PAGE_SIZE = 50;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Where the previous page ended: the sort time (ms, absent for lists ordered by id alone) and id of its last item. */
+interface CursorPosition {
+  t?: number;
+  id: string | number;
+}
+
+/** Opaque to callers: base64url of the last item's position, so nothing relies on its shape. */
+export function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, idKind: 'string' | 'number', timed: boolean): CursorPosition {
+  const invalid = () => new ApiError('validation_failed', 'The request is not valid. cursor: is not a cursor this list gave.');
+  let position: unknown;
+  try {
+    position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  const p = position as CursorPosition;
+  if (typeof p !== 'object' || p === null || typeof p.id !== idKind) throw invalid();
+  if (timed && (typeof p.t !== 'number' || !Number.isFinite(p.t))) throw invalid();
+  return p;
+}
+
+/**
+ * Keyset pagination, newest first: items strictly after the cursor in the order (time desc, id desc).
+ * Rows added while a client pages are newer than its cursor, so they never shift a later page: no item
+ * is repeated and none is skipped.
+ */
+export function afterCursor(time: PgColumn, id: PgColumn, cursor: string | undefined): { where: SQL | undefined; orderBy: SQL[] } {
+  const orderBy = [desc(time), desc(id)];
+  if (!cursor) return { where: undefined, orderBy };
+  const { t, id: lastId } = decodeCursor(cursor, 'string', true);
+  const at = new Date(t!);
+  return { where: or(lt(time, at), and(eq(time, at), lt(id, lastId))), orderBy };
+}
+
+/** Fetches one more row than the page holds to know whether there is a next page. */
+export function pageOf<R, T>(rows: R[], limit: number, toItem: (row: R) => T, position: (row: R) => CursorPosition): Page<T> {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items: items.map(toItem), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null };
+}

@@ -1,0 +1,82 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { servers } from '../../db/schema.js';
+import { CHECKIN_INTERVAL_SECONDS, type ServerRow } from '../servers.js';
+import { afterCursor, pageOf, type Page } from './pagination.js';
+import { withinRange, type TimeRange } from './time-range.js';
+
+/** Derived from check-ins, never stored: `stale` after two missed intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`. */
+export type ServerHealth = 'active' | 'stale' | 'dead' | 'revoked';
+
+/** Missed check-ins before a server counts as `stale`. */
+export const STALE_AFTER_MISSED_CHECKINS = 2;
+
+export interface HealthThresholds {
+  deadAfterSeconds: number;
+}
+
+/** The instants before which a server's last sign of life makes it stale, and dead. */
+function healthCutoffs(now: Date, { deadAfterSeconds }: HealthThresholds) {
+  const staleAfterSeconds = Math.min(STALE_AFTER_MISSED_CHECKINS * CHECKIN_INTERVAL_SECONDS, deadAfterSeconds);
+  return { staleBefore: new Date(now.getTime() - staleAfterSeconds * 1000), deadBefore: new Date(now.getTime() - deadAfterSeconds * 1000) };
+}
+
+/** Its last check-in, or its registration when it has never checked in. */
+const lastSignOfLife = (server: ServerRow) => server.lastSeenAt ?? server.registeredAt;
+const lastSignOfLifeColumn = sql<Date>`coalesce(${servers.lastSeenAt}, ${servers.registeredAt})`;
+
+export function serverHealth(server: ServerRow, now: Date, thresholds: HealthThresholds): ServerHealth {
+  if (server.status === 'revoked') return 'revoked';
+  const { staleBefore, deadBefore } = healthCutoffs(now, thresholds);
+  const seen = lastSignOfLife(server).getTime();
+  if (seen < deadBefore.getTime()) return 'dead';
+  if (seen < staleBefore.getTime()) return 'stale';
+  return 'active';
+}
+
+function healthCondition(health: ServerHealth, now: Date, thresholds: HealthThresholds): SQL | undefined {
+  if (health === 'revoked') return eq(servers.status, 'revoked');
+  const { staleBefore, deadBefore } = healthCutoffs(now, thresholds);
+  const active = eq(servers.status, 'active');
+  const before = (at: Date) => sql`${lastSignOfLifeColumn} < ${at.toISOString()}::timestamptz`;
+  if (health === 'dead') return and(active, before(deadBefore));
+  if (health === 'stale') return and(active, before(staleBefore), sql`not ${before(deadBefore)}`);
+  return and(active, sql`not ${before(staleBefore)}`);
+}
+
+export interface ServerListFilter extends TimeRange {
+  health?: ServerHealth | undefined;
+  hostname?: string | undefined;
+  machineId?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ServerListItem {
+  server: ServerRow;
+  health: ServerHealth;
+}
+
+/** Servers, newest registered first, each with its health as of `now`. */
+export async function listServers(db: Database, filter: ServerListFilter, now: Date, thresholds: HealthThresholds): Promise<Page<ServerListItem>> {
+  const page = afterCursor(servers.registeredAt, servers.id, filter.cursor);
+  const conditions = [
+    page.where,
+    filter.health ? healthCondition(filter.health, now, thresholds) : undefined,
+    filter.hostname ? eq(servers.hostname, filter.hostname) : undefined,
+    filter.machineId ? eq(servers.machineId, filter.machineId) : undefined,
+    ...withinRange(servers.registeredAt, filter),
+  ];
+  const rows = await db
+    .select()
+    .from(servers)
+    .where(and(...conditions))
+    .orderBy(...page.orderBy)
+    .limit(filter.limit + 1);
+  return pageOf(
+    rows,
+    filter.limit,
+    (server) => ({ server, health: serverHealth(server, now, thresholds) }),
+    (server) => ({ t: server.registeredAt.getTime(), id: server.id }),
+  );
+}

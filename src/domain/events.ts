@@ -1,0 +1,69 @@
+import type { Database } from '../db/client.js';
+import { events } from '../db/schema.js';
+import { rateLimitSubjectHash } from './rate-limits/limiter.js';
+
+export type EventRow = typeof events.$inferSelect;
+
+/** Who made a change: the installer, a server's agent, an operator (ADMIN_TOKEN) or the browser session that issued the code. */
+export type EventActor = EventRow['actor'];
+
+/** Every event type: `<object>.<verb>`, past tense. */
+export const EVENT_TYPES = [
+  'install_code.issued',
+  'install_code.activated',
+  'install_code.restored',
+  'install_code.consumed',
+  'install_code.revoked',
+  'activation.created',
+  'activation.confirmed',
+  'activation.released',
+  'server.registered',
+  'server.revoked',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Who asks for a change and from where, handed by the route to the domain function that makes it:
+ * the request id and the client's rate-limit address key (hashed before it is stored).
+ */
+export interface ChangeContext {
+  actor: EventActor;
+  requestId?: string | undefined;
+  clientKey?: string | undefined;
+}
+
+export interface NewEvent {
+  type: EventType;
+  installCodeId?: string | undefined;
+  activationId?: string | undefined;
+  serverId?: string | undefined;
+  /** Small, and never a secret: no code, token, cookie or key. */
+  data?: Record<string, string | number | boolean | null>;
+}
+
+/** Client keys are hashed as the rate limits hash their subjects, salted with `event`. */
+export function eventClientKeyHash(clientKey: string): string {
+  return rateLimitSubjectHash('event', clientKey);
+}
+
+/**
+ * Writes the events of one change (one per object whose state changed) in one statement. Call it
+ * with the transaction that makes the change, so that the change and its events commit together or not at all.
+ */
+export async function recordEvent(tx: Database, context: ChangeContext, now: Date, ...changes: NewEvent[]): Promise<void> {
+  const clientKeyHash = context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey);
+  await tx.insert(events).values(
+    changes.map((event) => ({
+      type: event.type,
+      occurredAt: now,
+      actor: context.actor,
+      installCodeId: event.installCodeId ?? null,
+      activationId: event.activationId ?? null,
+      serverId: event.serverId ?? null,
+      requestId: context.requestId ?? null,
+      clientKeyHash,
+      data: event.data ?? {},
+    })),
+  );
+}

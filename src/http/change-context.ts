@@ -1,0 +1,8 @@
+import type { Context } from 'hono';
+import type { ChangeContext, EventActor } from '../domain/events.js';
+import type { AppEnv } from './router.js';
+
+/** What the domain records with a change this request makes: who asked, the request id, the client's address key. */
+export function changeContext(c: Context<AppEnv>, actor: EventActor): ChangeContext {
+  return { actor, requestId: c.get('requestId'), clientKey: c.get('clientKey') };
+}

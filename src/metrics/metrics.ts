@@ -1,0 +1,109 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolStats } from '../db/client.js';
+import { EVENT_TYPES, type EventType } from '../domain/events.js';
+
+/**
+ * The lifecycle transitions counted: the event types of the event trail (`<object>.<verb>`), one list.
+ * Counted once a change is made, never for an idempotent repeat or a refusal.
+ */
+export const TRANSITIONS = EVENT_TYPES;
+
+export type Transition = EventType;
+
+export interface MetricsOptions {
+  /** Reads the database pool at each scrape; left out, no pool gauges are published. */
+  poolStats?: () => Promise<PoolStats>;
+  /** Node's process metrics (CPU, memory, event loop): on for the server, off in tests that build many apps. */
+  processMetrics?: boolean;
+}
+
+export interface Metrics {
+  registry: Registry;
+  observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
+  transition(type: Transition): void;
+  refusal(policy: string): void;
+  databaseError(kind: 'unavailable' | 'query'): void;
+}
+
+/** One registry per app: tests build several apps in one process, and each must count only its own. */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'slowdns_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern (never the raw path) and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'slowdns_http_request_duration_seconds',
+    help: 'Time from the request reaching the app to its answer, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const transitions = new Counter({
+    name: 'slowdns_lifecycle_transitions_total',
+    help: 'Changes of install codes, activations and servers, by type (install_code.issued, activation.confirmed, ...).',
+    labelNames: ['type'] as const,
+    registers,
+  });
+  for (const type of TRANSITIONS) transitions.inc({ type }, 0);
+  const refusals = new Counter({
+    name: 'slowdns_rate_limit_refusals_total',
+    help: 'Requests refused with 429 rate_limit_exceeded, by the policy that refused them.',
+    labelNames: ['policy'] as const,
+    registers,
+  });
+  const databaseErrors = new Counter({
+    name: 'slowdns_database_errors_total',
+    help: 'Requests failed by the database: unavailable (answered 503) or query (an unexpected database error, answered 500).',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  for (const kind of ['unavailable', 'query']) databaseErrors.inc({ kind }, 0);
+
+  const { poolStats } = options;
+  if (poolStats) {
+    let latest: Promise<PoolStats | undefined> | undefined;
+    // One reading per scrape, shared by the gauges; a database that does not answer leaves them unset.
+    const read = () =>
+      (latest ??= poolStats()
+        .catch(() => undefined)
+        .finally(() => setTimeout(() => (latest = undefined), 0)));
+    new Gauge({
+      name: 'slowdns_database_pool_max',
+      help: 'Connections the pool may open (1 for the embedded PGlite).',
+      registers,
+      async collect() {
+        const stats = await read();
+        if (stats) this.set(stats.max);
+      },
+    });
+    new Gauge({
+      name: 'slowdns_database_pool_connections',
+      help: "This instance's open database connections by state, as PostgreSQL reports them (pg_stat_activity); the scrape's own query is one of the active ones.",
+      labelNames: ['state'] as const,
+      registers,
+      async collect() {
+        const stats = await read();
+        this.reset();
+        if (stats) for (const [state, count] of Object.entries(stats.connections)) this.set({ state }, count);
+      },
+    });
+  }
+
+  return {
+    registry,
+    observeRequest(labels, seconds) {
+      const l = { ...labels, status: String(labels.status) };
+      requests.inc(l);
+      duration.observe(l, seconds);
+    },
+    transition: (type) => transitions.inc({ type }),
+    refusal: (policy) => refusals.inc({ policy }),
+    databaseError: (kind) => databaseErrors.inc({ kind }),
+  };
+}

@@ -1,0 +1,69 @@
+import { createRoute } from '@hono/zod-openapi';
+import { toIsoOffset } from '../../clock.js';
+import type { AppDeps } from '../../deps.js';
+import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
+import { revokeInstallCode } from '../../domain/install-codes.js';
+import { changeContext } from '../../http/change-context.js';
+import type { Router } from '../../http/router.js';
+import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema } from '../../schemas/admin/install-codes.js';
+import { timeRange } from '../../schemas/admin/list.js';
+import { successEnvelope } from '../../schemas/envelope.js';
+import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+
+const list = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/install-codes',
+  operationId: 'listInstallCodes',
+  ...adminOperation,
+  summary: 'List install codes',
+  description: `Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\` (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${ADMIN_AUTH_SENTENCE}`,
+  request: { query: InstallCodeListQuerySchema },
+  responses: {
+    200: { description: 'One page of install codes.', content: { 'application/json': { schema: successEnvelope(InstallCodePageSchema) } } },
+    ...adminErrorResponses(),
+  },
+});
+
+const revoke = createRoute({
+  method: 'post',
+  path: '/api/v2/admin/install-codes/{install_code_id}/revoke',
+  operationId: 'revokeInstallCode',
+  ...adminOperation,
+  summary: 'Revoke an install code',
+  description: `Revokes an \`issued\` code (expired or not): a precheck or activate of it is then 410 \`install_code_revoked\`, even with a precheck token made before. Recorded as the event \`install_code.revoked\` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (\`activated\`, \`consumed\`) is 409 \`install_code_unavailable\`: release the activation instead (\`releaseActivation\` with \`restore_install_code: false\`). No body. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: InstallCodeIdParamsSchema },
+  responses: {
+    200: { description: 'The revoked code.', content: { 'application/json': { schema: successEnvelope(InstallCodeRecordSchema) } } },
+    ...adminErrorResponses('install_code_not_found', 'install_code_unavailable'),
+  },
+});
+
+function toRecord({ code, status, activation }: InstallCodeListItem) {
+  return {
+    install_code_id: code.id,
+    install_code_hint: code.hint,
+    status,
+    issued_at: toIsoOffset(code.issuedAt),
+    expires_at: toIsoOffset(code.expiresAt),
+    revoked_at: code.revokedAt ? toIsoOffset(code.revokedAt) : null,
+    activation: activation
+      ? { activation_id: activation.id, status: activation.status, hostname: activation.hostname, public_ip: activation.publicIp, created_at: toIsoOffset(activation.createdAt) }
+      : null,
+  };
+}
+
+export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
+  app.openapi(list, async (c) => {
+    const query = c.req.valid('query');
+    const page = await listInstallCodes(deps.db, { ...query, ...timeRange(query) }, deps.clock.now());
+    return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} install codes.` } }, 200);
+  });
+
+  app.openapi(revoke, async (c) => {
+    const { install_code_id: id } = c.req.valid('param');
+    const now = deps.clock.now();
+    await revokeInstallCode(deps.db, id, now, changeContext(c, 'operator'));
+    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, now)).items;
+    return c.json({ data: toRecord(item!), meta: { message: 'Install code revoked.' } }, 200);
+  });
+}

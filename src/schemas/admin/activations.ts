@@ -1,0 +1,54 @@
+import { z } from '@hono/zod-openapi';
+import { ActivationIdSchema, MachineBindingSchema } from '../activation.js';
+import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
+import { InstallerVersionSchema, RequestedRefSchema } from '../machine.js';
+import { ServerIdSchema } from '../server.js';
+import { ServerHealthSchema } from './servers.js';
+import { ListQuerySchema, nullableTimestamp, pageOf } from './list.js';
+
+export const ActivationStatusSchema = z
+  .enum(['activated', 'confirmed', 'released'])
+  .openapi('ActivationStatus', { description: '`activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).' });
+
+export const ActivationListQuerySchema = ListQuerySchema.extend({
+  status: ActivationStatusSchema.optional(),
+  machine_id: z.string().min(1).max(128).optional().openapi({ description: 'Exact machine id.' }),
+  hostname: z.string().min(1).max(253).optional().openapi({ description: 'Exact hostname.' }),
+  public_ip: z.string().min(1).max(64).optional().openapi({ description: 'Exact public IP, as the installer sent it.' }),
+  install_code_id: InstallCodeIdSchema.optional(),
+});
+
+export const ActivationRecordSchema = z
+  .object({
+    activation_id: ActivationIdSchema,
+    install_code_id: InstallCodeIdSchema,
+    status: ActivationStatusSchema,
+    machine_binding: MachineBindingSchema,
+    requested_ref: RequestedRefSchema,
+    installer_version: InstallerVersionSchema,
+    created_at: TimestampSchema,
+    install_token_expires_at: TimestampSchema,
+    confirmed_at: nullableTimestamp('When it was confirmed.'),
+    released_at: nullableTimestamp('When it was released.'),
+    install_code_restored: z.boolean().nullable().openapi({ description: 'For a released activation, whether its release restored the code; `null` otherwise.', example: null }),
+    server: z
+      .object({ server_id: ServerIdSchema, status: z.enum(['active', 'revoked']), health: ServerHealthSchema, last_seen_at: nullableTimestamp('Its last accepted check-in.') })
+      .nullable()
+      .openapi({ description: 'The server registered for it (`POST /register`); `null` if none was.' }),
+  })
+  .openapi('ActivationRecord', { description: 'An activation as an operator sees it: never its install token.' });
+
+export const ActivationPageSchema = pageOf(ActivationRecordSchema).openapi('ActivationPage');
+
+export const ActivationIdParamsSchema = z.object({
+  activation_id: ActivationIdSchema.openapi({ param: { name: 'activation_id', in: 'path' } }),
+});
+
+export const OperatorReleaseRequestSchema = z
+  .object({
+    restore_install_code: z
+      .boolean()
+      .default(true)
+      .openapi({ description: '`true` (the default): restore the code as the installer\'s release does, when its token is unused and unexpired and the code unexpired. `false`: revoke the code instead, so it can never be used again.', example: true }),
+  })
+  .openapi('OperatorReleaseRequest');
