@@ -1,0 +1,419 @@
+#!/bin/sh
+# SlowDNS activation client: precheck, activate, confirm or release an install code around your
+# installer. POSIX sh; needs only curl (jq is used when present). See README.md next to this file.
+#
+#   SLOWDNS_URL=https://activation.example.net SLOWDNS_INSTALL_CODE=SDNS-SD-… sh activate.sh run -- ./install.sh
+#
+# Exit codes (stable): 0 done; 2 usage; 10 code not found; 11 code expired; 12 code in use or revoked;
+# 13 machine mismatch; 14 token invalid, expired or used; 15 activation already released or confirmed;
+# 20 rate limited; 21 installer outdated; 30 network; 31 server error; 40 install command failed.
+set -eu
+umask 077
+
+ACTIVATE_SH_VERSION=2026.11.22.1
+
+SLOWDNS_URL=${SLOWDNS_URL:-}
+SLOWDNS_STATE_FILE=${SLOWDNS_STATE_FILE:-${HOME:-/root}/.slowdns-activation.state}
+SLOWDNS_INSTALLER_VERSION=${SLOWDNS_INSTALLER_VERSION:-$ACTIVATE_SH_VERSION}
+SLOWDNS_REQUESTED_REF=${SLOWDNS_REQUESTED_REF:-main}
+SLOWDNS_MACHINE_ID_FILE=${SLOWDNS_MACHINE_ID_FILE:-/etc/machine-id}
+SLOWDNS_MAX_RETRIES=${SLOWDNS_MAX_RETRIES:-4}
+SLOWDNS_TIMEOUT_SECONDS=${SLOWDNS_TIMEOUT_SECONDS:-30}
+
+work_dir=''
+child_pid=''
+CLONED_IMAGE_HINT='If this machine was cloned from an image, its /etc/machine-id and SSH host keys are copies shared with its siblings: give it its own (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run again.'
+
+say() { printf '%s\n' "activate.sh: $*" >&2; }
+
+# The one place error codes become exit codes. Stable once released: installers branch on them.
+exit_code_for() {
+  case "$1" in
+    validation_failed) echo 2 ;;
+    install_code_not_found) echo 10 ;;
+    install_code_expired) echo 11 ;;
+    install_code_unavailable | install_code_revoked) echo 12 ;;
+    machine_mismatch) echo 13 ;;
+    precheck_token_invalid | install_token_invalid | install_token_used | activation_not_found) echo 14 ;;
+    activation_released | activation_confirmed) echo 15 ;;
+    rate_limit_exceeded) echo 20 ;;
+    installer_outdated) echo 21 ;;
+    network) echo 30 ;;
+    *) echo 31 ;;
+  esac
+}
+
+die() { # die <error code> <message>
+  say "$2"
+  exit "$(exit_code_for "$1")"
+}
+
+usage() {
+  cat >&2 <<'EOF'
+usage: activate.sh <command>
+  precheck            check the install code for this machine (saves a precheck token in the state file)
+  activate            activate it after confirming hostname and public IP (saves the activation)
+  confirm             confirm the install: consumes the install token for good
+  release             release the activation; the install code is restored if it still can be
+  status              where the install in the state file stands
+  register            register this server (writes the agent token to SLOWDNS_AGENT_TOKEN_FILE)
+  run -- <command...> the whole flow around your install command; releases on failure or signal,
+                      resumes an unfinished install found in the state file
+The install code comes from SLOWDNS_INSTALL_CODE, the file SLOWDNS_INSTALL_CODE_FILE, or the terminal;
+never from the command line. Other settings: see README.md.
+EOF
+  exit 2
+}
+
+# --- values -------------------------------------------------------------------------------------
+
+have_jq() { [ "${SLOWDNS_NO_JQ:-}" != 1 ] && command -v jq >/dev/null 2>&1; }
+
+# json_get <key> <file>: the first value of <key> anywhere in the JSON answer, strings unquoted.
+# Without jq, sed is enough: the contract guarantees codes, ids and tokens are [A-Za-z0-9._-].
+json_get() {
+  if have_jq; then
+    jq -r --arg k "$1" 'first(.. | objects | select(has($k)) | .[$k]) | if . == null then empty else tostring end' <"$2" 2>/dev/null || true
+  else
+    sed -n -e "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" -e "s/.*\"$1\":\\([a-z0-9][a-z0-9]*\\).*/\\1/p" "$2" | grep -v '^null$' | head -n 1
+  fi
+}
+
+# In a subshell: a failed redirection of a special built-in such as `:` would end the script itself.
+have_terminal() { (true </dev/tty) 2>/dev/null; }
+
+shell_safe() { # the contract's promise, checked rather than trusted
+  case "$1" in '' | *[!A-Za-z0-9._-]*) return 1 ;; *) return 0 ;; esac
+}
+
+state_get() {
+  [ -f "$SLOWDNS_STATE_FILE" ] || return 0
+  sed -n "s/^$1=//p" "$SLOWDNS_STATE_FILE" | head -n 1
+}
+
+state_set() { # state_set <key> <value>: the file holds key=value lines of shell-safe values only
+  shell_safe "$2" || die internal_error "refusing to store an unexpected value for $1"
+  mkdir -p "$(dirname "$SLOWDNS_STATE_FILE")"
+  if [ -f "$SLOWDNS_STATE_FILE" ]; then
+    grep -v "^$1=" "$SLOWDNS_STATE_FILE" >"$work_dir/state" || true
+  else
+    : >"$work_dir/state"
+  fi
+  printf '%s=%s\n' "$1" "$2" >>"$work_dir/state"
+  mv "$work_dir/state" "$SLOWDNS_STATE_FILE"
+}
+
+read_install_code() {
+  code=${SLOWDNS_INSTALL_CODE:-}
+  if [ -z "$code" ] && [ -n "${SLOWDNS_INSTALL_CODE_FILE:-}" ]; then
+    [ -r "$SLOWDNS_INSTALL_CODE_FILE" ] || die validation_failed "cannot read SLOWDNS_INSTALL_CODE_FILE ($SLOWDNS_INSTALL_CODE_FILE)"
+    code=$(head -n 1 "$SLOWDNS_INSTALL_CODE_FILE")
+  fi
+  if [ -z "$code" ]; then
+    # stdin may be the pipe this script came from (curl … | sh): ask the terminal itself.
+    have_terminal || die validation_failed 'no install code: set SLOWDNS_INSTALL_CODE or SLOWDNS_INSTALL_CODE_FILE, or run on a terminal'
+    printf 'Install code (from the SlowDNS page): ' >/dev/tty
+    IFS= read -r code </dev/tty || true
+  fi
+  # The service forgives case, spaces and look-alikes; keep only what a code can hold, so it embeds in JSON as is.
+  code=$(printf '%s' "$code" | tr -cd 'A-Za-z0-9-')
+  [ -n "$code" ] || die validation_failed 'the install code is empty'
+  INSTALL_CODE=$code
+}
+
+read_machine() {
+  [ -r "$SLOWDNS_MACHINE_ID_FILE" ] || die validation_failed "cannot read $SLOWDNS_MACHINE_ID_FILE (set SLOWDNS_MACHINE_ID_FILE)"
+  MACHINE_ID=$(tr -d ' \t\r\n' <"$SLOWDNS_MACHINE_ID_FILE")
+  case "$MACHINE_ID" in
+    *[!0-9a-f]* | '') die validation_failed "$SLOWDNS_MACHINE_ID_FILE does not hold a machine id (32 lower-case hex characters)" ;;
+  esac
+  if [ -n "${SLOWDNS_SSH_FINGERPRINT:-}" ]; then
+    SSH_FINGERPRINT=$SLOWDNS_SSH_FINGERPRINT
+  else
+    key=${SLOWDNS_SSH_HOST_KEY:-}
+    if [ -z "$key" ]; then
+      for candidate in /etc/ssh/ssh_host_ed25519_key.pub /etc/ssh/ssh_host_ecdsa_key.pub /etc/ssh/ssh_host_rsa_key.pub; do
+        if [ -r "$candidate" ]; then key=$candidate && break; fi
+      done
+    fi
+    [ -n "$key" ] || die validation_failed 'no SSH host key found in /etc/ssh (set SLOWDNS_SSH_HOST_KEY or SLOWDNS_SSH_FINGERPRINT)'
+    command -v ssh-keygen >/dev/null 2>&1 || die validation_failed 'ssh-keygen is missing (set SLOWDNS_SSH_FINGERPRINT)'
+    SSH_FINGERPRINT=$(ssh-keygen -E sha256 -lf "$key" | awk '{print $2}')
+  fi
+  case "$SSH_FINGERPRINT" in
+    SHA256:*) ;;
+    *) die validation_failed 'the SSH fingerprint is not SHA256:… (ssh-keygen -E sha256 -lf <host key>)' ;;
+  esac
+  case "$SSH_FINGERPRINT" in
+    *[!A-Za-z0-9:+/]*) die validation_failed 'the SSH fingerprint has unexpected characters' ;;
+  esac
+}
+
+# --- HTTP ---------------------------------------------------------------------------------------
+
+retry_wait_words() { # seconds → "3 minutes", for people
+  if [ "$1" -ge 3600 ]; then echo "$(($1 / 3600)) hours $(($1 % 3600 / 60)) minutes"
+  elif [ "$1" -ge 60 ]; then echo "$((($1 + 59) / 60)) minutes"
+  else echo "$1 seconds"; fi
+}
+
+# request <json>: writes the body of the next POST to a file. Never a pipe into api: sh runs the parts of
+# a pipeline in subshells, and api's results would be lost with them.
+request() { printf '%s' "$1" >"$work_dir/request"; }
+
+# api POST <path>: sends the body `request` wrote; sets STATUS, BODY (a file) and RETRY_AFTER. Secrets go
+# in a file curl reads, never on its command line (the process list). Retried with backoff only after a
+# network failure or a 503, honouring Retry-After; never after 429.
+api() {
+  [ -n "$SLOWDNS_URL" ] || die validation_failed 'set SLOWDNS_URL to the activation service, e.g. https://activation.example.net'
+  BODY=$work_dir/body
+  attempt=0
+  while :; do
+    STATUS=$(curl -sS -X "$1" -o "$BODY" -D "$work_dir/headers" -w '%{http_code}' \
+      --max-time "$SLOWDNS_TIMEOUT_SECONDS" --connect-timeout 10 \
+      -H 'Content-Type: application/json' -H 'Accept: application/json' \
+      -H "User-Agent: slowdns-activate.sh/$ACTIVATE_SH_VERSION" \
+      --data-binary "@$work_dir/request" "${SLOWDNS_URL%/}$2" 2>"$work_dir/curl-error") || STATUS=000
+    RETRY_AFTER=$(sed -n 's/^[Rr]etry-[Aa]fter: *\([0-9][0-9]*\).*/\1/p' "$work_dir/headers" 2>/dev/null | head -n 1)
+    if [ "$STATUS" != 000 ] && [ "$STATUS" != 503 ]; then return 0; fi
+    if [ "$attempt" -ge "$SLOWDNS_MAX_RETRIES" ]; then
+      if [ "$STATUS" = 000 ]; then die network "no answer from $SLOWDNS_URL: $(head -c 200 "$work_dir/curl-error")"; fi
+      return 0
+    fi
+    if [ "$STATUS" = 503 ] && [ -n "$RETRY_AFTER" ] && [ "$RETRY_AFTER" -gt 300 ]; then return 0; fi
+    attempt=$((attempt + 1))
+    delay=$(( (1 << (attempt - 1)) * ${SLOWDNS_RETRY_BASE_SECONDS:-1} ))
+    [ "$delay" -le 30 ] || delay=30
+    # Jitter: up to a second more, so that many machines do not come back in step.
+    delay=$((delay + $(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 2))
+    if [ "$STATUS" = 503 ] && [ -n "$RETRY_AFTER" ] && [ "$RETRY_AFTER" -gt "$delay" ]; then delay=$RETRY_AFTER; fi
+    if [ "$STATUS" = 503 ]; then reason='the service is unavailable'; else reason='no answer'; fi
+    say "$reason; trying again in $(retry_wait_words "$delay") (attempt $((attempt + 1)) of $((SLOWDNS_MAX_RETRIES + 1)))"
+    sleep "$delay"
+  done
+}
+
+# Turns an answer that is not 2xx into its exit code, with the service's own message.
+fail_on_error() {
+  case "$STATUS" in 2??) return 0 ;; esac
+  code=$(json_get code "$BODY")
+  message=$(json_get message "$BODY")
+  [ -n "$code" ] || { code=internal_error; message="unexpected HTTP $STATUS answer from $SLOWDNS_URL"; }
+  if [ "$code" = rate_limit_exceeded ] && [ -n "$RETRY_AFTER" ]; then
+    message="$message This script does not retry a rate limit: run it again in $(retry_wait_words "$RETRY_AFTER")."
+  fi
+  if [ "$code" = machine_mismatch ] || [ "$code" = install_code_unavailable ]; then message="$message $CLONED_IMAGE_HINT"; fi
+  die "$code" "$message ($code)"
+}
+
+# --- steps --------------------------------------------------------------------------------------
+
+do_precheck() {
+  read_install_code
+  read_machine
+  request "$(printf '{"install_code":"%s","machine_id":"%s","ssh_fingerprint":"%s","product":"slowdns","installer_version":"%s"}' \
+    "$INSTALL_CODE" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_INSTALLER_VERSION")"
+  api POST /api/v2/slowdns/install/precheck
+  fail_on_error
+  token=$(json_get precheck_token "$BODY")
+  shell_safe "$token" || die internal_error 'the precheck answer has no usable precheck_token'
+  state_set precheck_token "$token"
+  OBSERVED_IP=$(json_get observed_ip "$BODY")
+  say "install code $(json_get install_code_hint "$BODY") is valid for this machine (the service sees it at ${OBSERVED_IP:-an unknown address})"
+}
+
+confirm_address() {
+  HOSTNAME_CONFIRMED=${SLOWDNS_HOSTNAME:-}
+  PUBLIC_IP_CONFIRMED=${SLOWDNS_PUBLIC_IP:-}
+  if [ -z "$HOSTNAME_CONFIRMED" ] || [ -z "$PUBLIC_IP_CONFIRMED" ]; then
+    have_terminal || die validation_failed 'set SLOWDNS_HOSTNAME and SLOWDNS_PUBLIC_IP, or run on a terminal to confirm them'
+    default_host=$(hostname -f 2>/dev/null || hostname)
+    default_ip=${OBSERVED_IP:-}
+    printf 'Hostname [%s]: ' "$default_host" >/dev/tty
+    IFS= read -r answer </dev/tty || true
+    HOSTNAME_CONFIRMED=${answer:-$default_host}
+    printf 'Public IP [%s]: ' "$default_ip" >/dev/tty
+    IFS= read -r answer </dev/tty || true
+    PUBLIC_IP_CONFIRMED=${answer:-$default_ip}
+    printf 'Activate %s (%s)? [y/N] ' "$HOSTNAME_CONFIRMED" "$PUBLIC_IP_CONFIRMED" >/dev/tty
+    IFS= read -r answer </dev/tty || true
+    case "$answer" in y | Y | yes) ;; *) die validation_failed 'not confirmed: nothing was activated' ;; esac
+  fi
+  case "$HOSTNAME_CONFIRMED" in '' | *[!A-Za-z0-9.-]*) die validation_failed 'the hostname may hold only letters, digits, dots and hyphens' ;; esac
+  case "$PUBLIC_IP_CONFIRMED" in '' | *[!0-9A-Fa-f.:]*) die validation_failed 'the public IP must be an IPv4 or IPv6 address' ;; esac
+}
+
+do_activate() {
+  [ -n "${INSTALL_CODE:-}" ] || read_install_code
+  [ -n "${MACHINE_ID:-}" ] || read_machine
+  precheck_token=$(state_get precheck_token)
+  [ -n "$precheck_token" ] || die validation_failed "no precheck token in $SLOWDNS_STATE_FILE: run the precheck first"
+  confirm_address
+  request "$(printf '{"install_code":"%s","precheck_token":"%s","hostname":"%s","public_ip":"%s","machine_id":"%s","ssh_fingerprint":"%s","requested_ref":"%s","installer_version":"%s"}' \
+    "$INSTALL_CODE" "$precheck_token" "$HOSTNAME_CONFIRMED" "$PUBLIC_IP_CONFIRMED" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_REQUESTED_REF" "$SLOWDNS_INSTALLER_VERSION")"
+  api POST /api/v2/slowdns/install/activate
+  fail_on_error
+  activation_id=$(json_get activation_id "$BODY")
+  install_token=$(json_get install_token "$BODY")
+  if ! shell_safe "$activation_id" || ! shell_safe "$install_token"; then die internal_error 'the activate answer has no usable activation'; fi
+  state_set install_token "$install_token"
+  state_set activation_id "$activation_id"
+  state_set stage activated
+  say "activated $activation_id for $HOSTNAME_CONFIRMED ($PUBLIC_IP_CONFIRMED)"
+  if [ "$(json_get public_ip_matches_observed "$BODY")" = false ]; then
+    say "note: the service saw this machine at $(json_get observed_ip "$BODY"), not $PUBLIC_IP_CONFIRMED (fine behind NAT; check for a typo otherwise)"
+  fi
+}
+
+# The request of the steps that present the activation: its id and, with "token", its install token.
+activation_request() {
+  activation_id=$(state_get activation_id)
+  [ -n "$activation_id" ] || die validation_failed "no activation in $SLOWDNS_STATE_FILE: nothing to $2"
+  if [ "$1" = token ]; then
+    request "$(printf '{"activation_id":"%s","install_token":"%s"}' "$activation_id" "$(state_get install_token)")"
+  else
+    request "$(printf '{"activation_id":"%s"}' "$activation_id")"
+  fi
+}
+
+do_confirm() {
+  activation_request token confirm
+  api POST /api/v2/slowdns/install/confirm
+  if [ "$STATUS" = 409 ] && [ "$(json_get code "$BODY")" = install_token_used ]; then
+    # A resent confirm whose first copy arrived: ask where the install stands before calling it an error.
+    activation_request token confirm
+    api POST /api/v2/slowdns/install/status
+    [ "$(json_get status "$BODY")" = confirmed ] || die install_token_used 'the install token was already used'
+  else
+    fail_on_error
+  fi
+  state_set stage confirmed
+  say "install confirmed ($(state_get activation_id))"
+}
+
+do_release() {
+  activation_request id release
+  api POST /api/v2/slowdns/install/release
+  fail_on_error
+  if [ "$(json_get install_code_restored "$BODY")" = true ]; then
+    say 'activation released; the install code can be used again'
+  else
+    say 'activation released; the install code could not be restored: request a new one on the SlowDNS page'
+  fi
+  rm -f "$SLOWDNS_STATE_FILE"
+}
+
+do_status() {
+  activation_request token 'read back'
+  api POST /api/v2/slowdns/install/status
+  fail_on_error
+  STATE_STATUS=$(json_get status "$BODY")
+  STATE_EXPIRED=$(json_get install_token_expired "$BODY")
+}
+
+print_status() {
+  do_status
+  printf 'activation_id=%s\nstatus=%s\nhostname=%s\npublic_ip=%s\ninstall_token_expires_at=%s\ninstall_token_expired=%s\nrelease_restores_code=%s\nserver_registered=%s\n' \
+    "$(state_get activation_id)" "$STATE_STATUS" "$(json_get hostname "$BODY")" "$(json_get public_ip "$BODY")" \
+    "$(json_get install_token_expires_at "$BODY")" "$STATE_EXPIRED" "$(json_get release_restores_code "$BODY")" "$(json_get server_registered "$BODY")"
+}
+
+do_register() {
+  token_file=${SLOWDNS_AGENT_TOKEN_FILE:-}
+  [ -n "$token_file" ] || die validation_failed 'set SLOWDNS_AGENT_TOKEN_FILE: where to keep the agent token (it is shown only once)'
+  activation_id=$(state_get activation_id)
+  [ -n "$activation_id" ] || die validation_failed "no activation in $SLOWDNS_STATE_FILE: nothing to register"
+  request "$(printf '{"activation_id":"%s","install_token":"%s","agent_version":"%s"}' "$activation_id" "$(state_get install_token)" "${SLOWDNS_AGENT_VERSION:-$SLOWDNS_INSTALLER_VERSION}")"
+  api POST /register
+  fail_on_error
+  agent_token=$(json_get agent_token "$BODY")
+  shell_safe "$agent_token" || die internal_error 'the register answer has no usable agent_token'
+  mkdir -p "$(dirname "$token_file")"
+  printf '%s\n' "$agent_token" >"$token_file"
+  say "server registered as $(json_get server_id "$BODY"); agent token written to $token_file"
+}
+
+# --- run: the whole flow around the install command ----------------------------------------------
+
+# On EXIT, INT, TERM and HUP: an activation that is not confirmed is released (the code restored if it can be).
+on_exit() {
+  status=$?
+  trap - EXIT INT TERM HUP
+  if [ -n "$child_pid" ]; then kill -TERM "$child_pid" 2>/dev/null || true; fi
+  if [ "$(state_get stage)" = activated ] && [ "${RUN_RELEASES:-}" = 1 ]; then
+    say 'the install did not finish: releasing the activation'
+    (SLOWDNS_MAX_RETRIES=1 do_release) || say "release failed; run 'activate.sh release' again (state: $SLOWDNS_STATE_FILE)"
+  fi
+  rm -rf "$work_dir"
+  exit "$status"
+}
+
+on_signal() { # exit the way the signal would have: 128 + its number
+  say "interrupted by SIG$1"
+  case "$1" in HUP) exit 129 ;; INT) exit 130 ;; *) exit 143 ;; esac
+}
+
+# A rerun with an unfinished activation in the state file: resume it, or clear what cannot be resumed.
+resume_or_clear() {
+  [ -n "$(state_get activation_id)" ] || return 1
+  activation_request token 'resume'
+  api POST /api/v2/slowdns/install/status
+  case "$STATUS" in
+    200) ;;
+    401 | 404) say 'the activation in the state file is unknown to the service; starting again'; rm -f "$SLOWDNS_STATE_FILE"; return 1 ;;
+    *) fail_on_error ;;
+  esac
+  case "$(json_get status "$BODY"):$(json_get install_token_expired "$BODY")" in
+    confirmed:*) say "this install is already confirmed ($(state_get activation_id))"; exit 0 ;;
+    activated:false) say "resuming activation $(state_get activation_id)"; state_set stage activated; return 0 ;;
+    activated:true) say 'the activation in the state file has expired; releasing it and starting again'; do_release; return 1 ;;
+    *) say 'the activation in the state file was released; starting again'; rm -f "$SLOWDNS_STATE_FILE"; return 1 ;;
+  esac
+}
+
+do_run() {
+  [ "${1:-}" = -- ] && shift
+  [ "$#" -gt 0 ] || usage
+  RUN_RELEASES=1
+  trap 'on_signal HUP' HUP
+  trap 'on_signal INT' INT
+  trap 'on_signal TERM' TERM
+  if ! resume_or_clear; then
+    do_precheck
+    do_activate
+  fi
+  say "running: $*"
+  # In the background, so that a signal reaches the trap at once; its stdin is this script's own.
+  exec 3<&0
+  SLOWDNS_ACTIVATION_ID=$(state_get activation_id) "$@" <&3 3<&- &
+  child_pid=$!
+  if wait "$child_pid"; then result=0; else result=$?; fi
+  child_pid=''
+  if [ "$result" -ne 0 ]; then
+    say "the install command failed (exit $result)"
+    # on_exit releases; 40 says the install command failed, whatever the release answered.
+    exit 40
+  fi
+  if [ -n "${SLOWDNS_AGENT_TOKEN_FILE:-}" ]; then do_register; fi
+  do_confirm
+}
+
+main() {
+  command -v curl >/dev/null 2>&1 || die network 'curl is required'
+  work_dir=$(mktemp -d "${TMPDIR:-/tmp}/slowdns-activate.XXXXXX")
+  trap on_exit EXIT
+  command=${1:-}
+  [ "$#" -gt 0 ] && shift
+  case "$command" in
+    precheck) do_precheck ;;
+    activate) do_activate ;;
+    confirm) do_confirm ;;
+    release) do_release ;;
+    status) print_status ;;
+    register) do_register ;;
+    run) do_run "$@" ;;
+    *) usage ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,240 @@
+#!/usr/bin/env bats
+# activate.sh against the real service (src/main.ts on a free port, a fresh in-memory database):
+# the whole flow, every exit code of the README's table provoked for real, signals, resume, secrets.
+
+load helpers
+
+setup_file() {
+  # The main service (installers older than 2026.1.1.1 are outdated) and one whose codes live 2 seconds.
+  start_service SERVICE MIN_INSTALLER_VERSION=2026.1.1.1 &
+  start_service SHORT INSTALL_CODE_TTL_SECONDS=2 &
+  wait
+  # Started in subshells: read their URLs back from the logs.
+  for name in SERVICE SHORT; do
+    port=$(sed -n 's/.*"msg":"listening".*"port":\([0-9]*\).*/\1/p' "$BATS_FILE_TMPDIR/$name.log" | head -n 1)
+    [ -n "$port" ] || { cat "$BATS_FILE_TMPDIR/$name.log" >&3; return 1; }
+    export "${name}_URL=http://127.0.0.1:$port"
+  done
+}
+
+teardown_file() {
+  for pid_file in "$BATS_FILE_TMPDIR"/*.pid; do
+    [ -f "$pid_file" ] && stop_service "$(cat "$pid_file")"
+  done
+}
+
+setup() {
+  fresh_installer
+}
+
+@test "run: precheck, activate, the install command, confirm; exit 0 and the install is confirmed" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" run -- sh -c 'test -n "$SLOWDNS_ACTIVATION_ID" && touch "$BATS_TEST_TMPDIR/installed"'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ -f "$BATS_TEST_TMPDIR/installed" ]
+  [[ "$output" == *"install confirmed"* ]]
+  run sh "$ACTIVATE_SH" status
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"status=confirmed"* ]]
+}
+
+@test "run works without jq (sed reads the answers), with the same result" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)" SLOWDNS_NO_JQ=1
+  run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  run sh "$ACTIVATE_SH" status
+  [[ "$output" == *"status=confirmed"* ]]
+  [[ "$output" == *"hostname=vpn1.example.net"* ]]
+}
+
+@test "step by step: precheck, activate, status, register, confirm; a rerun learns it is confirmed" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)" SLOWDNS_AGENT_TOKEN_FILE="$BATS_TEST_TMPDIR/agent-token"
+  run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"is valid for this machine (the service sees it at $client_ip)"* ]]
+  run sh "$ACTIVATE_SH" activate
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"not 203.0.113.7"* ]] # the observed address differs: said, not refused
+  run sh "$ACTIVATE_SH" status
+  [[ "$output" == *"status=activated"* && "$output" == *"release_restores_code=true"* && "$output" == *"server_registered=false"* ]]
+  run sh "$ACTIVATE_SH" register
+  [ "$status" -eq 0 ]
+  [ "$(wc -c <"$SLOWDNS_AGENT_TOKEN_FILE")" -gt 40 ]
+  [ "$(stat -c %a "$SLOWDNS_AGENT_TOKEN_FILE")" = 600 ]
+  run sh "$ACTIVATE_SH" confirm
+  [ "$status" -eq 0 ]
+  run sh "$ACTIVATE_SH" run -- false
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"already confirmed"* ]]
+}
+
+@test "the state file is private (umask 077) and holds only key=value lines of shell-safe values" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" precheck
+  run sh "$ACTIVATE_SH" activate
+  [ "$(stat -c %a "$SLOWDNS_STATE_FILE")" = 600 ]
+  if grep -qv '^[a-z_]*=[A-Za-z0-9._-]*$' "$SLOWDNS_STATE_FILE"; then false; fi
+  [ -n "$(state_value activation_id)" ]
+}
+
+@test "the install code is read from a file, or from the terminal when stdin is a pipe" {
+  printf '  %s \n' "$(issue_code)" >"$BATS_TEST_TMPDIR/code"
+  SLOWDNS_INSTALL_CODE_FILE="$BATS_TEST_TMPDIR/code" run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 0 ]
+  command -v script >/dev/null || skip 'no script(1) for a terminal'
+  code="$(issue_code)"
+  rm -f "$SLOWDNS_STATE_FILE"
+  # script(1) gives the command a terminal; the code typed there is read from /dev/tty.
+  run sh -c "printf '%s\n' '$code' | script -qec 'echo piped | sh $ACTIVATE_SH precheck' /dev/null"
+  echo "$output"
+  [[ "$output" == *"is valid for this machine"* ]]
+  [ -n "$(state_value precheck_token)" ]
+}
+
+@test "exit 2: usage, and no install code without a terminal" {
+  run sh "$ACTIVATE_SH" frobnicate
+  [ "$status" -eq 2 ]
+  run setsid sh "$ACTIVATE_SH" precheck </dev/null
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"no install code"* ]]
+}
+
+@test "exit 10: the code does not exist" {
+  SLOWDNS_INSTALL_CODE=SDNS-SD-000000-000000-000000 run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 10 ]
+  [[ "$output" == *"install_code_not_found"* ]]
+}
+
+@test "exit 11: the code has expired" {
+  export SLOWDNS_URL="$SHORT_URL" SLOWDNS_INSTALL_CODE="$(issue_code "$SHORT_URL")"
+  sleep 3
+  run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 11 ]
+}
+
+@test "exit 12: the code is in use by another activation" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  sh "$ACTIVATE_SH" precheck
+  sh "$ACTIVATE_SH" activate
+  SLOWDNS_STATE_FILE="$BATS_TEST_TMPDIR/other.state" run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 12 ]
+  [[ "$output" == *"cloned from an image"* ]]
+}
+
+@test "exit 13: activate on another machine than the precheck's" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  sh "$ACTIVATE_SH" precheck
+  od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$SLOWDNS_MACHINE_ID_FILE"
+  run sh "$ACTIVATE_SH" activate
+  [ "$status" -eq 13 ]
+  [[ "$output" == *"machine_mismatch"* && "$output" == *"systemd-machine-id-setup"* ]]
+}
+
+@test "exit 14: an install token that is not the activation's" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  sh "$ACTIVATE_SH" precheck
+  sh "$ACTIVATE_SH" activate
+  sed -i 's/^install_token=\(.*\)....$/install_token=\1AAAA/' "$SLOWDNS_STATE_FILE"
+  run sh "$ACTIVATE_SH" confirm
+  [ "$status" -eq 14 ]
+  [[ "$output" == *"install_token_invalid"* ]]
+}
+
+@test "exit 15: release after confirm" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  sh "$ACTIVATE_SH" run -- true
+  run sh "$ACTIVATE_SH" release
+  [ "$status" -eq 15 ]
+  [[ "$output" == *"activation_confirmed"* ]]
+}
+
+@test "exit 20: rate limited, never retried, says in words when to run again" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  for _ in 1 2 3 4 5 6 7 8 9 10; do sh "$ACTIVATE_SH" precheck 2>/dev/null; done
+  run sh "$ACTIVATE_SH" precheck
+  echo "$output"
+  [ "$status" -eq 20 ]
+  [[ "$output" == *"run it again in "*" hours"* || "$output" == *"run it again in "*" minutes"* ]]
+  [[ "$output" != *"trying again"* ]]
+}
+
+@test "exit 21: the installer is outdated" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)" SLOWDNS_INSTALLER_VERSION=2025.12.31.1
+  run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 21 ]
+}
+
+@test "exit 30: no answer, after retries with backoff" {
+  export SLOWDNS_URL=http://127.0.0.1:9 SLOWDNS_INSTALL_CODE=SDNS-SD-000000-000000-000000 SLOWDNS_MAX_RETRIES=2
+  run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 30 ]
+  [ "$(grep -c 'no answer; trying again' <<<"$output")" -eq 2 ]
+}
+
+@test "exit 31: a service that keeps answering 503 is retried, honouring Retry-After, then given up on" {
+  node -e '
+    const http = require("node:http"); let n = 0;
+    const s = http.createServer((q, r) => { n++; require("node:fs").writeFileSync(process.argv[1], String(n));
+      r.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
+      r.end(JSON.stringify({ error: { code: "service_unavailable", message: "The service cannot reach its database right now. Try again shortly." } })); });
+    s.listen(0, "127.0.0.1", () => console.log(s.address().port));
+    setTimeout(() => process.exit(0), 60000);' "$BATS_TEST_TMPDIR/count" >"$BATS_TEST_TMPDIR/port" &
+  stub=$!
+  while [ ! -s "$BATS_TEST_TMPDIR/port" ]; do sleep 0.1; done
+  export SLOWDNS_URL="http://127.0.0.1:$(cat "$BATS_TEST_TMPDIR/port")" SLOWDNS_INSTALL_CODE=SDNS-SD-000000-000000-000000 SLOWDNS_MAX_RETRIES=2
+  started=$(date +%s)
+  run sh "$ACTIVATE_SH" precheck
+  kill "$stub"
+  [ "$status" -eq 31 ]
+  [ "$(cat "$BATS_TEST_TMPDIR/count")" -eq 3 ]
+  [ $(($(date +%s) - started)) -ge 2 ] # two waits of Retry-After: 1
+  [[ "$output" == *"service_unavailable"* ]]
+}
+
+@test "exit 40: the install command failed; the activation is released and the code restored" {
+  code="$(issue_code)"
+  SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" run -- sh -c 'exit 3'
+  [ "$status" -eq 40 ]
+  [[ "$output" == *"failed (exit 3)"* && "$output" == *"the install code can be used again"* ]]
+  [ ! -f "$SLOWDNS_STATE_FILE" ]
+  [ "$(precheck_status "$code")" = 200 ]
+}
+
+@test "kill -TERM mid-install: released, code restored, exit 143; no secret in the process list or output" {
+  code="$(issue_code)"
+  SLOWDNS_INSTALL_CODE="$code" sh "$ACTIVATE_SH" run -- sh -c 'touch "$0/started"; sleep 30' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do [ -f "$BATS_TEST_TMPDIR/started" ] && break; sleep 0.1; done
+  [ -f "$BATS_TEST_TMPDIR/started" ]
+  token="$(state_value install_token)"
+  [ -n "$token" ]
+  processes="$(ps -eo args)"
+  [[ "$processes" != *"$code"* && "$processes" != *"$token"* ]]
+  kill -TERM "$pid"
+  status=0
+  wait "$pid" || status=$?
+  cat "$BATS_TEST_TMPDIR/out"
+  [ "$status" -eq 143 ]
+  grep -q 'the install code can be used again' "$BATS_TEST_TMPDIR/out"
+  if grep -q -e "$code" -e "$token" "$BATS_TEST_TMPDIR/out"; then false; fi
+  [ ! -f "$SLOWDNS_STATE_FILE" ]
+  [ "$(precheck_status "$code")" = 200 ]
+}
+
+@test "a killed run (SIGKILL) is resumed by the next run with the same state file" {
+  SLOWDNS_INSTALL_CODE="$(issue_code)" sh "$ACTIVATE_SH" run -- sh -c 'echo $$ >"$0/child"; sleep 30' "$BATS_TEST_TMPDIR" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do [ -s "$BATS_TEST_TMPDIR/child" ] && break; sleep 0.1; done
+  kill -KILL "$pid" "$(cat "$BATS_TEST_TMPDIR/child")"
+  wait "$pid" || true
+  [ "$(state_value stage)" = activated ]
+  # No code this time: the state file is enough to resume.
+  run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"resuming activation"* && "$output" == *"install confirmed"* ]]
+  run sh "$ACTIVATE_SH" status
+  [[ "$output" == *"status=confirmed"* ]]
+}

@@ -1,0 +1,70 @@
+# Shared set-up of the activate.sh tests: a real service on a free port with a fresh database, and per
+# test a fresh client address (through TRUST_PROXY and curl's own ~/.curlrc), machine and state file.
+
+ACTIVATE_SH="$BATS_TEST_DIRNAME/../activate.sh"
+REPO_ROOT="$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)"
+
+# start_service <name> [VAR=value...]: starts the service, sets <name>_URL and <name>_PID once it is
+# ready (it listens first and answers 503 until its database is open and migrated).
+start_service() {
+  name=$1
+  shift
+  log="$BATS_FILE_TMPDIR/$name.log"
+  (cd "$REPO_ROOT" && env PORT=0 HOST=127.0.0.1 DATA_DIR=memory:// TRUST_PROXY=1 LOG_LEVEL=info \
+    DATABASE_URL="${SLOWDNS_TEST_DATABASE_URL:-}" "$@" node --import tsx src/main.ts >"$log" 2>&1) &
+  pid=$!
+  echo "$pid" >"$BATS_FILE_TMPDIR/$name.pid"
+  for _ in $(seq 1 1800); do
+    port=$(sed -n 's/.*"msg":"listening".*"port":\([0-9]*\).*/\1/p' "$log" | head -n 1)
+    [ -n "$port" ] && grep -q '"msg":"ready"' "$log" && break
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; return 1; }
+    sleep 0.1
+  done
+  [ -n "$port" ] && grep -q '"msg":"ready"' "$log" || { cat "$log" >&2; return 1; }
+  eval "${name}_URL=http://127.0.0.1:$port; ${name}_PID=$pid"
+  export "${name}_URL" "${name}_PID"
+}
+
+stop_service() { # stop_service <pid>
+  pkill -TERM -P "$1" 2>/dev/null || true
+  kill -TERM "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# Per test: its own HOME (curl reads ~/.curlrc: a fresh X-Forwarded-For address, so no rate limit is
+# shared between tests), machine id, SSH host key and state file.
+fresh_installer() {
+  export HOME="$BATS_TEST_TMPDIR/home"
+  mkdir -p "$HOME"
+  client_ip="198.51.$((RANDOM % 200 + 1)).$((RANDOM % 250 + 1))"
+  printf 'header = "X-Forwarded-For: %s"\n' "$client_ip" >"$HOME/.curlrc"
+  od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$BATS_TEST_TMPDIR/machine-id"
+  ssh-keygen -q -t ed25519 -N '' -C "test@host" -f "$BATS_TEST_TMPDIR/ssh_host_ed25519_key" </dev/null >/dev/null
+  export SLOWDNS_URL="$SERVICE_URL"
+  export SLOWDNS_MACHINE_ID_FILE="$BATS_TEST_TMPDIR/machine-id"
+  export SLOWDNS_SSH_HOST_KEY="$BATS_TEST_TMPDIR/ssh_host_ed25519_key.pub"
+  export SLOWDNS_STATE_FILE="$BATS_TEST_TMPDIR/state/activation.state"
+  export SLOWDNS_HOSTNAME=vpn1.example.net
+  export SLOWDNS_PUBLIC_IP=203.0.113.7
+  export SLOWDNS_RETRY_BASE_SECONDS=0
+  unset SLOWDNS_INSTALL_CODE SLOWDNS_INSTALL_CODE_FILE SLOWDNS_NO_JQ SLOWDNS_AGENT_TOKEN_FILE
+}
+
+# issue_code [url]: a new install code, as the page gets it (a browser session, then issue).
+issue_code() {
+  url=${1:-$SERVICE_URL}
+  jar="$BATS_TEST_TMPDIR/cookies.$RANDOM"
+  # A browser of its own: the issue limit counts browsers by their headers too.
+  agent="bats-browser/$RANDOM$RANDOM"
+  curl -fsS -A "$agent" -c "$jar" -o /dev/null "$url/slowdns"
+  curl -fsS -A "$agent" -b "$jar" -X POST -H "Origin: $url" "$url/api/v2/slowdns/code/issue" | sed -n 's/.*"install_code":"\([^"]*\)".*/\1/p'
+}
+
+# precheck_status <code>: the HTTP status of a raw precheck of <code> on a machine nobody uses (200: issued).
+precheck_status() {
+  curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/json' \
+    --data-binary "{\"install_code\":\"$1\",\"machine_id\":\"$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')\",\"ssh_fingerprint\":\"SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8\",\"product\":\"slowdns\",\"installer_version\":\"2026.11.22.1\"}" \
+    "$SERVICE_URL/api/v2/slowdns/install/precheck"
+}
+
+state_value() { sed -n "s/^$1=//p" "$SLOWDNS_STATE_FILE"; }
