@@ -22,8 +22,14 @@
   const codeText = element('install-code');
   const hintText = element('code-hint');
   const countdown = element('countdown');
+  const countdownLabel = element('countdown-label');
+  const finePrint = element('code-fine-print');
+  const nextSteps = element('next');
 
-  /** @type {{ code: string, deadline: number } | undefined} */
+  /**
+   * The code this page issued last. `usable` and `status` follow what watch.js learns from the service.
+   * @type {{ code: string, hint: string, deadline: number, usable: boolean, status: string } | undefined}
+   */
   let current;
   let busy = false;
   /** @type {ReturnType<typeof setInterval> | undefined} */
@@ -98,11 +104,37 @@
   }
 
   function setIssueLabel() {
-    issueButton.textContent = current ? (result.classList.contains('expired') ? 'Get a new install code' : 'Get another code') : 'Get an install code';
+    if (!current) issueButton.textContent = 'Get an install code';
+    else issueButton.textContent = current.usable || current.status === 'activated' ? 'Get another code' : 'Get a new install code';
+  }
+
+  /** What the code's label and countdown say once it can no longer be entered. */
+  const UNUSABLE = {
+    activated: { label: 'Your install code is in use', countdown: 'in use' },
+    confirmed: { label: 'This install code has been used', countdown: 'used' },
+    expired: { label: 'This install code has expired', countdown: 'expired' },
+    revoked: { label: 'This install code was cancelled', countdown: 'cancelled' },
+    released: { label: 'This install code can no longer be used', countdown: 'no longer valid' },
+  };
+
+  /** Shows the code as usable, in use, or done with (struck through, nothing to copy). */
+  function applyCodeState() {
+    if (!current) return;
+    const shown = current.usable ? undefined : UNUSABLE[/** @type {keyof typeof UNUSABLE} */ (current.status)] || UNUSABLE.expired;
+    result.dataset.state = current.usable ? 'usable' : current.status;
+    codeLabel.textContent = shown ? shown.label : 'Your install code';
+    copyButton.disabled = !current.usable;
+    // Keeping the page open and entering the code are news only while the code can be entered.
+    finePrint.hidden = !current.usable;
+    nextSteps.hidden = !current.usable;
+    countdownLabel.textContent = shown ? 'Code' : 'Expires in';
+    if (shown) countdown.textContent = shown.countdown;
+    else tick();
+    setIssueLabel();
   }
 
   function tick() {
-    if (!current) return;
+    if (!current || !current.usable) return;
     // The deadline is this browser's receipt time plus ttl_seconds: a client clock that disagrees with
     // the server's cannot shorten or stretch the countdown.
     const left = Math.max(0, Math.ceil((current.deadline - Date.now()) / 1000));
@@ -111,35 +143,33 @@
   }
 
   function expire() {
-    clearInterval(ticker);
-    result.classList.add('expired');
-    countdown.textContent = 'expired';
-    codeLabel.textContent = 'This install code has expired';
-    copyButton.disabled = true;
-    setIssueLabel();
+    if (!current) return;
+    current.usable = false;
+    current.status = 'expired';
+    applyCodeState();
     say('Your install code has expired. Get a new one with the button above.', 'info');
+    // watch.js stops following a code this page knows to be expired.
+    document.dispatchEvent(new CustomEvent('slowdns:code-expired', { detail: { hint: current.hint } }));
   }
 
-  /** @param {{ install_code: string, install_code_hint: string, ttl_seconds: number }} data @param {number} receivedAt */
+  /** @param {{ install_code: string, install_code_hint: string, install_code_id?: string, ttl_seconds: number }} data @param {number} receivedAt */
   function showCode(data, receivedAt) {
-    current = { code: data.install_code, deadline: receivedAt + data.ttl_seconds * 1000 };
+    current = { code: data.install_code, hint: data.install_code_hint, deadline: receivedAt + data.ttl_seconds * 1000, usable: true, status: 'issued' };
     codeText.textContent = data.install_code;
     hintText.textContent = data.install_code_hint;
-    codeLabel.textContent = 'Your install code';
-    result.classList.remove('expired');
-    copyButton.disabled = false;
     copyButton.textContent = 'Copy code';
     result.hidden = false;
+    applyCodeState();
     clearInterval(ticker);
-    tick();
     ticker = setInterval(tick, 1000);
-    setIssueLabel();
     say(`Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`, 'success');
+    // watch.js follows the code by its id; installer-command.js shows the activate.sh command with the code.
+    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id, install_code: data.install_code } }));
   }
 
   /** After a failed request, a code already on screen is still good: say so. */
   function stillValidNote() {
-    return current && !result.classList.contains('expired') ? ' The code you already have still works until it expires.' : '';
+    return current && current.usable ? ' The code you already have still works until it expires.' : '';
   }
 
   /** @param {Response} response @param {any} body */
@@ -236,6 +266,19 @@
     else say('This browser did not allow copying. The code is selected: press Ctrl+C (⌘C on a Mac) to copy it.', 'info');
   }
 
+  // What watch.js learned about a code from the service.
+  document.addEventListener('slowdns:code-state', (event) => {
+    const { hint, status, usable } = /** @type {CustomEvent<{ hint: string, status: string, usable: boolean }>} */ (event).detail;
+    if (!current || current.hint !== hint || (current.status === status && current.usable === usable)) return;
+    // A code this page saw expire stays expired, whatever a slower server clock still says.
+    if (current.status === 'expired' && usable) return;
+    const wasUsable = current.usable;
+    current.status = status;
+    current.usable = usable;
+    applyCodeState();
+    // "Your code is ready" no longer holds once a machine took it.
+    if (wasUsable && !usable) say('', 'info');
+  });
   issueButton.addEventListener('click', () => void requestCode());
   copyButton.addEventListener('click', () => void copyCode());
   // Background tabs run timers rarely; bring the countdown up to date as soon as the page is seen again.

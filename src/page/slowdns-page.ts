@@ -4,8 +4,11 @@
  */
 export interface SlowdnsPageOptions {
   scriptUrl: string;
+  watchScriptUrl: string;
   styleUrl: string;
   installCodeTtlSeconds: number;
+  /** What the ready-to-paste activate.sh command is built from (installer-command.js fills in the code). */
+  installerCommand: { baseUrl: string; scriptSha256: string; scriptUrl: string };
 }
 
 /**
@@ -29,7 +32,21 @@ function lifetimeInWords(seconds: number): string {
   return seconds === 1 ? '1 second' : `${seconds} seconds`;
 }
 
-export function renderSlowdnsPage({ scriptUrl, styleUrl, installCodeTtlSeconds }: SlowdnsPageOptions): string {
+const escapeAttribute = (value: string) => value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** Hidden until a code is issued; then installer-command.js writes the command with the code in it. */
+function installerCommandSection({ baseUrl, scriptSha256 }: SlowdnsPageOptions['installerCommand']): string {
+  return `<section id="installer-command" class="card installer-command" aria-labelledby="installer-command-heading" data-base-url="${escapeAttribute(baseUrl)}" data-script-sha256="${escapeAttribute(scriptSha256)}" hidden>
+    <h2 id="installer-command-heading">Or paste one command on your server</h2>
+    <p>It downloads <a href="/slowdns/activate.sh">activate.sh</a>, checks its SHA-256, and runs your installer through it
+    with this code, passed in its environment (never as an argument, so it stays out of the process list). If the
+    install fails or is interrupted, the code is given back. Replace <code>./install.sh</code> with your installer's command.</p>
+    <pre class="command"><code id="installer-command-text"></code></pre>
+    <button type="button" id="installer-command-copy" class="button secondary">Copy command</button>
+  </section>`;
+}
+
+export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, installCodeTtlSeconds, installerCommand }: SlowdnsPageOptions): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -40,6 +57,8 @@ export function renderSlowdnsPage({ scriptUrl, styleUrl, installCodeTtlSeconds }
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${styleUrl}">
 <script src="${scriptUrl}" defer></script>
+<script src="${watchScriptUrl}" defer></script>
+<script src="${installerCommand.scriptUrl}" defer></script>
 </head>
 <body>
 <main class="page">
@@ -63,20 +82,48 @@ export function renderSlowdnsPage({ scriptUrl, styleUrl, installCodeTtlSeconds }
         <button type="button" id="copy-button" class="button secondary">Copy code</button>
       </div>
       <dl class="facts">
-        <div><dt>Expires in</dt><dd><span id="countdown" role="timer" aria-live="off"></span></dd></div>
+        <div><dt id="countdown-label">Expires in</dt><dd><span id="countdown" role="timer" aria-live="off"></span></dd></div>
         <div><dt>Hint</dt><dd><span id="code-hint" class="hint"></span></dd></div>
       </dl>
-      <p class="fine-print">Keep this page open until the installer has accepted the code: it is shown
+      <p id="code-fine-print" class="fine-print">Keep this page open until the installer has accepted the code: it is shown
       only once. The hint names the code without revealing it.</p>
+    </div>
+
+    <div id="watch" class="watch" role="group" aria-labelledby="watch-heading" hidden>
+      <h3 id="watch-heading" class="watch-heading">What happened to <span id="watch-hint" class="hint"></span></h3>
+      <p id="watch-state" class="watch-state" tabindex="-1" role="status" aria-live="polite" aria-atomic="true"></p>
+      <dl id="watch-machine" class="machine" hidden>
+        <div id="machine-host-row"><dt>Host</dt><dd id="machine-host"></dd></div>
+        <div id="machine-ip-row"><dt>Public IP</dt><dd id="machine-ip"></dd></div>
+        <div id="machine-seen-row"><dt>Checked from</dt><dd id="machine-seen"></dd></div>
+        <div><dt>Machine id</dt><dd id="machine-id"></dd></div>
+        <div><dt>SSH key</dt><dd id="machine-key" class="fingerprint"></dd></div>
+        <div><dt>When</dt><dd id="machine-when"></dd></div>
+      </dl>
+      <p id="watch-note" class="fine-print" hidden></p>
+      <div id="cancel-area" class="cancel" hidden>
+        <button type="button" id="cancel-button" class="button quiet" aria-expanded="false" aria-controls="cancel-confirm">Not you? Cancel this code</button>
+        <div id="cancel-confirm" class="confirm" role="group" aria-labelledby="cancel-question" hidden>
+          <p id="cancel-question" class="confirm-question">Cancel this code? No machine will be able to use it, and an
+          install that has not finished is stopped. This cannot be undone.</p>
+          <div class="confirm-actions">
+            <button type="button" id="cancel-yes" class="button danger">Yes, cancel this code</button>
+            <button type="button" id="cancel-no" class="button secondary">Keep it</button>
+          </div>
+        </div>
+      </div>
     </div>
   </section>
 
-  <section class="next" aria-labelledby="next-heading">
+  ${installerCommandSection(installerCommand)}
+
+  <section id="next" class="next" aria-labelledby="next-heading" hidden>
     <h2 id="next-heading">What to do next</h2>
     <ol>
       <li>On your server, run the SlowDNS installer.</li>
       <li>When it asks for an install code, enter this one (or paste it).</li>
-      <li>Check the hostname and public IP it shows, and let it finish.</li>
+      <li>Check the hostname and public IP it shows, and let it finish. This page follows the install and
+      shows which machine uses your code.</li>
     </ol>
   </section>
 </main>

@@ -3,13 +3,18 @@ import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { BROWSER_SESSION_COOKIE, createBrowserSession, findBrowserSession } from '../domain/browser-sessions.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
+import { ApiError } from '../errors.js';
+import { compressedBody } from '../http/compressed-body.js';
 import { enforceRateLimits } from '../http/enforce-rate-limits.js';
-import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
+import { rateLimitDescription, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import type { Router } from '../http/router.js';
 import { loadPageAssets, type PageAsset } from '../page/page-assets.js';
+import { renderComeBackPage } from '../page/come-back-page.js';
 import { renderSlowdnsPage, SLOWDNS_PAGE_CSP } from '../page/slowdns-page.js';
 import { errorResponses } from '../schemas/envelope.js';
-import type { AppDeps } from '../app.js';
+import { headerRef } from '../schemas/response-headers.js';
+import type { AppDeps } from '../deps.js';
+import type { InstallerScript } from './installer-script.js';
 
 const slowdnsPage = createRoute({
   method: 'get',
@@ -21,24 +26,35 @@ const slowdnsPage = createRoute({
   summary: 'The SlowDNS page (sets the browser session)',
   description: `The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it creates one: a random 256-bit cookie, \`HttpOnly\`, \`SameSite=Lax\`, \`Path=/\`, with \`Max-Age\` = \`BROWSER_SESSION_TTL_SECONDS\` and \`Secure\` when \`PUBLIC_BASE_URL\` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256. A \`HEAD\` request never creates a session.
 
-The page loads only its own script and stylesheet from this service (\`/slowdns/app.js\`, \`/slowdns/app.css\`) and calls only \`POST /api/v2/slowdns/code/issue\`, sending the optional \`browser_signal\`. It is answered with \`Cache-Control: no-store\`, \`Referrer-Policy: no-referrer\` and a \`Content-Security-Policy\` that allows no inline script or style and no other origin.
+The page loads only its own scripts and stylesheet from this service (\`/slowdns/app.js\`, \`/slowdns/watch.js\`, \`/slowdns/app.css\`) and calls only \`POST /api/v2/slowdns/code/issue\` (sending the optional \`browser_signal\`), \`GET /api/v2/slowdns/code/status\` (which it polls to tell the person, live, which machine checked, activated or installed with the code) and \`POST /api/v2/slowdns/code/cancel\` ("Not you? Cancel this code", after a confirmation). It is answered with \`Cache-Control: no-store\`, \`Referrer-Policy: no-referrer\` and a \`Content-Security-Policy\` that allows no inline script or style and no other origin.
 
-Over \`session-ip-hour\`, a request without a valid session gets 429 \`rate_limit_exceeded\` (the JSON error envelope, not the page) and no cookie; a browser that sends its valid cookie still gets the page, without \`RateLimit\` headers.
+Over \`session-ip-hour\`, a request without a valid session gets 429 and no cookie: an HTML page (not the JSON envelope, since a person reads it) saying in words when to come back, with \`Retry-After\` and the \`RateLimit\` headers. A browser that sends its valid cookie still gets the page, without \`RateLimit\` headers.
 
 ${rateLimitDescription('page')}`,
   responses: {
     200: {
       description: 'The HTML page.',
       headers: {
-        'Set-Cookie': { description: `\`${BROWSER_SESSION_COOKIE}\`, when the request had no valid session.`, schema: { type: 'string' } },
+        'Set-Cookie': headerRef('Set-Cookie'),
         ...rateLimitHeaderDocs('page'),
-        'Content-Security-Policy': { description: 'Only this service\'s own scripts, styles and API.', schema: { type: 'string', example: SLOWDNS_PAGE_CSP } },
-        'Cache-Control': { description: 'Always `no-store`.', schema: { type: 'string', example: 'no-store' } },
+        'Content-Security-Policy': headerRef('Content-Security-Policy', `Only this service's own scripts, styles and API: \`${SLOWDNS_PAGE_CSP}\`.`),
+        'Referrer-Policy': headerRef('Referrer-Policy'),
+        'Cache-Control': headerRef('Cache-Control', 'Always `no-store`.'),
       },
-      content: { 'text/html': { schema: z.string() } },
+      content: { 'text/html': { schema: z.string().max(65_536).openapi({ example: '<!doctype html><html lang="en"><head><title>SlowDNS</title></head><body>…</body></html>' }) } },
     },
     ...errorResponses(),
-    429: rateLimitedResponse('page'),
+    429: {
+      description: 'Over `session-ip-hour`: an HTML page that says when to come back (after how long, and the UTC time). No cookie is set.',
+      headers: {
+        'Retry-After': headerRef('Retry-After'),
+        ...rateLimitHeaderDocs('page'),
+        'Content-Security-Policy': headerRef('Content-Security-Policy', 'As on the page.'),
+        'Referrer-Policy': headerRef('Referrer-Policy'),
+        'Cache-Control': headerRef('Cache-Control', 'Always `no-store`.'),
+      },
+      content: { 'text/html': { schema: z.string().max(65_536).openapi({ example: '<!doctype html><html lang="en"><head><title>SlowDNS · Come back later</title></head><body>…</body></html>' }) } },
+    },
   },
 });
 
@@ -49,23 +65,28 @@ function setPageSecurityHeaders(c: Context): void {
 
 /** The page's script and stylesheet: plain routes, left out of the OpenAPI document (not for integrators). */
 function registerPageAsset(app: Router, asset: PageAsset): void {
+  const send = compressedBody(async () => asset.body);
   app.get(asset.path, (c) => {
     setPageSecurityHeaders(c);
     // The page links to the versioned URL, which can be cached for good; any other URL is revalidated.
     c.header('Cache-Control', c.req.query('v') === asset.version ? 'public, max-age=31536000, immutable' : 'no-cache');
-    return c.body(asset.body, 200, { 'Content-Type': asset.contentType });
+    return send(c, { 'Content-Type': asset.contentType });
   });
 }
 
-export function registerBrowserPage(app: Router, deps: AppDeps): void {
+export function registerBrowserPage(app: Router, deps: AppDeps, installer: InstallerScript): void {
   const assets = loadPageAssets();
   const html = renderSlowdnsPage({
     scriptUrl: assets.script.versionedUrl,
+    watchScriptUrl: assets.watchScript.versionedUrl,
     styleUrl: assets.style.versionedUrl,
     installCodeTtlSeconds: deps.config.installCodeTtlSeconds,
+    installerCommand: { baseUrl: deps.config.publicBaseUrl.origin, scriptSha256: installer.sha256, scriptUrl: assets.installerCommand.versionedUrl },
   });
   registerPageAsset(app, assets.script);
+  registerPageAsset(app, assets.watchScript);
   registerPageAsset(app, assets.style);
+  registerPageAsset(app, assets.installerCommand);
 
   app.openapi(slowdnsPage, async (c) => {
     // Refusals included: nothing this route answers may be cached.
@@ -74,7 +95,16 @@ export function registerBrowserPage(app: Router, deps: AppDeps): void {
     const existing = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
     // HEAD (link checkers, monitors) gets the page's headers but never a session row.
     if (!existing && c.req.method !== 'HEAD') {
-      await enforceRateLimits(c, deps.db, now, checksFor('page', { ip: c.get('clientKey') }));
+      try {
+        await enforceRateLimits(c, deps.db, now, checksFor('page', { ip: c.get('clientKey') }));
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'rate_limit_exceeded') throw error;
+        // A person, not an integrator, is reading this answer: a page saying when to come back.
+        const retryAfterSeconds = Number(error.headers['Retry-After']);
+        setPageSecurityHeaders(c);
+        const page = renderComeBackPage({ styleUrl: assets.style.versionedUrl, retryAfterSeconds, resetAt: new Date(now.getTime() + retryAfterSeconds * 1000) });
+        return c.html(page, 429, error.headers);
+      }
       const ttl = deps.config.browserSessionTtlSeconds;
       const { cookieValue } = await createBrowserSession(deps.db, now, ttl);
       setCookie(c, BROWSER_SESSION_COOKIE, cookieValue, {

@@ -1,0 +1,181 @@
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { activations, installCodes } from '../db/schema.js';
+import { ApiError } from '../errors.js';
+import { releaseActivation, type ActivationRow } from './activations.js';
+import type { ChangeContext } from './events.js';
+import { revokeInstallCode, type InstallCodeRow } from './install-codes.js';
+
+/** What became of an install code, as the page that issued it tells the person. */
+export const WATCHED_STATUSES = ['issued', 'prechecked', 'activated', 'confirmed', 'released', 'expired', 'revoked'] as const;
+export type WatchedStatus = (typeof WATCHED_STATUSES)[number];
+
+/** A session sees at most this many of its codes, newest first (the issue limits allow far fewer per hour). */
+export const WATCHED_CODES_LIMIT = 50;
+
+/** Enough of a machine id to recognise it, not the whole of it (systemd treats machine ids as confidential). */
+export const MACHINE_ID_SHORT_LENGTH = 8;
+
+export interface WatchedMachine {
+  /** Null until an activation states them. */
+  hostname: string | null;
+  publicIp: string | null;
+  machineIdShort: string;
+  sshFingerprint: string;
+}
+
+export interface WatchedInstallCode {
+  id: string;
+  hint: string;
+  status: WatchedStatus;
+  /** Whether an installer can still enter the code (it is `issued` and unexpired). */
+  usable: boolean;
+  issuedAt: Date;
+  expiresAt: Date;
+  /** The machine that used the code last: the activation's, or else the precheck's. */
+  machine: WatchedMachine | null;
+  precheckIp: string | null;
+  precheckedAt: Date | null;
+  activatedAt: Date | null;
+  confirmedAt: Date | null;
+  releasedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** The activation that tells a code's story: the one not released (at most one), or else the last released. */
+function currentActivation(rows: ActivationRow[]): ActivationRow | undefined {
+  return rows.find((a) => a.status !== 'released') ?? rows[0];
+}
+
+function watchedStatus(code: InstallCodeRow, activation: ActivationRow | undefined, now: Date): WatchedStatus {
+  if (code.status === 'revoked') return 'revoked';
+  if (code.status === 'consumed') return 'confirmed';
+  if (activation?.status === 'activated') return 'activated';
+  if (code.status === 'issued') {
+    if (code.expiresAt <= now) return 'expired';
+    // A restored code has its precheck cleared (releaseActivation): a precheck seen now came after any release.
+    if (code.precheckedAt) return 'prechecked';
+  }
+  // Released: restored (`issued` again, usable) or not (the code stays `activated` and unusable).
+  if (activation?.status === 'released') return 'released';
+  return 'issued';
+}
+
+export function watchInstallCode(code: InstallCodeRow, activation: ActivationRow | undefined, now: Date): WatchedInstallCode {
+  const status = watchedStatus(code, activation, now);
+  let machine: WatchedMachine | null = null;
+  if (activation && status !== 'prechecked') {
+    machine = { hostname: activation.hostname, publicIp: activation.publicIp, machineIdShort: activation.machineId.slice(0, MACHINE_ID_SHORT_LENGTH), sshFingerprint: activation.sshFingerprint };
+  } else if (code.precheckedAt && code.precheckMachineId && code.precheckSshFingerprint) {
+    machine = { hostname: null, publicIp: null, machineIdShort: code.precheckMachineId.slice(0, MACHINE_ID_SHORT_LENGTH), sshFingerprint: code.precheckSshFingerprint };
+  }
+  return {
+    id: code.id,
+    hint: code.hint,
+    status,
+    usable: code.status === 'issued' && code.expiresAt > now,
+    issuedAt: code.issuedAt,
+    expiresAt: code.expiresAt,
+    machine,
+    precheckIp: code.precheckedAt ? code.precheckIp : null,
+    precheckedAt: code.precheckedAt,
+    activatedAt: activation?.createdAt ?? null,
+    confirmedAt: activation?.confirmedAt ?? null,
+    releasedAt: activation?.releasedAt ?? null,
+    revokedAt: code.revokedAt,
+  };
+}
+
+/** Each code with the activation that tells its story. */
+async function watchCodes(db: Database, codes: InstallCodeRow[], now: Date): Promise<WatchedInstallCode[]> {
+  if (codes.length === 0) return [];
+  const used = await db
+    .select()
+    .from(activations)
+    .where(
+      inArray(
+        activations.installCodeId,
+        codes.map((c) => c.id),
+      ),
+    )
+    .orderBy(desc(activations.createdAt), desc(activations.releasedAt));
+  return codes.map((code) =>
+    watchInstallCode(
+      code,
+      currentActivation(used.filter((a) => a.installCodeId === code.id)),
+      now,
+    ),
+  );
+}
+
+/** The codes one browser session issued, newest first, each with what became of it. */
+export async function listWatchedInstallCodes(db: Database, browserSessionHash: string, now: Date): Promise<WatchedInstallCode[]> {
+  const codes = await db
+    .select()
+    .from(installCodes)
+    .where(eq(installCodes.browserSessionHash, browserSessionHash))
+    .orderBy(desc(installCodes.issuedAt), desc(installCodes.id))
+    .limit(WATCHED_CODES_LIMIT);
+  return watchCodes(db, codes, now);
+}
+
+/** A code of this session, or 404: another browser's code is as unknown as a code that never existed. */
+async function sessionInstallCode(db: Database, browserSessionHash: string, installCodeId: string): Promise<InstallCodeRow> {
+  const [code] = await db
+    .select()
+    .from(installCodes)
+    .where(and(eq(installCodes.id, installCodeId), eq(installCodes.browserSessionHash, browserSessionHash)));
+  if (!code) throw new ApiError('install_code_not_found', 'This browser issued no install code with this id.');
+  return code;
+}
+
+export interface CancelOutcome {
+  code: WatchedInstallCode;
+  /** What this call changed: nothing for a repeat (or a code already out of play), the code, or the install in progress too. */
+  cancelled: 'nothing' | 'code' | 'install';
+}
+
+/**
+ * The issuing browser stops its code: an `issued` code is revoked (precheck and activate then answer 410
+ * `install_code_revoked`); an unconfirmed activation is released without restoring the code, which is
+ * revoked with it. A confirmed install cannot be undone here (409 `activation_confirmed`). Idempotent.
+ * No lock is taken here: each change is the domain's own conditional update, so a confirm or an activate
+ * racing the cancel either wins (and the cancel says so) or loses cleanly.
+ */
+export async function cancelWatchedInstallCode(db: Database, browserSessionHash: string, installCodeId: string, now: Date, context: ChangeContext): Promise<CancelOutcome> {
+  let cancelled: CancelOutcome['cancelled'] = 'nothing';
+  // Two rounds at most: a code activated between the read and the revoke is then cancelled as an install.
+  for (let round = 0; round < 2 && cancelled === 'nothing'; round++) {
+    const code = await sessionInstallCode(db, browserSessionHash, installCodeId);
+    if (code.status === 'consumed') throw new ApiError('activation_confirmed', CONFIRMED_MESSAGE);
+    if (code.status === 'issued') {
+      try {
+        await revokeInstallCode(db, code.id, now, context);
+        cancelled = 'code';
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'install_code_unavailable') continue;
+        throw error;
+      }
+    } else if (code.status === 'activated') {
+      const [live] = await db
+        .select({ id: activations.id })
+        .from(activations)
+        .where(and(eq(activations.installCodeId, code.id), eq(activations.status, 'activated')));
+      // No live activation: a release already took the code out of play without restoring it.
+      if (!live) break;
+      try {
+        const { released } = await releaseActivation(db, live.id, now, context, { code: 'revoke' });
+        if (released) cancelled = 'install';
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'activation_confirmed') throw new ApiError('activation_confirmed', CONFIRMED_MESSAGE);
+        throw error;
+      }
+    } else {
+      break;
+    }
+  }
+  const [watched] = await watchCodes(db, [await sessionInstallCode(db, browserSessionHash, installCodeId)], now);
+  return { code: watched!, cancelled };
+}
+
+export const CONFIRMED_MESSAGE = 'This install is confirmed: a finished install cannot be cancelled from the page. If the server is not yours, ask the operator to revoke it.';

@@ -1,0 +1,347 @@
+// @ts-check
+// The /slowdns page's second script, served as /slowdns/watch.js: follows what becomes of the install
+// code (which machine checked it, activated it, installed with it) and lets the person cancel it.
+// app.js tells it about a new code with `slowdns:code-issued`; it answers with `slowdns:code-state`.
+'use strict';
+
+(() => {
+  const STATUS_URL = '/api/v2/slowdns/code/status';
+  const CANCEL_URL = '/api/v2/slowdns/code/cancel';
+  const REQUEST_TIMEOUT_MS = 20_000;
+  // Quick after a change, slower (up to POLL_MAX_MS) while nothing happens, slower still after errors.
+  const POLL_FIRST_MS = 1_000;
+  const POLL_MAX_MS = 5_000;
+  const POLL_ERROR_MAX_MS = 30_000;
+  const FAILURES_BEFORE_NOTE = 3;
+
+  /** @param {string} id */
+  const element = (id) => {
+    const found = document.getElementById(id);
+    if (!found) throw new Error(`the page has no #${id}`);
+    return found;
+  };
+  const watch = element('watch');
+  const watchHint = element('watch-hint');
+  const watchState = element('watch-state');
+  const machineList = element('watch-machine');
+  const note = element('watch-note');
+  const cancelArea = element('cancel-area');
+  const cancelButton = element('cancel-button');
+  const cancelConfirm = element('cancel-confirm');
+  const cancelYes = element('cancel-yes');
+  const cancelNo = element('cancel-no');
+
+  /**
+   * @typedef {{ hostname: string | null, public_ip: string | null, machine_id_short: string, ssh_fingerprint: string }} Machine
+   * @typedef {{ install_code_id: string, install_code_hint: string, status: string, usable: boolean, machine: Machine | null,
+   *   precheck_ip: string | null, issued_at: string, prechecked_at: string | null, activated_at: string | null,
+   *   confirmed_at: string | null, released_at: string | null }} Item
+   */
+
+  /** The code being followed; `id` is learned from the service when the issue answer did not carry it. @type {{ hint: string, id?: string } | undefined} */
+  let followed;
+  /** @type {Item | undefined} */
+  let shown;
+  /** The JSON of the last item shown: a poll that brings the same is no news. */
+  let lastSeen = '';
+  let polling = false;
+  let inFlight = false;
+  let failures = 0;
+  let delay = POLL_FIRST_MS;
+  let locallyExpired = false;
+  let cancelling = false;
+  /** Said before the state's own note: why a code without its text is on screen after a reload. */
+  let preface = '';
+  /** The note the current state brings, to put back after a passing error note. */
+  let stateNote = '';
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+
+  /** "SHA256:nThbg6kXUpJW…": enough of a key to recognise it in a sentence; the list shows all of it. @param {string} fingerprint */
+  const shortKey = (fingerprint) => (fingerprint.length > 19 ? `${fingerprint.slice(0, 19)}…` : fingerprint);
+
+  /** @param {string | null} iso */
+  const clockTime = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '');
+
+  /** @param {Item} item */
+  const hostOf = (item) => (item.machine && item.machine.hostname ? `host ${item.machine.hostname}` : 'the machine');
+
+  /**
+   * What to tell the person, in plain words, and what they can still do.
+   * @param {Item} item @param {string} status
+   * @returns {{ text: string, state: string, final: boolean, cancellable: boolean, note?: string }}
+   */
+  function describe(item, status) {
+    const m = item.machine;
+    switch (status) {
+      case 'issued':
+        return { text: 'Waiting for the installer. No machine has used this code yet.', state: 'waiting', final: false, cancellable: true };
+      case 'prechecked':
+        return {
+          text: `Checked by a machine${m ? ` (key ${shortKey(m.ssh_fingerprint)}${item.precheck_ip ? `, from ${item.precheck_ip}` : ''})` : ''}. It has not been activated yet.`,
+          state: 'checked',
+          final: false,
+          cancellable: true,
+          note: 'Not your server? Cancel the code before it is activated.',
+        };
+      case 'activated':
+        return {
+          text: `Activated on ${hostOf(item)}${m && m.public_ip ? ` (IP ${m.public_ip}, key ${shortKey(m.ssh_fingerprint)})` : ''}. The install is running.`,
+          state: 'activated',
+          final: false,
+          cancellable: true,
+          note: 'Not your server? Cancel the code: the install is stopped and the machine gets nothing.',
+        };
+      case 'confirmed':
+        return {
+          text: `Installed on ${hostOf(item)}${m && m.public_ip ? ` (IP ${m.public_ip})` : ''}. This code is used up.`,
+          state: 'installed',
+          final: true,
+          cancellable: false,
+          note: 'A finished install cannot be undone from this page. If this is not your server, contact the operator of this service.',
+        };
+      case 'released':
+        return item.usable
+          ? { text: `The install on ${hostOf(item)} failed and was rolled back. The code is ready again: enter it in the installer to retry.`, state: 'failed', final: false, cancellable: true }
+          : { text: `The install on ${hostOf(item)} failed and was rolled back. This code can no longer be used: get a new one with the button above.`, state: 'failed', final: true, cancellable: false };
+      case 'revoked':
+        return { text: 'Cancelled. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false };
+      default:
+        return { text: 'Expired: no machine activated this code in time, and none can now.', state: 'expired', final: true, cancellable: false };
+    }
+  }
+
+  /** @param {string} id @param {string | null | undefined} value */
+  function fill(id, value) {
+    const dd = element(id);
+    dd.textContent = value || '';
+    const row = /** @type {HTMLElement} */ (dd.parentElement);
+    row.hidden = !value;
+  }
+
+  /** @param {Item} item */
+  function whenText(item) {
+    const steps = [
+      ['checked', item.prechecked_at],
+      ['activated', item.activated_at],
+      ['installed', item.confirmed_at],
+      ['rolled back', item.released_at],
+    ];
+    return steps
+      .filter(([, at]) => at)
+      .map(([what, at]) => `${what} ${clockTime(at)}`)
+      .join(', ');
+  }
+
+  /** @param {Item} item @param {string} status */
+  function showMachine(item, status) {
+    const m = item.machine;
+    machineList.hidden = !m;
+    if (!m) return;
+    fill('machine-host', m.hostname);
+    fill('machine-ip', m.public_ip);
+    fill('machine-seen', status === 'prechecked' ? item.precheck_ip : null);
+    fill('machine-id', m.machine_id_short);
+    fill('machine-key', m.ssh_fingerprint);
+    fill('machine-when', whenText(item));
+  }
+
+  /** @param {string} text @param {'info' | 'error'} [tone] */
+  function showNote(text, tone = 'info') {
+    note.textContent = text;
+    note.dataset.tone = tone;
+    note.hidden = !text;
+  }
+
+  /** @param {boolean} open */
+  function setConfirmOpen(open) {
+    cancelConfirm.hidden = !open;
+    cancelButton.setAttribute('aria-expanded', String(open));
+  }
+
+  /**
+   * Shows an item; answers whether it was news.
+   * @param {Item} item
+   */
+  function show(item) {
+    // A code this page saw expire stays expired, whatever a slower server clock still says.
+    const status = item.usable && locallyExpired ? 'expired' : item.status;
+    const seen = JSON.stringify([item, status]);
+    if (seen === lastSeen) return false;
+    lastSeen = seen;
+    shown = item;
+    if (followed) followed.id = item.install_code_id;
+    const view = describe(item, status);
+    watch.dataset.state = view.state;
+    watchState.textContent = view.text;
+    showMachine(item, status);
+    stateNote = [preface, view.note].filter(Boolean).join(' ');
+    if (!cancelling) showNote(stateNote);
+    cancelArea.hidden = !view.cancellable;
+    if (!view.cancellable) setConfirmOpen(false);
+    if (view.final) stopFollowing();
+    document.dispatchEvent(new CustomEvent('slowdns:code-state', { detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired } }));
+    return true;
+  }
+
+  /** @param {string} url @param {RequestInit} init */
+  async function request(url, init) {
+    const abort = new AbortController();
+    const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
+    try {
+      const response = await fetch(url, { ...init, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
+      const body = await response.json().catch(() => undefined);
+      return { response, body };
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  /** @param {Item[]} items */
+  function findFollowed(items) {
+    if (!followed) return undefined;
+    const { id, hint } = followed;
+    return items.find((item) => (id ? item.install_code_id === id : item.install_code_hint === hint));
+  }
+
+  function stopFollowing() {
+    polling = false;
+    clearTimeout(timer);
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    if (polling && !document.hidden) timer = setTimeout(() => void poll(), delay);
+  }
+
+  async function poll() {
+    if (!polling || inFlight || document.hidden) return;
+    inFlight = true;
+    try {
+      const { response, body } = await request(STATUS_URL, { headers: { Accept: 'application/json' } });
+      if (response.ok && body && body.data && Array.isArray(body.data.items)) {
+        if (failures >= FAILURES_BEFORE_NOTE) showNote(stateNote);
+        failures = 0;
+        const item = findFollowed(body.data.items);
+        delay = item && show(item) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
+      } else if (body && body.error && body.error.code === 'browser_session_required') {
+        stopFollowing();
+        showNote('This browser session has ended, so this page can no longer follow the code. Reload the page to start a new one.', 'error');
+      } else {
+        throw new Error(`status answered ${response.status}`);
+      }
+    } catch {
+      failures += 1;
+      delay = Math.min(POLL_ERROR_MAX_MS, Math.max(POLL_FIRST_MS, delay) * 2);
+      if (failures === FAILURES_BEFORE_NOTE) showNote('The service cannot be reached right now. This page keeps trying.', 'error');
+    } finally {
+      inFlight = false;
+      schedule();
+    }
+  }
+
+  /** @param {{ hint: string, id?: string }} code */
+  function follow(code) {
+    followed = { ...code };
+    shown = undefined;
+    lastSeen = '';
+    locallyExpired = false;
+    failures = 0;
+    delay = POLL_FIRST_MS;
+    polling = true;
+    preface = '';
+    stateNote = '';
+    watchHint.textContent = code.hint;
+    watchState.textContent = 'Waiting for the installer. No machine has used this code yet.';
+    watch.dataset.state = 'waiting';
+    machineList.hidden = true;
+    showNote('');
+    cancelArea.hidden = true;
+    setConfirmOpen(false);
+    watch.hidden = false;
+    void poll();
+  }
+
+  async function cancel() {
+    if (cancelling || !shown) return;
+    cancelling = true;
+    cancelYes.setAttribute('aria-disabled', 'true');
+    cancelYes.setAttribute('aria-busy', 'true');
+    showNote('Cancelling the code…');
+    try {
+      const { response, body } = await request(CANCEL_URL, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ install_code_id: shown.install_code_id }),
+      });
+      cancelling = false;
+      if (response.ok && body && body.data) {
+        show(body.data);
+        showNote(stateNote);
+        // The cancel controls are gone: keep keyboard focus on what replaced them.
+        watchState.focus();
+      } else if (body && body.error && body.error.code === 'activation_confirmed') {
+        setConfirmOpen(false);
+        showNote('This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.', 'error');
+        polling = true;
+        void poll();
+      } else {
+        showNote(`The code could not be cancelled: ${(body && body.error && body.error.message) || `the service answered ${response.status}`}. Try again.`, 'error');
+      }
+    } catch {
+      cancelling = false;
+      showNote('The service could not be reached, so the code was not cancelled. Check your connection and try again.', 'error');
+    } finally {
+      cancelling = false;
+      cancelYes.removeAttribute('aria-disabled');
+      cancelYes.removeAttribute('aria-busy');
+    }
+  }
+
+  /** After a reload the code itself is gone (it is shown once), but a code still in play is followed by its hint. */
+  async function resume() {
+    try {
+      const { response, body } = await request(STATUS_URL, { headers: { Accept: 'application/json' } });
+      if (followed || !response.ok || !body || !body.data || !Array.isArray(body.data.items)) return;
+      /** @type {Item | undefined} */
+      const newest = body.data.items[0];
+      if (!newest || !(newest.usable || newest.status === 'activated')) return;
+      follow({ hint: newest.install_code_hint, id: newest.install_code_id });
+      preface = 'You got this code earlier in this browser; the code itself is shown only once.';
+      stateNote = preface;
+      showNote(preface);
+    } catch {
+      // Nothing to resume: the page works as if freshly opened.
+    }
+  }
+
+  document.addEventListener('slowdns:code-issued', (event) => {
+    const { hint, id } = /** @type {CustomEvent<{ hint: string, id?: string }>} */ (event).detail;
+    follow(id ? { hint, id } : { hint });
+  });
+  document.addEventListener('slowdns:code-expired', (event) => {
+    const { hint } = /** @type {CustomEvent<{ hint: string }>} */ (event).detail;
+    if (!followed || followed.hint !== hint) return;
+    locallyExpired = true;
+    if (shown) show(shown);
+  });
+  cancelButton.addEventListener('click', () => {
+    setConfirmOpen(true);
+    cancelYes.focus();
+  });
+  cancelNo.addEventListener('click', () => {
+    setConfirmOpen(false);
+    cancelButton.focus();
+  });
+  cancelConfirm.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    setConfirmOpen(false);
+    cancelButton.focus();
+  });
+  cancelYes.addEventListener('click', () => void cancel());
+  // Background tabs are not polled; catch up as soon as the page is seen again.
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && polling) void poll();
+  });
+  void resume();
+})();
