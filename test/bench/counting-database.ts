@@ -59,10 +59,10 @@ export async function openCountingPglite(): Promise<CountingDatabase> {
 export async function openCountingPostgres(adminUrl: string): Promise<CountingDatabase> {
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
   const migrating = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
-  await migrateDatabase(migrating);
+  await migrateDatabase(migrating.db);
   await migrating.close();
   let count = 0;
-  const client = postgres(scratch.url, { max: 10, onnotice: () => {}, debug: () => void (count += 1) });
+  const client = postgres(scratch.url, { max: 10, prepare: false, onnotice: () => {}, debug: () => void (count += 1) });
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
   return {
     kind: 'postgres',

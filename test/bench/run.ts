@@ -1,34 +1,51 @@
-// `npm run bench`: benchmarks print numbers; nothing here is a test. Runs on embedded PGlite and on
-// PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/postgres; a scratch database is
-// created and dropped). BENCH_RUNS sets N (1000 by default).
+// `npm run bench`: benchmarks print numbers; nothing here is a test and nothing asserts a time.
+// By default, each install step (page, issue, precheck, activate, confirm, release, healthz) through
+// the service in this process, next to the same SQL replayed by a bare driver, on embedded PGlite and
+// on PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/postgres; scratch databases
+// are created next to it and dropped):
+//   BENCH_INSTALLS      installs per run (default 400; confirm and release take half each)
+//   BENCH_CONCURRENCY   comma-separated (default 1,16)
+//   BENCH_DATABASES     comma-separated: pglite, postgres (default both)
+// BENCH_ONLY=limiter or lifecycle runs one of the older parts instead (BENCH_RUNS sets their N, 1000
+// by default): the rate limiter alone, or µs and statements per step on a counting drizzle client.
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
-import { benchRateLimiter, type Measurement } from './rate-limiter.js';
+import { benchLifecycle } from './lifecycle.js';
+import type { Measurement } from './measure.js';
+import { benchRateLimiter } from './rate-limiter.js';
+import { benchDatabase, pgliteTarget, postgresTarget, printReport } from './steps-bench.js';
 
-const runs = Number(process.env.BENCH_RUNS ?? 1000);
+const only = process.env.BENCH_ONLY;
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-function print(kind: string, rows: Measurement[]): void {
-  console.log(`\nrate limiter on ${kind} (N=${runs} per case, after 100 warm-up runs)`);
-  console.log('| case | SQL statements / request | median µs | p95 µs | mean µs |');
-  console.log('|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.case} | ${r.statementsPerRun} | ${r.medianUs} | ${r.p95Us} | ${r.meanUs} |`);
-}
+const parts: { name: string; title: string; run: (database: CountingDatabase, runs: number) => Promise<Measurement[]> }[] = [
+  { name: 'limiter', title: 'rate limiter', run: benchRateLimiter },
+  { name: 'lifecycle', title: 'install steps through the app', run: benchLifecycle },
+];
 
-async function bench(kind: string, open: () => Promise<CountingDatabase>): Promise<void> {
-  let database: CountingDatabase;
+async function benchPart(part: (typeof parts)[number], kind: string, open: () => Promise<CountingDatabase>, runs: number): Promise<void> {
+  const database = await open();
   try {
-    database = await open();
-  } catch (err) {
-    console.log(`\n${kind}: skipped (${err instanceof Error ? err.message : String(err)})`);
-    return;
-  }
-  try {
-    print(kind, await benchRateLimiter(database, runs));
+    const rows = await part.run(database, runs);
+    console.log(`\n${part.title} on ${kind} (N=${runs} per case, after a warm-up)`);
+    console.log('| case | SQL statements / request | median µs | p95 µs | mean µs |');
+    console.log('|---|---|---|---|---|');
+    for (const r of rows) console.log(`| ${r.case} | ${r.statementsPerRun} | ${r.medianUs} | ${r.p95Us} | ${r.meanUs} |`);
   } finally {
     await database.close();
   }
 }
 
-console.log(`node ${process.version}, ${new Date().toISOString()}`);
-await bench('PGlite (in memory)', openCountingPglite);
-await bench(`PostgreSQL (${new URL(adminUrl).host})`, () => openCountingPostgres(adminUrl));
+const part = parts.find((p) => p.name === only);
+if (part) {
+  const runs = Number(process.env.BENCH_RUNS ?? 1000);
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchPart(part, 'PGlite (in memory)', openCountingPglite, runs);
+  await benchPart(part, `PostgreSQL (${new URL(adminUrl).host})`, () => openCountingPostgres(adminUrl), runs);
+} else {
+  const installs = Number(process.env.BENCH_INSTALLS ?? 400);
+  const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
+  const databases = (process.env.BENCH_DATABASES ?? 'pglite,postgres').split(',');
+  console.log(`node ${process.version}, ${new Date().toISOString()}, ${installs} installs per run, concurrency ${concurrencies.join(' and ')}`);
+  if (databases.includes('pglite')) printReport('PGlite (in memory, in this process)', await benchDatabase('pglite', pgliteTarget, installs, concurrencies));
+  if (databases.includes('postgres')) printReport(`PostgreSQL (${new URL(adminUrl).host})`, await benchDatabase('postgres', postgresTarget(adminUrl), installs, concurrencies));
+}

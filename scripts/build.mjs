@@ -1,0 +1,65 @@
+// `npm run build`: the server as plain JavaScript, so that `npm start` runs it with node alone (tsx is
+// for development and tests). One file per module (import.meta.url keeps meaning what it meant), the
+// files the code reads next to itself (page assets) and the migrations, in the same layout as the repo:
+//   dist/src/**.js     from src/**.ts, with src's other files copied beside them
+//   dist/clients/shell/activate.sh  the shell client the service serves
+//   dist/drizzle/      the SQL migrations (src/db/migrations-folder.ts: ../../drizzle), and
+//                      pglite-seed.tar.gz, the migrated empty embedded database (src/db/pglite-seed.ts)
+// JavaScript on purpose, so that `npm start` can build with node alone when dist/ is missing or stale.
+import { cp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+/** What the build reads: when any of it is newer than dist/, dist/ is stale. */
+const inputs = ['src', 'drizzle', 'clients/shell/activate.sh', 'package-lock.json', 'scripts/build.mjs'];
+/** Written last: its presence says the build finished. */
+const stamp = join(dist, 'drizzle', 'pglite-seed.tar.gz');
+
+async function filesUnder(path) {
+  const info = await stat(path);
+  if (!info.isDirectory()) return [path];
+  const entries = await readdir(path, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
+/** True when dist/ holds a build newer than every input. */
+export async function buildIsCurrent() {
+  const built = await stat(stamp).catch(() => undefined);
+  if (!built) return false;
+  for (const input of inputs) {
+    for (const file of await filesUnder(join(root, input))) if ((await stat(file)).mtimeMs > built.mtimeMs) return false;
+  }
+  return true;
+}
+
+export async function buildServer() {
+  const { build } = await import('esbuild');
+  const source = join(root, 'src');
+  const files = await filesUnder(source);
+  await rm(dist, { recursive: true, force: true });
+  await build({
+    entryPoints: files.filter((f) => f.endsWith('.ts')),
+    outdir: join(dist, 'src'),
+    outbase: source,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  for (const file of files.filter((f) => !f.endsWith('.ts'))) await cp(file, join(dist, 'src', relative(source, file)));
+  await cp(join(root, 'drizzle'), join(dist, 'drizzle'), { recursive: true });
+  // Served by GET /slowdns/activate.sh (src/routes/installer-script.ts: ../../clients/shell/activate.sh).
+  await cp(join(root, 'clients/shell/activate.sh'), join(dist, 'clients/shell/activate.sh'));
+  // Made by the compiled code itself, from the copied migrations: the seed always matches them.
+  const { createPgliteSeed, pgliteSeedFile } = await import(join(dist, 'src', 'db', 'pglite-seed.js'));
+  await writeFile(pgliteSeedFile(), await createPgliteSeed());
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  await buildServer();
+  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`);
+}

@@ -1,0 +1,183 @@
+// Each install step through the service and the same SQL through a bare driver, side by side on one
+// database kind: statements and round trips counted on the wire (one request at a time), then
+// requests per second, p50 / p99 latency and CPU per request at each concurrency.
+import type { DatabaseHandle } from '../../src/db/client.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
+import { barePglite, barePostgres, type BareClient } from './bare-replay.js';
+import { openStartedDatabase, startBenchService, type BenchService } from './bench-service.js';
+import { startCountingProxy } from './counting-proxy.js';
+import { createInstalls, indicesFor, LIFECYCLE, runStep, STEPS, type Step } from './lifecycle-steps.js';
+import { capturePglite } from './pglite-capture.js';
+import type { CostRecorder, ReplayUnit } from './wire-capture.js';
+
+export interface StepCount {
+  step: Step;
+  statements: number;
+  roundTrips: number;
+  transactions: number;
+}
+
+export interface Timing {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMs: number;
+}
+
+export interface StepTiming {
+  step: Step;
+  concurrency: number;
+  service: Timing;
+  bare: Timing;
+}
+
+export interface DatabaseReport {
+  counts: StepCount[];
+  timings: StepTiming[];
+  namedStatements: boolean;
+}
+
+interface Target {
+  /** A fresh database in the state a started server leaves it; its URL for PostgreSQL. */
+  fresh(): Promise<{ url: string | undefined; drop(): Promise<void> }>;
+  bare(url: string | undefined, handle: DatabaseHandle | undefined, namedStatements: boolean): BareClient;
+}
+
+export function postgresTarget(adminUrl: string): Target {
+  return {
+    fresh: async () => {
+      const scratch: ScratchDatabase = await createScratchDatabase(adminUrl, 'slowdns_bench');
+      return { url: scratch.url, drop: scratch.drop };
+    },
+    bare: (url, _handle, named) => barePostgres(url!, named),
+  };
+}
+
+export const pgliteTarget: Target = {
+  fresh: async () => ({ url: undefined, drop: async () => {} }),
+  bare: (_url, handle, _named) => barePglite(handle!),
+};
+
+async function timed(indices: number[], concurrency: number, run: (i: number) => Promise<void>): Promise<Timing> {
+  const latencies: number[] = [];
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < indices.length) {
+        const i = indices[next++]!;
+        const at = performance.now();
+        await run(i);
+        latencies.push(performance.now() - at);
+      }
+    }),
+  );
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return { rps: (indices.length / wall) * 1000, p50: at(0.5), p99: at(0.99), cpuMs: (used.user + used.system) / 1000 / indices.length };
+}
+
+/** One request at a time through the counting recorder: what each step costs, and what to replay. */
+async function capture(service: BenchService, recorder: CostRecorder, installs: number): Promise<{ counts: StepCount[]; units: Map<Step, ReplayUnit[][]> }> {
+  // Warm-up (not counted): connections opened, types fetched, statements prepared.
+  for (const install of createInstalls(5, 254)) for (const step of STEPS) if (step !== 'release') await runStep(service, step, install);
+  const list = createInstalls(installs, 1);
+  const counts: StepCount[] = [];
+  const units = new Map<Step, ReplayUnit[][]>();
+  for (const step of STEPS) {
+    const indices = indicesFor(step, installs);
+    const perRequest: ReplayUnit[][] = [];
+    const total = { statements: 0, roundTrips: 0, transactions: 0 };
+    for (const i of indices) {
+      recorder.begin();
+      await runStep(service, step, list[i]!);
+      const cost = recorder.end();
+      total.statements += cost.statements;
+      total.roundTrips += cost.roundTrips;
+      total.transactions += cost.transactions;
+      perRequest[i] = cost.units;
+    }
+    const per = (n: number) => Math.round((n / indices.length) * 100) / 100;
+    counts.push({ step, statements: per(total.statements), roundTrips: per(total.roundTrips), transactions: per(total.transactions) });
+    units.set(step, perRequest);
+  }
+  return { counts, units };
+}
+
+export async function benchDatabase(kind: 'pglite' | 'postgres', target: Target, installs: number, concurrencies: number[]): Promise<DatabaseReport> {
+  // 1. Counting: one request at a time, every statement read off the wire (or PGlite's calls).
+  const captureDb = await target.fresh();
+  let counted: Awaited<ReturnType<typeof capture>>;
+  let namedStatements: boolean;
+  if (kind === 'postgres') {
+    const proxy = await startCountingProxy(captureDb.url!);
+    const service = await startBenchService(proxy.url);
+    try {
+      counted = await capture(service, proxy.recorder, installs);
+      namedStatements = proxy.recorder.namedStatements;
+    } finally {
+      await service.handle.close();
+      await proxy.close();
+      await captureDb.drop();
+    }
+  } else {
+    const pglite = capturePglite();
+    const service = await startBenchService(undefined);
+    try {
+      counted = await capture(service, pglite.recorder, installs);
+      namedStatements = pglite.recorder.namedStatements;
+    } finally {
+      pglite.stop();
+      await service.handle.close();
+    }
+  }
+
+  // 2. Timing: the service and the bare replay of the captured SQL, step by step, each on its own fresh database.
+  const timings: StepTiming[] = [];
+  for (const concurrency of concurrencies) {
+    const serviceDb = await target.fresh();
+    const bareDb = await target.fresh();
+    const service = await startBenchService(serviceDb.url);
+    const bareHandle = await openStartedDatabase(bareDb.url);
+    if (kind === 'postgres') await bareHandle.close();
+    const bare = target.bare(bareDb.url, kind === 'pglite' ? bareHandle : undefined, namedStatements);
+    try {
+      const list = createInstalls(installs, 2);
+      for (const step of STEPS) {
+        const indices = indicesFor(step, installs);
+        const serviceTiming = await timed(indices, concurrency, (i) => runStep(service, step, list[i]!));
+        const units = counted.units.get(step)!;
+        const bareTiming = await timed(indices, concurrency, (i) => bare.replay(units[i]!));
+        timings.push({ step, concurrency, service: serviceTiming, bare: bareTiming });
+      }
+    } finally {
+      await service.handle.close();
+      await bare.close();
+      await serviceDb.drop();
+      await bareDb.drop();
+    }
+  }
+  return { counts: counted.counts, timings, namedStatements };
+}
+
+export function printReport(title: string, report: DatabaseReport): void {
+  const r = (n: number, d = 1) => n.toFixed(d);
+  console.log(`\n${title}`);
+  console.log(`statements (BEGIN/COMMIT included) and round trips, counted on the wire; named prepared statements: ${report.namedStatements ? 'yes' : 'no'}`);
+  console.log('| step | statements | round trips | transactions |');
+  console.log('|---|---|---|---|');
+  for (const c of report.counts) console.log(`| ${c.step} | ${c.statements} | ${c.roundTrips} | ${c.transactions} |`);
+  const lifecycle = report.counts.filter((c) => LIFECYCLE.includes(c.step));
+  const sum = (f: (c: StepCount) => number) => Math.round(lifecycle.reduce((a, c) => a + f(c), 0) * 100) / 100;
+  console.log(`| lifecycle (${LIFECYCLE.join(', ')}) | ${sum((c) => c.statements)} | ${sum((c) => c.roundTrips)} | ${sum((c) => c.transactions)} |`);
+  console.log('\n| step | concurrency | service req/s | bare req/s | service / bare | service p50 / p99 ms | bare p50 / p99 ms | CPU ms per request, service / bare |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const t of report.timings) {
+    console.log(
+      `| ${t.step} | ${t.concurrency} | ${r(t.service.rps, 0)} | ${r(t.bare.rps, 0)} | ${r(t.service.rps / t.bare.rps, 2)} | ${r(t.service.p50, 2)} / ${r(t.service.p99, 2)} | ${r(t.bare.p50, 2)} / ${r(t.bare.p99, 2)} | ${r(t.service.cpuMs, 2)} / ${r(t.bare.cpuMs, 2)} |`,
+    );
+  }
+}
