@@ -1,43 +1,84 @@
 import { z } from '@hono/zod-openapi';
-import { HostnameSchema, InstallerVersionSchema, MachineIdSchema, PublicIpSchema, RequestedRefSchema, SshFingerprintSchema } from './machine.js';
+import {
+  HostnameSchema,
+  HostnameValueSchema,
+  ipAddressFormats,
+  InstallerVersionSchema,
+  MachineIdSchema,
+  MachineIdValueSchema,
+  PublicIpSchema,
+  PublicIpValueSchema,
+  RequestedRefSchema,
+  SshFingerprintSchema,
+  SshFingerprintValueSchema,
+} from './machine.js';
 import { InstallCodeHintSchema, InstallCodeInputSchema, InstallCodeSchema, TimestampSchema } from './install-code.js';
+import { SHELL_SAFE_SENTENCE } from './shell-safe.js';
 
-const tokenString = (description: string) =>
-  z.string().min(1, 'is required').max(4096, 'is too long to be a token').openapi({ description, example: 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl' });
+const EXAMPLE_PRECHECK_TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl';
+export const EXAMPLE_INSTALL_TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl';
+
+/**
+ * A token as a client sends it back: bounded, and otherwise the signature check decides (a token that is
+ * not one is 401, not 400, so a caller learns nothing from the difference).
+ */
+export const tokenInput = (description: string, example: string) =>
+  z.string().min(1, 'is required').max(4096, 'is too long to be a token').openapi({ description, example });
+
+/** A signed token (JWS compact) as the service issues it: base64url parts joined by dots, only `[A-Za-z0-9._-]`. */
+const issuedToken = (description: string, example: string) =>
+  z
+    .string()
+    .max(4096)
+    .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+    .openapi({ description: `${description} A JWS compact token: three base64url parts joined by dots. ${SHELL_SAFE_SENTENCE}`, example });
 
 export const ActivationIdSchema = z
   .string()
+  .max(20, 'must be act_ followed by 16 hex characters')
   .regex(/^act_[0-9a-f]{16}$/, 'must be act_ followed by 16 hex characters')
-  .openapi({ description: 'Activation id: `act_` + 16 hex characters.', example: 'act_3f9a12b45cd67e89' });
+  .openapi({ description: `Activation id: \`act_\` + 16 lower-case hex characters. ${SHELL_SAFE_SENTENCE}`, example: 'act_3f9a12b45cd67e89' });
 
 export const PrecheckRequestSchema = z
   .object({
     install_code: InstallCodeInputSchema,
     machine_id: MachineIdSchema,
     ssh_fingerprint: SshFingerprintSchema,
-    product: z.literal('slowdns', { error: 'must be slowdns' }).openapi({ description: 'The product: always `slowdns`.' }),
+    product: z.literal('slowdns', { error: 'must be slowdns' }).openapi({ description: 'The product: always `slowdns`.', example: 'slowdns' }),
     installer_version: InstallerVersionSchema,
   })
   .openapi('PrecheckRequest');
 
 export const PrecheckBindingSchema = z
-  .object({ machine_id: z.string(), ssh_fingerprint: z.string() })
+  .object({ machine_id: MachineIdValueSchema, ssh_fingerprint: SshFingerprintValueSchema })
   .openapi('PrecheckMachineBinding', { description: 'Echo of the machine identity the precheck token is bound to.' });
+
+export const ObservedIpSchema = z
+  .string()
+  .max(45)
+  .nullable()
+  .openapi({
+    anyOf: [...ipAddressFormats.anyOf, { type: 'null' }],
+    description:
+      'The client address of this request as the service saw it: the socket peer, or with `TRUST_PROXY` the `X-Forwarded-For` entry it believes (IPv4 dotted, IPv6 lower-case; `::ffff:a.b.c.d` as `a.b.c.d`). An installer can offer it as the public IP without asking a third party. Behind NAT or an outbound proxy it is the address the traffic leaves from, not necessarily the one the machine answers on. `null` only when the service could not tell (no socket).',
+    example: '203.0.113.7',
+  });
 
 export const PrecheckResultSchema = z
   .object({
     install_code: InstallCodeSchema,
     install_code_hint: InstallCodeHintSchema,
-    precheck_token: z.string().openapi({ description: 'Signed token (EdDSA JWT) for activate. It never outlives the install code.' }),
+    precheck_token: issuedToken('Signed token (EdDSA JWT) for activate. It never outlives the install code.', EXAMPLE_PRECHECK_TOKEN),
     precheck_expires_at: TimestampSchema,
     machine_binding: PrecheckBindingSchema,
+    observed_ip: ObservedIpSchema,
   })
   .openapi('PrecheckResult');
 
 export const ActivateRequestSchema = z
   .object({
     install_code: InstallCodeInputSchema,
-    precheck_token: tokenString('The precheck token from precheck, for the same code and machine.'),
+    precheck_token: tokenInput('The precheck token from precheck, for the same code and machine.', EXAMPLE_PRECHECK_TOKEN),
     hostname: HostnameSchema,
     public_ip: PublicIpSchema,
     machine_id: MachineIdSchema,
@@ -48,25 +89,31 @@ export const ActivateRequestSchema = z
   .openapi('ActivateRequest');
 
 export const MachineBindingSchema = z
-  .object({ hostname: z.string(), public_ip: z.string(), machine_id: z.string(), ssh_fingerprint: z.string() })
+  .object({ hostname: HostnameValueSchema, public_ip: PublicIpValueSchema, machine_id: MachineIdValueSchema, ssh_fingerprint: SshFingerprintValueSchema })
   .openapi('MachineBinding', { description: 'The machine the activation is bound to.' });
 
 export const ActivationSchema = z
   .object({
     activation_id: ActivationIdSchema,
-    install_token: z.string().openapi({ description: 'Signed single-use token (EdDSA JWT). Confirm consumes it for good.' }),
+    install_token: issuedToken('Signed single-use token (EdDSA JWT). Confirm consumes it for good.', EXAMPLE_INSTALL_TOKEN),
     install_token_expires_at: TimestampSchema,
     install_code: InstallCodeSchema,
     machine_binding: MachineBindingSchema,
+    observed_ip: ObservedIpSchema,
+    public_ip_matches_observed: z.boolean().openapi({
+      description:
+        'Whether the confirmed `machine_binding.public_ip` is `observed_ip`. Only information, never a refusal: NAT, an outbound proxy or a machine that installs over another link differ legitimately. An installer may show it so the operator can catch a typo. `false` when `observed_ip` is `null`.',
+      example: true,
+    }),
   })
   .openapi('Activation');
 
 export const ConfirmRequestSchema = z
-  .object({ activation_id: ActivationIdSchema, install_token: tokenString('The install token activate returned.') })
+  .object({ activation_id: ActivationIdSchema, install_token: tokenInput('The install token activate returned.', EXAMPLE_INSTALL_TOKEN) })
   .openapi('ConfirmRequest');
 
 export const ConfirmResultSchema = z
-  .object({ activation_id: ActivationIdSchema, status: z.literal('confirmed') })
+  .object({ activation_id: ActivationIdSchema, status: z.literal('confirmed').openapi({ example: 'confirmed' }) })
   .openapi('ConfirmResult');
 
 export const ReleaseRequestSchema = z.object({ activation_id: ActivationIdSchema }).openapi('ReleaseRequest');
@@ -74,7 +121,7 @@ export const ReleaseRequestSchema = z.object({ activation_id: ActivationIdSchema
 export const ReleaseResultSchema = z
   .object({
     activation_id: ActivationIdSchema,
-    status: z.literal('released'),
-    install_code_restored: z.boolean().openapi({ description: 'True when the install code is `issued` again and can be used for a retry.' }),
+    status: z.literal('released').openapi({ example: 'released' }),
+    install_code_restored: z.boolean().openapi({ description: 'True when the install code is `issued` again and can be used for a retry.', example: true }),
   })
   .openapi('ReleaseResult');

@@ -5,30 +5,84 @@ import { normaliseAddress } from '../http/client-address.js';
 
 export const MachineIdSchema = z
   .string()
+  .max(64, 'is too long to be a machine id')
+  .regex(/^\s*[0-9a-f]{32}\s*$/, 'must be the 32 lower-case hex characters of /etc/machine-id')
   .trim()
-  .regex(/^[0-9a-f]{32}$/, 'must be the 32 lower-case hex characters of /etc/machine-id')
-  .openapi({ description: 'Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace is ignored.', example: '4c4c4544003957108052b4c04f384833' });
+  .openapi({ description: 'Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace (the file\'s trailing newline) is ignored.', example: '4c4c4544003957108052b4c04f384833' });
+
+/** The machine id as the service answers it: trimmed. */
+export const MachineIdValueSchema = z
+  .string()
+  .max(32)
+  .regex(/^[0-9a-f]{32}$/)
+  .openapi({ description: 'The machine id: 32 lower-case hex characters.', example: '4c4c4544003957108052b4c04f384833' });
+
+const sshFingerprintPattern = /^SHA256:[A-Za-z0-9+/]{43}$/;
+
+/**
+ * `ssh-keygen -lf` prints `256 SHA256:… comment (ED25519)`: people paste the whole line. The fingerprint
+ * is the word after the key size; anything else is left as it is for the pattern to refuse.
+ */
+function fingerprintFromLine(value: string): string {
+  const trimmed = value.trim();
+  return /^\d{1,5}\s+(SHA256:\S+)(?:\s.*)?$/s.exec(trimmed)?.[1] ?? trimmed;
+}
 
 export const SshFingerprintSchema = z
   .string()
-  .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'must be SHA256: followed by 43 base64 characters')
-  .openapi({ description: 'Fingerprint of the machine\'s SSH host key as `ssh-keygen -lf` prints it: `SHA256:` + 43 base64 characters.', example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' });
+  .max(1024, 'is too long to be an SSH fingerprint')
+  .transform(fingerprintFromLine)
+  .refine((fingerprint) => sshFingerprintPattern.test(fingerprint), 'must be SHA256: followed by 43 base64 characters (or the whole line ssh-keygen -lf prints)')
+  .openapi({
+    type: 'string',
+    maxLength: 1024,
+    description:
+      "Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.",
+    example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+  });
+
+/** The fingerprint as the service answers it. */
+export const SshFingerprintValueSchema = z
+  .string()
+  .max(50)
+  .regex(sshFingerprintPattern)
+  .openapi({ description: 'SSH host key fingerprint: `SHA256:` + 43 base64 characters.', example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' });
 
 export const InstallerVersionSchema = z
   .string()
   .regex(INSTALLER_VERSION_PATTERN, 'must be a dotted date with a trailing counter, like 2026.11.20.1')
+  .max(24)
   .openapi({ description: 'Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.', example: '2026.11.20.1' });
 
-const hostnameLabel = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+/** At most 253 characters of RFC 1123 labels (1 to 63 letters, digits and inner hyphens); any case, an optional trailing dot, surrounding whitespace forgiven. */
+const HOSTNAME_PATTERN = /^(?=\s*\S{1,253}\.?\s*$)\s*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\s*$/;
+
+/** 253 characters, a trailing dot and a newline. */
+const HOSTNAME_INPUT_MAX = 255;
 
 export const HostnameSchema = z
   .string()
+  .max(HOSTNAME_INPUT_MAX, 'must be at most 253 characters')
+  .regex(HOSTNAME_PATTERN, 'must be a hostname (RFC 1123: letters, digits and hyphens in dot-separated labels of 1 to 63 characters)')
   .trim()
   .toLowerCase()
-  .max(253, 'must be at most 253 characters')
   .transform((h) => h.replace(/\.$/, ''))
-  .refine((h) => h.length > 0 && h.split('.').every((label) => hostnameLabel.test(label)), 'must be a hostname (RFC 1123: letters, digits and hyphens in dot-separated labels of 1 to 63 characters)')
-  .openapi({ description: 'The final hostname the operator confirmed (RFC 1123). Stored lower-case, without a trailing dot.', example: 'vpn1.example.net', type: 'string' });
+  .openapi({
+    type: 'string',
+    maxLength: HOSTNAME_INPUT_MAX,
+    pattern: HOSTNAME_PATTERN.source,
+    description: 'The final hostname the operator confirmed (RFC 1123): dot-separated labels of 1 to 63 letters, digits and hyphens (not at a label\'s start or end), at most 253 characters. Forgiving: any case, a trailing dot and surrounding whitespace are accepted; it is stored lower-case, without the trailing dot.',
+    example: 'vpn1.example.net',
+  });
+
+/** The hostname as the service answers it: lower-case, without a trailing dot. */
+export const HostnameValueSchema = z
+  .string()
+  .max(253)
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/)
+  .openapi({ description: 'The hostname: lower-case RFC 1123 labels, without a trailing dot.', example: 'vpn1.example.net' });
+
+export const ipAddressFormats = { anyOf: [{ type: 'string' as const, maxLength: 15, format: 'ipv4' }, { type: 'string' as const, maxLength: 45, format: 'ipv6' }] };
 
 export const PublicIpSchema = z
   .string()
@@ -38,12 +92,26 @@ export const PublicIpSchema = z
   .transform(normaliseAddress)
   .openapi({
     type: 'string',
-    description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case; `::ffff:a.b.c.d` is stored as `a.b.c.d`). It is not checked for being globally routable: NAT and lab installs confirm what they see.',
+    maxLength: 45,
+    ...ipAddressFormats,
+    description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.',
     example: '203.0.113.7',
   });
 
+/** The public IP as the service answers it: normalised. */
+export const PublicIpValueSchema = z
+  .string()
+  .max(45)
+  .openapi({ ...ipAddressFormats, description: 'The public IP address: IPv4 dotted or IPv6 lower-case.', example: '203.0.113.7' });
+
+/** A git ref name: letters, digits and `._/-`, starting with a letter or digit; no `..`, no `//`, not ending in `/`, `.` or `.lock`. */
+const REQUESTED_REF_PATTERN = /^(?!.*\.\.)(?!.*\/\/)(?!.*(?:\/|\.|\.lock)$)[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
+
 export const RequestedRefSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/, 'must be a branch-like name of letters, digits, ".", "_", "-" and "/"')
-  .refine((r) => !r.includes('..') && !r.includes('//') && !r.endsWith('/') && !r.endsWith('.') && !r.endsWith('.lock'), 'must be a valid git ref name')
-  .openapi({ description: 'Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters.', example: 'main', type: 'string' });
+  .max(100, 'must be at most 100 characters')
+  .regex(REQUESTED_REF_PATTERN, 'must be a git ref name: letters, digits, ".", "_", "-" and "/", starting with a letter or digit, without "..", "//" or a trailing "/", "." or ".lock"')
+  .openapi({
+    description: 'Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.',
+    example: 'main',
+  });

@@ -1,6 +1,8 @@
 import createFetchClient from 'openapi-fetch';
-import { parseRetryAfter, SlowdnsApiError, SlowdnsNetworkError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';
+import { parseRetryAfter, SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';
+import { defaultRetry, retryDelayMs, sleep, type RetryOptions } from './retry.js';
 import type { components, paths } from './schema.js';
+import { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 
 type Schemas = components['schemas'];
 export type Health = Schemas['Health'];
@@ -13,6 +15,8 @@ export type ConfirmRequest = Schemas['ConfirmRequest'];
 export type ConfirmResult = Schemas['ConfirmResult'];
 export type ReleaseRequest = Schemas['ReleaseRequest'];
 export type ReleaseResult = Schemas['ReleaseResult'];
+export type InstallStatusRequest = Schemas['InstallStatusRequest'];
+export type InstallStatus = Schemas['InstallStatus'];
 export type RegisterRequest = Schemas['RegisterRequest'];
 export type RegisteredServer = Schemas['RegisteredServer'];
 export type CheckinRequest = Schemas['CheckinRequest'];
@@ -27,9 +31,22 @@ export interface ClientOptions {
   baseUrl: string;
   /** A fetch to use instead of `globalThis.fetch`: a proxy-aware one, or `app.fetch` in tests. */
   fetch?: (request: Request) => Promise<Response>;
-  /** Headers sent with every request (e.g. `User-Agent: my-installer/2026.11.20.1`). */
+  /**
+   * Headers sent with every request. The client sends `User-Agent: @slowdns/activation-client/<version>`;
+   * a `User-Agent` given here goes in front of it (`my-installer/2026.11.20.1 @slowdns/activation-client/0.1.0`).
+   */
   headers?: Record<string, string>;
+  /** How long one request may take, answer body included, before it fails with a SlowdnsTimeoutError. Default 30 000 ms; 0 for none. */
+  timeoutMs?: number;
+  /**
+   * Opt-in retries of the steps that are safe to repeat (every method but `issueInstallCode` and
+   * `register`), on 503 and network failures only, never on 429. A number is `maxRetries`. Default: none.
+   */
+  retry?: number | RetryOptions;
 }
+
+/** The default `timeoutMs`. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface CallOptions {
   /** Aborts the request; it then fails with a SlowdnsNetworkError whose `cause` is the abort reason. */
@@ -64,6 +81,8 @@ export interface SlowdnsClient {
   confirm(body: ConfirmRequest, options?: CallOptions): Promise<ConfirmResult>;
   /** POST /api/v2/slowdns/install/release: on failure before confirm; idempotent. */
   release(body: ReleaseRequest, options?: CallOptions): Promise<ReleaseResult>;
+  /** POST /api/v2/slowdns/install/status: where an install stands, for a rerun that resumes or releases. Changes nothing. */
+  installStatus(body: InstallStatusRequest, options?: CallOptions): Promise<InstallStatus>;
 
   // The legacy-compatible routes (no /api/v2 prefix), for the installer and the server agent.
   /** POST /register: after activate and before confirm; answers the agent token, once. */
@@ -87,28 +106,58 @@ interface FetchOutcome<T> {
   response: Response;
 }
 
+/** Operations that may be sent again after a 503 or a lost answer (DESIGN §10): issue makes a new code each time and register's agent token is shown once. */
+type Retry = 'retry' | 'once';
+
+function withUserAgent(headers: Record<string, string> = {}): Record<string, string> {
+  const ours = `${CLIENT_NAME}/${CLIENT_VERSION}`;
+  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'user-agent');
+  if (name === undefined) return { ...headers, 'User-Agent': ours };
+  return { ...headers, [name]: `${headers[name]} ${ours}` };
+}
+
 export function createClient(options: ClientOptions): SlowdnsClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retry = { ...defaultRetry, ...(typeof options.retry === 'number' ? { maxRetries: options.retry } : options.retry) };
   // Options are built without `key: undefined` entries: consumers compiling this source with
   // `exactOptionalPropertyTypes` reject them (test/exact-optional-types.test.ts).
-  const api = createFetchClient<paths>(options.headers === undefined ? { baseUrl: options.baseUrl } : { baseUrl: options.baseUrl, headers: options.headers });
+  const api = createFetchClient<paths>({ baseUrl: options.baseUrl, headers: withUserAgent(options.headers) });
+
+  /** One operation, sent again after a 503 or a network failure when `mode` allows and `retry` asks for it. */
+  async function call<T>(operation: string, mode: Retry, callerSignal: AbortSignal | undefined, send: (fetch: (request: Request) => Promise<Response>) => Promise<FetchOutcome<T>>): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await callOnce(operation, send);
+      } catch (error) {
+        const wait = mode === 'retry' ? retryDelayMs(error, attempt, retry, callerSignal) : undefined;
+        if (wait === undefined) throw error;
+        await sleep(wait, callerSignal).catch(() => {
+          throw error;
+        });
+      }
+    }
+  }
 
   /**
    * Runs one operation with its own fetch, which keeps the answer's status and headers (openapi-fetch
    * drops them when a 2xx body fails to parse) and marks where "no answer" ends: everything thrown
    * before a Response exists is a network failure, everything after it is about the answer.
    */
-  async function call<T>(operation: string, send: (fetch: (request: Request) => Promise<Response>) => Promise<FetchOutcome<T>>): Promise<T> {
+  async function callOnce<T>(operation: string, send: (fetch: (request: Request) => Promise<Response>) => Promise<FetchOutcome<T>>): Promise<T> {
     let url = options.baseUrl;
     let answer: Response | undefined;
     let outcome: FetchOutcome<T>;
+    // One attempt, answer body included, gets `timeoutMs`; the caller's own signal still aborts it too.
+    const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
     try {
       outcome = await send(async (request) => {
         url = request.url;
-        answer = await baseFetch(request);
+        answer = await baseFetch(timeout ? new Request(request, { signal: AbortSignal.any([request.signal, timeout]) }) : request);
         return answer;
       });
     } catch (thrown) {
+      if (timeout?.aborted) throw new SlowdnsTimeoutError(operation, url, timeoutMs);
       // No answer, or the connection broke while the body was read.
       if (!answer || !(thrown instanceof SyntaxError)) throw new SlowdnsNetworkError(operation, url, thrown);
       throw new SlowdnsUnexpectedResponseError(operation, answer.status, answer.headers.get('x-request-id') ?? undefined, thrown.message);
@@ -131,26 +180,47 @@ export function createClient(options: ClientOptions): SlowdnsClient {
     throw new SlowdnsUnexpectedResponseError(operation, response.status, requestId, (typeof body === 'string' ? body : (JSON.stringify(body) ?? '')).slice(0, 200));
   }
 
+  const installStatus: SlowdnsClient['installStatus'] = (body, o = {}) =>
+    call('getInstallStatus', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/status', { ...o, body, fetch }));
+
   return {
-    healthz: (o = {}) => call('getHealth', (fetch) => api.GET('/api/v2/healthz', { ...o, fetch })),
+    healthz: (o = {}) => call('getHealth', 'retry', o.signal, (fetch) => api.GET('/api/v2/healthz', { ...o, fetch })),
     issueInstallCode: ({ browserSession, ...o } = {}) => {
       const withCookie = browserSession === undefined ? o : { ...o, headers: { ...o.headers, cookie: `slowdns_browser=${browserSession}` } };
-      return call('issueInstallCode', (fetch) => api.POST('/api/v2/slowdns/code/issue', { ...withCookie, fetch }));
+      return call('issueInstallCode', 'once', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/issue', { ...withCookie, fetch }));
     },
-    precheck: (body, o = {}) => call('precheckInstallCode', (fetch) => api.POST('/api/v2/slowdns/install/precheck', { ...o, body, fetch })),
-    activate: (body, o = {}) => call('activateInstallCode', (fetch) => api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch })),
-    confirm: (body, o = {}) => call('confirmInstall', (fetch) => api.POST('/api/v2/slowdns/install/confirm', { ...o, body, fetch })),
-    release: (body, o = {}) => call('releaseInstall', (fetch) => api.POST('/api/v2/slowdns/install/release', { ...o, body, fetch })),
-    register: (body, o = {}) => call('registerServer', (fetch) => api.POST('/register', { ...o, body, fetch })),
+    precheck: (body, o = {}) => call('precheckInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/precheck', { ...o, body, fetch })),
+    // Safe to repeat by the service's retry rule: the same precheck token and body give the same activation.
+    activate: (body, o = {}) => call('activateInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch })),
+    confirm: async (body, o = {}) => {
+      let attempts = 0;
+      try {
+        return await call('confirmInstall', 'retry', o.signal, (fetch) => {
+          attempts += 1;
+          return api.POST('/api/v2/slowdns/install/confirm', { ...o, body, fetch });
+        });
+      } catch (error) {
+        // A resent confirm whose first copy did arrive finds its own token used: ask where the install stands.
+        if (attempts > 1 && error instanceof SlowdnsApiError && error.code === 'install_token_used') {
+          const current = await installStatus(body, o);
+          if (current.status === 'confirmed') return { activation_id: current.activation_id, status: 'confirmed' };
+        }
+        throw error;
+      }
+    },
+    release: (body, o = {}) => call('releaseInstall', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/release', { ...o, body, fetch })),
+    installStatus,
+    // Never resent: a second register is 409 and the agent token of the first is shown only once.
+    register: (body, o = {}) => call('registerServer', 'once', o.signal, (fetch) => api.POST('/register', { ...o, body, fetch })),
     checkin: (agentToken, body, o = {}) =>
-      call('checkInServer', (fetch) => api.POST('/checkin', { ...o, body, fetch, headers: bearer(agentToken, o.headers) })),
-    revoke: (token, body, o = {}) => call('revokeServer', (fetch) => api.POST('/revoke', { ...o, body, fetch, headers: bearer(token, o.headers) })),
+      call('checkInServer', 'retry', o.signal, (fetch) => api.POST('/checkin', { ...o, body, fetch, headers: bearer(agentToken, o.headers) })),
+    revoke: (token, body, o = {}) => call('revokeServer', 'retry', o.signal, (fetch) => api.POST('/revoke', { ...o, body, fetch, headers: bearer(token, o.headers) })),
     status: ((tokenOrOptions?: string | CallOptions, maybeOptions: CallOptions = {}) => {
       const agentToken = typeof tokenOrOptions === 'string' ? tokenOrOptions : undefined;
       const o = typeof tokenOrOptions === 'string' ? maybeOptions : (tokenOrOptions ?? {});
       const withToken = agentToken === undefined ? o : { ...o, headers: bearer(agentToken, o.headers) };
       // The contract's answer is the union of both shapes; which one is decided by the token.
-      return call('getStatus', (fetch) => api.GET('/status', { ...withToken, fetch }));
+      return call('getStatus', 'retry', o.signal, (fetch) => api.GET('/status', { ...withToken, fetch }));
     }) as SlowdnsClient['status'],
   };
 }

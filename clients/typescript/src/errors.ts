@@ -28,13 +28,25 @@ export class SlowdnsApiError extends Error {
 
 /** No answer at all: refused or reset connection, DNS failure, timeout, or an aborted request. `cause` holds the fetch error. */
 export class SlowdnsNetworkError extends Error {
-  override readonly name = 'SlowdnsNetworkError';
+  override readonly name: string = 'SlowdnsNetworkError';
   constructor(
     readonly operation: string,
     readonly url: string,
     cause: unknown,
   ) {
     super(`${operation}: no answer from ${url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** No answer within the client's `timeoutMs`: a SlowdnsNetworkError too, so one `instanceof` catches both. */
+export class SlowdnsTimeoutError extends SlowdnsNetworkError {
+  override readonly name: string = 'SlowdnsTimeoutError';
+  constructor(
+    operation: string,
+    url: string,
+    readonly timeoutMs: number,
+  ) {
+    super(operation, url, new Error(`no answer within ${timeoutMs} ms`));
   }
 }
 

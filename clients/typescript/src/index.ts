@@ -1,4 +1,4 @@
-export { createClient } from './client.js';
+export { createClient, DEFAULT_TIMEOUT_MS } from './client.js';
 export type {
   Activation,
   ActivateRequest,
@@ -11,6 +11,8 @@ export type {
   Health,
   IssueOptions,
   IssuedInstallCode,
+  InstallStatus,
+  InstallStatusRequest,
   PrecheckRequest,
   PrecheckResult,
   RegisteredServer,
@@ -23,7 +25,9 @@ export type {
   ServiceStatus,
   SlowdnsClient,
 } from './client.js';
-export { SlowdnsApiError, SlowdnsNetworkError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';
+export { SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';
+export type { RetryOptions } from './retry.js';
+export { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 export { runInstall } from './run-install.js';
 export type {
   ConfirmedAddress,

@@ -13,9 +13,49 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Answers 200 after a real round trip to the database, and 503 `service_unavailable` when the database cannot be reached. Not rate-limited.
+         * @description Answers 200 after a real round trip to the database, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached or does not answer. Not rate-limited.
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 whenever the process can answer at all, without touching the database: also while the service starts, while the database is away and while it drains for shutdown. For an orchestrator's liveness probe (restart when it fails). Not rate-limited.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers 200 when the service takes requests: its database answered a round trip just now and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -35,9 +75,9 @@ export interface paths {
          * The SlowDNS page (sets the browser session)
          * @description The page people open to get an install code. Without a valid `slowdns_browser` session it creates one: a random 256-bit cookie, `HttpOnly`, `SameSite=Lax`, `Path=/`, with `Max-Age` = `BROWSER_SESSION_TTL_SECONDS` and `Secure` when `PUBLIC_BASE_URL` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256. A `HEAD` request never creates a session.
          *
-         *     The page loads only its own script and stylesheet from this service (`/slowdns/app.js`, `/slowdns/app.css`) and calls only `POST /api/v2/slowdns/code/issue`, sending the optional `browser_signal`. It is answered with `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` that allows no inline script or style and no other origin.
+         *     The page loads only its own scripts and stylesheet from this service (`/slowdns/app.js`, `/slowdns/watch.js`, `/slowdns/app.css`) and calls only `POST /api/v2/slowdns/code/issue` (sending the optional `browser_signal`), `GET /api/v2/slowdns/code/status` (which it polls to tell the person, live, which machine checked, activated or installed with the code) and `POST /api/v2/slowdns/code/cancel` ("Not you? Cancel this code", after a confirmation). It is answered with `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` that allows no inline script or style and no other origin.
          *
-         *     Over `session-ip-hour`, a request without a valid session gets 429 `rate_limit_exceeded` (the JSON error envelope, not the page) and no cookie; a browser that sends its valid cookie still gets the page, without `RateLimit` headers.
+         *     Over `session-ip-hour`, a request without a valid session gets 429 and no cookie: an HTML page (not the JSON envelope, since a person reads it) saying in words when to come back, with `Retry-After` and the `RateLimit` headers. A browser that sends its valid cookie still gets the page, without `RateLimit` headers.
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. Only a request that would create a new browser session (one without a valid `slowdns_browser` cookie) is counted; a browser that keeps its cookie never is. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
          *
@@ -67,7 +107,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an install code
-         * @description Issues a new install code to the browser holding a valid `slowdns_browser` cookie (load `GET /slowdns` first). No body is required; the page may send `{"browser_signal": "..."}` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. It stays `issued` for `ttl_seconds` (`INSTALL_CODE_TTL_SECONDS`, 900 by default).
+         * @description Issues a new install code to the browser holding a valid `slowdns_browser` cookie (load `GET /slowdns` first). No body is required; the page may send `{"browser_signal": "..."}` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. `install_code_id` is the code's public handle, not the code: events and operator routes name the code by it. It stays `issued` for `ttl_seconds` (`INSTALL_CODE_TTL_SECONDS`, 900 by default).
          *
          *     Requests from another site (an `Origin` other than this service, or `Sec-Fetch-Site` `cross-site`/`same-site`) are refused with 403 `cross_site_request`; a missing or expired session with 403 `browser_session_required`, before any limit is counted.
          *
@@ -91,6 +131,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/slowdns/code/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What became of the codes this browser issued
+         * @description The install codes the `slowdns_browser` session issued in its lifetime, newest first, each with what became of it and, once a machine used it, what a person needs to recognise that machine: hostname, public IP, the machine id shortened, the SSH host key fingerprint and when. The page polls it to tell the person, live, who is using their code; a code used by a machine they do not know can be cancelled with `POST /api/v2/slowdns/code/cancel`.
+         *
+         *     Never the code itself and never a token: only the `install_code_id` handle and the hint. Another browser's session sees none of these codes. Same-origin checks as issue: another site's request is 403 `cross_site_request`; a missing or expired session is 403 `browser_session_required`. Not rate-limited: it reads one session's rows.
+         */
+        get: operations["getInstallCodeStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/slowdns/code/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a code this browser issued
+         * @description "Not you?": the browser whose `slowdns_browser` session issued a code stops it, by its `install_code_id`.
+         *
+         *     - An `issued` code (prechecked or not, restored after a failed install or not) is revoked: precheck and activate then answer 410 `install_code_revoked`, and a precheck token already handed out is worth nothing.
+         *     - An `activated` code: the activation is released **without** restoring the code, which is revoked with it (a server registered for it is revoked too, as release does). The installer's confirm then answers 409 `activation_released`.
+         *     - A confirmed install cannot be undone here: 409 `activation_confirmed` (an operator can revoke the server).
+         *     - A code already revoked, expired or released for good is left as it is.
+         *
+         *     Idempotent: a repeat answers 200 with the code as it is. The answer is the code's status, as `GET /api/v2/slowdns/code/status` gives it. Each change is recorded as events with the actor `browser`.
+         *
+         *     Same-origin only, checked before the body is read: another site's request is 403 `cross_site_request`, whatever its content type. Another browser's code, like an unknown id, is 404 `install_code_not_found`.
+         */
+        post: operations["cancelInstallCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/slowdns/install/precheck": {
         parameters: {
             query?: never;
@@ -102,7 +193,7 @@ export interface paths {
         put?: never;
         /**
          * Precheck an install code
-         * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state, except that it counts in the rate limits below.
+         * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired; a code revoked by an operator or cancelled on the page is 410 `install_code_revoked`) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (`GET /api/v2/slowdns/code/status`). `observed_ip` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
          *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts.
          *
@@ -133,11 +224,15 @@ export interface paths {
         put?: never;
         /**
          * Activate an install code
-         * @description Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from `issued` to `activated` and an activation is created with a single-use install token valid for `INSTALL_TOKEN_TTL_SECONDS` (3600 by default). Of concurrent activations of one code exactly one succeeds; the others get 409 `install_code_unavailable`.
+         * @description Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from `issued` to `activated` and an activation is created with a single-use install token valid for `INSTALL_TOKEN_TTL_SECONDS` (3600 by default). Of concurrent activations of one code exactly one makes an activation; the others get 409 `install_code_unavailable`, unless they repeat that one's request (below). A code revoked since the precheck is 410 `install_code_revoked`.
          *
          *     A precheck token that is tampered with, expired, of another kind or for another code is 401 `precheck_token_invalid`; a different `machine_id` or `ssh_fingerprint` than the precheck's is 403 `machine_mismatch`.
          *
+         *     The answer's `observed_ip` is the address this request came from and `public_ip_matches_observed` says whether the confirmed `public_ip` is that address: information for the operator, never a refusal (NAT is legitimate).
+         *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
+         *
+         *     **Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same `precheck_token` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same `activation_id` and an install token for the same single-use token (the same `jti`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 `install_code_unavailable`; after a release the code may be `issued` again and the request makes a new activation; an expired precheck token is 401 `precheck_token_invalid`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
          *
@@ -195,6 +290,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/slowdns/install/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an install back
+         * @description For an installer that was interrupted (a dropped SSH session, a killed process) and runs again: given the activation id and its install token, answers where the install stands (`activated`, `confirmed` or `released`), the machine it is bound to, the token's expiry, whether a release now would restore the install code, and whether a server is registered. A rerun then resumes (`activated` with `install_token_expired` false), stops (`confirmed`), or releases and starts again.
+         *
+         *     The install token is checked as confirm checks it (signature, kind, and that it is the one activate issued for this activation: otherwise 401 `install_token_invalid`) with two differences, because reading changes nothing: a token that confirm consumed still reads its activation (a rerun after confirm learns it is `confirmed`), and so does an expired one, for 30 days past its expiry (`install_token_expired` says so). Not rate-limited: the activation id and the signed token are the cap.
+         */
+        post: operations["getInstallStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slowdns/activate.sh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shell activation client
+         * @description `activate.sh`: one POSIX sh script that needs only `curl` (and uses `jq` when present). It runs precheck, activate and confirm around an install command, releases the activation on failure or on a signal, resumes an unfinished install from its state file, and exits with a stable code per error family. Served as `text/plain` so that it can be read in a browser before it is run; its SHA-256 is at `GET /slowdns/activate.sh.sha256`. Usage: `SLOWDNS_URL=<this service> SLOWDNS_INSTALL_CODE=<code> sh activate.sh run -- ./install.sh` (the code travels in the environment, never on the command line). The README in `clients/shell/` documents every command, variable and exit code.
+         */
+        get: operations["getInstallerScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slowdns/activate.sh.sha256": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SHA-256 of the shell activation client
+         * @description One line in the format of `sha256sum`: the hex SHA-256 of `GET /slowdns/activate.sh`, two spaces and `activate.sh`. Check a download with `sha256sum -c activate.sh.sha256` next to it.
+         */
+        get: operations["getInstallerScriptChecksum"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -204,7 +361,7 @@ export interface paths {
         };
         /**
          * Public keys of the token signer
-         * @description The Ed25519 public keys (JWKS) that verify precheck and install tokens (EdDSA JWTs with a `kid` header). Not wrapped in the v2 envelope: it is a standard JWK Set.
+         * @description The Ed25519 public keys (JWKS) that verify precheck and install tokens (EdDSA JWTs with a `kid` header): exactly the keys that may still verify one. The key that signs comes first; after a rotation the previous key stays listed until every token it signed has expired (the longest token lifetime plus a minute), then leaves the set. A verifier that meets an unknown `kid` should fetch the set again. Not wrapped in the v2 envelope: it is a standard JWK Set.
          */
         get: operations["getJwks"];
         put?: never;
@@ -326,52 +483,271 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/install-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List install codes
+         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["listInstallCodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/install-codes/{install_code_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an install code
+         * @description Revokes an `issued` code (expired or not): a precheck or activate of it is then 410 `install_code_revoked`, even with a precheck token made before. Recorded as the event `install_code.revoked` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (`activated`, `consumed`) is 409 `install_code_unavailable`: release the activation instead (`releaseActivation` with `restore_install_code: false`). No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["revokeInstallCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/activations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List activations
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `since`/`until` on the creation time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["listActivations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/activations/{activation_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Force-release an activation
+         * @description Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With `{"restore_install_code": false}` the code is revoked instead, so that it can never be used again. Recorded as `activation.released` (`released_by: "operator"`) with `install_code.restored` or `install_code.revoked` and `server.revoked` as they apply. The body is optional. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 `activation_confirmed`: revoke its server instead. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["releaseActivation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List servers and their health
+         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["listServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/servers/{server_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a server
+         * @description The operator revoke of `POST /revoke`, by path: the server's next check-in answers `status: "revoked"` and its reports are no longer recorded. Recorded as `server.revoked` with the operator as actor. Idempotent: a revoked server answers 200 with its first `revoked_at`. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["revokeServerAsOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The event trail, newest first: one event per state change, written in the transaction of the change (README: "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "status": "ok"
+         *     }
+         */
         Health: {
-            /** @enum {string} */
+            /**
+             * @example ok
+             * @enum {string}
+             */
             status: "ok";
         };
+        /**
+         * @example {
+         *       "message": "Install code is valid for this machine."
+         *     }
+         */
         Meta: {
+            /**
+             * @description Human-readable, safe to show.
+             * @example Install code is valid for this machine.
+             */
             message: string;
         };
+        /**
+         * @example {
+         *       "error": {
+         *         "code": "install_code_not_found",
+         *         "message": "No install code matches what was entered."
+         *       }
+         *     }
+         */
         ErrorEnvelope: {
+            /**
+             * @example {
+             *       "code": "validation_failed",
+             *       "message": "No install code matches what was entered."
+             *     }
+             */
             error: {
                 code: components["schemas"]["ErrorCode"];
-                /** @description Human-readable, safe to show to operators. */
+                /**
+                 * @description Human-readable, safe to show to operators.
+                 * @example No install code matches what was entered.
+                 */
                 message: string;
             };
         };
         /**
          * @description Machine-readable error code. Each code always comes with the same HTTP status.
+         * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "install_code_expired" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "service_unavailable";
+        /**
+         * @example {
+         *       "status": "alive"
+         *     }
+         */
+        Liveness: {
+            /**
+             * @example alive
+             * @enum {string}
+             */
+            status: "alive";
+        };
+        /**
+         * @example {
+         *       "status": "ready"
+         *     }
+         */
+        Readiness: {
+            /**
+             * @example ready
+             * @enum {string}
+             */
+            status: "ready";
+        };
+        /**
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "ttl_seconds": 900
+         *     }
+         */
         IssuedInstallCode: {
             /**
-             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix, the literal `SD` and three groups of 6 Crockford base32 characters.
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix (2 to 8 upper-case letters or digits), the literal `SD` and three groups of 6 Crockford base32 characters (`0-9` and `A-Z` without I, L, O, U). Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code: string;
             /**
-             * @description Masked form of the code: its start, an ellipsis and the last 6 characters.
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
              * @example SDNS-SD-…HX3W8N
              */
             install_code_hint: string;
             /**
              * Format: date-time
-             * @description ISO 8601 timestamp with a numeric UTC offset.
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
              * @example 2026-11-22T10:15:00+00:00
              */
             expires_at: string;
             /**
-             * @description Lifetime of the code in seconds.
+             * Format: int32
+             * @description Lifetime of the code in seconds (`INSTALL_CODE_TTL_SECONDS`).
              * @example 900
              */
             ttl_seconds: number;
         };
+        /**
+         * @example {
+         *       "browser_signal": "1920x1080x24|Europe/Berlin|de-DE,en"
+         *     }
+         */
         IssueRequest: {
             /**
              * @description Optional: what the page script knows of the browser (screen, time zone, languages…), as one string. It refines the browser fingerprint the issue limit counts; the service keeps only a hash of it.
@@ -379,50 +755,286 @@ export interface components {
              */
             browser_signal?: string;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "install_code_hint": "SDNS-SD-…HX3W8N",
+         *           "status": "activated",
+         *           "usable": false,
+         *           "issued_at": "2026-11-22T10:15:00+00:00",
+         *           "expires_at": "2026-11-22T10:15:00+00:00",
+         *           "machine": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id_short": "4c4c4544",
+         *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *           },
+         *           "precheck_ip": "203.0.113.7",
+         *           "prechecked_at": null,
+         *           "activated_at": null,
+         *           "confirmed_at": null,
+         *           "released_at": null,
+         *           "revoked_at": null
+         *         }
+         *       ]
+         *     }
+         */
+        WatchedInstallCodes: {
+            /**
+             * @description Newest first; at most 50.
+             * @example [
+             *       {
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "install_code_hint": "SDNS-SD-…HX3W8N",
+             *         "status": "activated",
+             *         "usable": false,
+             *         "issued_at": "2026-11-22T10:15:00+00:00",
+             *         "expires_at": "2026-11-22T10:15:00+00:00",
+             *         "machine": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id_short": "4c4c4544",
+             *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+             *         },
+             *         "precheck_ip": "203.0.113.7",
+             *         "prechecked_at": null,
+             *         "activated_at": null,
+             *         "confirmed_at": null,
+             *         "released_at": null,
+             *         "revoked_at": null
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["WatchedInstallCode"][];
+        };
+        /**
+         * @description One install code this browser session issued. Never the code itself, never a token.
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "status": "activated",
+         *       "usable": false,
+         *       "issued_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "machine": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id_short": "4c4c4544",
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       },
+         *       "precheck_ip": "203.0.113.7",
+         *       "prechecked_at": null,
+         *       "activated_at": null,
+         *       "confirmed_at": null,
+         *       "released_at": null,
+         *       "revoked_at": null
+         *     }
+         */
+        WatchedInstallCode: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
+             * @example SDNS-SD-…HX3W8N
+             */
+            install_code_hint: string;
+            /**
+             * @description What became of the code: `issued`: waiting for an installer; `prechecked`: a machine checked it (`machine` says which) and has not activated it yet; `activated`: an install is running on `machine`; `confirmed`: installed on `machine` (final); `released`: the install on `machine` failed and was rolled back; `usable` says whether the code was restored and can be entered again; `expired`: it can no longer be used (final); `revoked`: cancelled by this browser or by an operator (final).
+             * @example activated
+             * @enum {string}
+             */
+            status: "issued" | "prechecked" | "activated" | "confirmed" | "released" | "expired" | "revoked";
+            /**
+             * @description Whether an installer can still enter the code: it is issued (or restored) and unexpired.
+             * @example false
+             */
+            usable: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            expires_at: string;
+            machine: components["schemas"]["WatchedMachine"];
+            /**
+             * @description The address the last precheck came from, as the service saw it (after `TRUST_PROXY`); null when none since the code was issued or restored, or when the service could not tell.
+             * @example 203.0.113.7
+             */
+            precheck_ip: ((string | null) | null) | string | null;
+            /**
+             * Format: date-time
+             * @description The last precheck since the code was issued or restored.
+             * @example null
+             */
+            prechecked_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the current (or last released) activation was made.
+             * @example null
+             */
+            activated_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the install was confirmed.
+             * @example null
+             */
+            confirmed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last activation was released.
+             * @example null
+             */
+            released_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the code was cancelled (or revoked by an operator).
+             * @example null
+             */
+            revoked_at: string | null;
+        };
+        /**
+         * @description The machine that used the code last: the activation's, or the precheck's while no activation tells more.
+         * @example {
+         *       "hostname": "vpn1.example.net",
+         *       "public_ip": "203.0.113.7",
+         *       "machine_id_short": "4c4c4544",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *     }
+         */
+        WatchedMachine: {
+            /**
+             * @description The hostname the operator confirmed at activate; null after a precheck only.
+             * @example vpn1.example.net
+             */
+            hostname: string | null;
+            /**
+             * @description The public IP the operator confirmed at activate; null after a precheck only.
+             * @example 203.0.113.7
+             */
+            public_ip: ((string | null) | null) | string | null;
+            /**
+             * @description The first 8 characters of the machine id: enough to recognise the machine, not all of it.
+             * @example 4c4c4544
+             */
+            machine_id_short: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+        } | null;
+        /**
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3"
+         *     }
+         */
+        CancelInstallCodeRequest: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+        };
+        /**
+         * @example {
+         *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl",
+         *       "precheck_expires_at": "2026-11-22T10:15:00+00:00",
+         *       "machine_binding": {
+         *         "machine_id": "4c4c4544003957108052b4c04f384833",
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       },
+         *       "observed_ip": "203.0.113.7"
+         *     }
+         */
         PrecheckResult: {
             /**
-             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix, the literal `SD` and three groups of 6 Crockford base32 characters.
+             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix (2 to 8 upper-case letters or digits), the literal `SD` and three groups of 6 Crockford base32 characters (`0-9` and `A-Z` without I, L, O, U). Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code: string;
             /**
-             * @description Masked form of the code: its start, an ellipsis and the last 6 characters.
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
              * @example SDNS-SD-…HX3W8N
              */
             install_code_hint: string;
-            /** @description Signed token (EdDSA JWT) for activate. It never outlives the install code. */
+            /**
+             * @description Signed token (EdDSA JWT) for activate. It never outlives the install code. A JWS compact token: three base64url parts joined by dots. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl
+             */
             precheck_token: string;
             /**
              * Format: date-time
-             * @description ISO 8601 timestamp with a numeric UTC offset.
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
              * @example 2026-11-22T10:15:00+00:00
              */
             precheck_expires_at: string;
             machine_binding: components["schemas"]["PrecheckMachineBinding"];
-        };
-        /** @description Echo of the machine identity the precheck token is bound to. */
-        PrecheckMachineBinding: {
-            machine_id: string;
-            ssh_fingerprint: string;
-        };
-        PrecheckRequest: {
             /**
-             * @description The install code as the person typed it. Case, spaces or dashes anywhere (or none at all) and Crockford look-alikes (O for 0, I or L for 1) are forgiven.
-             * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
+             * @description The client address of this request as the service saw it: the socket peer, or with `TRUST_PROXY` the `X-Forwarded-For` entry it believes (IPv4 dotted, IPv6 lower-case; `::ffff:a.b.c.d` as `a.b.c.d`). An installer can offer it as the public IP without asking a third party. Behind NAT or an outbound proxy it is the address the traffic leaves from, not necessarily the one the machine answers on. `null` only when the service could not tell (no socket).
+             * @example 203.0.113.7
              */
-            install_code: string;
+            observed_ip: ((string | null) | null) | string | null;
+        };
+        /**
+         * @description Echo of the machine identity the precheck token is bound to.
+         * @example {
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *     }
+         */
+        PrecheckMachineBinding: {
             /**
-             * @description Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace is ignored.
+             * @description The machine id: 32 lower-case hex characters.
              * @example 4c4c4544003957108052b4c04f384833
              */
             machine_id: string;
             /**
-             * @description Fingerprint of the machine's SSH host key as `ssh-keygen -lf` prints it: `SHA256:` + 43 base64 characters.
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+        };
+        /**
+         * @example {
+         *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "product": "slowdns",
+         *       "installer_version": "2026.11.20.1"
+         *     }
+         */
+        PrecheckRequest: {
+            /**
+             * @description The install code as the person typed it, forgiven: any case; whitespace, zero-width characters, dashes of any kind, `_` or `.` anywhere (or no separator at all); full-width letters and digits; Crockford look-alikes (O for 0, I or L for 1). The pattern admits these spellings; what is left after removing the separators must be the prefix, `SD` and 18 Crockford base32 characters.
+             * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
+             */
+            install_code: string;
+            /**
+             * @description Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace (the file's trailing newline) is ignored.
+             * @example 4c4c4544003957108052b4c04f384833
+             */
+            machine_id: string;
+            /**
+             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.
              * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
              */
             ssh_fingerprint: string;
             /**
              * @description The product: always `slowdns`.
+             * @example slowdns
              * @enum {string}
              */
             product: "slowdns";
@@ -432,67 +1044,132 @@ export interface components {
              */
             installer_version: string;
         };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl",
+         *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+         *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "machine_binding": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833",
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       },
+         *       "observed_ip": "203.0.113.7",
+         *       "public_ip_matches_observed": true
+         *     }
+         */
         Activation: {
             /**
-             * @description Activation id: `act_` + 16 hex characters.
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
-            /** @description Signed single-use token (EdDSA JWT). Confirm consumes it for good. */
+            /**
+             * @description Signed single-use token (EdDSA JWT). Confirm consumes it for good. A JWS compact token: three base64url parts joined by dots. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl
+             */
             install_token: string;
             /**
              * Format: date-time
-             * @description ISO 8601 timestamp with a numeric UTC offset.
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
              * @example 2026-11-22T10:15:00+00:00
              */
             install_token_expires_at: string;
             /**
-             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix, the literal `SD` and three groups of 6 Crockford base32 characters.
+             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix (2 to 8 upper-case letters or digits), the literal `SD` and three groups of 6 Crockford base32 characters (`0-9` and `A-Z` without I, L, O, U). Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code: string;
             machine_binding: components["schemas"]["MachineBinding"];
+            /**
+             * @description The client address of this request as the service saw it: the socket peer, or with `TRUST_PROXY` the `X-Forwarded-For` entry it believes (IPv4 dotted, IPv6 lower-case; `::ffff:a.b.c.d` as `a.b.c.d`). An installer can offer it as the public IP without asking a third party. Behind NAT or an outbound proxy it is the address the traffic leaves from, not necessarily the one the machine answers on. `null` only when the service could not tell (no socket).
+             * @example 203.0.113.7
+             */
+            observed_ip: ((string | null) | null) | string | null;
+            /**
+             * @description Whether the confirmed `machine_binding.public_ip` is `observed_ip`. Only information, never a refusal: NAT, an outbound proxy or a machine that installs over another link differ legitimately. An installer may show it so the operator can catch a typo. `false` when `observed_ip` is `null`.
+             * @example true
+             */
+            public_ip_matches_observed: boolean;
         };
-        /** @description The machine the activation is bound to. */
+        /**
+         * @description The machine the activation is bound to.
+         * @example {
+         *       "hostname": "vpn1.example.net",
+         *       "public_ip": "203.0.113.7",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *     }
+         */
         MachineBinding: {
+            /**
+             * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+             * @example vpn1.example.net
+             */
             hostname: string;
+            /**
+             * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+             * @example 203.0.113.7
+             */
             public_ip: string;
+            /**
+             * @description The machine id: 32 lower-case hex characters.
+             * @example 4c4c4544003957108052b4c04f384833
+             */
             machine_id: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
             ssh_fingerprint: string;
         };
+        /**
+         * @example {
+         *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl",
+         *       "hostname": "vpn1.example.net",
+         *       "public_ip": "203.0.113.7",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "requested_ref": "main",
+         *       "installer_version": "2026.11.20.1"
+         *     }
+         */
         ActivateRequest: {
             /**
-             * @description The install code as the person typed it. Case, spaces or dashes anywhere (or none at all) and Crockford look-alikes (O for 0, I or L for 1) are forgiven.
+             * @description The install code as the person typed it, forgiven: any case; whitespace, zero-width characters, dashes of any kind, `_` or `.` anywhere (or no separator at all); full-width letters and digits; Crockford look-alikes (O for 0, I or L for 1). The pattern admits these spellings; what is left after removing the separators must be the prefix, `SD` and 18 Crockford base32 characters.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code: string;
             /**
              * @description The precheck token from precheck, for the same code and machine.
-             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl
              */
             precheck_token: string;
             /**
-             * @description The final hostname the operator confirmed (RFC 1123). Stored lower-case, without a trailing dot.
+             * @description The final hostname the operator confirmed (RFC 1123): dot-separated labels of 1 to 63 letters, digits and hyphens (not at a label's start or end), at most 253 characters. Forgiving: any case, a trailing dot and surrounding whitespace are accepted; it is stored lower-case, without the trailing dot.
              * @example vpn1.example.net
              */
             hostname: string;
             /**
-             * @description The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`, stored lower-case; `::ffff:a.b.c.d` is stored as `a.b.c.d`). It is not checked for being globally routable: NAT and lab installs confirm what they see.
+             * @description The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.
              * @example 203.0.113.7
              */
             public_ip: string;
             /**
-             * @description Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace is ignored.
+             * @description Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace (the file's trailing newline) is ignored.
              * @example 4c4c4544003957108052b4c04f384833
              */
             machine_id: string;
             /**
-             * @description Fingerprint of the machine's SSH host key as `ssh-keygen -lf` prints it: `SHA256:` + 43 base64 characters.
+             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.
              * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
              */
             ssh_fingerprint: string;
             /**
-             * @description Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters.
+             * @description Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.
              * @example main
              */
             requested_ref: string;
@@ -502,18 +1179,33 @@ export interface components {
              */
             installer_version: string;
         };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "status": "confirmed"
+         *     }
+         */
         ConfirmResult: {
             /**
-             * @description Activation id: `act_` + 16 hex characters.
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
-            /** @enum {string} */
+            /**
+             * @example confirmed
+             * @enum {string}
+             */
             status: "confirmed";
         };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
+         *     }
+         */
         ConfirmRequest: {
             /**
-             * @description Activation id: `act_` + 16 hex characters.
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
@@ -523,62 +1215,259 @@ export interface components {
              */
             install_token: string;
         };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "status": "released",
+         *       "install_code_restored": true
+         *     }
+         */
         ReleaseResult: {
             /**
-             * @description Activation id: `act_` + 16 hex characters.
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
-            /** @enum {string} */
+            /**
+             * @example released
+             * @enum {string}
+             */
             status: "released";
-            /** @description True when the install code is `issued` again and can be used for a retry. */
+            /**
+             * @description True when the install code is `issued` again and can be used for a retry.
+             * @example true
+             */
             install_code_restored: boolean;
         };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89"
+         *     }
+         */
         ReleaseRequest: {
             /**
-             * @description Activation id: `act_` + 16 hex characters.
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
         };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "status": "activated",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "machine_binding": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833",
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       },
+         *       "requested_ref": "main",
+         *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+         *       "install_token_expired": false,
+         *       "release_restores_code": true,
+         *       "install_code_restored": null,
+         *       "server_registered": false,
+         *       "server_id": "srv_9c1e0f4a7b2d3e58",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "confirmed_at": "2026-11-22T10:15:00+00:00",
+         *       "released_at": "2026-11-22T10:15:00+00:00"
+         *     }
+         */
+        InstallStatus: {
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description `activated`: waiting for confirm (or release). `confirmed`: done, the install token is consumed. `released`: rolled back; start again with the install code if it was restored, or a new one.
+             * @example activated
+             * @enum {string}
+             */
+            status: "activated" | "confirmed" | "released";
+            /**
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
+             * @example SDNS-SD-…HX3W8N
+             */
+            install_code_hint: string;
+            machine_binding: components["schemas"]["MachineBinding"];
+            /**
+             * @description The `requested_ref` activate was given.
+             * @example main
+             */
+            requested_ref: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            install_token_expires_at: string;
+            /**
+             * @description True once `install_token_expires_at` has passed: confirm and register refuse the token, and a release can no longer restore the code.
+             * @example false
+             */
+            install_token_expired: boolean;
+            /**
+             * @description Whether `POST /api/v2/slowdns/install/release` would restore the install code if it were called now: the activation is `activated`, its install token unused and unexpired, and the code itself unexpired.
+             * @example true
+             */
+            release_restores_code: boolean;
+            /**
+             * @description For a `released` activation, what the release answered; `null` otherwise.
+             * @example null
+             */
+            install_code_restored: boolean | null;
+            /**
+             * @description Whether `POST /register` recorded a server for this activation (a release revokes it).
+             * @example false
+             */
+            server_registered: boolean;
+            /**
+             * @description The registered server, or `null`.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When confirm consumed the install token, or `null`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            confirmed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the activation was released, or `null`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            released_at: string | null;
+        };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
+         *     }
+         */
+        InstallStatusRequest: {
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description The install token activate returned for this activation. Accepted even once confirm consumed it, and up to 30 days past its expiry: reading back changes nothing.
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl
+             */
+            install_token: string;
+        };
+        /**
+         * @example {
+         *       "keys": [
+         *         {
+         *           "kty": "OKP",
+         *           "crv": "Ed25519",
+         *           "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+         *           "kid": "key_3f9a12b45cd67e89",
+         *           "alg": "EdDSA",
+         *           "use": "sig"
+         *         }
+         *       ]
+         *     }
+         */
         Jwks: {
+            /**
+             * @description The keys that verify tokens: the signing key first, then older ones still accepted.
+             * @example [
+             *       {
+             *         "kty": "OKP",
+             *         "crv": "Ed25519",
+             *         "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+             *         "kid": "key_3f9a12b45cd67e89",
+             *         "alg": "EdDSA",
+             *         "use": "sig"
+             *       }
+             *     ]
+             */
             keys: {
-                /** @enum {string} */
+                /**
+                 * @example OKP
+                 * @enum {string}
+                 */
                 kty: "OKP";
-                /** @enum {string} */
+                /**
+                 * @example Ed25519
+                 * @enum {string}
+                 */
                 crv: "Ed25519";
+                /**
+                 * @description The Ed25519 public key, base64url.
+                 * @example 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
+                 */
                 x: string;
+                /**
+                 * @description Key id, the `kid` header of the tokens this key verifies (only `[A-Za-z0-9._-]`).
+                 * @example key_3f9a12b45cd67e89
+                 */
                 kid: string;
-                /** @enum {string} */
+                /**
+                 * @example EdDSA
+                 * @enum {string}
+                 */
                 alg: "EdDSA";
-                /** @enum {string} */
+                /**
+                 * @example sig
+                 * @enum {string}
+                 */
                 use: "sig";
             }[];
         };
+        /**
+         * @example {
+         *       "server_id": "srv_9c1e0f4a7b2d3e58",
+         *       "agent_token": "q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c",
+         *       "checkin_interval_seconds": 300
+         *     }
+         */
         RegisteredServer: {
             /**
-             * @description Server id: `srv_` + 16 hex characters.
+             * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example srv_9c1e0f4a7b2d3e58
              */
             server_id: string;
             /**
-             * @description Secret bearer token of the agent (256 random bits, base64url). Shown only in this answer: the service keeps its SHA-256.
+             * @description Secret bearer token of the agent: 256 random bits, base64url without padding (43 characters). Shown only in this answer: the service keeps its SHA-256. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c
              */
             agent_token: string;
             /**
+             * Format: int32
              * @description Seconds the agent should wait before its next check-in.
              * @example 300
              */
             checkin_interval_seconds: number;
         };
+        /**
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl",
+         *       "agent_version": "2026.11.20.1"
+         *     }
+         */
         RegisterRequest: {
             /**
-             * @description Activation id: `act_` + 16 hex characters.
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
-            /** @description The install token activate returned: unused (register comes before confirm) and unexpired. */
+            /**
+             * @description The install token activate returned: unused (register comes before confirm) and unexpired.
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl
+             */
             install_token: string;
             /**
              * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
@@ -586,19 +1475,43 @@ export interface components {
              */
             agent_version: string;
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "checkin_interval_seconds": 300
+         *     }
+         */
         CheckinResult: {
             /**
              * @description `revoked` servers must stop their agent: the service will not take their reports.
+             * @example active
              * @enum {string}
              */
             status: "active" | "revoked";
             /**
+             * Format: int32
              * @description Seconds the agent should wait before its next check-in.
              * @example 300
              */
             checkin_interval_seconds: number;
         };
-        /** @description Fields this version does not know are ignored (and not stored), so a newer agent can still check in. */
+        /**
+         * @description Fields this version does not know are ignored (and not stored), so a newer agent can still check in.
+         * @example {
+         *       "agent_version": "2026.11.20.1",
+         *       "uptime_seconds": 86400,
+         *       "services": [
+         *         {
+         *           "name": "slowdns-server.service",
+         *           "state": "active"
+         *         },
+         *         {
+         *           "name": "slowdns-agent.service",
+         *           "state": "active"
+         *         }
+         *       ]
+         *     }
+         */
         CheckinRequest: {
             /**
              * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
@@ -606,6 +1519,7 @@ export interface components {
              */
             agent_version: string;
             /**
+             * Format: int64
              * @description Seconds since the machine booted.
              * @example 86400
              */
@@ -613,27 +1527,55 @@ export interface components {
             /**
              * @description The state of each service the agent watches: at most 32, each named once. Defaults to an empty list.
              * @default []
+             * @example [
+             *       {
+             *         "name": "slowdns-server.service",
+             *         "state": "active"
+             *       },
+             *       {
+             *         "name": "slowdns-agent.service",
+             *         "state": "active"
+             *       }
+             *     ]
              */
-            services: {
-                /**
-                 * @description Service (systemd unit) name.
-                 * @example slowdns-server.service
-                 */
-                name: string;
-                /**
-                 * @description State of the service as the agent sees it.
-                 * @enum {string}
-                 */
-                state: "active" | "inactive" | "failed" | "unknown";
-            }[];
+            services: components["schemas"]["ServiceReport"][];
         };
+        /**
+         * @example {
+         *       "name": "slowdns-server.service",
+         *       "state": "active"
+         *     }
+         */
+        ServiceReport: {
+            /**
+             * @description Service (systemd unit) name.
+             * @example slowdns-server.service
+             */
+            name: string;
+            /**
+             * @description State of the service as the agent sees it.
+             * @example active
+             * @enum {string}
+             */
+            state: "active" | "inactive" | "failed" | "unknown";
+        };
+        /**
+         * @example {
+         *       "server_id": "srv_9c1e0f4a7b2d3e58",
+         *       "status": "revoked",
+         *       "revoked_at": "2026-11-22T10:15:00+00:00"
+         *     }
+         */
         RevokeResult: {
             /**
-             * @description Server id: `srv_` + 16 hex characters.
+             * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example srv_9c1e0f4a7b2d3e58
              */
             server_id: string;
-            /** @enum {string} */
+            /**
+             * @example revoked
+             * @enum {string}
+             */
             status: "revoked";
             /**
              * Format: date-time
@@ -642,6 +1584,11 @@ export interface components {
              */
             revoked_at: string;
         };
+        /**
+         * @example {
+         *       "server_id": "srv_9c1e0f4a7b2d3e58"
+         *     }
+         */
         RevokeRequest: {
             /**
              * @description The server to revoke. Required with the operator token; with an agent token it may be left out, and if given must be that agent's own server.
@@ -649,6 +1596,14 @@ export interface components {
              */
             server_id?: string;
         };
+        /**
+         * @example {
+         *       "service": "slowdns-activation",
+         *       "version": "2.0.0",
+         *       "time": "2026-11-22T10:00:00+00:00",
+         *       "database": "reachable"
+         *     }
+         */
         Status: components["schemas"]["ServiceStatus"] | components["schemas"]["ServerRecord"];
         /**
          * @description The answer without credentials.
@@ -660,7 +1615,10 @@ export interface components {
          *     }
          */
         ServiceStatus: {
-            /** @enum {string} */
+            /**
+             * @example slowdns-activation
+             * @enum {string}
+             */
             service: "slowdns-activation";
             /**
              * @description Version of the API contract.
@@ -675,6 +1633,7 @@ export interface components {
             time: string;
             /**
              * @description Always `reachable` in a 200 answer: an unreachable database is 503 `service_unavailable`.
+             * @example reachable
              * @enum {string}
              */
             database: "reachable";
@@ -691,20 +1650,24 @@ export interface components {
          */
         ServerRecord: {
             /**
-             * @description Server id: `srv_` + 16 hex characters.
+             * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example srv_9c1e0f4a7b2d3e58
              */
             server_id: string;
             /**
              * @description `revoked` servers must stop their agent: the service will not take their reports.
+             * @example active
              * @enum {string}
              */
             status: "active" | "revoked";
-            /** @example vpn1.example.net */
+            /**
+             * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+             * @example vpn1.example.net
+             */
             hostname: string;
             /**
              * Format: date-time
-             * @description ISO 8601 timestamp with a numeric UTC offset.
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
              * @example 2026-11-22T10:15:00+00:00
              */
             registered_at: string;
@@ -715,11 +1678,765 @@ export interface components {
              */
             last_seen_at: string | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "install_code_hint": "SDNS-SD-…HX3W8N",
+         *           "status": "issued",
+         *           "issued_at": "2026-11-22T10:15:00+00:00",
+         *           "expires_at": "2026-11-22T10:15:00+00:00",
+         *           "revoked_at": "2026-11-22T10:05:00+00:00",
+         *           "activation": {
+         *             "activation_id": "act_3f9a12b45cd67e89",
+         *             "status": "confirmed",
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "created_at": "2026-11-22T10:15:00+00:00"
+         *           }
+         *         }
+         *       ],
+         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *     }
+         */
+        InstallCodePage: {
+            /**
+             * @example [
+             *       {
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "install_code_hint": "SDNS-SD-…HX3W8N",
+             *         "status": "issued",
+             *         "issued_at": "2026-11-22T10:15:00+00:00",
+             *         "expires_at": "2026-11-22T10:15:00+00:00",
+             *         "revoked_at": "2026-11-22T10:05:00+00:00",
+             *         "activation": {
+             *           "activation_id": "act_3f9a12b45cd67e89",
+             *           "status": "confirmed",
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "created_at": "2026-11-22T10:15:00+00:00"
+             *         }
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["InstallCodeRecord"][];
+            /**
+             * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
+             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * @description An install code as an operator sees it: never the code itself (the service keeps only its hash).
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "status": "issued",
+         *       "issued_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "activation": {
+         *         "activation_id": "act_3f9a12b45cd67e89",
+         *         "status": "confirmed",
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "created_at": "2026-11-22T10:15:00+00:00"
+         *       }
+         *     }
+         */
+        InstallCodeRecord: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
+             * @example SDNS-SD-…HX3W8N
+             */
+            install_code_hint: string;
+            status: components["schemas"]["InstallCodeListStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was revoked; `null` if it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description The latest activation that used the code; `null` if none did.
+             * @example {
+             *       "activation_id": "act_3f9a12b45cd67e89",
+             *       "status": "confirmed",
+             *       "hostname": "vpn1.example.net",
+             *       "public_ip": "203.0.113.7",
+             *       "created_at": "2026-11-22T10:15:00+00:00"
+             *     }
+             */
+            activation: {
+                /**
+                 * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+                 * @example act_3f9a12b45cd67e89
+                 */
+                activation_id: string;
+                /**
+                 * @example confirmed
+                 * @enum {string}
+                 */
+                status: "activated" | "confirmed" | "released";
+                /**
+                 * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+                 * @example vpn1.example.net
+                 */
+                hostname: string;
+                /**
+                 * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+                 * @example 203.0.113.7
+                 */
+                public_ip: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+                 * @example 2026-11-22T10:15:00+00:00
+                 */
+                created_at: string;
+            } | null;
+        };
+        /**
+         * @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser).
+         * @example issued
+         * @enum {string}
+         */
+        InstallCodeListStatus: "issued" | "activated" | "consumed" | "expired" | "revoked";
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "status": "activated",
+         *           "machine_binding": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833",
+         *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *           },
+         *           "requested_ref": "main",
+         *           "installer_version": "2026.11.20.1",
+         *           "created_at": "2026-11-22T10:15:00+00:00",
+         *           "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+         *           "confirmed_at": "2026-11-22T10:05:00+00:00",
+         *           "released_at": "2026-11-22T10:05:00+00:00",
+         *           "install_code_restored": null,
+         *           "server": {
+         *             "server_id": "srv_9c1e0f4a7b2d3e58",
+         *             "status": "active",
+         *             "health": "active",
+         *             "last_seen_at": "2026-11-22T10:05:00+00:00"
+         *           }
+         *         }
+         *       ],
+         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *     }
+         */
+        ActivationPage: {
+            /**
+             * @example [
+             *       {
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "status": "activated",
+             *         "machine_binding": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833",
+             *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+             *         },
+             *         "requested_ref": "main",
+             *         "installer_version": "2026.11.20.1",
+             *         "created_at": "2026-11-22T10:15:00+00:00",
+             *         "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+             *         "confirmed_at": "2026-11-22T10:05:00+00:00",
+             *         "released_at": "2026-11-22T10:05:00+00:00",
+             *         "install_code_restored": null,
+             *         "server": {
+             *           "server_id": "srv_9c1e0f4a7b2d3e58",
+             *           "status": "active",
+             *           "health": "active",
+             *           "last_seen_at": "2026-11-22T10:05:00+00:00"
+             *         }
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["ActivationRecord"][];
+            /**
+             * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
+             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * @description An activation as an operator sees it: never its install token.
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "status": "activated",
+         *       "machine_binding": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833",
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       },
+         *       "requested_ref": "main",
+         *       "installer_version": "2026.11.20.1",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+         *       "confirmed_at": "2026-11-22T10:05:00+00:00",
+         *       "released_at": "2026-11-22T10:05:00+00:00",
+         *       "install_code_restored": null,
+         *       "server": {
+         *         "server_id": "srv_9c1e0f4a7b2d3e58",
+         *         "status": "active",
+         *         "health": "active",
+         *         "last_seen_at": "2026-11-22T10:05:00+00:00"
+         *       }
+         *     }
+         */
+        ActivationRecord: {
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            status: components["schemas"]["ActivationStatus"];
+            machine_binding: components["schemas"]["MachineBinding"];
+            /**
+             * @description Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.
+             * @example main
+             */
+            requested_ref: string;
+            /**
+             * @description Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.
+             * @example 2026.11.20.1
+             */
+            installer_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            install_token_expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was confirmed.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            confirmed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was released.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            released_at: string | null;
+            /**
+             * @description For a released activation, whether its release restored the code; `null` otherwise.
+             * @example null
+             */
+            install_code_restored: boolean | null;
+            /**
+             * @description The server registered for it (`POST /register`); `null` if none was.
+             * @example {
+             *       "server_id": "srv_9c1e0f4a7b2d3e58",
+             *       "status": "active",
+             *       "health": "active",
+             *       "last_seen_at": "2026-11-22T10:05:00+00:00"
+             *     }
+             */
+            server: {
+                /**
+                 * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+                 * @example srv_9c1e0f4a7b2d3e58
+                 */
+                server_id: string;
+                /**
+                 * @example active
+                 * @enum {string}
+                 */
+                status: "active" | "revoked";
+                health: components["schemas"]["ServerHealth"];
+                /**
+                 * Format: date-time
+                 * @description Its last accepted check-in.
+                 * @example 2026-11-22T10:05:00+00:00
+                 */
+                last_seen_at: string | null;
+            } | null;
+        };
+        /**
+         * @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).
+         * @example activated
+         * @enum {string}
+         */
+        ActivationStatus: "activated" | "confirmed" | "released";
+        /**
+         * @description Derived from check-ins, never stored: `active` (seen within 2 check-in intervals, 600 s), `stale` (not seen for longer: two check-ins missed), `dead` (not seen for `SERVER_DEAD_AFTER_SECONDS`, a day by default), `revoked`. A server that never checked in counts from its registration.
+         * @example active
+         * @enum {string}
+         */
+        ServerHealth: "active" | "stale" | "dead" | "revoked";
+        /**
+         * @example {
+         *       "restore_install_code": true
+         *     }
+         */
+        OperatorReleaseRequest: {
+            /**
+             * @description `true` (the default): restore the code as the installer's release does, when its token is unused and unexpired and the code unexpired. `false`: revoke the code instead, so it can never be used again.
+             * @default true
+             * @example true
+             */
+            restore_install_code: boolean;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "server_id": "srv_9c1e0f4a7b2d3e58",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "status": "active",
+         *           "health": "active",
+         *           "hostname": "vpn1.example.net",
+         *           "public_ip": "203.0.113.7",
+         *           "machine_id": "4c4c4544003957108052b4c04f384833",
+         *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *           "agent_version": "2026.11.20.1",
+         *           "registered_at": "2026-11-22T10:15:00+00:00",
+         *           "last_seen_at": "2026-11-22T10:05:00+00:00",
+         *           "revoked_at": "2026-11-22T10:05:00+00:00",
+         *           "last_report": {
+         *             "agent_version": "2026.11.20.1",
+         *             "uptime_seconds": 86400,
+         *             "services": [
+         *               {
+         *                 "name": "slowdns-server.service",
+         *                 "state": "active"
+         *               }
+         *             ]
+         *           }
+         *         }
+         *       ],
+         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *     }
+         */
+        ServerPage: {
+            /**
+             * @example [
+             *       {
+             *         "server_id": "srv_9c1e0f4a7b2d3e58",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "status": "active",
+             *         "health": "active",
+             *         "hostname": "vpn1.example.net",
+             *         "public_ip": "203.0.113.7",
+             *         "machine_id": "4c4c4544003957108052b4c04f384833",
+             *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+             *         "agent_version": "2026.11.20.1",
+             *         "registered_at": "2026-11-22T10:15:00+00:00",
+             *         "last_seen_at": "2026-11-22T10:05:00+00:00",
+             *         "revoked_at": "2026-11-22T10:05:00+00:00",
+             *         "last_report": {
+             *           "agent_version": "2026.11.20.1",
+             *           "uptime_seconds": 86400,
+             *           "services": [
+             *             {
+             *               "name": "slowdns-server.service",
+             *               "state": "active"
+             *             }
+             *           ]
+             *         }
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["ServerAdminRecord"][];
+            /**
+             * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
+             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * @description A server as an operator sees it: never its agent token.
+         * @example {
+         *       "server_id": "srv_9c1e0f4a7b2d3e58",
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "status": "active",
+         *       "health": "active",
+         *       "hostname": "vpn1.example.net",
+         *       "public_ip": "203.0.113.7",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "agent_version": "2026.11.20.1",
+         *       "registered_at": "2026-11-22T10:15:00+00:00",
+         *       "last_seen_at": "2026-11-22T10:05:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "last_report": {
+         *         "agent_version": "2026.11.20.1",
+         *         "uptime_seconds": 86400,
+         *         "services": [
+         *           {
+         *             "name": "slowdns-server.service",
+         *             "state": "active"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        ServerAdminRecord: {
+            /**
+             * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id: string;
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description `revoked` servers must stop their agent: the service will not take their reports.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "revoked";
+            health: components["schemas"]["ServerHealth"];
+            /**
+             * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+             * @example vpn1.example.net
+             */
+            hostname: string;
+            /**
+             * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+             * @example 203.0.113.7
+             */
+            public_ip: string;
+            /**
+             * @description The machine id: 32 lower-case hex characters.
+             * @example 4c4c4544003957108052b4c04f384833
+             */
+            machine_id: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+            /**
+             * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+             * @example 2026.11.20.1
+             */
+            agent_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            registered_at: string;
+            /**
+             * Format: date-time
+             * @description Its last accepted check-in; `null` if it never checked in.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_seen_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description What its last check-in reported; `null` before the first.
+             * @example {
+             *       "agent_version": "2026.11.20.1",
+             *       "uptime_seconds": 86400,
+             *       "services": [
+             *         {
+             *           "name": "slowdns-server.service",
+             *           "state": "active"
+             *         }
+             *       ]
+             *     }
+             */
+            last_report: {
+                /**
+                 * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+                 * @example 2026.11.20.1
+                 */
+                agent_version: string;
+                /**
+                 * Format: int64
+                 * @description Seconds since the machine booted.
+                 * @example 86400
+                 */
+                uptime_seconds: number;
+                /**
+                 * @example [
+                 *       {
+                 *         "name": "slowdns-server.service",
+                 *         "state": "active"
+                 *       }
+                 *     ]
+                 */
+                services: components["schemas"]["ServiceReport"][];
+            } | null;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ],
+         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *     }
+         */
+        EventPage: {
+            /**
+             * @example [
+             *       {
+             *         "event_id": 42,
+             *         "type": "install_code.issued",
+             *         "occurred_at": "2026-11-22T10:15:00+00:00",
+             *         "actor": "installer",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "server_id": null,
+             *         "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+             *         "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+             *         "data": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833"
+             *         },
+             *         "delivered_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["EventRecord"][];
+            /**
+             * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
+             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * @example {
+         *       "event_id": 42,
+         *       "type": "install_code.issued",
+         *       "occurred_at": "2026-11-22T10:15:00+00:00",
+         *       "actor": "installer",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "server_id": null,
+         *       "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *       "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *       "data": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833"
+         *       },
+         *       "delivered_at": "2026-11-22T10:05:00+00:00"
+         *     }
+         */
+        EventRecord: {
+            /**
+             * Format: int64
+             * @description Sequential: a larger id was written later.
+             * @example 42
+             */
+            event_id: number;
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            occurred_at: string;
+            /**
+             * @description Who made the change.
+             * @example installer
+             * @enum {string}
+             */
+            actor: "installer" | "agent" | "operator" | "browser";
+            /**
+             * @description The install code it is about, if any.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string | null;
+            /**
+             * @description The activation it is about, if any.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string | null;
+            /**
+             * @description The server it is about, if any.
+             * @example null
+             */
+            server_id: string | null;
+            /**
+             * @description The `X-Request-Id` of the request that made the change.
+             * @example 5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90
+             */
+            request_id: string | null;
+            /**
+             * @description The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.
+             * @example 9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d
+             */
+            client_key_hash: string | null;
+            /**
+             * @description Small facts about the change, never a secret (README: "The event trail").
+             * @example {
+             *       "hostname": "vpn1.example.net",
+             *       "public_ip": "203.0.113.7",
+             *       "machine_id": "4c4c4544003957108052b4c04f384833"
+             *     }
+             */
+            data: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @description When a webhook delivered it (the table is an outbox); `null` until then.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            delivered_at: string | null;
+        };
+        /**
+         * @description `<object>.<verb>` in the past tense.
+         * @example install_code.issued
+         * @enum {string}
+         */
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked";
     };
-    responses: never;
+    responses: {
+        /** @description `not_found`: no route has this path. Answered for any method. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `method_not_allowed`: the path exists, but not with this method; `Allow` lists the methods it takes. */
+        MethodNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The id of this request: the one the client sent in `X-Request-Id` when it was sane (1 to 128 characters of `[A-Za-z0-9._:-]`), otherwise a new UUID. On every answer; quote it when reporting a problem.
+         * @example 5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90
+         */
+        "X-Request-Id": string;
+        /**
+         * @description Always `nosniff`: browsers must not guess another content type. On every answer.
+         * @example nosniff
+         */
+        "X-Content-Type-Options": "nosniff";
+        /**
+         * @description Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable.
+         * @example 720
+         */
+        "Retry-After": number;
+        /**
+         * @description On the answers of a rate-limited route once its limits were checked (always on its 2xx and 429 answers; not on a refusal made before the limits, such as 400 or 426): the limits of the route, one item per policy, `"name";q=<requests>;w=<window seconds>` (draft-ietf-httpapi-ratelimit-headers-11).
+         * @example "precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description Next to `RateLimit-Policy`: where this client stands in each policy, `"name";r=<requests remaining>;t=<seconds until the bucket resets>`.
+         * @example "precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800
+         */
+        RateLimit: string;
+        /**
+         * @description The RFC 6750 challenge of a refused bearer token: `Bearer realm="slowdns-agent"` or `Bearer realm="slowdns-operator"`, with `error="invalid_token"` when a token was sent.
+         * @example Bearer realm="slowdns-agent", error="invalid_token"
+         */
+        "WWW-Authenticate": string;
+        /**
+         * @description The methods the path accepts (`HEAD` wherever `GET` is).
+         * @example POST
+         */
+        Allow: string;
+        /**
+         * @description Whether and how long the answer may be cached; where a route sets it, its documentation says the value.
+         * @example no-store
+         */
+        "Cache-Control": string;
+        /**
+         * @description The browser session cookie `slowdns_browser` (HttpOnly, SameSite=Lax, Path=/, Max-Age; Secure when `PUBLIC_BASE_URL` is https), only when the request had no valid session.
+         * @example slowdns_browser=q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax
+         */
+        "Set-Cookie": string;
+        /**
+         * @description What the page may load: only this service's own scripts, styles and API.
+         * @example default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
+         */
+        "Content-Security-Policy": string;
+        /**
+         * @description Always `no-referrer`.
+         * @example no-referrer
+         */
+        "Referrer-Policy": "no-referrer";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -736,6 +2453,8 @@ export interface operations {
             /** @description The service and its database are up. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -758,6 +2477,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -767,11 +2488,125 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
                     /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
+                     * @example {
+                     *       "data": {
+                     *         "status": "alive"
+                     *       },
+                     *       "meta": {
+                     *         "message": "The process is running."
+                     *       }
+                     *     }
                      */
-                    "Retry-After"?: number;
+                    "application/json": {
+                        data: components["schemas"]["Liveness"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service takes requests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "ready"
+                     *       },
+                     *       "meta": {
+                     *         "message": "The service is ready."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Readiness"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -792,55 +2627,52 @@ export interface operations {
             /** @description The HTML page. */
             200: {
                 headers: {
-                    /** @description `slowdns_browser`, when the request had no valid session. */
-                    "Set-Cookie"?: string;
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "session-ip-hour";q=30;w=3600
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "session-ip-hour";r=29;t=1800
-                     */
-                    RateLimit?: string;
-                    /** @description Only this service's own scripts, styles and API. */
-                    "Content-Security-Policy"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    /** @description Only this service's own scripts, styles and API: `default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`. */
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
                     /** @description Always `no-store`. */
-                    "Cache-Control"?: string;
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>SlowDNS</title></head><body>…</body></html> */
                     "text/html": string;
                 };
             };
-            /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
+            /** @description Over `session-ip-hour`: an HTML page that says when to come back (after how long, and the UTC time). No cookie is set. */
             429: {
                 headers: {
-                    /**
-                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
-                     * @example 720
-                     */
-                    "Retry-After"?: number;
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "session-ip-hour";q=30;w=3600
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "session-ip-hour";r=29;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description As on the page. */
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    /** @description Always `no-store`. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    /** @example <!doctype html><html lang="en"><head><title>SlowDNS · Come back later</title></head><body>…</body></html> */
+                    "text/html": string;
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -850,11 +2682,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -872,6 +2702,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "browser_signal": "1920x1080x24|Europe/Berlin|de-DE,en"
+                 *     }
+                 */
                 "application/json": components["schemas"]["IssueRequest"];
             };
         };
@@ -879,22 +2714,21 @@ export interface operations {
             /** @description The new install code. */
             201: {
                 headers: {
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always `no-store`: the code is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
                      *         "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
                      *         "install_code_hint": "SDNS-SD-…HX3W8N",
                      *         "expires_at": "2026-11-22T10:15:00+00:00",
@@ -914,6 +2748,12 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -923,6 +2763,12 @@ export interface operations {
             /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -932,6 +2778,12 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -941,6 +2793,12 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -950,21 +2808,13 @@ export interface operations {
             /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /**
-                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
-                     * @example 720
-                     */
-                    "Retry-After"?: number;
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -974,6 +2824,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -983,11 +2835,251 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInstallCodeStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's codes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
                     /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *             "status": "activated",
+                     *             "usable": false,
+                     *             "issued_at": "2026-11-22T10:00:00+00:00",
+                     *             "expires_at": "2026-11-22T10:15:00+00:00",
+                     *             "machine": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id_short": "4c4c4544",
+                     *               "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *             },
+                     *             "precheck_ip": "203.0.113.7",
+                     *             "prechecked_at": "2026-11-22T10:02:10+00:00",
+                     *             "activated_at": "2026-11-22T10:03:40+00:00",
+                     *             "confirmed_at": null,
+                     *             "released_at": null,
+                     *             "revoked_at": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "1 install code issued by this browser."
+                     *       }
+                     *     }
                      */
-                    "Retry-After"?: number;
+                    "application/json": {
+                        data: components["schemas"]["WatchedInstallCodes"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelInstallCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "install_code_id": "ic_5b2e9f0c81d4a7e3"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelInstallCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The code after the cancel. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "revoked",
+                     *         "usable": false,
+                     *         "issued_at": "2026-11-22T10:00:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "machine": {
+                     *           "hostname": null,
+                     *           "public_ip": null,
+                     *           "machine_id_short": "4c4c4544",
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *         },
+                     *         "precheck_ip": "198.51.100.4",
+                     *         "prechecked_at": "2026-11-22T10:02:10+00:00",
+                     *         "activated_at": null,
+                     *         "confirmed_at": null,
+                     *         "released_at": null,
+                     *         "revoked_at": "2026-11-22T10:02:40+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code cancelled: no machine can use it."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WatchedInstallCode"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `activation_confirmed`: This activation is already confirmed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1005,6 +3097,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+                 *       "machine_id": "4c4c4544003957108052b4c04f384833",
+                 *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                 *       "product": "slowdns",
+                 *       "installer_version": "2026.11.20.1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PrecheckRequest"];
             };
         };
@@ -1012,16 +3113,12 @@ export interface operations {
             /** @description The code is usable on this machine. */
             200: {
                 headers: {
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1035,7 +3132,8 @@ export interface operations {
                      *         "machine_binding": {
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
                      *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
-                     *         }
+                     *         },
+                     *         "observed_ip": "203.0.113.7"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -1051,6 +3149,12 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1060,6 +3164,12 @@ export interface operations {
             /** @description `install_code_not_found`: No install code matches what was entered. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1069,15 +3179,27 @@ export interface operations {
             /** @description `install_code_unavailable`: This install code is already in use by an activation. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. */
+            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. `install_code_revoked`: This install code was revoked. Request a new one on the SlowDNS page. */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1087,6 +3209,12 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1096,6 +3224,12 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1105,6 +3239,12 @@ export interface operations {
             /** @description `installer_outdated`: This installer is too old; download the current installer. */
             426: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1114,21 +3254,13 @@ export interface operations {
             /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /**
-                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
-                     * @example 720
-                     */
-                    "Retry-After"?: number;
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1138,6 +3270,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1147,11 +3281,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1169,6 +3301,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+                 *       "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl",
+                 *       "hostname": "vpn1.example.net",
+                 *       "public_ip": "203.0.113.7",
+                 *       "machine_id": "4c4c4544003957108052b4c04f384833",
+                 *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                 *       "requested_ref": "main",
+                 *       "installer_version": "2026.11.20.1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActivateRequest"];
             };
         };
@@ -1176,16 +3320,12 @@ export interface operations {
             /** @description The activation and its install token. */
             200: {
                 headers: {
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1201,7 +3341,9 @@ export interface operations {
                      *           "public_ip": "203.0.113.7",
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
                      *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
-                     *         }
+                     *         },
+                     *         "observed_ip": "203.0.113.7",
+                     *         "public_ip_matches_observed": true
                      *       },
                      *       "meta": {
                      *         "message": "Install code activated. Confirm once every service is running."
@@ -1217,6 +3359,12 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1226,6 +3374,12 @@ export interface operations {
             /** @description `precheck_token_invalid`: The precheck token is invalid or expired; run the precheck again. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1235,6 +3389,12 @@ export interface operations {
             /** @description `machine_mismatch`: This machine is not the one the precheck was made for. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1244,6 +3404,12 @@ export interface operations {
             /** @description `install_code_not_found`: No install code matches what was entered. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1253,15 +3419,27 @@ export interface operations {
             /** @description `install_code_unavailable`: This install code is already in use by an activation. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. */
+            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. `install_code_revoked`: This install code was revoked. Request a new one on the SlowDNS page. */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1271,6 +3449,12 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1280,6 +3464,12 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1289,6 +3479,12 @@ export interface operations {
             /** @description `installer_outdated`: This installer is too old; download the current installer. */
             426: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1298,21 +3494,13 @@ export interface operations {
             /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /**
-                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
-                     * @example 720
-                     */
-                    "Retry-After"?: number;
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1322,6 +3510,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1331,11 +3521,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,6 +3541,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "activation_id": "act_3f9a12b45cd67e89",
+                 *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConfirmRequest"];
             };
         };
@@ -1360,6 +3554,8 @@ export interface operations {
             /** @description The activation is confirmed. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1383,6 +3579,8 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1392,6 +3590,8 @@ export interface operations {
             /** @description `install_token_invalid`: The install token is invalid or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1401,6 +3601,8 @@ export interface operations {
             /** @description `activation_not_found`: No activation has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1410,6 +3612,8 @@ export interface operations {
             /** @description `install_token_used`: This install token has already been used. `activation_released`: This activation was released; start again with the install code. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1419,6 +3623,8 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1428,6 +3634,8 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1437,6 +3645,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1446,11 +3656,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1468,6 +3676,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "activation_id": "act_3f9a12b45cd67e89"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReleaseRequest"];
             };
         };
@@ -1475,6 +3688,8 @@ export interface operations {
             /** @description The activation is released. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1499,6 +3714,8 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1508,6 +3725,8 @@ export interface operations {
             /** @description `activation_not_found`: No activation has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1517,6 +3736,8 @@ export interface operations {
             /** @description `activation_confirmed`: This activation is already confirmed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1526,6 +3747,8 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1535,6 +3758,8 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1544,6 +3769,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1553,11 +3780,251 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInstallStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "activation_id": "act_3f9a12b45cd67e89",
+                 *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InstallStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description Where the install stands. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`: the answer describes one install at one moment. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
                     /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
+                     * @example {
+                     *       "data": {
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "status": "activated",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "machine_binding": {
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *         },
+                     *         "requested_ref": "main",
+                     *         "install_token_expires_at": "2026-11-22T11:05:00+00:00",
+                     *         "install_token_expired": false,
+                     *         "release_restores_code": true,
+                     *         "install_code_restored": null,
+                     *         "server_registered": false,
+                     *         "server_id": null,
+                     *         "created_at": "2026-11-22T10:05:00+00:00",
+                     *         "confirmed_at": null,
+                     *         "released_at": null
+                     *       },
+                     *       "meta": {
+                     *         "message": "The activation is waiting for confirm."
+                     *       }
+                     *     }
                      */
-                    "Retry-After"?: number;
+                    "application/json": {
+                        data: components["schemas"]["InstallStatus"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_token_invalid`: The install token is invalid or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `activation_not_found`: No activation has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInstallerScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-cache`: a new release is picked up at once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example #!/bin/sh
+                     *     # SlowDNS activation client …
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInstallerScriptChecksum: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checksum line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-cache`. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example 0000000000000000000000000000000000000000000000000000000000000000  activate.sh */
+                    "text/plain": string;
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1578,15 +4045,35 @@ export interface operations {
             /** @description The JWK Set. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `public, max-age=300`. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                     *           "kid": "key_3f9a12b45cd67e89",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Jwks"];
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1596,11 +4083,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1618,6 +4103,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "activation_id": "act_3f9a12b45cd67e89",
+                 *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl",
+                 *       "agent_version": "2026.11.20.1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterRequest"];
             };
         };
@@ -1625,16 +4117,14 @@ export interface operations {
             /** @description The server is registered. */
             201: {
                 headers: {
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "register-ip-hour";q=10;w=3600
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "register-ip-hour";r=9;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always `no-store`: the agent token is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1659,6 +4149,12 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1668,6 +4164,12 @@ export interface operations {
             /** @description `install_token_invalid`: The install token is invalid or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1677,6 +4179,12 @@ export interface operations {
             /** @description `activation_not_found`: No activation has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1686,6 +4194,12 @@ export interface operations {
             /** @description `server_already_registered`: A server is already registered for this activation. `activation_released`: This activation was released; start again with the install code. `install_token_used`: This install token has already been used. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,6 +4209,12 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1704,6 +4224,12 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1713,21 +4239,13 @@ export interface operations {
             /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /**
-                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
-                     * @example 720
-                     */
-                    "Retry-After"?: number;
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "register-ip-hour";q=10;w=3600
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "register-ip-hour";r=9;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1737,6 +4255,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1746,11 +4266,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1768,6 +4286,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_version": "2026.11.20.1",
+                 *       "uptime_seconds": 86400,
+                 *       "services": [
+                 *         {
+                 *           "name": "slowdns-server.service",
+                 *           "state": "active"
+                 *         },
+                 *         {
+                 *           "name": "slowdns-agent.service",
+                 *           "state": "active"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CheckinRequest"];
             };
         };
@@ -1775,16 +4309,12 @@ export interface operations {
             /** @description The server's status and the next interval. */
             200: {
                 headers: {
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "checkin-server-hour";q=120;w=3600
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "checkin-server-hour";r=119;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1808,6 +4338,12 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1817,6 +4353,13 @@ export interface operations {
             /** @description `agent_token_invalid`: The agent token is missing or invalid. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1826,6 +4369,12 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1835,6 +4384,12 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,21 +4399,13 @@ export interface operations {
             /** @description `rate_limit_exceeded`: a limit of this route is exhausted; the message says when to retry. */
             429: {
                 headers: {
-                    /**
-                     * @description Seconds until the exhausted bucket ends (the latest one, when several are exhausted).
-                     * @example 720
-                     */
-                    "Retry-After"?: number;
-                    /**
-                     * @description The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).
-                     * @example "checkin-server-hour";q=120;w=3600
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
-                     * @description Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.
-                     * @example "checkin-server-hour";r=119;t=1800
-                     */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1868,6 +4415,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1877,11 +4426,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1899,6 +4446,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "server_id": "srv_9c1e0f4a7b2d3e58"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RevokeRequest"];
             };
         };
@@ -1906,6 +4458,8 @@ export interface operations {
             /** @description The server is revoked. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1930,6 +4484,8 @@ export interface operations {
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1939,6 +4495,9 @@ export interface operations {
             /** @description `agent_token_invalid`: The agent token is missing or invalid. `admin_token_invalid`: The operator token is missing or invalid. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1948,6 +4507,8 @@ export interface operations {
             /** @description `server_not_found`: No server has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1957,6 +4518,8 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1966,6 +4529,8 @@ export interface operations {
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1975,6 +4540,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1984,11 +4551,9 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
-                    /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
-                     */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2009,6 +4574,8 @@ export interface operations {
             /** @description The service status (no credentials) or the server record (agent token). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2034,6 +4601,9 @@ export interface operations {
             /** @description `agent_token_invalid`: The agent token is missing or invalid. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2043,6 +4613,8 @@ export interface operations {
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2052,6 +4624,8 @@ export interface operations {
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,11 +4635,912 @@ export interface operations {
             /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listInstallCodes: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200; 50 when not given. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
+                cursor?: string;
+                /** @description Only items at or after this instant (the time the list is ordered by). */
+                since?: string;
+                /** @description Only items before this instant. */
+                until?: string;
+                /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser). */
+                status?: components["schemas"]["InstallCodeListStatus"];
+                /** @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out. */
+                hint?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of install codes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
                     /**
-                     * @description Seconds to wait before trying again while the database is unreachable.
-                     * @example 5
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *             "status": "issued",
+                     *             "issued_at": "2026-11-22T10:15:00+00:00",
+                     *             "expires_at": "2026-11-22T10:15:00+00:00",
+                     *             "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *             "activation": {
+                     *               "activation_id": "act_3f9a12b45cd67e89",
+                     *               "status": "confirmed",
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "created_at": "2026-11-22T10:15:00+00:00"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
                      */
-                    "Retry-After"?: number;
+                    "application/json": {
+                        data: components["schemas"]["InstallCodePage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeInstallCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "issued",
+                     *         "issued_at": "2026-11-22T10:15:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "activation": {
+                     *           "activation_id": "act_3f9a12b45cd67e89",
+                     *           "status": "confirmed",
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "created_at": "2026-11-22T10:15:00+00:00"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InstallCodeRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listActivations: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200; 50 when not given. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
+                cursor?: string;
+                /** @description Only items at or after this instant (the time the list is ordered by). */
+                since?: string;
+                /** @description Only items before this instant. */
+                until?: string;
+                /** @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back). */
+                status?: components["schemas"]["ActivationStatus"];
+                /** @description Exact machine id. */
+                machine_id?: string;
+                /** @description Exact hostname. */
+                hostname?: string;
+                /** @description Exact public IP, as the installer sent it. */
+                public_ip?: string;
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of activations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "status": "activated",
+                     *             "machine_binding": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *               "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *             },
+                     *             "requested_ref": "main",
+                     *             "installer_version": "2026.11.20.1",
+                     *             "created_at": "2026-11-22T10:15:00+00:00",
+                     *             "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+                     *             "confirmed_at": "2026-11-22T10:05:00+00:00",
+                     *             "released_at": "2026-11-22T10:05:00+00:00",
+                     *             "install_code_restored": null,
+                     *             "server": {
+                     *               "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *               "status": "active",
+                     *               "health": "active",
+                     *               "last_seen_at": "2026-11-22T10:05:00+00:00"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ActivationPage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    releaseActivation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
+                activation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "restore_install_code": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The activation is released. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "status": "released",
+                     *         "install_code_restored": true
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ReleaseResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `activation_not_found`: No activation has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `activation_confirmed`: This activation is already confirmed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listServers: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200; 50 when not given. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
+                cursor?: string;
+                /** @description Only items at or after this instant (the time the list is ordered by). */
+                since?: string;
+                /** @description Only items before this instant. */
+                until?: string;
+                /** @description Only servers of this health. */
+                status?: components["schemas"]["ServerHealth"] & unknown;
+                /** @description Exact hostname. */
+                hostname?: string;
+                /** @description Exact machine id. */
+                machine_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of servers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "status": "active",
+                     *             "health": "active",
+                     *             "hostname": "vpn1.example.net",
+                     *             "public_ip": "203.0.113.7",
+                     *             "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *             "agent_version": "2026.11.20.1",
+                     *             "registered_at": "2026-11-22T10:15:00+00:00",
+                     *             "last_seen_at": "2026-11-22T10:05:00+00:00",
+                     *             "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *             "last_report": {
+                     *               "agent_version": "2026.11.20.1",
+                     *               "uptime_seconds": 86400,
+                     *               "services": [
+                     *                 {
+                     *                   "name": "slowdns-server.service",
+                     *                   "state": "active"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ServerPage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeServerAsOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server is revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *         "status": "revoked",
+                     *         "revoked_at": "2026-11-22T10:15:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RevokeResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `server_not_found`: No server has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200; 50 when not given. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
+                cursor?: string;
+                /** @description Only items at or after this instant (the time the list is ordered by). */
+                since?: string;
+                /** @description Only items before this instant. */
+                until?: string;
+                /** @description `<object>.<verb>` in the past tense. */
+                type?: components["schemas"]["EventType"];
+                /** @description Only events about this install code, activation or server. */
+                subject_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["EventPage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,7 +4,7 @@
  */
 import { serveOverHttp } from '../../../test/support/browser.js';
 import { INSTALLER_VERSION, machine } from '../../../test/support/install-flow.js';
-import { createTestApp, type TestApp } from '../../../test/support/test-app.js';
+import { createTestApp, fetchChecked, type TestApp } from '../../../test/support/test-app.js';
 export { INSTALLER_VERSION, machine, otherMachine } from '../../../test/support/install-flow.js';
 import { expect } from 'vitest';
 import { createClient, SlowdnsApiError, type ErrorCode, type SlowdnsClient } from '../src/index.js';
@@ -28,7 +28,7 @@ export const inProcess: Transport = async (env = {}) => {
   const t = await createTestApp(env);
   const baseUrl = 'http://localhost:8080';
   // With no socket the app would key every caller as 'unknown'; give it the address a socket would.
-  const fetch = (request: Request) => t.app.fetch(request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
+  const fetch = (request: Request) => fetchChecked(t.app, request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
   const database = closableOnce(t);
   return {
     t,

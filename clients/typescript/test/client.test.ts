@@ -30,6 +30,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
   it('a whole install: issue → precheck → activate → confirm, with typed results', async () => {
     const issued = await h.client.issueInstallCode({ browserSession: await browserSession(h) });
     expect(issued).toEqual({
+      install_code_id: expect.stringMatching(/^ic_[0-9a-f]{16}$/),
       install_code: expect.stringMatching(/^SDNS-SD-\w{6}-\w{6}-\w{6}$/),
       install_code_hint: `SDNS-SD-…${issued.install_code.slice(-6)}`,
       expires_at: '2026-11-22T10:15:00+00:00',
@@ -44,6 +45,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
       precheck_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       precheck_expires_at: '2026-11-22T10:15:00+00:00',
       machine_binding: machine,
+      observed_ip: expect.stringMatching(/^(203\.0\.113\.10|127\.0\.0\.1)$/),
     });
 
     const activation = await h.client.activate(activateBody(issued.install_code, precheck.precheck_token));
@@ -53,6 +55,8 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
       install_token_expires_at: '2026-11-22T11:00:00+00:00',
       install_code: issued.install_code,
       machine_binding: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...machine },
+      observed_ip: precheck.observed_ip,
+      public_ip_matches_observed: false,
     });
     expect(await codeStatus(issued.install_code)).toBe('activated');
 

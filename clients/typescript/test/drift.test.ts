@@ -54,7 +54,7 @@ describe.skipIf(process.env.DATABASE_URL)('the drift check', () => {
     // A route's response schema gains a field; nobody runs `npm run generate`.
     const schemaFile = join(copy, 'src/schemas/activation.ts');
     const source = await readFile(schemaFile, 'utf8');
-    const field = "status: z.literal('released'),";
+    const field = "status: z.literal('released').openapi({ example: 'released' }),";
     expect(source).toContain(field);
     await writeFile(schemaFile, source.replace(field, `${field}\n    released_at: z.string(),`));
 

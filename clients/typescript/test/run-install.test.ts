@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../../src/db/schema.js';
 import { sha256Hex } from '../../../src/domain/secret-hash.js';
+import { fetchChecked } from '../../../test/support/test-app.js';
 import { createClient, runInstall, SlowdnsApiError, SlowdnsNetworkError, type Activation, type RunInstallOptions } from '../src/index.js';
 import { address, inProcess, INSTALLER_VERSION, issueCode, machine, precheckBody, type ClientHarness } from './client-harness.js';
 
@@ -124,7 +125,7 @@ describe('runInstall, the reference installer flow', () => {
       baseUrl: h.baseUrl,
       fetch: async (request) => {
         if (request.url.endsWith('/release')) throw new TypeError('fetch failed');
-        return h.t.app.fetch(request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
+        return fetchChecked(h.t.app, request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
       },
     });
     const result = await runInstall(options(code, { client, install: () => Promise.reject(new Error('disk full')) }));
