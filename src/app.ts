@@ -1,50 +1,59 @@
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { Database } from './db/client.js';
+import type { AppDeps } from './deps.js';
+import { alwaysAvailable } from './db/availability.js';
 import { limitBodySize } from './http/body-guards.js';
+import { databaseGate } from './http/database-gate.js';
 import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
+import { requestMetrics } from './http/request-metrics.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { registerBearerSchemes } from './http/credentials.js';
 import { createRouter, type Router } from './http/router.js';
-import type { KeyRing } from './domain/signing-keys.js';
-import type { Logger } from './logger.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
+import { registerAdmin } from './routes/admin/index.js';
 import { registerBrowserPage } from './routes/browser-page.js';
+import { registerCodeCancel } from './routes/code-cancel.js';
+import { registerCodeStatus } from './routes/code-status.js';
 import { registerHealth } from './routes/health.js';
 import { registerInstall } from './routes/install/index.js';
 import { registerInstallCodes } from './routes/install-codes.js';
+import { loadInstallerScript, registerInstallerScript } from './routes/installer-script.js';
 import { registerLegacy } from './routes/legacy/index.js';
 import { registerReference } from './routes/reference.js';
 import { registerSigningKeys } from './routes/signing-keys.js';
 
-export interface AppDeps {
-  db: Database;
-  clock: Clock;
-  config: Config;
-  logger: Logger;
-  keys: KeyRing;
-}
-
 export interface App {
   app: Router;
   document: OpenApiDocument;
+  metrics: Metrics;
 }
 
 /** The whole HTTP app, complete and synchronous: every route is registered before the first request. */
 export function createApp(deps: AppDeps): App {
   const app = createRouter();
+  const metrics = deps.metrics ?? createMetrics();
   app.use('*', requestContext(deps.logger, deps.config.trustProxy));
+  app.use('*', requestMetrics(metrics));
   app.use('*', limitBodySize);
+  const availability = deps.availability ?? alwaysAvailable;
+  app.use('*', databaseGate(availability));
 
-  registerHealth(app, deps.db);
-  registerBrowserPage(app, deps);
+  registerHealth(app, { db: deps.db, availability, isDraining: deps.isDraining ?? (() => false) });
+  // The shell client is served by its own route, and the page shows the command that fetches it.
+  const installerScript = loadInstallerScript();
+  registerBrowserPage(app, deps, installerScript);
   registerInstallCodes(app, deps);
+  registerCodeStatus(app, deps);
+  registerCodeCancel(app, deps);
   registerInstall(app, deps);
-  registerSigningKeys(app, deps.keys);
+  registerInstallerScript(app, installerScript);
+  registerSigningKeys(app, deps.keys, deps.clock);
+  registerBearerSchemes(app);
   registerLegacy(app, deps);
+  registerAdmin(app, deps);
 
   let document: OpenApiDocument | undefined;
   registerReference(app, () => document);
   document = buildOpenApiDocument(app);
   installFallbacks(app, deps.logger);
-  return { app, document };
+  return { app, document, metrics };
 }

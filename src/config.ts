@@ -25,7 +25,12 @@ const EnvSchema = z.object({
   INSTALL_TOKEN_TTL_SECONDS: seconds(3600),
   BROWSER_SESSION_TTL_SECONDS: seconds(3600),
   SIGNING_KEYS: z.string().optional(),
-  // The characters and length `bearerToken` (src/routes/legacy/credentials.ts) reads from `Authorization`:
+  KEY_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url, 43 characters (npx slowdns keys generate prints one)')
+    .optional(),
+  REQUIRE_KEY_ENCRYPTION: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // The characters and length `bearerToken` (src/http/credentials.ts) reads from `Authorization`:
   // a token it could never match (a space, a non-ASCII letter) would silently disable operator actions.
   ADMIN_TOKEN: z
     .string()
@@ -35,7 +40,12 @@ const EnvSchema = z.object({
     .string()
     .regex(INSTALLER_VERSION_PATTERN, 'must look like 2026.11.20.1')
     .optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  EVENT_RETENTION_DAYS: z.coerce.number().int().positive().max(3650).default(90),
+  SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
 });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -54,9 +64,21 @@ export interface Config {
   installTokenTtlSeconds: number;
   browserSessionTtlSeconds: number;
   signingKeys: string | undefined;
+  /** KEY_ENCRYPTION_KEY, decoded: private signing keys in the database are sealed under it. */
+  keyEncryptionKey: Buffer | undefined;
+  /** Refuse to keep a private signing key in clear in the database. */
+  requireKeyEncryption: boolean;
   adminToken: string | undefined;
   minInstallerVersion: string | undefined;
+  /** Where `GET /metrics` listens; undefined: nowhere (metrics are still counted, at no cost worth naming). */
+  metrics: { port: number; host: string } | undefined;
+  /** Events older than this many days are pruned. */
+  eventRetentionDays: number;
+  /** A server not seen for this long is `dead` (its health, derived, never stored). */
+  serverDeadAfterSeconds: number;
   logLevel: LogLevel;
+  /** A request's headers and body must arrive within this (slow clients are cut). */
+  requestTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -72,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
   let trustProxy: TrustProxy;
   try {
     trustProxy = parseTrustProxy(e.TRUST_PROXY);
@@ -91,8 +114,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     installTokenTtlSeconds: e.INSTALL_TOKEN_TTL_SECONDS,
     browserSessionTtlSeconds: e.BROWSER_SESSION_TTL_SECONDS,
     signingKeys: e.SIGNING_KEYS,
+    keyEncryptionKey: e.KEY_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.KEY_ENCRYPTION_KEY, 'base64url'),
+    requireKeyEncryption: e.REQUIRE_KEY_ENCRYPTION === 'true',
     adminToken: e.ADMIN_TOKEN,
     minInstallerVersion: e.MIN_INSTALLER_VERSION,
+    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     logLevel: e.LOG_LEVEL,
+    requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
   };
 }

@@ -40,7 +40,7 @@ type ErrorLike = { message?: unknown; code?: unknown; cause?: unknown };
  * the first error code (a PostgreSQL SQLSTATE such as `42P01`) are kept: they say what went wrong.
  */
 export function errorFields(err: unknown): ErrorFields {
-  if (!(err instanceof Error)) return { error: withoutParams(String(err)) };
+  if (!(err instanceof Error)) return { error: withoutParams(describeNonError(err)) };
   const messages = [withoutParams(err.message)];
   let code = codeOf(err);
   for (let e = err.cause, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as ErrorLike).cause, depth++) {
@@ -54,6 +54,19 @@ export function errorFields(err: unknown): ErrorFields {
   if (code !== undefined) fields.code = code;
   if (err.stack) fields.stack = withoutParamsInStack(err, err.stack);
   return fields;
+}
+
+/** Something thrown that is not an Error (some libraries throw plain objects): never `[object Object]`. */
+function describeNonError(thrown: unknown): string {
+  if (typeof thrown !== 'object' || thrown === null) return String(thrown);
+  const { message, code } = thrown as ErrorLike;
+  if (typeof message === 'string') return message;
+  if (typeof code === 'string' || typeof code === 'number') return `error ${code}`;
+  try {
+    return JSON.stringify(thrown).slice(0, 200);
+  } catch {
+    return 'an unknown error';
+  }
 }
 
 function codeOf(e: object): string | undefined {

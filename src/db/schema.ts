@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -14,20 +14,33 @@ export const browserSessions = pgTable(
   (t) => [index('browser_sessions_expires_at_idx').on(t.expiresAt)],
 );
 
-/** Install codes, stored as the SHA-256 of the normalised code plus the masked hint. */
+/**
+ * Install codes, stored as the SHA-256 of the normalised code plus the masked hint. The id
+ * (`ic_` + 16 hex) is the code's public handle: events, the admin API and the page name a code by it.
+ */
 export const installCodes = pgTable(
   'install_codes',
   {
     id: text('id').primaryKey(),
     codeHash: text('code_hash').notNull().unique(),
     hint: text('hint').notNull(),
-    status: text('status', { enum: ['issued', 'activated', 'consumed'] }).notNull(),
+    status: text('status', { enum: ['issued', 'activated', 'consumed', 'revoked'] }).notNull(),
     issuedAt: at('issued_at').notNull(),
     expiresAt: at('expires_at').notNull(),
+    revokedAt: at('revoked_at'),
+    /** SHA-256 of the `slowdns_browser` cookie that issued the code (as sessions are stored): whose page may watch and cancel it. */
+    browserSessionHash: text('browser_session_hash'),
+    /** The last successful precheck since the code was issued or restored: when, which machine, from which address. */
+    precheckedAt: at('prechecked_at'),
+    precheckMachineId: text('precheck_machine_id'),
+    precheckSshFingerprint: text('precheck_ssh_fingerprint'),
+    precheckIp: text('precheck_ip'),
   },
   (t) => [
     index('install_codes_expires_at_idx').on(t.expiresAt),
-    check('install_codes_status_check', sql`${t.status} in ('issued', 'activated', 'consumed')`),
+    index('install_codes_issued_at_idx').on(t.issuedAt, t.id),
+    index('install_codes_browser_session_hash_idx').on(t.browserSessionHash),
+    check('install_codes_status_check', sql`${t.status} in ('issued', 'activated', 'consumed', 'revoked')`),
   ],
 );
 
@@ -46,9 +59,12 @@ export const activations = pgTable(
     sshFingerprint: text('ssh_fingerprint').notNull(),
     requestedRef: text('requested_ref').notNull(),
     installerVersion: text('installer_version').notNull(),
-    installTokenJti: text('install_token_jti').notNull().unique(),
+    /** SHA-256 of the install token's jti: a database copy cannot rebuild a token from it. */
+    installTokenJtiHash: text('install_token_jti_hash').notNull().unique(),
     installTokenExpiresAt: at('install_token_expires_at').notNull(),
     installTokenUsedAt: at('install_token_used_at'),
+    /** SHA-256 of the jti of the precheck token that made it: a repeat of that activate gets this activation back. */
+    precheckJtiHash: text('precheck_jti_hash'),
     /** What release answered, so that a repeated release answers the same. */
     codeRestored: boolean('code_restored'),
     createdAt: at('created_at').notNull(),
@@ -57,6 +73,7 @@ export const activations = pgTable(
   },
   (t) => [
     index('activations_install_code_id_idx').on(t.installCodeId),
+    index('activations_created_at_idx').on(t.createdAt, t.id),
     check('activations_status_check', sql`${t.status} in ('activated', 'confirmed', 'released')`),
   ],
 );
@@ -73,12 +90,29 @@ export const rateLimitBuckets = pgTable(
   (t) => [primaryKey({ columns: [t.limitName, t.subjectHash, t.bucketStart] }), index('rate_limit_buckets_bucket_start_idx').on(t.bucketStart)],
 );
 
-/** Token signing keys made by the service itself when SIGNING_KEYS is not set; shared by every instance. */
-export const signingKeys = pgTable('signing_keys', {
-  kid: text('kid').primaryKey(),
-  privateJwk: jsonb('private_jwk').notNull(),
-  createdAt: at('created_at').notNull(),
-});
+/**
+ * Token signing keys made by the service itself when SIGNING_KEYS is not set; shared by every instance.
+ * The private key is sealed (AES-256-GCM under KEY_ENCRYPTION_KEY) or, without one, kept in clear;
+ * a retired key keeps neither. The newest key whose signing has not ended signs.
+ */
+export const signingKeys = pgTable(
+  'signing_keys',
+  {
+    kid: text('kid').primaryKey(),
+    privateJwk: jsonb('private_jwk'),
+    privateJwkSealed: text('private_jwk_sealed'),
+    createdAt: at('created_at').notNull(),
+    /** Rotation: from then on it only verifies, until every token it signed has expired. */
+    signingEndedAt: at('signing_ended_at'),
+    retiredAt: at('retired_at'),
+  },
+  (t) => [
+    check(
+      'signing_keys_private_key_check',
+      sql`case when ${t.retiredAt} is null then (${t.privateJwk} is null) <> (${t.privateJwkSealed} is null) else ${t.privateJwk} is null and ${t.privateJwkSealed} is null end`,
+    ),
+  ],
+);
 
 /** Servers registered through the legacy `/register` route; the agent token is kept only as its SHA-256. */
 export const servers = pgTable(
@@ -101,5 +135,38 @@ export const servers = pgTable(
     lastReport: jsonb('last_report'),
     revokedAt: at('revoked_at'),
   },
-  (t) => [check('servers_status_check', sql`${t.status} in ('active', 'revoked')`)],
+  (t) => [index('servers_registered_at_idx').on(t.registeredAt, t.id), check('servers_status_check', sql`${t.status} in ('active', 'revoked')`)],
+);
+
+/**
+ * The event trail: one row per state change, written in the transaction of the change, so it never
+ * disagrees with the state. It is also the outbox webhooks will read: `delivered_at` stays null until
+ * delivered. The id is a sequence (newest = largest); subjects are plain ids, not foreign keys, so an
+ * event outlives the pruning of what it names. Never a secret: hashes and public ids only.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    type: text('type').notNull(),
+    occurredAt: at('occurred_at').notNull(),
+    actor: text('actor', { enum: ['installer', 'agent', 'operator', 'browser'] }).notNull(),
+    installCodeId: text('install_code_id'),
+    activationId: text('activation_id'),
+    serverId: text('server_id'),
+    requestId: text('request_id'),
+    /** The client address key (the rate limits' per-IP subject), SHA-256 salted with `event`. */
+    clientKeyHash: text('client_key_hash'),
+    data: jsonb('data').notNull(),
+    deliveredAt: at('delivered_at'),
+  },
+  (t) => [
+    index('events_occurred_at_idx').on(t.occurredAt),
+    index('events_type_idx').on(t.type, t.id),
+    index('events_install_code_id_idx').on(t.installCodeId),
+    index('events_activation_id_idx').on(t.activationId),
+    index('events_server_id_idx').on(t.serverId),
+    index('events_undelivered_idx').on(t.id).where(sql`${t.deliveredAt} is null`),
+    check('events_actor_check', sql`${t.actor} in ('installer', 'agent', 'operator', 'browser')`),
+  ],
 );

@@ -3,8 +3,9 @@ import { wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { activations, installCodes, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
+import { recordEvent, type ChangeContext, type NewEvent } from './events.js';
 import { claimInstallCode, installCodeProblem, type InstallCodeRow } from './install-codes.js';
-import { randomId, randomSecret } from './secret-hash.js';
+import { randomId, sha256Hex } from './secret-hash.js';
 import { assertInstallTokenJti } from './tokens.js';
 
 export type ActivationRow = typeof activations.$inferSelect;
@@ -18,25 +19,45 @@ export interface MachineBinding {
 
 export interface NewActivation extends MachineBinding {
   codeHash: string;
+  /** The jti of the precheck token presented. */
+  precheckJti: string;
   requestedRef: string;
   installerVersion: string;
 }
 
+/** A new (or repeated) activation, with the jti its install token is signed with: in clear only here, the row keeps its hash. */
+export type CreatedActivation = ActivationRow & { installTokenJti: string };
+
+/**
+ * The install token's jti, derived from the precheck token's own jti and the activation id: a repeated
+ * activate (same precheck token) signs the same jti again, yet the database, which keeps only hashes of
+ * both jtis, cannot rebuild it.
+ */
+function installTokenJtiFor(precheckJti: string, activationId: string): string {
+  return sha256Hex(`slowdns install-token jti\0${precheckJti}\0${activationId}`);
+}
+
 /**
  * In one transaction: the code goes `issued` → `activated` and the activation is created with the
- * jti of its single-use install token. Exactly one of many concurrent activations of a code succeeds.
+ * jti of its single-use install token. Exactly one of many concurrent activations of a code succeeds;
+ * a repeat of that one (same precheck token, same body) gets the same activation back while it can
+ * still be confirmed (see findRepeatedActivation), every other one is refused.
  */
-export async function createActivation(db: Database, input: NewActivation, now: Date, tokenTtlSeconds: number): Promise<ActivationRow> {
+export async function createActivation(db: Database, input: NewActivation, now: Date, tokenTtlSeconds: number, context: ChangeContext): Promise<CreatedActivation> {
   return db.transaction(async (tx) => {
     const code = await claimInstallCode(tx, input.codeHash, now);
     if (!code) {
       const [current] = await tx.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
+      const repeated = current?.status === 'activated' ? await findRepeatedActivation(tx, current.id, input, now) : undefined;
+      if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
       throw installCodeProblem(current, now) ?? new ApiError('install_code_unavailable');
     }
+    const id = randomId('act_', 8);
+    const installTokenJti = installTokenJtiFor(input.precheckJti, id);
     const [row] = await tx
       .insert(activations)
       .values({
-        id: randomId('act_', 8),
+        id,
         installCodeId: code.id,
         status: 'activated',
         hostname: input.hostname,
@@ -45,13 +66,56 @@ export async function createActivation(db: Database, input: NewActivation, now: 
         sshFingerprint: input.sshFingerprint,
         requestedRef: input.requestedRef,
         installerVersion: input.installerVersion,
-        installTokenJti: randomSecret(),
+        installTokenJtiHash: sha256Hex(installTokenJti),
         installTokenExpiresAt: new Date(wholeSecond(now).getTime() + tokenTtlSeconds * 1000),
+        precheckJtiHash: sha256Hex(input.precheckJti),
         createdAt: now,
       })
       .returning();
-    return row!;
+    const activationId = row!.id;
+    await recordEvent(
+      tx,
+      context,
+      now,
+      { type: 'install_code.activated', installCodeId: code.id, activationId },
+      { type: 'activation.created', installCodeId: code.id, activationId, data: { hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId } },
+    );
+    return { ...row!, installTokenJti };
   });
+}
+
+/** The install token is neither consumed nor expired: the first condition for restoring the code on release. */
+export function installTokenUsable(activation: ActivationRow, now: Date): boolean {
+  return activation.installTokenUsedAt === null && activation.installTokenExpiresAt.getTime() > now.getTime();
+}
+
+/**
+ * The activation that this same activate made before (an installer retrying after a lost answer): same
+ * code, same precheck token, same body, and still unconfirmed, unreleased and with its install token
+ * unused and unexpired. Locked, so a confirm or release racing the repeat is either before it (and no
+ * activation is handed out again) or after it.
+ */
+async function findRepeatedActivation(tx: Database, installCodeId: string, input: NewActivation, now: Date): Promise<ActivationRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(activations)
+    .where(
+      and(
+        eq(activations.installCodeId, installCodeId),
+        eq(activations.precheckJtiHash, sha256Hex(input.precheckJti)),
+        eq(activations.status, 'activated'),
+        isNull(activations.installTokenUsedAt),
+        gt(activations.installTokenExpiresAt, now),
+        eq(activations.hostname, input.hostname),
+        eq(activations.publicIp, input.publicIp),
+        eq(activations.machineId, input.machineId),
+        eq(activations.sshFingerprint, input.sshFingerprint),
+        eq(activations.requestedRef, input.requestedRef),
+        eq(activations.installerVersion, input.installerVersion),
+      ),
+    )
+    .for('update');
+  return row;
 }
 
 async function findActivation(db: Database, activationId: string): Promise<ActivationRow> {
@@ -64,7 +128,7 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
  * Consumes the install token in the same statement that confirms the activation (the token's jti must
  * match, be unused and unexpired), then marks the code `consumed`. Usable once, across all instances.
  */
-export async function confirmActivation(db: Database, activationId: string, jti: string, now: Date): Promise<ActivationRow> {
+export async function confirmActivation(db: Database, activationId: string, jti: string, now: Date, context: ChangeContext): Promise<ActivationRow> {
   return db.transaction(async (tx) => {
     const [confirmed] = await tx
       .update(activations)
@@ -72,7 +136,7 @@ export async function confirmActivation(db: Database, activationId: string, jti:
       .where(
         and(
           eq(activations.id, activationId),
-          eq(activations.installTokenJti, jti),
+          eq(activations.installTokenJtiHash, sha256Hex(jti)),
           eq(activations.status, 'activated'),
           isNull(activations.installTokenUsedAt),
           gt(activations.installTokenExpiresAt, now),
@@ -81,6 +145,8 @@ export async function confirmActivation(db: Database, activationId: string, jti:
       .returning();
     if (confirmed) {
       await tx.update(installCodes).set({ status: 'consumed' }).where(eq(installCodes.id, confirmed.installCodeId));
+      const subjects = { installCodeId: confirmed.installCodeId, activationId };
+      await recordEvent(tx, context, now, { type: 'activation.confirmed', ...subjects }, { type: 'install_code.consumed', ...subjects });
       return confirmed;
     }
     const current = await findActivation(tx, activationId);
@@ -93,38 +159,72 @@ export async function confirmActivation(db: Database, activationId: string, jti:
 
 /**
  * Releases an unconfirmed activation. The code goes back to `issued`, keeping its original expiry,
- * only while the install token is unused and unexpired and the code itself has not expired.
+ * only while the install token is unused and unexpired and the code itself has not expired. With
+ * `code: 'revoke'` (an operator, or the browser that issued the code, stopping an install) the code is
+ * revoked instead and can never be used again.
  * A server registered for the activation is revoked with it: a failed install must not leave a live
- * agent token behind. Idempotent: releasing a released activation answers what the first release answered.
+ * agent token behind. Idempotent: releasing a released activation answers what the first release
+ * answered, and records nothing more.
  */
-export async function releaseActivation(db: Database, activationId: string, now: Date): Promise<{ activation: ActivationRow; codeRestored: boolean }> {
+export interface ReleaseResult {
+  activation: ActivationRow;
+  codeRestored: boolean;
+  /** False for a repeated release, which changes nothing. */
+  released: boolean;
+  /** Whether a server registered for the activation was revoked by this release. */
+  serverRevoked: boolean;
+}
+
+export async function releaseActivation(
+  db: Database,
+  activationId: string,
+  now: Date,
+  context: ChangeContext,
+  { code = 'restore' }: { code?: 'restore' | 'revoke' } = {},
+): Promise<ReleaseResult> {
   return db.transaction(async (tx) => {
     // Locked before the server, in the order register takes them, so a concurrent register waits and then sees `released`.
     const [current] = await tx.select().from(activations).where(eq(activations.id, activationId)).for('update');
     if (!current) throw new ApiError('activation_not_found');
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
-    if (current.status === 'released') return { activation: current, codeRestored: current.codeRestored ?? false };
+    if (current.status === 'released') return { activation: current, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
 
     // A failed install leaves no live agent behind: the server registered for it is revoked with it.
-    await tx
+    const revokedServers = await tx
       .update(servers)
       .set({ status: 'revoked', revokedAt: now })
-      .where(and(eq(servers.activationId, activationId), eq(servers.status, 'active')));
+      .where(and(eq(servers.activationId, activationId), eq(servers.status, 'active')))
+      .returning({ id: servers.id });
 
-    const tokenUsable = current.installTokenUsedAt === null && current.installTokenExpiresAt.getTime() > now.getTime();
     let restored: InstallCodeRow | undefined;
-    if (tokenUsable) {
+    let revoked: InstallCodeRow | undefined;
+    if (code === 'revoke') {
+      [revoked] = await tx
+        .update(installCodes)
+        .set({ status: 'revoked', revokedAt: now })
+        .where(and(eq(installCodes.id, current.installCodeId), eq(installCodes.status, 'activated')))
+        .returning();
+    } else if (installTokenUsable(current, now)) {
       [restored] = await tx
         .update(installCodes)
-        .set({ status: 'issued' })
+        // A restored code starts afresh: the precheck before the failed install is history, not news.
+        .set({ status: 'issued', precheckedAt: null, precheckMachineId: null, precheckSshFingerprint: null, precheckIp: null })
         .where(and(eq(installCodes.id, current.installCodeId), eq(installCodes.status, 'activated'), gt(installCodes.expiresAt, now)))
         .returning();
     }
+    const codeRestored = restored !== undefined;
     const [released] = await tx
       .update(activations)
-      .set({ status: 'released', releasedAt: now, codeRestored: restored !== undefined })
+      .set({ status: 'released', releasedAt: now, codeRestored })
       .where(eq(activations.id, activationId))
       .returning();
-    return { activation: released!, codeRestored: restored !== undefined };
+
+    const subjects = { installCodeId: current.installCodeId, activationId };
+    const changes: NewEvent[] = [{ type: 'activation.released', ...subjects, data: { install_code_restored: codeRestored, released_by: context.actor } }];
+    if (codeRestored) changes.push({ type: 'install_code.restored', ...subjects });
+    if (revoked) changes.push({ type: 'install_code.revoked', ...subjects });
+    for (const server of revokedServers) changes.push({ type: 'server.revoked', ...subjects, serverId: server.id, data: { reason: 'activation_released' } });
+    await recordEvent(tx, context, now, ...changes);
+    return { activation: released!, codeRestored, released: true, serverRevoked: revokedServers.length > 0 };
   });
 }

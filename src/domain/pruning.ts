@@ -1,8 +1,8 @@
-import { and, eq, lt, notExists, sql } from 'drizzle-orm';
+import { and, inArray, lt, notExists, sql, eq } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
-import { PRUNE_LOCK } from '../db/advisory-locks.js';
-import type { Database, DatabaseHandle } from '../db/client.js';
-import { activations, browserSessions, installCodes, rateLimitBuckets } from '../db/schema.js';
+import { PRUNE_LOCK, tryWithAdvisoryLock } from '../db/advisory-locks.js';
+import type { Database } from '../db/client.js';
+import { activations, browserSessions, events, installCodes, rateLimitBuckets } from '../db/schema.js';
 import { errorFields, type Logger } from '../logger.js';
 import { DAY_SECONDS } from './rate-limits/policies.js';
 
@@ -11,6 +11,8 @@ export const BUCKET_RETENTION_SECONDS = 2 * DAY_SECONDS;
 /** A never-used code is kept a week after it expired, so "expired" (410) can still be told from "unknown" (404). */
 export const UNUSED_CODE_RETENTION_SECONDS = 7 * DAY_SECONDS;
 export const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+/** `EVENT_RETENTION_DAYS` by default. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 90;
 
 /** One instance prunes at a time; the id is kept with every other lock id in db/advisory-locks.ts. */
 export { PRUNE_LOCK };
@@ -19,16 +21,17 @@ export interface PruneResult {
   buckets: number;
   sessions: number;
   installCodes: number;
+  events: number;
 }
 
 const before = (now: Date, seconds: number) => new Date(now.getTime() - seconds * 1000);
 
 /**
- * Deletes rate-limit buckets older than two days, expired browser sessions, and install codes that
- * expired more than a week ago without ever being activated. Codes an activation refers to stay:
- * they are the history of a server.
+ * Deletes rate-limit buckets older than two days, expired browser sessions, install codes that
+ * expired more than a week ago without ever being activated (issued or revoked), and events older
+ * than the event retention. Codes an activation refers to stay: they are the history of a server.
  */
-export async function pruneExpired(db: Database, now: Date): Promise<PruneResult> {
+export async function pruneExpired(db: Database, now: Date, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS): Promise<PruneResult> {
   const buckets = await db
     .delete(rateLimitBuckets)
     .where(lt(rateLimitBuckets.bucketStart, before(now, BUCKET_RETENTION_SECONDS)))
@@ -41,18 +44,22 @@ export async function pruneExpired(db: Database, now: Date): Promise<PruneResult
     .delete(installCodes)
     .where(
       and(
-        eq(installCodes.status, 'issued'),
+        inArray(installCodes.status, ['issued', 'revoked']),
         lt(installCodes.expiresAt, before(now, UNUSED_CODE_RETENTION_SECONDS)),
         notExists(db.select({ one: sql`1` }).from(activations).where(eq(activations.installCodeId, installCodes.id))),
       ),
     )
     .returning({ id: installCodes.id });
-  return { buckets: buckets.length, sessions: sessions.length, installCodes: codes.length };
+  const pruned = await db
+    .delete(events)
+    .where(lt(events.occurredAt, before(now, eventRetentionDays * DAY_SECONDS)))
+    .returning({ id: events.id });
+  return { buckets: buckets.length, sessions: sessions.length, installCodes: codes.length, events: pruned.length };
 }
 
 /** One pruning pass under the advisory lock; undefined when another instance is pruning right now. */
-export function pruneOnce(database: Pick<DatabaseHandle, 'tryWithAdvisoryLock'>, now: Date): Promise<PruneResult | undefined> {
-  return database.tryWithAdvisoryLock(PRUNE_LOCK, (db) => pruneExpired(db, now));
+export function pruneOnce(db: Database, now: Date, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS): Promise<PruneResult | undefined> {
+  return tryWithAdvisoryLock(db, PRUNE_LOCK, (tx) => pruneExpired(tx, now, eventRetentionDays));
 }
 
 export interface PruningSchedule {
@@ -61,11 +68,16 @@ export interface PruningSchedule {
 }
 
 /** Prunes every `everyMs` on an unref'd timer: it never keeps the process alive. */
-export function startPruning(database: Pick<DatabaseHandle, 'tryWithAdvisoryLock'>, clock: Clock, logger: Logger, everyMs = PRUNE_INTERVAL_MS): PruningSchedule {
+export function startPruning(
+  db: Database,
+  clock: Clock,
+  logger: Logger,
+  { everyMs = PRUNE_INTERVAL_MS, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS } = {},
+): PruningSchedule {
   let running: Promise<void> | undefined;
   const pass = async () => {
     try {
-      const result = await pruneOnce(database, clock.now());
+      const result = await pruneOnce(db, clock.now(), eventRetentionDays);
       if (result) logger.info('pruned', { ...result });
     } catch (err) {
       const { error, code } = errorFields(err);

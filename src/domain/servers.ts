@@ -3,6 +3,7 @@ import type { Database } from '../db/client.js';
 import { activations, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import type { AgentReport } from '../schemas/server.js';
+import { recordEvent, type ChangeContext } from './events.js';
 import { randomId, randomSecret, sha256Hex } from './secret-hash.js';
 import { assertInstallTokenJti } from './tokens.js';
 
@@ -20,6 +21,7 @@ export async function registerServer(
   db: Database,
   input: { activationId: string; installTokenJti: string; agentVersion: string },
   now: Date,
+  context: ChangeContext,
 ): Promise<{ server: ServerRow; agentToken: string }> {
   return db.transaction(async (tx) => {
     // Locked so that a confirm or release cannot slip between these checks and the insert.
@@ -48,6 +50,13 @@ export async function registerServer(
       .onConflictDoNothing({ target: servers.activationId })
       .returning();
     if (!server) throw new ApiError('server_already_registered');
+    await recordEvent(tx, context, now, {
+      type: 'server.registered',
+      installCodeId: activation.installCodeId,
+      activationId: activation.id,
+      serverId: server.id,
+      data: { hostname: server.hostname, agent_version: server.agentVersion },
+    });
     return { server, agentToken };
   });
 }
@@ -58,29 +67,33 @@ export async function findServerByAgentToken(db: Database, agentToken: string): 
   return row;
 }
 
-/** Applies `values` if the server is still active; either way answers its row, or undefined if there is none. */
-async function updateIfActive(db: Database, serverId: string, values: Partial<ServerRow>): Promise<ServerRow | undefined> {
+/** Applies `values` if the server is still active; either way answers its row (undefined if there is none) and whether it changed. */
+async function updateIfActive(db: Database, serverId: string, values: Partial<ServerRow>): Promise<{ row: ServerRow | undefined; changed: boolean }> {
   const [updated] = await db
     .update(servers)
     .set(values)
     .where(and(eq(servers.id, serverId), eq(servers.status, 'active')))
     .returning();
-  if (updated) return updated;
+  if (updated) return { row: updated, changed: true };
   const [current] = await db.select().from(servers).where(eq(servers.id, serverId));
-  return current;
+  return { row: current, changed: false };
 }
 
 /**
  * An active server's check-in: last seen, report and agent version are updated in one statement.
  * A revoked server's check-in changes nothing and answers the revoked row, so that its agent learns it.
+ * A check-in records no event: it changes no state, and health is derived from `last_seen_at`.
  */
-export function checkInServer(db: Database, serverId: string, report: AgentReport, now: Date): Promise<ServerRow | undefined> {
-  return updateIfActive(db, serverId, { lastSeenAt: now, lastReport: report, agentVersion: report.agent_version });
+export async function checkInServer(db: Database, serverId: string, report: AgentReport, now: Date): Promise<ServerRow | undefined> {
+  return (await updateIfActive(db, serverId, { lastSeenAt: now, lastReport: report, agentVersion: report.agent_version })).row;
 }
 
-/** Marks a server revoked. Idempotent: a revoked server keeps its first `revoked_at`. */
-export async function revokeServer(db: Database, serverId: string, now: Date): Promise<ServerRow> {
-  const server = await updateIfActive(db, serverId, { status: 'revoked', revokedAt: now });
-  if (!server) throw new ApiError('server_not_found');
-  return server;
+/** Marks a server revoked. Idempotent: a revoked server keeps its first `revoked_at` (and `revoked` is false); only the first revoke is an event. */
+export async function revokeServer(db: Database, serverId: string, now: Date, context: ChangeContext): Promise<{ server: ServerRow; revoked: boolean }> {
+  return db.transaction(async (tx) => {
+    const { row, changed } = await updateIfActive(tx, serverId, { status: 'revoked', revokedAt: now });
+    if (!row) throw new ApiError('server_not_found');
+    if (changed) await recordEvent(tx, context, now, { type: 'server.revoked', activationId: row.activationId, serverId, data: { reason: 'revoked' } });
+    return { server: row, revoked: changed };
+  });
 }

@@ -1,43 +1,103 @@
-import { asc } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { ConfigError } from '../config.js';
-import { SIGNING_KEY_LOCK } from '../db/advisory-locks.js';
-import type { Database, DatabaseHandle } from '../db/client.js';
-import { signingKeys } from '../db/schema.js';
 import { randomId } from './secret-hash.js';
 
 export const TOKEN_ALGORITHM = 'EdDSA';
 
-/** The first key signs; every key verifies (so a retired key's tokens stay valid until they expire). */
-export interface KeyRing {
-  signing: { kid: string; key: CryptoKey };
-  verifying: Map<string, CryptoKey>;
-  /** The public half of every key, served at /.well-known/jwks.json. */
-  publicJwks: { keys: JWK[] };
+export const KID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+export interface PublicJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  kid: string;
+  alg: 'EdDSA';
+  use: 'sig';
 }
 
+/** A key that verifies: until `verifyUntil` (a key that stopped signing), or for as long as it is kept. */
+export interface VerifyingKey {
+  kid: string;
+  key: CryptoKey;
+  publicJwk: PublicJwk;
+  verifyUntil: Date | undefined;
+}
+
+/** What a ring holds at one moment: the key that signs, and every key that verifies (the signer first). */
+export interface KeySet {
+  signing: { kid: string; key: CryptoKey };
+  verifying: VerifyingKey[];
+}
+
+export interface KeyRing {
+  /** The key new tokens are signed with. */
+  readonly signing: { kid: string; key: CryptoKey };
+  /** The key that verifies tokens with this `kid` at `now`; an unknown kid first reloads the ring (another instance may have rotated). */
+  verifierFor(kid: string, now: Date): Promise<CryptoKey | undefined>;
+  /** Exactly the public keys that may still verify a token at `now`: served at /.well-known/jwks.json. */
+  publicJwks(now: Date): { keys: PublicJwk[] };
+  /** Reloads the keys from where they are kept (the database); a ring from SIGNING_KEYS has nothing to reload. */
+  refresh(): Promise<void>;
+}
+
+/** An unknown kid reloads the ring at most this often, so a flood of forged kids costs one query per interval. */
+const UNKNOWN_KID_RELOAD_MS = 5_000;
+
+export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet>): KeyRing {
+  let current = initial;
+  let reloading: Promise<void> | undefined;
+  let lastReload = Number.NEGATIVE_INFINITY;
+  const refresh = () =>
+    (reloading ??= (async () => {
+      try {
+        if (reload) current = await reload();
+        lastReload = performance.now();
+      } finally {
+        reloading = undefined;
+      }
+    })());
+  const find = (kid: string, now: Date) =>
+    current.verifying.find((k) => k.kid === kid && (k.verifyUntil === undefined || k.verifyUntil.getTime() > now.getTime()));
+  return {
+    get signing() {
+      return current.signing;
+    },
+    async verifierFor(kid, now) {
+      let found = find(kid, now);
+      if (!found && reload && !current.verifying.some((k) => k.kid === kid) && performance.now() - lastReload >= UNKNOWN_KID_RELOAD_MS) {
+        await refresh();
+        found = find(kid, now);
+      }
+      return found?.key;
+    },
+    publicJwks: (now) => ({ keys: current.verifying.filter((k) => find(k.kid, now)).map((k) => k.publicJwk) }),
+    refresh,
+  };
+}
+
+/** A private Ed25519 JWK → the signer and verifier it gives. */
+export async function importSigningKey(jwk: JWK, verifyUntil?: Date): Promise<VerifyingKey & { privateKey: CryptoKey }> {
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !jwk.d || !jwk.x || !jwk.kid) {
+    throw new Error('every key must be a private Ed25519 JWK (kty OKP, crv Ed25519, d, x, kid)');
+  }
+  // The kid travels in every token's header and in the JWKS: the same character set as every id.
+  if (!KID_PATTERN.test(jwk.kid)) throw new Error('every key\'s kid must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
+  const { d: _d, ...publicPart } = jwk;
+  return {
+    kid: jwk.kid,
+    privateKey: (await importJWK({ ...jwk, alg: TOKEN_ALGORITHM }, TOKEN_ALGORITHM)) as CryptoKey,
+    key: (await importJWK({ ...publicPart, alg: TOKEN_ALGORITHM }, TOKEN_ALGORITHM)) as CryptoKey,
+    publicJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: jwk.kid, alg: TOKEN_ALGORITHM, use: 'sig' },
+    verifyUntil,
+  };
+}
+
+/** A fixed ring: the first key signs, every key verifies for as long as it is listed. */
 export async function keyRingFromJwks(privateJwks: JWK[]): Promise<KeyRing> {
   if (privateJwks.length === 0) throw new Error('no keys');
-  const entries = await Promise.all(
-    privateJwks.map(async (jwk) => {
-      if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !jwk.d || !jwk.x || !jwk.kid) {
-        throw new Error('every key must be a private Ed25519 JWK (kty OKP, crv Ed25519, d, x, kid)');
-      }
-      const { d: _d, ...publicJwk } = jwk;
-      return {
-        kid: jwk.kid,
-        privateKey: (await importJWK({ ...jwk, alg: TOKEN_ALGORITHM }, TOKEN_ALGORITHM)) as CryptoKey,
-        publicKey: (await importJWK({ ...publicJwk, alg: TOKEN_ALGORITHM }, TOKEN_ALGORITHM)) as CryptoKey,
-        publicJwk: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, kid: jwk.kid, alg: TOKEN_ALGORITHM, use: 'sig' },
-      };
-    }),
-  );
-  const first = entries[0]!;
-  return {
-    signing: { kid: first.kid, key: first.privateKey },
-    verifying: new Map(entries.map((e) => [e.kid, e.publicKey])),
-    publicJwks: { keys: entries.map((e) => e.publicJwk) },
-  };
+  const keys = await Promise.all(privateJwks.map((jwk) => importSigningKey(jwk)));
+  const first = keys[0]!;
+  return createKeyRing({ signing: { kid: first.kid, key: first.privateKey }, verifying: keys });
 }
 
 export async function generatePrivateJwk(): Promise<JWK> {
@@ -53,22 +113,4 @@ export async function keyRingFromConfig(signingKeysJson: string): Promise<KeyRin
   } catch (err) {
     throw new ConfigError(`invalid SIGNING_KEYS: ${err instanceof SyntaxError ? 'not JSON' : (err as Error).message}`);
   }
-}
-
-/**
- * Without SIGNING_KEYS: the keys kept in the database, making the first one if there is none.
- * Call it under an advisory lock so that instances starting together agree on one key.
- */
-export async function keyRingFromDatabase(db: Database, now: Date): Promise<KeyRing> {
-  const rows = await db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt));
-  if (rows.length > 0) return keyRingFromJwks(rows.map((r) => r.privateJwk as JWK));
-  const jwk = await generatePrivateJwk();
-  await db.insert(signingKeys).values({ kid: jwk.kid!, privateJwk: jwk, createdAt: now });
-  return keyRingFromJwks([jwk]);
-}
-
-/** SIGNING_KEYS when the operator set it; otherwise the keys kept in the database. */
-export async function loadKeyRing(database: DatabaseHandle, signingKeysJson: string | undefined, now: Date): Promise<KeyRing> {
-  if (signingKeysJson) return keyRingFromConfig(signingKeysJson);
-  return database.withAdvisoryLock(SIGNING_KEY_LOCK, (db) => keyRingFromDatabase(db, now));
 }

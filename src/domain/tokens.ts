@@ -1,6 +1,6 @@
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { ApiError } from '../errors.js';
-import { randomId } from './secret-hash.js';
+import { randomId, sha256Hex } from './secret-hash.js';
 import { TOKEN_ALGORITHM, type KeyRing } from './signing-keys.js';
 
 const ISSUER = 'slowdns-activation';
@@ -42,16 +42,28 @@ async function sign(ring: KeyRing, kind: Kind, claims: JWTPayload, subject: stri
     .sign(ring.signing.key);
 }
 
-async function verify(ring: KeyRing, kind: Kind, token: string, now: Date): Promise<JWTPayload> {
+/** How long past its expiry an install token still reads its own install back (the status route). */
+export const EXPIRED_READABLE_SECONDS = 30 * 24 * 3600;
+
+/** `expired: 'accept'` still pins the key, algorithm, kind, issuer and audience, but lets a token up to EXPIRED_READABLE_SECONDS past its `exp` through. */
+async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<JWTPayload> {
   try {
     const { payload } = await jwtVerify(
       token,
       async (header) => {
-        const key = header.kid ? ring.verifying.get(header.kid) : undefined;
+        const key = header.kid ? await ring.verifierFor(header.kid, now) : undefined;
         if (!key) throw new errors.JWKSNoMatchingKey();
         return key;
       },
-      { algorithms: [TOKEN_ALGORITHM], typ: kinds[kind].typ, audience: kinds[kind].audience, issuer: ISSUER, currentDate: now, requiredClaims: ['exp', 'sub', 'jti'] },
+      {
+        algorithms: [TOKEN_ALGORITHM],
+        typ: kinds[kind].typ,
+        audience: kinds[kind].audience,
+        issuer: ISSUER,
+        currentDate: now,
+        requiredClaims: ['exp', 'sub', 'jti'],
+        clockTolerance: expired === 'accept' ? EXPIRED_READABLE_SECONDS : 0,
+      },
     );
     return payload;
   } catch (err) {
@@ -65,18 +77,19 @@ export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Da
   return sign(ring, 'precheck', { mid: claims.machineId, ssh: claims.sshFingerprint }, claims.codeHash, now, expiresAt, randomId('pre_', 12));
 }
 
-export async function verifyPrecheckToken(ring: KeyRing, token: string, now: Date): Promise<PrecheckClaims> {
+/** The claims, and the token's own jti: what tells one precheck from another. */
+export async function verifyPrecheckToken(ring: KeyRing, token: string, now: Date): Promise<PrecheckClaims & { jti: string }> {
   const p = await verify(ring, 'precheck', token, now);
   if (typeof p.mid !== 'string' || typeof p.ssh !== 'string') throw new ApiError('precheck_token_invalid');
-  return { codeHash: p.sub!, machineId: p.mid, sshFingerprint: p.ssh };
+  return { codeHash: p.sub!, machineId: p.mid, sshFingerprint: p.ssh, jti: p.jti! };
 }
 
 export function signInstallToken(ring: KeyRing, claims: InstallClaims, now: Date, expiresAt: Date): Promise<string> {
   return sign(ring, 'install', {}, claims.activationId, now, expiresAt, claims.jti);
 }
 
-async function verifyInstallToken(ring: KeyRing, token: string, now: Date): Promise<InstallClaims> {
-  const p = await verify(ring, 'install', token, now);
+async function verifyInstallToken(ring: KeyRing, token: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<InstallClaims> {
+  const p = await verify(ring, 'install', token, now, expired);
   return { activationId: p.sub!, jti: p.jti! };
 }
 
@@ -85,14 +98,16 @@ const foreignInstallToken = () => new ApiError('install_token_invalid', 'This in
 /**
  * Verifies an install token and that it was made for `activationId`; answers its jti. The caller
  * still compares that jti with the activation's row (`assertInstallTokenJti`), under its lock.
+ * Only reading an install back (the status route) passes `expired: 'accept'`: a rerun most needs to
+ * learn where it stands when the token has run out.
  */
-export async function verifyInstallTokenFor(ring: KeyRing, token: string, activationId: string, now: Date): Promise<string> {
-  const claims = await verifyInstallToken(ring, token, now);
+export async function verifyInstallTokenFor(ring: KeyRing, token: string, activationId: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<string> {
+  const claims = await verifyInstallToken(ring, token, now, expired);
   if (claims.activationId !== activationId) throw foreignInstallToken();
   return claims.jti;
 }
 
-/** Only the token activate issued for this activation passes: its jti is the one the row keeps. */
-export function assertInstallTokenJti(activation: { installTokenJti: string }, jti: string): void {
-  if (activation.installTokenJti !== jti) throw foreignInstallToken();
+/** Only the token activate issued for this activation passes: its jti hashes to the one the row keeps. */
+export function assertInstallTokenJti(activation: { installTokenJtiHash: string }, jti: string): void {
+  if (activation.installTokenJtiHash !== sha256Hex(jti)) throw foreignInstallToken();
 }

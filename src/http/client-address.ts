@@ -89,3 +89,14 @@ function expandIpv6(address: string): string[] {
   const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, missing)).fill('0'), ...right];
   return groups.map((g) => g.replace(/^0+(?=.)/, '').toLowerCase());
 }
+
+/** The client address as an answer states it: an IP address, or null when the service could not tell (no socket). */
+export function observedAddress(clientAddress: string): string | null {
+  return isIP(clientAddress) === 0 ? null : clientAddress;
+}
+
+/** Whether two addresses are one, however each is written (`2001:DB8:0::7` is `2001:db8::7`). */
+export function sameAddress(a: string, b: string): boolean {
+  const canonical = (address: string) => (isIP(address) === 6 ? new URL(`http://[${address}]`).hostname : normaliseAddress(address));
+  return isIP(a) !== 0 && isIP(b) !== 0 && canonical(normaliseAddress(a)) === canonical(normaliseAddress(b));
+}

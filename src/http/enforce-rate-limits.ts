@@ -18,6 +18,7 @@ export async function enforceRateLimits(c: Context<AppEnv>, db: Database, now: D
     return;
   }
   const { blocking } = decision;
+  c.var.metrics?.refusal(blocking.policy.name);
   throw new ApiError('rate_limit_exceeded', refusalMessage(blocking), { ...headers, 'Retry-After': String(blocking.resetSeconds) });
 }
 

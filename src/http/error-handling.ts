@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { isDatabaseUnavailable } from '../db/client.js';
+import { isDatabaseError, isDatabaseUnavailable } from '../db/client.js';
 import { ApiError } from '../errors.js';
 import { errorFields, type Logger } from '../logger.js';
+import { serviceUnavailable } from './database-gate.js';
 import { envelopeOf } from '../schemas/envelope.js';
 import type { AppEnv, Router } from './router.js';
 
@@ -20,10 +21,12 @@ function classify(err: unknown, c: Context<AppEnv>, logger: Logger): ApiError {
   if (err instanceof HTTPException && err.status === 400) return new ApiError('validation_failed', 'The request body is not valid JSON.');
   if (err instanceof HTTPException && err.status === 415) return new ApiError('unsupported_media_type');
   if (isDatabaseUnavailable(err)) {
+    c.var.metrics?.databaseError('unavailable');
     const { error, code } = errorFields(err);
     logger.error('database unavailable', { request_id: c.get('requestId'), error, code });
-    return new ApiError('service_unavailable', undefined, { 'Retry-After': '5' });
+    return serviceUnavailable();
   }
+  if (isDatabaseError(err)) c.var.metrics?.databaseError('query');
   // errorFields leaves out a failed query's parameters: they can be tokens, hashes or keys.
   logger.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(err) });
   return new ApiError('internal_error');

@@ -2,6 +2,7 @@ import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
 import type { PolicyState } from '../domain/rate-limits/limiter.js';
 import { policiesFor, rateLimitTable, type RateLimitedRoute, type RateLimitPolicy } from '../domain/rate-limits/policies.js';
 import { errorResponses } from '../schemas/envelope.js';
+import { headerRef } from '../schemas/response-headers.js';
 
 /**
  * `RateLimit-Policy` and `RateLimit` of draft-ietf-httpapi-ratelimit-headers-11: structured-field lists,
@@ -39,23 +40,13 @@ ${rateLimitTable(route)}
 Every answer after the limits were checked carries \`RateLimit-Policy\` (each policy the request was checked against: \`q\` quota, \`w\` window in seconds) and \`RateLimit\` (each such policy: \`r\` remaining, \`t\` seconds until its bucket resets), as in draft-ietf-httpapi-ratelimit-headers-11.`;
 }
 
-const stringHeader = { type: 'string' as const };
-
-/** The `RateLimit-Policy` / `RateLimit` headers of a limited route's answers, with examples of a fresh client. */
+/** The `RateLimit-Policy` / `RateLimit` headers of a limited route's answers, saying this route's policies. */
 export function rateLimitHeaderDocs(route: RateLimitedRoute) {
   const policies = policiesFor(route);
   const fresh = policies.map((policy) => ({ policy, remaining: policy.quota - 1, resetAt: new Date(0), resetSeconds: 1800, exhausted: false }));
   return {
-    'RateLimit-Policy': {
-      description: 'The limits of this route, one item per policy: `q` requests per `w` seconds (a fixed UTC bucket).',
-      schema: stringHeader,
-      example: rateLimitPolicyHeader(policies),
-    },
-    RateLimit: {
-      description: 'Where this client stands in each policy: `r` requests remaining, `t` seconds until the bucket resets.',
-      schema: stringHeader,
-      example: rateLimitHeader(fresh),
-    },
+    'RateLimit-Policy': headerRef('RateLimit-Policy', `The limits of this route, one item per policy (\`q\` requests per \`w\` seconds, a fixed UTC bucket): \`${rateLimitPolicyHeader(policies)}\`.`),
+    RateLimit: headerRef('RateLimit', `Where this client stands in each policy (\`r\` requests remaining, \`t\` seconds until the bucket resets), e.g. for a fresh client \`${rateLimitHeader(fresh)}\`.`),
   };
 }
 
@@ -65,13 +56,6 @@ export function rateLimitedResponse(route: RateLimitedRoute) {
   return {
     ...base,
     description: `\`rate_limit_exceeded\`: a limit of this route is exhausted; the message says when to retry.`,
-    headers: {
-      'Retry-After': {
-        description: 'Seconds until the exhausted bucket ends (the latest one, when several are exhausted).',
-        schema: { type: 'integer' as const },
-        example: 720,
-      },
-      ...rateLimitHeaderDocs(route),
-    },
+    headers: { ...base.headers, ...rateLimitHeaderDocs(route) },
   };
 }

@@ -1,5 +1,6 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface AppEnv {
   Variables: {
@@ -7,6 +8,8 @@ export interface AppEnv {
     clientAddress: string;
     /** What per-IP rate limits count this client under: its address, or its /64 for IPv6. */
     clientKey: string;
+    /** The app's metrics, for handlers that count what they changed. */
+    metrics: Metrics;
   };
 }
 

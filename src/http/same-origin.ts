@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.js';
 
 /**
@@ -19,4 +19,12 @@ export function assertSameOrigin(c: Context, publicBaseUrl: URL): void {
     throw new ApiError('cross_site_request');
   }
   if (origin !== publicBaseUrl.origin && originHost !== host) throw new ApiError('cross_site_request');
+}
+
+/** `assertSameOrigin` as route middleware: before the body is read or validated, so another site gets 403, not 415. */
+export function sameOriginOnly(publicBaseUrl: URL): MiddlewareHandler {
+  return async (c, next) => {
+    assertSameOrigin(c, publicBaseUrl);
+    await next();
+  };
 }

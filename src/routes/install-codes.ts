@@ -1,19 +1,20 @@
 import { createRoute } from '@hono/zod-openapi';
-import { getCookie } from 'hono/cookie';
 import { toIsoOffset } from '../clock.js';
 import { browserFingerprint, FINGERPRINT_HEADERS } from '../domain/browser-fingerprint.js';
-import { BROWSER_SESSION_COOKIE, findBrowserSession } from '../domain/browser-sessions.js';
+import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
 import { issueInstallCode } from '../domain/install-codes.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
-import { ApiError } from '../errors.js';
 import { enforceRateLimits } from '../http/enforce-rate-limits.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
+import { changeContext } from '../http/change-context.js';
 import type { Router } from '../http/router.js';
 import { emptyJsonBodyAsObject } from '../http/body-guards.js';
+import { requireBrowserSession } from '../http/browser-session.js';
 import { assertSameOrigin } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
+import { headerRef } from '../schemas/response-headers.js';
 import { IssuedInstallCodeSchema, IssueRequestSchema } from '../schemas/install-code.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
 const issue = createRoute({
   method: 'post',
@@ -21,7 +22,7 @@ const issue = createRoute({
   operationId: 'issueInstallCode',
   tags: ['install-codes'],
   summary: 'Issue an install code',
-  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required; the page may send \`{"browser_signal": "..."}\` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
+  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required; the page may send \`{"browser_signal": "..."}\` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. \`install_code_id\` is the code's public handle, not the code: events and operator routes name the code by it. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
 
 Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\` \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session with 403 \`browser_session_required\`, before any limit is counted.
 
@@ -34,12 +35,12 @@ ${rateLimitDescription('issue')}`,
   responses: {
     201: {
       description: 'The new install code.',
-      headers: rateLimitHeaderDocs('issue'),
+      headers: { ...rateLimitHeaderDocs('issue'), 'Cache-Control': headerRef('Cache-Control', 'Always `no-store`: the code is shown once.') },
       content: {
         'application/json': {
           schema: successEnvelope(IssuedInstallCodeSchema),
           example: {
-            data: { install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00+00:00', ttl_seconds: 900 },
+            data: { install_code_id: 'ic_5b2e9f0c81d4a7e3', install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00+00:00', ttl_seconds: 900 },
             meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
           },
         },
@@ -62,15 +63,15 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     c.header('Cache-Control', 'no-store');
     assertSameOrigin(c, deps.config.publicBaseUrl);
     const now = deps.clock.now();
-    const session = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
-    if (!session) throw new ApiError('browser_session_required');
+    const session = await requireBrowserSession(c, deps.db, now);
     const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
     await enforceRateLimits(c, deps.db, now, checksFor('issue', { ip: c.get('clientKey'), session: session.tokenHash, fingerprint }));
     const ttl = deps.config.installCodeTtlSeconds;
-    const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl);
+    const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session.tokenHash, changeContext(c, 'browser'));
+    c.var.metrics.transition('install_code.issued');
     return c.json(
       {
-        data: { install_code: issued.code, install_code_hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt), ttl_seconds: ttl },
+        data: { install_code_id: issued.id, install_code: issued.code, install_code_hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt), ttl_seconds: ttl },
         meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
       },
       201,

@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Scalar } from '@scalar/hono-api-reference';
+import type { Context } from 'hono';
+import { compressedBody } from '../http/compressed-body.js';
 import type { Router } from '../http/router.js';
 
 const SCALAR_BUNDLE_PATH = '/docs/scalar.js';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 const DOCS_CSP = [
   "default-src 'none'",
@@ -19,9 +23,16 @@ const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function scalarBundleFile(): string {
-  const entry = createRequire(import.meta.url).resolve('@scalar/api-reference');
-  return join(dirname(entry), 'browser', 'standalone.js');
+/** Scalar's standalone bundle and its package version (what the bundle's URL carries). */
+function scalarBundle(): { file: string; version: string } {
+  const dist = dirname(createRequire(import.meta.url).resolve('@scalar/api-reference'));
+  const { version } = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { version: string };
+  return { file: join(dist, 'browser', 'standalone.js'), version };
+}
+
+/** Scalar's page says no language and has no icon (the browser would ask for /favicon.ico and log a 404). */
+function withLanguageAndIcon(html: string): string {
+  return html.replace(/<html>/, '<html lang="en">').replace(/<meta charset="utf-8" \/>/, '<meta charset="utf-8" />\n    <link rel="icon" href="data:," />');
 }
 
 /**
@@ -31,11 +42,14 @@ function scalarBundleFile(): string {
 export function registerReference(app: Router, document: () => unknown): void {
   app.get('/openapi.json', (c) => c.json(document()));
 
-  let bundle: Promise<string> | undefined;
-  app.get(SCALAR_BUNDLE_PATH, async (c) => {
-    bundle ??= readFile(scalarBundleFile(), 'utf8');
-    c.header('Cache-Control', 'public, max-age=86400');
-    return c.body(await bundle, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+  // 3.5 MB of JavaScript: read, compressed and kept at its first request, under a URL that names
+  // Scalar's version, so browsers keep it for good and a new version is a new URL.
+  const scalar = scalarBundle();
+  const bundleUrl = `${SCALAR_BUNDLE_PATH}?v=${scalar.version}`;
+  const sendBundle = compressedBody(() => readFile(scalar.file));
+  app.get(SCALAR_BUNDLE_PATH, (c) => {
+    c.header('Cache-Control', c.req.query('v') === scalar.version ? IMMUTABLE : 'no-cache');
+    return sendBundle(c, { 'Content-Type': 'text/javascript; charset=utf-8' });
   });
 
   // Defence in depth for "nothing leaves the service": even if a Scalar upgrade turns a loader back
@@ -46,18 +60,23 @@ export function registerReference(app: Router, document: () => unknown): void {
     c.header('Content-Security-Policy', DOCS_CSP);
     c.header('Referrer-Policy', 'no-referrer');
   });
-  app.get(
-    '/docs',
-    Scalar({
-      url: '/openapi.json',
-      cdn: SCALAR_BUNDLE_PATH,
-      pageTitle: 'SlowDNS activation API',
-      withDefaultFonts: false,
-      telemetry: false,
-      hideClientButton: true,
-      showDeveloperTools: 'never',
-      // The agent chat loads a curated API registry from api.scalar.com through proxy.scalar.com.
-      agent: { disabled: true },
-    }),
-  );
+  const renderPage = Scalar({
+    url: '/openapi.json',
+    cdn: bundleUrl,
+    pageTitle: 'SlowDNS activation API',
+    withDefaultFonts: false,
+    telemetry: false,
+    hideClientButton: true,
+    showDeveloperTools: 'never',
+    // The agent chat loads a curated API registry from api.scalar.com through proxy.scalar.com.
+    agent: { disabled: true },
+  });
+  // Scalar renders the same page for every request: rendered (and compressed) once, at the first.
+  let html: Promise<string> | undefined;
+  const sendPage = compressedBody(() => html!);
+  app.get('/docs', async (c) => {
+    html ??= Promise.resolve(renderPage(c as unknown as Context, async () => {})).then(async (res) => withLanguageAndIcon(await (res as Response).text()));
+    c.header('Cache-Control', 'no-cache');
+    return sendPage(c, { 'Content-Type': 'text/html; charset=utf-8' });
+  });
 }

@@ -33,9 +33,18 @@ describe('configuration', () => {
     ['ADMIN_TOKEN', 'a token with spaces that is long enough to pass'],
     ['ADMIN_TOKEN', 'é'.repeat(40)],
     ['ADMIN_TOKEN', 'x'.repeat(513)],
+    ['KEY_ENCRYPTION_KEY', 'too-short'],
+    ['KEY_ENCRYPTION_KEY', Buffer.alloc(32).toString('base64')],
+    ['REQUIRE_KEY_ENCRYPTION', 'yes'],
   ])('refuses a bad %s with one line naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));
+  });
+
+  it('KEY_ENCRYPTION_KEY is 32 bytes in base64url; without it nothing demands encryption', () => {
+    const kek = Buffer.alloc(32, 0xfb);
+    expect(loadConfig({ KEY_ENCRYPTION_KEY: kek.toString('base64url'), REQUIRE_KEY_ENCRYPTION: 'true' })).toMatchObject({ keyEncryptionKey: kek, requireKeyEncryption: true });
+    expect(loadConfig({})).toMatchObject({ keyEncryptionKey: undefined, requireKeyEncryption: false });
   });
 
   it('accepts an ADMIN_TOKEN that a Bearer header can carry', () => {

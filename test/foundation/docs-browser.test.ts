@@ -30,6 +30,8 @@ describeWithBrowser('the /docs reference in headless Chromium', () => {
 
     expect(browser!.offOriginRequests()).toEqual([]);
     expect(browser!.requests).toContain(`${server!.origin}/openapi.json`);
+    // The page names its icon (an empty data: URL): the browser asks for no /favicon.ico, so no 404.
+    expect(browser!.requests).not.toContain(`${server!.origin}/favicon.ico`);
     // The CSP of /docs blocks a foreign load before it reaches the network, so such an attempt shows up
     // here as a console error ("violates the following Content Security Policy directive").
     expect(browser!.errors).toEqual([]);

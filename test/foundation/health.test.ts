@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestApp, testKeyRing, type TestApp } from '../support/test-app.js';
+import { testPgliteSeed } from '../support/test-database.js';
 
 describe('GET /api/v2/healthz', () => {
   let t: TestApp;
@@ -18,6 +19,23 @@ describe('GET /api/v2/healthz', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { status: 'ok' }, meta: { message: expect.any(String) } });
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('livez answers 200 alive; readyz 200 ready while the database answers, 503 during the shutdown drain', async () => {
+    let draining = false;
+    const { app } = createApp({ db: t.database.db, availability: t.database.availability, isDraining: () => draining, clock: t.clock, config: t.config, logger: createLogger('silent'), keys: t.keys });
+    const live = await app.request('/api/v2/livez');
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ data: { status: 'alive' }, meta: { message: expect.any(String) } });
+    const ready = await app.request('/api/v2/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ data: { status: 'ready' }, meta: { message: expect.any(String) } });
+    draining = true;
+    const drainingAnswer = await app.request('/api/v2/readyz');
+    expect(drainingAnswer.status).toBe(503);
+    expect(drainingAnswer.headers.get('retry-after')).toBe('5');
+    expect((await drainingAnswer.json()).error).toEqual({ code: 'service_unavailable', message: expect.stringMatching(/shutting down/) });
+    expect((await app.request('/api/v2/livez')).status).toBe(200);
   });
 
   it('echoes a sane X-Request-Id and replaces an insane one', async () => {
@@ -50,11 +68,17 @@ describe('GET /api/v2/healthz with the database gone', () => {
   });
 
   it('answers 503 when the embedded database has been closed', async () => {
-    const database = await openDatabase({ dataDir: 'memory://' });
-    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
+    const database = await openDatabase({ dataDir: 'memory://', pgliteSeed: await testPgliteSeed() });
+    const { app } = createApp({ db: database.db, availability: database.availability, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
     await database.close();
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);
     expect((await res.json()).error.code).toBe('service_unavailable');
+    // Readiness fails with it; liveness does not touch the database.
+    const notReady = await app.request('/api/v2/readyz');
+    expect(notReady.status).toBe(503);
+    expect(notReady.headers.get('retry-after')).toBe('5');
+    expect((await notReady.json()).error.code).toBe('service_unavailable');
+    expect((await app.request('/api/v2/livez')).status).toBe(200);
   });
 });

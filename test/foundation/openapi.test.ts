@@ -44,4 +44,24 @@ describe('the contract', () => {
       }
     }
   });
+
+  it('documents each response header once, as a component, and X-Request-Id on every response', async () => {
+    const doc = await (await t.request('/openapi.json')).json();
+    const refOf = (h: { $ref?: string } | undefined) => h?.$ref;
+    let responses = 0;
+    for (const [path, item] of Object.entries<Record<string, { responses: Record<string, { headers?: Record<string, { $ref?: string }> }> }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          const where = `${method} ${path} ${status}`;
+          for (const [name, header] of Object.entries(response.headers ?? {})) expect(refOf(header), `${where} ${name}`).toBe(`#/components/headers/${name}`);
+          expect(refOf(response.headers?.['X-Request-Id']), where).toBeDefined();
+          if (status === '429' || status === '503') expect(refOf(response.headers?.['Retry-After']), where).toBeDefined();
+          responses += 1;
+        }
+      }
+    }
+    expect(responses).toBeGreaterThan(50);
+    expect(refOf(doc.paths['/checkin'].post.responses['401'].headers['WWW-Authenticate'])).toBeDefined();
+    expect(refOf(doc.components.responses.MethodNotAllowed.headers.Allow)).toBeDefined();
+  });
 });

@@ -176,7 +176,8 @@ describe('activate errors', () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
     expect((await activateRequest(t, code, token)).status).toBe(200);
-    await expectRefusal(t, () => activateRequest(t, code, token), 409, 'install_code_unavailable');
+    // Another hostname: not a repeat of the first request (test/lifecycle/activate-retry.test.ts).
+    await expectRefusal(t, () => activateRequest(t, code, token, { hostname: 'vpn2.example.net' }), 409, 'install_code_unavailable');
     expect(await t.database.db.select().from(activations)).toHaveLength(1);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { signingKeys } from '../../src/db/schema.js';
-import { generatePrivateJwk, loadKeyRing } from '../../src/domain/signing-keys.js';
+import { loadKeyRing } from '../../src/domain/signing-key-store.js';
+import { generatePrivateJwk } from '../../src/domain/signing-keys.js';
 import { activateRequest, confirmRequest, issueCode, precheckToken } from '../support/install-flow.js';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
 
@@ -9,23 +10,23 @@ describe('signing keys', () => {
   const t = useTestApp();
 
   it('without SIGNING_KEYS, the first start makes one Ed25519 key in the database and later starts reuse it', async () => {
-    const first = await loadKeyRing(t.database, undefined, t.clock.now());
-    const second = await loadKeyRing(t.database, undefined, t.clock.now());
+    const first = await loadKeyRing(t.database.db, undefined, t.clock.now());
+    const second = await loadKeyRing(t.database.db, undefined, t.clock.now());
     expect(second.signing.kid).toBe(first.signing.kid);
     expect(await t.database.db.select().from(signingKeys)).toHaveLength(1);
-    expect(first.publicJwks.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
-    expect(first.publicJwks.keys[0]).not.toHaveProperty('d');
+    expect(first.publicJwks(t.clock.now()).keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+    expect(first.publicJwks(t.clock.now()).keys[0]).not.toHaveProperty('d');
   });
 
   it('instances starting together agree on one key', async () => {
-    const rings = await Promise.all(Array.from({ length: 4 }, () => loadKeyRing(t.database, undefined, t.clock.now())));
+    const rings = await Promise.all(Array.from({ length: 4 }, () => loadKeyRing(t.database.db, undefined, t.clock.now())));
     expect(new Set(rings.map((r) => r.signing.kid)).size).toBe(1);
     expect(await t.database.db.select().from(signingKeys)).toHaveLength(1);
   });
 
   it('a token signed by one instance is accepted by another on the same database', async () => {
-    const ringA = await loadKeyRing(t.database, undefined, t.clock.now());
-    const ringB = await loadKeyRing(t.database, undefined, t.clock.now());
+    const ringA = await loadKeyRing(t.database.db, undefined, t.clock.now());
+    const ringB = await loadKeyRing(t.database.db, undefined, t.clock.now());
     const a = buildTestApp(t.database, ringA, {}, t.clock);
     const b = buildTestApp(t.database, ringB, {}, t.clock);
     const code = await issueCode(a);
@@ -37,9 +38,9 @@ describe('signing keys', () => {
 
   it('SIGNING_KEYS: the first key signs, every key verifies and is published', async () => {
     const [newKey, oldKey] = [await generatePrivateJwk(), await generatePrivateJwk()];
-    const ring = await loadKeyRing(t.database, JSON.stringify({ keys: [newKey, oldKey] }), t.clock.now());
+    const ring = await loadKeyRing(t.database.db, JSON.stringify({ keys: [newKey, oldKey] }), t.clock.now());
     expect(ring.signing.kid).toBe(newKey.kid);
-    expect([...ring.verifying.keys()]).toEqual([newKey.kid, oldKey.kid]);
+    expect(ring.publicJwks(t.clock.now()).keys.map((k) => k.kid)).toEqual([newKey.kid, oldKey.kid]);
     const app = buildTestApp(t.database, ring, {}, t.clock);
     const res = await app.request('/.well-known/jwks.json');
     expect(res.status).toBe(200);
@@ -55,7 +56,7 @@ describe('signing keys', () => {
     ['a public key only', JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'abc', kid: 'k' }] })],
     ['an RSA key', JSON.stringify({ keys: [{ kty: 'RSA', n: 'x', e: 'AQAB', d: 'y', kid: 'k' }] })],
   ])('a bad SIGNING_KEYS (%s) stops the start with one line naming it', async (_, value) => {
-    await expect(loadKeyRing(t.database, value, t.clock.now())).rejects.toThrow(ConfigError);
-    await expect(loadKeyRing(t.database, value, t.clock.now())).rejects.toThrow(/^invalid SIGNING_KEYS: /);
+    await expect(loadKeyRing(t.database.db, value, t.clock.now())).rejects.toThrow(ConfigError);
+    await expect(loadKeyRing(t.database.db, value, t.clock.now())).rejects.toThrow(/^invalid SIGNING_KEYS: /);
   });
 });

@@ -80,7 +80,7 @@ describe('token attacks are refused with 401', () => {
     it('an HS256 token using the public key as the secret', async () => {
       const forged = await new SignJWT(decodeJwt(token))
         .setProtectedHeader({ alg: 'HS256', typ: 'slowdns-precheck+jwt', kid: t.keys.signing.kid })
-        .sign(new TextEncoder().encode(JSON.stringify(t.keys.publicJwks.keys[0])));
+        .sign(new TextEncoder().encode(JSON.stringify(t.keys.publicJwks(t.clock.now()).keys[0])));
       await refused(forged);
     });
     it('an expired precheck token', async () => {

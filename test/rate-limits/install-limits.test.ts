@@ -111,7 +111,8 @@ describe('activate limits: 5/IP/day, and 5/machine/day for valid tokens; confirm
     t.clock.set('2026-11-22T12:00:00Z');
     const { code, token } = await validToken();
     expect((await activateRequest(t, code, token, machine, '198.51.100.1')).status).toBe(200);
-    const again = await activateRequest(t, code, token, machine, '198.51.100.2');
+    // Another hostname: not a repeat of the first request, which would be answered 200 (activate-retry.test.ts).
+    const again = await activateRequest(t, code, token, { ...machine, hostname: 'vpn2.example.net' }, '198.51.100.2');
     expect({ status: again.status, code: (await again.json()).error.code }).toEqual({ status: 409, code: 'install_code_unavailable' });
     expect(parseRateLimit(again.headers.get('ratelimit'))).toEqual({ 'activate-ip-day': { r: 4, t: 43_200 }, 'activate-machine-day': { r: 3, t: 43_200 } });
   });

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { activations, browserSessions, installCodes, rateLimitBuckets } from '../../src/db/schema.js';
+import { activations, browserSessions, events, installCodes, rateLimitBuckets } from '../../src/db/schema.js';
 import { PRUNE_INTERVAL_MS, PRUNE_LOCK, pruneOnce, startPruning } from '../../src/domain/pruning.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -46,12 +46,15 @@ async function seed(t: TestApp): Promise<void> {
     sshFingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
     requestedRef: 'main',
     installerVersion: '2026.11.20.1',
-    installTokenJti: 'jti-1',
+    installTokenJtiHash: 'jti-hash-1',
     installTokenExpiresAt: at('2026-11-14T09:50:00Z'),
     createdAt: at('2026-11-14T08:50:00Z'),
     releasedAt: at('2026-11-14T08:55:00Z'),
     codeRestored: true,
   });
+  await db.insert(events).values(
+    ['2026-08-23T09:00:00Z', '2026-08-24T11:00:00Z'].map((occurred) => ({ type: 'install_code.issued', occurredAt: at(occurred), actor: 'browser' as const, data: {} })),
+  );
 }
 
 async function remaining(t: TestApp) {
@@ -60,6 +63,7 @@ async function remaining(t: TestApp) {
     buckets: (await db.select().from(rateLimitBuckets)).map((b) => b.bucketStart.toISOString()).sort(),
     sessions: (await db.select().from(browserSessions)).map((s) => s.tokenHash).sort(),
     codes: (await db.select().from(installCodes)).map((c) => c.id).sort(),
+    events: (await db.select().from(events)).map((e) => e.occurredAt.toISOString()),
   };
 }
 
@@ -67,6 +71,7 @@ const afterPruning = {
   buckets: ['2026-11-20T11:00:00.000Z', '2026-11-22T09:00:00.000Z'],
   sessions: ['valid'],
   codes: ['consumed-8-days', 'released-8-days', 'unused-6-days'],
+  events: ['2026-08-24T11:00:00.000Z'],
 };
 
 describe('pruning', () => {
@@ -80,20 +85,27 @@ describe('pruning', () => {
   });
   afterAll(() => t.close());
 
-  it('deletes buckets older than two days, expired sessions and unused codes expired over 7 days ago; keeps codes an activation refers to', async () => {
-    expect(await pruneOnce(t.database, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1 });
+  it('deletes buckets older than two days, expired sessions, unused codes expired over 7 days ago and events over 90 days old; keeps codes an activation refers to', async () => {
+    expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1, events: 1 });
     expect(await remaining(t)).toEqual(afterPruning);
-    expect(await pruneOnce(t.database, NOW)).toEqual({ buckets: 0, sessions: 0, installCodes: 0 });
+    expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 0, sessions: 0, installCodes: 0, events: 0 });
+  });
+
+  it('keeps events for EVENT_RETENTION_DAYS', async () => {
+    expect(await pruneOnce(t.database.db, NOW, 100)).toMatchObject({ events: 0 });
+    expect(await pruneOnce(t.database.db, NOW, 80)).toMatchObject({ events: 2 });
   });
 
   it.skipIf(!process.env.DATABASE_URL)('on PostgreSQL skips the pass while another instance holds the pruning lock', async () => {
-    const holder = postgres(t.database.url!, { max: 1, onnotice: () => {} });
+    // Another instance's pruning transaction, holding the lock until it ends.
+    const holder = postgres(t.database.url!, { max: 1, prepare: false, onnotice: () => {} });
     try {
-      await holder`select pg_advisory_lock(${PRUNE_LOCK})`;
-      expect(await pruneOnce(t.database, NOW)).toBeUndefined();
-      expect((await remaining(t)).sessions).toEqual(['expired', 'valid']);
-      await holder`select pg_advisory_unlock(${PRUNE_LOCK})`;
-      expect(await pruneOnce(t.database, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1 });
+      await holder.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(${PRUNE_LOCK})`;
+        expect(await pruneOnce(t.database.db, NOW)).toBeUndefined();
+        expect((await remaining(t)).sessions).toEqual(['expired', 'valid']);
+      });
+      expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1, events: 1 });
     } finally {
       await holder.end();
     }
@@ -103,7 +115,7 @@ describe('pruning', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const lines: string[] = [];
-      const schedule = startPruning(t.database, { now: () => NOW }, createLogger('info', (line) => lines.push(line)));
+      const schedule = startPruning(t.database.db, { now: () => NOW }, createLogger('info', (line) => lines.push(line)));
       await vi.advanceTimersByTimeAsync(PRUNE_INTERVAL_MS);
       await schedule.stop();
       expect(await remaining(t)).toEqual(afterPruning);

@@ -1,7 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { browserSessions } from '../../src/db/schema.js';
 import { type TestApp, useTestApp } from '../support/test-app.js';
-import { bucketRows, countsByLimit, expectRateLimited, openBrowser, parseRateLimit } from './rate-limit-support.js';
+import { SLOWDNS_PAGE_CSP } from '../../src/page/slowdns-page.js';
+import { bucketRows, countsByLimit, openBrowser, parseRateLimit } from './rate-limit-support.js';
+
+/** Over the session limit a person gets a page, not the JSON envelope: when to come back, in words, and the usual headers. */
+async function expectComeBackPage(res: Response, retryAfter: number, phrases: string[]): Promise<void> {
+  expect({
+    status: res.status,
+    type: res.headers.get('content-type'),
+    retryAfter: res.headers.get('retry-after'),
+    policy: res.headers.get('ratelimit-policy'),
+    rateLimit: parseRateLimit(res.headers.get('ratelimit')),
+    csp: res.headers.get('content-security-policy'),
+    setCookie: res.headers.get('set-cookie'),
+  }).toEqual({
+    status: 429,
+    type: 'text/html; charset=UTF-8',
+    retryAfter: String(retryAfter),
+    policy: '"session-ip-hour";q=30;w=3600',
+    rateLimit: { 'session-ip-hour': { r: 0, t: retryAfter } },
+    csp: SLOWDNS_PAGE_CSP,
+    setCookie: null,
+  });
+  const html = await res.text();
+  expect(html).toMatch(/^<!doctype html>/);
+  for (const phrase of phrases) expect(html).toContain(phrase);
+}
 
 describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slowdns', () => {
   const t = useTestApp();
@@ -20,13 +45,13 @@ describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slo
     }
     const refused = await loadPage('203.0.113.10');
     expect({ setCookie: refused.headers.get('set-cookie'), cacheControl: refused.headers.get('cache-control') }).toEqual({ setCookie: null, cacheControl: 'no-store' });
-    await expectRateLimited(refused, 'session-ip-hour', 2400, 'Try again in 40 minutes (after 11:00 UTC).');
+    await expectComeBackPage(refused, 2400, ['Come back in 40 minutes', 'Try again after <strong>11:00 UTC</strong>']);
     expect(await sessionRows()).toBe(30);
     expect(await countsByLimit(t)).toEqual({ 'session-ip-hour': 30 });
 
     expect((await loadPage('198.51.100.7')).status).toBe(200);
     t.clock.set('2026-11-22T10:59:59Z');
-    await expectRateLimited(await loadPage('203.0.113.10'), 'session-ip-hour', 1);
+    await expectComeBackPage(await loadPage('203.0.113.10'), 1, ['Come back in less than a minute']);
     t.clock.set('2026-11-22T11:00:00Z');
     const next = await loadPage('203.0.113.10');
     expect(next.headers.get('set-cookie')).toMatch(/^slowdns_browser=/);

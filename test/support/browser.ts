@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { describe } from 'vitest';
+import { fetchChecked } from './test-app.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -54,7 +55,7 @@ export function describeWithBrowser(name: string, body: () => void): void {
   describe.skip(name, body);
 }
 
-type Fetchable = { fetch: (request: Request, env?: unknown) => Response | Promise<Response> };
+type Fetchable = Parameters<typeof fetchChecked>[0];
 
 export interface HttpServer {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
@@ -69,7 +70,7 @@ export interface HttpServer {
 export async function serveOverHttp(build: (origin: string) => Fetchable | Promise<Fetchable>): Promise<HttpServer> {
   let app: Fetchable | undefined;
   const server = serve({
-    fetch: (request, env) => (app ? app.fetch(request, env) : new Response('starting', { status: 503 })),
+    fetch: (request, env) => (app ? fetchChecked(app, request, env) : new Response('starting', { status: 503 })),
     port: 0,
     hostname: '127.0.0.1',
   });
@@ -104,9 +105,10 @@ export interface BrowserSession {
 
 /**
  * Headless Chromium with a fresh profile, recording every request. Requests to any other origin are
- * also aborted, so a test that fails on them never reaches the internet (nor waits on it).
+ * also aborted, so a test that fails on them never reaches the internet (nor waits on it); `alsoAllow`
+ * names further local origins a test serves itself (another site, for cross-site requests).
  */
-export async function openBrowser(origin: string): Promise<BrowserSession> {
+export async function openBrowser(origin: string, { alsoAllow = [] }: { alsoAllow?: string[] } = {}): Promise<BrowserSession> {
   const profile = await mkdtemp(join(tmpdir(), 'slowdns-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
@@ -128,7 +130,7 @@ export async function openBrowser(origin: string): Promise<BrowserSession> {
   };
   context.on('request', (request) => record(request.url()));
   await context.route(
-    (url) => url.origin !== origin && url.protocol !== 'data:' && url.protocol !== 'blob:',
+    (url) => url.origin !== origin && !alsoAllow.includes(url.origin) && url.protocol !== 'data:' && url.protocol !== 'blob:',
     (route) => route.abort('blockedbyclient'),
   );
   const page = context.pages()[0] ?? (await context.newPage());

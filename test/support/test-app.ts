@@ -3,7 +3,8 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
-import { assertErrorDocumented } from './documented-errors.js';
+import type { OpenApiDocument } from '../../src/openapi-document.js';
+import { recordProblems, responseValidator } from './response-validator.js';
 import { TEST_EPOCH, TestClock } from './test-clock.js';
 import { openTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -16,7 +17,7 @@ export interface TestApp extends App {
   logs: string[];
   /**
    * `app.request` from a given client address (the socket peer, as @hono/node-server gives it).
-   * An error answer that the route's OpenAPI responses do not document fails the test.
+   * An answer that is not as the app's OpenAPI document says (status, headers, body, error code) fails the test.
    */
   request(path: string, init?: RequestInit, address?: string): Promise<Response>;
   /** Empties the database and puts the clock back to its start: call it before each test. */
@@ -39,7 +40,10 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', ...env });
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));
+  // No `availability`: the database is taken as always there, so a busy test machine never turns a slow
+  // answer into a 503 (the outage tests in test/outage/ build their apps with the real one).
   const built = createApp({ db: database.db, clock, config, logger, keys });
+  documents.set(built.app, built.document);
   return {
     ...built,
     database,
@@ -49,7 +53,7 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
     logs,
     request: async (path, init, address = '203.0.113.10') => {
       const res = await built.app.request(path, init, { incoming: { socket: { remoteAddress: address } } });
-      await assertErrorDocumented(built.document, init?.method ?? 'GET', path, res);
+      await responseValidator(built.document).assert(init?.method ?? 'GET', path, res);
       return res;
     },
     reset: async () => {
@@ -58,6 +62,23 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
     },
     close: () => database.close(),
   };
+}
+
+const documents = new WeakMap<object, OpenApiDocument>();
+
+type Fetchable = { fetch: (request: Request, env?: unknown) => Response | Promise<Response> };
+
+/**
+ * `app.fetch` of a test app (served on a socket, or injected into a client), its answer checked against
+ * the app's document: a mismatch cannot fail the test from inside the server, so the test harness
+ * (test/support/validation-setup.ts) fails the running test after it.
+ */
+export async function fetchChecked(app: Fetchable, request: Request, env?: unknown): Promise<Response> {
+  const method = request.method;
+  const res = await app.fetch(request, env);
+  const document = documents.get(app);
+  if (document) await recordProblems(document, method, request.url, res);
+  return res;
 }
 
 /** JSON POST with the headers a same-site browser or an installer sends. */

@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { sql, type SQL } from 'drizzle-orm';
+import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { createScratchDatabase } from './scratch-database.js';
@@ -10,23 +12,29 @@ export interface TestDatabase extends DatabaseHandle {
   url: string | undefined;
 }
 
-const tables = ['servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'signing_keys'];
+const tables = ['events', 'servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'signing_keys'];
 
 /**
- * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set,
- * a fresh PostgreSQL database created next to the one it names and dropped at the end.
+ * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set (or
+ * `adminUrl` is given), a fresh PostgreSQL database created next to the one it names and dropped at the end.
+ * Both start migrated, from what global-setup.ts made once (migrating again finds nothing to do).
  */
-export async function openTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = process.env.DATABASE_URL;
+export async function openTestDatabase(adminUrl = process.env.DATABASE_URL): Promise<TestDatabase> {
   if (!adminUrl) {
-    const handle = await openDatabase({ dataDir: 'memory://' });
-    await migrateDatabase(handle);
+    const handle = await openDatabase({ dataDir: 'memory://', pgliteSeed: await testPgliteSeed() });
+    await migrateDatabase(handle.db);
     return withReset(handle, undefined, async () => {});
   }
-  const scratch = await createScratchDatabase(adminUrl, 'slowdns_test');
+  const scratch = await createScratchDatabase(adminUrl, 'slowdns_test', inject('templateDatabase'));
   const handle = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
-  await migrateDatabase(handle);
+  await migrateDatabase(handle.db);
   return withReset(handle, scratch.url, scratch.drop);
+}
+
+/** The migrated PGlite seed global-setup made, for a test that opens an embedded database itself. */
+export async function testPgliteSeed(): Promise<Blob | undefined> {
+  const seedFile = inject('pgliteSeedFile');
+  return seedFile ? new Blob([await readFile(seedFile)]) : undefined;
 }
 
 function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase: () => Promise<void>): TestDatabase {

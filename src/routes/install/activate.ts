@@ -7,13 +7,15 @@ import type { KeyRing } from '../../domain/signing-keys.js';
 import { signInstallToken, verifyPrecheckToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { observedAddress, sameAddress } from '../../http/client-address.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
+import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 
 const activate = createRoute({
   method: 'post',
@@ -23,11 +25,15 @@ const activate = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Activate an install code',
-  description: `Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from \`issued\` to \`activated\` and an activation is created with a single-use install token valid for \`INSTALL_TOKEN_TTL_SECONDS\` (3600 by default). Of concurrent activations of one code exactly one succeeds; the others get 409 \`install_code_unavailable\`.
+  description: `Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from \`issued\` to \`activated\` and an activation is created with a single-use install token valid for \`INSTALL_TOKEN_TTL_SECONDS\` (3600 by default). Of concurrent activations of one code exactly one makes an activation; the others get 409 \`install_code_unavailable\`, unless they repeat that one's request (below). A code revoked since the precheck is 410 \`install_code_revoked\`.
 
 A precheck token that is tampered with, expired, of another kind or for another code is 401 \`precheck_token_invalid\`; a different \`machine_id\` or \`ssh_fingerprint\` than the precheck's is 403 \`machine_mismatch\`.
 
+The answer's \`observed_ip\` is the address this request came from and \`public_ip_matches_observed\` says whether the confirmed \`public_ip\` is that address: information for the operator, never a refusal (NAT is legitimate).
+
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
+
+**Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same \`precheck_token\` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same \`activation_id\` and an install token for the same single-use token (the same \`jti\`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 \`install_code_unavailable\`; after a release the code may be \`issued\` again and the request makes a new activation; an expired precheck token is 401 \`precheck_token_invalid\`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
 
 ${rateLimitDescription('activate')}`,
   request: jsonBody(ActivateRequestSchema),
@@ -50,29 +56,31 @@ ${rateLimitDescription('activate')}`,
                 machine_id: '4c4c4544003957108052b4c04f384833',
                 ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
               },
+              observed_ip: '203.0.113.7',
+              public_ip_matches_observed: true,
             },
             meta: { message: 'Install code activated. Confirm once every service is running.' },
           },
         },
       },
     },
-    ...errorResponses('validation_failed', 'precheck_token_invalid', 'machine_mismatch', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses('validation_failed', 'precheck_token_invalid', 'machine_mismatch', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'install_code_revoked', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
     429: rateLimitedResponse('activate'),
   },
 });
 
-/** Why the precheck token does not admit this activate (401 or 403), checked without the database; undefined when it does. */
-async function precheckTokenProblem(keys: KeyRing, body: z.infer<typeof ActivateRequestSchema>, codeHash: string, now: Date): Promise<ApiError | undefined> {
+/** The precheck token's jti when it admits this activate, or why it does not (401 or 403); checked without the database. */
+async function checkPrecheckToken(keys: KeyRing, body: z.infer<typeof ActivateRequestSchema>, codeHash: string, now: Date): Promise<{ jti: string } | { problem: ApiError }> {
   let precheck;
   try {
     precheck = await verifyPrecheckToken(keys, body.precheck_token, now);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof ApiError) return { problem: error };
     throw error;
   }
-  if (precheck.codeHash !== codeHash) return new ApiError('precheck_token_invalid', 'This precheck token was made for another install code; run the precheck again.');
-  if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint) return new ApiError('machine_mismatch');
-  return undefined;
+  if (precheck.codeHash !== codeHash) return { problem: new ApiError('precheck_token_invalid', 'This precheck token was made for another install code; run the precheck again.') };
+  if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint) return { problem: new ApiError('machine_mismatch') };
+  return { jti: precheck.jti };
 }
 
 export function registerActivate(app: Router, deps: AppDeps): void {
@@ -81,17 +89,18 @@ export function registerActivate(app: Router, deps: AppDeps): void {
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
     const codeHash = sha256Hex(body.install_code);
-    const tokenProblem = await precheckTokenProblem(deps.keys, body, codeHash, now);
+    const precheck = await checkPrecheckToken(deps.keys, body, codeHash, now);
     // Whoever knows a machine_id could otherwise spend that machine's budget with garbage tokens:
     // a refused token counts only against the sender's IP.
     const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id });
-    await enforceRateLimits(c, deps.db, now, tokenProblem ? checks.filter((check) => check.policy.subject === 'ip') : checks);
-    if (tokenProblem) throw tokenProblem;
+    await enforceRateLimits(c, deps.db, now, 'problem' in precheck ? checks.filter((check) => check.policy.subject === 'ip') : checks);
+    if ('problem' in precheck) throw precheck.problem;
 
     const activation = await createActivation(
       deps.db,
       {
         codeHash,
+        precheckJti: precheck.jti,
         hostname: body.hostname,
         publicIp: body.public_ip,
         machineId: body.machine_id,
@@ -101,7 +110,11 @@ export function registerActivate(app: Router, deps: AppDeps): void {
       },
       now,
       deps.config.installTokenTtlSeconds,
+      changeContext(c, 'installer'),
     );
+    c.var.metrics.transition('activation.created');
+    c.var.metrics.transition('install_code.activated');
+    const observed = observedAddress(c.get('clientAddress'));
     const token = await signInstallToken(deps.keys, { activationId: activation.id, jti: activation.installTokenJti }, now, activation.installTokenExpiresAt);
     return c.json(
       {
@@ -111,6 +124,8 @@ export function registerActivate(app: Router, deps: AppDeps): void {
           install_token_expires_at: toIsoOffset(activation.installTokenExpiresAt),
           install_code: body.install_code,
           machine_binding: { hostname: activation.hostname, public_ip: activation.publicIp, machine_id: activation.machineId, ssh_fingerprint: activation.sshFingerprint },
+          observed_ip: observed,
+          public_ip_matches_observed: observed !== null && sameAddress(observed, activation.publicIp),
         },
         meta: { message: 'Install code activated. Confirm once every service is running.' },
       },

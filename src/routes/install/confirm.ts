@@ -2,10 +2,11 @@ import { createRoute } from '@hono/zod-openapi';
 import { confirmActivation } from '../../domain/activations.js';
 import { verifyInstallTokenFor } from '../../domain/tokens.js';
 import { jsonBody } from '../../http/json-body.js';
+import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ConfirmRequestSchema, ConfirmResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 
 const confirm = createRoute({
   method: 'post',
@@ -36,7 +37,9 @@ export function registerConfirm(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     const now = deps.clock.now();
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
-    const activation = await confirmActivation(deps.db, body.activation_id, jti, now);
+    const activation = await confirmActivation(deps.db, body.activation_id, jti, now, changeContext(c, 'installer'));
+    c.var.metrics.transition('activation.confirmed');
+    c.var.metrics.transition('install_code.consumed');
     return c.json({ data: { activation_id: activation.id, status: 'confirmed' as const }, meta: { message: 'Install confirmed.' } }, 200);
   });
 }

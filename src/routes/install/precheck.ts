@@ -1,18 +1,19 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-code-format.js';
-import { findInstallCode, installCodeProblem } from '../../domain/install-codes.js';
+import { findInstallCode, installCodeProblem, recordPrecheck } from '../../domain/install-codes.js';
 import { assertInstallerSupported } from '../../domain/installer-version.js';
 import { sha256Hex } from '../../domain/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { observedAddress } from '../../http/client-address.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
 import { PrecheckRequestSchema, PrecheckResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 
 const precheck = createRoute({
   method: 'post',
@@ -22,7 +23,7 @@ const precheck = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Precheck an install code',
-  description: `Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be \`issued\` and unexpired) and the machine identity, and answers a precheck token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the code's own expiry. A precheck changes no state, except that it counts in the rate limits below.
+  description: `Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be \`issued\` and unexpired; a code revoked by an operator or cancelled on the page is 410 \`install_code_revoked\`) and the machine identity, and answers a precheck token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (\`GET /api/v2/slowdns/code/status\`). \`observed_ip\` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
 
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), then the limits, then the code: a precheck of an unknown or expired code still counts.
 
@@ -42,13 +43,14 @@ ${rateLimitDescription('precheck')}`,
               precheck_token: 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0In0.e30.c2ln',
               precheck_expires_at: '2026-11-22T10:15:00+00:00',
               machine_binding: { machine_id: '4c4c4544003957108052b4c04f384833', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
+              observed_ip: '203.0.113.7',
             },
             meta: { message: 'Install code is valid for this machine.' },
           },
         },
       },
     },
-    ...errorResponses('validation_failed', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses('validation_failed', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'install_code_revoked', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
     429: rateLimitedResponse('precheck'),
   },
 });
@@ -62,6 +64,7 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
     const code = await findInstallCode(deps.db, body.install_code, deps.config.installCodePrefix);
     const problem = installCodeProblem(code, now);
     if (problem) throw problem;
+    await recordPrecheck(deps.db, code!.id, { machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint, ip: observedAddress(c.get('clientAddress')) }, now);
     const expiresAt = wholeSecond(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code!.expiresAt.getTime())));
     const token = await signPrecheckToken(
       deps.keys,
@@ -77,6 +80,7 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
           precheck_token: token,
           precheck_expires_at: toIsoOffset(expiresAt),
           machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },
+          observed_ip: observedAddress(c.get('clientAddress')),
         },
         meta: { message: 'Install code is valid for this machine.' },
       },

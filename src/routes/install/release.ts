@@ -1,10 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import { releaseActivation } from '../../domain/activations.js';
 import { jsonBody } from '../../http/json-body.js';
+import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseRequestSchema, ReleaseResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 
 const release = createRoute({
   method: 'post',
@@ -36,7 +37,10 @@ const release = createRoute({
 export function registerRelease(app: Router, deps: AppDeps): void {
   app.openapi(release, async (c) => {
     const { activation_id } = c.req.valid('json');
-    const { activation, codeRestored } = await releaseActivation(deps.db, activation_id, deps.clock.now());
+    const { activation, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), changeContext(c, 'installer'));
+    if (released) c.var.metrics.transition('activation.released');
+    if (released && codeRestored) c.var.metrics.transition('install_code.restored');
+    if (serverRevoked) c.var.metrics.transition('server.revoked');
     return c.json(
       {
         data: { activation_id: activation.id, status: 'released' as const, install_code_restored: codeRestored },

@@ -2,7 +2,7 @@ import { createMiddleware } from 'hono/factory';
 import type { Database } from '../../db/client.js';
 import type { AppEnv } from '../../http/router.js';
 import { findServerByAgentToken, type ServerRow } from '../../domain/servers.js';
-import { bearerRejected, bearerToken } from './credentials.js';
+import { bearerRejected, bearerToken } from '../../http/credentials.js';
 
 /** The app's variables plus the agent's server; optional so that this env and the app's stay interchangeable. */
 export interface AgentEnv {

@@ -10,10 +10,10 @@ import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { CheckinRequestSchema, CheckinResultSchema } from '../../schemas/server.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { legacyBodyLimit } from './body-limit.js';
 import { agentAuth, type AgentEnv } from './agent-auth.js';
-import { bearerRejected } from './credentials.js';
+import { bearerRejected } from '../../http/credentials.js';
 
 const checkin = createRoute({
   method: 'post',

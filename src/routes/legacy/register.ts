@@ -5,10 +5,12 @@ import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
+import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
+import { headerRef } from '../../schemas/response-headers.js';
 import { RegisteredServerSchema, RegisterRequestSchema } from '../../schemas/server.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { legacyBodyLimit } from './body-limit.js';
 
 const register = createRoute({
@@ -30,7 +32,7 @@ ${rateLimitDescription('register')}`,
   responses: {
     201: {
       description: 'The server is registered.',
-      headers: rateLimitHeaderDocs('register'),
+      headers: { ...rateLimitHeaderDocs('register'), 'Cache-Control': headerRef('Cache-Control', 'Always `no-store`: the agent token is shown once.') },
       content: {
         'application/json': {
           schema: successEnvelope(RegisteredServerSchema),
@@ -52,7 +54,8 @@ export function registerRegister(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }));
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
-    const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now);
+    const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now, changeContext(c, 'installer'));
+    c.var.metrics.transition('server.registered');
     c.header('Cache-Control', 'no-store');
     return c.json(
       {

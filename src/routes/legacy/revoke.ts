@@ -2,13 +2,14 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import { findServerByAgentToken, revokeServer } from '../../domain/servers.js';
 import { ApiError } from '../../errors.js';
+import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { RevokeRequestSchema, RevokeResultSchema } from '../../schemas/server.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { legacyBodyLimit } from './body-limit.js';
-import { bearerRejected, bearerToken, isAdminToken } from './credentials.js';
+import { bearerRejected, bearerToken, isAdminToken } from '../../http/credentials.js';
 
 const revoke = createRoute({
   method: 'post',
@@ -47,9 +48,11 @@ export function registerRevoke(app: Router, deps: AppDeps): void {
     const token = bearerToken(c);
     const tokenGiven = c.req.header('authorization') !== undefined;
     let serverId: string;
+    let actor: 'operator' | 'agent' = 'agent';
     if (isAdminToken(token, deps.config.adminToken)) {
       if (!named) throw new ApiError('validation_failed', 'The request is not valid. server_id: is required with the operator token.');
       serverId = named;
+      actor = 'operator';
     } else {
       const own = token ? await findServerByAgentToken(deps.db, token) : undefined;
       if (own && (!named || named === own.id)) serverId = own.id;
@@ -57,7 +60,8 @@ export function registerRevoke(app: Router, deps: AppDeps): void {
       else if (named) throw bearerRejected('admin_token_invalid', tokenGiven);
       else throw bearerRejected('agent_token_invalid', tokenGiven);
     }
-    const server = await revokeServer(deps.db, serverId, deps.clock.now());
+    const { server, revoked } = await revokeServer(deps.db, serverId, deps.clock.now(), changeContext(c, actor));
+    if (revoked) c.var.metrics.transition('server.revoked');
     return c.json(
       { data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) }, meta: { message: 'Server revoked.' } },
       200,

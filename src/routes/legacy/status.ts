@@ -5,7 +5,7 @@ import type { Router } from '../../http/router.js';
 import { API_VERSION } from '../../openapi-document.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { StatusSchema } from '../../schemas/server.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { agentAuth } from './agent-auth.js';
 
 const status = createRoute({

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
-import { ApiError, type ErrorCode } from '../../errors.js';
-import type { Router } from '../../http/router.js';
+import { ApiError, type ErrorCode } from '../errors.js';
+import type { Router } from './router.js';
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), or undefined. */
 export function bearerToken(c: Context): string | undefined {
@@ -22,7 +22,8 @@ export function isAdminToken(presented: string | undefined, adminToken: string |
   return timingSafeEqual(digest(presented), digest(adminToken));
 }
 
-export function registerLegacySecuritySchemes(app: Router): void {
+/** The two bearer schemes of the document: the agent token (legacy routes) and the operator token (admin routes, operator revoke). */
+export function registerBearerSchemes(app: Router): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'agentToken', {
     type: 'http',
     scheme: 'bearer',
@@ -31,6 +32,6 @@ export function registerLegacySecuritySchemes(app: Router): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', {
     type: 'http',
     scheme: 'bearer',
-    description: 'The operator secret `ADMIN_TOKEN` (at least 32 characters). When it is not set, operator actions are disabled.',
+    description: 'The operator secret `ADMIN_TOKEN` (32 to 512 characters), compared in constant time. When it is not set, operator actions are disabled: the admin routes answer 403 `admin_api_disabled`.',
   });
 }

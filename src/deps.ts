@@ -1,0 +1,22 @@
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { DatabaseAvailability } from './db/availability.js';
+import type { Database } from './db/client.js';
+import type { KeyRing } from './domain/signing-keys.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics/metrics.js';
+
+/** What the app is built from: injected, never module-level, so tests build an app with their own. */
+export interface AppDeps {
+  db: Database;
+  clock: Clock;
+  config: Config;
+  logger: Logger;
+  keys: KeyRing;
+  /** Left out, the app makes its own registry (answered in `App.metrics`). */
+  metrics?: Metrics;
+  /** Whether the database answers (src/db/client.ts): left out, it is taken as always there. */
+  availability?: DatabaseAvailability;
+  /** True once shutdown has begun (readiness fails during the drain). */
+  isDraining?: () => boolean;
+}

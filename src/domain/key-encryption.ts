@@ -1,0 +1,53 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { JWK } from 'jose';
+
+/**
+ * Private signing keys at rest: AES-256-GCM under KEY_ENCRYPTION_KEY (the KEK), with the key id as
+ * associated data, so a sealed key moved to another row does not open. The sealed form is
+ * `v1.<kek id>.<iv>.<ciphertext and tag>` (base64url); the KEK id, a short hash of the KEK, lets a
+ * wrong KEY_ENCRYPTION_KEY be named as such instead of failing as a corrupt row.
+ */
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export const KEY_ENCRYPTION_KEY_BYTES = 32;
+
+export class KeyEncryptionError extends Error {}
+
+export function generateKeyEncryptionKey(): string {
+  return randomBytes(KEY_ENCRYPTION_KEY_BYTES).toString('base64url');
+}
+
+/** A short, non-secret name for a KEK: 8 hex characters of a hash of it. */
+export function keyEncryptionKeyId(kek: Buffer): string {
+  return createHash('sha256').update('slowdns key-encryption-key id\0').update(kek).digest('hex').slice(0, 8);
+}
+
+const associatedData = (kid: string) => Buffer.from(`slowdns signing key\0${kid}`);
+
+export function sealPrivateJwk(kek: Buffer, kid: string, jwk: JWK): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', kek, iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(associatedData(kid));
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return [VERSION, keyEncryptionKeyId(kek), iv.toString('base64url'), sealed.toString('base64url')].join('.');
+}
+
+export function openPrivateJwk(kek: Buffer, kid: string, sealed: string): JWK {
+  const [version, kekId, iv, body] = sealed.split('.');
+  if (version !== VERSION || !kekId || !iv || !body) throw new KeyEncryptionError(`signing key ${kid}: not a sealed key this version can read`);
+  if (kekId !== keyEncryptionKeyId(kek)) {
+    throw new KeyEncryptionError(`signing key ${kid} is encrypted under another KEY_ENCRYPTION_KEY (id ${kekId}; this one is ${keyEncryptionKeyId(kek)})`);
+  }
+  const bytes = Buffer.from(body, 'base64url');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+    decipher.setAAD(associatedData(kid));
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+    const plain = Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]);
+    return JSON.parse(plain.toString('utf8')) as JWK;
+  } catch {
+    throw new KeyEncryptionError(`signing key ${kid} does not open with KEY_ENCRYPTION_KEY: the row was altered or belongs to another key id`);
+  }
+}

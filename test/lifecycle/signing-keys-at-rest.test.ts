@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { decodeJwt } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.js';
+import { activations, signingKeys } from '../../src/db/schema.js';
+import { openPrivateJwk } from '../../src/domain/key-encryption.js';
+import { sha256Hex } from '../../src/domain/secret-hash.js';
+import { loadKeyRing, type KeyStoreOptions } from '../../src/domain/signing-key-store.js';
+import { activatedInstall, confirmRequest } from '../support/install-flow.js';
+import { buildTestApp, useTestApp } from '../support/test-app.js';
+import { dumpAllTables, queryRows } from '../support/test-database.js';
+
+const newKek = () => randomBytes(32);
+
+describe('signing keys at rest', () => {
+  const t = useTestApp();
+  const options = (extra: Partial<KeyStoreOptions> = {}): KeyStoreOptions => ({ verifyWindowSeconds: 3665, clock: t.clock, ...extra });
+  const rows = () => t.database.db.select().from(signingKeys);
+
+  it('with KEY_ENCRYPTION_KEY, a database dump holds no usable private key, and the sealed key opens only with that KEK and kid', async () => {
+    const kek = newKek();
+    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek }));
+    const [row] = await rows();
+    expect(row).toMatchObject({ kid: ring.signing.kid, privateJwk: null, privateJwkSealed: expect.stringMatching(/^v1\.[0-9a-f]{8}\./) });
+    const privateJwk = openPrivateJwk(kek, row!.kid, row!.privateJwkSealed!);
+    const { text: dump } = await dumpAllTables(t.database.db);
+    expect(privateJwk.d).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(dump).not.toContain(privateJwk.d);
+    expect(dump).not.toContain('"d":');
+    // Moved to another row (another kid) or opened with another KEK, it does not open.
+    expect(() => openPrivateJwk(kek, 'key_0000000000000000', row!.privateJwkSealed!)).toThrow(/does not open/);
+    expect(() => openPrivateJwk(newKek(), row!.kid, row!.privateJwkSealed!)).toThrow(/another KEY_ENCRYPTION_KEY/);
+  });
+
+  it('without a KEK the key is kept in clear with a warning; a later start with a KEK seals it, and its tokens keep working', async () => {
+    const warnings: string[] = [];
+    const plain = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ warn: (m) => warnings.push(m) }));
+    expect(warnings).toEqual(['signing keys are stored in clear in the database: set KEY_ENCRYPTION_KEY to encrypt them']);
+    expect((await rows())[0]!.privateJwk).toMatchObject({ d: expect.any(String) });
+    const before = buildTestApp(t.database, plain, {}, t.clock);
+    const install = await activatedInstall(before);
+
+    const kek = newKek();
+    const sealed = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek, warn: (m) => warnings.push(m) }));
+    expect(warnings[1]).toBe('sealed 1 signing key(s) kept in clear under KEY_ENCRYPTION_KEY');
+    expect(sealed.signing.kid).toBe(plain.signing.kid);
+    expect(await rows()).toEqual([expect.objectContaining({ privateJwk: null, privateJwkSealed: expect.any(String) })]);
+    const after = buildTestApp(t.database, sealed, {}, t.clock);
+    expect((await confirmRequest(after, install.activationId, install.installToken)).status).toBe(200);
+  });
+
+  it('a sealed key without its KEK, or with another one, stops the start with one line naming the variable', async () => {
+    await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek: newKek() }));
+    await expect(loadKeyRing(t.database.db, undefined, t.clock.now(), options())).rejects.toThrow(
+      new ConfigError(`signing key ${(await rows())[0]!.kid} is encrypted: set KEY_ENCRYPTION_KEY`),
+    );
+    await expect(loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek: newKek() }))).rejects.toThrow(
+      /^invalid KEY_ENCRYPTION_KEY: signing key key_[0-9a-f]{16} is encrypted under another KEY_ENCRYPTION_KEY \(id [0-9a-f]{8}; this one is [0-9a-f]{8}\)$/,
+    );
+  });
+
+  it('REQUIRE_KEY_ENCRYPTION: no key is ever stored in clear', async () => {
+    await expect(loadKeyRing(t.database.db, undefined, t.clock.now(), options({ requireEncryption: true }))).rejects.toThrow(ConfigError);
+    expect(await rows()).toHaveLength(0);
+    await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
+    await expect(loadKeyRing(t.database.db, undefined, t.clock.now(), options({ requireEncryption: true }))).rejects.toThrow(
+      /REQUIRE_KEY_ENCRYPTION is set and a signing key is stored in clear/,
+    );
+  });
+
+  it('install-token jtis are stored as their SHA-256: the row holds the hash of the token\'s jti, confirm consumes by it', async () => {
+    const install = await activatedInstall(t);
+    const jti = decodeJwt(install.installToken).jti!;
+    const [row] = await t.database.db.select().from(activations).where(eq(activations.id, install.activationId));
+    expect(row!.installTokenJtiHash).toBe(sha256Hex(jti));
+    expect((await dumpAllTables(t.database.db)).text).not.toContain(jti);
+    expect((await confirmRequest(t, install.activationId, install.installToken)).status).toBe(200);
+    // The migration hashes existing jtis in SQL: the same function as sha256Hex.
+    const [hashed] = await queryRows<{ h: string }>(t.database.db, sql`select encode(sha256(convert_to(${jti}, 'UTF8')), 'hex') as h`);
+    expect(hashed!.h).toBe(sha256Hex(jti));
+  });
+
+});

@@ -1,0 +1,55 @@
+// Once per `vitest run`, before any test file: what every file's database is cloned from, so that no
+// file runs initdb or a migration of its own.
+//   PGlite: a migrated, empty data directory dumped to a file (src/db/pglite-seed.ts), loaded by each file
+//   (and by any test that opens an embedded database of its own, on PostgreSQL runs too).
+//   PostgreSQL (DATABASE_URL): a migrated template database; each file's database is `CREATE DATABASE … TEMPLATE` it.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../src/db/client.js';
+import { migrateDatabase } from '../../src/db/migrate.js';
+import { createPgliteSeed } from '../../src/db/pglite-seed.js';
+import { createScratchDatabase } from './scratch-database.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A file holding the migrated PGlite seed. */
+    pgliteSeedFile: string | undefined;
+    /** The migrated template database next to DATABASE_URL (unset on PGlite). */
+    templateDatabase: string | undefined;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The seed is made on PostgreSQL runs too: tests that open an embedded database of their own load it.
+  const folder = await mkdtemp(join(tmpdir(), 'slowdns-test-seed-'));
+  const file = join(folder, 'pglite-seed.tar.gz');
+  await writeFile(file, await createPgliteSeed());
+  project.provide('pgliteSeedFile', file);
+  const removeSeed = () => rm(folder, { recursive: true, force: true });
+
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    project.provide('templateDatabase', undefined);
+    return removeSeed;
+  }
+  const template = await createScratchDatabase(adminUrl, 'slowdns_template');
+  const handle = await openDatabase({ databaseUrl: template.url, dataDir: 'unused' });
+  await migrateDatabase(handle.db);
+  // A template must have no connection while it is copied. Through a pooler (DATABASE_URL at a
+  // PgBouncer) its server connections outlive our client: end them on the PostgreSQL side.
+  await handle.close();
+  const admin = postgres(adminUrl, { max: 1, prepare: false, onnotice: () => {} });
+  try {
+    await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${new URL(template.url).pathname.slice(1)} and pid <> pg_backend_pid()`;
+  } finally {
+    await admin.end();
+  }
+  project.provide('templateDatabase', new URL(template.url).pathname.slice(1));
+  return async () => {
+    await template.drop();
+    await removeSeed();
+  };
+}
