@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** How far `X-Forwarded-For` is believed: not at all, a number of proxy hops, or proxies by address. */
 export type TrustProxy =
@@ -29,15 +30,18 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
 }
 
 /**
- * `::ffff:a.b.c.d` (an IPv4 client of a `::` listener) → `a.b.c.d`; IPv6 lower-cased. A port, as some
- * proxies write it in `X-Forwarded-For` (`a.b.c.d:port`, `[v6]:port`), is dropped.
+ * One spelling per address, so that every way of writing one client counts as one subject: an IPv4 client
+ * written as IPv6 (`::ffff:5.6.7.8`, `::ffff:506:708`, `0:0:0:0:0:ffff:5.6.7.8`) becomes `5.6.7.8`, IPv6 is
+ * written as RFC 5952 says (`2001:DB8:0::7` → `2001:db8::7`). A port, as some proxies write it in
+ * `X-Forwarded-For` (`a.b.c.d:port`, `[v6]:port`), is dropped. What is not an IP address (Node's strict
+ * `isIP`: no `127.1`, no hex) is returned trimmed, as it was written.
  */
 export function normaliseAddress(address: string): string {
   const trimmed = address.trim();
   const withoutPort = /^\[([^\]]*)\](?::\d+)?$/.exec(trimmed)?.[1] ?? /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed)?.[1] ?? trimmed;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(withoutPort);
-  if (mapped) return mapped[1]!;
-  return withoutPort.toLowerCase();
+  if (isIP(withoutPort) === 0) return withoutPort;
+  const parsed = ipaddr.process(withoutPort);
+  return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
 }
 
 function isTrusted(list: BlockList, address: string): boolean {
@@ -66,28 +70,14 @@ export function resolveClientAddress(socketAddress: string, forwardedFor: string
 }
 
 /**
- * The key an address is counted under by rate limits: an IPv4 address as is, an IPv6 address by its /64,
- * because one subscriber usually holds a whole /64 and could otherwise rotate addresses freely.
+ * The key an address is counted under by rate limits: an IPv4 address as is, an IPv6 address by its /64
+ * (`2001:db8:1:2::/64`), because one subscriber usually holds a whole /64 and could otherwise rotate
+ * addresses freely. Expects an address `normaliseAddress` wrote (the request context's).
  */
 export function rateLimitAddressKey(address: string): string {
   if (isIP(address) !== 6) return address;
-  const groups = expandIpv6(address);
-  return `${groups.slice(0, 4).join(':')}::/64`;
-}
-
-function expandIpv6(address: string): string[] {
-  const [head = '', tail] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  // An embedded IPv4 tail (::ffff:1.2.3.4 style) counts as two groups.
-  const last = right.length ? right : left;
-  if (last.length && last[last.length - 1]!.includes('.')) {
-    const v4 = last.pop()!.split('.').map(Number);
-    last.push(((v4[0]! << 8) | v4[1]!).toString(16), ((v4[2]! << 8) | v4[3]!).toString(16));
-  }
-  const missing = 8 - left.length - right.length;
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, missing)).fill('0'), ...right];
-  return groups.map((g) => g.replace(/^0+(?=.)/, '').toLowerCase());
+  const parts = ipaddr.IPv6.parse(address).parts.map((part, i) => (i < 4 ? part : 0));
+  return `${new ipaddr.IPv6(parts).toRFC5952String()}/64`;
 }
 
 /** The client address as an answer states it: an IP address, or null when the service could not tell (no socket). */
@@ -97,6 +87,5 @@ export function observedAddress(clientAddress: string): string | null {
 
 /** Whether two addresses are one, however each is written (`2001:DB8:0::7` is `2001:db8::7`). */
 export function sameAddress(a: string, b: string): boolean {
-  const canonical = (address: string) => (isIP(address) === 6 ? new URL(`http://[${address}]`).hostname : normaliseAddress(address));
-  return isIP(a) !== 0 && isIP(b) !== 0 && canonical(normaliseAddress(a)) === canonical(normaliseAddress(b));
+  return isIP(a.trim()) !== 0 && normaliseAddress(a) === normaliseAddress(b);
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rateLimitSubjectHash } from '../../src/domain/rate-limits/limiter.js';
-import { normaliseAddress, parseTrustProxy, rateLimitAddressKey, resolveClientAddress } from '../../src/http/client-address.js';
+import { normaliseAddress, parseTrustProxy, rateLimitAddressKey, resolveClientAddress, sameAddress } from '../../src/http/client-address.js';
 import { bucketRows, expectRateLimited, issueFrom, openBrowser } from '../rate-limits/rate-limit-support.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -69,11 +69,31 @@ describe('addresses and rate-limit keys', () => {
     expect(resolveClientAddress('::ffff:203.0.113.7', undefined, hops(1))).toBe('203.0.113.7');
   });
 
+  it('writes every spelling of one address the same way (IPv4 written as IPv6, RFC 5952 for IPv6, ports dropped)', () => {
+    for (const spelling of ['5.6.7.8', '::ffff:506:708', '0:0:0:0:0:ffff:5.6.7.8', '::FFFF:0506:0708', '[::ffff:5.6.7.8]:443', '5.6.7.8:8080', ' 5.6.7.8 ']) {
+      expect(normaliseAddress(spelling), spelling).toBe('5.6.7.8');
+    }
+    for (const spelling of ['2001:db8::7', '2001:DB8:0::7', '2001:0db8:0000:0000:0000:0000:0000:0007', '[2001:db8::7]:8080']) {
+      expect(normaliseAddress(spelling), spelling).toBe('2001:db8::7');
+    }
+    expect(normaliseAddress('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1');
+  });
+
+  it('leaves what is not an address as written: no lenient IPv4 forms', () => {
+    expect(normaliseAddress('unknown')).toBe('unknown');
+    expect(normaliseAddress('127.1')).toBe('127.1');
+    expect(normaliseAddress('0x7f.0.0.1')).toBe('0x7f.0.0.1');
+    expect(sameAddress('127.1', '127.0.0.1')).toBe(false);
+    expect(sameAddress('::ffff:506:708', '5.6.7.8')).toBe(true);
+    expect(sameAddress('2001:DB8:0::7', '2001:db8::7')).toBe(true);
+  });
+
   it('keys an IPv6 address by its /64 and an IPv4 address as is', () => {
     expect(rateLimitAddressKey('203.0.113.7')).toBe('203.0.113.7');
     expect(rateLimitAddressKey('2001:db8:1:2::5')).toBe('2001:db8:1:2::/64');
     expect(rateLimitAddressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
-    expect(rateLimitAddressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(rateLimitAddressKey('2001:db8::1')).toBe('2001:db8::/64');
+    expect(rateLimitAddressKey('2001:db8:0:0:ffff::1')).toBe(rateLimitAddressKey('2001:db8::1'));
     expect(rateLimitAddressKey('2001:db8:1:3::1')).not.toBe(rateLimitAddressKey('2001:db8:1:2::1'));
   });
 });
@@ -99,5 +119,18 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     await expectRateLimited(await issue(4), 'issue-ip-hour', 3600);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
     expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '1.2.3.4'), count: 3 })]);
+  });
+
+  it('other spellings of one IPv4 client share its budget: 5.6.7.8, ::ffff:506:708, 0:0:0:0:0:ffff:5.6.7.8, then 429', async () => {
+    t.clock.set('2026-11-22T10:00:00Z');
+    const spellings = ['5.6.7.8', '::ffff:506:708', '0:0:0:0:0:ffff:5.6.7.8', '[::FFFF:5.6.7.8]:9000'];
+    const issue = async (i: number) => {
+      const browser = await openBrowser(behindProxy, '10.0.0.1', `ua-spelling-${i}`);
+      return issueFrom(behindProxy, browser, { headers: { 'x-forwarded-for': spellings[i]! } });
+    };
+    for (let i = 0; i < 3; i++) expect((await issue(i)).status).toBe(201);
+    await expectRateLimited(await issue(3), 'issue-ip-hour', 3600);
+    const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
+    expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '5.6.7.8'), count: 3 })]);
   });
 });
