@@ -34,7 +34,10 @@ function lifetimeInWords(seconds: number): string {
 
 const escapeAttribute = (value: string) => value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-/** Hidden until a code is issued; then installer-command.js writes the command with the code in it. */
+/**
+ * Hidden until a code is issued; then installer-command.js writes the command with the code in it, and hides
+ * it again while the code cannot be entered (in use, cancelled, expired, used up).
+ */
 function installerCommandSection({ baseUrl, scriptSha256 }: SlowdnsPageOptions['installerCommand']): string {
   return `<section id="installer-command" class="card installer-command" aria-labelledby="installer-command-heading" data-base-url="${escapeAttribute(baseUrl)}" data-script-sha256="${escapeAttribute(scriptSha256)}" hidden>
     <h2 id="installer-command-heading">Or paste one command on your server</h2>

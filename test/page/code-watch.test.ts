@@ -36,6 +36,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
   const page = () => browser!.page;
   const watchState = () => page().locator('#watch-state');
   const codeText = () => page().locator('#install-code');
+  /** The "Or paste one command on your server" card (installer-command.js). */
+  const commandCard = () => page().locator('#installer-command');
 
   beforeAll(async () => {
     server = await serveOverHttp(async (o) => (t = await createTestApp({ PUBLIC_BASE_URL: o })).app);
@@ -130,6 +132,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
   it('shows the host and IP within seconds of activate, then "installed" on confirm', async () => {
     const code = await getCode();
     expect(await page().locator('#next').isVisible()).toBe(true);
+    expect(await commandCard().isVisible()).toBe(true);
     await expectAccessible('issued');
     await screenshots('issued');
 
@@ -158,6 +161,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#machine-ip').textContent()).toBe('203.0.113.7');
     expect(await page().locator('#code-label').textContent()).toBe('Your install code is in use');
     expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
+    expect(await commandCard().isHidden()).toBe(true);
     await expectAccessible('activated');
     await screenshots('activated');
 
@@ -167,6 +171,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#copy-button').isDisabled()).toBe(true);
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().locator('#watch-note').textContent()).toContain('cannot be undone from this page');
+    expect(await commandCard().isHidden()).toBe(true);
     await expectAccessible('installed');
     await screenshots('installed');
 
@@ -189,6 +194,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#code-label').textContent()).toBe('Your install code');
     expect(await page().locator('#copy-button').isDisabled()).toBe(false);
     expect(await page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
+    // The code works again, and so does the command that carries it.
+    expect(await commandCard().isVisible()).toBe(true);
     await expectAccessible('released');
     await screenshots('released');
     expect(browser!.errors).toEqual([]);
@@ -221,12 +228,35 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#code-label').textContent()).toBe('This install code was cancelled');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
+    expect(await commandCard().isHidden()).toBe(true);
     await expectAccessible('cancelled');
     await screenshots('cancelled');
 
     const refused = await precheck(code).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SlowdnsApiError);
     expect({ status: (refused as SlowdnsApiError).status, code: (refused as SlowdnsApiError).code }).toEqual({ status: 410, code: 'install_code_revoked' });
+    expect(browser!.errors).toEqual([]);
+  }, MANY_STATES_MS);
+
+  it('takes the paste-one-command card away when the code is cancelled, and brings it back with a new code', async () => {
+    const code = await getCode();
+    expect(await commandCard().isVisible()).toBe(true);
+    expect(await page().locator('#installer-command-text').textContent()).toContain(`SLOWDNS_INSTALL_CODE=${code} `);
+
+    await page().getByRole('button', { name: 'Not you? Cancel this code' }).click();
+    await page().getByRole('button', { name: 'Yes, cancel this code' }).click();
+    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Cancelled. No machine can use this code any more.');
+    expect(await commandCard().isHidden()).toBe(true);
+    expect(await page().getByRole('heading', { name: 'Or paste one command on your server' }).count()).toBe(0);
+    await expectAccessible('cancelled-command');
+
+    // The card follows the code it carries: a new code shows it again, with the new code in it.
+    await page().getByRole('button', { name: 'Get a new install code' }).click();
+    await expect.poll(() => codeText().textContent()).not.toBe(code);
+    const next = (await codeText().textContent())!;
+    expect(next).toMatch(CODE_SHAPE);
+    await expect.poll(() => commandCard().isVisible()).toBe(true);
+    expect(await page().locator('#installer-command-text').textContent()).toContain(`SLOWDNS_INSTALL_CODE=${next} `);
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
@@ -284,6 +314,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     await page().clock.fastForward('15:00');
     await expect.poll(() => watchState().textContent()).toBe('Expired: no machine activated this code in time, and none can now.');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
+    expect(await commandCard().isHidden()).toBe(true);
     await expectAccessible('expired');
     await screenshots('expired');
     expect(browser!.errors).toEqual([]);
