@@ -4,6 +4,7 @@
  */
 export const errorCatalog = {
   validation_failed: { status: 400, message: 'The request is not valid: fields name what is wrong.' },
+  malformed_request: { status: 400, message: 'The request is not well-formed HTTP.' },
   browser_session_required: { status: 403, message: 'Open the SlowDNS page first, then request an install code.' },
   cross_site_request: { status: 403, message: 'Install codes can only be requested from the SlowDNS page itself.' },
   machine_mismatch: { status: 403, message: 'This machine is not the one the precheck was made for.' },
@@ -26,8 +27,10 @@ export const errorCatalog = {
   rate_limit_exceeded: { status: 429, message: 'Too many requests; wait before retrying.' },
   not_found: { status: 404, message: 'No such route.' },
   method_not_allowed: { status: 405, message: 'This route does not accept that method.' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time; send it again, whole.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send the request body as application/json.' },
+  request_headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal_error: { status: 500, message: 'Something went wrong on our side. Try again later.' },
   service_unavailable: { status: 503, message: 'The service cannot reach its database right now. Try again shortly.' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
@@ -10,6 +11,7 @@ import { keyRingFromConfig } from './domain/signing-keys.js';
 import { createLogger, errorFields } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { createMetricsApp } from './metrics/metrics-app.js';
+import { answerClientError } from './http/client-error-answer.js';
 import type { Router } from './http/router.js';
 import { createStartingApp } from './starting-app.js';
 import { describeDatabase, prepareDatabase } from './startup.js';
@@ -26,7 +28,8 @@ type Fetch = Router['fetch'];
 
 /**
  * Opens the port, or fails with one line. Slow clients are cut: request headers and body must arrive
- * within REQUEST_TIMEOUT_SECONDS (Node answers 408 and closes), checked every second.
+ * within REQUEST_TIMEOUT_SECONDS, checked every second (answered 408 `request_timeout` and closed by
+ * answerClientError).
  */
 function listen(fetch: Fetch, config: Config): Promise<ServerType> {
   const timeoutMs = config.requestTimeoutSeconds * 1000;
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
     return response;
   };
   const server = await listen(fetch, config);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, logger));
   const address = server.address();
   logger.info('listening', {
     ...(typeof address === 'object' && address ? { address: address.address, port: address.port } : {}),

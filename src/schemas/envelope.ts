@@ -45,6 +45,13 @@ function headersOf(codes: ErrorCode[]): Record<string, HeaderRef> | undefined {
   return names.length ? headerRefs(...names) : undefined;
 }
 
+/**
+ * What any request can be answered: a request cut by the server (not well-formed, too slow to arrive,
+ * headers too large: answered before routing, src/http/client-error-answer.ts), a failure of ours, the
+ * database out of reach.
+ */
+const answeredOnEveryRoute: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_headers_too_large', 'internal_error', 'service_unavailable'];
+
 export interface ErrorResponse {
   description: string;
   headers?: Record<string, HeaderRef>;
@@ -59,7 +66,7 @@ export interface ErrorResponse {
  * `RateLimit` headers to every 2xx and 4xx answer of a limited route.
  */
 export function errorResponses(...codes: ErrorCode[]): Record<number, ErrorResponse> {
-  const all: ErrorCode[] = [...new Set<ErrorCode>([...codes, 'internal_error', 'service_unavailable'])];
+  const all: ErrorCode[] = [...new Set<ErrorCode>([...codes, ...answeredOnEveryRoute])];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) {
     const status = errorCatalog[code].status;

@@ -27,6 +27,16 @@ function trickle(port: number, head: string, trickle: string, everyMs: number): 
   });
 }
 
+/** A raw answer: the status line, the envelope with its code, a request id, and the connection closed. */
+function expectEnvelope(answer: string, status: number, code: string): void {
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+  expect(head).toMatch(/^content-type: application\/json$/im);
+  expect(head).toMatch(/^x-request-id: [0-9a-f-]{36}$/im);
+  expect(head).toMatch(/^connection: close$/im);
+  expect(JSON.parse(body)).toEqual({ error: { code, message: expect.any(String) } });
+}
+
 // Slow clients are cut without affecting the others: the real server, with a 2 s request timeout.
 describe('slow clients', { timeout: 180_000 }, () => {
   let service: SpawnedService;
@@ -55,7 +65,7 @@ describe('slow clients', { timeout: 180_000 }, () => {
     const { answer, bytesSent } = await cut;
     // Cut long before the 400 bytes (80 s at this pace) arrived.
     expect(bytesSent).toBeLessThan(body.length);
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expectEnvelope(answer, 408, 'request_timeout');
     expect(Math.max(...healthTimes)).toBeLessThan(5000);
   });
 
@@ -63,6 +73,12 @@ describe('slow clients', { timeout: 180_000 }, () => {
     const head = 'GET /api/v2/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' + 'a'.repeat(300) + '\r\n\r\n';
     const { answer, bytesSent } = await trickle(port, '', head, 100);
     expect(bytesSent).toBeLessThan(head.length);
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expectEnvelope(answer, 408, 'request_timeout');
+  });
+
+  it('bytes that are not HTTP get the 400 envelope, headers over the limit the 431 envelope; both close', async () => {
+    expectEnvelope((await trickle(port, 'HELLO THERE\r\n\r\n', '', 1000)).answer, 400, 'malformed_request');
+    const huge = `GET /api/v2/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
+    expectEnvelope((await trickle(port, huge, '', 1000)).answer, 431, 'request_headers_too_large');
   });
 });

@@ -680,7 +680,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -2474,6 +2474,39 @@ export interface operations {
                     };
                 };
             };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
@@ -2530,6 +2563,39 @@ export interface operations {
                         data: components["schemas"]["Liveness"];
                         meta: components["schemas"]["Meta"];
                     };
+                };
+            };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
@@ -2590,6 +2656,39 @@ export interface operations {
                     };
                 };
             };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
@@ -2646,6 +2745,36 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Over `session-ip-hour`: an HTML page that says when to come back (after how long, and the UTC time). No cookie is set. */
             429: {
                 headers: {
@@ -2666,6 +2795,21 @@ export interface operations {
                 content: {
                     /** @example <!doctype html><html lang="en"><head><title>SlowDNS · Come back later</title></head><body>…</body></html> */
                     "text/html": string;
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
@@ -2745,7 +2889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2762,6 +2906,21 @@ export interface operations {
             };
             /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -2815,6 +2974,21 @@ export interface operations {
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2900,8 +3074,41 @@ export interface operations {
                     };
                 };
             };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -2997,7 +3204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3021,6 +3228,17 @@ export interface operations {
             };
             /** @description `install_code_not_found`: No install code matches what was entered. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3054,6 +3272,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3146,7 +3375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3163,6 +3392,21 @@ export interface operations {
             };
             /** @description `install_code_not_found`: No install code matches what was entered. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3261,6 +3505,21 @@ export interface operations {
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3356,7 +3615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3403,6 +3662,21 @@ export interface operations {
             };
             /** @description `install_code_not_found`: No install code matches what was entered. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3507,6 +3781,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
@@ -3576,7 +3865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3600,6 +3889,17 @@ export interface operations {
             };
             /** @description `activation_not_found`: No activation has this id. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3633,6 +3933,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3711,7 +4022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3724,6 +4035,17 @@ export interface operations {
             };
             /** @description `activation_not_found`: No activation has this id. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3757,6 +4079,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3854,7 +4187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3887,6 +4220,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -3900,6 +4244,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3960,6 +4315,39 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
             500: {
                 headers: {
@@ -4006,6 +4394,39 @@ export interface operations {
                 content: {
                     /** @example 0000000000000000000000000000000000000000000000000000000000000000  activate.sh */
                     "text/plain": string;
+                };
+            };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
@@ -4067,6 +4488,39 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `internal_error`: Something went wrong on our side. Try again later. */
@@ -4146,7 +4600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4178,6 +4632,21 @@ export interface operations {
             };
             /** @description `activation_not_found`: No activation has this id. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -4246,6 +4715,21 @@ export interface operations {
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,7 +4819,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4360,6 +4844,21 @@ export interface operations {
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,6 +4905,21 @@ export interface operations {
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,7 +4995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4515,6 +5029,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -4528,6 +5053,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -4598,6 +5134,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `agent_token_invalid`: The agent token is missing or invalid. */
             401: {
                 headers: {
@@ -4610,8 +5157,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -4709,7 +5278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4734,6 +5303,28 @@ export interface operations {
             };
             /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -4816,7 +5407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4861,8 +5452,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `install_code_unavailable`: This install code is already in use by an activation. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -4975,7 +5588,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5000,6 +5613,28 @@ export interface operations {
             };
             /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -5081,7 +5716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5126,6 +5761,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `activation_confirmed`: This activation is already confirmed. */
             409: {
                 headers: {
@@ -5150,6 +5796,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -5258,7 +5915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5283,6 +5940,28 @@ export interface operations {
             };
             /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -5355,7 +6034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5391,6 +6070,28 @@ export interface operations {
             };
             /** @description `server_not_found`: No server has this id. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -5490,7 +6191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid: fields name what is wrong. */
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5515,6 +6216,28 @@ export interface operations {
             };
             /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
