@@ -1,11 +1,11 @@
-import { and, desc, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
 import { ConfigError } from '../config.js';
 import { SIGNING_KEY_LOCK, withAdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/client.js';
 import { signingKeys } from '../db/schema.js';
 import { KeyEncryptionError, openPrivateJwk, sealPrivateJwk } from './key-encryption.js';
-import { createKeyRing, generatePrivateJwk, importSigningKey, keyRingFromConfig, type KeyRing, type KeySet } from './signing-keys.js';
+import { createKeyRing, generatePrivateJwk, importSigningKey, keyRingFromConfig, MAX_VERIFYING_KEYS, type KeyRing, type KeySet } from './signing-keys.js';
 
 type SigningKeyRow = typeof signingKeys.$inferSelect;
 
@@ -145,9 +145,20 @@ export async function loadKeyRing(
   });
 }
 
-/** Rotation: the current signer stops signing (it keeps verifying for the window) and a new key signs. Answers the new kid. */
+/**
+ * Rotation: the current signer stops signing (it keeps verifying for the window) and a new key signs.
+ * Answers the new kid. Refused when MAX_VERIFYING_KEYS keys verify already (the JWKS would list more).
+ */
 export function rotateSigningKey(db: Database, now: Date, options: KeyStoreOptions): Promise<string> {
   return withAdvisoryLock(db, SIGNING_KEY_LOCK, async (tx) => {
+    const windowStart = new Date(now.getTime() - options.verifyWindowSeconds * 1000);
+    const [verifying] = await tx
+      .select({ count: sql<number>`count(*)::int` })
+      .from(signingKeys)
+      .where(and(isNull(signingKeys.retiredAt), or(isNull(signingKeys.signingEndedAt), gt(signingKeys.signingEndedAt, windowStart))));
+    if ((verifying?.count ?? 0) >= MAX_VERIFYING_KEYS) {
+      throw new SigningKeyError(`${MAX_VERIFYING_KEYS} signing keys still verify tokens: retire one (keys retire) or wait until the oldest one's tokens expired`);
+    }
     await tx.update(signingKeys).set({ signingEndedAt: now }).where(and(isNull(signingKeys.retiredAt), isNull(signingKeys.signingEndedAt)));
     return insertKey(tx, now, options);
   });

@@ -93,8 +93,15 @@ export async function importSigningKey(jwk: JWK, verifyUntil?: Date): Promise<Ve
 }
 
 /** A fixed ring: the first key signs, every key verifies for as long as it is listed. */
+/**
+ * At most this many keys verify tokens at once (the JWKS never lists more): a rotation that would make
+ * one more is refused, as is a SIGNING_KEYS with more.
+ */
+export const MAX_VERIFYING_KEYS = 16;
+
 export async function keyRingFromJwks(privateJwks: JWK[]): Promise<KeyRing> {
   if (privateJwks.length === 0) throw new Error('no keys');
+  if (privateJwks.length > MAX_VERIFYING_KEYS) throw new Error(`${privateJwks.length} keys; at most ${MAX_VERIFYING_KEYS}`);
   const keys = await Promise.all(privateJwks.map((jwk) => importSigningKey(jwk)));
   const first = keys[0]!;
   return createKeyRing({ signing: { kid: first.kid, key: first.privateKey }, verifying: keys });

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Clock } from '../clock.js';
-import { KID_PATTERN, type KeyRing } from '../domain/signing-keys.js';
+import { KID_PATTERN, MAX_VERIFYING_KEYS, type KeyRing } from '../domain/signing-keys.js';
 import type { Router } from '../http/router.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
@@ -16,7 +16,7 @@ const JwksSchema = z
         alg: z.literal('EdDSA').openapi({ example: 'EdDSA' }),
         use: z.literal('sig').openapi({ example: 'sig' }),
       }),
-    ).max(16).openapi({ description: 'The keys that verify tokens: the signing key first, then older ones still accepted.' }),
+    ).max(MAX_VERIFYING_KEYS).openapi({ description: `The keys that verify tokens: the signing key first, then older ones still accepted (at most ${MAX_VERIFYING_KEYS}: a rotation that would make more is refused).` }),
   })
   .openapi('Jwks', { example: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'key_3f9a12b45cd67e89', alg: 'EdDSA', use: 'sig' }] } });
 

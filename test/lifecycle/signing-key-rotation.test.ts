@@ -4,7 +4,7 @@ import { signingKeys } from '../../src/db/schema.js';
 import { listSigningKeys, loadKeyRing, retireSigningKey, rotateSigningKey, type KeyStoreOptions } from '../../src/domain/signing-key-store.js';
 import { openPrivateJwk } from '../../src/domain/key-encryption.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { keyRingFromJwks } from '../../src/domain/signing-keys.js';
+import { generatePrivateJwk, keyRingFromJwks, MAX_VERIFYING_KEYS } from '../../src/domain/signing-keys.js';
 import { signPrecheckToken } from '../../src/domain/tokens.js';
 import { activatedInstall, activateRequest, confirmRequest, issueCode, machine, precheckToken } from '../support/install-flow.js';
 import { buildTestApp, useTestApp, type TestApp } from '../support/test-app.js';
@@ -91,6 +91,27 @@ describe('signing key rotation', () => {
     expect(await retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).toMatchObject({ kid: oldKid, state: 'retired' });
     await ring.refresh();
     expect(ring.publicJwks(t.clock.now()).keys.map((k) => k.kid)).not.toContain(oldKid);
+  });
+
+  it(`rotation stops at ${MAX_VERIFYING_KEYS} keys that verify, so the JWKS never lists more; retiring one makes room`, async () => {
+    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
+    const firstKid = ring.signing.kid;
+    for (let i = 1; i < MAX_VERIFYING_KEYS; i++) await rotateSigningKey(t.database.db, t.clock.now(), options());
+    await expect(rotateSigningKey(t.database.db, t.clock.now(), options())).rejects.toThrow(`${MAX_VERIFYING_KEYS} signing keys still verify tokens`);
+    const app = buildTestApp(t.database, ring, {}, t.clock);
+    await ring.refresh();
+    expect(await jwksKids(app)).toHaveLength(MAX_VERIFYING_KEYS);
+    await retireSigningKey(t.database.db, firstKid, t.clock.now(), WINDOW, true);
+    await rotateSigningKey(t.database.db, t.clock.now(), options());
+    await ring.refresh();
+    expect(await jwksKids(app)).toHaveLength(MAX_VERIFYING_KEYS);
+    expect(await jwksKids(app)).not.toContain(firstKid);
+  });
+
+  it(`SIGNING_KEYS with more than ${MAX_VERIFYING_KEYS} keys is refused`, async () => {
+    const jwks = await Promise.all(Array.from({ length: MAX_VERIFYING_KEYS + 1 }, () => generatePrivateJwk()));
+    await expect(keyRingFromJwks(jwks)).rejects.toThrow(`${MAX_VERIFYING_KEYS + 1} keys; at most ${MAX_VERIFYING_KEYS}`);
+    expect((await keyRingFromJwks(jwks.slice(0, MAX_VERIFYING_KEYS))).publicJwks(t.clock.now()).keys).toHaveLength(MAX_VERIFYING_KEYS);
   });
 
 });

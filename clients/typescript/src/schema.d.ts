@@ -1381,7 +1381,7 @@ export interface components {
          */
         Jwks: {
             /**
-             * @description The keys that verify tokens: the signing key first, then older ones still accepted.
+             * @description The keys that verify tokens: the signing key first, then older ones still accepted (at most 16: a rotation that would make more is refused).
              * @example [
              *       {
              *         "kty": "OKP",
