@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from '@hono/zod-openapi';
 import { INSTALLER_VERSION_PATTERN } from '../domain/installer-version.js';
 import { normaliseAddress } from '../http/client-address.js';
+import { PADDED_IP_ADDRESS_PATTERN } from './ip-address-pattern.js';
 
 export const MachineIdSchema = z
   .string()
@@ -84,17 +85,21 @@ export const HostnameValueSchema = z
 
 export const ipAddressFormats = { anyOf: [{ type: 'string' as const, maxLength: 15, format: 'ipv4' }, { type: 'string' as const, maxLength: 45, format: 'ipv6' }] };
 
+/** What public_ip may be as sent, surrounding whitespace included. */
+const PUBLIC_IP_INPUT_MAX = 64;
+
 export const PublicIpSchema = z
   .string()
+  .max(PUBLIC_IP_INPUT_MAX, 'must be an IPv4 or IPv6 address')
   .trim()
   .max(45, 'must be an IPv4 or IPv6 address')
   .refine((ip) => !ip.includes('%') && isIP(ip) !== 0, 'must be an IPv4 or IPv6 address (no zone index)')
   .transform(normaliseAddress)
   .openapi({
     type: 'string',
-    maxLength: 45,
-    ...ipAddressFormats,
-    description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.',
+    maxLength: PUBLIC_IP_INPUT_MAX,
+    anyOf: [...ipAddressFormats.anyOf, { type: 'string', maxLength: PUBLIC_IP_INPUT_MAX, pattern: PADDED_IP_ADDRESS_PATTERN, description: 'Either, with surrounding whitespace (ignored).' }],
+    description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored (`curl -s https://icanhazip.com` ends in a newline), at most 64 characters with it. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.',
     example: '203.0.113.7',
   });
 

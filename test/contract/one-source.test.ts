@@ -32,8 +32,10 @@ add('ActivateRequest', ActivateRequestSchema, 'hostname',
   ['vpn1.example.net', 'VPN1.Example.NET.', 'localhost', ' vpn1.example.net\n', `${'a'.repeat(63)}.example.net`, `${'a.'.repeat(126)}a`, `${'a.'.repeat(126)}a.`],
   ['', '.', '-vpn.example.net', 'vpn-.example.net', 'vpn_1.example.net', 'vpn1..example.net', `${'a'.repeat(64)}.example.net`, `${'a.'.repeat(127)}a`, 'vpn 1.example.net', 'vpn1.exämple.net']);
 add('ActivateRequest', ActivateRequestSchema, 'public_ip',
-  ['203.0.113.7', '2001:db8::7', '2001:DB8::7', '::ffff:203.0.113.9', '::1'],
-  ['999.1.1.1', '203.0.113', 'fe80::1%eth0', 'vpn1.example.net', '', '203.0.113.7/24']);
+  ['203.0.113.7', '2001:db8::7', '2001:DB8::7', '::ffff:203.0.113.9', '::1', '::', '1:2:3:4:5:6:7::', '1::8', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:1.2.3.4', '::1.2.3.4',
+    ' 203.0.113.7\n', '\t2001:db8::7 ', ' ::ffff:203.0.113.9'],
+  ['999.1.1.1', '203.0.113', 'fe80::1%eth0', 'vpn1.example.net', '', '203.0.113.7/24', ' 999.1.1.1 ', '01.2.3.4', '1.2.3.4.5', '2001:db8::7::1', '1:2:3:4:5:6:7:8:9',
+    '1:2:3:4:5:6:7::8', '12345::1', ':1:2::3', '1:2:3:4:5:6:7:1.2.3.4', ' fe80::1%eth0 ', '  ', '203.0.113.7 x', `${' '.repeat(60)}1.2.3.4`]);
 add('ActivateRequest', ActivateRequestSchema, 'requested_ref',
   ['main', 'release/2026.11', 'v1.4.2', 'feature/x_y-z', 'a'.repeat(100)],
   ['', '/main', 'main/', 'main.', 'main.lock', 'a..b', 'a//b', '-main', 'a'.repeat(101), 'main branch', 'mäin']);

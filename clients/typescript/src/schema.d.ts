@@ -1154,7 +1154,7 @@ export interface components {
              */
             hostname: string;
             /**
-             * @description The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.
+             * @description The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored (`curl -s https://icanhazip.com` ends in a newline), at most 64 characters with it. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.
              * @example 203.0.113.7
              */
             public_ip: string;
