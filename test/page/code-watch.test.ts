@@ -311,6 +311,9 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
   it('marks the code expired when its time is up, and says so', async () => {
     await page().clock.install();
     await getCode();
+    // Both clocks pass the expiry: the page's countdown, and the service's, so that a status answer in
+    // flight when the page's time jumps (a loaded machine) says expired too, not still issued.
+    t!.clock.advance(15 * 60);
     await page().clock.fastForward('15:00');
     await expect.poll(() => watchState().textContent()).toBe('Expired: no machine activated this code in time, and none can now.');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
