@@ -7,6 +7,9 @@ import { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 type Schemas = components['schemas'];
 export type Health = Schemas['Health'];
 export type IssuedInstallCode = Schemas['IssuedInstallCode'];
+export type WatchedInstallCodes = Schemas['WatchedInstallCodes'];
+export type WatchedInstallCode = Schemas['WatchedInstallCode'];
+export type CancelInstallCodeRequest = Schemas['CancelInstallCodeRequest'];
 export type PrecheckRequest = Schemas['PrecheckRequest'];
 export type PrecheckResult = Schemas['PrecheckResult'];
 export type ActivateRequest = Schemas['ActivateRequest'];
@@ -54,13 +57,17 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export interface IssueOptions extends CallOptions {
+/** The options of the browser-session routes: issuing a code, following it, cancelling it. */
+export interface BrowserSessionOptions extends CallOptions {
   /**
    * Value of the `slowdns_browser` cookie, for callers outside a browser. In a browser leave it out:
    * the browser sends the cookie itself (the cookie is HttpOnly, and `Cookie` is a forbidden header there).
    */
   browserSession?: string;
 }
+
+/** The options of `issueInstallCode` (the same as every browser-session route's). */
+export type IssueOptions = BrowserSessionOptions;
 
 /**
  * The typed client. Each method is one operation of the contract; it resolves with the `data`
@@ -73,6 +80,16 @@ export interface SlowdnsClient {
   healthz(options?: CallOptions): Promise<Health>;
   /** POST /api/v2/slowdns/code/issue: a new install code for a browser session (the page does this). */
   issueInstallCode(options?: IssueOptions): Promise<IssuedInstallCode>;
+  /**
+   * GET /api/v2/slowdns/code/status: what became of the codes this browser session issued (newest first),
+   * with the machine that used each one; never a code or a token. What the page polls.
+   */
+  installCodeStatus(options?: BrowserSessionOptions): Promise<WatchedInstallCodes>;
+  /**
+   * POST /api/v2/slowdns/code/cancel: the session that issued a code stops it ("Not you?"). Idempotent;
+   * a confirmed install cannot be undone (409 `activation_confirmed`).
+   */
+  cancelInstallCode(body: CancelInstallCodeRequest, options?: BrowserSessionOptions): Promise<WatchedInstallCode>;
   /** POST /api/v2/slowdns/install/precheck: right after the code is entered; changes no state. */
   precheck(body: PrecheckRequest, options?: CallOptions): Promise<PrecheckResult>;
   /** POST /api/v2/slowdns/install/activate: after the operator confirmed hostname and public IP. */
@@ -180,15 +197,20 @@ export function createClient(options: ClientOptions): SlowdnsClient {
     throw new SlowdnsUnexpectedResponseError(operation, response.status, requestId, (typeof body === 'string' ? body : (JSON.stringify(body) ?? '')).slice(0, 200));
   }
 
+  /** The call's options with the session cookie added, for a caller outside a browser. */
+  const withBrowserSession = ({ browserSession, ...o }: BrowserSessionOptions): CallOptions =>
+    browserSession === undefined ? o : { ...o, headers: { ...o.headers, cookie: `slowdns_browser=${browserSession}` } };
+
   const installStatus: SlowdnsClient['installStatus'] = (body, o = {}) =>
     call('getInstallStatus', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/status', { ...o, body, fetch }));
 
   return {
     healthz: (o = {}) => call('getHealth', 'retry', o.signal, (fetch) => api.GET('/api/v2/healthz', { ...o, fetch })),
-    issueInstallCode: ({ browserSession, ...o } = {}) => {
-      const withCookie = browserSession === undefined ? o : { ...o, headers: { ...o.headers, cookie: `slowdns_browser=${browserSession}` } };
-      return call('issueInstallCode', 'once', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/issue', { ...withCookie, fetch }));
-    },
+    issueInstallCode: (o = {}) => call('issueInstallCode', 'once', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/issue', { ...withBrowserSession(o), fetch })),
+    installCodeStatus: (o = {}) => call('getInstallCodeStatus', 'retry', o.signal, (fetch) => api.GET('/api/v2/slowdns/code/status', { ...withBrowserSession(o), fetch })),
+    // Idempotent: a repeat answers the code as it is.
+    cancelInstallCode: (body, o = {}) =>
+      call('cancelInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/cancel', { ...withBrowserSession(o), body, fetch })),
     precheck: (body, o = {}) => call('precheckInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/precheck', { ...o, body, fetch })),
     // Safe to repeat by the service's retry rule: the same precheck token and body give the same activation.
     activate: (body, o = {}) => call('activateInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch })),

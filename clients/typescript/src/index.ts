@@ -2,7 +2,9 @@ export { createClient, DEFAULT_TIMEOUT_MS } from './client.js';
 export type {
   Activation,
   ActivateRequest,
+  BrowserSessionOptions,
   CallOptions,
+  CancelInstallCodeRequest,
   CheckinRequest,
   CheckinResult,
   ClientOptions,
@@ -24,6 +26,8 @@ export type {
   ServerRecord,
   ServiceStatus,
   SlowdnsClient,
+  WatchedInstallCode,
+  WatchedInstallCodes,
 } from './client.js';
 export { SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';
 export type { RetryOptions } from './retry.js';
