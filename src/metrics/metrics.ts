@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolStats } from '../db/client.js';
-import { EVENT_TYPES, type EventType } from '../domain/events.js';
+import { EVENT_TYPES, type EventActor, type EventType } from '../domain/events.js';
 
 /**
  * The lifecycle transitions counted: the event types of the event trail (`<object>.<verb>`), one list.
@@ -9,6 +9,27 @@ import { EVENT_TYPES, type EventType } from '../domain/events.js';
 export const TRANSITIONS = EVENT_TYPES;
 
 export type Transition = EventType;
+
+/**
+ * Who made a transition, as the event trail names it: the installer's own steps, a server's agent, the
+ * browser that issued the code (issue, cancel), or an operator (admin release and revokes, the operator
+ * revoke of /revoke). The `actor` label tells an operator's and a browser's actions from the lifecycle.
+ */
+export type TransitionActor = EventActor;
+
+/** Who can make each transition: these series start at 0, so a rate() or increase() sees the first one. */
+export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
+  'install_code.issued': ['browser'],
+  'install_code.activated': ['installer'],
+  'install_code.restored': ['installer', 'operator'],
+  'install_code.consumed': ['installer'],
+  'install_code.revoked': ['operator', 'browser'],
+  'activation.created': ['installer'],
+  'activation.confirmed': ['installer'],
+  'activation.released': ['installer', 'operator', 'browser'],
+  'server.registered': ['installer'],
+  'server.revoked': ['agent', 'installer', 'operator', 'browser'],
+};
 
 export interface MetricsOptions {
   /** Reads the database pool at each scrape; left out, no pool gauges are published. */
@@ -20,7 +41,7 @@ export interface MetricsOptions {
 export interface Metrics {
   registry: Registry;
   observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
-  transition(type: Transition): void;
+  transition(type: Transition, actor: TransitionActor): void;
   refusal(policy: string): void;
   databaseError(kind: 'unavailable' | 'query'): void;
 }
@@ -46,11 +67,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const transitions = new Counter({
     name: 'slowdns_lifecycle_transitions_total',
-    help: 'Changes of install codes, activations and servers, by type (install_code.issued, activation.confirmed, ...).',
-    labelNames: ['type'] as const,
+    help: 'Changes of install codes, activations and servers, by type (install_code.issued, activation.confirmed, ...) and by who made them (installer, agent, browser, operator).',
+    labelNames: ['type', 'actor'] as const,
     registers,
   });
-  for (const type of TRANSITIONS) transitions.inc({ type }, 0);
+  for (const type of TRANSITIONS) for (const actor of TRANSITION_ACTORS[type]) transitions.inc({ type, actor }, 0);
   const refusals = new Counter({
     name: 'slowdns_rate_limit_refusals_total',
     help: 'Requests refused with 429 rate_limit_exceeded, by the policy that refused them.',
@@ -102,7 +123,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       requests.inc(l);
       duration.observe(l, seconds);
     },
-    transition: (type) => transitions.inc({ type }),
+    transition: (type, actor) => transitions.inc({ type, actor }),
     refusal: (policy) => refusals.inc({ policy }),
     databaseError: (kind) => databaseErrors.inc({ kind }),
   };

@@ -76,8 +76,8 @@ export function registerCodeCancel(app: Router, deps: AppDeps): void {
     const session = await requireBrowserSession(c, deps.db, now);
     const { install_code_id } = c.req.valid('json');
     const { code, cancelled } = await cancelWatchedInstallCode(deps.db, session.tokenHash, install_code_id, now, changeContext(c, 'browser'));
-    if (cancelled !== 'nothing') c.var.metrics.transition('install_code.revoked');
-    if (cancelled === 'install') c.var.metrics.transition('activation.released');
+    if (cancelled !== 'nothing') c.var.metrics.transition('install_code.revoked', 'browser');
+    if (cancelled === 'install') c.var.metrics.transition('activation.released', 'browser');
     return c.json({ data: watchedInstallCodeJson(code), meta: { message: messages[cancelled] } }, 200);
   });
 }

@@ -68,7 +68,7 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     await enforceRateLimits(c, deps.db, now, checksFor('issue', { ip: c.get('clientKey'), session: session.tokenHash, fingerprint }));
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session.tokenHash, changeContext(c, 'browser'));
-    c.var.metrics.transition('install_code.issued');
+    c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(
       {
         data: { install_code_id: issued.id, install_code: issued.code, install_code_hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt), ttl_seconds: ttl },

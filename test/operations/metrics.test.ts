@@ -2,15 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { createMetricsApp } from '../../src/metrics/metrics-app.js';
+import { ADMIN_TOKEN, adminAction } from '../admin/admin-requests.js';
+import { bearer, registeredServer, revokeRequest } from '../legacy/agent-requests.js';
 import {
   activatedInstall,
+  activateRequest,
   confirmRequest,
   freshClient,
   issueRequest,
   openBrowserSession,
+  precheckToken,
   releaseRequest,
 } from '../support/install-flow.js';
-import { useTestApp, type TestApp } from '../support/test-app.js';
+import { postJson, useTestApp, type TestApp } from '../support/test-app.js';
 
 async function scrape(t: TestApp): Promise<string> {
   const res = await createMetricsApp(t.metrics).request('/metrics');
@@ -19,14 +23,25 @@ async function scrape(t: TestApp): Promise<string> {
   return res.text();
 }
 
-/** The value of one sample, e.g. `slowdns_lifecycle_transitions_total{type="activation.created"}`. */
+/** The value of one sample, e.g. `slowdns_lifecycle_transitions_total{type="activation.created",actor="installer"}`. */
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
-  const t = useTestApp();
+  const t = useTestApp({ ADMIN_TOKEN });
+
+  /** A code issued by a new browser: its id and what that browser sends to cancel it. */
+  async function browserCode() {
+    const { address, userAgent } = freshClient();
+    const headers = { 'user-agent': userAgent };
+    const cookie = await openBrowserSession(t, address, headers);
+    const res = await issueRequest(t, cookie, address, headers);
+    expect(res.status).toBe(201);
+    const { data } = await res.json();
+    return { code: data.install_code as string, id: data.install_code_id as string, cancel: () => t.request('/api/v2/slowdns/code/cancel', postJson({ install_code_id: data.install_code_id }, { cookie, ...headers }), address) };
+  }
 
   it('after a lifecycle, /metrics shows each transition, the refusal by its policy, and requests by route pattern and status', async () => {
     const confirmed = await activatedInstall(t);
@@ -41,9 +56,9 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     expect((await t.request('/no/such/path/abc123')).status).toBe(404);
 
     const text = await scrape(t);
-    const transition = (type: string) => sample(text, `slowdns_lifecycle_transitions_total{type="${type}"}`);
+    const transition = (type: string, actor = 'installer') => sample(text, `slowdns_lifecycle_transitions_total{type="${type}",actor="${actor}"}`);
     expect({
-      issued: transition('install_code.issued'),
+      issued: transition('install_code.issued', 'browser'),
       created: transition('activation.created'),
       activated: transition('install_code.activated'),
       confirmed: transition('activation.confirmed'),
@@ -52,6 +67,8 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
       restored: transition('install_code.restored'),
       registered: transition('server.registered'),
     }).toEqual({ issued: 4, created: 2, activated: 2, confirmed: 1, consumed: 1, released: 1, restored: 1, registered: 0 });
+    // Nobody else acted: the operators' and browsers' series are there, at 0.
+    expect([transition('activation.released', 'operator'), transition('install_code.revoked', 'browser'), transition('server.revoked', 'agent')]).toEqual([0, 0, 0]);
     expect(sample(text, 'slowdns_rate_limit_refusals_total{policy="issue-session-hour"}')).toBe(1);
     expect(sample(text, 'slowdns_http_requests_total{method="POST",route="/api/v2/slowdns/install/release",status="200"}')).toBe(2);
     expect(sample(text, 'slowdns_http_requests_total{method="POST",route="/api/v2/slowdns/code/issue",status="429"}')).toBe(1);
@@ -62,10 +79,63 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     expect(sample(text, 'slowdns_database_errors_total{kind="unavailable"}')).toBe(0);
   });
 
+  it("counts operators' and browsers' actions as transitions of their own actor, and never an idempotent repeat", async () => {
+    const before = await scrape(t);
+    // Operator: force-release without restoring the code (its server revoked with it), release restoring
+    // it, revoke a pending code, revoke a server by the admin route and by /revoke with ADMIN_TOKEN.
+    const forced = await registeredServer(t);
+    for (let i = 0; i < 2; i++) expect((await adminAction(t, `activations/${forced.activationId}/release`, { restore_install_code: false })).status).toBe(200);
+    const restored = await activatedInstall(t);
+    expect((await adminAction(t, `activations/${restored.activationId}/release`, {})).status).toBe(200);
+    const pending = await browserCode();
+    for (let i = 0; i < 2; i++) expect((await adminAction(t, `install-codes/${pending.id}/revoke`)).status).toBe(200);
+    const byPath = await registeredServer(t);
+    for (let i = 0; i < 2; i++) expect((await adminAction(t, `servers/${byPath.serverId}/revoke`)).status).toBe(200);
+    const byRevoke = await registeredServer(t);
+    expect((await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: byRevoke.serverId })).status).toBe(200);
+    // Agent: a server revokes itself.
+    const own = await registeredServer(t);
+    expect((await revokeRequest(t, bearer(own.agentToken))).status).toBe(200);
+    // Browser: cancel a waiting code, and a code whose install is running (released with it); twice each.
+    const waiting = await browserCode();
+    const running = await browserCode();
+    expect((await activateRequest(t, running.code, await precheckToken(t, running.code))).status).toBe(200);
+    for (const code of [waiting, running, waiting, running]) expect((await code.cancel()).status).toBe(200);
+
+    const after = await scrape(t);
+    const added = (type: string, actor: string) => {
+      const series = `slowdns_lifecycle_transitions_total{type="${type}",actor="${actor}"}`;
+      return (sample(after, series) ?? NaN) - (sample(before, series) ?? NaN);
+    };
+    expect({
+      operatorReleased: added('activation.released', 'operator'),
+      operatorRestored: added('install_code.restored', 'operator'),
+      operatorRevokedCode: added('install_code.revoked', 'operator'),
+      operatorRevokedServer: added('server.revoked', 'operator'),
+      agentRevokedServer: added('server.revoked', 'agent'),
+      browserRevokedCode: added('install_code.revoked', 'browser'),
+      browserReleased: added('activation.released', 'browser'),
+      installerReleased: added('activation.released', 'installer'),
+      installerRevokedServer: added('server.revoked', 'installer'),
+    }).toEqual({
+      operatorReleased: 2,
+      operatorRestored: 1,
+      // The forced release's code, and the pending code.
+      operatorRevokedCode: 2,
+      // The forced release's server, the admin route's, /revoke's.
+      operatorRevokedServer: 3,
+      agentRevokedServer: 1,
+      browserRevokedCode: 2,
+      browserReleased: 1,
+      installerReleased: 0,
+      installerRevokedServer: 0,
+    });
+  });
+
   it('each app counts in its own registry', async () => {
     const other = createMetrics();
-    t.metrics.transition('server.revoked');
-    expect(await other.registry.getSingleMetricAsString('slowdns_lifecycle_transitions_total')).toContain('type="server.revoked"} 0');
+    t.metrics.transition('server.revoked', 'operator');
+    expect(await other.registry.getSingleMetricAsString('slowdns_lifecycle_transitions_total')).toContain('type="server.revoked",actor="operator"} 0');
   });
 
   it('the pool gauges read the database at each scrape', async () => {

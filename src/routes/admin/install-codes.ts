@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
-import { revokeInstallCode } from '../../domain/install-codes.js';
+import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema } from '../../schemas/admin/install-codes.js';
@@ -62,7 +62,9 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
   app.openapi(revoke, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
     const now = deps.clock.now();
-    await revokeInstallCode(deps.db, id, now, changeContext(c, 'operator'));
+    const context = changeContext(c, 'operator');
+    const { revoked } = await revokeInstallCodeAsOperator(deps.db, id, now, context);
+    if (revoked) c.var.metrics.transition('install_code.revoked', context.actor);
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, now)).items;
     return c.json({ data: toRecord(item!), meta: { message: 'Install code revoked.' } }, 200);
   });

@@ -67,8 +67,9 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
 
   app.openapi(revoke, async (c) => {
     const { server_id } = c.req.valid('param');
-    const { server, revoked } = await revokeServer(deps.db, server_id, deps.clock.now(), changeContext(c, 'operator'));
-    if (revoked) c.var.metrics.transition('server.revoked');
+    const context = changeContext(c, 'operator');
+    const { server, revoked } = await revokeServer(deps.db, server_id, deps.clock.now(), context);
+    if (revoked) c.var.metrics.transition('server.revoked', context.actor);
     return c.json({ data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) }, meta: { message: 'Server revoked.' } }, 200);
   });
 }

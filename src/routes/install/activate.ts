@@ -112,8 +112,8 @@ export function registerActivate(app: Router, deps: AppDeps): void {
       deps.config.installTokenTtlSeconds,
       changeContext(c, 'installer'),
     );
-    c.var.metrics.transition('activation.created');
-    c.var.metrics.transition('install_code.activated');
+    c.var.metrics.transition('activation.created', 'installer');
+    c.var.metrics.transition('install_code.activated', 'installer');
     const observed = observedAddress(c.get('clientAddress'));
     const token = await signInstallToken(deps.keys, { activationId: activation.id, jti: activation.installTokenJti }, now, activation.installTokenExpiresAt);
     return c.json(

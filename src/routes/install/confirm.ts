@@ -38,8 +38,8 @@ export function registerConfirm(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
     const activation = await confirmActivation(deps.db, body.activation_id, jti, now, changeContext(c, 'installer'));
-    c.var.metrics.transition('activation.confirmed');
-    c.var.metrics.transition('install_code.consumed');
+    c.var.metrics.transition('activation.confirmed', 'installer');
+    c.var.metrics.transition('install_code.consumed', 'installer');
     return c.json({ data: { activation_id: activation.id, status: 'confirmed' as const }, meta: { message: 'Install confirmed.' } }, 200);
   });
 }

@@ -38,9 +38,9 @@ export function registerRelease(app: Router, deps: AppDeps): void {
   app.openapi(release, async (c) => {
     const { activation_id } = c.req.valid('json');
     const { activation, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), changeContext(c, 'installer'));
-    if (released) c.var.metrics.transition('activation.released');
-    if (released && codeRestored) c.var.metrics.transition('install_code.restored');
-    if (serverRevoked) c.var.metrics.transition('server.revoked');
+    if (released) c.var.metrics.transition('activation.released', 'installer');
+    if (released && codeRestored) c.var.metrics.transition('install_code.restored', 'installer');
+    if (serverRevoked) c.var.metrics.transition('server.revoked', 'installer');
     return c.json(
       {
         data: { activation_id: activation.id, status: 'released' as const, install_code_restored: codeRestored },

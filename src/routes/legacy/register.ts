@@ -55,7 +55,7 @@ export function registerRegister(app: Router, deps: AppDeps): void {
     await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }));
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
     const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now, changeContext(c, 'installer'));
-    c.var.metrics.transition('server.registered');
+    c.var.metrics.transition('server.registered', 'installer');
     c.header('Cache-Control', 'no-store');
     return c.json(
       {

@@ -61,7 +61,7 @@ export function registerRevoke(app: Router, deps: AppDeps): void {
       else throw bearerRejected('agent_token_invalid', tokenGiven);
     }
     const { server, revoked } = await revokeServer(deps.db, serverId, deps.clock.now(), changeContext(c, actor));
-    if (revoked) c.var.metrics.transition('server.revoked');
+    if (revoked) c.var.metrics.transition('server.revoked', actor);
     return c.json(
       { data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) }, meta: { message: 'Server revoked.' } },
       200,
