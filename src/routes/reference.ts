@@ -6,6 +6,8 @@ import { Scalar } from '@scalar/hono-api-reference';
 import type { Context } from 'hono';
 import { compressedBody } from '../http/compressed-body.js';
 import type { Router } from '../http/router.js';
+import type { OpenApiDocument } from '../openapi-document.js';
+import { referenceShell } from './reference-shell.js';
 
 const SCALAR_BUNDLE_PATH = '/docs/scalar.js';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -30,17 +32,40 @@ function scalarBundle(): { file: string; version: string } {
   return { file: join(dist, 'browser', 'standalone.js'), version };
 }
 
-/** Scalar's page says no language and has no icon (the browser would ask for /favicon.ico and log a 404). */
-function withLanguageAndIcon(html: string): string {
-  return html.replace(/<html>/, '<html lang="en">').replace(/<meta charset="utf-8" \/>/, '<meta charset="utf-8" />\n    <link rel="icon" href="data:," />');
+/** Replaces the one `from` in Scalar's page; throws if a Scalar upgrade changed it (the tests render the page). */
+function replaceOnce(html: string, from: string | RegExp, to: string): string {
+  if (!(typeof from === 'string' ? html.includes(from) : from.test(html))) throw new Error(`Scalar's page changed: ${String(from)} not found`);
+  return html.replace(from, () => to);
+}
+
+/**
+ * Scalar's page, made to paint at once. It says no language and has no icon (the browser would ask for
+ * /favicon.ico and log a 404). Its bundle blocked the first paint, and the document was only asked for
+ * once the bundle had run: now the server-rendered shell (reference-shell.ts) paints with the page, the
+ * bundle is deferred and its init runs after it (an inline module script runs, like a deferred script,
+ * once the page is parsed, in order), and the document is preloaded alongside the bundle.
+ */
+function withFastFirstPaint(html: string, bundleUrl: string, shell: { markup: string; style: string }): string {
+  html = replaceOnce(html, '<html>', '<html lang="en">');
+  html = replaceOnce(
+    html,
+    '<meta charset="utf-8" />',
+    '<meta charset="utf-8" />\n    <link rel="icon" href="data:," />\n    <link rel="preload" href="/openapi.json" as="fetch" crossorigin />',
+  );
+  html = replaceOnce(html, '</style>', `${shell.style}\n    </style>`);
+  html = replaceOnce(html, '<div id="app"></div>', `<div id="app">${shell.markup}</div>`);
+  html = replaceOnce(html, `<script src="${bundleUrl}"></script>`, `<script src="${bundleUrl}" defer></script>`);
+  return replaceOnce(html, /<script type="text\/javascript">(?=\s*Scalar\.createApiReference)/, '<script type="module">');
 }
 
 /**
  * `GET /openapi.json` (the document built once at start) and `GET /docs`, the Scalar reference.
  * Scalar's bundle is served from here and its fonts, telemetry, proxy and agent chat are off: the page works offline.
  */
-export function registerReference(app: Router, document: () => unknown): void {
-  app.get('/openapi.json', (c) => c.json(document()));
+export function registerReference(app: Router, document: () => OpenApiDocument | undefined): void {
+  // 240 KB of JSON, a tenth of it compressed: made at the first request, like the page.
+  const sendDocument = compressedBody(async () => JSON.stringify(document()));
+  app.get('/openapi.json', (c) => sendDocument(c, { 'Content-Type': 'application/json' }));
 
   // 3.5 MB of JavaScript: read, compressed and kept at its first request, under a URL that names
   // Scalar's version, so browsers keep it for good and a new version is a new URL.
@@ -75,7 +100,9 @@ export function registerReference(app: Router, document: () => unknown): void {
   let html: Promise<string> | undefined;
   const sendPage = compressedBody(() => html!);
   app.get('/docs', async (c) => {
-    html ??= Promise.resolve(renderPage(c as unknown as Context, async () => {})).then(async (res) => withLanguageAndIcon(await (res as Response).text()));
+    html ??= Promise.resolve(renderPage(c as unknown as Context, async () => {})).then(async (res) =>
+      withFastFirstPaint(await (res as Response).text(), bundleUrl, referenceShell(document()!)),
+    );
     c.header('Cache-Control', 'no-cache');
     return sendPage(c, { 'Content-Type': 'text/html; charset=utf-8' });
   });

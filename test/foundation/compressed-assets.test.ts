@@ -15,12 +15,34 @@ const scalarBundle = await readFile(join(scalarDist, 'browser', 'standalone.js')
 const get = (path: string, acceptEncoding?: string) => t.request(path, acceptEncoding === undefined ? {} : { headers: { 'accept-encoding': acceptEncoding } });
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 
-describe('the reference page and its bundle', () => {
+describe('the reference page, its document and its bundle', () => {
   it('/docs names its language and an icon, and links the bundle under a versioned URL', async () => {
     const html = await (await get('/docs')).text();
     expect(html).toContain('<html lang="en">');
     expect(html).toContain('<link rel="icon" href="data:," />');
-    expect(html).toContain(`<script src="/docs/scalar.js?v=${scalarVersion}">`);
+    expect(html).toContain(`<script src="/docs/scalar.js?v=${scalarVersion}" defer>`);
+  });
+
+  it('/docs paints without Scalar: the title, the introduction and every operation, rendered on the server', async () => {
+    const html = await (await get('/docs')).text();
+    const document = (await (await get('/openapi.json')).json()) as { info: { title: string }; paths: Record<string, Record<string, { summary: string }>> };
+    expect(html).toContain(`<h1>${document.info.title}</h1>`);
+    expect(html).toContain('hands short-lived <strong>install codes</strong> to people on the page <code>GET /slowdns</code>');
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item)) expect(html).toContain(` ${operation.summary.replace(/'/g, '&#39;')}</li>`);
+    }
+    // The bundle does not hold up the first paint, and the document is fetched beside it rather than after it.
+    expect(html).toContain('<link rel="preload" href="/openapi.json" as="fetch" crossorigin />');
+    expect(html).toMatch(/<script type="module">\s*Scalar\.createApiReference/);
+  });
+
+  it('/openapi.json is compressed too, and decodes to the document', async () => {
+    const res = await get('/openapi.json', 'br');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('content-encoding')).toBe('br');
+    const document = JSON.parse(brotliDecompressSync(await bytes(res)).toString());
+    expect(document).toEqual(await (await get('/openapi.json')).json());
+    expect(document.info.title).toBe('SlowDNS activation service');
   });
 
   it('the versioned bundle is cached for good, in brotli when the browser takes it, and decodes to Scalar’s file', async () => {

@@ -23,6 +23,9 @@ describeWithBrowser('the /docs reference in headless Chromium', () => {
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("connect-src 'self'");
 
+    // The server-rendered shell paints first and holds the same title: Scalar has taken over once it is gone.
+    await page.locator('.reference-shell').waitFor({ state: 'detached', timeout: 20_000 });
+    await page.getByText('Download OpenAPI Document').first().waitFor({ timeout: 20_000 });
     await page.getByRole('heading', { name: 'SlowDNS activation service' }).first().waitFor({ timeout: 20_000 });
     await page.getByText('Health check').first().waitFor({ timeout: 20_000 });
     // Let late loaders (fonts, telemetry, lazy chunks) fire before counting requests.
