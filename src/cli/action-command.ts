@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { adminApi, type AdminApi } from './admin-api.js';
+import { adminApi, dataOf, type AdminApi, type Answer } from './admin-api.js';
 import { connectionFrom, connectionOptions, type ConnectionFlags } from './connection.js';
 import { outputFor, type CliContext } from './context.js';
 import { print, type Row } from './output.js';
@@ -13,7 +13,7 @@ export function actionCommand<T, F extends ConnectionFlags & { json?: boolean }>
     argument: [string, string];
     description: string;
     options?(command: Command): Command;
-    act(api: AdminApi, url: string, id: string, flags: F): Promise<T>;
+    act(api: AdminApi, id: string, flags: F): Promise<Answer<T>>;
     row(item: T): Row;
     columns: string[];
     done(item: T): string;
@@ -25,7 +25,7 @@ export function actionCommand<T, F extends ConnectionFlags & { json?: boolean }>
     .option('--json', 'print the result as JSON')
     .action(async (id: string, flags: F) => {
       const connection = connectionFrom(context.env, flags);
-      const item = await spec.act(adminApi(connection), connection.url, id, flags);
+      const item = await dataOf(connection.url, spec.act(adminApi(connection), id, flags));
       print(outputFor(context, flags), item, [spec.row(item)], spec.columns, spec.done(item));
     });
 }

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
-import { dataOf } from './admin-api.js';
 import type { CliContext } from './context.js';
-import { listCommand, pageQuery, type ListFlags } from './list-command.js';
+import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
@@ -21,45 +20,32 @@ const row = (a: ActivationRecord): Row => ({
 });
 const columns = ['id', 'status', 'hostname', 'public_ip', 'machine_id', 'ref', 'created_at', 'server'];
 
+type ListFilters = ListFlags & { status?: ActivationRecord['status']; machineId?: string; hostname?: string; publicIp?: string; installCodeId?: string };
+
 /** `activations list|release` over the admin API. */
 export function registerActivationsCommands(program: Command, context: CliContext): void {
   const activations = program.command('activations').description('activations on a running service (admin API): list, release');
-  listCommand<ActivationRecord, ListFlags & { status?: ActivationRecord['status']; machineId?: string; hostname?: string; publicIp?: string; installCodeId?: string }>(
-    activations,
-    context,
-    {
-      description: 'activations, newest first, with their machine binding, requested ref, installer version, times and server',
-      filters: (c) =>
-        c
-          .option('--status <status>', 'activated, confirmed or released')
-          .option('--machine-id <id>', 'the machine-id of the machine')
-          .option('--hostname <name>', 'the hostname the operator confirmed')
-          .option('--public-ip <ip>', 'the public IP address')
-          .option('--install-code-id <id>', 'the install code (ic_…) it used'),
-      fetch: (api, url, f) =>
-        dataOf(
-          url,
-          api.GET('/api/v2/admin/activations', {
-            params: { query: { ...pageQuery(f), status: f.status, machine_id: f.machineId, hostname: f.hostname, public_ip: f.publicIp, install_code_id: f.installCodeId } },
-          }),
-        ),
-      row,
-      columns,
-    },
-  );
+  listCommand(activations, context, {
+    description: 'activations, newest first, with their machine binding, requested ref, installer version, times and server',
+    filters: (c) =>
+      c
+        .option('--status <status>', 'activated, confirmed or released')
+        .option('--machine-id <id>', 'the machine-id of the machine')
+        .option('--hostname <name>', 'the hostname the operator confirmed')
+        .option('--public-ip <ip>', 'the public IP address')
+        .option('--install-code-id <id>', 'the install code (ic_…) it used'),
+    query: (f: ListFilters) => ({ status: f.status, machine_id: f.machineId, hostname: f.hostname, public_ip: f.publicIp, install_code_id: f.installCodeId }),
+    fetch: (api, query) => api.GET('/api/v2/admin/activations', { params: { query } }),
+    row,
+    columns,
+  });
   actionCommand<ReleaseResult, { json?: boolean; restore?: boolean }>(activations, context, {
     name: 'release',
     argument: ['<activation_id>', 'the activation (act_…)'],
     description: 'force-release an unconfirmed activation, as the installer\'s release does; its server is revoked (idempotent)',
     options: (c) => c.option('--no-restore', 'do not give the install code back: it is revoked instead'),
-    act: (api, url, id, flags) =>
-      dataOf(
-        url,
-        api.POST('/api/v2/admin/activations/{activation_id}/release', {
-          params: { path: { activation_id: id } },
-          body: { restore_install_code: flags.restore !== false },
-        }),
-      ),
+    act: (api, id, flags) =>
+      api.POST('/api/v2/admin/activations/{activation_id}/release', { params: { path: { activation_id: id } }, body: { restore_install_code: flags.restore !== false } }),
     row: (r) => ({ id: r.activation_id, status: r.status, install_code_restored: r.install_code_restored }),
     columns: ['id', 'status', 'install_code_restored'],
     done: (r) => `${r.activation_id} is ${r.status}${r.install_code_restored ? '; its install code can be used again' : ''}.`,

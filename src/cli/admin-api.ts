@@ -15,7 +15,8 @@ export function adminApi({ url, token }: AdminConnection): AdminApi {
   return createFetchClient<paths>({ baseUrl: url.replace(/\/+$/, ''), headers: { authorization: `Bearer ${token}` } });
 }
 
-type Answer<T> = { data?: { data: T }; error?: unknown; response: Response };
+/** What openapi-fetch resolves with, reduced to what `dataOf` reads. */
+export type Answer<T> = { data?: { data: T }; error?: unknown; response: Response };
 
 /**
  * The `data` of a successful answer. Anything else is a CliError of one line: the service's status,

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
-import { dataOf } from './admin-api.js';
 import type { CliContext } from './context.js';
-import { listCommand, pageQuery, type ListFlags } from './list-command.js';
+import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
@@ -18,14 +17,16 @@ const row = (c: InstallCodeRecord): Row => ({
 });
 const columns = ['id', 'hint', 'status', 'issued_at', 'expires_at', 'activation'];
 
+type ListFilters = ListFlags & { status?: InstallCodeRecord['status']; hint?: string };
+
 /** `codes list|revoke` over the admin API. */
 export function registerCodesCommands(program: Command, context: CliContext): void {
   const codes = program.command('codes').description('install codes on a running service (admin API): list, revoke');
-  listCommand<InstallCodeRecord, ListFlags & { status?: InstallCodeRecord['status']; hint?: string }>(codes, context, {
+  listCommand(codes, context, {
     description: 'install codes, newest first: hint, status, times and the activation that used each (never the code itself)',
     filters: (c) => c.option('--status <status>', 'issued, activated, consumed, expired or revoked').option('--hint <text>', 'part of the hint, e.g. its last group'),
-    fetch: (api, url, flags) =>
-      dataOf(url, api.GET('/api/v2/admin/install-codes', { params: { query: { ...pageQuery(flags), status: flags.status, hint: flags.hint } } })),
+    query: (f: ListFilters) => ({ status: f.status, hint: f.hint }),
+    fetch: (api, query) => api.GET('/api/v2/admin/install-codes', { params: { query } }),
     row,
     columns,
   });
@@ -33,7 +34,7 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
     name: 'revoke',
     argument: ['<install_code_id>', 'the code\'s id (ic_…), as `codes list` shows it'],
     description: 'revoke an issued code: it can no longer be prechecked or activated (idempotent)',
-    act: (api, url, id) => dataOf(url, api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', { params: { path: { install_code_id: id } } })),
+    act: (api, id) => api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', { params: { path: { install_code_id: id } } }),
     row,
     columns,
     done: (c) => `${c.install_code_id} is ${c.status}.`,

@@ -3,7 +3,7 @@ import { CliError } from './cli-error.js';
 import { outputFor, type CliContext } from './context.js';
 import { print, type Row } from './output.js';
 import { connectionFrom, connectionOptions, type ConnectionFlags } from './connection.js';
-import { adminApi, type AdminApi } from './admin-api.js';
+import { adminApi, dataOf, type AdminApi, type Answer } from './admin-api.js';
 
 /** The flags every list takes, as the admin API's query: page size, cursor and time range. */
 export interface ListFlags extends ConnectionFlags {
@@ -19,23 +19,27 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-export function pageQuery(flags: ListFlags) {
+export type PageQuery = ReturnType<typeof pageQuery>;
+
+function pageQuery(flags: ListFlags) {
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
   if (limit !== undefined && !Number.isInteger(limit)) throw new CliError(`--limit must be a whole number, not ${flags.limit}`, 2);
   return { limit, cursor: flags.cursor, since: flags.since, until: flags.until };
 }
 
 /**
- * A `list` subcommand: the shared flags, the resource's own filters (added by `filters`), one page
- * fetched by `fetch` and printed as a table of `columns` (`--json`: the page as the API answered it).
+ * A `list` subcommand: the shared flags, the resource's own filters (added by `filters`, turned into
+ * its query parameters by `query`), one page fetched by `fetch` with the paging and time range added,
+ * printed as a table of `columns` (`--json`: the page as the API answered it).
  */
-export function listCommand<T, F extends ListFlags>(
+export function listCommand<T, F extends ListFlags, Q extends object>(
   group: Command,
   context: CliContext,
   spec: {
     description: string;
     filters(command: Command): Command;
-    fetch(api: AdminApi, url: string, flags: F): Promise<Page<T>>;
+    query(flags: F): Q;
+    fetch(api: AdminApi, query: PageQuery & Q): Promise<Answer<Page<T>>>;
     row(item: T): Row;
     columns: string[];
   },
@@ -52,7 +56,7 @@ export function listCommand<T, F extends ListFlags>(
     .option('--json', 'print the page as JSON ({items, next_cursor})')
     .action(async (flags: F) => {
       const connection = connectionFrom(context.env, flags);
-      const page = await spec.fetch(adminApi(connection), connection.url, flags);
+      const page = await dataOf(connection.url, spec.fetch(adminApi(connection), { ...pageQuery(flags), ...spec.query(flags) }));
       const note = page.next_cursor ? `more: --cursor ${page.next_cursor}` : undefined;
       print(outputFor(context, flags), page, page.items.map(spec.row), spec.columns, note);
     });

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
-import { dataOf } from './admin-api.js';
 import type { CliContext } from './context.js';
-import { listCommand, pageQuery, type ListFlags } from './list-command.js';
+import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
@@ -20,18 +19,20 @@ const row = (s: ServerRecord): Row => ({
 });
 const columns = ['id', 'health', 'hostname', 'public_ip', 'agent', 'last_seen_at', 'registered_at'];
 
+type ListFilters = ListFlags & { status?: ServerRecord['health']; hostname?: string; machineId?: string };
+
 /** `servers list|revoke` over the admin API. */
 export function registerServersCommands(program: Command, context: CliContext): void {
   const servers = program.command('servers').description('registered servers on a running service (admin API): list, revoke');
-  listCommand<ServerRecord, ListFlags & { status?: ServerRecord['health']; hostname?: string; machineId?: string }>(servers, context, {
+  listCommand(servers, context, {
     description: 'servers, newest first, with their health from check-ins (active, stale, dead, revoked), last seen and agent version',
     filters: (c) =>
       c
         .option('--status <health>', 'active, stale, dead or revoked')
         .option('--hostname <name>', 'the hostname')
         .option('--machine-id <id>', 'the machine-id'),
-    fetch: (api, url, f) =>
-      dataOf(url, api.GET('/api/v2/admin/servers', { params: { query: { ...pageQuery(f), status: f.status, hostname: f.hostname, machine_id: f.machineId } } })),
+    query: (f: ListFilters) => ({ status: f.status, hostname: f.hostname, machine_id: f.machineId }),
+    fetch: (api, query) => api.GET('/api/v2/admin/servers', { params: { query } }),
     row,
     columns,
   });
@@ -39,7 +40,7 @@ export function registerServersCommands(program: Command, context: CliContext): 
     name: 'revoke',
     argument: ['<server_id>', 'the server (srv_…)'],
     description: 'revoke a server: its agent token stops working and its next check-in is told so (idempotent)',
-    act: (api, url, id) => dataOf(url, api.POST('/api/v2/admin/servers/{server_id}/revoke', { params: { path: { server_id: id } } })),
+    act: (api, id) => api.POST('/api/v2/admin/servers/{server_id}/revoke', { params: { path: { server_id: id } } }),
     row: (r) => ({ id: r.server_id, status: r.status, revoked_at: r.revoked_at }),
     columns: ['id', 'status', 'revoked_at'],
     done: (r) => `${r.server_id} is ${r.status}.`,

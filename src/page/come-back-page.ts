@@ -1,3 +1,5 @@
+import { renderPage } from './page-frame.js';
+
 /**
  * What a person over the new-session limit sees at /slowdns: a page saying when to come back, not a JSON
  * envelope. Only numbers the service computed are put into it, so nothing needs escaping.
@@ -22,32 +24,17 @@ function waitInWords(seconds: number): string {
 
 export function renderComeBackPage({ styleUrl, retryAfterSeconds, resetAt }: ComeBackPageOptions): string {
   const clock = resetAt.toISOString().slice(11, 16);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>SlowDNS · Come back later</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${styleUrl}">
-</head>
-<body>
-<main class="page">
-  <header class="masthead">
-    <p class="product">SlowDNS</p>
-    <h1>Please come back later</h1>
-  </header>
-  <section class="card" aria-labelledby="wait-heading">
+  return renderPage({
+    title: 'Come back later',
+    styleUrl,
+    heading: 'Please come back later',
+    content: `  <section class="card" aria-labelledby="wait-heading">
     <h2 id="wait-heading">Come back in ${waitInWords(retryAfterSeconds)}</h2>
     <p>This page has been opened in too many new browsers from your network in the last hour, so it cannot
     start another one right now. Try again after <strong>${clock} UTC</strong>.</p>
     <p class="fine-print">A browser that already has this page open can keep using it. Codes you already
     have keep working until they expire.</p>
     <p><a href="/slowdns">Try again</a></p>
-  </section>
-</main>
-</body>
-</html>
-`;
+  </section>`,
+  });
 }

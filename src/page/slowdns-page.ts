@@ -1,3 +1,5 @@
+import { renderPage } from './page-frame.js';
+
 /**
  * The /slowdns page: server-rendered markup for every state; `app.js` (served by this service) only
  * fills it in and switches states. Nothing here comes from the request, so nothing needs escaping.
@@ -50,29 +52,14 @@ function installerCommandSection({ baseUrl, scriptSha256 }: SlowdnsPageOptions['
 }
 
 export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, installCodeTtlSeconds, installerCommand }: SlowdnsPageOptions): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>SlowDNS · Get an install code</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${styleUrl}">
-<script src="${scriptUrl}" defer></script>
-<script src="${watchScriptUrl}" defer></script>
-<script src="${installerCommand.scriptUrl}" defer></script>
-</head>
-<body>
-<main class="page">
-  <header class="masthead">
-    <p class="product">SlowDNS</p>
-    <h1>Get an install code</h1>
-    <p class="lead">The SlowDNS installer on your server asks for an install code. Get one here: it works
-    for one installation and expires ${lifetimeInWords(installCodeTtlSeconds)} after you get it.</p>
-  </header>
-
-  <section class="card" aria-labelledby="code-heading">
+  return renderPage({
+    title: 'Get an install code',
+    styleUrl,
+    scriptUrls: [scriptUrl, watchScriptUrl, installerCommand.scriptUrl],
+    heading: 'Get an install code',
+    lead: `The SlowDNS installer on your server asks for an install code. Get one here: it works
+    for one installation and expires ${lifetimeInWords(installCodeTtlSeconds)} after you get it.`,
+    content: `  <section class="card" aria-labelledby="code-heading">
     <h2 id="code-heading" class="visually-hidden">Install code</h2>
     <button type="button" id="issue-button" class="button primary">Get an install code</button>
     <p id="status" class="status" role="status" aria-live="polite"></p>
@@ -128,9 +115,6 @@ export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, install
       <li>Check the hostname and public IP it shows, and let it finish. This page follows the install and
       shows which machine uses your code.</li>
     </ol>
-  </section>
-</main>
-</body>
-</html>
-`;
+  </section>`,
+  });
 }

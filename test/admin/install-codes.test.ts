@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { eventTrail } from '../support/event-trail.js';
-import { activatedInstall, confirmRequest, expectError, freshClient, openBrowserSession, precheckRequest } from '../support/install-flow.js';
+import { activatedInstall, confirmRequest, expectError, freshClient, issue, newBrowser, precheckRequest } from '../support/install-flow.js';
 import { type TestApp, useTestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN, adminAction, adminList, allPages } from './admin-requests.js';
 
-/** Issues a code and answers its install_code_id and hint. */
-async function issued(t: TestApp): Promise<{ id: string; hint: string; code: string }> {
-  const { address, userAgent } = freshClient();
-  const headers = { 'user-agent': userAgent };
-  const cookie = await openBrowserSession(t, address, headers);
-  const { data } = await (await t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie, ...headers } }, address)).json();
-  return { id: data.install_code_id, hint: data.install_code_hint, code: data.install_code };
-}
+/** Issues a code from a new browser and answers its install_code_id, hint and code. */
+const issued = async (t: TestApp) => issue(t, await newBrowser(t));
 
 describe('admin: install codes', () => {
   const t = useTestApp({ ADMIN_TOKEN });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { bearer, checkinRequest } from '../legacy/agent-requests.js';
-import { freshClient, openBrowserSession } from '../support/install-flow.js';
+import { issue, newBrowser } from '../support/install-flow.js';
 import { installCollectingSecrets } from '../support/install-secrets.js';
 import { useTestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN, adminAction, allPages } from './admin-requests.js';
@@ -19,11 +19,9 @@ describe('no secret in any admin answer', () => {
       if (i === 0) answers.push(await (await adminAction(t, `activations/${install.activationId}/release`)).json());
       else answers.push(await (await adminAction(t, `servers/${install.serverId}/revoke`)).json());
     }
-    const { address, userAgent } = freshClient();
-    const cookie = await openBrowserSession(t, address, { 'user-agent': userAgent });
-    const { data: spare } = await (await t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie, 'user-agent': userAgent } }, address)).json();
-    secrets.push(spare.install_code);
-    answers.push(await (await adminAction(t, `install-codes/${spare.install_code_id}/revoke`)).json());
+    const spare = await issue(t, await newBrowser(t));
+    secrets.push(spare.code);
+    answers.push(await (await adminAction(t, `install-codes/${spare.id}/revoke`)).json());
     for (const list of ['install-codes', 'activations', 'servers', 'events']) answers.push(await allPages(t, list, { limit: 200 }));
 
     const text = JSON.stringify(answers);

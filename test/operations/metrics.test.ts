@@ -7,14 +7,17 @@ import { bearer, registeredServer, revokeRequest } from '../legacy/agent-request
 import {
   activatedInstall,
   activateRequest,
+  cancelRequest,
   confirmRequest,
   freshClient,
+  issue,
   issueRequest,
+  newBrowser,
   openBrowserSession,
   precheckToken,
   releaseRequest,
 } from '../support/install-flow.js';
-import { postJson, useTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp, type TestApp } from '../support/test-app.js';
 
 async function scrape(t: TestApp): Promise<string> {
   const res = await createMetricsApp(t.metrics).request('/metrics');
@@ -32,15 +35,11 @@ function sample(text: string, series: string): number | undefined {
 describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
   const t = useTestApp({ ADMIN_TOKEN });
 
-  /** A code issued by a new browser: its id and what that browser sends to cancel it. */
+  /** A code issued by a new browser, and that browser's cancel of it. */
   async function browserCode() {
-    const { address, userAgent } = freshClient();
-    const headers = { 'user-agent': userAgent };
-    const cookie = await openBrowserSession(t, address, headers);
-    const res = await issueRequest(t, cookie, address, headers);
-    expect(res.status).toBe(201);
-    const { data } = await res.json();
-    return { code: data.install_code as string, id: data.install_code_id as string, cancel: () => t.request('/api/v2/slowdns/code/cancel', postJson({ install_code_id: data.install_code_id }, { cookie, ...headers }), address) };
+    const browser = await newBrowser(t);
+    const issued = await issue(t, browser);
+    return { ...issued, cancel: () => cancelRequest(t, browser, issued.id) };
   }
 
   it('after a lifecycle, /metrics shows each transition, the refusal by its policy, and requests by route pattern and status', async () => {

@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { activations, events, installCodes } from '../../src/db/schema.js';
 import {
   activateRequest,
+  cancelRequest,
   confirmRequest,
   expectError,
   expectRefusal,
-  freshClient,
-  issueRequest,
-  openBrowserSession,
+  issue,
+  newBrowser,
   precheckRequest,
   releaseRequest,
 } from '../support/install-flow.js';
@@ -16,29 +16,6 @@ import { postJson, useTestApp } from '../support/test-app.js';
 
 const t = useTestApp();
 const CANCEL_PATH = '/api/v2/slowdns/code/cancel';
-
-interface Browser {
-  cookie: string;
-  address: string;
-  headers: Record<string, string>;
-}
-
-async function newBrowser(): Promise<Browser> {
-  const { address, userAgent } = freshClient();
-  const headers = { 'user-agent': userAgent };
-  return { cookie: await openBrowserSession(t, address, headers), address, headers };
-}
-
-async function issue(browser: Browser): Promise<{ code: string; id: string }> {
-  const res = await issueRequest(t, browser.cookie, browser.address, browser.headers);
-  expect(res.status).toBe(201);
-  const { data } = await res.json();
-  return { code: data.install_code, id: data.install_code_id };
-}
-
-function cancelRequest(browser: Browser, installCodeId: string, headers: Record<string, string> = {}) {
-  return t.request(CANCEL_PATH, postJson({ install_code_id: installCodeId }, { cookie: browser.cookie, ...browser.headers, ...headers }), browser.address);
-}
 
 async function precheckToken(code: string): Promise<string> {
   const res = await precheckRequest(t, code, {}, '192.0.2.44');
@@ -58,12 +35,12 @@ const eventsOf = async (installCodeId: string) =>
 
 describe('POST /api/v2/slowdns/code/cancel', () => {
   it('revokes an issued code: precheck, and activate with a token already handed out, answer 410 install_code_revoked', async () => {
-    const browser = await newBrowser();
-    const { code, id } = await issue(browser);
+    const browser = await newBrowser(t);
+    const { code, id } = await issue(t, browser);
     const token = await precheckToken(code);
     t.clock.advance(20);
 
-    const res = await cancelRequest(browser, id);
+    const res = await cancelRequest(t, browser, id);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.json();
@@ -76,11 +53,11 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
   });
 
   it('is idempotent: a repeat answers the same code and records nothing more', async () => {
-    const browser = await newBrowser();
-    const { id } = await issue(browser);
-    const first = await (await cancelRequest(browser, id)).json();
+    const browser = await newBrowser(t);
+    const { id } = await issue(t, browser);
+    const first = await (await cancelRequest(t, browser, id)).json();
     const before = await eventsOf(id);
-    const again = await cancelRequest(browser, id);
+    const again = await cancelRequest(t, browser, id);
     expect(again.status).toBe(200);
     const body = await again.json();
     expect(body.data).toEqual(first.data);
@@ -89,11 +66,11 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
   });
 
   it('stops an install in progress: the activation is released without restoring the code, which is revoked', async () => {
-    const browser = await newBrowser();
-    const { code, id } = await issue(browser);
+    const browser = await newBrowser(t);
+    const { code, id } = await issue(t, browser);
     const { activationId, installToken } = await activate(code);
 
-    const res = await cancelRequest(browser, id);
+    const res = await cancelRequest(t, browser, id);
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.data).toMatchObject({ status: 'revoked', usable: false, machine: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7' } });
@@ -110,29 +87,29 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
   });
 
   it('cannot undo a confirmed install: 409 activation_confirmed, and nothing changes', async () => {
-    const browser = await newBrowser();
-    const { code, id } = await issue(browser);
+    const browser = await newBrowser(t);
+    const { code, id } = await issue(t, browser);
     const { activationId, installToken } = await activate(code);
     expect((await confirmRequest(t, activationId, installToken)).status).toBe(200);
-    await expectRefusal(t, () => cancelRequest(browser, id), 409, 'activation_confirmed');
+    await expectRefusal(t, () => cancelRequest(t, browser, id), 409, 'activation_confirmed');
   });
 
   it("answers 404 for another browser's code as for an unknown one, and 400 for a malformed id", async () => {
-    const alice = await newBrowser();
-    const bob = await newBrowser();
-    const { id } = await issue(alice);
-    await expectRefusal(t, () => cancelRequest(bob, id), 404, 'install_code_not_found');
-    await expectRefusal(t, () => cancelRequest(alice, 'ic_0000000000000000'), 404, 'install_code_not_found');
-    await expectRefusal(t, () => cancelRequest(alice, 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N'), 400, 'validation_failed');
+    const alice = await newBrowser(t);
+    const bob = await newBrowser(t);
+    const { id } = await issue(t, alice);
+    await expectRefusal(t, () => cancelRequest(t, bob, id), 404, 'install_code_not_found');
+    await expectRefusal(t, () => cancelRequest(t, alice, 'ic_0000000000000000'), 404, 'install_code_not_found');
+    await expectRefusal(t, () => cancelRequest(t, alice, 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N'), 400, 'validation_failed');
     const [row] = await t.database.db.select({ status: installCodes.status }).from(installCodes).where(eq(installCodes.id, id));
     expect(row!.status).toBe('issued');
   });
 
   it('refuses another site before reading the body, and a request without a session', async () => {
-    const browser = await newBrowser();
-    const { id } = await issue(browser);
-    await expectRefusal(t, () => cancelRequest(browser, id, { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');
-    await expectRefusal(t, () => cancelRequest(browser, id, { origin: 'https://evil.example' }), 403, 'cross_site_request');
+    const browser = await newBrowser(t);
+    const { id } = await issue(t, browser);
+    await expectRefusal(t, () => cancelRequest(t, browser, id, { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');
+    await expectRefusal(t, () => cancelRequest(t, browser, id, { origin: 'https://evil.example' }), 403, 'cross_site_request');
     // A form post from another site: text/plain, which would otherwise be 415.
     await expectRefusal(
       t,
@@ -140,6 +117,6 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
       403,
       'cross_site_request',
     );
-    await expectRefusal(t, () => cancelRequest({ ...browser, cookie: '' }, id), 403, 'browser_session_required');
+    await expectRefusal(t, () => cancelRequest(t, { ...browser, cookie: '' }, id), 403, 'browser_session_required');
   });
 });

@@ -1,29 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { activateRequest, confirmRequest, expectError, freshClient, issueRequest, machine, openBrowserSession, precheckRequest, releaseRequest } from '../support/install-flow.js';
+import { activateRequest, confirmRequest, expectError, issue, machine, newBrowser, precheckRequest, releaseRequest, type Browser } from '../support/install-flow.js';
 import { useTestApp, type TestApp } from '../support/test-app.js';
 
 // Sessions outlive an install token here, so a test can watch a release that came too late to restore the code.
 const t = useTestApp({ BROWSER_SESSION_TTL_SECONDS: '86400' });
 const STATUS_PATH = '/api/v2/slowdns/code/status';
-
-interface Browser {
-  cookie: string;
-  address: string;
-  headers: Record<string, string>;
-}
-
-async function newBrowser(): Promise<Browser> {
-  const { address, userAgent } = freshClient();
-  const headers = { 'user-agent': userAgent };
-  return { cookie: await openBrowserSession(t, address, headers), address, headers };
-}
-
-async function issue(browser: Browser): Promise<{ code: string; hint: string }> {
-  const res = await issueRequest(t, browser.cookie, browser.address, browser.headers);
-  expect(res.status).toBe(201);
-  const { data } = await res.json();
-  return { code: data.install_code, hint: data.install_code_hint };
-}
 
 function statusRequest(target: TestApp, browser: Browser, headers: Record<string, string> = {}) {
   return target.request(STATUS_PATH, { headers: { cookie: browser.cookie, ...browser.headers, ...headers } }, browser.address);
@@ -50,8 +31,8 @@ const shortId = machine.machine_id.slice(0, 8);
 
 describe('GET /api/v2/slowdns/code/status', () => {
   it('follows a code from issued through prechecked and activated to confirmed, never showing the code or a token', async () => {
-    const browser = await newBrowser();
-    const { code, hint } = await issue(browser);
+    const browser = await newBrowser(t);
+    const { code, hint } = await issue(t, browser);
 
     let seen = await watched(browser);
     expect(seen.items).toEqual([
@@ -107,8 +88,8 @@ describe('GET /api/v2/slowdns/code/status', () => {
   });
 
   it('shows a released install as released and usable, then as prechecked when a machine checks the restored code', async () => {
-    const browser = await newBrowser();
-    const { code } = await issue(browser);
+    const browser = await newBrowser(t);
+    const { code } = await issue(t, browser);
     const { activationId } = await activate(code, { hostname: 'broken.example.net' });
     t.clock.advance(30);
     const released = await releaseRequest(t, activationId);
@@ -130,8 +111,8 @@ describe('GET /api/v2/slowdns/code/status', () => {
   });
 
   it('shows a release that could not restore the code as released and not usable', async () => {
-    const browser = await newBrowser();
-    const { code } = await issue(browser);
+    const browser = await newBrowser(t);
+    const { code } = await issue(t, browser);
     const { activationId } = await activate(code);
     // Past the install token's lifetime (and the code's): release cannot restore the code.
     t.clock.advance(2 * 3600);
@@ -141,10 +122,10 @@ describe('GET /api/v2/slowdns/code/status', () => {
   });
 
   it('shows an unused code past its expiry as expired, prechecked or not', async () => {
-    const browser = await newBrowser();
-    const first = await issue(browser);
+    const browser = await newBrowser(t);
+    const first = await issue(t, browser);
     t.clock.advance(1);
-    const second = await issue(browser);
+    const second = await issue(t, browser);
     expect((await precheckRequest(t, second.code)).status).toBe(200);
     t.clock.advance(15 * 60);
     const { items } = await watched(browser);
@@ -155,20 +136,20 @@ describe('GET /api/v2/slowdns/code/status', () => {
   });
 
   it('lists only the codes of the asking session, newest first', async () => {
-    const alice = await newBrowser();
-    const bob = await newBrowser();
-    const a1 = await issue(alice);
+    const alice = await newBrowser(t);
+    const bob = await newBrowser(t);
+    const a1 = await issue(t, alice);
     t.clock.advance(1);
-    const a2 = await issue(alice);
-    const b1 = await issue(bob);
+    const a2 = await issue(t, alice);
+    const b1 = await issue(t, bob);
     expect((await watched(alice)).items.map((i) => i.install_code_hint)).toEqual([a2.hint, a1.hint]);
     expect((await watched(bob)).items.map((i) => i.install_code_hint)).toEqual([b1.hint]);
-    expect((await watched(await newBrowser())).items).toEqual([]);
+    expect((await watched(await newBrowser(t))).items).toEqual([]);
   });
 
   it('refuses without a valid session and from another site', async () => {
-    const browser = await newBrowser();
-    await issue(browser);
+    const browser = await newBrowser(t);
+    await issue(t, browser);
     await expectError(await t.request(STATUS_PATH), 403, 'browser_session_required');
     await expectError(await statusRequest(t, { ...browser, cookie: 'slowdns_browser=not-a-session' }), 403, 'browser_session_required');
     await expectError(await statusRequest(t, browser, { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');

@@ -48,13 +48,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
   });
   beforeEach(async () => {
     await t!.reset();
-    // The last test's page stops polling before its session goes: no stray 403 in this test's console.
-    await page().goto('about:blank');
-    await browser!.context.clearCookies();
-    await page().setViewportSize({ width: 1280, height: 900 });
-    await page().emulateMedia({ colorScheme: 'light' });
-    browser!.errors.length = 0;
-    browser!.requests.length = 0;
+    await browser!.reset({ width: 1280, height: 900 });
   });
   afterAll(async () => {
     await browser?.close();
@@ -104,6 +98,12 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     await page().emulateMedia({ colorScheme: 'light' });
   }
 
+  /** A state the page is in: axe finds nothing, and its screenshots are taken. */
+  async function inState(state: string) {
+    await expectAccessible(state);
+    await screenshots(state);
+  }
+
   /** page-<state>-1280.png and page-<state>-375.png (and -375-dark), with nothing wider than the screen. */
   async function screenshots(state: string) {
     await page().evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -124,8 +124,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#next').isHidden()).toBe(true);
     expect(await page().getByText('enter this one').isVisible()).toBe(false);
     expect(await page().locator('#watch').isHidden()).toBe(true);
-    await expectAccessible('start');
-    await screenshots('start');
+    await inState('start');
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
@@ -133,27 +132,16 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     const code = await getCode();
     expect(await page().locator('#next').isVisible()).toBe(true);
     expect(await commandCard().isVisible()).toBe(true);
-    await expectAccessible('issued');
-    await screenshots('issued');
+    await inState('issued');
 
     await precheck(code);
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe(`Checked by a machine (key ${KEY_START}…, from 127.0.0.1). It has not been activated yet.`);
     expect(await page().locator('#machine-id').textContent()).toBe(machine.machine_id.slice(0, 8));
     expect(await page().locator('#machine-key').textContent()).toBe(machine.ssh_fingerprint);
     expect(await page().locator('#machine-host').isHidden()).toBe(true);
-    await expectAccessible('prechecked');
-    await screenshots('prechecked');
+    await inState('prechecked');
 
-    const { precheck_token } = await precheck(code);
-    const activation = await client.activate({
-      install_code: code,
-      precheck_token,
-      hostname: 'vpn1.example.net',
-      public_ip: '203.0.113.7',
-      ...machine,
-      requested_ref: 'main',
-      installer_version: INSTALLER_VERSION,
-    });
+    const activation = await activate(code);
     const activatedAt = Date.now();
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe(`Activated on host vpn1.example.net (IP 203.0.113.7, key ${KEY_START}…). The install is running.`);
     expect(Date.now() - activatedAt).toBeLessThan(6_000);
@@ -162,8 +150,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#code-label').textContent()).toBe('Your install code is in use');
     expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
     expect(await commandCard().isHidden()).toBe(true);
-    await expectAccessible('activated');
-    await screenshots('activated');
+    await inState('activated');
 
     await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.');
@@ -172,8 +159,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().locator('#watch-note').textContent()).toContain('cannot be undone from this page');
     expect(await commandCard().isHidden()).toBe(true);
-    await expectAccessible('installed');
-    await screenshots('installed');
+    await inState('installed');
 
     // Nothing but this service was asked, and the page never saw the code again after issue.
     expect(browser!.offOriginRequests()).toEqual([]);
@@ -196,8 +182,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
     // The code works again, and so does the command that carries it.
     expect(await commandCard().isVisible()).toBe(true);
-    await expectAccessible('released');
-    await screenshots('released');
+    await inState('released');
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
@@ -213,8 +198,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     const confirm = page().getByRole('group', { name: /Cancel this code\?/ });
     expect(await confirm.isVisible()).toBe(true);
     expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-yes');
-    await expectAccessible('cancel-confirm');
-    await screenshots('cancel-confirm');
+    await inState('cancel-confirm');
 
     // Escape (or "Keep it") closes the question and changes nothing.
     await page().locator('#cancel-yes').focus();
@@ -229,8 +213,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
     expect(await commandCard().isHidden()).toBe(true);
-    await expectAccessible('cancelled');
-    await screenshots('cancelled');
+    await inState('cancelled');
 
     const refused = await precheck(code).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SlowdnsApiError);
@@ -318,8 +301,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     await expect.poll(() => watchState().textContent()).toBe('Expired: no machine activated this code in time, and none can now.');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await commandCard().isHidden()).toBe(true);
-    await expectAccessible('expired');
-    await screenshots('expired');
+    await inState('expired');
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
@@ -332,8 +314,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#watch-hint').textContent()).toBe(hint);
     expect(await page().locator('#result').isHidden()).toBe(true);
     expect(await page().content()).not.toContain(code);
-    await expectAccessible('resumed');
-    await screenshots('resumed');
+    await inState('resumed');
   }, MANY_STATES_MS);
 
   it('over the new-session limit, GET /slowdns is a page saying when to come back', async () => {
@@ -344,8 +325,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(response?.headers()['content-type']).toBe('text/html; charset=UTF-8');
     expect(await page().getByRole('heading', { level: 2 }).textContent()).toBe('Come back in 40 minutes');
     expect(await page().getByText('Try again after 11:00 UTC').count()).toBe(1);
-    await expectAccessible('come-back');
-    await screenshots('come-back');
+    await inState('come-back');
     expect(browser!.errors.filter(provoked(429))).toEqual([]);
   }, MANY_STATES_MS);
 });

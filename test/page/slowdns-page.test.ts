@@ -46,14 +46,7 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
   beforeEach(async () => {
     await t!.database.reset();
     t!.clock.set('2026-11-22T10:00:00.000Z');
-    // The last test's page stops polling before its session goes: no stray 403 in this test's console.
-    await page().goto('about:blank');
-    await browser!.context.clearCookies();
-    await page().unrouteAll();
-    await page().setViewportSize({ width: 1280, height: 800 });
-    await page().emulateMedia({ colorScheme: 'light' });
-    browser!.errors.length = 0;
-    browser!.requests.length = 0;
+    await browser!.reset({ width: 1280, height: 800 });
   });
   afterAll(async () => {
     await browser?.close();

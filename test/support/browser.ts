@@ -100,6 +100,12 @@ export interface BrowserSession {
   offOriginRequests(): string[];
   /** Console errors and uncaught page errors, as text. */
   errors: string[];
+  /**
+   * Between tests: a blank page (the last test's page stops polling before its session goes, so no
+   * stray 403 reaches the next test's console), no cookies, no page routes, this viewport, the light
+   * scheme, nothing recorded.
+   */
+  reset(viewport: { width: number; height: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -145,6 +151,15 @@ export async function openBrowser(origin: string, { alsoAllow = [] }: { alsoAllo
     requests,
     offOriginRequests: () => requests.filter(isOffOrigin),
     errors,
+    reset: async (viewport) => {
+      await page.goto('about:blank');
+      await context.clearCookies();
+      await page.unrouteAll();
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: 'light' });
+      errors.length = 0;
+      requests.length = 0;
+    },
     close: async () => {
       await context.close();
       await rm(profile, { recursive: true, force: true });

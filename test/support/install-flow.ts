@@ -46,13 +46,42 @@ export function issueRequest(t: TestApp, cookie: string, address?: string, heade
   return t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie, ...headers } }, address);
 }
 
-/** A new code from a new browser at a new address: no issue limit is touched twice. */
-export async function issueCode(t: TestApp): Promise<string> {
+/** A browser as the service sees it: its session cookie, the address it comes from, its headers. */
+export interface Browser {
+  cookie: string;
+  address: string;
+  headers: Record<string, string>;
+}
+
+/** A new browser at a new address, with its session open: no issue limit is touched twice. */
+export async function newBrowser(t: TestApp): Promise<Browser> {
   const { address, userAgent } = freshClient();
   const headers = { 'user-agent': userAgent };
-  const res = await issueRequest(t, await openBrowserSession(t, address, headers), address, headers);
+  return { cookie: await openBrowserSession(t, address, headers), address, headers };
+}
+
+export interface IssuedCode {
+  code: string;
+  id: string;
+  hint: string;
+}
+
+/** A code issued to `browser` (201, or the test fails). */
+export async function issue(t: TestApp, browser: Browser): Promise<IssuedCode> {
+  const res = await issueRequest(t, browser.cookie, browser.address, browser.headers);
   expect(res.status).toBe(201);
-  return (await res.json()).data.install_code;
+  const { data } = await res.json();
+  return { code: data.install_code, id: data.install_code_id, hint: data.install_code_hint };
+}
+
+/** `browser` cancels one of its codes ("Not you?"); `headers` adds to (or overrides) what it sends. */
+export function cancelRequest(t: TestApp, browser: Browser, installCodeId: string, headers: Record<string, string> = {}) {
+  return t.request('/api/v2/slowdns/code/cancel', postJson({ install_code_id: installCodeId }, { cookie: browser.cookie, ...browser.headers, ...headers }), browser.address);
+}
+
+/** A new code from a new browser at a new address. */
+export async function issueCode(t: TestApp): Promise<string> {
+  return (await issue(t, await newBrowser(t))).code;
 }
 
 export function precheckRequest(t: TestApp, installCode: string, overrides: Record<string, unknown> = {}, address?: string) {

@@ -1,5 +1,5 @@
 import { AGENT_VERSION, registerRequest } from '../legacy/agent-requests.js';
-import { activateRequest, freshClient, openBrowserSession, precheckRequest } from './install-flow.js';
+import { activateRequest, issue, newBrowser, precheckRequest } from './install-flow.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -8,11 +8,11 @@ import type { TestApp } from './test-app.js';
  * that assert none of them is stored, logged or answered.
  */
 export async function installCollectingSecrets(t: TestApp) {
-  const { address, userAgent } = freshClient();
-  const cookie = await openBrowserSession(t, address, { 'user-agent': userAgent });
-  const { data: issued } = await (await t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie, 'user-agent': userAgent } }, address)).json();
-  const { data: pre } = await (await precheckRequest(t, issued.install_code, {}, address)).json();
-  const { data: act } = await (await activateRequest(t, issued.install_code, pre.precheck_token, {}, address)).json();
+  const browser = await newBrowser(t);
+  const { address } = browser;
+  const issued = await issue(t, browser);
+  const { data: pre } = await (await precheckRequest(t, issued.code, {}, address)).json();
+  const { data: act } = await (await activateRequest(t, issued.code, pre.precheck_token, {}, address)).json();
   const { data: reg } = await (await registerRequest(t, { activation_id: act.activation_id, install_token: act.install_token, agent_version: AGENT_VERSION }, address)).json();
   const jti = JSON.parse(Buffer.from(act.install_token.split('.')[1], 'base64url').toString()).jti as string;
   return {
@@ -20,6 +20,6 @@ export async function installCollectingSecrets(t: TestApp) {
     installToken: act.install_token as string,
     serverId: reg.server_id as string,
     agentToken: reg.agent_token as string,
-    secrets: [cookie.split('=')[1]!, issued.install_code, pre.precheck_token, act.install_token, jti, reg.agent_token] as string[],
+    secrets: [browser.cookie.split('=')[1]!, issued.code, pre.precheck_token, act.install_token, jti, reg.agent_token] as string[],
   };
 }

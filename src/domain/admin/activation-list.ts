@@ -1,10 +1,11 @@
-import { and, eq, getTableColumns } from 'drizzle-orm';
+import { eq, getTableColumns } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { ServerRow } from '../servers.js';
-import { afterCursor, pageOf, type Page } from './pagination.js';
-import { withinRange, type TimeRange } from './time-range.js';
+import { matching, newestFirst } from './list-query.js';
+import { pageOf, type Page } from './pagination.js';
+import type { TimeRange } from './time-range.js';
 
 export interface ActivationListFilter extends TimeRange {
   status?: ActivationRow['status'] | undefined;
@@ -24,21 +25,23 @@ export interface ActivationListItem {
 
 /** Activations, newest first, each with the server registered for it. */
 export async function listActivations(db: Database, filter: ActivationListFilter): Promise<Page<ActivationListItem>> {
-  const page = afterCursor(activations.createdAt, activations.id, filter.cursor);
-  const conditions = [
-    page.where,
-    filter.status ? eq(activations.status, filter.status) : undefined,
-    filter.machineId ? eq(activations.machineId, filter.machineId) : undefined,
-    filter.hostname ? eq(activations.hostname, filter.hostname) : undefined,
-    filter.publicIp ? eq(activations.publicIp, filter.publicIp) : undefined,
-    filter.installCodeId ? eq(activations.installCodeId, filter.installCodeId) : undefined,
-    ...withinRange(activations.createdAt, filter),
-  ];
+  const page = newestFirst(
+    activations.createdAt,
+    activations.id,
+    filter,
+    matching([
+      [activations.status, filter.status],
+      [activations.machineId, filter.machineId],
+      [activations.hostname, filter.hostname],
+      [activations.publicIp, filter.publicIp],
+      [activations.installCodeId, filter.installCodeId],
+    ]),
+  );
   const rows = await db
     .select({ activation: getTableColumns(activations), server: getTableColumns(servers) })
     .from(activations)
     .leftJoin(servers, eq(servers.activationId, activations.id))
-    .where(and(...conditions))
+    .where(page.where)
     .orderBy(...page.orderBy)
     .limit(filter.limit + 1);
   return pageOf(

@@ -2,6 +2,7 @@ import { and, desc, eq, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { EventRow, EventType } from '../events.js';
+import { matching } from './list-query.js';
 import { decodeCursor, pageOf, type Page } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
 
@@ -18,7 +19,7 @@ export async function listEvents(db: Database, filter: EventListFilter): Promise
   const subject = filter.subjectId;
   const conditions = [
     filter.cursor ? lt(events.id, decodeCursor(filter.cursor, 'number', false).id as number) : undefined,
-    filter.type ? eq(events.type, filter.type) : undefined,
+    ...matching([[events.type, filter.type]]),
     subject ? or(eq(events.installCodeId, subject), eq(events.activationId, subject), eq(events.serverId, subject)) : undefined,
     ...withinRange(events.occurredAt, filter),
   ];

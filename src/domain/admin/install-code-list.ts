@@ -3,8 +3,9 @@ import type { Database } from '../../db/client.js';
 import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { InstallCodeRow } from '../install-codes.js';
-import { afterCursor, pageOf, type Page } from './pagination.js';
-import { withinRange, type TimeRange } from './time-range.js';
+import { matching, newestFirst } from './list-query.js';
+import { pageOf, type Page } from './pagination.js';
+import type { TimeRange } from './time-range.js';
 
 /** As an operator sees a code: `expired` is an `issued` code past its expiry (derived, never stored). */
 export type InstallCodeListStatus = 'issued' | 'activated' | 'consumed' | 'expired' | 'revoked';
@@ -43,18 +44,15 @@ function containing(text: string): string {
 
 /** Install codes, newest issued first; never the code itself (the table only has its hash). */
 export async function listInstallCodes(db: Database, filter: InstallCodeListFilter, now: Date): Promise<Page<InstallCodeListItem>> {
-  const page = afterCursor(installCodes.issuedAt, installCodes.id, filter.cursor);
-  const conditions = [
-    page.where,
+  const page = newestFirst(installCodes.issuedAt, installCodes.id, filter, [
     filter.status ? statusCondition(filter.status, now) : undefined,
     filter.hint ? ilike(installCodes.hint, containing(filter.hint)) : undefined,
-    filter.id ? eq(installCodes.id, filter.id) : undefined,
-    ...withinRange(installCodes.issuedAt, filter),
-  ];
+    ...matching([[installCodes.id, filter.id]]),
+  ]);
   const rows = await db
     .select()
     .from(installCodes)
-    .where(and(...conditions))
+    .where(page.where)
     .orderBy(...page.orderBy)
     .limit(filter.limit + 1);
   const shown = rows.slice(0, filter.limit);

@@ -2,8 +2,9 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { servers } from '../../db/schema.js';
 import { CHECKIN_INTERVAL_SECONDS, type ServerRow } from '../servers.js';
-import { afterCursor, pageOf, type Page } from './pagination.js';
-import { withinRange, type TimeRange } from './time-range.js';
+import { matching, newestFirst } from './list-query.js';
+import { pageOf, type Page } from './pagination.js';
+import type { TimeRange } from './time-range.js';
 
 /** Derived from check-ins, never stored: `stale` after two missed intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`. */
 export type ServerHealth = 'active' | 'stale' | 'dead' | 'revoked';
@@ -59,18 +60,17 @@ export interface ServerListItem {
 
 /** Servers, newest registered first, each with its health as of `now`. */
 export async function listServers(db: Database, filter: ServerListFilter, now: Date, thresholds: HealthThresholds): Promise<Page<ServerListItem>> {
-  const page = afterCursor(servers.registeredAt, servers.id, filter.cursor);
-  const conditions = [
-    page.where,
+  const page = newestFirst(servers.registeredAt, servers.id, filter, [
     filter.health ? healthCondition(filter.health, now, thresholds) : undefined,
-    filter.hostname ? eq(servers.hostname, filter.hostname) : undefined,
-    filter.machineId ? eq(servers.machineId, filter.machineId) : undefined,
-    ...withinRange(servers.registeredAt, filter),
-  ];
+    ...matching([
+      [servers.hostname, filter.hostname],
+      [servers.machineId, filter.machineId],
+    ]),
+  ]);
   const rows = await db
     .select()
     .from(servers)
-    .where(and(...conditions))
+    .where(page.where)
     .orderBy(...page.orderBy)
     .limit(filter.limit + 1);
   return pageOf(

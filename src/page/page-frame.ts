@@ -1,0 +1,43 @@
+/**
+ * What every HTML page of this service under /slowdns shares: the head (charset, viewport, light and
+ * dark schemes, the empty favicon, the stylesheet, deferred scripts) and the masthead. Values are put
+ * in as they are: callers pass only text the service wrote.
+ */
+export interface PageFrame {
+  /** The title after "SlowDNS · ". */
+  title: string;
+  styleUrl: string;
+  /** Loaded with `defer`, in this order. */
+  scriptUrls?: string[];
+  heading: string;
+  /** The masthead's lead paragraph (HTML), if any. */
+  lead?: string;
+  /** What follows the masthead in `<main>` (HTML, indented by two spaces). */
+  content: string;
+}
+
+export function renderPage({ title, styleUrl, scriptUrls = [], heading, lead, content }: PageFrame): string {
+  const scripts = scriptUrls.map((url) => `<script src="${url}" defer></script>\n`).join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>SlowDNS · ${title}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${styleUrl}">
+${scripts}</head>
+<body>
+<main class="page">
+  <header class="masthead">
+    <p class="product">SlowDNS</p>
+    <h1>${heading}</h1>${lead ? `\n    <p class="lead">${lead}</p>` : ''}
+  </header>
+
+${content}
+</main>
+</body>
+</html>
+`;
+}
