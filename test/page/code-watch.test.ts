@@ -298,7 +298,9 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     // flight when the page's time jumps (a loaded machine) says expired too, not still issued.
     t!.clock.advance(15 * 60);
     await page().clock.fastForward('15:00');
-    await expect.poll(() => watchState().textContent()).toBe('Expired: no machine activated this code in time, and none can now.');
+    // The jump also fires the 20 s timeout of a status request still in flight: the page then asks again
+    // after its 2 s error backoff, so give it the few seconds every other state gets.
+    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Expired: no machine activated this code in time, and none can now.');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await commandCard().isHidden()).toBe(true);
     await inState('expired');
