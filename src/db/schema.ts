@@ -78,7 +78,11 @@ export const activations = pgTable(
   ],
 );
 
-/** Fixed UTC-bucket counters: (limit, hashed subject, bucket start) → count. */
+/**
+ * Fixed UTC-bucket counters: (limit, hashed subject, bucket start) → count. A bucket never holds more
+ * than its quota: the increment that would pass it fails the check, which undoes the whole statement
+ * (every bucket of the request, and the change counted with them), so a refused request uses up no budget.
+ */
 export const rateLimitBuckets = pgTable(
   'rate_limit_buckets',
   {
@@ -86,8 +90,14 @@ export const rateLimitBuckets = pgTable(
     subjectHash: text('subject_hash').notNull(),
     bucketStart: at('bucket_start').notNull(),
     count: integer('count').notNull(),
+    /** The policy's quota when the bucket was last counted; null on buckets counted before it was kept. */
+    quota: integer('quota'),
   },
-  (t) => [primaryKey({ columns: [t.limitName, t.subjectHash, t.bucketStart] }), index('rate_limit_buckets_bucket_start_idx').on(t.bucketStart)],
+  (t) => [
+    primaryKey({ columns: [t.limitName, t.subjectHash, t.bucketStart] }),
+    index('rate_limit_buckets_bucket_start_idx').on(t.bucketStart),
+    check('rate_limit_buckets_quota_check', sql`${t.count} <= ${t.quota}`),
+  ],
 );
 
 /**

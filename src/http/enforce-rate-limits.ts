@@ -1,17 +1,24 @@
 import type { Context } from 'hono';
 import type { Database } from '../db/client.js';
-import { consumeRateLimits, type PolicyState, type RateLimitCheck } from '../domain/rate-limits/limiter.js';
+import { consumeRateLimits, type PolicyState, type RateLimitCheck, type RateLimitDecision } from '../domain/rate-limits/limiter.js';
 import { summarisePolicy } from '../domain/rate-limits/policies.js';
 import { ApiError } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import type { AppEnv } from './router.js';
 
 /**
- * Counts the request in `checks`. Admitted: the `RateLimit` headers are set on whatever the route answers
- * (a later 404 was counted too). Refused: 429 `rate_limit_exceeded` with `Retry-After` and the headers.
+ * Counts the request in `checks` (a statement of its own: for a route that counts nothing else). See
+ * `applyRateLimitDecision` for what the answer gets.
  */
 export async function enforceRateLimits(c: Context<AppEnv>, db: Database, now: Date, checks: RateLimitCheck[]): Promise<void> {
-  const decision = await consumeRateLimits(db, checks, now);
+  applyRateLimitDecision(c, await consumeRateLimits(db, checks, now));
+}
+
+/**
+ * Admitted: the `RateLimit` headers are set on whatever the route answers (a later 404 was counted too).
+ * Refused: 429 `rate_limit_exceeded` with `Retry-After` and the headers.
+ */
+export function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDecision): void {
   const headers = rateLimitHeaders(decision.states);
   if (decision.admitted) {
     for (const [name, value] of Object.entries(headers)) c.header(name, value);

@@ -15,6 +15,9 @@ class Rollback extends Error {}
 /** postgres.js with the pool size of the service and the same choice of named or unnamed statements. */
 export function barePostgres(url: string, namedStatements: boolean): BareClient {
   const sql = postgres(url, { max: 10, prepare: namedStatements, onnotice: () => {} });
+  // The captured parameters are the text the service put on the wire: send them as they are (postgres.js
+  // would otherwise encode a string bound to a json parameter as a JSON string).
+  for (const type of Object.keys(sql.options.serializers)) sql.options.serializers[type as unknown as number] = (value: unknown) => value as string;
   const run = (client: postgres.Sql | postgres.TransactionSql, s: CapturedStatement) =>
     client.unsafe(s.text, (s.params ?? []) as postgres.ParameterOrJSON<never>[], { prepare: namedStatements });
   return {

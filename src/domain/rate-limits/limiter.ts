@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { rateLimitBuckets } from '../../db/schema.js';
+import { runStatement } from '../../db/statement.js';
 import { sha256Hex } from '../secret-hash.js';
 import { bucketEnd, bucketStart, policiesFor, secondsToBucketEnd, type RateLimitedRoute, type RateLimitPolicy, type RateLimitSubject } from './policies.js';
 
@@ -30,73 +29,124 @@ export function rateLimitSubjectHash(policyName: string, subject: string): strin
   return sha256Hex(`${policyName}\n${subject}`);
 }
 
-/** Thrown inside the transaction to roll every increment back. */
-class Refused extends Error {
-  constructor(readonly counts: Map<string, number>) {
-    super('rate limit exceeded');
-  }
+/** One row of the counting CTE's answer: a bucket this request was counted in, and its count now. */
+export interface BucketCount {
+  limit_name: string;
+  count: number;
 }
 
 /**
- * Counts the request in every applicable bucket, or in none. One upsert increments all the buckets;
- * if any of them went over its quota the transaction rolls back, so a refused request uses up no
- * budget anywhere. The upsert takes each bucket's row lock in one fixed order (limit name, subject
- * hash), so concurrent requests, on this instance or another, queue on the same rows and never
- * deadlock, and exactly `quota` of them get in.
+ * The counting of a request, to run as the CTE `counted` of the statement that makes the step's change,
+ * so that counting and change are one statement: one upsert increments every bucket of the request, in
+ * one fixed order (limit name, subject hash), so concurrent requests on any instance queue on the same
+ * rows and never deadlock. The bucket that would pass its quota fails `rate_limit_buckets_quota_check`,
+ * which undoes the whole statement: a refused request is counted nowhere and changes nothing, and exactly
+ * `quota` requests get in. `$1` is the JSON of `bucketsParam`; the CTE answers `BucketCount` rows.
  */
+export const COUNTED_CTE = `counted as (
+  insert into rate_limit_buckets (limit_name, subject_hash, bucket_start, count, quota)
+  select b.limit_name, b.subject_hash, b.bucket_start, 1, b.quota
+  from json_to_recordset($1::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
+  order by b.limit_name, b.subject_hash
+  on conflict (limit_name, subject_hash, bucket_start) do update set count = rate_limit_buckets.count + 1, quota = excluded.quota
+  returning limit_name, count)`;
+
+/** The counts as one JSON column of a statement's answer row (null when nothing was counted). */
+export const COUNTS_COLUMN = `(select json_agg(json_build_object('limit_name', limit_name, 'count', count)) from counted) as counts`;
+
+const READ_COUNTS = `select b.limit_name, coalesce(r.count, 0) as count
+  from json_to_recordset($1::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
+  left join rate_limit_buckets r on r.limit_name = b.limit_name and r.subject_hash = b.subject_hash and r.bucket_start = b.bucket_start`;
+
+const COUNT_ONLY = `with ${COUNTED_CTE} select limit_name, count from counted`;
+
+/** The parameter `$1` of `COUNTED_CTE`: the buckets of `checks` at `now`, with their quotas. */
+export function bucketsParam(checks: RateLimitCheck[], now: Date): string {
+  return JSON.stringify(
+    checks.map((check) => ({
+      limit_name: check.policy.name,
+      subject_hash: rateLimitSubjectHash(check.policy.name, check.subject),
+      bucket_start: bucketStart(now, check.policy.windowSeconds).toISOString(),
+      quota: check.policy.quota,
+    })),
+  );
+}
+
+/** A counted statement's outcome: admitted with what the statement answered, or refused (nothing counted, nothing changed). */
+export type CountedOutcome<T> = { decision: RateLimitDecision & { admitted: true }; value: T } | { decision: RateLimitDecision & { admitted: false }; value?: undefined };
+
+/**
+ * Runs a statement that counts the request with `COUNTED_CTE` (handed the value of its `$1`), and
+ * decides from the counts it answers. When a bucket was full the statement failed as a whole; the
+ * counts are then read (after the refusal: they only grow within a bucket) for the headers.
+ */
+export async function countedStatement<T>(
+  db: Database,
+  checks: RateLimitCheck[],
+  now: Date,
+  run: (buckets: string) => Promise<{ counts: BucketCount[] | null; value: T }>,
+): Promise<CountedOutcome<T>> {
+  const buckets = bucketsParam(checks, now);
+  let answer: { counts: BucketCount[] | null; value: T };
+  try {
+    answer = await run(buckets);
+  } catch (error) {
+    if (!isQuotaRefusal(error)) throw error;
+    const counts = await runStatement<BucketCount>(db, READ_COUNTS, [buckets]);
+    return { decision: refusedDecision(checks, counts, now) };
+  }
+  return { decision: admittedDecision(checks, answer.counts ?? [], now), value: answer.value };
+}
+
+/** Counts the request in every applicable bucket, or in none: one statement (see `COUNTED_CTE`). */
 export async function consumeRateLimits(db: Database, checks: RateLimitCheck[], now: Date): Promise<RateLimitDecision> {
   if (checks.length === 0) return { admitted: true, states: [] };
-  const rows = checks
-    .map((check) => ({
-      limitName: check.policy.name,
-      subjectHash: rateLimitSubjectHash(check.policy.name, check.subject),
-      bucketStart: bucketStart(now, check.policy.windowSeconds),
-      count: 1,
-    }))
-    .sort((a, b) => (a.limitName === b.limitName ? compare(a.subjectHash, b.subjectHash) : compare(a.limitName, b.limitName)));
+  const outcome = await countedStatement(db, checks, now, async (buckets) => ({ counts: await runStatement<BucketCount>(db, COUNT_ONLY, [buckets]), value: undefined }));
+  return outcome.decision;
+}
 
-  let counts: Map<string, number>;
-  let admitted = true;
-  try {
-    counts = await db.transaction(async (tx) => {
-      const after = await tx
-        .insert(rateLimitBuckets)
-        .values(rows)
-        .onConflictDoUpdate({
-          target: [rateLimitBuckets.limitName, rateLimitBuckets.subjectHash, rateLimitBuckets.bucketStart],
-          set: { count: sql`${rateLimitBuckets.count} + 1` },
-        })
-        .returning({ limitName: rateLimitBuckets.limitName, count: rateLimitBuckets.count });
-      const byName = new Map(after.map((r) => [r.limitName, r.count]));
-      if (checks.some((check) => byName.get(check.policy.name)! > check.policy.quota)) throw new Refused(byName);
-      return byName;
-    });
-  } catch (error) {
-    if (!(error instanceof Refused)) throw error;
-    counts = error.counts;
-    admitted = false;
+/** The failure of the increment that would pass a quota: the statement, and whatever it changed, is undone. */
+function isQuotaRefusal(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === '23514' && String(e.message).includes('rate_limit_buckets_quota_check')) return true;
   }
+  return false;
+}
 
-  const states = checks.map((check): PolicyState => {
-    const countedNow = counts.get(check.policy.name)!;
-    // Refused: the increment was rolled back, so the bucket holds one less than the upsert saw.
-    const used = admitted ? countedNow : countedNow - 1;
-    return {
-      policy: check.policy,
-      remaining: Math.max(0, check.policy.quota - used),
-      resetAt: bucketEnd(now, check.policy.windowSeconds),
-      resetSeconds: secondsToBucketEnd(now, check.policy.windowSeconds),
-      exhausted: !admitted && countedNow > check.policy.quota,
-    };
+function stateOf(check: RateLimitCheck, used: number, now: Date, exhausted: boolean): PolicyState {
+  return {
+    policy: check.policy,
+    remaining: Math.max(0, check.policy.quota - used),
+    resetAt: bucketEnd(now, check.policy.windowSeconds),
+    resetSeconds: secondsToBucketEnd(now, check.policy.windowSeconds),
+    exhausted,
+  };
+}
+
+function countsByName(counts: BucketCount[]): Map<string, number> {
+  return new Map(counts.map((r) => [r.limit_name, Number(r.count)]));
+}
+
+function admittedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: Date): RateLimitDecision & { admitted: true } {
+  const byName = countsByName(counts);
+  return { admitted: true, states: checks.map((check) => stateOf(check, byName.get(check.policy.name) ?? 0, now, false)) };
+}
+
+function refusedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: Date): RateLimitDecision & { admitted: false } {
+  const byName = countsByName(counts);
+  // The refused increment was undone: each bucket holds what it held before this request.
+  const states = checks.map((check) => {
+    const used = byName.get(check.policy.name) ?? 0;
+    return stateOf(check, used, now, used >= check.policy.quota);
   });
-  if (admitted) return { admitted: true, states };
-  const blocking = states.filter((s) => s.exhausted).reduce((a, b) => (b.resetSeconds > a.resetSeconds ? b : a));
+  const exhausted = states.filter((s) => s.exhausted);
+  // A bucket is full for the refusal to happen; should none look full now, the one closest to it blocks.
+  const blocking = (exhausted.length ? exhausted : states).reduce((a, b) =>
+    exhausted.length ? (b.resetSeconds > a.resetSeconds ? b : a) : b.remaining < a.remaining ? b : a,
+  );
   return { admitted: false, states, blocking };
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** The checks of one route: each of its policies, counted for the subject of that policy's kind. */
 export function checksFor(route: RateLimitedRoute, subjects: Partial<Record<RateLimitSubject, string>>): RateLimitCheck[] {

@@ -1,0 +1,2 @@
+ALTER TABLE "rate_limit_buckets" ADD COLUMN "quota" integer;--> statement-breakpoint
+ALTER TABLE "rate_limit_buckets" ADD CONSTRAINT "rate_limit_buckets_quota_check" CHECK ("rate_limit_buckets"."count" <= "rate_limit_buckets"."quota");
