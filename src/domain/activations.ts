@@ -1,9 +1,10 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
+import { runStatement } from '../db/statement.js';
 import { activations, installCodes, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
-import { recordEvent, type ChangeContext, type NewEvent } from './events.js';
+import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext, type NewEvent } from './events.js';
 import { claimInstallCode, installCodeProblem, type InstallCodeRow } from './install-codes.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import { assertInstallTokenJti } from './tokens.js';
@@ -124,37 +125,38 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
   return row;
 }
 
+/** What confirm changed: the activation and the code it consumed. */
+export interface ConfirmedActivation {
+  id: string;
+  installCodeId: string;
+}
+
+// $1 activation id, $2 the install token's jti hash, $3 now, then $3..$6 the events' context.
+const CONFIRM = `with confirmed as (
+  update activations set status = 'confirmed', install_token_used_at = $3::timestamptz, confirmed_at = $3::timestamptz
+  where id = $1 and install_token_jti_hash = $2 and status = 'activated' and install_token_used_at is null and install_token_expires_at > $3::timestamptz
+  returning id, install_code_id),
+consumed as (
+  update install_codes set status = 'consumed' from confirmed where install_codes.id = confirmed.install_code_id),
+recorded as (
+  insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
+  select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, $3::timestamptz, $4, $5, $6
+  from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n)
+select id, install_code_id from confirmed`;
+
 /**
- * Consumes the install token in the same statement that confirms the activation (the token's jti must
- * match, be unused and unexpired), then marks the code `consumed`. Usable once, across all instances.
+ * One statement: consumes the install token (its jti must match, be unused and unexpired) as it confirms
+ * the activation, marks the code `consumed` and records both events. Usable once, across all instances.
+ * Only a refused confirm reads the activation again, to say why.
  */
-export async function confirmActivation(db: Database, activationId: string, jti: string, now: Date, context: ChangeContext): Promise<ActivationRow> {
-  return db.transaction(async (tx) => {
-    const [confirmed] = await tx
-      .update(activations)
-      .set({ status: 'confirmed', installTokenUsedAt: now, confirmedAt: now })
-      .where(
-        and(
-          eq(activations.id, activationId),
-          eq(activations.installTokenJtiHash, sha256Hex(jti)),
-          eq(activations.status, 'activated'),
-          isNull(activations.installTokenUsedAt),
-          gt(activations.installTokenExpiresAt, now),
-        ),
-      )
-      .returning();
-    if (confirmed) {
-      await tx.update(installCodes).set({ status: 'consumed' }).where(eq(installCodes.id, confirmed.installCodeId));
-      const subjects = { installCodeId: confirmed.installCodeId, activationId };
-      await recordEvent(tx, context, now, { type: 'activation.confirmed', ...subjects }, { type: 'install_code.consumed', ...subjects });
-      return confirmed;
-    }
-    const current = await findActivation(tx, activationId);
-    assertInstallTokenJti(current, jti);
-    if (current.status === 'confirmed') throw new ApiError('install_token_used');
-    if (current.status === 'released') throw new ApiError('activation_released');
-    throw new ApiError('install_token_invalid');
-  });
+export async function confirmActivation(db: Database, activationId: string, jti: string, now: Date, context: ChangeContext): Promise<ConfirmedActivation> {
+  const [confirmed] = await runStatement<{ id: string; install_code_id: string }>(db, CONFIRM, [activationId, sha256Hex(jti), ...eventContextParams(context, now)]);
+  if (confirmed) return { id: confirmed.id, installCodeId: confirmed.install_code_id };
+  const current = await findActivation(db, activationId);
+  assertInstallTokenJti(current, jti);
+  if (current.status === 'confirmed') throw new ApiError('install_token_used');
+  if (current.status === 'released') throw new ApiError('activation_released');
+  throw new ApiError('install_token_invalid');
 }
 
 /**

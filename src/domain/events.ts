@@ -67,3 +67,15 @@ export async function recordEvent(tx: Database, context: ChangeContext, now: Dat
     })),
   );
 }
+
+/**
+ * For statements that write a change and its events at once (a CTE per change, then
+ * `insert into events (${EVENT_COLUMNS}) select …`): the columns every event of a change shares, in
+ * this order, and their parameter values (`eventContextParams`).
+ */
+export const EVENT_CONTEXT_COLUMNS = 'occurred_at, actor, request_id, client_key_hash';
+
+/** The values of `EVENT_CONTEXT_COLUMNS` for a change: when (ISO text, cast to timestamptz), who, request id, hashed client key. */
+export function eventContextParams(context: ChangeContext, now: Date): [string, string, string | null, string | null] {
+  return [now.toISOString(), context.actor, context.requestId ?? null, context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey)];
+}
