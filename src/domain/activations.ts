@@ -5,7 +5,8 @@ import { runStatement } from '../db/statement.js';
 import { activations, installCodes, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext, type NewEvent } from './events.js';
-import { claimInstallCode, installCodeProblem, type InstallCodeRow } from './install-codes.js';
+import { installCodeProblem, type InstallCodeRow } from './install-codes.js';
+import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import { assertInstallTokenJti } from './tokens.js';
 
@@ -38,51 +39,90 @@ function installTokenJtiFor(precheckJti: string, activationId: string): string {
   return sha256Hex(`slowdns install-token jti\0${precheckJti}\0${activationId}`);
 }
 
+// $1 the buckets to count, $2 code hash, $3 activation id, $4..$9 the machine binding and request,
+// $10 install token jti hash, $11 its expiry, $12 precheck jti hash, $13 the event's data, then $14..$17 the events' context.
+const ACTIVATE = `with ${COUNTED_CTE},
+claimed as (
+  update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz returning id),
+created as (
+  insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
+    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at)
+  select $3, claimed.id, 'activated', $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12, $14::timestamptz from claimed
+  returning id, install_code_id),
+recorded as (
+  insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
+  select e.type, created.install_code_id, created.id, e.data, $14::timestamptz, $15, $16, $17
+  from created cross join (values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', $13::jsonb)) as e(n, type, data) order by e.n)
+select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id`;
+
 /**
- * In one transaction: the code goes `issued` → `activated` and the activation is created with the
- * jti of its single-use install token. Exactly one of many concurrent activations of a code succeeds;
- * a repeat of that one (same precheck token, same body) gets the same activation back while it can
- * still be confirmed (see findRepeatedActivation), every other one is refused.
+ * One statement: counts the activate in `limits` (an unusable code is counted too), the code goes
+ * `issued` → `activated`, the activation is created with the jti of its single-use install token, and
+ * both events are recorded. Exactly one of many concurrent activations of a code claims it; a repeat of
+ * that one (same precheck token, same body) gets the same activation back while it can still be
+ * confirmed (see findRepeatedActivation), every other one gets the error of the code as it is then.
  */
-export async function createActivation(db: Database, input: NewActivation, now: Date, tokenTtlSeconds: number, context: ChangeContext): Promise<CreatedActivation> {
-  return db.transaction(async (tx) => {
-    const code = await claimInstallCode(tx, input.codeHash, now);
-    if (!code) {
-      const [current] = await tx.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
-      const repeated = current?.status === 'activated' ? await findRepeatedActivation(tx, current.id, input, now) : undefined;
-      if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
-      throw installCodeProblem(current, now) ?? new ApiError('install_code_unavailable');
-    }
-    const id = randomId('act_', 8);
-    const installTokenJti = installTokenJtiFor(input.precheckJti, id);
-    const [row] = await tx
-      .insert(activations)
-      .values({
-        id,
-        installCodeId: code.id,
-        status: 'activated',
-        hostname: input.hostname,
-        publicIp: input.publicIp,
-        machineId: input.machineId,
-        sshFingerprint: input.sshFingerprint,
-        requestedRef: input.requestedRef,
-        installerVersion: input.installerVersion,
-        installTokenJtiHash: sha256Hex(installTokenJti),
-        installTokenExpiresAt: new Date(wholeSecond(now).getTime() + tokenTtlSeconds * 1000),
-        precheckJtiHash: sha256Hex(input.precheckJti),
-        createdAt: now,
-      })
-      .returning();
-    const activationId = row!.id;
-    await recordEvent(
-      tx,
-      context,
-      now,
-      { type: 'install_code.activated', installCodeId: code.id, activationId },
-      { type: 'activation.created', installCodeId: code.id, activationId, data: { hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId } },
-    );
-    return { ...row!, installTokenJti };
+export async function createActivation(
+  db: Database,
+  input: NewActivation,
+  now: Date,
+  tokenTtlSeconds: number,
+  context: ChangeContext,
+  limits: RateLimitCheck[],
+): Promise<CountedOutcome<CreatedActivation | ApiError>> {
+  const id = randomId('act_', 8);
+  const installTokenJti = installTokenJtiFor(input.precheckJti, id);
+  const created: CreatedActivation = {
+    id,
+    installCodeId: '',
+    status: 'activated',
+    hostname: input.hostname,
+    publicIp: input.publicIp,
+    machineId: input.machineId,
+    sshFingerprint: input.sshFingerprint,
+    requestedRef: input.requestedRef,
+    installerVersion: input.installerVersion,
+    installTokenJtiHash: sha256Hex(installTokenJti),
+    installTokenExpiresAt: new Date(wholeSecond(now).getTime() + tokenTtlSeconds * 1000),
+    installTokenUsedAt: null,
+    precheckJtiHash: sha256Hex(input.precheckJti),
+    codeRestored: null,
+    createdAt: now,
+    confirmedAt: null,
+    releasedAt: null,
+    installTokenJti,
+  };
+  const data = JSON.stringify({ hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId });
+  const params = [
+    input.codeHash,
+    id,
+    input.hostname,
+    input.publicIp,
+    input.machineId,
+    input.sshFingerprint,
+    input.requestedRef,
+    input.installerVersion,
+    created.installTokenJtiHash,
+    created.installTokenExpiresAt.toISOString(),
+    created.precheckJtiHash,
+    data,
+    ...eventContextParams(context, now),
+  ];
+  const outcome = await countedStatement(db, limits, now, async (buckets) => {
+    const [row] = await runStatement<{ counts: BucketCount[] | null; install_code_id: string | null }>(db, ACTIVATE, [buckets, ...params]);
+    return { counts: row!.counts, value: row!.install_code_id };
   });
+  if (!outcome.decision.admitted) return { decision: outcome.decision };
+  const installCodeId = outcome.value;
+  return { decision: outcome.decision, value: installCodeId ? { ...created, installCodeId } : await unclaimedActivation(db, input, now) };
+}
+
+/** The code was not claimed: a repeat of the activate that claimed it, or the error of the code as it is now (read afresh). */
+async function unclaimedActivation(db: Database, input: NewActivation, now: Date): Promise<CreatedActivation | ApiError> {
+  const [current] = await db.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
+  const repeated = current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
+  if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
+  return installCodeProblem(current, now) ?? new ApiError('install_code_unavailable');
 }
 
 /** The install token is neither consumed nor expired: the first condition for restoring the code on release. */
@@ -93,8 +133,8 @@ export function installTokenUsable(activation: ActivationRow, now: Date): boolea
 /**
  * The activation that this same activate made before (an installer retrying after a lost answer): same
  * code, same precheck token, same body, and still unconfirmed, unreleased and with its install token
- * unused and unexpired. Locked, so a confirm or release racing the repeat is either before it (and no
- * activation is handed out again) or after it.
+ * unused and unexpired. Read with a lock, so a confirm or release in progress is waited for: it is
+ * either before the read (and no activation is handed out again) or after it.
  */
 async function findRepeatedActivation(tx: Database, installCodeId: string, input: NewActivation, now: Date): Promise<ActivationRow | undefined> {
   const [row] = await tx

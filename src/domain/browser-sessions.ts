@@ -1,6 +1,8 @@
 import { and, eq, gt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { browserSessions } from '../db/schema.js';
+import { runStatement } from '../db/statement.js';
+import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { randomSecret, sha256Hex } from './secret-hash.js';
 
 export const BROWSER_SESSION_COOKIE = 'slowdns_browser';
@@ -10,12 +12,33 @@ export interface BrowserSession {
   expiresAt: Date;
 }
 
-/** A new session: the cookie value goes to the browser, only its hash to the database. */
-export async function createBrowserSession(db: Database, now: Date, ttlSeconds: number): Promise<{ cookieValue: string; session: BrowserSession }> {
+export interface NewBrowserSession {
+  cookieValue: string;
+  session: BrowserSession;
+}
+
+// $1 the buckets to count, $2 token hash, $3 now, $4 expiry.
+const CREATE = `with ${COUNTED_CTE},
+created as (insert into browser_sessions (token_hash, created_at, expires_at) values ($2, $3::timestamptz, $4::timestamptz))
+select ${COUNTS_COLUMN}`;
+
+/**
+ * A new session, counted in `limits` in the same statement (none created when one is exhausted): the
+ * cookie value goes to the browser, only its hash to the database.
+ */
+export async function openBrowserSession(db: Database, now: Date, ttlSeconds: number, limits: RateLimitCheck[]): Promise<CountedOutcome<NewBrowserSession>> {
   const cookieValue = randomSecret();
   const session = { tokenHash: sha256Hex(cookieValue), expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
-  await db.insert(browserSessions).values({ ...session, createdAt: now });
-  return { cookieValue, session };
+  return countedStatement(db, limits, now, async (buckets) => {
+    const [row] = await runStatement<{ counts: BucketCount[] | null }>(db, CREATE, [buckets, session.tokenHash, now.toISOString(), session.expiresAt.toISOString()]);
+    return { counts: row!.counts, value: { cookieValue, session } };
+  });
+}
+
+/** A new session, counted in no limit. */
+export async function createBrowserSession(db: Database, now: Date, ttlSeconds: number): Promise<NewBrowserSession> {
+  const { value } = await openBrowserSession(db, now, ttlSeconds, []);
+  return value!;
 }
 
 export async function findBrowserSession(db: Database, cookieValue: string | undefined, now: Date): Promise<BrowserSession | undefined> {

@@ -2,8 +2,10 @@ import { and, eq, gt } from 'drizzle-orm';
 import { toIsoOffset, wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { installCodes } from '../db/schema.js';
+import { runStatement, timestampOf } from '../db/statement.js';
 import { ApiError } from '../errors.js';
-import { recordEvent, type ChangeContext } from './events.js';
+import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext } from './events.js';
+import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { generateInstallCode, installCodeHint, installCodePrefix } from './install-code-format.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 
@@ -17,52 +19,47 @@ export interface IssuedInstallCode {
   expiresAt: Date;
 }
 
+// $1 the buckets to count, $2 id, $3 code hash, $4 hint, $5 expiry, $6 session hash, $7 the event's data, then $8..$11 its context.
+const ISSUE = `with ${COUNTED_CTE},
+issued as (
+  insert into install_codes (id, code_hash, hint, status, issued_at, expires_at, browser_session_hash)
+  values ($2, $3, $4, 'issued', $8::timestamptz, $5::timestamptz, $6) returning id),
+recorded as (
+  insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
+  select 'install_code.issued', issued.id, $7::jsonb, $8::timestamptz, $9, $10, $11 from issued)
+select ${COUNTS_COLUMN}`;
+
 /**
- * A fresh `issued` code; the code itself is returned once and stored only as its hash, next to the
- * hash of the browser session that asked for it (whose page may then watch and cancel it).
+ * A fresh `issued` code, counted in `limits`, with its event, in one statement (none of it when a limit
+ * is exhausted). The code itself is returned once and stored only as its hash, next to the hash of the
+ * browser session that asked for it (whose page may then watch and cancel it).
  */
-export async function issueInstallCode(db: Database, prefix: string, now: Date, ttlSeconds: number, browserSessionHash: string, context: ChangeContext): Promise<IssuedInstallCode> {
+export async function issueInstallCode(
+  db: Database,
+  prefix: string,
+  now: Date,
+  ttlSeconds: number,
+  browserSessionHash: string,
+  context: ChangeContext,
+  limits: RateLimitCheck[],
+): Promise<CountedOutcome<IssuedInstallCode>> {
   const code = generateInstallCode(prefix);
   const issued = { id: randomId('ic_', 8), code, hint: installCodeHint(code), expiresAt: new Date(wholeSecond(now).getTime() + ttlSeconds * 1000) };
-  await db.transaction(async (tx) => {
-    await tx.insert(installCodes).values({
-      id: issued.id,
-      codeHash: sha256Hex(code),
-      hint: issued.hint,
-      status: 'issued',
-      issuedAt: now,
-      expiresAt: issued.expiresAt,
-      browserSessionHash,
-    });
-    await recordEvent(tx, context, now, { type: 'install_code.issued', installCodeId: issued.id, data: { hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt) } });
+  const data = JSON.stringify({ hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt) });
+  return countedStatement(db, limits, now, async (buckets) => {
+    const params = [buckets, issued.id, sha256Hex(code), issued.hint, issued.expiresAt.toISOString(), browserSessionHash, data, ...eventContextParams(context, now)];
+    const [row] = await runStatement<{ counts: BucketCount[] | null }>(db, ISSUE, params);
+    return { counts: row!.counts, value: issued };
   });
-  return issued;
-}
-
-export async function findInstallCode(db: Database, normalisedCode: string, prefix: string): Promise<InstallCodeRow | undefined> {
-  // A code with another product's prefix cannot exist here: no need to ask the database.
-  if (installCodePrefix(normalisedCode) !== prefix) return undefined;
-  const [row] = await db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(normalisedCode)));
-  return row;
 }
 
 /** The error a code that cannot be used gives, or undefined when it is `issued` and unexpired. */
-export function installCodeProblem(row: InstallCodeRow | undefined, now: Date): ApiError | undefined {
+export function installCodeProblem(row: Pick<InstallCodeRow, 'status' | 'expiresAt'> | undefined, now: Date): ApiError | undefined {
   if (!row) return new ApiError('install_code_not_found');
   if (row.status === 'revoked') return new ApiError('install_code_revoked');
   if (row.status !== 'issued') return new ApiError('install_code_unavailable');
   if (row.expiresAt.getTime() <= now.getTime()) return new ApiError('install_code_expired');
   return undefined;
-}
-
-/** `issued` → `activated` as one conditional update: of many concurrent callers exactly one wins. */
-export async function claimInstallCode(db: Database, codeHash: string, now: Date): Promise<InstallCodeRow | undefined> {
-  const [row] = await db
-    .update(installCodes)
-    .set({ status: 'activated' })
-    .where(and(eq(installCodes.codeHash, codeHash), eq(installCodes.status, 'issued'), gt(installCodes.expiresAt, now)))
-    .returning();
-  return row;
 }
 
 /**
@@ -95,10 +92,39 @@ export interface PrecheckSighting {
   ip: string | null;
 }
 
-/** Notes the machine that prechecked a still-`issued` code, so the page that issued it can say who did. */
-export async function recordPrecheck(db: Database, codeId: string, sighting: PrecheckSighting, now: Date): Promise<void> {
-  await db
-    .update(installCodes)
-    .set({ precheckedAt: now, precheckMachineId: sighting.machineId, precheckSshFingerprint: sighting.sshFingerprint, precheckIp: sighting.ip })
-    .where(and(eq(installCodes.id, codeId), eq(installCodes.status, 'issued')));
+/** The code a precheck may use: its handle and expiry. */
+export interface PrecheckedInstallCode {
+  id: string;
+  expiresAt: Date;
+}
+
+// $1 the buckets to count, $2 code hash (null: no such code here), $3 now, $4 machine id, $5 SSH fingerprint, $6 address.
+const PRECHECK = `with ${COUNTED_CTE},
+noted as (
+  update install_codes set prechecked_at = $3::timestamptz, precheck_machine_id = $4, precheck_ssh_fingerprint = $5, precheck_ip = $6
+  where code_hash = $2 and status = 'issued' and expires_at > $3::timestamptz)
+select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at
+from (select 1) as one left join install_codes c on c.code_hash = $2`;
+
+/**
+ * One statement: counts the precheck in `limits` (an unknown or unusable code is counted too) and, when
+ * the code is `issued` and unexpired, notes the machine that prechecked it, so the page that issued it
+ * can say who did. Answers the code, or the error an unusable code gives.
+ */
+export async function precheckInstallCode(
+  db: Database,
+  normalisedCode: string,
+  prefix: string,
+  sighting: PrecheckSighting,
+  now: Date,
+  limits: RateLimitCheck[],
+): Promise<CountedOutcome<PrecheckedInstallCode | ApiError>> {
+  // A code with another product's prefix cannot exist here: it is looked up as no code at all.
+  const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
+  return countedStatement(db, limits, now, async (buckets) => {
+    type Row = { counts: BucketCount[] | null; id: string | null; status: InstallCodeRow['status'] | null; expires_at: string | null };
+    const [row] = await runStatement<Row>(db, PRECHECK, [buckets, codeHash, now.toISOString(), sighting.machineId, sighting.sshFingerprint, sighting.ip]);
+    const code = row!.id === null ? undefined : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!) };
+    return { counts: row!.counts, value: installCodeProblem(code, now) ?? code! };
+  });
 }

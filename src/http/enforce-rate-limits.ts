@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Database } from '../db/client.js';
-import { consumeRateLimits, type PolicyState, type RateLimitCheck, type RateLimitDecision } from '../domain/rate-limits/limiter.js';
+import { consumeRateLimits, type CountedOutcome, type PolicyState, type RateLimitCheck, type RateLimitDecision } from '../domain/rate-limits/limiter.js';
 import { summarisePolicy } from '../domain/rate-limits/policies.js';
 import { ApiError } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
@@ -27,6 +27,12 @@ export function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDe
   const { blocking } = decision;
   c.var.metrics?.refusal(blocking.policy.name);
   throw new ApiError('rate_limit_exceeded', refusalMessage(blocking), { ...headers, 'Retry-After': String(blocking.resetSeconds) });
+}
+
+/** What a counted statement answered once its decision is applied (headers set, or 429 thrown). */
+export function admitCounted<T>(c: Context<AppEnv>, outcome: CountedOutcome<T>): T {
+  applyRateLimitDecision(c, outcome.decision);
+  return outcome.value as T;
 }
 
 /** "Limit issue-session-hour reached: 2 install code requests per browser session per UTC hour. Try again in 12 minutes (after 11:00 UTC)." */

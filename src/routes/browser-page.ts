@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { BROWSER_SESSION_COOKIE, createBrowserSession, findBrowserSession } from '../domain/browser-sessions.js';
+import { BROWSER_SESSION_COOKIE, findBrowserSession, openBrowserSession } from '../domain/browser-sessions.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
 import { ApiError } from '../errors.js';
 import { compressedBody } from '../http/compressed-body.js';
-import { enforceRateLimits } from '../http/enforce-rate-limits.js';
+import { admitCounted } from '../http/enforce-rate-limits.js';
 import { rateLimitDescription, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import type { Router } from '../http/router.js';
 import { loadPageAssets, type PageAsset } from '../page/page-assets.js';
@@ -95,8 +95,10 @@ export function registerBrowserPage(app: Router, deps: AppDeps, installer: Insta
     const existing = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
     // HEAD (link checkers, monitors) gets the page's headers but never a session row.
     if (!existing && c.req.method !== 'HEAD') {
+      const ttl = deps.config.browserSessionTtlSeconds;
+      let cookieValue: string;
       try {
-        await enforceRateLimits(c, deps.db, now, checksFor('page', { ip: c.get('clientKey') }));
+        ({ cookieValue } = admitCounted(c, await openBrowserSession(deps.db, now, ttl, checksFor('page', { ip: c.get('clientKey') }))));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'rate_limit_exceeded') throw error;
         // A person, not an integrator, is reading this answer: a page saying when to come back.
@@ -105,8 +107,6 @@ export function registerBrowserPage(app: Router, deps: AppDeps, installer: Insta
         const page = renderComeBackPage({ styleUrl: assets.style.versionedUrl, retryAfterSeconds, resetAt: new Date(now.getTime() + retryAfterSeconds * 1000) });
         return c.html(page, 429, error.headers);
       }
-      const ttl = deps.config.browserSessionTtlSeconds;
-      const { cookieValue } = await createBrowserSession(deps.db, now, ttl);
       setCookie(c, BROWSER_SESSION_COOKIE, cookieValue, {
         httpOnly: true,
         sameSite: 'Lax',

@@ -4,7 +4,7 @@ import { browserFingerprint, FINGERPRINT_HEADERS } from '../domain/browser-finge
 import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
 import { issueInstallCode } from '../domain/install-codes.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
-import { enforceRateLimits } from '../http/enforce-rate-limits.js';
+import { admitCounted } from '../http/enforce-rate-limits.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import { changeContext } from '../http/change-context.js';
 import type { Router } from '../http/router.js';
@@ -65,9 +65,9 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const session = await requireBrowserSession(c, deps.db, now);
     const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
-    await enforceRateLimits(c, deps.db, now, checksFor('issue', { ip: c.get('clientKey'), session: session.tokenHash, fingerprint }));
+    const limits = checksFor('issue', { ip: c.get('clientKey'), session: session.tokenHash, fingerprint });
     const ttl = deps.config.installCodeTtlSeconds;
-    const issued = await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session.tokenHash, changeContext(c, 'browser'));
+    const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session.tokenHash, changeContext(c, 'browser'), limits));
     c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(
       {

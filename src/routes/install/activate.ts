@@ -8,7 +8,7 @@ import { signInstallToken, verifyPrecheckToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { observedAddress, sameAddress } from '../../http/client-address.js';
-import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
+import { admitCounted, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
@@ -93,10 +93,12 @@ export function registerActivate(app: Router, deps: AppDeps): void {
     // Whoever knows a machine_id could otherwise spend that machine's budget with garbage tokens:
     // a refused token counts only against the sender's IP.
     const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id });
-    await enforceRateLimits(c, deps.db, now, 'problem' in precheck ? checks.filter((check) => check.policy.subject === 'ip') : checks);
-    if ('problem' in precheck) throw precheck.problem;
+    if ('problem' in precheck) {
+      await enforceRateLimits(c, deps.db, now, checks.filter((check) => check.policy.subject === 'ip'));
+      throw precheck.problem;
+    }
 
-    const activation = await createActivation(
+    const created = await createActivation(
       deps.db,
       {
         codeHash,
@@ -111,7 +113,10 @@ export function registerActivate(app: Router, deps: AppDeps): void {
       now,
       deps.config.installTokenTtlSeconds,
       changeContext(c, 'installer'),
+      checks,
     );
+    const activation = admitCounted(c, created);
+    if (activation instanceof ApiError) throw activation;
     c.var.metrics.transition('activation.created', 'installer');
     c.var.metrics.transition('install_code.activated', 'installer');
     const observed = observedAddress(c.get('clientAddress'));

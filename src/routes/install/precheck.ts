@@ -1,13 +1,14 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-code-format.js';
-import { findInstallCode, installCodeProblem, recordPrecheck } from '../../domain/install-codes.js';
+import { precheckInstallCode } from '../../domain/install-codes.js';
 import { assertInstallerSupported } from '../../domain/installer-version.js';
 import { sha256Hex } from '../../domain/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { ApiError } from '../../errors.js';
 import { observedAddress } from '../../http/client-address.js';
-import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
+import { admitCounted } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
@@ -60,12 +61,12 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
-    await enforceRateLimits(c, deps.db, now, checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id }));
-    const code = await findInstallCode(deps.db, body.install_code, deps.config.installCodePrefix);
-    const problem = installCodeProblem(code, now);
-    if (problem) throw problem;
-    await recordPrecheck(deps.db, code!.id, { machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint, ip: observedAddress(c.get('clientAddress')) }, now);
-    const expiresAt = wholeSecond(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code!.expiresAt.getTime())));
+    const observed = observedAddress(c.get('clientAddress'));
+    const sighting = { machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint, ip: observed };
+    const limits = checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id });
+    const code = admitCounted(c, await precheckInstallCode(deps.db, body.install_code, deps.config.installCodePrefix, sighting, now, limits));
+    if (code instanceof ApiError) throw code;
+    const expiresAt = wholeSecond(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())));
     const token = await signPrecheckToken(
       deps.keys,
       { codeHash: sha256Hex(body.install_code), machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint },
@@ -80,7 +81,7 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
           precheck_token: token,
           precheck_expires_at: toIsoOffset(expiresAt),
           machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },
-          observed_ip: observedAddress(c.get('clientAddress')),
+          observed_ip: observed,
         },
         meta: { message: 'Install code is valid for this machine.' },
       },
