@@ -2,10 +2,10 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import { wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { runStatement } from '../db/statement.js';
-import { activations, installCodes, servers } from '../db/schema.js';
+import { activations, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
-import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext, type NewEvent } from './events.js';
-import { installCodeProblem, type InstallCodeRow } from './install-codes.js';
+import { EVENT_CONTEXT_COLUMNS, eventContextParams, type ChangeContext } from './events.js';
+import { installCodeProblem } from './install-codes.js';
 import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import { assertInstallTokenJti } from './tokens.js';
@@ -209,7 +209,7 @@ export async function confirmActivation(db: Database, activationId: string, jti:
  * answered, and records nothing more.
  */
 export interface ReleaseResult {
-  activation: ActivationRow;
+  activationId: string;
   codeRestored: boolean;
   /** False for a repeated release, which changes nothing. */
   released: boolean;
@@ -217,6 +217,40 @@ export interface ReleaseResult {
   serverRevoked: boolean;
 }
 
+// $1 activation id, $2 restore the code (else revoke it), $3 whether the install token is usable, then $4..$7 the events' context.
+const RELEASE = `with released as (
+  update activations set status = 'released', released_at = $4::timestamptz,
+    code_restored = $2::boolean and $3::boolean
+      and exists (select 1 from install_codes c where c.id = activations.install_code_id and c.status = 'activated' and c.expires_at > $4::timestamptz)
+  where id = $1 and status = 'activated'
+  returning id, install_code_id, code_restored),
+revoked_servers as (
+  update servers set status = 'revoked', revoked_at = $4::timestamptz from released
+  where servers.activation_id = released.id and servers.status = 'active' returning servers.id),
+restored as (
+  -- A restored code starts afresh: the precheck before the failed install is history, not news.
+  update install_codes set status = 'issued', prechecked_at = null, precheck_machine_id = null, precheck_ssh_fingerprint = null, precheck_ip = null
+  from released where install_codes.id = released.install_code_id and released.code_restored returning install_codes.id),
+revoked_code as (
+  update install_codes set status = 'revoked', revoked_at = $4::timestamptz
+  from released where not $2::boolean and install_codes.id = released.install_code_id and install_codes.status = 'activated' returning install_codes.id),
+changes as (
+  select 1 as n, 'activation.released' as type, null::text as server_id,
+    json_build_object('install_code_restored', released.code_restored, 'released_by', $5::text)::jsonb as data from released
+  union all select 2, 'install_code.restored', null, '{}'::jsonb from restored
+  union all select 3, 'install_code.revoked', null, '{}'::jsonb from revoked_code
+  union all select 4, 'server.revoked', revoked_servers.id, '{"reason":"activation_released"}'::jsonb from revoked_servers),
+recorded as (
+  insert into events (type, install_code_id, activation_id, server_id, data, ${EVENT_CONTEXT_COLUMNS})
+  select changes.type, released.install_code_id, released.id, changes.server_id, changes.data, $4::timestamptz, $5, $6, $7
+  from changes cross join released order by changes.n, changes.server_id)
+select code_restored, (select count(*) from revoked_servers)::int as revoked_servers from released`;
+
+/**
+ * Two statements in one transaction: the activation is locked and read (a register holding it is
+ * waited for, so the server it made is seen), then one statement makes every change and its events:
+ * the release, the server revoked, the code restored or revoked.
+ */
 export async function releaseActivation(
   db: Database,
   activationId: string,
@@ -229,44 +263,9 @@ export async function releaseActivation(
     const [current] = await tx.select().from(activations).where(eq(activations.id, activationId)).for('update');
     if (!current) throw new ApiError('activation_not_found');
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
-    if (current.status === 'released') return { activation: current, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
-
-    // A failed install leaves no live agent behind: the server registered for it is revoked with it.
-    const revokedServers = await tx
-      .update(servers)
-      .set({ status: 'revoked', revokedAt: now })
-      .where(and(eq(servers.activationId, activationId), eq(servers.status, 'active')))
-      .returning({ id: servers.id });
-
-    let restored: InstallCodeRow | undefined;
-    let revoked: InstallCodeRow | undefined;
-    if (code === 'revoke') {
-      [revoked] = await tx
-        .update(installCodes)
-        .set({ status: 'revoked', revokedAt: now })
-        .where(and(eq(installCodes.id, current.installCodeId), eq(installCodes.status, 'activated')))
-        .returning();
-    } else if (installTokenUsable(current, now)) {
-      [restored] = await tx
-        .update(installCodes)
-        // A restored code starts afresh: the precheck before the failed install is history, not news.
-        .set({ status: 'issued', precheckedAt: null, precheckMachineId: null, precheckSshFingerprint: null, precheckIp: null })
-        .where(and(eq(installCodes.id, current.installCodeId), eq(installCodes.status, 'activated'), gt(installCodes.expiresAt, now)))
-        .returning();
-    }
-    const codeRestored = restored !== undefined;
-    const [released] = await tx
-      .update(activations)
-      .set({ status: 'released', releasedAt: now, codeRestored })
-      .where(eq(activations.id, activationId))
-      .returning();
-
-    const subjects = { installCodeId: current.installCodeId, activationId };
-    const changes: NewEvent[] = [{ type: 'activation.released', ...subjects, data: { install_code_restored: codeRestored, released_by: context.actor } }];
-    if (codeRestored) changes.push({ type: 'install_code.restored', ...subjects });
-    if (revoked) changes.push({ type: 'install_code.revoked', ...subjects });
-    for (const server of revokedServers) changes.push({ type: 'server.revoked', ...subjects, serverId: server.id, data: { reason: 'activation_released' } });
-    await recordEvent(tx, context, now, ...changes);
-    return { activation: released!, codeRestored, released: true, serverRevoked: revokedServers.length > 0 };
+    if (current.status === 'released') return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
+    const params = [activationId, code === 'restore', installTokenUsable(current, now), ...eventContextParams(context, now)];
+    const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }>(tx, RELEASE, params);
+    return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };
   });
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { toIsoOffset, wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { installCodes } from '../db/schema.js';

@@ -73,11 +73,11 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     // Without a body (no Content-Type) the validator does not run, so its default does not apply either.
     const restore = c.req.valid('json').restore_install_code !== false;
     const context = changeContext(c, 'operator');
-    const { activation, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), context, { code: restore ? 'restore' : 'revoke' });
+    const { activationId, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), context, { code: restore ? 'restore' : 'revoke' });
     if (released) c.var.metrics.transition('activation.released', context.actor);
     if (released && codeRestored) c.var.metrics.transition('install_code.restored', context.actor);
     if (released && !restore) c.var.metrics.transition('install_code.revoked', context.actor);
     if (serverRevoked) c.var.metrics.transition('server.revoked', context.actor);
-    return c.json({ data: { activation_id: activation.id, status: 'released' as const, install_code_restored: codeRestored }, meta: { message: 'Activation released.' } }, 200);
+    return c.json({ data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored }, meta: { message: 'Activation released.' } }, 200);
   });
 }

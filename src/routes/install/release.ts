@@ -37,13 +37,13 @@ const release = createRoute({
 export function registerRelease(app: Router, deps: AppDeps): void {
   app.openapi(release, async (c) => {
     const { activation_id } = c.req.valid('json');
-    const { activation, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), changeContext(c, 'installer'));
+    const { activationId, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), changeContext(c, 'installer'));
     if (released) c.var.metrics.transition('activation.released', 'installer');
     if (released && codeRestored) c.var.metrics.transition('install_code.restored', 'installer');
     if (serverRevoked) c.var.metrics.transition('server.revoked', 'installer');
     return c.json(
       {
-        data: { activation_id: activation.id, status: 'released' as const, install_code_restored: codeRestored },
+        data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored },
         meta: { message: codeRestored ? 'Activation released; the install code can be used again.' : 'Activation released; the install code could not be restored, request a new one.' },
       },
       200,
