@@ -41,11 +41,17 @@ export async function createBrowserSession(db: Database, now: Date, ttlSeconds: 
   return value!;
 }
 
+/** The hash a session is stored under, for a cookie value that can be one (undefined for none, or one too long to be). */
+export function browserSessionHash(cookieValue: string | undefined): string | undefined {
+  return !cookieValue || cookieValue.length > 128 ? undefined : sha256Hex(cookieValue);
+}
+
 export async function findBrowserSession(db: Database, cookieValue: string | undefined, now: Date): Promise<BrowserSession | undefined> {
-  if (!cookieValue || cookieValue.length > 128) return undefined;
+  const tokenHash = browserSessionHash(cookieValue);
+  if (!tokenHash) return undefined;
   const [row] = await db
     .select({ tokenHash: browserSessions.tokenHash, expiresAt: browserSessions.expiresAt })
     .from(browserSessions)
-    .where(and(eq(browserSessions.tokenHash, sha256Hex(cookieValue)), gt(browserSessions.expiresAt, now)));
+    .where(and(eq(browserSessions.tokenHash, tokenHash), gt(browserSessions.expiresAt, now)));
   return row;
 }

@@ -5,7 +5,7 @@ import { installCodes } from '../db/schema.js';
 import { runStatement, timestampOf } from '../db/statement.js';
 import { ApiError } from '../errors.js';
 import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext } from './events.js';
-import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
+import { COUNTED_CTE, COUNTS_COLUMN, countedCte, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { generateInstallCode, installCodeHint, installCodePrefix } from './install-code-format.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 
@@ -20,19 +20,23 @@ export interface IssuedInstallCode {
 }
 
 // $1 the buckets to count, $2 id, $3 code hash, $4 hint, $5 expiry, $6 session hash, $7 the event's data, then $8..$11 its context.
-const ISSUE = `with ${COUNTED_CTE},
+// Nothing is counted or written unless the session is valid.
+const ISSUE = `with session as (select from browser_sessions where token_hash = $6 and expires_at > $8::timestamptz),
+${countedCte(`case when exists (select from session) then $1::json else '[]'::json end`)},
 issued as (
   insert into install_codes (id, code_hash, hint, status, issued_at, expires_at, browser_session_hash)
-  values ($2, $3, $4, 'issued', $8::timestamptz, $5::timestamptz, $6) returning id),
+  select $2, $3, $4, 'issued', $8::timestamptz, $5::timestamptz, $6 where exists (select from session) returning id),
 recorded as (
   insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
   select 'install_code.issued', issued.id, $7::jsonb, $8::timestamptz, $9, $10, $11 from issued)
-select ${COUNTS_COLUMN}`;
+select exists (select from session) as session, ${COUNTS_COLUMN}`;
 
 /**
- * A fresh `issued` code, counted in `limits`, with its event, in one statement (none of it when a limit
- * is exhausted). The code itself is returned once and stored only as its hash, next to the hash of the
- * browser session that asked for it (whose page may then watch and cancel it).
+ * One statement: checks the browser session, counts the request in `limits` and makes a fresh `issued`
+ * code with its event; nothing when the session is not valid (403 `browser_session_required`, thrown
+ * before any limit is counted) or a limit is exhausted. The code itself is returned once and stored only
+ * as its hash, next to the hash of the browser session that asked for it (whose page may then watch and
+ * cancel it).
  */
 export async function issueInstallCode(
   db: Database,
@@ -48,7 +52,8 @@ export async function issueInstallCode(
   const data = JSON.stringify({ hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt) });
   return countedStatement(db, limits, now, async (buckets) => {
     const params = [buckets, issued.id, sha256Hex(code), issued.hint, issued.expiresAt.toISOString(), browserSessionHash, data, ...eventContextParams(context, now)];
-    const [row] = await runStatement<{ counts: BucketCount[] | null }>(db, ISSUE, params);
+    const [row] = await runStatement<{ session: boolean; counts: BucketCount[] | null }>(db, ISSUE, params);
+    if (!row!.session) throw new ApiError('browser_session_required');
     return { counts: row!.counts, value: issued };
   });
 }

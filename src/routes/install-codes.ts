@@ -1,7 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
+import { getCookie } from 'hono/cookie';
 import { toIsoOffset } from '../clock.js';
+import { ApiError } from '../errors.js';
 import { browserFingerprint, FINGERPRINT_HEADERS } from '../domain/browser-fingerprint.js';
-import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
+import { BROWSER_SESSION_COOKIE, browserSessionHash } from '../domain/browser-sessions.js';
 import { issueInstallCode } from '../domain/install-codes.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
 import { admitCounted } from '../http/enforce-rate-limits.js';
@@ -9,7 +11,6 @@ import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '
 import { changeContext } from '../http/change-context.js';
 import type { Router } from '../http/router.js';
 import { emptyJsonBodyAsObject } from '../http/body-guards.js';
-import { requireBrowserSession } from '../http/browser-session.js';
 import { assertSameOrigin } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
@@ -63,11 +64,13 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     c.header('Cache-Control', 'no-store');
     assertSameOrigin(c, deps.config.publicBaseUrl);
     const now = deps.clock.now();
-    const session = await requireBrowserSession(c, deps.db, now);
+    // The session is checked by the statement that issues the code; without a cookie there is none to check.
+    const session = browserSessionHash(getCookie(c, BROWSER_SESSION_COOKIE));
+    if (!session) throw new ApiError('browser_session_required');
     const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
-    const limits = checksFor('issue', { ip: c.get('clientKey'), session: session.tokenHash, fingerprint });
+    const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint });
     const ttl = deps.config.installCodeTtlSeconds;
-    const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session.tokenHash, changeContext(c, 'browser'), limits));
+    const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session, changeContext(c, 'browser'), limits));
     c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(
       {

@@ -41,15 +41,22 @@ export interface BucketCount {
  * one fixed order (limit name, subject hash), so concurrent requests on any instance queue on the same
  * rows and never deadlock. The bucket that would pass its quota fails `rate_limit_buckets_quota_check`,
  * which undoes the whole statement: a refused request is counted nowhere and changes nothing, and exactly
- * `quota` requests get in. `$1` is the JSON of `bucketsParam`; the CTE answers `BucketCount` rows.
+ * `quota` requests get in. `buckets` is the JSON of `bucketsParam` (by default the parameter `$1`; a
+ * statement that counts only on a condition hands an expression that is `'[]'` otherwise). The CTE
+ * answers `BucketCount` rows.
  */
-export const COUNTED_CTE = `counted as (
+export function countedCte(buckets = '$1::json'): string {
+  return `counted as (
   insert into rate_limit_buckets (limit_name, subject_hash, bucket_start, count, quota)
   select b.limit_name, b.subject_hash, b.bucket_start, 1, b.quota
-  from json_to_recordset($1::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
+  from json_to_recordset(${buckets}) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
   order by b.limit_name, b.subject_hash
   on conflict (limit_name, subject_hash, bucket_start) do update set count = rate_limit_buckets.count + 1, quota = excluded.quota
   returning limit_name, count)`;
+}
+
+/** `countedCte()` with the buckets in `$1`. */
+export const COUNTED_CTE = countedCte();
 
 /** The counts as one JSON column of a statement's answer row (null when nothing was counted). */
 export const COUNTS_COLUMN = `(select json_agg(json_build_object('limit_name', limit_name, 'count', count)) from counted) as counts`;
