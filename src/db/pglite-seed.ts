@@ -13,11 +13,21 @@ import { migrationsFolder } from './migrations-folder.js';
  */
 const SEED_FILE = 'pglite-seed.tar.gz';
 
+/**
+ * WAL segments of 1 MB instead of PostgreSQL's 16 MB: the seed's pg_wal is loaded whole (for
+ * `memory://` it stays in memory) and held a 16 MB segment mostly of zeros; PostgreSQL's other
+ * settings do not change (initdb sizes min/max_wal_size to the segment: 5 MB and 64 MB, written to
+ * postgresql.conf). The segment size is a property of the data folder, read from pg_control.
+ */
+const initDbStartParams = ['--wal-segsize=1'];
+
 /** The migrated, empty data directory as a gzipped tarball (PGlite's own dump format). */
 export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8Array<ArrayBuffer>> {
-  const client = await PGlite.create('memory://');
+  const client = await PGlite.create('memory://', { initDbStartParams });
   try {
     await migrate(drizzle({ client }), { migrationsFolder: folder });
+    // Dumped after a checkpoint: a start from the seed finds a clean shutdown point, no WAL to replay.
+    await client.exec('checkpoint');
     return new Uint8Array(await (await client.dumpDataDir('gzip')).arrayBuffer());
   } finally {
     await client.close();
@@ -27,7 +37,12 @@ export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8
 /** The seed the build left beside the migrations, or undefined (running from src/, or never built). */
 export async function readPgliteSeed(folder = migrationsFolder): Promise<Blob | undefined> {
   const file = join(folder, SEED_FILE);
-  return existsSync(file) ? new Blob([await readFile(file)]) : undefined;
+  return existsSync(file) ? seedBlob(await readFile(file)) : undefined;
+}
+
+/** PGlite gunzips a Blob of a gzip type at once (it tries an untyped one as a plain tar first). */
+export function seedBlob(bytes: Uint8Array<ArrayBuffer>): Blob {
+  return new Blob([bytes], { type: 'application/gzip' });
 }
 
 export const pgliteSeedFile = (folder = migrationsFolder) => join(folder, SEED_FILE);

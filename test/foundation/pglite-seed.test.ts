@@ -5,18 +5,18 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { createPgliteSeed } from '../../src/db/pglite-seed.js';
+import { createPgliteSeed, seedBlob } from '../../src/db/pglite-seed.js';
 import { queryRows, testPgliteSeed } from '../support/test-database.js';
 
 const folder = await mkdtemp(join(tmpdir(), 'slowdns-seed-test-'));
 afterAll(() => rm(folder, { recursive: true, force: true }));
 
 /** The seed global-setup made (or one made here, should the file run without it). */
-let seedBlob: Blob;
+let loadedSeed: Blob;
 beforeAll(async () => {
-  seedBlob = (await testPgliteSeed()) ?? new Blob([await createPgliteSeed()]);
+  loadedSeed = (await testPgliteSeed()) ?? seedBlob(await createPgliteSeed());
 });
-const seed = async () => seedBlob;
+const seed = async () => loadedSeed;
 
 const tableCount = async (db: Parameters<typeof queryRows>[0]) =>
   (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_tables where schemaname = 'public'`))[0]!.n;

@@ -3,6 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
+import { seedBlob } from '../../src/db/pglite-seed.js';
 import { createScratchDatabase } from './scratch-database.js';
 
 export interface TestDatabase extends DatabaseHandle {
@@ -34,7 +35,7 @@ export async function openTestDatabase(adminUrl = process.env.DATABASE_URL): Pro
 /** The migrated PGlite seed global-setup made, for a test that opens an embedded database itself. */
 export async function testPgliteSeed(): Promise<Blob | undefined> {
   const seedFile = inject('pgliteSeedFile');
-  return seedFile ? new Blob([await readFile(seedFile)]) : undefined;
+  return seedFile ? seedBlob(await readFile(seedFile)) : undefined;
 }
 
 function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase: () => Promise<void>): TestDatabase {
