@@ -1,12 +1,17 @@
 // `npm run build`: the server as plain JavaScript, so that `npm start` runs it with node alone (tsx is
-// for development and tests). One file per module (import.meta.url keeps meaning what it meant), the
-// files the code reads next to itself (page assets) and the migrations, in the same layout as the repo:
-//   dist/src/**.js     from src/**.ts, with src's other files copied beside them
+// for development and tests), the files the code reads next to itself (page assets) and the
+// migrations, in the same layout as the repo:
+//   dist/src/main.js   the server bundled (src/ and its dependencies; node loaded 535 files one per
+//                      module, for twice the CPU to the first healthy answer), with main-*.js chunks:
+//                      what is imported dynamically (PGlite's side) loads only when used. PGlite itself
+//                      stays in node_modules: it reads its .wasm and .data files beside its own code
+//   dist/src/**.js     every other module of src/ on its own (the seed below is made with them), with
+//                      src's other files copied beside them
 //   dist/clients/shell/activate.sh  the shell client the service serves
 //   dist/drizzle/      the SQL migrations (src/db/migrations-folder.ts: ../../drizzle), and
 //                      pglite-seed.tar.gz, the migrated empty embedded database (src/db/pglite-seed.ts)
 // JavaScript on purpose, so that `npm start` can build with node alone when dist/ is missing or stale.
-import { cp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,20 +39,45 @@ export async function buildIsCurrent() {
   return true;
 }
 
+/**
+ * In the bundle, a module's import.meta.url is still the URL of its own compiled file in dist/src/,
+ * beside which the files it reads are copied (page assets, ../../drizzle, ../../clients/shell).
+ */
+function ownImportMetaUrl(source) {
+  return {
+    name: 'own-import-meta-url',
+    setup(bundler) {
+      bundler.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
+        if (!path.startsWith(source)) return undefined;
+        const text = await readFile(path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const compiled = `./${relative(source, path).replace(/\.ts$/, '.js')}`;
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, import.meta.url).href`), loader: 'ts' };
+      });
+    },
+  };
+}
+
 export async function buildServer() {
   const { build } = await import('esbuild');
   const source = join(root, 'src');
   const files = await filesUnder(source);
   await rm(dist, { recursive: true, force: true });
+  const entry = join(source, 'main.ts');
+  const common = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
+  await build({ ...common, entryPoints: files.filter((f) => f.endsWith('.ts') && f !== entry), outdir: join(dist, 'src'), outbase: source });
   await build({
-    entryPoints: files.filter((f) => f.endsWith('.ts')),
+    ...common,
+    entryPoints: [entry],
     outdir: join(dist, 'src'),
-    outbase: source,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: 'linked',
-    logLevel: 'warning',
+    bundle: true,
+    // What is imported dynamically (PGlite's side, on PGlite only) is a chunk of its own, loaded when imported.
+    splitting: true,
+    chunkNames: 'main-[name]-[hash]',
+    external: ['@electric-sql/pglite'],
+    // The CommonJS dependencies (prom-client, ipaddr.js) require node's modules.
+    banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
+    plugins: [ownImportMetaUrl(source)],
   });
   for (const file of files.filter((f) => !f.endsWith('.ts'))) await cp(file, join(dist, 'src', relative(source, file)));
   await cp(join(root, 'drizzle'), join(dist, 'drizzle'), { recursive: true });
