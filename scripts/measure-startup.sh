@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Cold start to the first healthy answer, RSS after start, and the shutdown behaviour, measured on a
-# real process:  scripts/measure-startup.sh [pglite|pglite-existing|pglite-memory|postgres]
+# Cold start to the first healthy answer (wall time and the server's CPU), RSS after start and its
+# peak, and the shutdown behaviour, measured on a real process:
+#   scripts/measure-startup.sh [pglite|pglite-existing|pglite-memory|postgres]
 #   pglite           a fresh DATA_DIR in a temporary folder (the default)
 #   pglite-existing  a DATA_DIR that a first (unmeasured) start created and migrated
 #   pglite-memory    DATA_DIR=memory://
@@ -75,11 +76,15 @@ until curl -fsS -o /dev/null "$base/api/v2/healthz" 2>/dev/null; do
   sleep 0.02
 done
 healthy_ms=$(( $(ms_now) - start_ms ))
+# CPU the server used until then (user + system, its threads included): less sensitive than the wall
+# time to what else the machine is running.
+cpu_ms="$(awk -v tck="$(getconf CLK_TCK)" '{print int(($14 + $15) * 1000 / tck)}' "/proc/$pid/stat")"
 sleep 1 # let start-up garbage settle before reading memory
 rss_kb="$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")"
 hwm_kb="$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")"
 echo "database:                 $mode  (server: ${server[*]})"
 echo "cold start → healthy:     ${healthy_ms} ms  (process spawn to first 200 from /api/v2/healthz)"
+echo "CPU to healthy:           ${cpu_ms} ms  (utime + stime of pid $pid when it first answered; load $(cut -d' ' -f1 /proc/loadavg))"
 echo "server's own startup_ms:  $(grep '"msg":"ready"' "$scratch/server.log" | grep -o '"startup_ms":[0-9]*' | cut -d: -f2) ms  (config → ready to serve, as logged)"
 echo "RSS after start:          $(( rss_kb / 1024 )) MiB  (VmRSS of pid $pid; peak VmHWM $(( hwm_kb / 1024 )) MiB)"
 
