@@ -7,7 +7,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-
 import { spawnService } from '../support/spawn-service.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// The real process (src/main.ts via tsx), as `npm start` runs it. Starting one takes seconds, more
+// The real process, as `npm start` runs it (the compiled server). Starting one takes a second or more
 // on a busy machine: a generous per-test limit, no time asserted.
 const SPAWN_TIMEOUT_MS = 180_000;
 const adminUrl = process.env.DATABASE_URL;
@@ -78,7 +78,7 @@ describe('one owner per embedded DATA_DIR', { timeout: SPAWN_TIMEOUT_MS }, () =>
       const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, { method: 'POST', headers: { cookie, origin: 'http://localhost:8080' } });
       expect(issued.status).toBe(201);
 
-      for (const command of [['src/main.ts'], ['src/cli/main.ts', 'prune']]) {
+      for (const command of [['scripts/start.mjs'], ['src/cli/main.ts', 'prune']]) {
         const second = spawnService({ DATA_DIR: dataDir }, command);
         expect(await second.exited).not.toBe(0);
         expect(stderrLines(second.stderr())).toEqual([`slowdns: DATA_DIR ${dataDir} is in use by process ${first.process.pid} (lock file ${join(dataDir, 'slowdns.pid')}); stop it first, or point DATA_DIR elsewhere`]);

@@ -1,6 +1,6 @@
 /**
  * clients/shell/activate.sh: shellcheck-clean, and its bats suite (clients/shell/test/) passing against
- * the real service. bats starts the service itself (src/main.ts on free ports); with DATABASE_URL set,
+ * the real service. bats starts the service itself (as `npm start` does, on free ports); with DATABASE_URL set,
  * on a scratch PostgreSQL database of its own, otherwise on an in-memory PGlite.
  */
 import { spawn, spawnSync } from 'node:child_process';

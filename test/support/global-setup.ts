@@ -3,9 +3,13 @@
 //   PGlite: a migrated, empty data directory dumped to a file (src/db/pglite-seed.ts), loaded by each file
 //   (and by any test that opens an embedded database of its own, on PostgreSQL runs too).
 //   PostgreSQL (DATABASE_URL): a migrated template database; each file's database is `CREATE DATABASE … TEMPLATE` it.
+// And the compiled server (dist/, `npm run build`), when missing or stale: the tests that start the real
+// process start it as `npm start` does (test/support/spawn-service.ts, clients/shell/test/helpers.bash).
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
@@ -23,6 +27,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: 'ignore' });
   // The seed is made on PostgreSQL runs too: tests that open an embedded database of their own load it.
   const folder = await mkdtemp(join(tmpdir(), 'slowdns-test-seed-'));
   const file = join(folder, 'pglite-seed.tar.gz');

@@ -19,11 +19,14 @@ export interface SpawnedService {
 }
 
 /**
- * `src/main.ts` (or another entry and its arguments, such as `src/cli/main.ts prune`) in a child process, as `npm start`
- * runs it: the environment is exactly `env` plus PATH, so the test's own DATABASE_URL never leaks in.
+ * The server in a child process as `npm start` runs it (scripts/start.mjs: the compiled server, with the
+ * build's PGlite seed; global-setup.ts has built dist/), or another entry and its arguments, a `.ts`
+ * one through tsx as npm runs it (`src/cli/main.ts prune` for `npm run prune`). The environment is
+ * exactly `env` plus PATH, so the test's own DATABASE_URL never leaks in.
  */
-export function spawnService(env: Record<string, string>, command = ['src/main.ts']): SpawnedService {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
+export function spawnService(env: Record<string, string>, command = ['scripts/start.mjs']): SpawnedService {
+  const loader = command[0]!.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, ...command], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'http://localhost:8080', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
-# activate.sh against the real service (src/main.ts on a free port, a fresh in-memory database):
+# activate.sh against the real service (the compiled server on a free port, a fresh in-memory database):
 # the whole flow, every exit code of the README's table provoked for real, signals, resume, secrets.
 
 load helpers
 
 setup_file() {
+  build_service
   # The main service (installers older than 2026.1.1.1 are outdated) and one whose codes live 2 seconds.
   start_service SERVICE MIN_INSTALLER_VERSION=2026.1.1.1 &
   start_service SHORT INSTALL_CODE_TTL_SECONDS=2 &

@@ -4,14 +4,18 @@
 ACTIVATE_SH="$BATS_TEST_DIRNAME/../activate.sh"
 REPO_ROOT="$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)"
 
-# start_service <name> [VAR=value...]: starts the service, sets <name>_URL and <name>_PID once it is
-# ready (it listens first and answers 503 until its database is open and migrated).
+# build_service: the compiled server (dist/) as `npm start` builds it, once, before services start.
+build_service() { (cd "$REPO_ROOT" && node scripts/build.mjs --if-stale >/dev/null); }
+
+# start_service <name> [VAR=value...]: starts the service as `npm start` runs it (the compiled server),
+# sets <name>_URL and <name>_PID once it is ready (it listens first and answers 503 until its database
+# is open and migrated).
 start_service() {
   name=$1
   shift
   log="$BATS_FILE_TMPDIR/$name.log"
   (cd "$REPO_ROOT" && env PORT=0 HOST=127.0.0.1 DATA_DIR=memory:// TRUST_PROXY=1 LOG_LEVEL=info \
-    DATABASE_URL="${SLOWDNS_TEST_DATABASE_URL:-}" "$@" node --import tsx src/main.ts >"$log" 2>&1) &
+    DATABASE_URL="${SLOWDNS_TEST_DATABASE_URL:-}" "$@" node scripts/start.mjs >"$log" 2>&1) &
   pid=$!
   echo "$pid" >"$BATS_FILE_TMPDIR/$name.pid"
   for _ in $(seq 1 1800); do
