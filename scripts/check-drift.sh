@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The project's own binaries, run directly: npx would add a second of npm's start-up to each.
+bin=node_modules/.bin
 drifted=()
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
@@ -21,12 +23,12 @@ fi
 
 echo "== drift: drizzle/ migrations"
 # Consistency of the committed migrations themselves (journal, snapshots, collisions).
-npx drizzle-kit check
+"$bin/drizzle-kit" check
 # Then generate into a scratch copy, never into the working tree: a new migration there means the
 # schema changed without one. drizzle-kit prefixes --out with './', so it must be a relative path.
 cp -r drizzle "$scratch/drizzle"
 # </dev/null: an ambiguous change (rename or drop+add?) makes drizzle-kit prompt; fail instead of hanging.
-if ! timeout 120 npx drizzle-kit generate --dialect=postgresql --schema=./src/db/schema.ts \
+if ! timeout 120 "$bin/drizzle-kit" generate --dialect=postgresql --schema=./src/db/schema.ts \
   --out="$(realpath --relative-to=. "$scratch/drizzle")" </dev/null >"$scratch/drizzle-kit.log" 2>&1; then
   cat "$scratch/drizzle-kit.log"
   drifted+=("drizzle/ (drizzle-kit generate failed or needs an answer; run npm run generate:migrations)")
@@ -37,7 +39,7 @@ fi
 
 if [ -f clients/typescript/src/schema.d.ts ]; then
   echo "== drift: clients/typescript/src/schema.d.ts"
-  if ! npx openapi-typescript openapi/openapi.json -c clients/typescript/redocly.yaml --check -o clients/typescript/src/schema.d.ts; then
+  if ! "$bin/openapi-typescript" openapi/openapi.json -c clients/typescript/redocly.yaml --check -o clients/typescript/src/schema.d.ts; then
     drifted+=("clients/typescript/src/schema.d.ts (fix: npm run generate:client)")
   fi
 fi
