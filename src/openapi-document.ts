@@ -1,6 +1,7 @@
 import { errorCatalog, errorCodes } from './errors.js';
 import type { Router } from './http/router.js';
 import { composeExamples } from './openapi-examples.js';
+import { typeObjectUnions } from './openapi-union-types.js';
 import { envelopeOf } from './schemas/envelope.js';
 import { commonResponseHeaders, headerRef, headerRefs, registerResponseHeaders } from './schemas/response-headers.js';
 
@@ -68,6 +69,7 @@ export function buildOpenApiDocument(app: Router) {
   delete (document as { webhooks?: unknown }).webhooks;
   (document.components ??= {}).responses = unroutedResponses;
   composeExamples(document.components.schemas as Parameters<typeof composeExamples>[0], document.paths as Parameters<typeof composeExamples>[1]);
+  typeObjectUnions(document.components.schemas as Parameters<typeof typeObjectUnions>[0]);
   return document;
 }
 

@@ -40,7 +40,8 @@ export const EventRecordSchema = z
       .openapi({
         example: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d', description: 'The client\'s rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.' }),
     data: z
-      .record(z.string(), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]))
+      // Documented as one type list rather than zod's typeless anyOf, which Scalar's document check refuses.
+      .record(z.string(), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]).openapi({ type: ['string', 'number', 'boolean', 'null'], maxLength: 256 }))
       .openapi({ description: 'Small facts about the change, never a secret (README: "The event trail").', example: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: '4c4c4544003957108052b4c04f384833' } }),
     delivered_at: nullableTimestamp('When a webhook delivered it (the table is an outbox); `null` until then.'),
   })
