@@ -1,8 +1,18 @@
 /** The parts of the OpenAPI document the shell shows. */
 interface ShellDocument {
+  openapi: string;
   info: { title: string; version: string; description?: string };
   servers?: { url: string; description?: string }[];
+  tags?: { name: string }[];
   paths?: Record<string, unknown>;
+  components?: { securitySchemes?: Record<string, object> };
+}
+
+type SecurityScheme = { type?: string; scheme?: string; in?: string; name?: string };
+
+interface ShellOperation {
+  summary?: string;
+  tags?: string[];
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -16,57 +26,106 @@ const inlineMarkdown = (text: string) =>
     .replace(/`([^`]+)`/g, '<code>$1</code>')
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
 
-/** The introduction up to its first heading (the tables after it need Scalar), one line per list item. */
+const LIST_ITEM = /^\s*(\d+\.|-)\s+/;
+
+/** The introduction up to its first heading (the tables after it need Scalar): paragraphs and lists. */
 function introduction(description: string): string {
   const blocks: string[] = [];
   for (const block of description.trim().split(/\n\s*\n/)) {
     if (block.trimStart().startsWith('#')) break;
-    const list = /^\s*(\d+\.|-)\s/m.test(block);
-    blocks.push(list ? block.split('\n').map((line) => inlineMarkdown(line.trim())).join('<br />') : inlineMarkdown(block.replace(/\s+/g, ' ').trim()));
-  }
-  return blocks.join('<br /><br />');
-}
-
-/**
- * What /docs shows before Scalar's bundle has run, and without JavaScript: the API's title, version and
- * introduction, and its operations, rendered on the server from the document. It paints with the page
- * (the bundle is 3.5 MB of JavaScript and takes a second or more to run); Scalar's mount replaces it.
- * Laid out like Scalar's first screen (sidebar, then the introduction in a narrow column), so that
- * the change is small.
- */
-export function referenceShell(document: ShellDocument): { markup: string; style: string } {
-  const operations: string[] = [];
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const method of METHODS) {
-      const operation = (item as Record<string, { summary?: string } | undefined>)[method];
-      if (operation) operations.push(`<li><span>${method.toUpperCase()}</span> ${escapeHtml(operation.summary ?? path)}</li>`);
+    const lines = block.split('\n');
+    if (LIST_ITEM.test(lines[0]!)) {
+      const tag = /^\s*\d/.test(lines[0]!) ? 'ol' : 'ul';
+      blocks.push(`<${tag}>${lines.map((line) => `<li>${inlineMarkdown(line.replace(LIST_ITEM, '').trim())}</li>`).join('')}</${tag}>`);
+    } else {
+      blocks.push(`<p>${inlineMarkdown(block.replace(/\s+/g, ' ').trim())}</p>`);
     }
   }
+  return blocks.join('');
+}
+
+/** Each tag's operations in document order (untagged ones under `default`, as Scalar files them). */
+function operationsByTag(document: ShellDocument): Map<string, string[]> {
+  const byTag = new Map<string, string[]>((document.tags ?? []).map((tag) => [tag.name, []]));
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, ShellOperation | undefined>)[method];
+      if (!operation) continue;
+      const entry = `<li><span>${method.toUpperCase()}</span> ${escapeHtml(operation.summary ?? path)}</li>`;
+      for (const tag of operation.tags?.length ? operation.tags : ['default']) {
+        if (!byTag.has(tag)) byTag.set(tag, []);
+        byTag.get(tag)!.push(entry);
+      }
+    }
+  }
+  return byTag;
+}
+
+const schemeLabel = ({ type, scheme, in: where, name }: SecurityScheme) =>
+  type === 'http' ? `HTTP ${scheme ?? ''}`.trim() : type === 'apiKey' ? `API key, ${where ?? ''} ${name ?? ''}`.trim() : (type ?? '');
+
+/**
+ * What /docs shows before Scalar's bundle has run, and without JavaScript: the API's title, version,
+ * introduction, server and authentication schemes, and its operations by tag, rendered on the server
+ * from the document. It paints with the page (the bundle is 3.5 MB of JavaScript and takes a second
+ * or more to run), and Scalar's mount replaces it. It is laid out as Scalar's first screen is, with
+ * Scalar's font, sizes and colours (sidebar with the tags collapsed, badges, title, introduction,
+ * server box; the operations below the fold, where Scalar has its tag sections), so that what the
+ * reader sees hardly changes when Scalar takes over.
+ */
+export function referenceShell(document: ShellDocument): { markup: string; style: string } {
+  const byTag = operationsByTag(document);
+  const sidebar = ['Introduction', ...byTag.keys(), 'Models'].map((entry) => `<li>${escapeHtml(entry)}</li>`).join('');
+  const tagSections = [...byTag]
+    .filter(([, operations]) => operations.length > 0)
+    .map(([tag, operations]) => `<h2>${escapeHtml(tag)}</h2><ul>${operations.join('')}</ul>`)
+    .join('');
   const servers = (document.servers ?? []).map(
-    (server) => `<p><code>${escapeHtml(server.url)}</code>${server.description ? `<br />${escapeHtml(server.description)}` : ''}</p>`,
+    (server) => `<p><code>${escapeHtml(server.url)}</code></p>${server.description ? `<p class="note">${escapeHtml(server.description)}</p>` : ''}`,
+  );
+  const schemes = Object.entries(document.components?.securitySchemes ?? {}).map(
+    ([name, scheme]) => `<p><code>${escapeHtml(name)}</code> <span class="note">${escapeHtml(schemeLabel(scheme))}</span></p>`,
   );
   const { title, version, description = '' } = document.info;
   const markup =
-    `<div class="reference-shell"><nav><ul>${operations.join('')}</ul></nav>` +
-    `<main><p class="version">v${escapeHtml(version)}</p><h1>${escapeHtml(title)}</h1>` +
-    `<div class="columns"><div class="introduction">${introduction(description)}</div>` +
-    `<aside><h2>Server</h2>${servers.join('')}</aside></div></main></div>`;
+    `<div class="reference-shell"><nav><div class="search" aria-hidden="true"></div><ul>${sidebar}</ul></nav>` +
+    `<main><p class="badges"><span>v${escapeHtml(version)}</span><span>OAS ${escapeHtml(document.openapi)}</span></p>` +
+    `<h1>${escapeHtml(title)}</h1>` +
+    `<div class="columns"><div class="introduction"><p class="download"><a href="/openapi.json">Download OpenAPI Document</a></p>${introduction(description)}</div>` +
+    `<aside><section><h2>Server</h2>${servers.join('')}</section>` +
+    (schemes.length ? `<section><h2>Authentication</h2>${schemes.join('')}</section>` : '') +
+    `</aside></div><div class="operations">${tagSections}</div></main></div>`;
   return { markup, style: SHELL_STYLE };
 }
 
+// Scalar's own measures in its light theme (1.46): a 288 px sidebar, a 447 px text column at 60 px from
+// it and a 447 px column of boxes 48 px further, its font stack (Inter when installed, else the system's
+// sans-serif, as Scalar shows without its web fonts) and its greys.
 const SHELL_STYLE = `
       body { margin: 0; }
-      .reference-shell { display: flex; font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; color: #1b1b1b; line-height: 1.6; }
-      .reference-shell nav { width: 280px; flex: none; box-sizing: border-box; height: 100vh; overflow: hidden; padding: 56px 12px 0; border-right: 1px solid rgba(0, 0, 0, 0.1); font-size: 14px; }
-      .reference-shell ul { list-style: none; margin: 0; padding: 0; }
-      .reference-shell li { padding: 3px 8px; color: #555; }
-      .reference-shell li span { font-size: 10px; font-weight: 600; color: #999; }
-      .reference-shell main { padding: 88px 60px 0; }
-      .reference-shell .version { margin: 0 0 8px; font-size: 13px; color: #777; }
-      .reference-shell h1 { margin: 0 0 40px; font-size: 24px; }
+      .reference-shell { display: flex; font-family: "Inter", -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Oxygen, Ubuntu, Cantarell, "Open Sans", "Helvetica Neue", sans-serif; color: #1b1b1b; font-size: 16px; line-height: 26px; }
+      .reference-shell nav { width: 288px; flex: none; box-sizing: border-box; height: 100vh; position: sticky; top: 0; overflow: hidden; padding: 12px; border-right: 1px solid #dfdfdf; font-size: 14px; line-height: 16px; }
+      .reference-shell nav .search { height: 32px; box-sizing: border-box; border: 1px solid #dfdfdf; border-radius: 6px; background: #fafafa; margin-bottom: 12px; }
+      .reference-shell ul, .reference-shell ol { margin: 0; padding: 0; }
+      .reference-shell nav li { list-style: none; padding: 8px; margin-bottom: 1px; color: #757575; }
+      .reference-shell main { flex: none; width: 942px; padding: 90px 0 0 60px; }
+      .reference-shell .badges { display: flex; gap: 6px; margin: 0 0 3px; font-size: 13px; line-height: 19px; color: #757575; }
+      .reference-shell .badges span { border: 1px solid #dfdfdf; border-radius: 12px; background: #f6f6f6; padding: 0 6px; }
+      .reference-shell h1 { margin: 0 0 11px; font-size: 24px; font-weight: 600; line-height: 27px; }
       .reference-shell .columns { display: flex; gap: 48px; align-items: flex-start; }
-      .reference-shell .introduction { width: 440px; flex: none; font-size: 16px; }
-      .reference-shell aside { width: 435px; border: 1px solid #dfdfdf; border-radius: 8px; overflow: hidden; font-size: 14px; }
-      .reference-shell aside h2 { margin: 0; padding: 6px 12px; font-size: 14px; font-weight: 500; background: #f6f6f6; border-bottom: 1px solid #dfdfdf; }
-      .reference-shell aside p { margin: 0; padding: 8px 12px; color: #777; }
-      .reference-shell code { font-size: 13px; background: #f6f6f6; border-radius: 3px; padding: 0 2px; }`;
+      .reference-shell .introduction { width: 447px; flex: none; }
+      .reference-shell .introduction p { margin: 0 0 16px; }
+      .reference-shell .introduction .download { margin-bottom: 24px; }
+      .reference-shell .introduction a { color: inherit; }
+      .reference-shell .introduction ol, .reference-shell .introduction ul { margin: 0 0 16px; padding-left: 32px; }
+      .reference-shell .introduction li { margin-bottom: 4px; padding-left: 4px; }
+      .reference-shell aside { width: 447px; flex: none; font-size: 14px; line-height: 21px; }
+      .reference-shell aside section { border: 1px solid #dfdfdf; border-radius: 12px; overflow: hidden; margin-bottom: 12px; }
+      .reference-shell aside h2 { margin: 0; padding: 5px 12px; font-size: 14px; font-weight: 500; background: #f6f6f6; border-bottom: 1px solid #dfdfdf; }
+      .reference-shell aside p { margin: 0; padding: 6px 12px; }
+      .reference-shell .note { color: #8e8e8e; }
+      .reference-shell .operations { padding-top: 48px; width: 447px; }
+      .reference-shell .operations h2 { font-size: 20px; font-weight: 600; margin: 24px 0 8px; }
+      .reference-shell .operations ul { list-style: none; }
+      .reference-shell .operations li span { display: inline-block; width: 48px; font-size: 12px; font-weight: 600; color: #757575; }
+      .reference-shell code { font-family: ui-monospace, Menlo, Monaco, Consolas, "Liberation Mono", monospace; font-size: 13px; }`;

@@ -92,6 +92,10 @@ export function registerReference(app: Router, document: () => OpenApiDocument |
     withDefaultFonts: false,
     telemetry: false,
     hideClientButton: true,
+    // Every tag starts collapsed, the first one too: Scalar renders a tag's operations (their markdown,
+    // schemas and examples) only once it is opened, from the sidebar or its "Show more" button, and
+    // a first tag opened at load was most of its rendering work.
+    defaultOpenFirstTag: false,
     showDeveloperTools: 'never',
     // The agent chat loads a curated API registry from api.scalar.com through proxy.scalar.com.
     agent: { disabled: true },

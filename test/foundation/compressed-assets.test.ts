@@ -23,10 +23,16 @@ describe('the reference page, its document and its bundle', () => {
     expect(html).toContain(`<script src="/docs/scalar.js?v=${scalarVersion}" defer>`);
   });
 
-  it('/docs paints without Scalar: the title, the introduction and every operation, rendered on the server', async () => {
+  it('/docs paints without Scalar: the title, the introduction, the tags and every operation, rendered on the server', async () => {
     const html = await (await get('/docs')).text();
-    const document = (await (await get('/openapi.json')).json()) as { info: { title: string }; paths: Record<string, Record<string, { summary: string }>> };
+    const document = (await (await get('/openapi.json')).json()) as {
+      info: { title: string };
+      tags: { name: string }[];
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
     expect(html).toContain(`<h1>${document.info.title}</h1>`);
+    // The sidebar as Scalar's starts: the introduction, each tag (collapsed), the models.
+    expect(html).toContain(`<ul>${['Introduction', ...document.tags.map((tag) => tag.name), 'Models'].map((entry) => `<li>${entry}</li>`).join('')}</ul>`);
     expect(html).toContain('hands short-lived <strong>install codes</strong> to people on the page <code>GET /slowdns</code>');
     for (const item of Object.values(document.paths)) {
       for (const operation of Object.values(item)) expect(html).toContain(` ${operation.summary.replace(/'/g, '&#39;')}</li>`);
