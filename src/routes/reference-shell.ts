@@ -68,7 +68,7 @@ const schemeLabel = ({ type, scheme, in: where, name }: SecurityScheme) =>
  * What /docs shows before Scalar's bundle has run, and without JavaScript: the API's title, version,
  * introduction, server and authentication schemes, and its operations by tag, rendered on the server
  * from the document. It paints with the page (the bundle is 3.5 MB of JavaScript and takes a second
- * or more to run), and Scalar's mount replaces it. It is laid out as Scalar's first screen is, with
+ * or more to run), and lies over Scalar's mount point until Scalar shows its content. It is laid out as Scalar's first screen is, with
  * Scalar's font, sizes and colours (sidebar with the tags collapsed, badges, title, introduction,
  * server box; the operations below the fold, where Scalar has its tag sections), so that what the
  * reader sees hardly changes when Scalar takes over.
@@ -103,7 +103,7 @@ export function referenceShell(document: ShellDocument): { markup: string; style
 // sans-serif, as Scalar shows without its web fonts) and its greys.
 const SHELL_STYLE = `
       body { margin: 0; }
-      .reference-shell { display: flex; font-family: "Inter", -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Oxygen, Ubuntu, Cantarell, "Open Sans", "Helvetica Neue", sans-serif; color: #1b1b1b; font-size: 16px; line-height: 26px; }
+      .reference-shell { position: absolute; top: 0; left: 0; z-index: 100; width: 100%; min-height: 100vh; background: #fff; display: flex; font-family: "Inter", -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Oxygen, Ubuntu, Cantarell, "Open Sans", "Helvetica Neue", sans-serif; color: #1b1b1b; font-size: 16px; line-height: 26px; }
       .reference-shell nav { width: 288px; flex: none; box-sizing: border-box; height: 100vh; position: sticky; top: 0; overflow: hidden; padding: 12px; border-right: 1px solid #dfdfdf; font-size: 14px; line-height: 16px; }
       .reference-shell nav .search { height: 32px; box-sizing: border-box; border: 1px solid #dfdfdf; border-radius: 6px; background: #fafafa; margin-bottom: 12px; }
       .reference-shell ul, .reference-shell ol { margin: 0; padding: 0; }

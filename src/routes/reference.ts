@@ -39,11 +39,25 @@ function replaceOnce(html: string, from: string | RegExp, to: string): string {
 }
 
 /**
+ * Hands the page over from the shell to Scalar once Scalar shows the API's title: Scalar mounts at once
+ * but paints an empty frame (sidebar, no content) until it has processed the document, a second or
+ * more, and the shell stays on top until then. If Scalar never renders (an error), the shell stays.
+ */
+const SHELL_HANDOVER = `const shell = document.querySelector('.reference-shell');
+      new MutationObserver((_, observer) => {
+        if (!document.querySelector('#app h1')) return;
+        shell?.remove();
+        observer.disconnect();
+      }).observe(document.getElementById('app'), { childList: true, subtree: true });
+      `;
+
+/**
  * Scalar's page, made to paint at once. It says no language and has no icon (the browser would ask for
  * /favicon.ico and log a 404). Its bundle blocked the first paint, and the document was only asked for
  * once the bundle had run: now the server-rendered shell (reference-shell.ts) paints with the page, the
  * bundle is deferred and its init runs after it (an inline module script runs, like a deferred script,
- * once the page is parsed, in order), and the document is preloaded alongside the bundle.
+ * once the page is parsed, in order), and the document is preloaded alongside the bundle. The shell
+ * lies over Scalar's mount point until Scalar has content to show (SHELL_HANDOVER).
  */
 function withFastFirstPaint(html: string, bundleUrl: string, shell: { markup: string; style: string }): string {
   html = replaceOnce(html, '<html>', '<html lang="en">');
@@ -53,9 +67,9 @@ function withFastFirstPaint(html: string, bundleUrl: string, shell: { markup: st
     '<meta charset="utf-8" />\n    <link rel="icon" href="data:," />\n    <link rel="preload" href="/openapi.json" as="fetch" crossorigin />',
   );
   html = replaceOnce(html, '</style>', `${shell.style}\n    </style>`);
-  html = replaceOnce(html, '<div id="app"></div>', `<div id="app">${shell.markup}</div>`);
+  html = replaceOnce(html, '<div id="app"></div>', `${shell.markup}<div id="app"></div>`);
   html = replaceOnce(html, `<script src="${bundleUrl}"></script>`, `<script src="${bundleUrl}" defer></script>`);
-  return replaceOnce(html, /<script type="text\/javascript">(?=\s*Scalar\.createApiReference)/, '<script type="module">');
+  return replaceOnce(html, /<script type="text\/javascript">\s*(?=Scalar\.createApiReference)/, `<script type="module">\n      ${SHELL_HANDOVER}`);
 }
 
 /**

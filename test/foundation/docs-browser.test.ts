@@ -47,4 +47,19 @@ describeWithBrowser('the /docs reference in headless Chromium', () => {
     expect(browser!.errors).toEqual([]);
     expect(warnings.filter((warning) => warning.includes('document validation errors'))).toEqual([]);
   });
+
+  it('keeps the server-rendered outline, operations included, when Scalar never renders', async () => {
+    const { page } = browser!;
+    await page.route('**/docs/scalar.js*', (route) => route.abort());
+    try {
+      await page.goto(`${server!.origin}/docs`, { waitUntil: 'load' });
+      const shell = page.locator('.reference-shell');
+      await shell.getByRole('heading', { name: 'SlowDNS activation service' }).waitFor();
+      await shell.getByText('Health check').waitFor();
+      await shell.getByRole('link', { name: 'Download OpenAPI Document' }).waitFor();
+      expect(await shell.isVisible()).toBe(true);
+    } finally {
+      await page.unroute('**/docs/scalar.js*');
+    }
+  });
 });
