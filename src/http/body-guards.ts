@@ -21,10 +21,26 @@ export const emptyJsonBodyAsObject: MiddlewareHandler<AppEnv> = async (c, next) 
   await next();
 };
 
-export const limitBodySize: MiddlewareHandler<AppEnv> = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
+/**
+ * Refuses a body larger than `maxBytes` with 413 `payload_too_large` before it is read. A declared
+ * `Content-Length` (what every client sends for a body it holds) and a GET or HEAD without one are
+ * decided from the headers alone. Only a body of unknown length (chunked) is counted as it arrives,
+ * by hono's bodyLimit: reaching for the body stream turns @hono/node-server's light request into a
+ * full web Request with a stream around the socket, which costs more than the rest of a small request.
+ */
+export function bodySizeLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = () => {
     // The rest of the body is never read: this connection cannot carry another request.
-    throw new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, { Connection: 'close' });
-  },
-});
+    throw new ApiError('payload_too_large', `The request body is larger than ${maxBytes / 1024} KiB.`, { Connection: 'close' });
+  };
+  const countWhileReading = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return async (c, next) => {
+    const declared = c.req.header('content-length');
+    const chunked = c.req.header('transfer-encoding') !== undefined;
+    if (declared !== undefined && !chunked) return Number.parseInt(declared, 10) > maxBytes ? tooLarge() : next();
+    if (!chunked && (c.req.method === 'GET' || c.req.method === 'HEAD')) return next();
+    return countWhileReading(c, next);
+  };
+}
+
+export const limitBodySize = bodySizeLimit(MAX_BODY_BYTES);

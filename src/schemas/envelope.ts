@@ -47,10 +47,10 @@ function headersOf(codes: ErrorCode[]): Record<string, HeaderRef> | undefined {
 
 /**
  * What any request can be answered: a request cut by the server (not well-formed, too slow to arrive,
- * headers too large: answered before routing, src/http/client-error-answer.ts), a failure of ours, the
- * database out of reach.
+ * headers too large: answered before routing, src/http/client-error-answer.ts), a body over the limit
+ * (a GET declaring one too: src/http/body-guards.ts), a failure of ours, the database out of reach.
  */
-const answeredOnEveryRoute: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_headers_too_large', 'internal_error', 'service_unavailable'];
+const answeredOnEveryRoute: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_headers_too_large', 'payload_too_large', 'internal_error', 'service_unavailable'];
 
 export interface ErrorResponse {
   description: string;

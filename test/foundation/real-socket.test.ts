@@ -101,6 +101,32 @@ describe('the HTTP edge over a real socket', () => {
     expect((await raw(server.origin, 'GET', '/api/v2/healthz')).status).toBe(200);
   });
 
+  it('a declared Content-Length over the limit is 413 from the headers alone, before a byte of the body', async () => {
+    // Only the headers go out: an answer proves the server decided without waiting for the body.
+    const headersOnly = (path: string, method: string, length: number) =>
+      new Promise<RawAnswer>((resolve, reject) => {
+        const req = httpRequest(`${server.origin}${path}`, { method, agent: false, headers: { 'content-type': 'application/json', 'content-length': String(length) } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+      });
+    for (const [method, path, length] of [
+      ['POST', '/api/v2/slowdns/install/precheck', 64 * 1024 + 1],
+      ['GET', '/api/v2/healthz', 64 * 1024 + 1],
+      ['POST', '/register', 8 * 1024 + 1],
+    ] as const) {
+      const answer = await headersOnly(path, method, length);
+      expect([method, path, answer.status, envelope(answer).error?.code, answer.headers.connection]).toEqual([method, path, 413, 'payload_too_large', 'close']);
+    }
+    // At the limit the body is read and judged as usual.
+    const atLimit = await raw(server.origin, 'POST', '/api/v2/slowdns/install/precheck', { 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(64 * 1024 - 8) }));
+    expect([atLimit.status, envelope(atLimit).error?.code]).toEqual([400, 'validation_failed']);
+  });
+
   it('a JSON media type with parameters is accepted', async () => {
     const answer = await raw(server.origin, 'POST', '/api/v2/slowdns/install/precheck', { 'content-type': 'application/json; charset=utf-8' }, '{}');
     expect([answer.status, envelope(answer).error?.code]).toEqual([400, 'validation_failed']);
