@@ -23,7 +23,8 @@ interface Install {
 const INSTALLER_VERSION = '2026.11.20.1';
 
 function json(body: unknown): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  const text = JSON.stringify(body);
+  return { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }, body: text };
 }
 
 async function data(res: Response, status: number): Promise<Record<string, string>> {
