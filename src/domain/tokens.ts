@@ -1,4 +1,5 @@
-import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { KeyObject, sign as signEd25519 } from 'node:crypto';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { ApiError } from '../errors.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import { TOKEN_ALGORITHM, type KeyRing } from './signing-keys.js';
@@ -30,16 +31,25 @@ export interface InstallClaims {
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-async function sign(ring: KeyRing, kind: Kind, claims: JWTPayload, subject: string, now: Date, expiresAt: Date, jti: string) {
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: kinds[kind].typ, kid: ring.signing.kid })
-    .setIssuer(ISSUER)
-    .setAudience(kinds[kind].audience)
-    .setSubject(subject)
-    .setJti(jti)
-    .setIssuedAt(seconds(now))
-    .setExpirationTime(seconds(expiresAt))
-    .sign(ring.signing.key);
+/** Each CryptoKey of the ring as the KeyObject node:crypto signs with, made once per key. */
+const signingKeyObjects = new WeakMap<object, KeyObject>();
+
+const base64urlJson = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * A compact JWS (RFC 7515) over the claims, with Ed25519 (RFC 8037, `alg: EdDSA`). Signed with
+ * node:crypto at once rather than through WebCrypto as jose does, which hands every signature to the
+ * thread pool and back: about half the CPU per token, and no wait. jose still verifies
+ * (`verify` below), so any token this makes is checked by the library that reads it.
+ */
+async function sign(ring: KeyRing, kind: Kind, claims: JWTPayload, subject: string, now: Date, expiresAt: Date, jti: string): Promise<string> {
+  const { kid, key } = ring.signing;
+  let keyObject = signingKeyObjects.get(key);
+  if (!keyObject) signingKeyObjects.set(key, (keyObject = KeyObject.from(key)));
+  const header = base64urlJson({ alg: TOKEN_ALGORITHM, typ: kinds[kind].typ, kid });
+  const payload = base64urlJson({ ...claims, iss: ISSUER, aud: kinds[kind].audience, sub: subject, jti, iat: seconds(now), exp: seconds(expiresAt) });
+  const signingInput = `${header}.${payload}`;
+  return `${signingInput}.${signEd25519(null, Buffer.from(signingInput), keyObject).toString('base64url')}`;
 }
 
 /** How long past its expiry an install token still reads its own install back (the status route). */
