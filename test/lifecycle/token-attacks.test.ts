@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { base64url, SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
+import { signCompactJws } from '../../src/domain/compact-jws.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
 import { signInstallToken, signPrecheckToken } from '../../src/domain/tokens.js';
@@ -96,6 +97,30 @@ describe('token attacks are refused with 401', () => {
       await refused(await precheckToken(t, otherCode));
     });
     it('garbage', () => refused('not.a.token'));
+    it('characters outside base64url around the signature (which a lenient decoder would skip)', async () => {
+      const [h, p, s] = token.split('.') as [string, string, string];
+      await refused(`${h}.${p}.${s}==`);
+      await refused(`${h}.${p}.${s.slice(0, 10)}!${s.slice(10)}`);
+      await refused(`${h}.${p}.${s}.`);
+    });
+
+    describe('signed with the service\'s own key, but not as it makes them', () => {
+      /** The claims of the real token, changed, signed with the ring's signing key. */
+      const resigned = (header: Record<string, unknown>, change: Record<string, unknown>) =>
+        signCompactJws({ typ: 'slowdns-precheck+jwt', kid: t.keys.signing.kid, ...header }, { ...decodeJwt(token), ...change }, t.keys.signing.key);
+      it('the same claims verify (the control)', async () => {
+        const answer = await activateRequest(t, code, resigned({}, {}));
+        expect(answer.status).toBe(200);
+      });
+      it('a `crit` header', () => refused(resigned({ crit: ['exp'] }, {})));
+      it('another typ', () => refused(resigned({ typ: 'JWT' }, {})));
+      it('another issuer', () => refused(resigned({}, { iss: 'someone-else' })));
+      it('another audience', () => refused(resigned({}, { aud: 'slowdns:install:confirm' })));
+      it('no exp', () => refused(resigned({}, { exp: undefined })));
+      it('an exp that is not a number', () => refused(resigned({}, { exp: String(decodeJwt(token).exp) })));
+      it('a jti that is not a string', () => refused(resigned({}, { jti: 42 })));
+      it('not valid before a time still to come', () => refused(resigned({}, { nbf: decodeJwt(token).exp })));
+    });
   });
 
   describe('install token at confirm', () => {
