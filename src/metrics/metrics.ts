@@ -116,12 +116,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     });
   }
 
+  /**
+   * Each method, status and route pattern's two series, looked up once: prom-client would otherwise
+   * hash the labels twice per request. Bounded as the series are: routes are patterns, and Node's
+   * parser knows a fixed set of methods.
+   */
+  const requestSeries = new Map<string, { requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }>();
+
   return {
     registry,
-    observeRequest(labels, seconds) {
-      const l = { ...labels, status: String(labels.status) };
-      requests.inc(l);
-      duration.observe(l, seconds);
+    observeRequest({ method, route, status }, seconds) {
+      const key = `${method} ${status} ${route}`;
+      let series = requestSeries.get(key);
+      if (!series) {
+        const labels = { method, route, status: String(status) };
+        series = { requests: requests.labels(labels), duration: duration.labels(labels) };
+        requestSeries.set(key, series);
+      }
+      series.requests.inc();
+      series.duration.observe(seconds);
     },
     transition: (type, actor) => transitions.inc({ type, actor }),
     refusal: (policy) => refusals.inc({ policy }),
