@@ -25,6 +25,8 @@ function needsNoDatabase(path: string): boolean {
     path === '/.well-known/jwks.json' ||
     path === '/docs' ||
     path.startsWith('/docs/') ||
+    path === '/slowdns/activate.sh' ||
+    path === '/slowdns/activate.sh.sha256' ||
     /^\/slowdns\/[^/]+\.(js|css)$/.test(path)
   );
 }

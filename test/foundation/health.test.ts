@@ -38,6 +38,18 @@ describe('GET /api/v2/healthz', () => {
     expect((await app.request('/api/v2/livez')).status).toBe(200);
   });
 
+  it('while the database is known to be away, what needs no database still answers: the probes, the contract, the keys, the assets and the shell client', async () => {
+    const away = { available: false, check: async () => false, reportFailure: () => {}, close: () => {} };
+    const { app } = createApp({ db: t.database.db, availability: away, clock: t.clock, config: t.config, logger: createLogger('silent'), keys: t.keys });
+    for (const path of ['/api/v2/livez', '/openapi.json', '/.well-known/jwks.json', '/docs', '/slowdns/app.js', '/slowdns/app.css', '/slowdns/activate.sh', '/slowdns/activate.sh.sha256']) {
+      expect([path, (await app.request(path)).status]).toEqual([path, 200]);
+    }
+    for (const path of ['/api/v2/healthz', '/api/v2/readyz', '/slowdns']) {
+      const res = await app.request(path);
+      expect([path, res.status, res.headers.get('retry-after')]).toEqual([path, 503, '5']);
+    }
+  });
+
   it('echoes a sane X-Request-Id and replaces an insane one', async () => {
     const kept = await t.request('/api/v2/healthz', { headers: { 'x-request-id': 'req-123.abc' } });
     expect(kept.headers.get('x-request-id')).toBe('req-123.abc');
