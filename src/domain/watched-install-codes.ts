@@ -133,6 +133,8 @@ export interface CancelOutcome {
   code: WatchedInstallCode;
   /** What this call changed: nothing for a repeat (or a code already out of play), the code, or the install in progress too. */
   cancelled: 'nothing' | 'code' | 'install';
+  /** Whether cancelling the install revoked a server registered for it (as a release does). */
+  serverRevoked: boolean;
 }
 
 /**
@@ -144,6 +146,7 @@ export interface CancelOutcome {
  */
 export async function cancelWatchedInstallCode(db: Database, browserSessionHash: string, installCodeId: string, now: Date, context: ChangeContext): Promise<CancelOutcome> {
   let cancelled: CancelOutcome['cancelled'] = 'nothing';
+  let serverRevoked = false;
   // Two rounds at most: a code activated between the read and the revoke is then cancelled as an install.
   for (let round = 0; round < 2 && cancelled === 'nothing'; round++) {
     const code = await sessionInstallCode(db, browserSessionHash, installCodeId);
@@ -164,8 +167,9 @@ export async function cancelWatchedInstallCode(db: Database, browserSessionHash:
       // No live activation: a release already took the code out of play without restoring it.
       if (!live) break;
       try {
-        const { released } = await releaseActivation(db, live.id, now, context, { code: 'revoke' });
-        if (released) cancelled = 'install';
+        const release = await releaseActivation(db, live.id, now, context, { code: 'revoke' });
+        if (release.released) cancelled = 'install';
+        serverRevoked = release.serverRevoked;
       } catch (error) {
         if (error instanceof ApiError && error.code === 'activation_confirmed') throw new ApiError('activation_confirmed', CONFIRMED_MESSAGE);
         throw error;
@@ -175,7 +179,7 @@ export async function cancelWatchedInstallCode(db: Database, browserSessionHash:
     }
   }
   const [watched] = await watchCodes(db, [await sessionInstallCode(db, browserSessionHash, installCodeId)], now);
-  return { code: watched!, cancelled };
+  return { code: watched!, cancelled, serverRevoked };
 }
 
 export const CONFIRMED_MESSAGE = 'This install is confirmed: a finished install cannot be cancelled from the page. If the server is not yours, ask the operator to revoke it.';

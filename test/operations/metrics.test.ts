@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { createMetricsApp } from '../../src/metrics/metrics-app.js';
 import { ADMIN_TOKEN, adminAction } from '../admin/admin-requests.js';
-import { bearer, registeredServer, revokeRequest } from '../legacy/agent-requests.js';
+import { AGENT_VERSION, bearer, registeredServer, registerRequest, revokeRequest } from '../legacy/agent-requests.js';
 import {
   activatedInstall,
   activateRequest,
@@ -95,11 +95,16 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     // Agent: a server revokes itself.
     const own = await registeredServer(t);
     expect((await revokeRequest(t, bearer(own.agentToken))).status).toBe(200);
-    // Browser: cancel a waiting code, and a code whose install is running (released with it); twice each.
+    // Browser: cancel a waiting code, a code whose install is running (released with it), and one whose
+    // install has registered its server (revoked with it); twice each.
     const waiting = await browserCode();
     const running = await browserCode();
     expect((await activateRequest(t, running.code, await precheckToken(t, running.code))).status).toBe(200);
-    for (const code of [waiting, running, waiting, running]) expect((await code.cancel()).status).toBe(200);
+    const registering = await browserCode();
+    const activated = await (await activateRequest(t, registering.code, await precheckToken(t, registering.code))).json();
+    const registration = { activation_id: activated.data.activation_id, install_token: activated.data.install_token, agent_version: AGENT_VERSION };
+    expect((await registerRequest(t, registration)).status).toBe(201);
+    for (const code of [waiting, running, registering, waiting, running, registering]) expect((await code.cancel()).status).toBe(200);
 
     const after = await scrape(t);
     const added = (type: string, actor: string) => {
@@ -114,6 +119,7 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
       agentRevokedServer: added('server.revoked', 'agent'),
       browserRevokedCode: added('install_code.revoked', 'browser'),
       browserReleased: added('activation.released', 'browser'),
+      browserRevokedServer: added('server.revoked', 'browser'),
       installerReleased: added('activation.released', 'installer'),
       installerRevokedServer: added('server.revoked', 'installer'),
     }).toEqual({
@@ -124,8 +130,9 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
       // The forced release's server, the admin route's, /revoke's.
       operatorRevokedServer: 3,
       agentRevokedServer: 1,
-      browserRevokedCode: 2,
-      browserReleased: 1,
+      browserRevokedCode: 3,
+      browserReleased: 2,
+      browserRevokedServer: 1,
       installerReleased: 0,
       installerRevokedServer: 0,
     });
