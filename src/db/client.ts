@@ -78,7 +78,9 @@ function compileWebAssemblyWithLiftoffOnly(): void {
  * checkpoint every second). A checkpoint as often as PostgreSQL's checkpoint_timeout lets it remove
  * or recycle the WAL before it, and bounds what a restart after a crash replays. It waits for any
  * transaction in progress (PGlite serialises its queries), then writes the changed buffers (at most
- * shared_buffers, 16 MB).
+ * shared_buffers, 16 MB). Single-user mode runs no autovacuum either, and every counted request updates
+ * a rate-limit row: a plain VACUUM (no lock that stops reads or writes) before each checkpoint lets
+ * later rows reuse the room of dead ones instead of growing the tables for ever.
  */
 const PGLITE_CHECKPOINT_INTERVAL_MS = 5 * 60_000;
 
@@ -101,8 +103,13 @@ async function openPglite(dataDir: string, seed: Blob | undefined, watch: Availa
   const poolStats = async () => ({ max: 1, connections: { active: 1 } });
   // In-process: it cannot stall on a network, only be closed, and then a query fails at once.
   const availability = watchAvailability(async () => void (await client.query('select 1')), watch);
-  // A failed checkpoint is retried at the next tick; a closed database stops the timer first.
-  const checkpoints = setInterval(() => void client.exec('checkpoint').catch(() => {}), checkpointIntervalMs).unref();
+  // Vacuum first (single-user mode runs no autovacuum), then checkpoint. A failure is retried at the
+  // next tick; a closed database stops the timer first.
+  const maintain = async () => {
+    await client.exec('vacuum');
+    await client.exec('checkpoint');
+  };
+  const checkpoints = setInterval(() => void maintain().catch(() => {}), checkpointIntervalMs).unref();
   const close = async () => {
     clearInterval(checkpoints);
     availability.close();
