@@ -5,10 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
 import { activations, installCodes, servers } from '../../src/db/schema.js';
 import { serveOverHttp, type HttpServer } from '../support/browser.js';
 import { activatedInstall, issueCode } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { testPgliteSeed } from '../support/test-database.js';
 import { registeredServer } from '../legacy/agent-requests.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 
@@ -80,45 +82,54 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(serverRevoked.code).toBe(0);
     expect((await t.database.db.select().from(servers).where(eq(servers.id, agent.serverId)))[0]!.status).toBe('revoked');
 
-    const events = await slowdns(['events', 'list', '--type', 'activation.released', '--json'], operator);
+    const [events, table] = await Promise.all([slowdns(['events', 'list', '--type', 'activation.released', '--json'], operator), slowdns(['servers', 'list'], operator)]);
     expect(JSON.parse(events.stdout).items).toEqual([expect.objectContaining({ type: 'activation.released', activation_id: install.activationId, actor: 'operator' })]);
-    const table = await slowdns(['servers', 'list'], operator);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID +HEALTH +HOSTNAME/);
     expect(table.stdout).toContain(agent.serverId);
   });
 
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
-    const wrong = await slowdns(['codes', 'list'], { ...operator, SLOWDNS_ADMIN_TOKEN: 'not-the-operator-token-0123456789abcdef' });
+    // Independent runs, started together.
+    const closed = await closedPort();
+    const [wrong, unknown, noToken, unreachable] = await Promise.all([
+      slowdns(['codes', 'list'], { ...operator, SLOWDNS_ADMIN_TOKEN: 'not-the-operator-token-0123456789abcdef' }),
+      slowdns(['activations', 'release', 'act_0000000000000000'], operator),
+      slowdns(['events', 'list'], { SLOWDNS_URL: service.origin }),
+      slowdns(['servers', 'list', '--url', `http://127.0.0.1:${closed}`], operator),
+    ]);
     expect(wrong).toMatchObject({ code: 1, stdout: '' });
     expect(wrong.stderr).toMatch(/^slowdns: 401 admin_token_invalid: [^\n]+\n$/);
 
-    const unknown = await slowdns(['activations', 'release', 'act_0000000000000000'], operator);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^slowdns: 404 activation_not_found: [^\n]+\n$/);
 
-    const noToken = await slowdns(['events', 'list'], { SLOWDNS_URL: service.origin });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/^slowdns: SLOWDNS_ADMIN_TOKEN is not set[^\n]*\n$/);
 
-    const closed = await closedPort();
-    const unreachable = await slowdns(['servers', 'list', '--url', `http://127.0.0.1:${closed}`], operator);
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toBe(`slowdns: cannot reach the service at http://127.0.0.1:${closed}: ECONNREFUSED\n`);
   });
 
   it('--help on every level; a usage error exits 2', async () => {
-    for (const args of [['--help'], ['codes', '--help'], ['activations', 'release', '--help'], ['keys', 'rotate', '--help']]) {
-      const help = await slowdns(args);
-      expect(help.code, args.join(' ')).toBe(0);
-      expect(help.stdout).toMatch(/^Usage: slowdns/);
-    }
-    const usage = await slowdns(['codes', 'list', '--colour']);
+    // Independent runs, started together.
+    const helpArgs = [['--help'], ['codes', '--help'], ['activations', 'release', '--help'], ['keys', 'rotate', '--help']];
+    const [usage, ...helps] = await Promise.all([slowdns(['codes', 'list', '--colour']), ...helpArgs.map((args) => slowdns(args))]);
+    helps.forEach((help, i) => {
+      expect(help!.code, helpArgs[i]!.join(' ')).toBe(0);
+      expect(help!.stdout).toMatch(/^Usage: slowdns/);
+    });
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('keys: rotate and list act on the database the environment names, sealed under KEY_ENCRYPTION_KEY; retire refuses a key in use', { timeout: 180_000 }, async () => {
     const folder = await mkdtemp(join(tmpdir(), 'slowdns-keys-'));
+    if (!t.database.url) {
+      // The embedded folder starts as a fresh DATA_DIR of the compiled server does, from the migrated
+      // seed: the command runs from src/, which has no seed, and would run initdb (seconds) instead.
+      const seeded = await openDatabase({ dataDir: folder, pgliteSeed: await testPgliteSeed() });
+      await seeded.close();
+    }
     const generated = JSON.parse((await slowdns(['keys', 'generate', '--json'])).stdout);
     expect(generated.KEY_ENCRYPTION_KEY).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(JSON.parse(generated.SIGNING_KEYS).keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
