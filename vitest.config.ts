@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/support/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
     // (half the suite's CPU). Files share no state but the modules: each opens its own database and
     // app and closes them, and a file that fakes timers puts them back.
     isolate: false,
+    // The slowest files first, even on a fresh clone with no timings from an earlier run.
+    sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 30_000,
     // Every answer a test receives is checked against the OpenAPI document (test/support/response-validator.ts).
     setupFiles: ['test/support/validation-setup.ts'],
