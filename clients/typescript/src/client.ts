@@ -170,7 +170,11 @@ export function createClient(options: ClientOptions): SlowdnsClient {
     try {
       outcome = await send(async (request) => {
         url = request.url;
-        answer = await baseFetch(timeout ? new Request(request, { signal: AbortSignal.any([request.signal, timeout]) }) : request);
+        const sent = timeout ? new Request(request, { signal: AbortSignal.any([request.signal, timeout]) }) : request;
+        // Both requests are held until the fetch settles (the closure below keeps them): Node's fetch
+        // follows the signal of a copied Request only weakly, so a garbage collection while waiting for
+        // the answer lost the timeout and the call never ended (nodejs/undici#4068; Node 20, 22, 24).
+        answer = await baseFetch(sent).finally(() => [request, sent]);
         return answer;
       });
     } catch (thrown) {

@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLIENT_NAME, CLIENT_VERSION, createClient, SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError } from '../src/index.js';
 import { activateBody, inProcess, issueCode, precheckBody } from './client-harness.js';
@@ -84,6 +86,23 @@ describe('retries, timeout and User-Agent', () => {
     const retried = await createClient({ baseUrl, timeoutMs: 200, retry: { maxRetries: 1, baseDelayMs: 10 } }).healthz().catch((e: unknown) => e);
     expect(retried).toBeInstanceOf(SlowdnsTimeoutError);
     expect(seen).toHaveLength(3);
+  });
+
+  it('a server that never answers: the timeout still ends the call when garbage is collected while waiting', async () => {
+    // Node's fetch once lost the timeout of a call whose waiting spanned a garbage collection: the call hung.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { baseUrl } = await misbehaving(() => undefined);
+    const collecting = setInterval(gc, 20);
+    try {
+      const client = createClient({ baseUrl, timeoutMs: 200 });
+      for (let i = 0; i < 3; i++) {
+        const outcome = await Promise.race([client.healthz().catch((e: unknown) => e), new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting after 5 s'))]);
+        expect(outcome).toBeInstanceOf(SlowdnsTimeoutError);
+      }
+    } finally {
+      clearInterval(collecting);
+    }
   });
 
   it('register and issue are never resent, even with retries on', async () => {
