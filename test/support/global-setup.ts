@@ -1,20 +1,18 @@
 // Once per `vitest run`, before any test file: what every file's database is cloned from, so that no
 // file runs initdb or a migration of its own.
-//   PGlite: a migrated, empty data directory dumped to a file (src/db/pglite-seed.ts), loaded by each file
+//   PGlite: the migrated, empty data directory the build dumped (src/db/pglite-seed.ts), loaded by each file
 //   (and by any test that opens an embedded database of its own, on PostgreSQL runs too).
 //   PostgreSQL (DATABASE_URL): a migrated template database; each file's database is `CREATE DATABASE … TEMPLATE` it.
 // And the compiled server (dist/, `npm run build`), when missing or stale: the tests that start the real
 // process start it as `npm start` does (test/support/spawn-service.ts, clients/shell/test/helpers.bash).
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { createPgliteSeed } from '../../src/db/pglite-seed.js';
+import { pgliteSeedFile } from '../../src/db/pglite-seed.js';
 import { createScratchDatabase } from './scratch-database.js';
 
 declare module 'vitest' {
@@ -27,18 +25,16 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: 'ignore' });
-  // The seed is made on PostgreSQL runs too: tests that open an embedded database of their own load it.
-  const folder = await mkdtemp(join(tmpdir(), 'slowdns-test-seed-'));
-  const file = join(folder, 'pglite-seed.tar.gz');
-  await writeFile(file, await createPgliteSeed());
-  project.provide('pgliteSeedFile', file);
-  const removeSeed = () => rm(folder, { recursive: true, force: true });
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'ignore' });
+  // The build's own seed (made from the same migrations): loaded by every file on PGlite, and on
+  // PostgreSQL runs too by the tests that open an embedded database of their own.
+  project.provide('pgliteSeedFile', pgliteSeedFile(join(root, 'dist', 'drizzle')));
 
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
     project.provide('templateDatabase', undefined);
-    return removeSeed;
+    return async () => {};
   }
   const template = await createScratchDatabase(adminUrl, 'slowdns_template');
   const handle = await openDatabase({ databaseUrl: template.url, dataDir: 'unused' });
@@ -53,8 +49,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await admin.end();
   }
   project.provide('templateDatabase', new URL(template.url).pathname.slice(1));
-  return async () => {
-    await template.drop();
-    await removeSeed();
-  };
+  return template.drop;
 }
