@@ -1,7 +1,4 @@
-import { KeyObject, sign, verify } from 'node:crypto';
-import { TOKEN_ALGORITHM } from './signing-keys.js';
-
-/**
+/*
  * Compact JWS (RFC 7515) with Ed25519 only (RFC 8037, `alg: EdDSA`), through node:crypto's one-shot
  * sign and verify. jose does the same through WebCrypto, which hands every signature and every check
  * to the thread pool and back: this takes about half the CPU per token and never waits.
@@ -11,6 +8,9 @@ import { TOKEN_ALGORITHM } from './signing-keys.js';
  * accepted), a 64-byte signature that verifies under the key the header's `kid` names, and a JSON
  * object payload. The claims are the caller's to check.
  */
+import { KeyObject, sign, verify } from 'node:crypto';
+import { TOKEN_ALGORITHM } from './signing-keys.js';
+
 export type JsonObject = Record<string, unknown>;
 
 /** Raised for any token that is not a well-formed, correctly signed compact JWS; says no more. */

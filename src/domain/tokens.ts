@@ -55,15 +55,15 @@ const isTime = (value: unknown): value is number => typeof value === 'number' &&
  */
 async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<VerifiedClaims> {
   const refused = () => new ApiError(kinds[kind].invalid);
-  let claims: JsonObject;
+  let verified: Awaited<ReturnType<typeof verifyCompactJws>>;
   try {
-    ({ payload: claims } = await verifyCompactJws(token, async (header) =>
-      header.typ === kinds[kind].typ && typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined,
-    ));
+    verified = await verifyCompactJws(token, async (header) => (typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined));
   } catch (err) {
     if (err instanceof JwsInvalid) throw refused();
     throw err;
   }
+  const { header, payload: claims } = verified;
+  if (header.typ !== kinds[kind].typ) throw refused();
   const tolerance = expired === 'accept' ? EXPIRED_READABLE_SECONDS : 0;
   const at = seconds(now);
   const audience = claims.aud;
