@@ -8,7 +8,7 @@
  * accepted), a 64-byte signature that verifies under the key the header's `kid` names, and a JSON
  * object payload. The claims are the caller's to check.
  */
-import { KeyObject, sign, verify } from 'node:crypto';
+import { sign, verify, type KeyObject } from 'node:crypto';
 import { TOKEN_ALGORITHM } from './signing-keys.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -16,19 +16,11 @@ export type JsonObject = Record<string, unknown>;
 /** Raised for any token that is not a well-formed, correctly signed compact JWS; says no more. */
 export class JwsInvalid extends Error {}
 
-/** Each CryptoKey as the KeyObject node:crypto works with, made once per key. */
-const keyObjects = new WeakMap<CryptoKey, KeyObject>();
-function keyObjectOf(key: CryptoKey): KeyObject {
-  let keyObject = keyObjects.get(key);
-  if (!keyObject) keyObjects.set(key, (keyObject = KeyObject.from(key)));
-  return keyObject;
-}
-
 const encodeJson = (value: JsonObject) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-export function signCompactJws(header: JsonObject, payload: JsonObject, key: CryptoKey): string {
+export function signCompactJws(header: JsonObject, payload: JsonObject, key: KeyObject): string {
   const signingInput = `${encodeJson({ ...header, alg: TOKEN_ALGORITHM })}.${encodeJson(payload)}`;
-  return `${signingInput}.${sign(null, Buffer.from(signingInput), keyObjectOf(key)).toString('base64url')}`;
+  return `${signingInput}.${sign(null, Buffer.from(signingInput), key).toString('base64url')}`;
 }
 
 /** Node's base64url decoder skips characters outside the alphabet: they are refused here first. */
@@ -47,7 +39,7 @@ function decodeJsonObject(part: string): JsonObject {
 }
 
 /** The header and payload of a token whose signature verifies under `keyFor(header)`; JwsInvalid otherwise. */
-export async function verifyCompactJws(token: string, keyFor: (header: JsonObject) => Promise<CryptoKey | undefined>): Promise<{ header: JsonObject; payload: JsonObject }> {
+export async function verifyCompactJws(token: string, keyFor: (header: JsonObject) => Promise<KeyObject | undefined>): Promise<{ header: JsonObject; payload: JsonObject }> {
   const parts = token.split('.');
   if (parts.length !== 3 || !parts.every((part) => BASE64URL.test(part))) throw new JwsInvalid();
   const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];
@@ -56,6 +48,6 @@ export async function verifyCompactJws(token: string, keyFor: (header: JsonObjec
   const key = await keyFor(header);
   const signature = Buffer.from(encodedSignature, 'base64url');
   if (!key || signature.length !== ED25519_SIGNATURE_BYTES) throw new JwsInvalid();
-  if (!verify(null, Buffer.from(`${encodedHeader}.${encodedPayload}`), keyObjectOf(key), signature)) throw new JwsInvalid();
+  if (!verify(null, Buffer.from(`${encodedHeader}.${encodedPayload}`), key, signature)) throw new JwsInvalid();
   return { header, payload: decodeJsonObject(encodedPayload) };
 }

@@ -100,7 +100,7 @@ async function readKeySet(db: Database, now: Date, options: KeyStoreOptions): Pr
   const live = rows.filter((r) => !r.signingEndedAt || r.signingEndedAt.getTime() + options.verifyWindowSeconds * 1000 > now.getTime());
   const signer = live.find((r) => !r.signingEndedAt);
   if (!signer) return undefined;
-  const keys = await Promise.all(live.map((r) => importSigningKey(privateJwkOf(r, options.kek), verifyUntil(r, options.verifyWindowSeconds))));
+  const keys = live.map((r) => importSigningKey(privateJwkOf(r, options.kek), verifyUntil(r, options.verifyWindowSeconds)));
   const signing = keys.find((k) => k.kid === signer.kid)!;
   return { signing: { kid: signing.kid, key: signing.privateKey }, verifying: [signing, ...keys.filter((k) => k !== signing)] };
 }

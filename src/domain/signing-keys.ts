@@ -1,4 +1,5 @@
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { ConfigError } from '../config.js';
 import { randomId } from './secret-hash.js';
 
@@ -18,22 +19,22 @@ export interface PublicJwk {
 /** A key that verifies: until `verifyUntil` (a key that stopped signing), or for as long as it is kept. */
 export interface VerifyingKey {
   kid: string;
-  key: CryptoKey;
+  key: KeyObject;
   publicJwk: PublicJwk;
   verifyUntil: Date | undefined;
 }
 
 /** What a ring holds at one moment: the key that signs, and every key that verifies (the signer first). */
 export interface KeySet {
-  signing: { kid: string; key: CryptoKey };
+  signing: { kid: string; key: KeyObject };
   verifying: VerifyingKey[];
 }
 
 export interface KeyRing {
   /** The key new tokens are signed with. */
-  readonly signing: { kid: string; key: CryptoKey };
+  readonly signing: { kid: string; key: KeyObject };
   /** The key that verifies tokens with this `kid` at `now`; an unknown kid first reloads the ring (another instance may have rotated). */
-  verifierFor(kid: string, now: Date): Promise<CryptoKey | undefined>;
+  verifierFor(kid: string, now: Date): Promise<KeyObject | undefined>;
   /** Exactly the public keys that may still verify a token at `now`: served at /.well-known/jwks.json. */
   publicJwks(now: Date): { keys: PublicJwk[] };
   /** Reloads the keys from where they are kept (the database); a ring from SIGNING_KEYS has nothing to reload. */
@@ -75,8 +76,12 @@ export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet>): 
   };
 }
 
-/** A private Ed25519 JWK → the signer and verifier it gives. */
-export async function importSigningKey(jwk: JWK, verifyUntil?: Date): Promise<VerifyingKey & { privateKey: CryptoKey }> {
+/**
+ * A private Ed25519 JWK → the signer and verifier it gives, as the node:crypto keys compact-jws.ts signs
+ * and verifies with (made from the JWK itself: Node 24 deprecates making them from a non-extractable
+ * WebCrypto key, DEP0204).
+ */
+export function importSigningKey(jwk: JWK, verifyUntil?: Date): VerifyingKey & { privateKey: KeyObject } {
   if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !jwk.d || !jwk.x || !jwk.kid) {
     throw new Error('every key must be a private Ed25519 JWK (kty OKP, crv Ed25519, d, x, kid)');
   }
@@ -85,8 +90,8 @@ export async function importSigningKey(jwk: JWK, verifyUntil?: Date): Promise<Ve
   const { d: _d, ...publicPart } = jwk;
   return {
     kid: jwk.kid,
-    privateKey: (await importJWK({ ...jwk, alg: TOKEN_ALGORITHM }, TOKEN_ALGORITHM)) as CryptoKey,
-    key: (await importJWK({ ...publicPart, alg: TOKEN_ALGORITHM }, TOKEN_ALGORITHM)) as CryptoKey,
+    privateKey: createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }),
+    key: createPublicKey({ key: publicPart as JsonWebKey, format: 'jwk' }),
     publicJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: jwk.kid, alg: TOKEN_ALGORITHM, use: 'sig' },
     verifyUntil,
   };
@@ -102,7 +107,7 @@ export const MAX_VERIFYING_KEYS = 16;
 export async function keyRingFromJwks(privateJwks: JWK[]): Promise<KeyRing> {
   if (privateJwks.length === 0) throw new Error('no keys');
   if (privateJwks.length > MAX_VERIFYING_KEYS) throw new Error(`${privateJwks.length} keys; at most ${MAX_VERIFYING_KEYS}`);
-  const keys = await Promise.all(privateJwks.map((jwk) => importSigningKey(jwk)));
+  const keys = privateJwks.map((jwk) => importSigningKey(jwk));
   const first = keys[0]!;
   return createKeyRing({ signing: { kid: first.kid, key: first.privateKey }, verifying: keys });
 }

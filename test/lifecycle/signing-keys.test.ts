@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { signingKeys } from '../../src/db/schema.js';
@@ -8,6 +9,24 @@ import { buildTestApp, useTestApp } from '../support/test-app.js';
 
 describe('signing keys', () => {
   const t = useTestApp();
+
+  it('signing and verifying a token in a fresh process uses nothing deprecated (Node 24: DEP0204)', async () => {
+    // A fresh process: Node warns of each deprecation once, and --throw-deprecation turns that warning into a failure.
+    const script = `
+      import { generatePrivateJwk, keyRingFromJwks } from './src/domain/signing-keys.ts';
+      import { signPrecheckToken, verifyPrecheckToken } from './src/domain/tokens.ts';
+      const ring = await keyRingFromJwks([await generatePrivateJwk()]);
+      const now = new Date();
+      const claims = { codeHash: 'a'.repeat(64), machineId: 'b'.repeat(32), sshFingerprint: 'SHA256:x' };
+      const verified = await verifyPrecheckToken(ring, await signPrecheckToken(ring, claims, now, new Date(now.getTime() + 60_000)), now);
+      process.stdout.write(verified.machineId);`;
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, ['--throw-deprecation', '--import', 'tsx', '--input-type=module', '-e', script], (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run).toEqual({ code: 0, stdout: 'b'.repeat(32), stderr: '' });
+  });
 
   it('without SIGNING_KEYS, the first start makes one Ed25519 key in the database and later starts reuse it', async () => {
     const first = await loadKeyRing(t.database.db, undefined, t.clock.now());
