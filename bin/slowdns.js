@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// The `slowdns` operator command: the TypeScript sources run through tsx, as `npm start` runs the server.
-import { register } from 'tsx/esm/api';
+// The `slowdns` operator command: the compiled command (dist/src/cli/main.js) with plain node, as
+// `npm start` runs the compiled server. A fresh clone, or a change since the last build, builds first.
+import { buildIsCurrent, buildServer } from '../scripts/build.mjs';
 
-register();
-await import('../src/cli/main.ts');
+if (!(await buildIsCurrent())) {
+  process.stderr.write('slowdns: building dist/ (npm run build)\n');
+  await buildServer();
+}
+await import('../dist/src/cli/main.js');

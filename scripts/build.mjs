@@ -5,6 +5,7 @@
 //                      module, for twice the CPU to the first healthy answer), with main-*.js chunks:
 //                      what is imported dynamically (PGlite's side) loads only when used. PGlite itself
 //                      stays in node_modules: it reads its .wasm and .data files beside its own code
+//   dist/src/cli/main.js  the `slowdns` command (bin/slowdns.js), bundled the same way; the two share chunks
 //   dist/src/**.js     every other module of src/ on its own (the seed below is made with them), with
 //                      src's other files copied beside them
 //   dist/clients/shell/activate.sh  the shell client the service serves
@@ -63,12 +64,12 @@ export async function buildServer() {
   const source = join(root, 'src');
   const files = await filesUnder(source);
   await rm(dist, { recursive: true, force: true });
-  const entry = join(source, 'main.ts');
+  const entries = [join(source, 'main.ts'), join(source, 'cli', 'main.ts')];
   const common = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
-  await build({ ...common, entryPoints: files.filter((f) => f.endsWith('.ts') && f !== entry), outdir: join(dist, 'src'), outbase: source });
+  await build({ ...common, entryPoints: files.filter((f) => f.endsWith('.ts') && !entries.includes(f)), outdir: join(dist, 'src'), outbase: source });
   await build({
     ...common,
-    entryPoints: [entry],
+    entryPoints: entries,
     outdir: join(dist, 'src'),
     bundle: true,
     // What is imported dynamically (PGlite's side, on PGlite only) is a chunk of its own, loaded when imported.
