@@ -1,6 +1,6 @@
 // Writes openapi/openapi.json: the same document the server builds at start and serves at /openapi.json.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { drizzle } from 'drizzle-orm/postgres-js';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import { createApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';

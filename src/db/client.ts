@@ -4,8 +4,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
 import { watchAvailability, type AvailabilityOptions, type DatabaseAvailability } from './availability.js';
 import * as schema from './schema.js';
 
@@ -40,7 +40,7 @@ export interface DatabaseOptions {
   pgliteCheckpointIntervalMs?: number | undefined;
 }
 
-/** `DATABASE_URL` set → postgres.js on a real PostgreSQL; unset → embedded PGlite. Same schema, same SQL. */
+/** `DATABASE_URL` set → node-postgres on a real PostgreSQL; unset → embedded PGlite. Same schema, same SQL. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const watch = { onChange: options.onAvailabilityChange };
   return options.databaseUrl ? openPostgres(options.databaseUrl, watch) : openPglite(options.dataDir, options.pgliteSeed, watch, options.pgliteCheckpointIntervalMs);
@@ -126,8 +126,8 @@ const POOL_MAX = 10;
  * that went away is ended instead of holding its row locks.
  */
 const sessionLimits = { statement_timeout: 5000, idle_in_transaction_session_timeout: 10_000 };
-/** A connection (TCP, TLS, authentication) not ready in this many seconds fails: a stalled server is not waited for. */
-const CONNECT_TIMEOUT_SECONDS = 2;
+/** A connection (TCP, TLS, authentication) not ready in this long fails: a stalled server is not waited for. */
+const CONNECT_TIMEOUT_MS = 2000;
 /** A probe's round trip; longer means the database is stalled or gone. */
 const PROBE_TIMEOUT_MS = 750;
 
@@ -135,52 +135,71 @@ const PROBE_TIMEOUT_MS = 750;
 const isUnsupportedStartupParameter = (error: unknown) =>
   (error as ErrorLike)?.code === '08P01' && /unsupported startup parameter/i.test(String((error as ErrorLike)?.message));
 
+/**
+ * A pool connection gives up connecting after CONNECT_TIMEOUT_MS. Set on the pool itself, node-postgres
+ * would also fail a query that waits that long for a free connection (a busy pool, not a database
+ * away), so the limit is given to each connection only.
+ */
+class TimedConnection extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
+
+/**
+ * node-postgres, not postgres.js: both send unnamed statements only (no named prepared statement: a
+ * transaction-mode pooler such as PgBouncer, RDS Proxy or Supavisor hands each transaction any server
+ * connection, where a statement named on another one is missing or is a different statement, and writes
+ * answered 200 never reached the table). node-postgres sends an unnamed statement's Parse, Bind,
+ * Describe and Execute together: one round trip. postgres.js first asks the server for the parameter
+ * types and only then binds and executes: two round trips for every statement with a parameter.
+ */
 async function openPostgres(url: string, watch: AvailabilityOptions): Promise<DatabaseHandle> {
-  // postgres.js does not publish its pool's state; PostgreSQL does, for the connections of this instance's own application_name.
+  // The pool's state is read from PostgreSQL, for the connections of this instance's own application_name.
   const applicationName = `slowdns-${randomBytes(6).toString('hex')}`;
-  // prepare: false: no named prepared statements. A transaction-mode pooler (PgBouncer, RDS Proxy,
-  // Supavisor) hands each transaction any server connection, where a statement named on another one
-  // is missing or is a different statement: writes answered 200 never reached the table.
-  // fetch_types: false: postgres.js otherwise runs a query of its own on every new connection (the
-  // array types, which no column or parameter here uses). A connection ended while that query ran (a
-  // probe timing out in an outage) rejected a promise nobody held: an unhandled rejection, which
-  // ends a Node process. It also saves a round trip per connection.
-  const base = {
-    prepare: false,
-    fetch_types: false,
-    connect_timeout: CONNECT_TIMEOUT_SECONDS,
-    onnotice: () => {},
-    connection: { application_name: applicationName, ...sessionLimits },
-  };
-  const client = postgres(url, { ...base, max: POOL_MAX, idle_timeout: 60 });
-  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  const connection: pg.ClientConfig = { connectionString: url, application_name: applicationName, ...sessionLimits };
+  const pool = new pg.Pool({ ...connection, Client: TimedConnection, max: POOL_MAX, idleTimeoutMillis: 60_000 });
+  // A connection the server drops while idle is an 'error' event of the pool, which unheard would end the
+  // process. Nothing to do: the next query that fails marks the database away, and the probe takes over.
+  pool.on('error', () => {});
+  const db = drizzleNodePostgres({ client: pool, schema }) as unknown as Database;
   const poolStats = async () => {
-    const rows = await client<{ state: string; count: number }[]>`
-      select coalesce(state, 'unknown') as state, count(*)::int as count
-      from pg_stat_activity where application_name = ${applicationName} group by 1`;
+    const { rows } = await pool.query<{ state: string; count: number }>(
+      `select coalesce(state, 'unknown') as state, count(*)::int as count from pg_stat_activity where application_name = $1 group by 1`,
+      [applicationName],
+    );
     return { max: POOL_MAX, connections: Object.fromEntries(rows.map((r) => [r.state, r.count])) };
   };
   // Probes use a connection of their own: a pool busy with long work still lets a probe through,
   // so "slow" is never mistaken for "gone". A probe that does not answer in time is destroyed.
-  let probe: postgres.Sql | undefined;
+  let probe: pg.Client | undefined;
   const ping = async (): Promise<void> => {
-    const current = (probe ??= postgres(url, { ...base, max: 1, idle_timeout: 30 }));
+    let current = probe;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        current`select 1`.simple(),
+        (async () => {
+          if (!current) {
+            current = new pg.Client({ ...connection, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+            current.on('error', () => {});
+            await current.connect();
+          }
+          await current.query('select 1');
+        })(),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' })), PROBE_TIMEOUT_MS);
         }),
       ]);
+      // Kept only once it answered in time: a connection the timeout gave up on is ended below.
+      probe = current;
     } catch (error) {
       probe = undefined;
-      void current.end({ timeout: 0 }).catch(() => {});
+      void current?.end().catch(() => {});
       // Behind a pooler that refuses them the limits cannot be sent: the pooler's own query_timeout applies.
-      // postgres.js reads `options.connection` at each connect, so the pool's next connections go without them.
-      if (isUnsupportedStartupParameter(error) && 'statement_timeout' in base.connection) {
-        for (const connection of [base.connection, client.options.connection] as Record<string, unknown>[]) {
-          for (const name of Object.keys(sessionLimits)) delete connection[name];
+      // The pool reads its options at each connect, so its next connections go without them.
+      if (isUnsupportedStartupParameter(error) && 'statement_timeout' in connection) {
+        for (const options of [connection, pool.options] as Record<string, unknown>[]) {
+          for (const name of Object.keys(sessionLimits)) delete options[name];
         }
         return ping();
       }
@@ -195,7 +214,11 @@ async function openPostgres(url: string, watch: AvailabilityOptions): Promise<Da
   await availability.check();
   const close = async () => {
     availability.close();
-    await Promise.all([client.end({ timeout: 5 }), probe?.end({ timeout: 0 })]);
+    let timer: NodeJS.Timeout | undefined;
+    // Connections still lent to a request are waited for, 5 s at most.
+    await Promise.race([pool.end(), new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
+    await probe?.end().catch(() => {});
   };
   return { db, kind: 'postgres', poolStats, availability, close };
 }
@@ -205,8 +228,14 @@ async function openPostgres(url: string, watch: AvailabilityOptions): Promise<Da
  * statement timeout), or not the one configured (3D000 no such database, 28000/28P01 login refused).
  * SQLSTATE classes 08 (connection exception), 53 (insufficient resources) and 57P (operator intervention) count whole.
  */
-const databaseCodes = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57014', '3D000', '28000', '28P01']);
+const databaseCodes = new Set(['CONNECT_TIMEOUT', '57014', '3D000', '28000', '28P01']);
 const databaseCodeClasses = /^(08|53|57P)/;
+/**
+ * node-postgres says a connection was lost or could not be had in a message, with no code: the server
+ * closed it or stopped answering (`Connection terminated unexpectedly`, `… due to connection timeout`),
+ * it was closed by this process (`Connection terminated`, a pool ended at shutdown), or it broke before.
+ */
+const connectionLost = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool|timeout exceeded when trying to connect)/;
 /**
  * Socket codes: the database's when they come from a socket call (`syscall`: the service opens no
  * other outbound sockets) or a query. A client hanging up gives ECONNRESET too, but as the request's
@@ -219,7 +248,7 @@ type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; address?:
 /** True when the database driver raised the error (or its cause): a failed query, a broken constraint. */
 export function isDatabaseError(error: unknown): boolean {
   for (let e = error as ErrorLike, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++) {
-    if (typeof e.query === 'string' || e.name === 'PostgresError') return true;
+    if (typeof e.query === 'string' || (e as unknown) instanceof pg.DatabaseError) return true;
   }
   return false;
 }
@@ -228,13 +257,13 @@ export function isDatabaseError(error: unknown): boolean {
 export function isDatabaseUnavailable(error: unknown): boolean {
   let fromDatabase = false;
   for (let e = error as ErrorLike, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++) {
-    // Drizzle's query error and postgres.js's errors of a sent query both carry the query's text.
-    if (typeof e.query === 'string' || e.name === 'PostgresError') fromDatabase = true;
+    // Drizzle's query error carries the query's text; node-postgres's own errors are DatabaseErrors.
+    if (typeof e.query === 'string' || (e as unknown) instanceof pg.DatabaseError) fromDatabase = true;
     if (typeof e.code === 'string') {
       if (databaseCodes.has(e.code) || databaseCodeClasses.test(e.code)) return true;
       if (socketCodes.has(e.code) && (fromDatabase || e.syscall !== undefined)) return true;
     }
-    if (typeof e.message === 'string' && /PGlite is closed/i.test(e.message)) return true;
+    if (typeof e.message === 'string' && (connectionLost.test(e.message) || /PGlite is closed/i.test(e.message))) return true;
   }
   return false;
 }

@@ -6,17 +6,16 @@ interface SessionLike {
 
 /**
  * Runs one statement whose text is fixed at module load (no query object is built per request), with
- * its parameters, on the database or on a transaction. Unnamed: postgres.js sends it as the protocol's
- * unnamed statement (parsed with its execution), so it is safe behind a transaction-mode pooler.
- * Parameters are strings (timestamps as ISO text, JSON as text) or booleans, cast in the SQL, read the
- * same way by postgres.js and PGlite (both serialise a parameter by the type the server gives it: a
- * boolean must be a boolean); timestamps come back as PostgreSQL's text (see `timestampOf`).
+ * its parameters, on the database or on a transaction. Unnamed: node-postgres sends it as the protocol's
+ * unnamed statement, parsed, bound and executed in one round trip, so it is safe behind a
+ * transaction-mode pooler. Parameters are strings (timestamps as ISO text, JSON as text) or booleans,
+ * cast in the SQL, read the same way by node-postgres and PGlite; timestamps come back as PostgreSQL's
+ * text (see `timestampOf`).
  */
 export async function runStatement<Row>(db: Database, text: string, params: (string | boolean | null)[]): Promise<Row[]> {
   const session = (db as unknown as { session: SessionLike }).session;
-  const result = (await session.prepareQuery({ sql: text, params }, undefined, undefined, false).execute()) as { rows?: Row[] } & Row[];
-  // postgres.js answers the rows themselves, PGlite an object holding them.
-  return result.rows ?? result;
+  const result = (await session.prepareQuery({ sql: text, params }, undefined, undefined, false).execute()) as { rows: Row[] };
+  return result.rows;
 }
 
 /** A timestamptz column as the drivers answer it to drizzle's raw queries (`2026-11-22 10:15:00.123+00`). */

@@ -3,8 +3,8 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
 import type { Database } from '../../src/db/client.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
@@ -62,14 +62,21 @@ export async function openCountingPostgres(adminUrl: string): Promise<CountingDa
   await migrateDatabase(migrating.db);
   await migrating.close();
   let count = 0;
-  const client = postgres(scratch.url, { max: 10, prepare: false, onnotice: () => {}, debug: () => void (count += 1) });
-  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  // Every statement, on the pool or on a transaction's connection, is one query() of a connection.
+  class CountingConnection extends pg.Client {}
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  CountingConnection.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    count += 1;
+    return query.apply(this, args);
+  } as pg.Client['query'];
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 10, Client: CountingConnection });
+  const db = drizzleNodePostgres({ client: pool, schema }) as unknown as Database;
   return {
     kind: 'postgres',
     db,
     statements: () => count,
     close: async () => {
-      await client.end({ timeout: 5 });
+      await pool.end();
       await scratch.drop();
     },
   };

@@ -1,7 +1,9 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../../src/db/client.js';
+import { isDatabaseError, isDatabaseUnavailable } from '../../src/db/client.js';
 
-const postgresError = (code: string) => Object.assign(new Error(`server said ${code}`), { name: 'PostgresError', code });
+/** An error the server answered, as node-postgres raises it. */
+const postgresError = (code: string) => Object.assign(new pg.DatabaseError(`server said ${code}`, 0, 'error'), { code });
 /** As drizzle wraps a failed query: the driver's error is its cause. */
 const failedQuery = (cause: unknown) => Object.assign(new Error('Failed query: select 1\nparams: '), { query: 'select 1', cause });
 
@@ -21,6 +23,17 @@ describe('isDatabaseUnavailable: which errors answer 503 service_unavailable rat
     expect(isDatabaseUnavailable(failedQuery(postgresError(code)))).toBe(true);
   });
 
+  it.each([
+    'Connection terminated unexpectedly',
+    'Connection terminated due to connection timeout',
+    'Connection terminated',
+    'Client has encountered a connection error and is not queryable',
+    'Cannot use a pool after calling end on the pool',
+  ])('node-postgres losing its connection: %s, bare and wrapped by drizzle', (message) => {
+    expect(isDatabaseUnavailable(new Error(message))).toBe(true);
+    expect(isDatabaseUnavailable(failedQuery(new Error(message)))).toBe(true);
+  });
+
   it('driver codes and the database socket\'s own errors', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('write CONNECT_TIMEOUT'), { code: 'CONNECT_TIMEOUT' }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect' }))).toBe(true);
@@ -34,5 +47,11 @@ describe('isDatabaseUnavailable: which errors answer 503 service_unavailable rat
     expect(isDatabaseUnavailable(postgresError('42P01'))).toBe(false);
     expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
+
+  it('isDatabaseError: what the server answered, and any failed query', () => {
+    expect(isDatabaseError(postgresError('23505'))).toBe(true);
+    expect(isDatabaseError(failedQuery(new Error('Connection terminated unexpectedly')))).toBe(true);
+    expect(isDatabaseError(new TypeError('x is undefined'))).toBe(false);
   });
 });

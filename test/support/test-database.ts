@@ -52,10 +52,10 @@ function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase
   };
 }
 
-/** Rows of a raw query on either driver (PGlite answers `{ rows }`, postgres.js an array). */
+/** Rows of a raw query (both drivers answer `{ rows }`). */
 export async function queryRows<T>(db: DatabaseHandle['db'], query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows?: T[] } & T[];
-  return result.rows ?? [...result];
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
 }
 
 /** Every row of every table as JSON text: for asserting that no secret is stored in plain text. */
