@@ -1,6 +1,7 @@
-// The bare driver: replays what the service sent for a request (wire-capture.ts), statement by
+// The bare drivers: replay what the service sent for a request (wire-capture.ts), statement by
 // statement and transaction by transaction, with no app, no ORM and no validation around it.
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import pg from 'pg';
 import postgres from 'postgres';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import type { CapturedStatement, ReplayUnit } from './wire-capture.js';
@@ -12,7 +13,10 @@ export interface BareClient {
 
 class Rollback extends Error {}
 
-/** postgres.js with the pool size of the service and the same choice of named or unnamed statements. */
+/**
+ * postgres.js with the pool size of the service and the same choice of named or unnamed statements.
+ * Unnamed, it asks for a statement's parameter types before it binds it: two round trips each.
+ */
 export function barePostgres(url: string, namedStatements: boolean): BareClient {
   const sql = postgres(url, { max: 10, prepare: namedStatements, onnotice: () => {} });
   // The captured parameters are the text the service put on the wire: send them as they are (postgres.js
@@ -38,6 +42,34 @@ export function barePostgres(url: string, namedStatements: boolean): BareClient 
       }
     },
     close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/** node-postgres, the service's own driver, with its pool size: unnamed statements in one round trip each. */
+export function bareNodePostgres(url: string): BareClient {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // pool.end() answers before the server has seen each connection close: dropping the database then
+  // terminates them, an 'error' event that unheard would end the process.
+  pool.on('error', () => {});
+  const run = (client: pg.Pool | pg.PoolClient, s: CapturedStatement) => client.query(s.params === undefined ? s.text : { text: s.text, values: s.params });
+  return {
+    async replay(units) {
+      for (const unit of units) {
+        if (!unit.transaction) {
+          await run(pool, unit.statement);
+          continue;
+        }
+        const client = await pool.connect();
+        try {
+          await client.query('begin');
+          for (const s of unit.statements) await run(client, s);
+          await client.query(unit.rollback ? 'rollback' : 'commit');
+        } finally {
+          client.release();
+        }
+      }
+    },
+    close: () => pool.end(),
   };
 }
 

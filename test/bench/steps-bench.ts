@@ -3,7 +3,7 @@
 // requests per second, p50 / p99 latency and CPU per request at each concurrency.
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
-import { barePglite, barePostgres, type BareClient } from './bare-replay.js';
+import { bareNodePostgres, barePglite, barePostgres, type BareClient } from './bare-replay.js';
 import { openStartedDatabase, startBenchService, type BenchService } from './bench-service.js';
 import { startCountingProxy } from './counting-proxy.js';
 import { createInstalls, indicesFor, LIFECYCLE, runStep, STEPS, type Step } from './lifecycle-steps.js';
@@ -28,19 +28,27 @@ export interface StepTiming {
   step: Step;
   concurrency: number;
   service: Timing;
-  bare: Timing;
+  /** One per bare client of the target, in its order. */
+  bare: Timing[];
 }
 
 export interface DatabaseReport {
   counts: StepCount[];
   timings: StepTiming[];
   namedStatements: boolean;
+  bareNames: string[];
+}
+
+interface BareKind {
+  name: string;
+  open(url: string | undefined, handle: DatabaseHandle | undefined, namedStatements: boolean): BareClient;
 }
 
 interface Target {
   /** A fresh database in the state a started server leaves it; its URL for PostgreSQL. */
   fresh(): Promise<{ url: string | undefined; drop(): Promise<void> }>;
-  bare(url: string | undefined, handle: DatabaseHandle | undefined, namedStatements: boolean): BareClient;
+  /** The bare clients that replay the service's SQL, each on a fresh database of its own. */
+  bares: BareKind[];
 }
 
 export function postgresTarget(adminUrl: string): Target {
@@ -49,13 +57,16 @@ export function postgresTarget(adminUrl: string): Target {
       const scratch: ScratchDatabase = await createScratchDatabase(adminUrl, 'slowdns_bench');
       return { url: scratch.url, drop: scratch.drop };
     },
-    bare: (url, _handle, named) => barePostgres(url!, named),
+    bares: [
+      { name: 'bare postgres.js', open: (url, _handle, named) => barePostgres(url!, named) },
+      { name: 'bare node-postgres', open: (url) => bareNodePostgres(url!) },
+    ],
   };
 }
 
 export const pgliteTarget: Target = {
   fresh: async () => ({ url: undefined, drop: async () => {} }),
-  bare: (_url, handle, _named) => barePglite(handle!),
+  bares: [{ name: 'bare PGlite', open: (_url, handle) => barePglite(handle!) }],
 };
 
 async function timed(indices: number[], concurrency: number, run: (i: number) => Promise<void>): Promise<Timing> {
@@ -135,32 +146,38 @@ export async function benchDatabase(kind: 'pglite' | 'postgres', target: Target,
     }
   }
 
-  // 2. Timing: the service and the bare replay of the captured SQL, step by step, each on its own fresh database.
+  // 2. Timing: the service and each bare replay of the captured SQL, step by step, each on its own fresh database.
   const timings: StepTiming[] = [];
   for (const concurrency of concurrencies) {
     const serviceDb = await target.fresh();
-    const bareDb = await target.fresh();
     const service = await startBenchService(serviceDb.url);
-    const bareHandle = await openStartedDatabase(bareDb.url);
-    if (kind === 'postgres') await bareHandle.close();
-    const bare = target.bare(bareDb.url, kind === 'pglite' ? bareHandle : undefined, namedStatements);
+    const bares: { client: BareClient; db: Awaited<ReturnType<Target['fresh']>> }[] = [];
+    for (const bare of target.bares) {
+      const db = await target.fresh();
+      const handle = await openStartedDatabase(db.url);
+      if (kind === 'postgres') await handle.close();
+      bares.push({ db, client: bare.open(db.url, kind === 'pglite' ? handle : undefined, namedStatements) });
+    }
     try {
       const list = createInstalls(installs, 2);
       for (const step of STEPS) {
         const indices = indicesFor(step, installs);
         const serviceTiming = await timed(indices, concurrency, (i) => runStep(service, step, list[i]!));
         const units = counted.units.get(step)!;
-        const bareTiming = await timed(indices, concurrency, (i) => bare.replay(units[i]!));
-        timings.push({ step, concurrency, service: serviceTiming, bare: bareTiming });
+        const bareTimings: Timing[] = [];
+        for (const bare of bares) bareTimings.push(await timed(indices, concurrency, (i) => bare.client.replay(units[i]!)));
+        timings.push({ step, concurrency, service: serviceTiming, bare: bareTimings });
       }
     } finally {
       await service.handle.close();
-      await bare.close();
       await serviceDb.drop();
-      await bareDb.drop();
+      for (const bare of bares) {
+        await bare.client.close();
+        await bare.db.drop();
+      }
     }
   }
-  return { counts: counted.counts, timings, namedStatements };
+  return { counts: counted.counts, timings, namedStatements, bareNames: target.bares.map((b) => b.name) };
 }
 
 export function printReport(title: string, report: DatabaseReport): void {
@@ -173,11 +190,15 @@ export function printReport(title: string, report: DatabaseReport): void {
   const lifecycle = report.counts.filter((c) => LIFECYCLE.includes(c.step));
   const sum = (f: (c: StepCount) => number) => Math.round(lifecycle.reduce((a, c) => a + f(c), 0) * 100) / 100;
   console.log(`| lifecycle (${LIFECYCLE.join(', ')}) | ${sum((c) => c.statements)} | ${sum((c) => c.roundTrips)} | ${sum((c) => c.transactions)} |`);
-  console.log('\n| step | concurrency | service req/s | bare req/s | service / bare | service p50 / p99 ms | bare p50 / p99 ms | CPU ms per request, service / bare |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  const names = report.bareNames;
+  console.log(
+    `\n| step | concurrency | service req/s | ${names.map((n) => `${n} req/s | service / ${n}`).join(' | ')} | service p50 / p99 ms | ${names.map((n) => `${n} p50 / p99 ms`).join(' | ')} | CPU ms per request, service / ${names.join(' / ')} |`,
+  );
+  console.log(`|---|---|---|${names.map(() => '---|---|').join('')}---|${names.map(() => '---|').join('')}---|`);
   for (const t of report.timings) {
-    console.log(
-      `| ${t.step} | ${t.concurrency} | ${r(t.service.rps, 0)} | ${r(t.bare.rps, 0)} | ${r(t.service.rps / t.bare.rps, 2)} | ${r(t.service.p50, 2)} / ${r(t.service.p99, 2)} | ${r(t.bare.p50, 2)} / ${r(t.bare.p99, 2)} | ${r(t.service.cpuMs, 2)} / ${r(t.bare.cpuMs, 2)} |`,
-    );
+    const ratios = t.bare.map((b) => `${r(b.rps, 0)} | ${r(t.service.rps / b.rps, 2)}`).join(' | ');
+    const latencies = t.bare.map((b) => `${r(b.p50, 2)} / ${r(b.p99, 2)}`).join(' | ');
+    const cpu = [t.service, ...t.bare].map((x) => r(x.cpuMs, 2)).join(' / ');
+    console.log(`| ${t.step} | ${t.concurrency} | ${r(t.service.rps, 0)} | ${ratios} | ${r(t.service.p50, 2)} / ${r(t.service.p99, 2)} | ${latencies} | ${cpu} |`);
   }
 }
