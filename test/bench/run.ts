@@ -1,8 +1,9 @@
 // `npm run bench`: benchmarks print numbers; nothing here is a test and nothing asserts a time.
 // By default, each install step (page, issue, precheck, activate, confirm, release, healthz) through
-// the service in this process, next to the same SQL replayed by a bare driver, on embedded PGlite and
-// on PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/postgres; scratch databases
-// are created next to it and dropped):
+// the service in this process, next to the same SQL replayed by a bare driver (PGlite called directly;
+// on PostgreSQL both postgres.js and node-postgres, the service's driver), on embedded PGlite and on
+// PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/postgres; scratch databases are
+// created next to it and dropped):
 //   BENCH_INSTALLS      installs per run (default 400; confirm and release take half each)
 //   BENCH_CONCURRENCY   comma-separated (default 1,16)
 //   BENCH_DATABASES     comma-separated: pglite, postgres (default both)
