@@ -87,11 +87,15 @@ export function importSigningKey(jwk: JWK, verifyUntil?: Date): VerifyingKey & {
   }
   // The kid travels in every token's header and in the JWKS: the same character set as every id.
   if (!KID_PATTERN.test(jwk.kid)) throw new Error('every key\'s kid must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
-  const { d: _d, ...publicPart } = jwk;
+  const privateKey = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+  // The private key is made from `d` alone: an `x` that is not its public half would publish a key
+  // that verifies none of the tokens signed.
+  const key = createPublicKey(privateKey);
+  if (key.export({ format: 'jwk' }).x !== jwk.x) throw new Error(`key ${jwk.kid}: x is not the public key of d`);
   return {
     kid: jwk.kid,
-    privateKey: createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }),
-    key: createPublicKey({ key: publicPart as JsonWebKey, format: 'jwk' }),
+    privateKey,
+    key,
     publicJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: jwk.kid, alg: TOKEN_ALGORITHM, use: 'sig' },
     verifyUntil,
   };

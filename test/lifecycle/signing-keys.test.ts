@@ -78,4 +78,10 @@ describe('signing keys', () => {
     await expect(loadKeyRing(t.database.db, value, t.clock.now())).rejects.toThrow(ConfigError);
     await expect(loadKeyRing(t.database.db, value, t.clock.now())).rejects.toThrow(/^invalid SIGNING_KEYS: /);
   });
+
+  it('a SIGNING_KEYS key whose x is not the public half of its d stops the start (its tokens would never verify)', async () => {
+    const [key, other] = [await generatePrivateJwk(), await generatePrivateJwk()];
+    const value = JSON.stringify({ keys: [{ ...key, x: other.x }] });
+    await expect(loadKeyRing(t.database.db, value, t.clock.now())).rejects.toThrow(`invalid SIGNING_KEYS: key ${key.kid}: x is not the public key of d`);
+  });
 });
