@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
-import { isDatabaseUnavailable, type DatabaseHandle } from './db/client.js';
+import type { DatabaseHandle } from './db/client.js';
+import { isDatabaseUnavailable } from './db/database-errors.js';
 import { migrateDatabase } from './db/migrate.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/signing-key-store.js';
 import type { KeyRing } from './domain/signing-keys.js';

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { DatabaseAvailability } from '../db/availability.js';
-import { isDatabaseUnavailable } from '../db/client.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { ApiError } from '../errors.js';
 import type { AppEnv } from './router.js';
 

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { isDatabaseError, isDatabaseUnavailable } from '../db/client.js';
+import { isDatabaseError, isDatabaseUnavailable } from '../db/database-errors.js';
 import { ApiError } from '../errors.js';
 import { errorFields, type Logger } from '../logger.js';
 import { serviceUnavailable } from './database-gate.js';

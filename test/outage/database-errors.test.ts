@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { isDatabaseError, isDatabaseUnavailable } from '../../src/db/client.js';
+import { isDatabaseError, isDatabaseUnavailable } from '../../src/db/database-errors.js';
 
 /** An error the server answered, as node-postgres raises it. */
 const postgresError = (code: string) => Object.assign(new pg.DatabaseError(`server said ${code}`, 0, 'error'), { code });
@@ -25,7 +25,6 @@ describe('isDatabaseUnavailable: which errors answer 503 service_unavailable rat
 
   it.each([
     'Connection terminated unexpectedly',
-    'Connection terminated due to connection timeout',
     'Connection terminated',
     'Client has encountered a connection error and is not queryable',
     'Cannot use a pool after calling end on the pool',

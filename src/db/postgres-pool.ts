@@ -1,0 +1,181 @@
+// PostgreSQL through node-postgres: the pool the service queries, and the probe that says whether the
+// database answers.
+//
+// node-postgres, not postgres.js: both send unnamed statements only (no named prepared statement: a
+// transaction-mode pooler such as PgBouncer, RDS Proxy or Supavisor hands each transaction any server
+// connection, where a statement named on another one is missing or is a different statement, and
+// writes answered 200 never reached the table). node-postgres sends an unnamed statement's Parse, Bind,
+// Describe and Execute together: one round trip. postgres.js first asks the server for the parameter
+// types and only then binds and executes: two round trips for every statement with a parameter.
+import { randomBytes } from 'node:crypto';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import { watchAvailability, type AvailabilityOptions } from './availability.js';
+import type { Database, DatabaseHandle } from './client.js';
+import * as schema from './schema.js';
+
+const POOL_MAX = 10;
+
+/**
+ * Limits the server enforces on every session, sent as startup parameters: a statement (or a lock
+ * wait) running past 5 s is cancelled (57014, answered 503), and a transaction left open by a client
+ * that went away is ended instead of holding its row locks.
+ */
+const sessionLimits = { statement_timeout: 5000, idle_in_transaction_session_timeout: 10_000 };
+/** A connection (TCP, TLS, authentication) not ready in this long fails: a stalled server is not waited for. */
+const CONNECT_TIMEOUT_MS = 2000;
+/** A probe's round trip; longer means the database is stalled or gone. */
+const PROBE_TIMEOUT_MS = 750;
+/** At close, connections still lent to a request are waited for this long at most. */
+const CLOSE_GRACE_MS = 5000;
+
+/** PgBouncer refuses startup parameters it does not know (`unsupported startup parameter: statement_timeout`). */
+const isUnsupportedStartupParameter = (error: unknown) => {
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  return e?.code === '08P01' && /unsupported startup parameter/i.test(String(e?.message));
+};
+
+/**
+ * `sslmode` in DATABASE_URL means what it means to libpq, psql and postgres.js: `require` encrypts
+ * without verifying the server's certificate, `verify-full` verifies it. node-postgres otherwise reads
+ * `require` (and `prefer`, `verify-ca`) as `verify-full`, which a managed database with a private CA fails.
+ */
+export function withLibpqSslModes(url: string): string {
+  if (!/[?&]sslmode=/.test(url) || /[?&]uselibpqcompat=/.test(url)) return url;
+  return `${url}&uselibpqcompat=true`;
+}
+
+/**
+ * A connection that gives up connecting after CONNECT_TIMEOUT_MS, with the error a driver timeout
+ * gives (`CONNECT_TIMEOUT`: the database cannot be reached) instead of node-postgres's bare
+ * `timeout expired`. Set on the pool, node-postgres would also fail a query that waits that long for
+ * a free connection (a busy pool, not a database away), so the limit is each connection's own.
+ */
+class TimedConnection extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+    const tagged = (err: Error | undefined) =>
+      err && /^timeout expired$/.test(err.message) ? Object.assign(new Error('database connection timed out', { cause: err }), { code: 'CONNECT_TIMEOUT' }) : err;
+    if (callback) return super.connect((err: Error) => callback(tagged(err) as Error));
+    return super.connect().catch((err: Error) => {
+      throw tagged(err);
+    });
+  }
+}
+
+/**
+ * The pool, with a connection lent out (drizzle's transactions take one with `connect()`) kept safe:
+ * - a lent connection the server closes emits 'error', which pg-pool does not listen to while it is
+ *   lent: unheard, it would end the process. It is handed back to the pool instead, which drops it;
+ * - drizzle sends `begin` before its own try/finally: a `begin` that fails with the connection would
+ *   never hand it back, and ten of those would empty the pool for good. Handing it back on its
+ *   'error' covers that too, and a second hand-back (drizzle's own, later) does nothing.
+ */
+class ServicePool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+    // pool.query() takes its connection this way and listens for its errors itself.
+    if (callback) return super.connect(callback);
+    return super.connect().then((client) => {
+      const release = client.release.bind(client);
+      let released = false;
+      const releaseOnce = (err?: Error | boolean) => {
+        if (released) return;
+        released = true;
+        client.removeListener('error', releaseOnce);
+        release(err);
+      };
+      client.on('error', releaseOnce);
+      client.release = releaseOnce;
+      return client;
+    });
+  }
+}
+
+export async function openPostgres(url: string, watch: AvailabilityOptions): Promise<DatabaseHandle> {
+  // The pool's state is read from PostgreSQL, for the connections of this instance's own application_name.
+  const applicationName = `slowdns-${randomBytes(6).toString('hex')}`;
+  const connection: pg.ClientConfig = { connectionString: withLibpqSslModes(url), application_name: applicationName, ...sessionLimits };
+  const pool = new ServicePool({ ...connection, Client: TimedConnection, max: POOL_MAX, idleTimeoutMillis: 60_000 });
+  // An idle connection the server closes is an 'error' event of the pool, which unheard would end the
+  // process. pg-pool drops the connection; the next query that fails marks the database away.
+  pool.on('error', () => {});
+  const db = drizzle({ client: pool, schema }) as unknown as Database;
+  const poolStats = async () => {
+    const { rows } = await pool.query<{ state: string; count: number }>(
+      `select coalesce(state, 'unknown') as state, count(*)::int as count from pg_stat_activity where application_name = $1 group by 1`,
+      [applicationName],
+    );
+    return { max: POOL_MAX, connections: Object.fromEntries(rows.map((r) => [r.state, r.count])) };
+  };
+
+  // Probes use a connection of their own: a pool busy with long work still lets a probe through, so
+  // "slow" is never mistaken for "gone". A probe that does not answer in time is destroyed; one the
+  // server closed while it waited for the next probe is forgotten, and the next probe opens another.
+  let probe: pg.Client | undefined;
+  let closed = false;
+  const openProbe = async (): Promise<pg.Client> => {
+    const opened = new TimedConnection(connection);
+    const forget = () => {
+      if (probe === opened) probe = undefined;
+    };
+    opened.on('error', forget);
+    opened.on('end', forget);
+    await opened.connect();
+    return opened;
+  };
+  const ping = async (): Promise<void> => {
+    let current = probe;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        (async () => {
+          current ??= await openProbe();
+          await current.query('select 1');
+        })(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' })), PROBE_TIMEOUT_MS);
+        }),
+      ]);
+      // Kept only once it answered in time, and while the handle is open.
+      if (closed) void current?.end().catch(() => {});
+      else probe = current;
+    } catch (error) {
+      if (probe === current) probe = undefined;
+      void current?.end().catch(() => {});
+      // Behind a pooler that refuses them the limits cannot be sent: the pooler's own query_timeout applies.
+      // The pool reads its options at each connect, so its next connections go without them.
+      if (isUnsupportedStartupParameter(error) && 'statement_timeout' in connection) {
+        for (const options of [connection, pool.options] as Record<string, unknown>[]) {
+          for (const name of Object.keys(sessionLimits)) delete options[name];
+        }
+        return ping();
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const availability = watchAvailability(ping, watch);
+  // A first probe before any query: behind a pooler that refuses the session limits, they are dropped
+  // before the pool opens its first connection. A database that is down now is probed until it is back.
+  await availability.check();
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      closed = true;
+      availability.close();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([pool.end(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(timer);
+      await probe?.end().catch(() => {});
+    })());
+  return { db, kind: 'postgres', poolStats, availability, close };
+}
