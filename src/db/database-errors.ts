@@ -20,7 +20,7 @@ const connectionLost = /^(Connection terminated|Client has encountered a connect
  * other outbound sockets) or a query. A client hanging up gives ECONNRESET too, but as the request's
  * `aborted` error, without a syscall.
  */
-const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; address?: unknown; name?: unknown; query?: unknown; syscall?: unknown } | undefined;
 

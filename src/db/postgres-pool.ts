@@ -41,7 +41,8 @@ const isUnsupportedStartupParameter = (error: unknown) => {
  * `require` (and `prefer`, `verify-ca`) as `verify-full`, which a managed database with a private CA fails.
  */
 export function withLibpqSslModes(url: string): string {
-  if (!/[?&]sslmode=/.test(url) || /[?&]uselibpqcompat=/.test(url)) return url;
+  // `no-verify` (node-postgres's own: encrypt, do not verify) and the modes both agree on are left as they are.
+  if (!/[?&]sslmode=(prefer|require|verify-ca)(&|$)/.test(url) || /[?&]uselibpqcompat=/.test(url)) return url;
   return `${url}&uselibpqcompat=true`;
 }
 
@@ -120,14 +121,13 @@ export async function openPostgres(url: string, watch: AvailabilityOptions): Pro
   // server closed while it waited for the next probe is forgotten, and the next probe opens another.
   let probe: pg.Client | undefined;
   let closed = false;
-  const openProbe = async (): Promise<pg.Client> => {
+  const probeConnection = (): pg.Client => {
     const opened = new TimedConnection(connection);
     const forget = () => {
       if (probe === opened) probe = undefined;
     };
     opened.on('error', forget);
     opened.on('end', forget);
-    await opened.connect();
     return opened;
   };
   const ping = async (): Promise<void> => {
@@ -136,7 +136,11 @@ export async function openPostgres(url: string, watch: AvailabilityOptions): Pro
     try {
       await Promise.race([
         (async () => {
-          current ??= await openProbe();
+          // Set before connecting: a connection still opening when the time is up is ended below too.
+          if (!current) {
+            current = probeConnection();
+            await current.connect();
+          }
           await current.query('select 1');
         })(),
         new Promise((_, reject) => {

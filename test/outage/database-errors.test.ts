@@ -37,6 +37,9 @@ describe('isDatabaseUnavailable: which errors answer 503 service_unavailable rat
     expect(isDatabaseUnavailable(Object.assign(new Error('write CONNECT_TIMEOUT'), { code: 'CONNECT_TIMEOUT' }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect' }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }))).toBe(true);
+    for (const code of ['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ECONNABORTED']) {
+      expect(isDatabaseUnavailable(Object.assign(new Error(`connect ${code}`), { code, syscall: 'connect' }))).toBe(true);
+    }
     expect(isDatabaseUnavailable(failedQuery(Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' })))).toBe(true);
   });
 

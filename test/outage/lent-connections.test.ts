@@ -86,6 +86,21 @@ describe.skipIf(!adminUrl)('node-postgres connections lost or stalled', () => {
     expect(await database.availability.check()).toBe(true);
   });
 
+  it('a probe whose new connection is still opening when its time is up leaves no connection behind', { timeout: 15_000 }, async () => {
+    const own = await openDatabase({ databaseUrl: proxy.urlFor(scratch.url), dataDir: 'unused' });
+    // The probe's connection closed, then every new connection held unanswered: the next probe times out connecting.
+    proxy.drop();
+    await sleep(100);
+    proxy.stall();
+    expect(await own.availability.check()).toBe(false);
+    // Answered after all: a connection nobody holds any more would open now and stay open.
+    await proxy.forward();
+    await sleep(500);
+    await own.close();
+    await sleep(200);
+    expect(proxy.open).toBe(0);
+  });
+
   it('a new connection that gets no answer fails in 2 s as unavailable (CONNECT_TIMEOUT), not as a bug', { timeout: 10_000 }, async () => {
     // The pool's open connections closed and noticed first, so that the query needs a new one.
     proxy.drop();
@@ -103,6 +118,7 @@ describe('sslmode in DATABASE_URL means what it means to libpq', () => {
   it('require encrypts without verifying the certificate; verify-full verifies; no sslmode is untouched', () => {
     expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=require'))).toEqual({ rejectUnauthorized: false });
     expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=verify-full'))).toEqual({});
+    expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=no-verify'))).toEqual({ rejectUnauthorized: false });
     expect(withLibpqSslModes('postgres://u@db.example/app')).toBe('postgres://u@db.example/app');
     expect(withLibpqSslModes('postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false')).toBe('postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false');
   });

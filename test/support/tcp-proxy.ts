@@ -9,6 +9,8 @@ export interface TcpProxy {
   port: number;
   /** How many connections it has accepted (in any mode). */
   readonly connections: number;
+  /** How many of them are open now. */
+  readonly open: number;
   /** `postgres://…` with its host and port replaced by the proxy's. */
   urlFor(databaseUrl: string): string;
   forward(): Promise<void>;
@@ -61,6 +63,9 @@ export async function startTcpProxy(target: { host: string; port: number }, port
     port: boundPort,
     get connections() {
       return connections;
+    },
+    get open() {
+      return pairs.size;
     },
     urlFor(databaseUrl) {
       const url = new URL(databaseUrl);
