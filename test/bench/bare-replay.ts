@@ -13,6 +13,26 @@ export interface BareClient {
 
 class Rollback extends Error {}
 
+/** What a driver does with what was captured: one statement alone, or statements in one transaction. */
+interface BareDriver {
+  statement(s: CapturedStatement): Promise<unknown>;
+  /** Committed, or rolled back when the service rolled it back. */
+  transaction(statements: CapturedStatement[], rollback: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+function bareClient(driver: BareDriver): BareClient {
+  return {
+    async replay(units) {
+      for (const unit of units) {
+        if (unit.transaction) await driver.transaction(unit.statements, unit.rollback);
+        else await driver.statement(unit.statement);
+      }
+    },
+    close: () => driver.close(),
+  };
+}
+
 /**
  * postgres.js with the pool size of the service and the same choice of named or unnamed statements.
  * Unnamed, it asks for a statement's parameter types before it binds it: two round trips each.
@@ -24,25 +44,22 @@ export function barePostgres(url: string, namedStatements: boolean): BareClient 
   for (const type of Object.keys(sql.options.serializers)) sql.options.serializers[type as unknown as number] = (value: unknown) => value as string;
   const run = (client: postgres.Sql | postgres.TransactionSql, s: CapturedStatement) =>
     client.unsafe(s.text, (s.params ?? []) as postgres.ParameterOrJSON<never>[], { prepare: namedStatements });
-  return {
-    async replay(units) {
-      for (const unit of units) {
-        if (!unit.transaction) {
-          await run(sql, unit.statement);
-          continue;
-        }
-        await sql
-          .begin(async (tx) => {
-            for (const s of unit.statements) await run(tx, s);
-            if (unit.rollback) throw new Rollback();
-          })
-          .catch((err: unknown) => {
+  return bareClient({
+    statement: (s) => run(sql, s),
+    transaction: (statements, rollback) =>
+      sql
+        .begin(async (tx) => {
+          for (const s of statements) await run(tx, s);
+          if (rollback) throw new Rollback();
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => {
             if (!(err instanceof Rollback)) throw err;
-          });
-      }
-    },
+          },
+        ),
     close: () => sql.end({ timeout: 5 }),
-  };
+  });
 }
 
 /** node-postgres, the service's own driver, with its pool size: unnamed statements in one round trip each. */
@@ -52,44 +69,33 @@ export function bareNodePostgres(url: string): BareClient {
   // terminates them, an 'error' event that unheard would end the process.
   pool.on('error', () => {});
   const run = (client: pg.Pool | pg.PoolClient, s: CapturedStatement) => client.query(s.params === undefined ? s.text : { text: s.text, values: s.params });
-  return {
-    async replay(units) {
-      for (const unit of units) {
-        if (!unit.transaction) {
-          await run(pool, unit.statement);
-          continue;
-        }
-        const client = await pool.connect();
-        try {
-          await client.query('begin');
-          for (const s of unit.statements) await run(client, s);
-          await client.query(unit.rollback ? 'rollback' : 'commit');
-        } finally {
-          client.release();
-        }
+  return bareClient({
+    statement: (s) => run(pool, s),
+    async transaction(statements, rollback) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        for (const s of statements) await run(client, s);
+        await client.query(rollback ? 'rollback' : 'commit');
+      } finally {
+        client.release();
       }
     },
     close: () => pool.end(),
-  };
+  });
 }
 
 /** The PGlite instance under a started database, called directly. */
 export function barePglite(handle: DatabaseHandle): BareClient {
   const client = (handle.db as unknown as { $client: PGlite }).$client;
   const run = (on: PGlite | Transaction, s: CapturedStatement) => (s.params === undefined ? on.exec(s.text) : on.query(s.text, s.params));
-  return {
-    async replay(units) {
-      for (const unit of units) {
-        if (!unit.transaction) {
-          await run(client, unit.statement);
-          continue;
-        }
-        await client.transaction(async (tx) => {
-          for (const s of unit.statements) await run(tx, s);
-          if (unit.rollback) await tx.rollback();
-        });
-      }
-    },
+  return bareClient({
+    statement: (s) => run(client, s),
+    transaction: (statements, rollback) =>
+      client.transaction(async (tx) => {
+        for (const s of statements) await run(tx, s);
+        if (rollback) await tx.rollback();
+      }),
     close: () => handle.close(),
-  };
+  });
 }
