@@ -22,7 +22,7 @@ const connectionLost = /^(Connection terminated|Client has encountered a connect
  */
 const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
-type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; address?: unknown; name?: unknown; query?: unknown; syscall?: unknown } | undefined;
+type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; query?: unknown; syscall?: unknown } | undefined;
 
 /** True when the database driver raised the error (or its cause): a failed query, a broken constraint. */
 export function isDatabaseError(error: unknown): boolean {

@@ -61,7 +61,7 @@ class TimedConnection extends pg.Client {
   override connect(callback: (err: Error) => void): void;
   override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
     const tagged = (err: Error | undefined) =>
-      err && /^timeout expired$/.test(err.message) ? Object.assign(new Error('database connection timed out', { cause: err }), { code: 'CONNECT_TIMEOUT' }) : err;
+      err?.message === 'timeout expired' ? Object.assign(new Error('database connection timed out', { cause: err }), { code: 'CONNECT_TIMEOUT' }) : err;
     if (callback) return super.connect((err: Error) => callback(tagged(err) as Error));
     return super.connect().catch((err: Error) => {
       throw tagged(err);
