@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } fr
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { ConfigError } from '../config.js';
 import { randomId } from './secret-hash.js';
+import { SignedTokenMemo } from './signed-token-memo.js';
 
 export const TOKEN_ALGORITHM = 'EdDSA';
 
@@ -39,6 +40,8 @@ export interface KeyRing {
   publicJwks(now: Date): { keys: PublicJwk[] };
   /** Reloads the keys from where they are kept (the database); a ring from SIGNING_KEYS has nothing to reload. */
   refresh(): Promise<void>;
+  /** The tokens signed with this ring in this process, whose signatures need no second check. */
+  readonly signed: SignedTokenMemo;
 }
 
 /** An unknown kid reloads the ring at most this often, so a flood of forged kids costs one query per interval. */
@@ -73,6 +76,7 @@ export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet>): 
     },
     publicJwks: (now) => ({ keys: current.verifying.filter((k) => find(k.kid, now)).map((k) => k.publicJwk) }),
     refresh,
+    signed: new SignedTokenMemo(),
   };
 }
 

@@ -33,7 +33,9 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 async function sign(ring: KeyRing, kind: Kind, claims: JsonObject, subject: string, now: Date, expiresAt: Date, jti: string): Promise<string> {
   const { kid, key } = ring.signing;
   const payload = { ...claims, iss: ISSUER, aud: kinds[kind].audience, sub: subject, jti, iat: seconds(now), exp: seconds(expiresAt) };
-  return signCompactJws({ typ: kinds[kind].typ, kid }, payload, key);
+  const token = signCompactJws({ typ: kinds[kind].typ, kid }, payload, key);
+  ring.signed.remember(token, new Date(payload.exp * 1000), now);
+  return token;
 }
 
 /** How long past its expiry an install token still reads its own install back (the status route). */
@@ -57,7 +59,8 @@ async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expir
   const refused = () => new ApiError(kinds[kind].invalid);
   let verified: Awaited<ReturnType<typeof verifyCompactJws>>;
   try {
-    verified = await verifyCompactJws(token, async (header) => (typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined));
+    const keyFor = async (header: JsonObject) => (typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined);
+    verified = await verifyCompactJws(token, keyFor, ring.signed.signedHere(token, now));
   } catch (err) {
     if (err instanceof JwsInvalid) throw refused();
     throw err;

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { loadKeyRing, retireSigningKey, rotateSigningKey } from '../../src/domain/signing-key-store.js';
+import { SignedTokenMemo } from '../../src/domain/signed-token-memo.js';
+import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
+import { activatedInstall, activateRequest, confirmRequest, expectError, issueCode, precheckToken } from '../support/install-flow.js';
+import { buildTestApp, useTestApp } from '../support/test-app.js';
+
+const at = (iso: string) => new Date(iso);
+
+describe('the memo of tokens this process signed', () => {
+  it('knows exactly the tokens it was told of, until each expires', () => {
+    const memo = new SignedTokenMemo();
+    memo.remember('a.b.c', at('2026-11-22T10:15:00Z'), at('2026-11-22T10:00:00Z'));
+    expect(memo.signedHere('a.b.c', at('2026-11-22T10:14:59Z'))).toBe(true);
+    expect(memo.signedHere('a.b.C', at('2026-11-22T10:14:59Z'))).toBe(false);
+    expect(memo.signedHere('a.b.c', at('2026-11-22T10:15:00Z'))).toBe(false);
+  });
+
+  it('holds at most its capacity, forgetting the oldest first, and drops what has expired', () => {
+    const memo = new SignedTokenMemo(3);
+    const now = at('2026-11-22T10:00:00Z');
+    const later = at('2026-11-22T11:00:00Z');
+    for (const token of ['t1', 't2', 't3', 't4']) memo.remember(token, later, now);
+    expect(memo.size).toBe(3);
+    expect(['t1', 't2', 't3', 't4'].map((t) => memo.signedHere(t, now))).toEqual([false, true, true, true]);
+    // Once they have expired, the next token signed clears them out.
+    memo.remember('t5', at('2026-11-22T13:00:00Z'), at('2026-11-22T12:00:00Z'));
+    expect(memo.size).toBe(1);
+  });
+});
+
+describe('a token this process signed still meets every check but its signature', () => {
+  const t = useTestApp();
+
+  it('the ring remembers each token it signs; another instance with the same keys verifies them in full', async () => {
+    const jwk = await generatePrivateJwk();
+    const ringA = await keyRingFromJwks([jwk]);
+    const ringB = await keyRingFromJwks([jwk]);
+    const a = buildTestApp(t.database, ringA, {}, t.clock);
+    const b = buildTestApp(t.database, ringB, {}, t.clock);
+    const code = await issueCode(a);
+    const token = await precheckToken(a, code);
+    expect(ringA.signed.signedHere(token, t.clock.now())).toBe(true);
+    expect(ringB.signed.signedHere(token, t.clock.now())).toBe(false);
+    const activated = await activateRequest(b, code, token);
+    expect(activated.status).toBe(200);
+    const { activation_id, install_token } = (await activated.json()).data;
+    expect((await confirmRequest(a, activation_id, install_token)).status).toBe(200);
+  });
+
+  it('a remembered token whose key was retired is refused', async () => {
+    const kek = Buffer.alloc(32, 7);
+    const options = { verifyWindowSeconds: 3665, clock: t.clock, kek };
+    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options);
+    const app = buildTestApp(t.database, ring, {}, t.clock);
+    const oldKid = ring.signing.kid;
+    const install = await activatedInstall(app);
+    await rotateSigningKey(t.database.db, t.clock.now(), options);
+    await retireSigningKey(t.database.db, oldKid, t.clock.now(), 3665, true);
+    await ring.refresh();
+    expect(ring.signed.signedHere(install.installToken, t.clock.now())).toBe(true);
+    await expectError(await confirmRequest(app, install.activationId, install.installToken), 401, 'install_token_invalid');
+  });
+
+  it('a remembered token past its expiry is refused', async () => {
+    const install = await activatedInstall(t);
+    t.clock.advance(3600);
+    await expectError(await confirmRequest(t, install.activationId, install.installToken), 401, 'install_token_invalid');
+  });
+});
