@@ -39,7 +39,9 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
 export function normaliseAddress(address: string): string {
   const trimmed = address.trim();
   const withoutPort = /^\[([^\]]*)\](?::\d+)?$/.exec(trimmed)?.[1] ?? /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed)?.[1] ?? trimmed;
-  if (isIP(withoutPort) === 0) return withoutPort;
+  const family = isIP(withoutPort);
+  // Node's isIP takes IPv4 only as the canonical dotted quad (no leading zeros): nothing to rewrite.
+  if (family !== 6) return withoutPort;
   const parsed = ipaddr.process(withoutPort);
   return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
 }
