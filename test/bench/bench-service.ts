@@ -9,10 +9,13 @@ import { migrateDatabase } from '../../src/db/migrate.js';
 import { loadKeyRing } from '../../src/domain/signing-key-store.js';
 import { createLogger } from '../../src/logger.js';
 
-export interface BenchService {
-  handle: DatabaseHandle;
-  /** One request from a client address, as @hono/node-server hands it to the app. */
+/** What a step needs: one request from a client address. */
+export interface StepClient {
   request(path: string, init: RequestInit, address: string): Promise<Response>;
+}
+
+export interface BenchService extends StepClient {
+  handle: DatabaseHandle;
 }
 
 /** A migrated database with its signing key: the state a started server is in. */
@@ -29,6 +32,7 @@ export async function startBenchService(databaseUrl: string | undefined): Promis
   const { app } = createApp({ db: handle.db, clock: systemClock, config, logger: createLogger('silent'), keys });
   return {
     handle,
+    // The client address as @hono/node-server hands it to the app.
     request: async (path, init, address) => app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
   };
 }

@@ -1,7 +1,7 @@
 // The steps of an install, each a request through the app: page, issue, precheck, activate, then
 // confirm (the first half of the installs) or release (the second half), and healthz.
 import { randomBytes } from 'node:crypto';
-import type { BenchService } from './bench-service.js';
+import type { StepClient } from './bench-service.js';
 
 export const STEPS = ['page', 'issue', 'precheck', 'activate', 'confirm', 'release', 'healthz'] as const;
 export type Step = (typeof STEPS)[number];
@@ -49,7 +49,7 @@ export function indicesFor(step: Step, count: number): number[] {
   return all;
 }
 
-export async function runStep(service: BenchService, step: Step, install: Install): Promise<void> {
+export async function runStep(service: StepClient, step: Step, install: Install): Promise<void> {
   const { address } = install;
   switch (step) {
     case 'page': {

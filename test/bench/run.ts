@@ -9,7 +9,11 @@
 //   BENCH_DATABASES     comma-separated: pglite, postgres (default both)
 // BENCH_ONLY=limiter or lifecycle runs one of the older parts instead (BENCH_RUNS sets their N, 1000
 // by default): the rate limiter alone, or µs and statements per step on a counting drizzle client.
+// BENCH_ONLY=http runs the compiled server in its own process on PostgreSQL and drives it over HTTP
+// (BENCH_INSTALLS installs, default 400, at the last of BENCH_CONCURRENCY, default 16): requests per
+// second and the server's own CPU per request.
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
+import { benchHttpServer } from './http-server.js';
 import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
 import { benchRateLimiter } from './rate-limiter.js';
@@ -37,7 +41,11 @@ async function benchPart(part: (typeof parts)[number], kind: string, open: () =>
 }
 
 const part = parts.find((p) => p.name === only);
-if (part) {
+if (only === 'http') {
+  const concurrency = Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1));
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchHttpServer(adminUrl, Number(process.env.BENCH_INSTALLS ?? 400), concurrency);
+} else if (part) {
   const runs = Number(process.env.BENCH_RUNS ?? 1000);
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchPart(part, 'PGlite (in memory)', openCountingPglite, runs);

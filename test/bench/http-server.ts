@@ -1,0 +1,93 @@
+// The compiled server as operators run it (`npm start`: its own process, on PostgreSQL),
+// driven over real HTTP from this process: keep-alive, one socket per concurrent install. For each
+// step, requests per second and the CPU the server process spent per request (read from /proc), next
+// to this client's own CPU per request. It tells what a request costs the server itself, HTTP parsing
+// and sockets included, where the in-process bench measures the app with its client on the same thread.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import { createScratchDatabase } from '../support/scratch-database.js';
+import type { StepClient } from './bench-service.js';
+import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
+
+/** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
+const TICK_MS = 10;
+
+async function serverCpuMs(pid: number): Promise<number> {
+  // Fields after the command name: state is the 1st, utime the 12th, stime the 13th.
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** Requests over one keep-alive agent; the client address travels in X-Forwarded-For (TRUST_PROXY=1). */
+function httpClient(port: number, agent: http.Agent): StepClient {
+  return {
+    request: (path, init, address) =>
+      new Promise((resolve, reject) => {
+        const headers = { ...(init.headers as Record<string, string> | undefined), 'x-forwarded-for': address };
+        const req = http.request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, agent }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const answerHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) for (const v of [value ?? []].flat()) answerHeaders.append(name, v);
+            resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: answerHeaders }));
+          });
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(init.body as string | undefined);
+      }),
+  };
+}
+
+async function waitReady(port: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/api/v2/readyz`).then((r) => r.ok, () => false);
+    if (ready) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the server did not become ready in 30 s');
+}
+
+export async function benchHttpServer(adminUrl: string, installs: number, concurrency: number): Promise<void> {
+  const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const env = { ...process.env, DATABASE_URL: scratch.url, PORT: String(port), PUBLIC_BASE_URL: 'http://localhost:8080', TRUST_PROXY: '1', LOG_LEVEL: 'warn' };
+  // What `npm start` runs: it builds dist/ first when it is stale, then serves in this same process.
+  const server = spawn(process.execPath, ['scripts/start.mjs'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    await waitReady(port);
+    const client = httpClient(port, agent);
+    // Warm-up (not measured): connections opened, code paths compiled.
+    for (const install of createInstalls(32, 253)) for (const step of LIFECYCLE) await runStep(client, step, install);
+    const list = createInstalls(installs, 3);
+    console.log(`\nthe compiled server over HTTP on PostgreSQL (${new URL(adminUrl).host}), concurrency ${concurrency}, ${installs} installs`);
+    console.log('| step | req/s | server CPU ms per request | client CPU ms per request |');
+    console.log('|---|---|---|---|');
+    for (const step of LIFECYCLE as Step[]) {
+      const indices = indicesFor(step, installs);
+      let next = 0;
+      const serverBefore = await serverCpuMs(server.pid!);
+      const clientBefore = process.cpuUsage();
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < indices.length) await runStep(client, step, list[indices[next++]!]!);
+        }),
+      );
+      const wall = performance.now() - started;
+      const serverMs = (await serverCpuMs(server.pid!)) - serverBefore;
+      const clientUsed = process.cpuUsage(clientBefore);
+      const per = (ms: number) => (ms / indices.length).toFixed(2);
+      console.log(`| ${step} | ${Math.round((indices.length / wall) * 1000)} | ${per(serverMs)} | ${per((clientUsed.user + clientUsed.system) / 1000)} |`);
+    }
+  } finally {
+    agent.destroy();
+    server.kill('SIGTERM');
+    await exited;
+    await scratch.drop();
+  }
+}
