@@ -32,9 +32,9 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
 /**
  * One spelling per address, so that every way of writing one client counts as one subject: an IPv4 client
  * written as IPv6 (`::ffff:5.6.7.8`, `::ffff:506:708`, `0:0:0:0:0:ffff:5.6.7.8`) becomes `5.6.7.8`, IPv6 is
- * written as RFC 5952 says (`2001:DB8:0::7` → `2001:db8::7`). A port, as some proxies write it in
- * `X-Forwarded-For` (`a.b.c.d:port`, `[v6]:port`), is dropped. What is not an IP address (Node's strict
- * `isIP`: no `127.1`, no hex) is returned trimmed, as it was written.
+ * written as RFC 5952 says (`2001:DB8:0::7` → `2001:db8::7`), without a zone (`fe80::1%eth0` → `fe80::1`).
+ * A port, as some proxies write it in `X-Forwarded-For` (`a.b.c.d:port`, `[v6]:port`), is dropped. What is
+ * not an IP address (Node's strict `isIP`: no `127.1`, no hex) is returned trimmed, as it was written.
  */
 export function normaliseAddress(address: string): string {
   const trimmed = address.trim();
@@ -42,7 +42,9 @@ export function normaliseAddress(address: string): string {
   const family = isIP(withoutPort);
   // Node's isIP takes IPv4 only as the canonical dotted quad (no leading zeros): nothing to rewrite.
   if (family !== 6) return withoutPort;
-  const parsed = ipaddr.process(withoutPort);
+  // A zone (`fe80::1%eth0`) names an interface of the host that wrote the address, not the client, and
+  // ipaddr.js refuses some that isIP takes (`%eth-0`): it is dropped.
+  const parsed = ipaddr.process(withoutPort.replace(/%.*$/, ''));
   return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
 }
 

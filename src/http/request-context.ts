@@ -20,15 +20,15 @@ export function requestContext(logger: Logger, trustProxy: TrustProxy): Middlewa
     const incomingId = c.req.header('x-request-id');
     const requestId = incomingId && saneRequestId.test(incomingId) ? incomingId : crypto.randomUUID();
     c.set('requestId', requestId);
+    // Set before the answer is made: every answer is built by the context (the tests' response validator
+    // requires both on each), and a header set on a finished answer would copy the whole Response.
+    c.header('X-Request-Id', requestId);
+    c.header('X-Content-Type-Options', 'nosniff');
     // Without a socket (an in-process `app.fetch`) there is no peer: such requests share one key.
     const socketAddress = (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
     const clientAddress = resolveClientAddress(socketAddress, c.req.header('x-forwarded-for'), trustProxy);
     c.set('clientAddress', clientAddress);
     c.set('clientKey', rateLimitAddressKey(clientAddress));
-    // Set before the answer is made: every answer is built by the context (the tests' response validator
-    // requires both on each), and a header set on a finished answer would copy the whole Response.
-    c.header('X-Request-Id', requestId);
-    c.header('X-Content-Type-Options', 'nosniff');
     try {
       await next();
     } finally {

@@ -79,6 +79,13 @@ describe('addresses and rate-limit keys', () => {
     expect(normaliseAddress('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1');
   });
 
+  it('drops an IPv6 zone, including ones ipaddr.js would refuse', () => {
+    for (const spelling of ['fe80::1%eth0', 'fe80::1%eth-0', 'FE80::1%a.b', '[fe80::1%a:b]:443']) {
+      expect(normaliseAddress(spelling), spelling).toBe('fe80::1');
+    }
+    expect(rateLimitAddressKey(normaliseAddress('fe80::1%eth-0'))).toBe('fe80::/64');
+  });
+
   it('leaves what is not an address as written: no lenient IPv4 forms', () => {
     expect(normaliseAddress('unknown')).toBe('unknown');
     expect(normaliseAddress('127.1')).toBe('127.1');
@@ -119,6 +126,14 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     await expectRateLimited(await issue(4), 'issue-ip-hour', 3600);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
     expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '1.2.3.4'), count: 3 })]);
+  });
+
+  it('an X-Forwarded-For address with a zone is that address, not a 500', async () => {
+    const browser = await openBrowser(behindProxy, '10.0.0.1', 'ua-zone');
+    const res = await issueFrom(behindProxy, browser, { headers: { 'x-forwarded-for': 'fe80::7%eth-0' } });
+    expect(res.status).toBe(201);
+    const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
+    expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', 'fe80::/64'), count: 1 })]);
   });
 
   it('other spellings of one IPv4 client share its budget: 5.6.7.8, ::ffff:506:708, 0:0:0:0:0:ffff:5.6.7.8, then 429', async () => {
