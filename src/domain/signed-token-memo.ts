@@ -30,6 +30,10 @@ export class SignedTokenMemo {
     return expiry !== undefined && expiry > now.getTime();
   }
 
+  clear(): void {
+    this.#expiries.clear();
+  }
+
   get size(): number {
     return this.#expiries.size;
   }

@@ -47,14 +47,25 @@ export interface KeyRing {
 /** An unknown kid reloads the ring at most this often, so a flood of forged kids costs one query per interval. */
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
+/** Whether a kid of `before` names other key material in `after` (kids are random, but a row can be edited). */
+function kidRebound(before: KeySet, after: KeySet): boolean {
+  return after.verifying.some((k) => before.verifying.some((b) => b.kid === k.kid && b.publicJwk.x !== k.publicJwk.x));
+}
+
 export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet>): KeyRing {
   let current = initial;
   let reloading: Promise<void> | undefined;
   let lastReload = Number.NEGATIVE_INFINITY;
+  const signed = new SignedTokenMemo();
   const refresh = () =>
     (reloading ??= (async () => {
       try {
-        if (reload) current = await reload();
+        if (reload) {
+          const next = await reload();
+          // A remembered token was signed by the key its kid named then: never let it pass under another.
+          if (kidRebound(current, next)) signed.clear();
+          current = next;
+        }
         lastReload = performance.now();
       } finally {
         reloading = undefined;
@@ -76,7 +87,7 @@ export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet>): 
     },
     publicJwks: (now) => ({ keys: current.verifying.filter((k) => find(k.kid, now)).map((k) => k.publicJwk) }),
     refresh,
-    signed: new SignedTokenMemo(),
+    signed,
   };
 }
 

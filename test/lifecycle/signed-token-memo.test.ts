@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadKeyRing, retireSigningKey, rotateSigningKey } from '../../src/domain/signing-key-store.js';
 import { SignedTokenMemo } from '../../src/domain/signed-token-memo.js';
-import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
+import { createKeyRing, generatePrivateJwk, importSigningKey, keyRingFromJwks, type KeySet } from '../../src/domain/signing-keys.js';
+import { signPrecheckToken, verifyPrecheckToken } from '../../src/domain/tokens.js';
+import { ApiError } from '../../src/errors.js';
 import { activatedInstall, activateRequest, confirmRequest, expectError, issueCode, precheckToken } from '../support/install-flow.js';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
 
@@ -62,9 +64,31 @@ describe('a token this process signed still meets every check but its signature'
     await expectError(await confirmRequest(app, install.activationId, install.installToken), 401, 'install_token_invalid');
   });
 
-  it('a remembered token past its expiry is refused', async () => {
+  it('a remembered precheck token is still refused as an install token (its typ and audience are checked)', async () => {
     const install = await activatedInstall(t);
-    t.clock.advance(3600);
-    await expectError(await confirmRequest(t, install.activationId, install.installToken), 401, 'install_token_invalid');
+    const code = await issueCode(t);
+    const precheck = await precheckToken(t, code);
+    expect(t.keys.signed.signedHere(precheck, t.clock.now())).toBe(true);
+    await expectError(await confirmRequest(t, install.activationId, precheck), 401, 'install_token_invalid');
+  });
+
+  it('a ring reloaded with other key material under the same kid forgets what it signed', async () => {
+    const keySet = async (): Promise<KeySet> => {
+      const key = importSigningKey({ ...(await generatePrivateJwk()), kid: 'key_same' });
+      return { signing: { kid: key.kid, key: key.privateKey }, verifying: [key] };
+    };
+    const before = await keySet();
+    const after = await keySet();
+    let served = before;
+    const ring = createKeyRing(before, async () => served);
+    const now = t.clock.now();
+    const claims = { codeHash: 'a'.repeat(64), machineId: 'b'.repeat(32), sshFingerprint: 'SHA256:c' };
+    const token = await signPrecheckToken(ring, claims, now, new Date(now.getTime() + 600_000));
+    await ring.refresh();
+    expect((await verifyPrecheckToken(ring, token, now)).codeHash).toBe(claims.codeHash);
+    served = after;
+    await ring.refresh();
+    expect(ring.signed.signedHere(token, now)).toBe(false);
+    await expect(verifyPrecheckToken(ring, token, now)).rejects.toSatisfy((e) => e instanceof ApiError && e.code === 'precheck_token_invalid');
   });
 });
