@@ -1,7 +1,7 @@
 /*
  * Compact JWS (RFC 7515) with Ed25519 only (RFC 8037, `alg: EdDSA`), through node:crypto's one-shot
  * sign and verify. jose does the same through WebCrypto, which hands every signature and every check
- * to the thread pool and back: this takes about half the CPU per token and never waits.
+ * to the thread pool and back: this takes about half the CPU per token.
  *
  * Verification is deliberately narrow: three base64url parts (nothing else in them), a JSON object
  * header with `alg` exactly `EdDSA` and no `crit` or `b64` (no extension is understood, so none is
@@ -18,9 +18,41 @@ export class JwsInvalid extends Error {}
 
 const encodeJson = (value: JsonObject) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-export function signCompactJws(header: JsonObject, payload: JsonObject, key: KeyObject): string {
+interface SigningJob {
+  input: Buffer;
+  key: KeyObject;
+  resolve(signature: Buffer): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Signatures asked for during one turn of the event loop are made together at its end (setImmediate):
+ * under load, several at a time (about 5 on average at concurrency 16). Made one by one between other
+ * work, each found Ed25519's tables gone from the CPU cache and cost about twice what it costs in a
+ * loop (90 µs against 40 here); made together, precheck and activate spend 15–30 % less CPU. Alone,
+ * a signature waits for no more than the rest of the current turn.
+ */
+const queued: SigningJob[] = [];
+
+function signQueued(): void {
+  for (const job of queued.splice(0)) {
+    try {
+      job.resolve(sign(null, job.input, job.key));
+    } catch (error) {
+      job.reject(error);
+    }
+  }
+}
+
+function signSoon(input: Buffer, key: KeyObject): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (queued.push({ input, key, resolve, reject }) === 1) setImmediate(signQueued);
+  });
+}
+
+export async function signCompactJws(header: JsonObject, payload: JsonObject, key: KeyObject): Promise<string> {
   const signingInput = `${encodeJson({ ...header, alg: TOKEN_ALGORITHM })}.${encodeJson(payload)}`;
-  return `${signingInput}.${sign(null, Buffer.from(signingInput), key).toString('base64url')}`;
+  return `${signingInput}.${(await signSoon(Buffer.from(signingInput), key)).toString('base64url')}`;
 }
 
 /** Node's base64url decoder skips characters outside the alphabet: they are refused here first. */

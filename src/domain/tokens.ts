@@ -33,7 +33,7 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 async function sign(ring: KeyRing, kind: Kind, claims: JsonObject, subject: string, now: Date, expiresAt: Date, jti: string): Promise<string> {
   const { kid, key } = ring.signing;
   const payload = { ...claims, iss: ISSUER, aud: kinds[kind].audience, sub: subject, jti, iat: seconds(now), exp: seconds(expiresAt) };
-  const token = signCompactJws({ typ: kinds[kind].typ, kid }, payload, key);
+  const token = await signCompactJws({ typ: kinds[kind].typ, kid }, payload, key);
   ring.signed.remember(token, new Date(payload.exp * 1000), now);
   return token;
 }

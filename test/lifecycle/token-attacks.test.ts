@@ -109,17 +109,17 @@ describe('token attacks are refused with 401', () => {
       const resigned = (header: Record<string, unknown>, change: Record<string, unknown>) =>
         signCompactJws({ typ: 'slowdns-precheck+jwt', kid: t.keys.signing.kid, ...header }, { ...decodeJwt(token), ...change }, t.keys.signing.key);
       it('the same claims verify (the control)', async () => {
-        const answer = await activateRequest(t, code, resigned({}, {}));
+        const answer = await activateRequest(t, code, await resigned({}, {}));
         expect(answer.status).toBe(200);
       });
-      it('a `crit` header', () => refused(resigned({ crit: ['exp'] }, {})));
-      it('another typ', () => refused(resigned({ typ: 'JWT' }, {})));
-      it('another issuer', () => refused(resigned({}, { iss: 'someone-else' })));
-      it('another audience', () => refused(resigned({}, { aud: 'slowdns:install:confirm' })));
-      it('no exp', () => refused(resigned({}, { exp: undefined })));
-      it('an exp that is not a number', () => refused(resigned({}, { exp: String(decodeJwt(token).exp) })));
-      it('a jti that is not a string', () => refused(resigned({}, { jti: 42 })));
-      it('not valid before a time still to come', () => refused(resigned({}, { nbf: decodeJwt(token).exp })));
+      it('a `crit` header', async () => refused(await resigned({ crit: ['exp'] }, {})));
+      it('another typ', async () => refused(await resigned({ typ: 'JWT' }, {})));
+      it('another issuer', async () => refused(await resigned({}, { iss: 'someone-else' })));
+      it('another audience', async () => refused(await resigned({}, { aud: 'slowdns:install:confirm' })));
+      it('no exp', async () => refused(await resigned({}, { exp: undefined })));
+      it('an exp that is not a number', async () => refused(await resigned({}, { exp: String(decodeJwt(token).exp) })));
+      it('a jti that is not a string', async () => refused(await resigned({}, { jti: 42 })));
+      it('not valid before a time still to come', async () => refused(await resigned({}, { nbf: decodeJwt(token).exp })));
     });
   });
 
