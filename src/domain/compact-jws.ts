@@ -29,7 +29,7 @@ interface SigningJob {
  * Signatures asked for during one turn of the event loop are made together at its end (setImmediate):
  * under load, several at a time (about 5 on average at concurrency 16). Made one by one between other
  * work, each found Ed25519's tables gone from the CPU cache and cost about twice what it costs in a
- * loop (90 µs against 40 here); made together, precheck and activate spend 15–30 % less CPU. Alone,
+ * loop (90 µs against 40 here); made together, precheck and activate spend 10–25 % less CPU. Alone,
  * a signature waits for no more than the rest of the current turn.
  */
 const queued: SigningJob[] = [];
