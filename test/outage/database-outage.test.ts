@@ -7,7 +7,7 @@ import { migrateDatabase } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/logger.js';
 import { machine, INSTALLER_VERSION } from '../support/install-flow.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxyFor, type TcpProxy } from '../support/tcp-proxy.js';
 import { postJson, testKeyRing } from '../support/test-app.js';
 
 // The database failing is an answer, not a hang: a proxy in front of this file's own database refuses,
@@ -29,8 +29,7 @@ describe.skipIf(!adminUrl)('PostgreSQL unreachable or stalled behind a proxy', (
     const direct = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
     await migrateDatabase(direct.db);
     await direct.close();
-    const target = new URL(scratch.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    proxy = await startTcpProxyFor(scratch.url);
     database = await openDatabase({ databaseUrl: proxy.urlFor(scratch.url), dataDir: 'unused' });
     built = createApp({
       db: database.db,

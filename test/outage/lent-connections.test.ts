@@ -5,7 +5,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { isDatabaseUnavailable } from '../../src/db/database-errors.js';
 import { withLibpqSslModes } from '../../src/db/postgres-pool.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxyFor, type TcpProxy } from '../support/tcp-proxy.js';
 import { queryRows } from '../support/test-database.js';
 
 // node-postgres's connections, one by one: one lent to a transaction when the database goes, a `begin`
@@ -35,8 +35,7 @@ describe.skipIf(!adminUrl)('node-postgres connections lost or stalled', () => {
 
   beforeAll(async () => {
     scratch = await createScratchDatabase(adminUrl!, 'slowdns_lent');
-    const target = new URL(scratch.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    proxy = await startTcpProxyFor(scratch.url);
     database = await openDatabase({ databaseUrl: proxy.urlFor(scratch.url), dataDir: 'unused' });
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { spawnService } from '../support/spawn-service.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy, startTcpProxyFor, type TcpProxy } from '../support/tcp-proxy.js';
 
 // The real process, as `npm start` runs it (the compiled server). Starting one takes a second or more
 // on a busy machine: a generous per-test limit, no time asserted.
@@ -22,8 +22,7 @@ describe.skipIf(!adminUrl)('started while PostgreSQL is down', { timeout: SPAWN_
   let proxy: TcpProxy;
   beforeAll(async () => {
     scratch = await createScratchDatabase(adminUrl!, 'slowdns_startup');
-    const target = new URL(scratch.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    proxy = await startTcpProxyFor(scratch.url);
   });
   afterAll(async () => {
     await proxy?.close();

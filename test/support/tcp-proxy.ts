@@ -97,3 +97,9 @@ export async function startTcpProxy(target: { host: string; port: number }, port
     },
   };
 }
+
+/** A proxy in front of the PostgreSQL server a `postgres://` URL names (its host, and its port or 5432). */
+export function startTcpProxyFor(databaseUrl: string): Promise<TcpProxy> {
+  const target = new URL(databaseUrl);
+  return startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+}
