@@ -13,7 +13,21 @@ export function randomSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/**
+ * Random bytes for ids, drawn from the system's generator 4 KiB at a time and each used once, as Node
+ * does for `randomUUID`: one `randomBytes` call costs about 3 µs here however few bytes it asks for
+ * (7 µs inside a request), against 0.15 µs for an id cut from the pool. Secrets (`randomSecret`, codes)
+ * are drawn fresh.
+ */
+const ID_POOL_BYTES = 4096;
+let idPool = Buffer.alloc(0);
+let idPoolOffset = 0;
+
 /** `prefix` + hex of `bytes` random bytes, e.g. `act_` + 16 hex characters. */
 export function randomId(prefix: string, bytes = 8): string {
-  return `${prefix}${randomBytes(bytes).toString('hex')}`;
+  if (idPoolOffset + bytes > idPool.length) {
+    idPool = randomBytes(Math.max(ID_POOL_BYTES, bytes));
+    idPoolOffset = 0;
+  }
+  return `${prefix}${idPool.toString('hex', idPoolOffset, (idPoolOffset += bytes))}`;
 }

@@ -11,17 +11,36 @@ import { sha256Hex } from './secret-hash.js';
  * the memo holds at most `capacity` tokens and forgets the oldest first.
  */
 export class SignedTokenMemo {
-  /** Digest → expiry (ms since the epoch), in the order signed. */
+  /** Digest → expiry (ms since the epoch). */
   readonly #expiries = new Map<string, number>();
+  /**
+   * The digests in the order signed, a ring of `capacity` slots from `#oldest`. Forgetting the oldest
+   * through the Map's own order would walk past every entry deleted since its last rehash, on every
+   * token signed once the memo is full.
+   */
+  readonly #order: (string | undefined)[];
+  #oldest = 0;
+  #held = 0;
 
-  constructor(readonly capacity = 20_000) {}
+  constructor(readonly capacity = 20_000) {
+    this.#order = new Array<string | undefined>(capacity);
+  }
 
   remember(token: string, expiresAt: Date, now: Date): void {
-    for (const [digest, expiry] of this.#expiries) {
-      if (expiry > now.getTime() && this.#expiries.size < this.capacity) break;
+    const at = now.getTime();
+    while (this.#held > 0) {
+      const digest = this.#order[this.#oldest]!;
+      const expiry = this.#expiries.get(digest);
+      if (this.#held < this.capacity && expiry !== undefined && expiry > at) break;
       this.#expiries.delete(digest);
+      this.#order[this.#oldest] = undefined;
+      this.#oldest = (this.#oldest + 1) % this.capacity;
+      this.#held--;
     }
-    this.#expiries.set(sha256Hex(token), expiresAt.getTime());
+    const digest = sha256Hex(token);
+    this.#order[(this.#oldest + this.#held) % this.capacity] = digest;
+    this.#held++;
+    this.#expiries.set(digest, expiresAt.getTime());
   }
 
   /** Whether this process signed exactly `token` and it has not expired at `now`. */
@@ -32,6 +51,9 @@ export class SignedTokenMemo {
 
   clear(): void {
     this.#expiries.clear();
+    this.#order.fill(undefined);
+    this.#oldest = 0;
+    this.#held = 0;
   }
 
   get size(): number {

@@ -29,6 +29,24 @@ describe('the memo of tokens this process signed', () => {
     memo.remember('t5', at('2026-11-22T13:00:00Z'), at('2026-11-22T12:00:00Z'));
     expect(memo.size).toBe(1);
   });
+
+  it('keeps forgetting the oldest in order, round after round of its capacity, and starts afresh once cleared', () => {
+    const memo = new SignedTokenMemo(3);
+    const now = at('2026-11-22T10:00:00Z');
+    const later = at('2026-11-22T11:00:00Z');
+    const tokens = Array.from({ length: 11 }, (_, i) => `t${i}`);
+    for (const token of tokens) memo.remember(token, later, now);
+    expect(memo.size).toBe(3);
+    expect(tokens.filter((t) => memo.signedHere(t, now))).toEqual(['t8', 't9', 't10']);
+    // A token remembered twice (an install token signed again within the same second) takes two places, and is forgotten with the older.
+    memo.remember('t10', later, now);
+    memo.remember('t11', later, now);
+    expect(tokens.concat('t11').filter((t) => memo.signedHere(t, now))).toEqual(['t10', 't11']);
+    memo.clear();
+    expect(memo.size).toBe(0);
+    for (const token of ['u1', 'u2', 'u3', 'u4']) memo.remember(token, later, now);
+    expect(['t10', 'u1', 'u2', 'u3', 'u4'].map((t) => memo.signedHere(t, now))).toEqual([false, false, true, true, true]);
+  });
 });
 
 describe('a token this process signed still meets every check but its signature', () => {
