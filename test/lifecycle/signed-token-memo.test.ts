@@ -42,8 +42,11 @@ describe('the memo of tokens this process signed', () => {
     memo.remember('t10', later, now);
     memo.remember('t11', later, now);
     expect(tokens.concat('t11').filter((t) => memo.signedHere(t, now))).toEqual(['t10', 't11']);
+    memo.remember('t12', later, now);
+    expect(['t10', 't11', 't12'].map((t) => memo.signedHere(t, now))).toEqual([false, true, true]);
     memo.clear();
     expect(memo.size).toBe(0);
+    expect(() => new SignedTokenMemo(0)).toThrow(RangeError);
     for (const token of ['u1', 'u2', 'u3', 'u4']) memo.remember(token, later, now);
     expect(['t10', 'u1', 'u2', 'u3', 'u4'].map((t) => memo.signedHere(t, now))).toEqual([false, false, true, true, true]);
   });
