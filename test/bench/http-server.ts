@@ -3,10 +3,10 @@
 // step, requests per second and the CPU the server process spent per request (read from /proc), next
 // to this client's own CPU per request. It tells what a request costs the server itself, HTTP parsing
 // and sockets included, where the in-process bench measures the app with its client on the same thread.
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createScratchDatabase } from '../support/scratch-database.js';
+import { spawnService, type SpawnedService } from '../support/spawn-service.js';
 import type { StepClient } from './bench-service.js';
 import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
 
@@ -41,25 +41,27 @@ function httpClient(port: number, agent: http.Agent): StepClient {
   };
 }
 
-async function waitReady(port: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+/** Ready once /api/v2/readyz answers 200; a server that exits first fails at once, with what it wrote to stderr. */
+async function waitReady(server: SpawnedService, port: number): Promise<void> {
+  let exited: number | string | undefined;
+  void server.exited.then((code) => (exited = code));
+  for (let i = 0; i < 300 && exited === undefined; i++) {
     const ready = await fetch(`http://127.0.0.1:${port}/api/v2/readyz`).then((r) => r.ok, () => false);
     if (ready) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('the server did not become ready in 30 s');
+  throw new Error(exited === undefined ? 'the server did not become ready in 30 s' : `the server exited (${exited}): ${server.stderr()}`);
 }
 
 export async function benchHttpServer(adminUrl: string, installs: number, concurrency: number): Promise<void> {
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const env = { ...process.env, DATABASE_URL: scratch.url, PORT: String(port), PUBLIC_BASE_URL: 'http://localhost:8080', TRUST_PROXY: '1', LOG_LEVEL: 'warn' };
-  // What `npm start` runs: it builds dist/ first when it is stale, then serves in this same process.
-  const server = spawn(process.execPath, ['scripts/start.mjs'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise((resolve) => server.once('exit', resolve));
+  // What `npm start` runs: it builds dist/ first when it is stale, then serves in this same process. No
+  // request log (LOG_LEVEL warn), so no `listening` line either: readiness is polled.
+  const server = spawnService({ DATABASE_URL: scratch.url, PORT: String(port), TRUST_PROXY: '1', LOG_LEVEL: 'warn' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   try {
-    await waitReady(port);
+    await waitReady(server, port);
     const client = httpClient(port, agent);
     // Warm-up (not measured): connections opened, code paths compiled.
     for (const install of createInstalls(32, 253)) for (const step of LIFECYCLE) await runStep(client, step, install);
@@ -70,7 +72,7 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     for (const step of LIFECYCLE as Step[]) {
       const indices = indicesFor(step, installs);
       let next = 0;
-      const serverBefore = await serverCpuMs(server.pid!);
+      const serverBefore = await serverCpuMs(server.process.pid!);
       const clientBefore = process.cpuUsage();
       const started = performance.now();
       await Promise.all(
@@ -79,15 +81,14 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
         }),
       );
       const wall = performance.now() - started;
-      const serverMs = (await serverCpuMs(server.pid!)) - serverBefore;
+      const serverMs = (await serverCpuMs(server.process.pid!)) - serverBefore;
       const clientUsed = process.cpuUsage(clientBefore);
       const per = (ms: number) => (ms / indices.length).toFixed(2);
       console.log(`| ${step} | ${Math.round((indices.length / wall) * 1000)} | ${per(serverMs)} | ${per((clientUsed.user + clientUsed.system) / 1000)} |`);
     }
   } finally {
     agent.destroy();
-    server.kill('SIGTERM');
-    await exited;
+    await server.stop();
     await scratch.drop();
   }
 }
