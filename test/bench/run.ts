@@ -3,7 +3,7 @@
 // the service in this process, next to the same SQL replayed by a bare driver (PGlite called directly;
 // on PostgreSQL both postgres.js and node-postgres, the service's driver), on embedded PGlite and on
 // PostgreSQL (DATABASE_URL, or postgres://postgres@127.0.0.1:5432/postgres; scratch databases are
-// created next to it and dropped). Each step runs in up to 4 slices of at least 200 requests, the service
+// created next to it and dropped). Each step runs in up to 8 slices of at least 200 requests, the service
 // and the bare clients taking turns, so a machine whose speed drifts slows both sides alike:
 //   BENCH_INSTALLS      installs per run (default 400; confirm and release take half each)
 //   BENCH_CONCURRENCY   comma-separated (default 1,16)

@@ -22,6 +22,8 @@ export interface Timing {
   p50: number;
   p99: number;
   cpuMs: number;
+  /** Requests per second in each slice, in the order they ran. */
+  sliceRps: number[];
 }
 
 export interface StepTiming {
@@ -75,9 +77,10 @@ interface Spent {
   wallMs: number;
   cpuMicros: number;
   latencies: number[];
+  sliceRps: number[];
 }
 
-const nothingSpent = (): Spent => ({ requests: 0, wallMs: 0, cpuMicros: 0, latencies: [] });
+const nothingSpent = (): Spent => ({ requests: 0, wallMs: 0, cpuMicros: 0, latencies: [], sliceRps: [] });
 
 /** Runs `indices` at `concurrency` and adds what it took to `spent`. */
 async function timed(indices: number[], concurrency: number, run: (i: number) => Promise<void>, spent: Spent): Promise<void> {
@@ -94,7 +97,9 @@ async function timed(indices: number[], concurrency: number, run: (i: number) =>
       }
     }),
   );
-  spent.wallMs += performance.now() - started;
+  const wallMs = performance.now() - started;
+  spent.wallMs += wallMs;
+  spent.sliceRps.push((indices.length / wallMs) * 1000);
   const used = process.cpuUsage(cpu);
   spent.cpuMicros += used.user + used.system;
   spent.requests += indices.length;
@@ -103,15 +108,16 @@ async function timed(indices: number[], concurrency: number, run: (i: number) =>
 function timing(spent: Spent): Timing {
   const latencies = [...spent.latencies].sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { rps: (spent.requests / spent.wallMs) * 1000, p50: at(0.5), p99: at(0.99), cpuMs: spent.cpuMicros / 1000 / spent.requests };
+  return { rps: (spent.requests / spent.wallMs) * 1000, p50: at(0.5), p99: at(0.99), cpuMs: spent.cpuMicros / 1000 / spent.requests, sliceRps: spent.sliceRps };
 }
 
 /**
  * The machine is shared and its speed drifts within seconds: each step runs in slices of at least 200
  * requests, the service and each bare client taking turns slice by slice, so both sides meet the same
- * conditions. Each side's throughput is its requests over the time it ran.
+ * conditions. Each side's throughput is its requests over the time it ran; the report gives the ratio's
+ * lowest and highest slice beside it.
  */
-const MAX_SLICES = 4;
+const MAX_SLICES = 8;
 
 function slicesOf(indices: number[]): number[][] {
   const count = Math.max(1, Math.min(MAX_SLICES, Math.floor(indices.length / 200)));
@@ -210,6 +216,13 @@ export async function benchDatabase(kind: 'pglite' | 'postgres', target: Target,
   return { counts: counted.counts, timings, namedStatements, bareNames: target.bares.map((b) => b.name) };
 }
 
+/** The lowest and highest of the ratios slice by slice: how far the machine's noise moved the ratio. */
+function sliceSpread(service: Timing, bare: Timing): string {
+  if (service.sliceRps.length < 2) return '';
+  const ratios = service.sliceRps.map((rps, k) => rps / bare.sliceRps[k]!);
+  return ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+}
+
 export function printReport(title: string, report: DatabaseReport): void {
   const r = (n: number, d = 1) => n.toFixed(d);
   console.log(`\n${title}`);
@@ -226,7 +239,7 @@ export function printReport(title: string, report: DatabaseReport): void {
   );
   console.log(`|---|---|---|${names.map(() => '---|---|').join('')}---|${names.map(() => '---|').join('')}---|`);
   for (const t of report.timings) {
-    const ratios = t.bare.map((b) => `${r(b.rps, 0)} | ${r(t.service.rps / b.rps, 2)}`).join(' | ');
+    const ratios = t.bare.map((b) => `${r(b.rps, 0)} | ${r(t.service.rps / b.rps, 2)}${sliceSpread(t.service, b)}`).join(' | ');
     const latencies = t.bare.map((b) => `${r(b.p50, 2)} / ${r(b.p99, 2)}`).join(' | ');
     const cpu = [t.service, ...t.bare].map((x) => r(x.cpuMs, 2)).join(' / ');
     console.log(`| ${t.step} | ${t.concurrency} | ${r(t.service.rps, 0)} | ${ratios} | ${r(t.service.p50, 2)} / ${r(t.service.p99, 2)} | ${latencies} | ${cpu} |`);
