@@ -29,7 +29,7 @@ pg_admin() {
   ' "$admin_url" "$1"
 }
 cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
   if [ -n "$db_name" ]; then pg_admin "drop database if exists ${db_name} with (force)" || true; fi
   rm -rf "$scratch"
 }
@@ -96,7 +96,7 @@ big_status="$(curl -sS -o "$scratch/big.out" -w '%{http_code}' -H 'content-type:
   --data-binary @"$scratch/big.json" "$base/api/v2/healthz" || true)"
 health_after="$(curl -sS -o /dev/null -w '%{http_code}' "$base/api/v2/healthz")"
 echo "2 MB POST:                HTTP $big_status $(head -c 200 "$scratch/big.out"); healthz after: HTTP $health_after"
-[ "$big_status" = 413 ] && [ "$health_after" = 200 ] || { echo "FAIL: 2 MB POST" >&2; exit 1; }
+if [ "$big_status" != 413 ] || [ "$health_after" != 200 ]; then echo "FAIL: 2 MB POST" >&2; exit 1; fi
 
 # SIGTERM in the middle of a burst of health checks (each one a database round trip): every request
 # the server accepted must be answered (200); later ones may be refused; none may be cut off.
@@ -127,4 +127,4 @@ wait "$pid" || exit_code=$?
 stop_ms=$(( $(ms_now) - term_ms ))
 pid=""
 echo "SIGTERM mid-burst:        300 concurrent healthz → $burst; server exit $exit_code, ${stop_ms} ms after the burst began"
-[ "$exit_code" = 0 ] && [ "$burst_ok" = 0 ] || { tail -5 "$scratch/server.log"; echo "FAIL: graceful shutdown" >&2; exit 1; }
+if [ "$exit_code" != 0 ] || [ "$burst_ok" != 0 ]; then tail -5 "$scratch/server.log"; echo "FAIL: graceful shutdown" >&2; exit 1; fi
