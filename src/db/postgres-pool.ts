@@ -13,6 +13,7 @@ import pg from 'pg';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
 import type { Database, DatabaseHandle } from './client.js';
 import * as schema from './schema.js';
+import { nodePostgresTextTimestamps } from './text-timestamps.js';
 
 const POOL_MAX = 10;
 
@@ -103,7 +104,7 @@ export async function openPostgres(url: string, watch: AvailabilityOptions): Pro
   // The pool's state is read from PostgreSQL, for the connections of this instance's own application_name.
   const applicationName = `slowdns-${randomBytes(6).toString('hex')}`;
   const connection: pg.ClientConfig = { connectionString: withLibpqSslModes(url), application_name: applicationName, ...sessionLimits };
-  const pool = new ServicePool({ ...connection, Client: TimedConnection, max: POOL_MAX, idleTimeoutMillis: 60_000 });
+  const pool = new ServicePool({ ...connection, types: nodePostgresTextTimestamps, Client: TimedConnection, max: POOL_MAX, idleTimeoutMillis: 60_000 });
   // An idle connection the server closes is an 'error' event of the pool, which unheard would end the
   // process. pg-pool drops the connection; the next query that fails marks the database away.
   pool.on('error', () => {});

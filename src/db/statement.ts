@@ -1,21 +1,27 @@
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { Database } from './client.js';
 
-interface SessionLike {
-  prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: undefined, isResponseInArrayMode: false): { execute(): Promise<unknown> };
+/** What drizzle's session holds: the pool or PGlite, or a transaction's connection. Both answer `{ rows }`. */
+interface DriverClient {
+  query(text: string, params: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 /**
- * Runs one statement whose text is fixed at module load (no query object is built per request), with
- * its parameters, on the database or on a transaction. Unnamed: node-postgres sends it as the protocol's
- * unnamed statement, parsed, bound and executed in one round trip, so it is safe behind a
- * transaction-mode pooler. Parameters are strings (timestamps as ISO text, JSON as text) or booleans,
- * cast in the SQL, read the same way by node-postgres and PGlite; timestamps come back as PostgreSQL's
- * text (see `timestampOf`).
+ * Runs one statement whose text is fixed at module load, with its parameters, on the database or on a
+ * transaction, straight on the driver under drizzle (no query object is built per request). Unnamed:
+ * node-postgres sends it as the protocol's unnamed statement, parsed, bound and executed in one round
+ * trip, so it is safe behind a transaction-mode pooler. Parameters are strings (timestamps as ISO text,
+ * JSON as text) or booleans, cast in the SQL, read the same way by node-postgres and PGlite; timestamps
+ * come back as PostgreSQL's text (text-timestamps.ts, set on both drivers; see `timestampOf`).
  */
 export async function runStatement<Row>(db: Database, text: string, params: (string | boolean | null)[]): Promise<Row[]> {
-  const session = (db as unknown as { session: SessionLike }).session;
-  const result = (await session.prepareQuery({ sql: text, params }, undefined, undefined, false).execute()) as { rows: Row[] };
-  return result.rows;
+  const { client } = (db as unknown as { session: { client: DriverClient } }).session;
+  try {
+    return (await client.query(text, params)).rows as Row[];
+  } catch (error) {
+    // As drizzle raises a failed query: the log shows its SQL (never its parameters) and the driver's error.
+    throw new DrizzleQueryError(text, params, error as Error);
+  }
 }
 
 /** A timestamptz column as the drivers answer it to drizzle's raw queries (`2026-11-22 10:15:00.123+00`). */

@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runStatement, timestampOf } from '../../src/db/statement.js';
+import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-database.js';
+
+// The same row read three ways: straight on the driver (runStatement) outside and inside a
+// transaction, and through drizzle, which gives its own type options with every query.
+const READ = `select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span,
+  '{"n":1}'::json as data, 7::int as count, $1::text as echoed, $2::boolean as flag`;
+
+interface Row {
+  at: unknown;
+  day: unknown;
+  span: unknown;
+  data: unknown;
+  count: unknown;
+  echoed: unknown;
+  flag: unknown;
+}
+
+describe('runStatement: one statement straight on the driver', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(() => database.close());
+
+  it('reads timestamps, dates and intervals as PostgreSQL text and the other types parsed, as drizzle does', async () => {
+    const [row] = await runStatement<Row>(database.db, READ, ['tok', true]);
+    expect(row).toEqual({ at: '2026-11-22 10:15:00.123+00', day: '2026-11-22', span: '00:01:30', data: { n: 1 }, count: 7, echoed: 'tok', flag: true });
+    expect(timestampOf(row!.at as string).toISOString()).toBe('2026-11-22T10:15:00.123Z');
+
+    const [throughDrizzle] = await queryRows<Row>(database.db, sql`select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span`);
+    expect(throughDrizzle).toEqual({ at: row!.at, day: row!.day, span: row!.span });
+  });
+
+  it('runs on a transaction and reads the same there', async () => {
+    const rows = await database.db.transaction((tx) => runStatement<Row>(tx, READ, ['in tx', false]));
+    expect(rows[0]).toMatchObject({ at: '2026-11-22 10:15:00.123+00', echoed: 'in tx', flag: false });
+  });
+
+  it('a failed statement is a DrizzleQueryError with its SQL, its parameters apart and the driver error as cause', async () => {
+    const failure = await runStatement(database.db, 'select * from no_such_table where id = $1', ['secret']).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DrizzleQueryError);
+    expect((failure as DrizzleQueryError).query).toBe('select * from no_such_table where id = $1');
+    expect((failure as DrizzleQueryError).params).toEqual(['secret']);
+    expect((failure as DrizzleQueryError).cause).toMatchObject({ code: '42P01' });
+  });
+});
