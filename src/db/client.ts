@@ -96,7 +96,9 @@ async function openPglite(dataDir: string, seed: Blob | undefined, watch: Availa
   const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
   const loadDataDir = fresh ? (seed ?? (await readPgliteSeed())) : undefined;
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
-  const client = await PGlite.create(dataDir, { startParams, parsers: pgliteTextTimestamps, ...(loadDataDir ? { loadDataDir } : {}) });
+  const client = await PGlite.create(dataDir, { startParams, ...(loadDataDir ? { loadDataDir } : {}) });
+  // Set once it has started: while starting, PGlite sets its array parsers over any given at creation.
+  Object.assign(client.parsers, pgliteTextTimestamps);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   // One connection, always open, in the process itself.
   const poolStats = async () => ({ max: 1, connections: { active: 1 } });

@@ -9,7 +9,7 @@ const TEXT_TYPE_IDS = new Set([1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1
 
 const asText = (value: string) => value;
 
-/** For `PGlite.create(…, { parsers })`. */
+/** For PGlite's parser table (`client.parsers`, once it has started). */
 export const pgliteTextTimestamps: Record<number, (value: string) => string> = Object.fromEntries([...TEXT_TYPE_IDS].map((id) => [id, asText]));
 
 /** For node-postgres's client (and pool) option `types`. */

@@ -9,6 +9,7 @@ import type { Database } from '../../src/db/client.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import * as schema from '../../src/db/schema.js';
+import { nodePostgresTextTimestamps, pgliteTextTimestamps } from '../../src/db/text-timestamps.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 
 export interface CountingDatabase {
@@ -21,6 +22,7 @@ export interface CountingDatabase {
 
 export async function openCountingPglite(): Promise<CountingDatabase> {
   const client = await PGlite.create('memory://');
+  Object.assign(client.parsers, pgliteTextTimestamps);
   await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: 'drizzle' });
   let count = 0;
   /** The same object, but every query, exec and sql call is counted (as is a transaction's BEGIN and its end). */
@@ -69,7 +71,7 @@ export async function openCountingPostgres(adminUrl: string): Promise<CountingDa
     count += 1;
     return query.apply(this, args);
   } as pg.Client['query'];
-  const pool = new pg.Pool({ connectionString: scratch.url, max: 10, Client: CountingConnection });
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 10, types: nodePostgresTextTimestamps, Client: CountingConnection });
   const db = drizzleNodePostgres({ client: pool, schema }) as unknown as Database;
   return {
     kind: 'postgres',
