@@ -98,6 +98,30 @@ class ServicePool extends pg.Pool {
       return client;
     });
   }
+
+  /**
+   * pg-pool's own query() drops the connection after any error, even one the server answered on a
+   * connection that stays usable: a constraint, or a full rate-limit bucket refusing the request. A flood
+   * of refused requests would then open a connection each (TCP, TLS, authentication). Here an ERROR the
+   * server answered (a statement timeout too) hands the connection back for the next request; anything
+   * else (the connection lost, a FATAL after which the server closes it) drops it as before. Calls with a
+   * callback go to pg-pool as they are.
+   */
+  override query<Row extends pg.QueryResultRow = pg.QueryResultRow>(...args: unknown[]): Promise<pg.QueryResult<Row>> {
+    type Query = (...a: unknown[]) => Promise<pg.QueryResult<Row>>;
+    if (args.some((arg) => typeof arg === 'function')) return (super.query as Query)(...args);
+    return this.connect().then(async (client) => {
+      try {
+        const result = await (client.query as Query)(...args);
+        client.release();
+        return result;
+      } catch (error) {
+        const answered = error instanceof pg.DatabaseError && error.severity === 'ERROR';
+        client.release(answered ? undefined : (error as Error));
+        throw error;
+      }
+    });
+  }
 }
 
 export async function openPostgres(url: string, watch: AvailabilityOptions): Promise<DatabaseHandle> {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStatement, timestampOf } from '../../src/db/statement.js';
 import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-database.js';
@@ -7,12 +8,14 @@ import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-
 // The same row read three ways: straight on the driver (runStatement) outside and inside a
 // transaction, and through drizzle, which gives its own type options with every query.
 const READ = `select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span,
-  '{"n":1}'::json as data, 7::int as count, $1::text as echoed, $2::boolean as flag`;
+  array['2026-11-22T10:15:00Z'::timestamptz] as ats, '{"n":1}'::json as data, 7::int as count, $1::text as echoed, $2::boolean as flag`;
+const EXPECTED = { at: '2026-11-22 10:15:00.123+00', day: '2026-11-22', span: '00:01:30', ats: '{"2026-11-22 10:15:00+00"}', data: { n: 1 }, count: 7 };
 
 interface Row {
   at: unknown;
   day: unknown;
   span: unknown;
+  ats: unknown;
   data: unknown;
   count: unknown;
   echoed: unknown;
@@ -28,16 +31,16 @@ describe('runStatement: one statement straight on the driver', () => {
 
   it('reads timestamps, dates and intervals as PostgreSQL text and the other types parsed, as drizzle does', async () => {
     const [row] = await runStatement<Row>(database.db, READ, ['tok', true]);
-    expect(row).toEqual({ at: '2026-11-22 10:15:00.123+00', day: '2026-11-22', span: '00:01:30', data: { n: 1 }, count: 7, echoed: 'tok', flag: true });
+    expect(row).toEqual({ ...EXPECTED, echoed: 'tok', flag: true });
     expect(timestampOf(row!.at as string).toISOString()).toBe('2026-11-22T10:15:00.123Z');
 
-    const [throughDrizzle] = await queryRows<Row>(database.db, sql`select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span`);
-    expect(throughDrizzle).toEqual({ at: row!.at, day: row!.day, span: row!.span });
+    const [throughDrizzle] = await queryRows<Row>(database.db, sql`select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span, array['2026-11-22T10:15:00Z'::timestamptz] as ats`);
+    expect(throughDrizzle).toEqual({ at: row!.at, day: row!.day, span: row!.span, ats: row!.ats });
   });
 
   it('runs on a transaction and reads the same there', async () => {
     const rows = await database.db.transaction((tx) => runStatement<Row>(tx, READ, ['in tx', false]));
-    expect(rows[0]).toMatchObject({ at: '2026-11-22 10:15:00.123+00', echoed: 'in tx', flag: false });
+    expect(rows[0]).toEqual({ ...EXPECTED, echoed: 'in tx', flag: false });
   });
 
   it('a failed statement is a DrizzleQueryError with its SQL, its parameters apart and the driver error as cause', async () => {
@@ -46,5 +49,25 @@ describe('runStatement: one statement straight on the driver', () => {
     expect((failure as DrizzleQueryError).query).toBe('select * from no_such_table where id = $1');
     expect((failure as DrizzleQueryError).params).toEqual(['secret']);
     expect((failure as DrizzleQueryError).cause).toMatchObject({ code: '42P01' });
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('on PostgreSQL, a statement the server refused hands its connection back to the pool instead of dropping it', async () => {
+    const pool = (database.db as unknown as { $client: pg.Pool }).$client;
+    await Promise.all(Array.from({ length: 3 }, () => runStatement(database.db, 'select pg_sleep(0.05)', [])));
+    let opened = 0;
+    const countOpened = () => void (opened += 1);
+    pool.on('connect', countOpened);
+    try {
+      const connections = pool.totalCount;
+      for (let i = 0; i < 20; i++) {
+        const refused = await runStatement(database.db, 'select 1 / $1::int', ['0']).catch((error: unknown) => error);
+        expect((refused as DrizzleQueryError).cause).toMatchObject({ code: '22012', severity: 'ERROR' });
+      }
+      expect(opened).toBe(0);
+      expect(pool.totalCount).toBe(connections);
+      expect(await runStatement(database.db, 'select 2 as two', [])).toEqual([{ two: 2 }]);
+    } finally {
+      pool.off('connect', countOpened);
+    }
   });
 });
