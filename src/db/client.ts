@@ -6,7 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { watchAvailability, type AvailabilityOptions, type DatabaseAvailability } from './availability.js';
 import { openPostgres } from './postgres-pool.js';
 import * as schema from './schema.js';
-import { pgliteTextTimestamps } from './text-timestamps.js';
+import { useTextTimestamps } from './text-timestamps.js';
 
 /** A drizzle database or transaction; queries take it as their first argument. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -97,8 +97,7 @@ async function openPglite(dataDir: string, seed: Blob | undefined, watch: Availa
   const loadDataDir = fresh ? (seed ?? (await readPgliteSeed())) : undefined;
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
   const client = await PGlite.create(dataDir, { startParams, ...(loadDataDir ? { loadDataDir } : {}) });
-  // Set once it has started: while starting, PGlite sets its array parsers over any given at creation.
-  Object.assign(client.parsers, pgliteTextTimestamps);
+  useTextTimestamps(client);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   // One connection, always open, in the process itself.
   const poolStats = async () => ({ max: 1, connections: { active: 1 } });

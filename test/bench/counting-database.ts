@@ -9,7 +9,7 @@ import type { Database } from '../../src/db/client.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import * as schema from '../../src/db/schema.js';
-import { nodePostgresTextTimestamps, pgliteTextTimestamps } from '../../src/db/text-timestamps.js';
+import { nodePostgresTextTimestamps, useTextTimestamps } from '../../src/db/text-timestamps.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 
 export interface CountingDatabase {
@@ -22,7 +22,7 @@ export interface CountingDatabase {
 
 export async function openCountingPglite(): Promise<CountingDatabase> {
   const client = await PGlite.create('memory://');
-  Object.assign(client.parsers, pgliteTextTimestamps);
+  useTextTimestamps(client);
   await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: 'drizzle' });
   let count = 0;
   /** The same object, but every query, exec and sql call is counted (as is a transaction's BEGIN and its end). */

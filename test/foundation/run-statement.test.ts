@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStatement, timestampOf } from '../../src/db/statement.js';
 import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-database.js';
