@@ -68,9 +68,9 @@ describe('the limits are documented from the one table', () => {
     expect(doc.paths['/api/v2/slowdns/install/release']!.post.responses['429']).toBeUndefined();
   });
 
-  it('has the README table of every limit exactly as the table renders it', async () => {
-    const readme = await readFile('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('## Rate limits'), readme.indexOf('\n## ', readme.indexOf('## Rate limits') + 1));
+  it('has the table of every limit in docs/integrators.md exactly as the table renders it', async () => {
+    const guide = await readFile('docs/integrators.md', 'utf8');
+    const section = guide.slice(guide.indexOf('## Rate limits'), guide.indexOf('\n## ', guide.indexOf('## Rate limits') + 1));
     expect(section).toContain(rateLimitTable());
   });
 });
