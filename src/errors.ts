@@ -1,6 +1,7 @@
 /**
  * The one map of error code → HTTP status. Thrown errors, the documented responses of every route
- * (src/schemas/envelope.ts) and the README table are all derived from it, so they cannot drift.
+ * (src/schemas/envelope.ts) are derived from it, and the table in docs/integrators.md is checked
+ * against it (test/docs/reference-tables.test.ts), so they cannot drift.
  */
 export const errorCatalog = {
   validation_failed: { status: 400, message: 'The request is not valid: fields name what is wrong.' },

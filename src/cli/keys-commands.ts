@@ -22,7 +22,7 @@ const KEY_COLUMNS = ['kid', 'state', 'encrypted', 'created_at', 'verify_until', 
 
 /** The database's keys are not the ones in use while SIGNING_KEYS is set: say so rather than act on them. */
 function refuseWithSigningKeys(signingKeys: string | undefined): void {
-  if (signingKeys) throw new CliError('SIGNING_KEYS is set: the service signs with those keys, not the database\'s; rotate by editing SIGNING_KEYS (README: Signing keys)');
+  if (signingKeys) throw new CliError('SIGNING_KEYS is set: the service signs with those keys, not the database\'s; rotate by editing SIGNING_KEYS (docs/operators.md: Signing keys)');
 }
 
 /** `keys generate|list|rotate|retire`: the same functions the server uses on the same database. */

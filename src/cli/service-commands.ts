@@ -8,7 +8,7 @@ import { withServiceDatabase } from './local-database.js';
 export function registerServiceCommands(program: Command, context: CliContext): void {
   program
     .command('serve')
-    .description('run the service (as npm start), configured by the environment (README: Configuration)')
+    .description('run the service (as npm start), configured by the environment (docs/configuration.md)')
     .action(() => context.serve());
 
   program

@@ -612,7 +612,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The event trail, newest first: one event per state change, written in the transaction of the change (README: "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
          */
         get: operations["listEvents"];
         put?: never;
@@ -2329,7 +2329,7 @@ export interface components {
              */
             client_key_hash: string | null;
             /**
-             * @description Small facts about the change, never a secret (README: "The event trail").
+             * @description Small facts about the change, never a secret (docs/operators.md, "The event trail").
              * @example {
              *       "hostname": "vpn1.example.net",
              *       "public_ip": "203.0.113.7",

@@ -1,6 +1,6 @@
 /**
  * The rate limits of the service (seed §8), in ONE table. The limiter, the route descriptions in the
- * OpenAPI document and the README table are all derived from it, so they cannot drift.
+ * OpenAPI document and the table in docs/integrators.md are all derived from it, so they cannot drift.
  */
 
 export type RateLimitedRoute = 'page' | 'issue' | 'precheck' | 'activate' | 'register' | 'checkin';
@@ -93,7 +93,7 @@ function tableRow(policy: RateLimitPolicy, withRoute: boolean): string {
   return `| ${withRoute ? `\`${routePaths[policy.route]}\` | ` : ''}${cells.join(' | ')} |`;
 }
 
-/** The markdown table of one route's limits (its OpenAPI description) or of every limit (the README). */
+/** The markdown table of one route's limits (its OpenAPI description) or of every limit (docs/integrators.md). */
 export function rateLimitTable(route?: RateLimitedRoute): string {
   const withRoute = route === undefined;
   const head = withRoute ? '| route | policy | quota | window | counted per |\n|---|---|---|---|---|' : '| policy | quota | window | counted per |\n|---|---|---|---|';

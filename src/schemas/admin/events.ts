@@ -42,7 +42,7 @@ export const EventRecordSchema = z
     data: z
       // Documented as one type list rather than zod's typeless anyOf, which Scalar's document check refuses.
       .record(z.string(), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]).openapi({ type: ['string', 'number', 'boolean', 'null'], maxLength: 256 }))
-      .openapi({ description: 'Small facts about the change, never a secret (README: "The event trail").', example: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: '4c4c4544003957108052b4c04f384833' } }),
+      .openapi({ description: 'Small facts about the change, never a secret (docs/operators.md, "The event trail").', example: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: '4c4c4544003957108052b4c04f384833' } }),
     delivered_at: nullableTimestamp('When a webhook delivered it (the table is an outbox); `null` until then.'),
   })
   .openapi('EventRecord');
