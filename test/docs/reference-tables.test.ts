@@ -1,13 +1,13 @@
 /**
  * The guides' reference tables stay true to the code they describe: error codes and statuses, the
- * environment variables, the npm scripts, the scripts/ folder, the shell client's exit codes and the
- * supported Node versions.
+ * environment variables, the npm scripts, the scripts/ folder, the shell client's exit codes, the
+ * supported Node versions, and the guides the OpenAPI document names.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorCatalog, errorCodes } from '../../src/errors.js';
-import { blocksOf, configurationVariables, readPage, repoRoot } from './doc-blocks.js';
+import { blocksOf, configurationVariables, docPages, readPage, repoRoot } from './doc-blocks.js';
 
 /** A `## heading` section of a page, up to the next `## `. */
 function section(page: string, heading: string): string {
@@ -72,6 +72,11 @@ describe('the reference tables of the guides', () => {
       const listed = rows.flatMap(([, , codes]) => [...codes!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]));
       expect(listed, page).toEqual(expect.arrayContaining([...mapped.keys()].filter((c) => c !== '*' && c !== 'network')));
     }
+  });
+
+  it('the OpenAPI document\'s introduction names every guide', () => {
+    const document = JSON.parse(readFileSync(join(repoRoot, 'openapi/openapi.json'), 'utf8')) as { info: { description: string } };
+    for (const guide of docPages.filter((p) => p.startsWith('docs/'))) expect(document.info.description).toContain(`\`${guide}\``);
   });
 
   it('the README states the Node versions package.json supports', () => {
