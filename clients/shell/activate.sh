@@ -455,7 +455,12 @@ resume_or_clear() {
   esac
   case "$(json_get status "$BODY"):$(json_get install_token_expired "$BODY")" in
     confirmed:*) say "this install is already confirmed ($(state_get activation_id))"; exit 0 ;;
-    activated:false) say "resuming activation $(state_get activation_id)"; state_set stage activated; return 0 ;;
+    activated:false)
+      say "resuming activation $(state_get activation_id)"
+      state_set stage activated
+      RESUMED_SERVER_REGISTERED=$(json_get server_registered "$BODY")
+      return 0
+      ;;
     activated:true) say 'the activation in the state file has expired; releasing it and starting again'; do_release; return 1 ;;
     *) say 'the activation in the state file was released; starting again'; rm -f "$SLOWDNS_STATE_FILE"; return 1 ;;
   esac
@@ -488,7 +493,14 @@ do_run() {
     # on_exit releases; 40 says the install command failed, whatever the release answered.
     exit 40
   fi
-  if [ -n "${SLOWDNS_AGENT_TOKEN_FILE:-}" ]; then do_register; fi
+  if [ -n "${SLOWDNS_AGENT_TOKEN_FILE:-}" ]; then
+    # Once per activation (a second register is 409): a resumed install keeps the earlier run's agent token.
+    if [ "${RESUMED_SERVER_REGISTERED:-}" = true ] && [ -s "$SLOWDNS_AGENT_TOKEN_FILE" ]; then
+      say "the server is already registered (its agent token is in $SLOWDNS_AGENT_TOKEN_FILE)"
+    else
+      do_register
+    fi
+  fi
   do_confirm
 }
 

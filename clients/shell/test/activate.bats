@@ -316,3 +316,17 @@ teardown() {
   [[ "$output" == *"resuming activation"* && "$output" == *"install confirmed"* ]]
   gone "$orphan"
 }
+
+@test "a resume whose earlier run registered the server keeps that registration and its agent token (no second register, 409)" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)" SLOWDNS_AGENT_TOKEN_FILE="$BATS_TEST_TMPDIR/agent-token"
+  sh "$ACTIVATE_SH" precheck
+  sh "$ACTIVATE_SH" activate
+  sh "$ACTIVATE_SH" register
+  token_before="$(cat "$SLOWDNS_AGENT_TOKEN_FILE")"
+  unset SLOWDNS_INSTALL_CODE
+  run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"resuming activation"* && "$output" == *"already registered"* && "$output" == *"install confirmed"* ]]
+  [ "$(cat "$SLOWDNS_AGENT_TOKEN_FILE")" = "$token_before" ]
+}
