@@ -10,7 +10,7 @@
 set -eu
 umask 077
 
-ACTIVATE_SH_VERSION=2026.11.22.1
+ACTIVATE_SH_VERSION=2026.11.24.1
 
 SLOWDNS_URL=${SLOWDNS_URL:-}
 SLOWDNS_STATE_FILE=${SLOWDNS_STATE_FILE:-${HOME:-/root}/.slowdns-activation.state}
@@ -22,6 +22,8 @@ SLOWDNS_TIMEOUT_SECONDS=${SLOWDNS_TIMEOUT_SECONDS:-30}
 
 work_dir=''
 child_pid=''
+LOCK_DIR=''
+LOCK_HELD=''
 CLONED_IMAGE_HINT='If this machine was cloned from an image, its /etc/machine-id and SSH host keys are copies shared with its siblings: give it its own (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run again.'
 
 say() { printf '%s\n' "activate.sh: $*" >&2; }
@@ -101,6 +103,90 @@ state_set() { # state_set <key> <value>: the file holds key=value lines of shell
   fi
   printf '%s=%s\n' "$1" "$2" >>"$work_dir/state"
   mv "$work_dir/state" "$SLOWDNS_STATE_FILE"
+}
+
+state_unset() {
+  [ -f "$SLOWDNS_STATE_FILE" ] || return 0
+  grep -v "^$1=" "$SLOWDNS_STATE_FILE" >"$work_dir/state" || true
+  mv "$work_dir/state" "$SLOWDNS_STATE_FILE"
+}
+
+# --- one run at a time per state file ------------------------------------------------------------
+
+# A lock directory beside the state file (mkdir is atomic) holding its owner's pid, for the whole run of
+# every command that writes the state file. A lock whose owner has ended (kill -9, a power cut) is stale:
+# it is taken over.
+take_lock() {
+  LOCK_DIR=$SLOWDNS_STATE_FILE.lock
+  mkdir -p "$(dirname "$SLOWDNS_STATE_FILE")"
+  tries=0
+  until mkdir "$LOCK_DIR" 2>/dev/null; do
+    [ -d "$LOCK_DIR" ] || die validation_failed "cannot create the lock $LOCK_DIR"
+    owner=$(cat "$LOCK_DIR/pid" 2>/dev/null || true)
+    if [ -n "$owner" ] && kill -0 "$owner" 2>/dev/null; then
+      die validation_failed "another activate.sh (process $owner) is using $SLOWDNS_STATE_FILE: wait for it to end (if no such process runs, remove $LOCK_DIR)"
+    fi
+    tries=$((tries + 1))
+    [ "$tries" -le 3 ] || die validation_failed "cannot take the lock $LOCK_DIR"
+    # No pid yet: its owner may be between its mkdir and writing it.
+    if [ -z "$owner" ] && [ "$tries" -lt 3 ]; then sleep 1 && continue; fi
+    # Renamed away first (of two runs doing so, one wins), then checked to be the lock that was seen stale.
+    if mv "$LOCK_DIR" "$LOCK_DIR.$$" 2>/dev/null; then
+      if [ "$(cat "$LOCK_DIR.$$/pid" 2>/dev/null || true)" = "$owner" ]; then
+        rm -rf "$LOCK_DIR.$$"
+        say "taking over the lock of process ${owner:-unknown}, which has ended"
+      else
+        mv "$LOCK_DIR.$$" "$LOCK_DIR" 2>/dev/null || true
+      fi
+    fi
+  done
+  printf '%s\n' "$$" >"$LOCK_DIR/pid" 2>/dev/null || die validation_failed "another activate.sh took the lock $LOCK_DIR"
+  LOCK_HELD=1
+}
+
+drop_lock() {
+  if [ -n "$LOCK_HELD" ]; then rm -rf "$LOCK_DIR"; fi
+  LOCK_HELD=''
+}
+
+# --- the install command's process group ----------------------------------------------------------
+
+# The install command runs in a session, so a process group, of its own (setsid: the group's id is the
+# command's pid), recorded in the state file as install_pgid while it runs: stopping it stops everything
+# it started, and a rerun after a kill -9 of this script finds it.
+group_running() { kill -0 -"$1" 2>/dev/null; }
+
+# stop_install_group <pgid> [<pid to reap>]: TERM to the whole group; KILL after 10 s to what is left.
+stop_install_group() {
+  # The second form: a command stopped before setsid made its group is the one process.
+  kill -TERM -"$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null || true
+  (sleep 10 && kill -KILL -"$1" 2>/dev/null) </dev/null >/dev/null 2>&1 &
+  killer=$!
+  if [ -n "${2:-}" ]; then wait "$2" 2>/dev/null || true; fi
+  while group_running "$1" && kill -0 "$killer" 2>/dev/null; do sleep 1; done
+  kill "$killer" 2>/dev/null || true
+}
+
+# install_group_is_ours <pgid> <activation id>: a process of that group carries this activation in its
+# environment (SLOWDNS_ACTIVATION_ID, read from /proc): the recorded number may since belong to others.
+install_group_is_ours() {
+  for pid in $(ps -eo pid=,pgid= | awk -v group="$1" '$2 == group { print $1 }'); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLOWDNS_ACTIVATION_ID=$2"; then return 0; fi
+  done
+  return 1
+}
+
+# The install command of a run killed with -9 runs on as an orphan: stopped before anything else, so that
+# a resume never runs a second copy beside it (a resume runs the command again; it cannot learn the
+# orphan's outcome).
+stop_orphaned_install() {
+  pgid=$(state_get install_pgid)
+  [ -n "$pgid" ] || return 0
+  if group_running "$pgid" && install_group_is_ours "$pgid" "$(state_get activation_id)"; then
+    say "the install command of an earlier run is still running (process group $pgid): stopping it"
+    stop_install_group "$pgid"
+  fi
+  state_unset install_pgid
 }
 
 read_install_code() {
@@ -339,11 +425,15 @@ do_register() {
 on_exit() {
   status=$?
   trap - EXIT INT TERM HUP
-  if [ -n "$child_pid" ]; then kill -TERM "$child_pid" 2>/dev/null || true; fi
+  if [ -n "$child_pid" ]; then
+    stop_install_group "$child_pid" "$child_pid"
+    state_unset install_pgid
+  fi
   if [ "$(state_get stage)" = activated ] && [ "${RUN_RELEASES:-}" = 1 ]; then
     say 'the install did not finish: releasing the activation'
     (SLOWDNS_MAX_RETRIES=1 do_release) || say "release failed; run 'activate.sh release' again (state: $SLOWDNS_STATE_FILE)"
   fi
+  drop_lock
   rm -rf "$work_dir"
   exit "$status"
 }
@@ -365,7 +455,12 @@ resume_or_clear() {
   esac
   case "$(json_get status "$BODY"):$(json_get install_token_expired "$BODY")" in
     confirmed:*) say "this install is already confirmed ($(state_get activation_id))"; exit 0 ;;
-    activated:false) say "resuming activation $(state_get activation_id)"; state_set stage activated; return 0 ;;
+    activated:false)
+      say "resuming activation $(state_get activation_id)"
+      state_set stage activated
+      RESUMED_SERVER_REGISTERED=$(json_get server_registered "$BODY")
+      return 0
+      ;;
     activated:true) say 'the activation in the state file has expired; releasing it and starting again'; do_release; return 1 ;;
     *) say 'the activation in the state file was released; starting again'; rm -f "$SLOWDNS_STATE_FILE"; return 1 ;;
   esac
@@ -374,10 +469,12 @@ resume_or_clear() {
 do_run() {
   [ "${1:-}" = -- ] && shift
   [ "$#" -gt 0 ] || usage
+  command -v setsid >/dev/null 2>&1 || die validation_failed 'run needs setsid (util-linux or busybox) to give the install command a process group of its own'
   RUN_RELEASES=1
   trap 'on_signal HUP' HUP
   trap 'on_signal INT' INT
   trap 'on_signal TERM' TERM
+  stop_orphaned_install
   if ! resume_or_clear; then
     do_precheck
     do_activate
@@ -385,16 +482,25 @@ do_run() {
   say "running: $*"
   # In the background, so that a signal reaches the trap at once; its stdin is this script's own.
   exec 3<&0
-  SLOWDNS_ACTIVATION_ID=$(state_get activation_id) "$@" <&3 3<&- &
+  SLOWDNS_ACTIVATION_ID=$(state_get activation_id) setsid "$@" <&3 3<&- &
   child_pid=$!
+  state_set install_pgid "$child_pid"
   if wait "$child_pid"; then result=0; else result=$?; fi
   child_pid=''
+  state_unset install_pgid
   if [ "$result" -ne 0 ]; then
     say "the install command failed (exit $result)"
     # on_exit releases; 40 says the install command failed, whatever the release answered.
     exit 40
   fi
-  if [ -n "${SLOWDNS_AGENT_TOKEN_FILE:-}" ]; then do_register; fi
+  if [ -n "${SLOWDNS_AGENT_TOKEN_FILE:-}" ]; then
+    # Once per activation (a second register is 409): a resumed install keeps the earlier run's agent token.
+    if [ "${RESUMED_SERVER_REGISTERED:-}" = true ] && [ -s "$SLOWDNS_AGENT_TOKEN_FILE" ]; then
+      say "the server is already registered (its agent token is in $SLOWDNS_AGENT_TOKEN_FILE)"
+    else
+      do_register
+    fi
+  fi
   do_confirm
 }
 
@@ -404,11 +510,16 @@ main() {
   trap on_exit EXIT
   command=${1:-}
   [ "$#" -gt 0 ] && shift
+  # Every command that writes the state file holds its lock to the end; status only reads it.
+  case "$command" in precheck | activate | confirm | release | register | run) take_lock ;; esac
   case "$command" in
     precheck) do_precheck ;;
     activate) do_activate ;;
     confirm) do_confirm ;;
-    release) do_release ;;
+    release)
+      stop_orphaned_install
+      do_release
+      ;;
     status) print_status ;;
     register) do_register ;;
     run) do_run "$@" ;;

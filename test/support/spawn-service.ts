@@ -21,14 +21,16 @@ export interface SpawnedService {
 /**
  * The server in a child process as `npm start` runs it (scripts/start.mjs: the compiled server, with the
  * build's PGlite seed; global-setup.ts has built dist/), or another entry and its arguments, a `.ts`
- * one through tsx as npm runs it (`src/cli/main.ts prune` for `npm run prune`). The environment is
- * exactly `env` plus PATH, so the test's own DATABASE_URL never leaks in.
+ * one through tsx as npm runs it (`src/cli/main.ts prune` for `npm run prune`), or `npm` itself with
+ * its arguments (`['npm', 'start']`: npm from PATH, and the node PATH names). The environment is
+ * exactly `env` plus PATH (and HOME, for npm), so the test's own DATABASE_URL never leaks in.
  */
 export function spawnService(env: Record<string, string>, command = ['scripts/start.mjs']): SpawnedService {
   const loader = command[0]!.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...loader, ...command], {
+  const npm = command[0] === 'npm';
+  const child = spawn(npm ? 'npm' : process.execPath, npm ? command.slice(1) : [...loader, ...command], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'http://localhost:8080', ...env },
+    env: { PATH: process.env.PATH ?? '', ...(npm ? { HOME: process.env.HOME ?? '' } : {}), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'http://localhost:8080', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];

@@ -28,6 +28,14 @@ setup() {
   fresh_installer
 }
 
+teardown() {
+  # A failed test may leave its background script and its install command's processes running: end them.
+  [ -z "${BATS_TEST_COMPLETED:-}" ] || return 0
+  for p in ${pid:-} ${first:-} $(cat "$BATS_TEST_TMPDIR"/child "$BATS_TEST_TMPDIR"/grandchild "$BATS_TEST_TMPDIR"/orphan "$BATS_TEST_TMPDIR"/runs 2>/dev/null); do
+    kill -KILL "$p" 2>/dev/null || true
+  done
+}
+
 @test "run: precheck, activate, the install command, confirm; exit 0 and the install is confirmed" {
   export SLOWDNS_INSTALL_CODE="$(issue_code)"
   run sh "$ACTIVATE_SH" run -- sh -c 'test -n "$SLOWDNS_ACTIVATION_ID" && touch "$BATS_TEST_TMPDIR/installed"'
@@ -238,4 +246,87 @@ setup() {
   [[ "$output" == *"resuming activation"* && "$output" == *"install confirmed"* ]]
   run sh "$ACTIVATE_SH" status
   [[ "$output" == *"status=confirmed"* ]]
+}
+
+@test "one run per state file: a second run (or release) during an install exits 2 with one line naming the running one; the install command runs once" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  dir=$BATS_TEST_TMPDIR
+  sh "$ACTIVATE_SH" run -- sh -c 'echo "$$" >>"$0/runs"; while [ ! -f "$0/go" ]; do sleep 0.1; done' "$dir" >"$dir/first.out" 2>&1 &
+  first=$!
+  wait_for_file "$dir/runs"
+  run sh "$ACTIVATE_SH" run -- sh -c 'echo "$$" >>"$0/runs"' "$dir"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"(process $first)"* ]]
+  run sh "$ACTIVATE_SH" release
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"(process $first)"* ]]
+  # The first run was left alone: it finishes and confirms.
+  touch "$dir/go"
+  status=0
+  wait "$first" || status=$?
+  cat "$dir/first.out"
+  [ "$status" -eq 0 ]
+  [ "$(wc -l <"$dir/runs")" -eq 1 ]
+  run sh "$ACTIVATE_SH" status
+  [[ "$output" == *"status=confirmed"* ]]
+}
+
+@test "kill -TERM or -INT mid-install stops the install command's whole process group, then releases" {
+  dir=$BATS_TEST_TMPDIR
+  for signal in TERM INT; do
+    rm -f "$dir/child" "$dir/grandchild"
+    code="$(issue_code)"
+    # Job control, so that the background script does not ignore INT (bash makes its background jobs ignore it).
+    set -m
+    SLOWDNS_INSTALL_CODE="$code" sh "$ACTIVATE_SH" run -- sh -c 'sleep 120 & echo "$!" >"$0/grandchild"; echo "$$" >"$0/child"; wait' "$dir" >"$dir/out" 2>&1 &
+    pid=$!
+    set +m
+    wait_for_file "$dir/child"
+    wait_for_file "$dir/grandchild"
+    kill -"$signal" "$pid"
+    status=0
+    wait "$pid" || status=$?
+    cat "$dir/out"
+    if [ "$signal" = TERM ]; then [ "$status" -eq 143 ]; else [ "$status" -eq 130 ]; fi
+    gone "$(cat "$dir/child")"
+    gone "$(cat "$dir/grandchild")"
+    grep -q 'the install code can be used again' "$dir/out"
+    [ "$(precheck_status "$code")" = 200 ]
+  done
+}
+
+@test "after a kill -9 of the script its install command runs on; the resume stops it (its process group) before running its own, never two at once" {
+  dir=$BATS_TEST_TMPDIR
+  SLOWDNS_INSTALL_CODE="$(issue_code)" sh "$ACTIVATE_SH" run -- sh -c 'sleep 120 & echo "$!" >"$0/orphan"; wait' "$dir" >/dev/null 2>&1 &
+  pid=$!
+  wait_for_file "$dir/orphan"
+  kill -KILL "$pid"
+  wait "$pid" || true
+  orphan=$(cat "$dir/orphan")
+  kill -0 "$orphan" # the install command outlives the script
+  [ "$(state_value stage)" = activated ]
+  # The resume's install command fails (exit 40) if the orphan still runs beside it.
+  run sh "$ACTIVATE_SH" run -- sh -c '! kill -0 "$0" 2>/dev/null' "$orphan"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"taking over the lock of process $pid, which has ended"* ]]
+  [[ "$output" == *"still running (process group "*"): stopping it"* ]]
+  [[ "$output" == *"resuming activation"* && "$output" == *"install confirmed"* ]]
+  gone "$orphan"
+}
+
+@test "a resume whose earlier run registered the server keeps that registration and its agent token (no second register, 409)" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)" SLOWDNS_AGENT_TOKEN_FILE="$BATS_TEST_TMPDIR/agent-token"
+  sh "$ACTIVATE_SH" precheck
+  sh "$ACTIVATE_SH" activate
+  sh "$ACTIVATE_SH" register
+  token_before="$(cat "$SLOWDNS_AGENT_TOKEN_FILE")"
+  unset SLOWDNS_INSTALL_CODE
+  run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"resuming activation"* && "$output" == *"already registered"* && "$output" == *"install confirmed"* ]]
+  [ "$(cat "$SLOWDNS_AGENT_TOKEN_FILE")" = "$token_before" ]
 }

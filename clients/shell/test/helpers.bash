@@ -72,3 +72,11 @@ precheck_status() {
 }
 
 state_value() { sed -n "s/^$1=//p" "$SLOWDNS_STATE_FILE"; }
+
+wait_for_file() { # wait_for_file <file>: until it exists and is not empty (at most 30 s)
+  for _ in $(seq 1 300); do [ -s "$1" ] && return 0; sleep 0.1; done
+  echo "no $1 after 30 s" >&2
+  return 1
+}
+
+gone() { ! kill -0 "$1" 2>/dev/null; } # gone <pid>: no such process (any more)

@@ -33,10 +33,13 @@ export { SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError, SlowdnsUnexp
 export type { RetryOptions } from './retry.js';
 export { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 export { runInstall } from './run-install.js';
+export { fileStateStore, type InstallStateStore, type SavedActivation } from './install-state.js';
 export type {
   ConfirmedAddress,
+  InstallActivation,
   InstallResult,
   InstallStage,
+  InstallStepContext,
   Interruption,
   MachineIdentity,
   ReleaseReport,

@@ -1,6 +1,10 @@
-import type { Activation, ConfirmResult, PrecheckResult, ReleaseResult, SlowdnsClient } from './client.js';
+import type { Activation, ConfirmResult, InstallStatus, PrecheckResult, SlowdnsClient } from './client.js';
+import type { InstallStateStore } from './install-state.js';
+import { releaseActivation, type ReleaseReport } from './release.js';
+import { findResumption, type Resumption } from './resume.js';
 
-export type InstallStage = 'precheck' | 'confirm_address' | 'activate' | 'install' | 'confirm';
+/** `resume`: reading back the activation of an earlier run from `state`. */
+export type InstallStage = 'resume' | 'precheck' | 'confirm_address' | 'activate' | 'install' | 'confirm';
 
 /** What interrupted the run: a process signal, or the caller's AbortSignal. */
 export type Interruption = NodeJS.Signals | 'aborted';
@@ -22,18 +26,44 @@ export interface ConfirmedAddress {
   public_ip: string;
 }
 
+/** What the install step works for: the activation fresh from activate (all of it), or read back on a resume. */
+export type InstallActivation = Pick<Activation, 'activation_id' | 'install_token' | 'install_token_expires_at' | 'machine_binding'>;
+
+export interface InstallStepContext extends StepContext {
+  /**
+   * Set when this run resumed the activation of an earlier one (the install step runs again): the
+   * install as the service answered then, e.g. `server_registered`.
+   */
+  resumed?: InstallStatus;
+}
+
 export interface RunInstallOptions {
   client: SlowdnsClient;
-  /** The install code as the person typed it (case, spaces and look-alikes are forgiven by the service). */
-  installCode: string;
+  /**
+   * The install code as the person typed it (case, spaces and look-alikes are forgiven by the service),
+   * or a function that asks for it: called only when a new flow starts, never when a run resumes.
+   */
+  installCode: string | (() => string | Promise<string>);
   machine: MachineIdentity;
   installerVersion: string;
   /** The software ref to install, e.g. `main`. */
   requestedRef: string;
   /** Collects the final hostname and public IP and has the operator confirm them. Runs after a successful precheck. */
   confirmAddress(precheck: PrecheckResult, context: StepContext): Promise<ConfirmedAddress>;
-  /** Installs and starts everything; resolves once every service is active. Throwing fails the run (and releases). */
-  install(activation: Activation, context: StepContext): Promise<void>;
+  /**
+   * Installs and starts everything; resolves once every service is active. Throwing fails the run (and
+   * releases). Runs again when a run resumes (`context.resumed` is set): make it safe to run twice.
+   */
+  install(activation: InstallActivation, context: InstallStepContext): Promise<void>;
+  /**
+   * Where the activation is kept between runs (`fileStateStore(path)`, or a store of your own), so that a
+   * rerun after a crash resumes, with the shell client's rules: an activation waiting for confirm with a
+   * valid install token → the install step again, then confirm (no code, precheck or address asked);
+   * confirmed → `confirmed` at once; token expired → released, then a new flow; released or unknown to
+   * the service → forgotten, then a new flow. Saved right after activate, kept after confirm, cleared
+   * after a release.
+   */
+  state?: InstallStateStore;
   /**
    * Process signals that interrupt the run; listeners are installed for the run only and removed
    * after it. Default `['SIGINT', 'SIGTERM']`; `[]` installs none (e.g. when the caller handles signals
@@ -55,22 +85,22 @@ export interface RunInstallOptions {
   onRelease?(report: ReleaseReport): void;
 }
 
-/** The release attempt after a failure or interruption. */
-export type ReleaseReport =
-  | { released: true; activation_id: string; install_code_restored: boolean; result: ReleaseResult }
-  | { released: false; activation_id: string; install_code_restored: false; error: unknown };
+export type { ReleaseReport };
 
 export type InstallResult =
   | { outcome: 'confirmed'; precheck: PrecheckResult; activation: Activation; confirmation: ConfirmResult }
+  /** A resumed run: `resumed` is the install as the service answered it at the start of this run. */
+  | { outcome: 'confirmed'; resumed: InstallStatus; activation: InstallActivation; confirmation: ConfirmResult }
   | {
       outcome: 'failed';
       stage: InstallStage;
       error: unknown;
-      activation?: Activation;
+      activation?: InstallActivation;
       /** Absent when nothing was activated: the code was never taken, so there was nothing to release. */
       release?: ReleaseReport;
+      resumed?: InstallStatus;
     }
-  | { outcome: 'interrupted'; stage: InstallStage; reason: Interruption; activation?: Activation; release?: ReleaseReport };
+  | { outcome: 'interrupted'; stage: InstallStage; reason: Interruption; activation?: InstallActivation; release?: ReleaseReport; resumed?: InstallStatus };
 
 /** Thrown into the steps' race when the run is interrupted; never escapes runInstall. */
 class Interrupted extends Error {
@@ -80,7 +110,8 @@ class Interrupted extends Error {
 }
 
 /**
- * The reference installer flow: precheck → confirm hostname and IP → activate → install → confirm.
+ * The reference installer flow: precheck → confirm hostname and IP → activate → install → confirm,
+ * or, with `state` holding an earlier run's activation, what the shell client does on a rerun (resume.ts).
  * Any failure or interruption after activate and before confirm releases the activation (the
  * seed's exit handler), so the code can be used again when the service could restore it.
  *
@@ -124,24 +155,28 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
   };
   const context: StepContext = { signal: steps.signal };
 
-  let stage: InstallStage = 'precheck';
-  let precheck: PrecheckResult | undefined;
-  let activation: Activation | undefined;
+  const { state } = options;
+  const releaseTimeoutMs = options.releaseTimeoutMs ?? 10_000;
+  let stage: InstallStage = 'resume';
+  let resumed: InstallStatus | undefined;
+  let activation: InstallActivation | undefined;
   let result: InstallResult;
-  try {
-    precheck = await interruptible(() =>
-      client.precheck(
-        { install_code: options.installCode, ...machine, product: 'slowdns', installer_version: options.installerVersion },
-        { signal: steps.signal },
-      ),
+
+  /** precheck → confirm address → activate: a new activation of the install code. */
+  const activateNew = async (): Promise<{ precheck: PrecheckResult; activation: Activation }> => {
+    stage = 'precheck';
+    const { installCode } = options;
+    const code = typeof installCode === 'string' ? installCode : await interruptible(async () => installCode());
+    const precheck = await interruptible(() =>
+      client.precheck({ install_code: code, ...machine, product: 'slowdns', installer_version: options.installerVersion }, { signal: steps.signal }),
     );
     stage = 'confirm_address';
-    const address = await interruptible(() => options.confirmAddress(precheck!, context));
+    const address = await interruptible(() => options.confirmAddress(precheck, context));
     stage = 'activate';
     if (interruption) throw new Interrupted(interruption);
     // Not interruptible: an activation created on the server but unknown here could not be released.
-    activation = await client.activate({
-      install_code: options.installCode,
+    const created = await client.activate({
+      install_code: code,
       precheck_token: precheck.precheck_token,
       hostname: address.hostname,
       public_ip: address.public_ip,
@@ -149,16 +184,45 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
       requested_ref: options.requestedRef,
       installer_version: options.installerVersion,
     });
-    stage = 'install';
-    const activated = activation;
-    await interruptible(() => options.install(activated, context));
-    stage = 'confirm';
-    if (interruption) throw new Interrupted(interruption);
-    // Not interruptible either: once confirm is sent, its answer decides between done and release.
-    const confirmation = await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
-    result = { outcome: 'confirmed', precheck, activation, confirmation };
+    return { precheck, activation: created };
+  };
+
+  try {
+    const resumption: Resumption = state ? await findResumption(client, state, { signal: steps.signal, releaseTimeoutMs, interruptible }) : { next: 'new_flow' };
+    if (resumption.next === 'done') {
+      resumed = resumption.status;
+      activation = resumption.activation;
+      result = { outcome: 'confirmed', resumed, activation, confirmation: { activation_id: activation.activation_id, status: 'confirmed' } };
+    } else {
+      let fresh: { precheck: PrecheckResult; activation: Activation } | undefined;
+      if (resumption.next === 'install') {
+        resumed = resumption.status;
+        activation = resumption.activation;
+      } else {
+        fresh = await activateNew();
+        activation = fresh.activation;
+        // Kept before the install step starts: a crash from here on is resumed by the next run.
+        await state?.save?.({ activation_id: activation.activation_id, install_token: activation.install_token });
+      }
+      stage = 'install';
+      const activated = activation;
+      const installContext: InstallStepContext = resumed ? { ...context, resumed } : context;
+      await interruptible(() => options.install(activated, installContext));
+      stage = 'confirm';
+      if (interruption) throw new Interrupted(interruption);
+      // Not interruptible either: once confirm is sent, its answer decides between done and release.
+      const confirmation = await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
+      result = fresh ? { outcome: 'confirmed', ...fresh, confirmation } : { outcome: 'confirmed', resumed: resumed!, activation, confirmation };
+    }
   } catch (error) {
-    const release = activation ? await releaseActivation(client, activation.activation_id, options.releaseTimeoutMs ?? 10_000) : undefined;
+    const release = activation ? await releaseActivation(client, activation.activation_id, releaseTimeoutMs) : undefined;
+    if (release?.released) {
+      try {
+        await state?.clear?.();
+      } catch {
+        // The next run reads the released activation back and forgets it.
+      }
+    }
     if (release) {
       try {
         options.onRelease?.(release);
@@ -166,7 +230,7 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
         // A failing report must not keep the run from ending (or a signal from being re-raised).
       }
     }
-    const base = { stage, ...(activation ? { activation } : {}), ...(release ? { release } : {}) };
+    const base = { stage, ...(activation ? { activation } : {}), ...(release ? { release } : {}), ...(resumed ? { resumed } : {}) };
     result = error instanceof Interrupted ? { outcome: 'interrupted', reason: error.reason, ...base } : { outcome: 'failed', error, ...base };
   } finally {
     stopListening();
@@ -180,13 +244,4 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     process.kill(process.pid, reason);
   }
   return result;
-}
-
-async function releaseActivation(client: SlowdnsClient, activationId: string, timeoutMs: number): Promise<ReleaseReport> {
-  try {
-    const result = await client.release({ activation_id: activationId }, { signal: AbortSignal.timeout(timeoutMs) });
-    return { released: true, activation_id: activationId, install_code_restored: result.install_code_restored, result };
-  } catch (error) {
-    return { released: false, activation_id: activationId, install_code_restored: false, error };
-  }
 }
