@@ -16,8 +16,9 @@ export function rateLimitHeader(states: PolicyState[]): string {
   return states.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
 }
 
+/** `q` is the quota the request was counted against: an operator's override shows here too. */
 export function rateLimitHeaders(states: PolicyState[]): Record<string, string> {
-  return { 'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => s.policy)), RateLimit: rateLimitHeader(states) };
+  return { 'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => ({ ...s.policy, quota: s.quota }))), RateLimit: rateLimitHeader(states) };
 }
 
 /** Which requests of a route are counted, and in which limits, where that is not simply "every request in every limit". */
@@ -43,7 +44,7 @@ Every answer after the limits were checked carries \`RateLimit-Policy\` (each po
 /** The `RateLimit-Policy` / `RateLimit` headers of a limited route's answers, saying this route's policies. */
 export function rateLimitHeaderDocs(route: RateLimitedRoute) {
   const policies = policiesFor(route);
-  const fresh = policies.map((policy) => ({ policy, remaining: policy.quota - 1, resetAt: new Date(0), resetSeconds: 1800, exhausted: false }));
+  const fresh = policies.map((policy) => ({ policy, quota: policy.quota, remaining: policy.quota - 1, resetAt: new Date(0), resetSeconds: 1800, exhausted: false }));
   return {
     'RateLimit-Policy': headerRef('RateLimit-Policy', `The limits of this route, one item per policy (\`q\` requests per \`w\` seconds, a fixed UTC bucket): \`${rateLimitPolicyHeader(policies)}\`.`),
     RateLimit: headerRef('RateLimit', `Where this client stands in each policy (\`r\` requests remaining, \`t\` seconds until the bucket resets), e.g. for a fresh client \`${rateLimitHeader(fresh)}\`.`),
