@@ -79,7 +79,7 @@ export interface paths {
          *
          *     Over `session-ip-hour`, a request without a valid session gets 429 and no cookie: an HTML page (not the JSON envelope, since a person reads it) saying in words when to come back, with `Retry-After` and the `RateLimit` headers. A browser that sends its valid cookie still gets the page, without `RateLimit` headers.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. Only a request that would create a new browser session (one without a valid `slowdns_browser` cookie) is counted; a browser that keeps its cookie never is. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. Only a request that would create a new browser session (one without a valid `slowdns_browser` cookie) is counted; a browser that keeps its cookie never is. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -113,7 +113,7 @@ export interface paths {
          *
          *     The **browser fingerprint** is the SHA-256 of the request headers `user-agent`, `accept-language`, `sec-ch-ua`, `sec-ch-ua-platform`, `sec-ch-ua-mobile` and of `browser_signal`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the client, so a script can change `browser_signal` (or a header) on each request and get a new fingerprint every time: `issue-fingerprint-day` is a speed bump for ordinary browsers, not a cap. The real caps are the IP limits and the session limit, and new sessions are themselves limited per IP (`session-ip-hour` on `GET /slowdns`).
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -197,7 +197,7 @@ export interface paths {
          *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -234,7 +234,7 @@ export interface paths {
          *
          *     **Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same `precheck_token` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same `activation_id` and an install token for the same single-use token (the same `jti`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 `install_code_unavailable`; after a release the code may be `issued` again and the request makes a new activation; an expired precheck token is 401 `precheck_token_invalid`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -389,7 +389,7 @@ export interface paths {
          *
          *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -3184,7 +3184,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3206,7 +3206,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3221,7 +3221,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3236,7 +3236,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3251,7 +3251,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3273,7 +3273,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3331,7 +3331,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3365,7 +3365,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3380,7 +3380,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3395,7 +3395,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3410,7 +3410,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3425,7 +3425,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3440,7 +3440,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3456,7 +3456,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3826,7 +3826,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3862,7 +3862,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3877,7 +3877,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3892,7 +3892,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3907,7 +3907,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3922,7 +3922,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3937,7 +3937,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3952,7 +3952,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3967,7 +3967,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3982,7 +3982,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3998,7 +3998,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4063,7 +4063,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4102,7 +4102,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4117,7 +4117,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4132,7 +4132,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4147,7 +4147,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4162,7 +4162,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4177,7 +4177,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4192,7 +4192,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4207,7 +4207,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4222,7 +4222,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4237,7 +4237,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4252,7 +4252,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4268,7 +4268,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5088,7 +5088,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5120,7 +5120,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5135,7 +5135,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5150,7 +5150,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5165,7 +5165,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5180,7 +5180,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5195,7 +5195,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5210,7 +5210,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5225,7 +5225,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5241,7 +5241,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5310,7 +5310,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5339,7 +5339,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5354,7 +5354,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5370,7 +5370,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5385,7 +5385,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5400,7 +5400,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5415,7 +5415,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5431,7 +5431,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
