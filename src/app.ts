@@ -1,4 +1,4 @@
-import type { AppDeps } from './deps.js';
+import type { AppDeps, RouteDeps } from './deps.js';
 import { alwaysAvailable } from './db/availability.js';
 import { limitBodySize } from './http/body-guards.js';
 import { databaseGate } from './http/database-gate.js';
@@ -6,6 +6,8 @@ import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { RateLimitOverrides } from './domain/rate-limits/override-cache.js';
+import { errorFields } from './logger.js';
 import { registerBearerSchemes } from './http/credentials.js';
 import { createRouter, type Router } from './http/router.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
@@ -25,12 +27,16 @@ export interface App {
   app: Router;
   document: OpenApiDocument;
   metrics: Metrics;
+  /** The app's copy of the rate-limit overrides (tests invalidate it when they empty the database). */
+  rateLimitOverrides: RateLimitOverrides;
 }
 
 /** The whole HTTP app, complete and synchronous: every route is registered before the first request. */
-export function createApp(deps: AppDeps): App {
+export function createApp(appDeps: AppDeps): App {
   const app = createRouter();
-  const metrics = deps.metrics ?? createMetrics();
+  const metrics = appDeps.metrics ?? createMetrics();
+  const rateLimitOverrides = new RateLimitOverrides(appDeps.db, appDeps.clock, (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }));
+  const deps: RouteDeps = { ...appDeps, rateLimitOverrides };
   app.use('*', requestContext(deps.logger, deps.config.trustProxy));
   app.use('*', requestMetrics(metrics));
   app.use('*', limitBodySize);
@@ -55,5 +61,5 @@ export function createApp(deps: AppDeps): App {
   registerReference(app, () => document);
   document = buildOpenApiDocument(app);
   installFallbacks(app, deps.logger);
-  return { app, document, metrics };
+  return { app, document, metrics, rateLimitOverrides };
 }

@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseAvailability } from './db/availability.js';
 import type { Database } from './db/client.js';
+import type { RateLimitOverrides } from './domain/rate-limits/override-cache.js';
 import type { KeyRing } from './domain/signing-keys.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -19,4 +20,10 @@ export interface AppDeps {
   availability?: DatabaseAvailability;
   /** True once shutdown has begun (readiness fails during the drain). */
   isDraining?: () => boolean;
+}
+
+/** What routes receive: the app's deps and what the app makes from them, one per app (so per instance). */
+export interface RouteDeps extends AppDeps {
+  /** This instance's copy of the operators' rate-limit overrides. */
+  rateLimitOverrides: RateLimitOverrides;
 }

@@ -12,6 +12,7 @@ export const errorCatalog = {
   install_code_not_found: { status: 404, message: 'No install code matches what was entered.' },
   activation_not_found: { status: 404, message: 'No activation has this id.' },
   server_not_found: { status: 404, message: 'No server has this id.' },
+  rate_limit_override_not_found: { status: 404, message: 'No rate-limit override has this id.' },
   install_code_expired: { status: 410, message: 'This install code has expired. Request a new one on the SlowDNS page.' },
   install_code_revoked: { status: 410, message: 'This install code was revoked. Request a new one on the SlowDNS page.' },
   install_code_unavailable: { status: 409, message: 'This install code is already in use by an activation.' },

@@ -4,6 +4,7 @@ import { registerCodesCommands } from './codes-commands.js';
 import type { CliContext } from './context.js';
 import { registerEventsCommands } from './events-commands.js';
 import { registerKeysCommands } from './keys-commands.js';
+import { registerLimitsCommands } from './limits-commands.js';
 import { registerServersCommands } from './servers-commands.js';
 import { registerServiceCommands } from './service-commands.js';
 
@@ -12,7 +13,7 @@ export function buildProgram(context: CliContext): Command {
   const program = new Command('slowdns')
     .description(
       'Operate the SlowDNS activation service. serve, migrate, prune and keys act on the database named by the environment (DATABASE_URL or DATA_DIR); ' +
-        'codes, activations, servers and events talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
+        'codes, activations, servers, events and limits talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
     )
     .exitOverride()
     .showSuggestionAfterError();
@@ -22,6 +23,7 @@ export function buildProgram(context: CliContext): Command {
   registerActivationsCommands(program, context);
   registerServersCommands(program, context);
   registerEventsCommands(program, context);
+  registerLimitsCommands(program, context);
   // Every subcommand reports its usage errors the way the program does (exit code from the entry file).
   const inherit = (command: Command) => command.commands.forEach((c) => inherit(c.exitOverride()));
   inherit(program);

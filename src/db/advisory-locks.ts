@@ -17,6 +17,8 @@ export const MIGRATION_LOCK = 0x51_0d_45_01;
 export const SIGNING_KEY_LOCK = 0x51_0d_45_02;
 /** One instance prunes at a time (taken with pg_try_advisory_xact_lock: the others skip the pass). */
 export const PRUNE_LOCK = 0x51_0d_45_03;
+/** Serialises changes of rate-limit overrides: a new override replaces the one in place for its limit and target. */
+export const RATE_LIMIT_OVERRIDE_LOCK = 0x51_0d_45_04;
 
 /** Runs `fn` in one transaction that first waits for the advisory lock `key`; the lock ends with the transaction. */
 export function withAdvisoryLock<T>(db: Database, key: number, fn: (tx: Database) => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -178,5 +178,38 @@ export const events = pgTable(
     index('events_server_id_idx').on(t.serverId),
     index('events_undelivered_idx').on(t.id).where(sql`${t.deliveredAt} is null`),
     check('events_actor_check', sql`${t.actor} in ('installer', 'agent', 'operator', 'browser')`),
+  ],
+);
+
+/**
+ * An operator's override of one rate limit for one target: an IP address, a CIDR or a machine. It sets
+ * the quota of the buckets it matches, never how they are counted; it applies until `expires_at` or
+ * until it is removed (kept, with who removed it and why, for the list). At most one override per
+ * limit and target is in place: a new one replaces it. `subject_key` is what the limiter's buckets are
+ * counted under (an IPv6 address's /64; a CIDR's network), matched by the service in memory.
+ */
+export const rateLimitOverrides = pgTable(
+  'rate_limit_overrides',
+  {
+    id: text('id').primaryKey(),
+    subject: text('subject', { enum: ['ip', 'cidr', 'machine'] }).notNull(),
+    value: text('value').notNull(),
+    subjectKey: text('subject_key').notNull(),
+    limitName: text('limit_name').notNull(),
+    quota: integer('quota').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    reason: text('reason').notNull(),
+    createdAt: at('created_at').notNull(),
+    /** The operator who set it: the operator token's name (`root` for ADMIN_TOKEN). */
+    createdBy: text('created_by').notNull(),
+    removedAt: at('removed_at'),
+    removedBy: text('removed_by'),
+    removalReason: text('removal_reason'),
+  },
+  (t) => [
+    index('rate_limit_overrides_created_at_idx').on(t.createdAt, t.id),
+    uniqueIndex('rate_limit_overrides_target_idx').on(t.limitName, t.subject, t.subjectKey).where(sql`${t.removedAt} is null`),
+    check('rate_limit_overrides_subject_check', sql`${t.subject} in ('ip', 'cidr', 'machine')`),
+    check('rate_limit_overrides_quota_check', sql`${t.quota} between 1 and 10000`),
   ],
 );

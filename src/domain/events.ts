@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'activation.released',
   'server.registered',
   'server.revoked',
+  'rate_limit_override.created',
+  'rate_limit_override.removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

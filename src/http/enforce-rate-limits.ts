@@ -38,7 +38,7 @@ export function admitCounted<T>(c: Context<AppEnv>, outcome: CountedOutcome<T>):
 /** "Limit issue-session-hour reached: 2 install code requests per browser session per UTC hour. Try again in 12 minutes (after 11:00 UTC)." */
 export function refusalMessage(blocking: PolicyState): string {
   const clock = blocking.resetAt.toISOString().slice(11, 16);
-  return `Limit ${blocking.policy.name} reached: ${summarisePolicy(blocking.policy)}. Try again in ${humanDuration(blocking.resetSeconds)} (after ${clock} UTC).`;
+  return `Limit ${blocking.policy.name} reached: ${summarisePolicy({ ...blocking.policy, quota: blocking.quota })}. Try again in ${humanDuration(blocking.resetSeconds)} (after ${clock} UTC).`;
 }
 
 function humanDuration(seconds: number): string {

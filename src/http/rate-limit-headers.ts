@@ -16,8 +16,9 @@ export function rateLimitHeader(states: PolicyState[]): string {
   return states.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
 }
 
+/** `q` is the quota the request was counted against: an operator's override shows here too. */
 export function rateLimitHeaders(states: PolicyState[]): Record<string, string> {
-  return { 'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => s.policy)), RateLimit: rateLimitHeader(states) };
+  return { 'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => ({ ...s.policy, quota: s.quota }))), RateLimit: rateLimitHeader(states) };
 }
 
 /** Which requests of a route are counted, and in which limits, where that is not simply "every request in every limit". */
@@ -30,9 +31,17 @@ const countingNotes: Partial<Record<RateLimitedRoute, string>> = {
 const clientAddressNote =
   'The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.';
 
+const overrideNote =
+  "The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.";
+
 /** The route description paragraph: its limits, derived from the one table. */
 export function rateLimitDescription(route: RateLimitedRoute): string {
-  const notes = [countingNotes[route], policiesFor(route).some((p) => p.subject === 'ip') ? clientAddressNote : undefined].filter(Boolean);
+  const policies = policiesFor(route);
+  const notes = [
+    countingNotes[route],
+    policies.some((p) => p.subject === 'ip') ? clientAddressNote : undefined,
+    policies.some((p) => p.subject === 'ip' || p.subject === 'machine') ? overrideNote : undefined,
+  ].filter(Boolean);
   return `**Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 \`rate_limit_exceeded\` with \`Retry-After\`.${notes.map((n) => ` ${n}`).join('')}
 
 ${rateLimitTable(route)}
@@ -43,9 +52,9 @@ Every answer after the limits were checked carries \`RateLimit-Policy\` (each po
 /** The `RateLimit-Policy` / `RateLimit` headers of a limited route's answers, saying this route's policies. */
 export function rateLimitHeaderDocs(route: RateLimitedRoute) {
   const policies = policiesFor(route);
-  const fresh = policies.map((policy) => ({ policy, remaining: policy.quota - 1, resetAt: new Date(0), resetSeconds: 1800, exhausted: false }));
+  const fresh = policies.map((policy) => ({ policy, quota: policy.quota, remaining: policy.quota - 1, resetAt: new Date(0), resetSeconds: 1800, exhausted: false }));
   return {
-    'RateLimit-Policy': headerRef('RateLimit-Policy', `The limits of this route, one item per policy (\`q\` requests per \`w\` seconds, a fixed UTC bucket): \`${rateLimitPolicyHeader(policies)}\`.`),
+    'RateLimit-Policy': headerRef('RateLimit-Policy', `The limits of this route, one item per policy (\`q\` requests per \`w\` seconds, a fixed UTC bucket; \`q\` is an operator's override where one applies to this client): \`${rateLimitPolicyHeader(policies)}\`.`),
     RateLimit: headerRef('RateLimit', `Where this client stands in each policy (\`r\` requests remaining, \`t\` seconds until the bucket resets), e.g. for a fresh client \`${rateLimitHeader(fresh)}\`.`),
   };
 }

@@ -10,6 +10,8 @@ export interface AppEnv {
     clientKey: string;
     /** The app's metrics, for handlers that count what they changed. */
     metrics: Metrics;
+    /** On admin routes, who the operator token says is acting (`root` for ADMIN_TOKEN). */
+    operator: string;
   };
 }
 

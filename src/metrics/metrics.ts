@@ -29,6 +29,8 @@ export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> =
   'activation.released': ['installer', 'operator', 'browser'],
   'server.registered': ['installer'],
   'server.revoked': ['agent', 'installer', 'operator', 'browser'],
+  'rate_limit_override.created': ['operator'],
+  'rate_limit_override.removed': ['operator'],
 };
 
 export interface MetricsOptions {
@@ -67,7 +69,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const transitions = new Counter({
     name: 'slowdns_lifecycle_transitions_total',
-    help: 'Changes of install codes, activations and servers, by type (install_code.issued, activation.confirmed, ...) and by who made them (installer, agent, browser, operator).',
+    help: 'Changes of install codes, activations, servers and rate-limit overrides, by type (install_code.issued, activation.confirmed, ...) and by who made them (installer, agent, browser, operator).',
     labelNames: ['type', 'actor'] as const,
     registers,
   });

@@ -13,7 +13,7 @@ import { renderComeBackPage } from '../page/come-back-page.js';
 import { renderSlowdnsPage, SLOWDNS_PAGE_CSP } from '../page/slowdns-page.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
-import type { AppDeps } from '../deps.js';
+import type { RouteDeps } from '../deps.js';
 import type { InstallerScript } from './installer-script.js';
 
 const slowdnsPage = createRoute({
@@ -74,7 +74,7 @@ function registerPageAsset(app: Router, asset: PageAsset): void {
   });
 }
 
-export function registerBrowserPage(app: Router, deps: AppDeps, installer: InstallerScript): void {
+export function registerBrowserPage(app: Router, deps: RouteDeps, installer: InstallerScript): void {
   const assets = loadPageAssets();
   const html = renderSlowdnsPage({
     scriptUrl: assets.script.versionedUrl,
@@ -98,7 +98,7 @@ export function registerBrowserPage(app: Router, deps: AppDeps, installer: Insta
       const ttl = deps.config.browserSessionTtlSeconds;
       let cookieValue: string;
       try {
-        ({ cookieValue } = admitCounted(c, await openBrowserSession(deps.db, now, ttl, checksFor('page', { ip: c.get('clientKey') }))));
+        ({ cookieValue } = admitCounted(c, await openBrowserSession(deps.db, now, ttl, checksFor('page', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)))));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'rate_limit_exceeded') throw error;
         // A person, not an integrator, is reading this answer: a page saying when to come back.

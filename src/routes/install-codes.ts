@@ -15,7 +15,7 @@ import { assertSameOrigin } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
 import { IssuedInstallCodeSchema, IssueRequestSchema } from '../schemas/install-code.js';
-import type { AppDeps } from '../deps.js';
+import type { RouteDeps } from '../deps.js';
 
 const issue = createRoute({
   method: 'post',
@@ -52,7 +52,7 @@ ${rateLimitDescription('issue')}`,
   },
 });
 
-export function registerInstallCodes(app: Router, deps: AppDeps): void {
+export function registerInstallCodes(app: Router, deps: RouteDeps): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'browserSession', {
     type: 'apiKey',
     in: 'cookie',
@@ -68,7 +68,7 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     const session = browserSessionHash(getCookie(c, BROWSER_SESSION_COOKIE));
     if (!session) throw new ApiError('browser_session_required');
     const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
-    const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint });
+    const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint }, await deps.rateLimitOverrides.at(now));
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session, changeContext(c, 'browser'), limits));
     c.var.metrics.transition('install_code.issued', 'browser');

@@ -10,6 +10,10 @@ const routes = [
   ['GET', '/api/v2/admin/servers'],
   ['POST', '/api/v2/admin/servers/srv_0000000000000000/revoke'],
   ['GET', '/api/v2/admin/events'],
+  ['POST', '/api/v2/admin/rate-limit-overrides'],
+  ['GET', '/api/v2/admin/rate-limit-overrides'],
+  ['DELETE', '/api/v2/admin/rate-limit-overrides/rlo_0000000000000000'],
+  ['GET', '/api/v2/admin/rate-limit-usage'],
 ] as const;
 
 describe('the admin API asks for ADMIN_TOKEN', () => {
@@ -35,7 +39,19 @@ describe('the admin API asks for ADMIN_TOKEN', () => {
     const paths = t.document.paths as Record<string, Record<string, { tags: string[]; security: unknown; operationId: string }>>;
     const admin = Object.entries(paths).filter(([path]) => path.startsWith('/api/v2/admin/'));
     expect(admin.flatMap(([, ops]) => Object.values(ops).map((op) => op.operationId)).sort()).toEqual(
-      ['listActivations', 'listEvents', 'listInstallCodes', 'listServers', 'releaseActivation', 'revokeInstallCode', 'revokeServerAsOperator'],
+      [
+        'createRateLimitOverride',
+        'getRateLimitUsage',
+        'listActivations',
+        'listEvents',
+        'listInstallCodes',
+        'listRateLimitOverrides',
+        'listServers',
+        'releaseActivation',
+        'removeRateLimitOverride',
+        'revokeInstallCode',
+        'revokeServerAsOperator',
+      ],
     );
     for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });
   });

@@ -8,8 +8,9 @@
 //   BENCH_INSTALLS      installs per run (default 400; confirm and release take half each)
 //   BENCH_CONCURRENCY   comma-separated (default 1,16)
 //   BENCH_DATABASES     comma-separated: pglite, postgres (default both)
-// BENCH_ONLY=limiter or lifecycle runs one of the older parts instead (BENCH_RUNS sets their N, 1000
-// by default): the rate limiter alone, or µs and statements per step on a counting drizzle client.
+// BENCH_ONLY=limiter, lifecycle or overrides runs one of the older parts instead (BENCH_RUNS sets their
+// N, 1000 by default): the rate limiter alone, µs and statements per step on a counting drizzle client,
+// or what the rate-limit overrides cost (their read, and the quota lookup per request in memory).
 // BENCH_ONLY=http runs the compiled server in its own process on PostgreSQL and drives it over HTTP
 // (BENCH_INSTALLS installs, default 400, at the last of BENCH_CONCURRENCY, default 16): requests per
 // second and the server's own CPU per request.
@@ -18,6 +19,7 @@ import { benchHttpServer } from './http-server.js';
 import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
 import { benchRateLimiter } from './rate-limiter.js';
+import { benchRateLimitOverrides } from './rate-limit-overrides.js';
 import { benchDatabase, pgliteTarget, postgresTarget, printReport } from './steps-bench.js';
 
 const only = process.env.BENCH_ONLY;
@@ -26,6 +28,7 @@ const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432
 const parts: { name: string; title: string; run: (database: CountingDatabase, runs: number) => Promise<Measurement[]> }[] = [
   { name: 'limiter', title: 'rate limiter', run: benchRateLimiter },
   { name: 'lifecycle', title: 'install steps through the app', run: benchLifecycle },
+  { name: 'overrides', title: 'rate-limit overrides', run: benchRateLimitOverrides },
 ];
 
 async function benchPart(part: (typeof parts)[number], kind: string, open: () => Promise<CountingDatabase>, runs: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_LOCK, PRUNE_LOCK, SIGNING_KEY_LOCK, tryWithAdvisoryLock, withAdvisoryLock } from '../../src/db/advisory-locks.js';
+import { MIGRATION_LOCK, PRUNE_LOCK, RATE_LIMIT_OVERRIDE_LOCK, SIGNING_KEY_LOCK, tryWithAdvisoryLock, withAdvisoryLock } from '../../src/db/advisory-locks.js';
 import { pruneOnce } from '../../src/domain/pruning.js';
 import { loadKeyRing } from '../../src/domain/signing-key-store.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -29,8 +29,8 @@ describe('advisory locks: transaction-scoped, one id per use', () => {
   });
   afterAll(() => database.close());
 
-  it('migrations, signing keys and pruning each have their own id', () => {
-    expect(new Set([MIGRATION_LOCK, SIGNING_KEY_LOCK, PRUNE_LOCK]).size).toBe(3);
+  it('migrations, signing keys, pruning and override changes each have their own id', () => {
+    expect(new Set([MIGRATION_LOCK, SIGNING_KEY_LOCK, PRUNE_LOCK, RATE_LIMIT_OVERRIDE_LOCK]).size).toBe(4);
   });
 
   it('the lock ends with its transaction, also when the work fails', async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { activations, installCodes, servers } from '../../src/db/schema.js';
+import { activations, installCodes, rateLimitOverrides, servers } from '../../src/db/schema.js';
 import { serveOverHttp, type HttpServer } from '../support/browser.js';
 import { activatedInstall, issueCode } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -88,6 +88,46 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(table.stdout).toContain(agent.serverId);
   });
 
+  it('limits: override, list, show and remove act on the service, with the operator and the reason on record', async () => {
+    await t.reset();
+    // `--expires 2d` counts from the command's clock, the real one: the service's must agree.
+    t.clock.set(new Date());
+    const set = await slowdns(['limits', 'override', 'issue-ip-hour', '5', '--ip', '203.0.113.10', '--expires', '2d', '--reason', 'Office NAT', '--json'], operator);
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    const override = JSON.parse(set.stdout);
+    expect(override).toMatchObject({ rate_limit_override_id: expect.stringMatching(/^rlo_[0-9a-f]{16}$/), subject: 'ip', value: '203.0.113.10', limit: 5, status: 'active', created_by: 'root', reason: 'Office NAT' });
+    // 2d from the command's own clock, whole seconds.
+    expect(new Date(override.expires_at).getTime() - Date.now()).toBeGreaterThan(2 * 86_400_000 - 120_000);
+    const [stored] = await t.database.db.select().from(rateLimitOverrides);
+    expect(stored).toMatchObject({ id: override.rate_limit_override_id, quota: 5, reason: 'Office NAT', createdBy: 'root' });
+
+    const [listed, shown, refused] = await Promise.all([
+      slowdns(['limits', 'list', '--status', 'active'], operator),
+      slowdns(['limits', 'show', '--ip', '203.0.113.10'], operator),
+      slowdns(['limits', 'override', 'issue-ip-hour', '5', '--cidr', '10.0.0.0/8', '--expires', '1h', '--reason', 'too wide'], operator),
+    ]);
+    expect(listed.stdout).toMatch(/^ID +STATUS +LIMIT_NAME +SUBJECT +VALUE +LIMIT/);
+    expect(listed.stdout).toContain(`${override.rate_limit_override_id}  active  issue-ip-hour  ip       203.0.113.10  5 (default 3)`);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^LIMIT_NAME +USED +LIMIT +REMAINING +RESETS_AT +BECAUSE/);
+    expect(shown.stdout).toMatch(new RegExp(`issue-ip-hour +0 +5 +5 .+override ${override.rate_limit_override_id} \\(ip 203\\.0\\.113\\.10, by root, until .+\\): Office NAT`));
+    expect(shown.stdout).toMatch(/issue-ip-day +0 +10 +10 .+default/);
+    expect(shown.stdout).toContain('ip 203.0.113.10, counted as 203.0.113.10.');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^slowdns: 400 validation_failed: The request is not valid\. value: must be an IPv4 network from \/16 to \/32[^\n]*\n$/);
+
+    const removed = await slowdns(['limits', 'remove', override.rate_limit_override_id, '--reason', 'NAT gone'], operator);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`${override.rate_limit_override_id} is removed.`);
+    const events = JSON.parse((await slowdns(['events', 'list', '--json'], operator)).stdout).items;
+    expect(events.map((e: Record<string, any>) => [e.type, e.actor, e.data.operator, e.data.reason])).toEqual([
+      ['rate_limit_override.removed', 'operator', 'root', 'NAT gone'],
+      ['rate_limit_override.created', 'operator', 'root', 'Office NAT'],
+    ]);
+    const usage = await slowdns(['limits', 'show', '--ip', '203.0.113.10', '--machine', '4c4c4544003957108052b4c04f384833'], operator);
+    expect(usage).toMatchObject({ code: 2, stderr: 'slowdns: give exactly one of --ip, --machine\n' });
+  });
+
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
     // Independent runs, started together.
     const closed = await closedPort();
@@ -112,7 +152,7 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
 
   it('--help on every level; a usage error exits 2', async () => {
     // Independent runs, started together.
-    const helpArgs = [['--help'], ['codes', '--help'], ['activations', 'release', '--help'], ['keys', 'rotate', '--help']];
+    const helpArgs = [['--help'], ['codes', '--help'], ['activations', 'release', '--help'], ['keys', 'rotate', '--help'], ['limits', 'override', '--help']];
     const [usage, ...helps] = await Promise.all([slowdns(['codes', 'list', '--colour']), ...helpArgs.map((args) => slowdns(args))]);
     helps.forEach((help, i) => {
       expect(help!.code, helpArgs[i]!.join(' ')).toBe(0);

@@ -59,6 +59,8 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
     reset: async () => {
       clock.set(TEST_EPOCH);
       await database.reset();
+      // The app's copy of the overrides would outlive the emptied table.
+      built.rateLimitOverrides.invalidate();
     },
     close: () => database.close(),
   };

@@ -79,7 +79,7 @@ export interface paths {
          *
          *     Over `session-ip-hour`, a request without a valid session gets 429 and no cookie: an HTML page (not the JSON envelope, since a person reads it) saying in words when to come back, with `Retry-After` and the `RateLimit` headers. A browser that sends its valid cookie still gets the page, without `RateLimit` headers.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. Only a request that would create a new browser session (one without a valid `slowdns_browser` cookie) is counted; a browser that keeps its cookie never is. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. Only a request that would create a new browser session (one without a valid `slowdns_browser` cookie) is counted; a browser that keeps its cookie never is. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -113,7 +113,7 @@ export interface paths {
          *
          *     The **browser fingerprint** is the SHA-256 of the request headers `user-agent`, `accept-language`, `sec-ch-ua`, `sec-ch-ua-platform`, `sec-ch-ua-mobile` and of `browser_signal`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the client, so a script can change `browser_signal` (or a header) on each request and get a new fingerprint every time: `issue-fingerprint-day` is a speed bump for ordinary browsers, not a cap. The real caps are the IP limits and the session limit, and new sessions are themselves limited per IP (`session-ip-hour` on `GET /slowdns`).
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -197,7 +197,7 @@ export interface paths {
          *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -234,7 +234,7 @@ export interface paths {
          *
          *     **Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same `precheck_token` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same `activation_id` and an install token for the same single-use token (the same `jti`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 `install_code_unavailable`; after a release the code may be `issued` again and the request makes a new activation; an expired precheck token is 401 `precheck_token_invalid`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -389,7 +389,7 @@ export interface paths {
          *
          *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts.
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -623,6 +623,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/rate-limit-overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List rate-limit overrides
+         * @description Overrides, newest set first, each with its `status` (`active`, `expired`, `removed`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by `status`) as a record of what applied when; `status=active` lists those in force. Filters: `status`, `limit_name`, `since`/`until` on the time it was set. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["listRateLimitOverrides"];
+        put?: never;
+        /**
+         * Override a rate limit for an address, network or machine
+         * @description Sets the quota of one limit (`limit_name`) for one IP address, CIDR network or machine, until `expires_at`: higher to let a shared address (an office, a campus, a carrier-grade NAT) through, lower to hold one back. One override per limit and target: a new one for the same `limit_name`, `subject` and target replaces the one in place (listed as removed, `Replaced by rlo_…`). Recorded as `rate_limit_override.created` (and `rate_limit_override.removed` for one replaced) with the operator and the reason.
+         *
+         *     The most specific override in place for a request's subject sets the quota of its bucket: a single address before any network, a narrower network before a wider one; a machine override sets the per-machine limits. Counting is unchanged: a request is still counted in every limit of its step, all or none, in the step's one statement, against the quota of each bucket. An IPv6 client is counted by its /64, so an `ip` override of an IPv6 address sets that whole /64 and an IPv6 `cidr` is /32 to /64; an IPv4 `cidr` is /16 to /32. The limit is 1 to 10000 (an override never makes a limit unlimited) and `expires_at` at most 365 days ahead (every override ends by itself). Each instance keeps the overrides in memory and reads them again at most every 8 s when it serves requests: one set or removed through any instance is in force on every instance within 10 s (at once on the instance that made the change).
+         *
+         *     Refused with 400 `validation_failed`, nothing stored: a value that is not an address, network or machine id as `subject` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine override of a per-IP limit), a limit below 1 or above 10000, an `expires_at` missing, past or more than 365 days ahead, control characters (NUL included) in `value` or `reason`. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["createRateLimitOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/rate-limit-overrides/{rate_limit_override_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a rate-limit override
+         * @description The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as `removed`. The body is optional: `{"reason": "…"}` says why. Recorded as `rate_limit_override.removed` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        delete: operations["removeRateLimitOverride"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/rate-limit-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * See where an address or machine stands in its rate limits
+         * @description For one client address (`ip`) or machine (`machine`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or `null` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["getRateLimitUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -680,7 +748,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "rate_limit_override_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -2351,7 +2419,362 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed";
+        /**
+         * @description An operator's override of one rate limit for one address, network or machine, with who set it and why.
+         * @example {
+         *       "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+         *       "subject": "ip",
+         *       "value": "203.0.113.7",
+         *       "applies_to": "203.0.113.7",
+         *       "limit_name": "issue-ip-hour",
+         *       "limit": 20,
+         *       "default_limit": 3,
+         *       "status": "active",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "reason": "Office NAT: 40 people behind one address (ticket 1234).",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "created_by": "root",
+         *       "removed_at": "2026-11-22T10:05:00+00:00",
+         *       "removed_by": null,
+         *       "removal_reason": null
+         *     }
+         */
+        RateLimitOverrideRecord: {
+            /**
+             * @description A rate-limit override: `rlo_` + 16 lower-case hex characters.
+             * @example rlo_7d41c9e2a05b3f86
+             */
+            rate_limit_override_id: string;
+            subject: components["schemas"]["RateLimitOverrideSubject"];
+            /**
+             * @description The address, network or machine id, in its one spelling.
+             * @example 203.0.113.7
+             */
+            value: string;
+            /**
+             * @description What the limiter matches: the address, for an IPv6 address its /64, the network, or the machine id.
+             * @example 203.0.113.7
+             */
+            applies_to: string;
+            limit_name: components["schemas"]["OverridableLimitName"];
+            /**
+             * Format: int32
+             * @description The quota it sets.
+             * @example 20
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description The limit's own quota, which applies again once the override ends.
+             * @example 3
+             */
+            default_limit: number;
+            status: components["schemas"]["RateLimitOverrideStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            expires_at: string;
+            /**
+             * @description Why it was set.
+             * @example Office NAT: 40 people behind one address (ticket 1234).
+             */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * @description The operator: the name of the operator token used (`root` for `ADMIN_TOKEN`).
+             * @example root
+             */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description When it was removed (or replaced); `null` if it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            removed_at: string | null;
+            /**
+             * @description Who removed it; `null` if nobody did.
+             * @example null
+             */
+            removed_by: string | null;
+            /**
+             * @description Why it was removed (`Replaced by rlo_…` when a newer override took its place); `null` if it was not, or no reason was given.
+             * @example null
+             */
+            removal_reason: string | null;
+        };
+        /**
+         * @description `ip`: one address (an IPv6 one sets its whole /64, by which IPv6 clients are counted); `cidr`: a network, /16 to /32 of IPv4, /32 to /64 of IPv6; `machine`: one `machine_id`.
+         * @example ip
+         * @enum {string}
+         */
+        RateLimitOverrideSubject: "ip" | "cidr" | "machine";
+        /**
+         * @description A limit counted per IP address (for `ip` and `cidr`) or per machine (for `machine`): see the README table of limits.
+         * @example issue-ip-hour
+         * @enum {string}
+         */
+        OverridableLimitName: "session-ip-hour" | "issue-ip-hour" | "issue-ip-day" | "precheck-ip-day" | "precheck-machine-day" | "activate-ip-day" | "activate-machine-day" | "register-ip-hour";
+        /**
+         * @description `active` (in force, on every instance within 10 s of being set), `expired` (past `expires_at`), `removed` (by an operator, or replaced by a newer override for the same limit and target).
+         * @example active
+         * @enum {string}
+         */
+        RateLimitOverrideStatus: "active" | "expired" | "removed";
+        /**
+         * @example {
+         *       "subject": "ip",
+         *       "value": "203.0.113.7",
+         *       "limit_name": "issue-ip-hour",
+         *       "limit": 20,
+         *       "expires_at": "2026-12-01T00:00:00+00:00",
+         *       "reason": "Office NAT: 40 people behind one address (ticket 1234)."
+         *     }
+         */
+        RateLimitOverrideRequest: {
+            subject: components["schemas"]["RateLimitOverrideSubject"];
+            /**
+             * @description The address (`203.0.113.7`, `2001:db8:1:2::7`), network (`203.0.113.0/24`, `2001:db8:1200::/40`; host bits zero) or machine id (32 lower-case hex characters), as `subject` says. Stored in one spelling (IPv6 as RFC 5952 writes it, `::ffff:a.b.c.d` as `a.b.c.d`).
+             * @example 203.0.113.7
+             */
+            value: string;
+            limit_name: components["schemas"]["OverridableLimitName"];
+            /**
+             * Format: int32
+             * @description The quota of this limit's buckets for the target, 1 to 10000: higher than the default to let a shared address through, lower to hold one back. The window stays the limit's own.
+             * @example 20
+             */
+            limit: number;
+            /**
+             * Format: date-time
+             * @description When the override stops applying, by itself: in the future and at most 365 days ahead (else 400 `validation_failed`). Kept to the whole second.
+             * @example 2026-12-01T00:00:00+00:00
+             */
+            expires_at: string;
+            /**
+             * @description Why, for whoever reads the list or the events later: 1 to 200 characters, no control characters.
+             * @example Office NAT: 40 people behind one address (ticket 1234).
+             */
+            reason: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+         *           "subject": "ip",
+         *           "value": "203.0.113.7",
+         *           "applies_to": "203.0.113.7",
+         *           "limit_name": "issue-ip-hour",
+         *           "limit": 20,
+         *           "default_limit": 3,
+         *           "status": "active",
+         *           "expires_at": "2026-11-22T10:15:00+00:00",
+         *           "reason": "Office NAT: 40 people behind one address (ticket 1234).",
+         *           "created_at": "2026-11-22T10:15:00+00:00",
+         *           "created_by": "root",
+         *           "removed_at": "2026-11-22T10:05:00+00:00",
+         *           "removed_by": null,
+         *           "removal_reason": null
+         *         }
+         *       ],
+         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *     }
+         */
+        RateLimitOverridePage: {
+            /**
+             * @example [
+             *       {
+             *         "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+             *         "subject": "ip",
+             *         "value": "203.0.113.7",
+             *         "applies_to": "203.0.113.7",
+             *         "limit_name": "issue-ip-hour",
+             *         "limit": 20,
+             *         "default_limit": 3,
+             *         "status": "active",
+             *         "expires_at": "2026-11-22T10:15:00+00:00",
+             *         "reason": "Office NAT: 40 people behind one address (ticket 1234).",
+             *         "created_at": "2026-11-22T10:15:00+00:00",
+             *         "created_by": "root",
+             *         "removed_at": "2026-11-22T10:05:00+00:00",
+             *         "removed_by": null,
+             *         "removal_reason": null
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["RateLimitOverrideRecord"][];
+            /**
+             * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
+             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * @example {
+         *       "reason": "The lab session is over."
+         *     }
+         */
+        RateLimitOverrideRemoval: {
+            /**
+             * @description Why it is removed: 1 to 200 characters, no control characters.
+             * @example The lab session is over.
+             */
+            reason?: string;
+        };
+        /**
+         * @description Where one address or machine stands in each limit counted per IP or per machine: the current bucket's count and the quota that applies, with the override that sets it.
+         * @example {
+         *       "subject": "ip",
+         *       "value": "203.0.113.7",
+         *       "counted_as": "203.0.113.7",
+         *       "limits": [
+         *         {
+         *           "limit_name": "issue-ip-hour",
+         *           "window_seconds": 3600,
+         *           "bucket_start": "2026-11-22T10:15:00+00:00",
+         *           "resets_at": "2026-11-22T10:15:00+00:00",
+         *           "used": 2,
+         *           "limit": 20,
+         *           "default_limit": 3,
+         *           "remaining": 18,
+         *           "override": {
+         *             "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+         *             "subject": "ip",
+         *             "value": "203.0.113.0/24",
+         *             "reason": "Campus NAT during the workshop.",
+         *             "expires_at": "2026-11-22T10:15:00+00:00",
+         *             "created_by": "root"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        RateLimitUsage: {
+            /**
+             * @example ip
+             * @enum {string}
+             */
+            subject: "ip" | "machine";
+            /**
+             * @description The address (in its one spelling) or machine id asked about.
+             * @example 203.0.113.7
+             */
+            value: string;
+            /**
+             * @description What the limits count it under: the address, an IPv6 address's /64, or the machine id.
+             * @example 203.0.113.7
+             */
+            counted_as: string;
+            /**
+             * @example [
+             *       {
+             *         "limit_name": "issue-ip-hour",
+             *         "window_seconds": 3600,
+             *         "bucket_start": "2026-11-22T10:15:00+00:00",
+             *         "resets_at": "2026-11-22T10:15:00+00:00",
+             *         "used": 2,
+             *         "limit": 20,
+             *         "default_limit": 3,
+             *         "remaining": 18,
+             *         "override": {
+             *           "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+             *           "subject": "ip",
+             *           "value": "203.0.113.0/24",
+             *           "reason": "Campus NAT during the workshop.",
+             *           "expires_at": "2026-11-22T10:15:00+00:00",
+             *           "created_by": "root"
+             *         }
+             *       }
+             *     ]
+             */
+            limits: {
+                /**
+                 * @example issue-ip-hour
+                 * @enum {string}
+                 */
+                limit_name: "session-ip-hour" | "issue-ip-hour" | "issue-ip-day" | "issue-session-hour" | "issue-fingerprint-day" | "precheck-ip-day" | "precheck-machine-day" | "activate-ip-day" | "activate-machine-day" | "register-ip-hour" | "checkin-server-hour";
+                /**
+                 * Format: int32
+                 * @example 3600
+                 */
+                window_seconds: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+                 * @example 2026-11-22T10:15:00+00:00
+                 */
+                bucket_start: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+                 * @example 2026-11-22T10:15:00+00:00
+                 */
+                resets_at: string;
+                /**
+                 * Format: int32
+                 * @description Requests counted in the current bucket.
+                 * @example 2
+                 */
+                used: number;
+                /**
+                 * Format: int32
+                 * @description The quota that applies now.
+                 * @example 20
+                 */
+                limit: number;
+                /**
+                 * Format: int32
+                 * @description The limit's own quota.
+                 * @example 3
+                 */
+                default_limit: number;
+                /**
+                 * Format: int32
+                 * @example 18
+                 */
+                remaining: number;
+                override: components["schemas"]["AppliedRateLimitOverride"];
+            }[];
+        };
+        /**
+         * @description Why `limit` differs from `default_limit`; `null`: the default applies.
+         * @example {
+         *       "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+         *       "subject": "ip",
+         *       "value": "203.0.113.0/24",
+         *       "reason": "Campus NAT during the workshop.",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "created_by": "root"
+         *     }
+         */
+        AppliedRateLimitOverride: {
+            /**
+             * @description A rate-limit override: `rlo_` + 16 lower-case hex characters.
+             * @example rlo_7d41c9e2a05b3f86
+             */
+            rate_limit_override_id: string;
+            subject: components["schemas"]["RateLimitOverrideSubject"];
+            /** @example 203.0.113.0/24 */
+            value: string;
+            /** @example Campus NAT during the workshop. */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            expires_at: string;
+            /** @example root */
+            created_by: string;
+        } | null;
     };
     responses: {
         /** @description `not_found`: no route has this path. Answered for any method. */
@@ -2761,7 +3184,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2783,7 +3206,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2798,7 +3221,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2813,7 +3236,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2828,7 +3251,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2850,7 +3273,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"session-ip-hour";q=30;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2908,7 +3331,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2942,7 +3365,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2957,7 +3380,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2972,7 +3395,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -2987,7 +3410,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3002,7 +3425,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3017,7 +3440,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3033,7 +3456,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"issue-ip-hour";r=2;t=1800, "issue-ip-day";r=9;t=1800, "issue-session-hour";r=1;t=1800, "issue-fingerprint-day";r=5;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3403,7 +3826,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3439,7 +3862,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3454,7 +3877,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3469,7 +3892,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3484,7 +3907,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3499,7 +3922,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3514,7 +3937,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3529,7 +3952,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3544,7 +3967,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3559,7 +3982,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3575,7 +3998,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3640,7 +4063,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3679,7 +4102,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3694,7 +4117,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3709,7 +4132,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3724,7 +4147,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3739,7 +4162,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3754,7 +4177,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3769,7 +4192,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3784,7 +4207,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3799,7 +4222,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3814,7 +4237,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3829,7 +4252,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -3845,7 +4268,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4665,7 +5088,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4697,7 +5120,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4712,7 +5135,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4727,7 +5150,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4742,7 +5165,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4757,7 +5180,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4772,7 +5195,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4787,7 +5210,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4802,7 +5225,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4818,7 +5241,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"register-ip-hour";q=10;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"register-ip-hour";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4887,7 +5310,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4916,7 +5339,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4931,7 +5354,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4947,7 +5370,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4962,7 +5385,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4977,7 +5400,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -4992,7 +5415,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -5008,7 +5431,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket): `"checkin-server-hour";q=120;w=3600`. */
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"checkin-server-hour";r=119;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
@@ -6334,6 +6757,652 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["EventPage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listRateLimitOverrides: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200; 50 when not given. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
+                cursor?: string;
+                /** @description Only items at or after this instant (the time the list is ordered by). */
+                since?: string;
+                /** @description Only items before this instant. */
+                until?: string;
+                /** @description `active` (in force, on every instance within 10 s of being set), `expired` (past `expires_at`), `removed` (by an operator, or replaced by a newer override for the same limit and target). */
+                status?: components["schemas"]["RateLimitOverrideStatus"];
+                /** @description A limit counted per IP address (for `ip` and `cidr`) or per machine (for `machine`): see the README table of limits. */
+                limit_name?: components["schemas"]["OverridableLimitName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of overrides. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+                     *             "subject": "ip",
+                     *             "value": "203.0.113.7",
+                     *             "applies_to": "203.0.113.7",
+                     *             "limit_name": "issue-ip-hour",
+                     *             "limit": 20,
+                     *             "default_limit": 3,
+                     *             "status": "active",
+                     *             "expires_at": "2026-11-22T10:15:00+00:00",
+                     *             "reason": "Office NAT: 40 people behind one address (ticket 1234).",
+                     *             "created_at": "2026-11-22T10:15:00+00:00",
+                     *             "created_by": "root",
+                     *             "removed_at": "2026-11-22T10:05:00+00:00",
+                     *             "removed_by": null,
+                     *             "removal_reason": null
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RateLimitOverridePage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createRateLimitOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "ip",
+                 *       "value": "203.0.113.7",
+                 *       "limit_name": "issue-ip-hour",
+                 *       "limit": 20,
+                 *       "expires_at": "2026-12-01T00:00:00+00:00",
+                 *       "reason": "Office NAT: 40 people behind one address (ticket 1234)."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RateLimitOverrideRequest"];
+            };
+        };
+        responses: {
+            /** @description The override, in force. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+                     *         "subject": "ip",
+                     *         "value": "203.0.113.7",
+                     *         "applies_to": "203.0.113.7",
+                     *         "limit_name": "issue-ip-hour",
+                     *         "limit": 20,
+                     *         "default_limit": 3,
+                     *         "status": "active",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "reason": "Office NAT: 40 people behind one address (ticket 1234).",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "created_by": "root",
+                     *         "removed_at": "2026-11-22T10:05:00+00:00",
+                     *         "removed_by": null,
+                     *         "removal_reason": null
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RateLimitOverrideRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeRateLimitOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A rate-limit override: `rlo_` + 16 lower-case hex characters. */
+                rate_limit_override_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The lab session is over."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RateLimitOverrideRemoval"];
+            };
+        };
+        responses: {
+            /** @description The override, removed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+                     *         "subject": "ip",
+                     *         "value": "203.0.113.7",
+                     *         "applies_to": "203.0.113.7",
+                     *         "limit_name": "issue-ip-hour",
+                     *         "limit": 20,
+                     *         "default_limit": 3,
+                     *         "status": "active",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "reason": "Office NAT: 40 people behind one address (ticket 1234).",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "created_by": "root",
+                     *         "removed_at": "2026-11-22T10:05:00+00:00",
+                     *         "removed_by": null,
+                     *         "removal_reason": null
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RateLimitOverrideRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limit_override_not_found`: No rate-limit override has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRateLimitUsage: {
+        parameters: {
+            query?: {
+                /** @description A client address: its buckets of the limits counted per IP (an IPv6 address by its /64). */
+                ip?: string;
+                /** @description A `machine_id`: its buckets of the limits counted per machine. */
+                machine?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subject's buckets in the current windows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "subject": "ip",
+                     *         "value": "203.0.113.7",
+                     *         "counted_as": "203.0.113.7",
+                     *         "limits": [
+                     *           {
+                     *             "limit_name": "issue-ip-hour",
+                     *             "window_seconds": 3600,
+                     *             "bucket_start": "2026-11-22T10:15:00+00:00",
+                     *             "resets_at": "2026-11-22T10:15:00+00:00",
+                     *             "used": 2,
+                     *             "limit": 20,
+                     *             "default_limit": 3,
+                     *             "remaining": 18,
+                     *             "override": {
+                     *               "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+                     *               "subject": "ip",
+                     *               "value": "203.0.113.0/24",
+                     *               "reason": "Campus NAT during the workshop.",
+                     *               "expires_at": "2026-11-22T10:15:00+00:00",
+                     *               "created_by": "root"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RateLimitUsage"];
                         meta: components["schemas"]["Meta"];
                     };
                 };

@@ -1,17 +1,22 @@
 import type { Database } from '../../db/client.js';
 import { runStatement } from '../../db/statement.js';
 import { sha256Hex } from '../secret-hash.js';
+import { DEFAULT_QUOTAS, type QuotaSource } from './overrides.js';
 import { bucketEnd, bucketStart, policiesFor, secondsToBucketEnd, type RateLimitedRoute, type RateLimitPolicy, type RateLimitSubject } from './policies.js';
 
-/** One limit to count this request in, and who it is counted for (an address key, a session hash…). */
+/** One limit to count this request in, who it is counted for (an address key, a session hash…), and the bucket's quota. */
 export interface RateLimitCheck {
   policy: RateLimitPolicy;
   subject: string;
+  /** The policy's quota, or the one an operator's override sets for this subject. */
+  quota: number;
 }
 
 /** Where one policy stands after this request: what the `RateLimit` header reports. */
 export interface PolicyState {
   policy: RateLimitPolicy;
+  /** The quota this request was counted against (an override's, or the policy's). */
+  quota: number;
   remaining: number;
   /** The end of the current bucket, and the whole seconds from now to it. */
   resetAt: Date;
@@ -74,9 +79,14 @@ export function bucketsParam(checks: RateLimitCheck[], now: Date): string {
       limit_name: check.policy.name,
       subject_hash: rateLimitSubjectHash(check.policy.name, check.subject),
       bucket_start: bucketStart(now, check.policy.windowSeconds).toISOString(),
-      quota: check.policy.quota,
+      quota: check.quota,
     })),
   );
+}
+
+/** What each bucket of `checks` holds at `now` (0 for one not counted yet), read without counting. */
+export async function readBucketCounts(db: Database, checks: RateLimitCheck[], now: Date): Promise<Map<string, number>> {
+  return countsByName(await runStatement<BucketCount>(db, READ_COUNTS, [bucketsParam(checks, now)]));
 }
 
 /** A counted statement's outcome: admitted with what the statement answered, or refused (nothing counted, nothing changed). */
@@ -123,7 +133,8 @@ function isQuotaRefusal(error: unknown): boolean {
 function stateOf(check: RateLimitCheck, used: number, now: Date, exhausted: boolean): PolicyState {
   return {
     policy: check.policy,
-    remaining: Math.max(0, check.policy.quota - used),
+    quota: check.quota,
+    remaining: Math.max(0, check.quota - used),
     resetAt: bucketEnd(now, check.policy.windowSeconds),
     resetSeconds: secondsToBucketEnd(now, check.policy.windowSeconds),
     exhausted,
@@ -144,7 +155,7 @@ function refusedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: D
   // The refused increment was undone: each bucket holds what it held before this request.
   const states = checks.map((check) => {
     const used = byName.get(check.policy.name) ?? 0;
-    return stateOf(check, used, now, used >= check.policy.quota);
+    return stateOf(check, used, now, used >= check.quota);
   });
   const exhausted = states.filter((s) => s.exhausted);
   // A bucket is full for the refusal to happen; should none look full now, the one closest to it blocks.
@@ -155,11 +166,14 @@ function refusedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: D
 }
 
 
-/** The checks of one route: each of its policies, counted for the subject of that policy's kind. */
-export function checksFor(route: RateLimitedRoute, subjects: Partial<Record<RateLimitSubject, string>>): RateLimitCheck[] {
+/**
+ * The checks of one route: each of its policies, counted for the subject of that policy's kind, with
+ * the quota `quotas` gives that bucket (an operator's override, else the policy's own).
+ */
+export function checksFor(route: RateLimitedRoute, subjects: Partial<Record<RateLimitSubject, string>>, quotas: QuotaSource = DEFAULT_QUOTAS): RateLimitCheck[] {
   return policiesFor(route).map((policy) => {
     const subject = subjects[policy.subject];
     if (subject === undefined) throw new Error(`no ${policy.subject} subject for ${policy.name}`);
-    return { policy, subject };
+    return { policy, subject, quota: quotas.quotaFor(policy, subject).quota };
   });
 }

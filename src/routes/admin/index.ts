@@ -1,16 +1,20 @@
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
 import { adminAuth } from '../../http/admin-auth.js';
 import type { Router } from '../../http/router.js';
 import { registerAdminActivations } from './activations.js';
 import { registerAdminEvents } from './events.js';
 import { registerAdminInstallCodes } from './install-codes.js';
+import { registerAdminRateLimitOverrides } from './rate-limit-overrides.js';
+import { registerAdminRateLimitUsage } from './rate-limit-usage.js';
 import { registerAdminServers } from './servers.js';
 
 /** The operator's API under /api/v2/admin/: lists with filters and cursors, and the operator actions. */
-export function registerAdmin(app: Router, deps: AppDeps): void {
+export function registerAdmin(app: Router, deps: RouteDeps): void {
   app.use('/api/v2/admin/*', adminAuth(deps.config.adminToken));
   registerAdminInstallCodes(app, deps);
   registerAdminActivations(app, deps);
   registerAdminServers(app, deps);
   registerAdminEvents(app, deps);
+  registerAdminRateLimitOverrides(app, deps);
+  registerAdminRateLimitUsage(app, deps);
 }

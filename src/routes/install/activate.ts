@@ -15,7 +15,7 @@ import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
 
 const activate = createRoute({
   method: 'post',
@@ -83,7 +83,7 @@ async function checkPrecheckToken(keys: KeyRing, body: z.infer<typeof ActivateRe
   return { jti: precheck.jti };
 }
 
-export function registerActivate(app: Router, deps: AppDeps): void {
+export function registerActivate(app: Router, deps: RouteDeps): void {
   app.openapi(activate, async (c) => {
     const body = c.req.valid('json');
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
@@ -92,7 +92,7 @@ export function registerActivate(app: Router, deps: AppDeps): void {
     const precheck = await checkPrecheckToken(deps.keys, body, codeHash, now);
     // Whoever knows a machine_id could otherwise spend that machine's budget with garbage tokens:
     // a refused token counts only against the sender's IP.
-    const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id });
+    const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id }, await deps.rateLimitOverrides.at(now));
     if ('problem' in precheck) {
       await enforceRateLimits(c, deps.db, now, checks.filter((check) => check.policy.subject === 'ip'));
       throw precheck.problem;

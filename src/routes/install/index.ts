@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
 import type { Router } from '../../http/router.js';
 import { registerActivate } from './activate.js';
 import { registerConfirm } from './confirm.js';
@@ -7,7 +7,7 @@ import { registerRelease } from './release.js';
 import { registerInstallStatus } from './status.js';
 
 /** The installer lifecycle: precheck → activate → confirm, or release and retry; status reads an install back. */
-export function registerInstall(app: Router, deps: AppDeps): void {
+export function registerInstall(app: Router, deps: RouteDeps): void {
   registerPrecheck(app, deps);
   registerActivate(app, deps);
   registerConfirm(app, deps);

@@ -14,7 +14,7 @@ import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '
 import type { Router } from '../../http/router.js';
 import { PrecheckRequestSchema, PrecheckResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
 
 const precheck = createRoute({
   method: 'post',
@@ -56,14 +56,14 @@ ${rateLimitDescription('precheck')}`,
   },
 });
 
-export function registerPrecheck(app: Router, deps: AppDeps): void {
+export function registerPrecheck(app: Router, deps: RouteDeps): void {
   app.openapi(precheck, async (c) => {
     const body = c.req.valid('json');
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
     const observed = observedAddress(c.get('clientAddress'));
     const sighting = { machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint, ip: observed };
-    const limits = checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id });
+    const limits = checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id }, await deps.rateLimitOverrides.at(now));
     const code = admitCounted(c, await precheckInstallCode(deps.db, body.install_code, deps.config.installCodePrefix, sighting, now, limits));
     if (code instanceof ApiError) throw code;
     const expiresAt = wholeSecond(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())));

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
 import type { Router } from '../../http/router.js';
 import { registerCheckin } from './checkin.js';
 import { registerRegister } from './register.js';
@@ -6,7 +6,7 @@ import { registerRevoke } from './revoke.js';
 import { registerStatus } from './status.js';
 
 /** Version-less routes of the installer and the server agents: register, checkin, revoke, status. */
-export function registerLegacy(app: Router, deps: AppDeps): void {
+export function registerLegacy(app: Router, deps: RouteDeps): void {
   registerRegister(app, deps);
   registerCheckin(app, deps);
   registerRevoke(app, deps);

@@ -10,7 +10,7 @@ import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { headerRef } from '../../schemas/response-headers.js';
 import { RegisteredServerSchema, RegisterRequestSchema } from '../../schemas/server.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
 import { legacyBodyLimit } from './body-limit.js';
 
 const register = createRoute({
@@ -48,11 +48,11 @@ ${rateLimitDescription('register')}`,
   },
 });
 
-export function registerRegister(app: Router, deps: AppDeps): void {
+export function registerRegister(app: Router, deps: RouteDeps): void {
   app.openapi(register, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }));
+    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)));
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
     const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now, changeContext(c, 'installer'));
     c.var.metrics.transition('server.registered', 'installer');
