@@ -1697,7 +1697,7 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
          *     }
          */
         InstallCodePage: {
@@ -1723,7 +1723,7 @@ export interface components {
             items: components["schemas"]["InstallCodeRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ
              */
             next_cursor: string | null;
         };
@@ -1821,6 +1821,11 @@ export interface components {
          */
         InstallCodeListStatus: "issued" | "activated" | "consumed" | "expired" | "revoked";
         /**
+         * @description A text filter of the admin lists: 1 to 253 characters, without control characters (U+0000 to U+001F, U+007F): such a value is 400 `validation_failed`.
+         * @example vpn1.example.net
+         */
+        AdminTextFilter: string;
+        /**
          * @example {
          *       "items": [
          *         {
@@ -1848,7 +1853,7 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImFjdF8zZjlhMTJiNDVjZDY3ZTg5In0"
          *     }
          */
         ActivationPage: {
@@ -1883,7 +1888,7 @@ export interface components {
             items: components["schemas"]["ActivationRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImFjdF8zZjlhMTJiNDVjZDY3ZTg5In0
              */
             next_cursor: string | null;
         };
@@ -2048,7 +2053,7 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
          *     }
          */
         ServerPage: {
@@ -2083,7 +2088,7 @@ export interface components {
             items: components["schemas"]["ServerAdminRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0
              */
             next_cursor: string | null;
         };
@@ -2232,7 +2237,7 @@ export interface components {
          *           "delivered_at": "2026-11-22T10:05:00+00:00"
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJpZCI6NDJ9"
          *     }
          */
         EventPage: {
@@ -2260,7 +2265,7 @@ export interface components {
             items: components["schemas"]["EventRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJpZCI6NDJ9
              */
             next_cursor: string | null;
         };
@@ -5320,8 +5325,11 @@ export interface operations {
                 until?: string;
                 /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser). */
                 status?: components["schemas"]["InstallCodeListStatus"];
-                /** @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out. */
-                hint?: string;
+                /**
+                 * @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.
+                 * @example HX3W8N
+                 */
+                hint?: components["schemas"]["AdminTextFilter"];
             };
             header?: never;
             path?: never;
@@ -5357,7 +5365,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -5637,12 +5645,21 @@ export interface operations {
                 until?: string;
                 /** @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back). */
                 status?: components["schemas"]["ActivationStatus"];
-                /** @description Exact machine id. */
-                machine_id?: string;
-                /** @description Exact hostname. */
-                hostname?: string;
-                /** @description Exact public IP, as the installer sent it. */
-                public_ip?: string;
+                /**
+                 * @description Exact machine id.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact hostname.
+                 * @example vpn1.example.net
+                 */
+                hostname?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact public IP, as the installer sent it.
+                 * @example 203.0.113.7
+                 */
+                public_ip?: components["schemas"]["AdminTextFilter"];
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id?: string;
             };
@@ -5689,7 +5706,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImFjdF8zZjlhMTJiNDVjZDY3ZTg5In0"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -5979,10 +5996,16 @@ export interface operations {
                 until?: string;
                 /** @description Only servers of this health. */
                 status?: components["schemas"]["ServerHealth"] & unknown;
-                /** @description Exact hostname. */
-                hostname?: string;
-                /** @description Exact machine id. */
-                machine_id?: string;
+                /**
+                 * @description Exact hostname.
+                 * @example vpn1.example.net
+                 */
+                hostname?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact machine id.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
             };
             header?: never;
             path?: never;
@@ -6027,7 +6050,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -6325,7 +6348,7 @@ export interface operations {
                      *             "delivered_at": "2026-11-22T10:05:00+00:00"
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJpZCI6NDJ9"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
