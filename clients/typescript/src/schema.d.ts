@@ -1028,7 +1028,7 @@ export interface components {
              */
             machine_id: string;
             /**
-             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.
+             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored. The pattern states every accepted form.
              * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
              */
             ssh_fingerprint: string;
@@ -1164,7 +1164,7 @@ export interface components {
              */
             machine_id: string;
             /**
-             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.
+             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored. The pattern states every accepted form.
              * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
              */
             ssh_fingerprint: string;
