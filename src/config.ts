@@ -29,7 +29,8 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url, 43 characters (npx slowdns keys generate prints one)')
     .optional(),
-  REQUIRE_KEY_ENCRYPTION: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // Unset: true on PostgreSQL (its backups and replicas carry the keys), false on the embedded database.
+  REQUIRE_KEY_ENCRYPTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   // The characters and length `bearerToken` (src/http/credentials.ts) reads from `Authorization`:
   // a token it could never match (a space, a non-ASCII letter) would silently disable operator actions.
   ADMIN_TOKEN: z
@@ -66,7 +67,7 @@ export interface Config {
   signingKeys: string | undefined;
   /** KEY_ENCRYPTION_KEY, decoded: private signing keys in the database are sealed under it. */
   keyEncryptionKey: Buffer | undefined;
-  /** Refuse to keep a private signing key in clear in the database. */
+  /** Refuse to keep a private signing key in clear in the database: by default on PostgreSQL, not on the embedded one. */
   requireKeyEncryption: boolean;
   adminToken: string | undefined;
   minInstallerVersion: string | undefined;
@@ -115,7 +116,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     browserSessionTtlSeconds: e.BROWSER_SESSION_TTL_SECONDS,
     signingKeys: e.SIGNING_KEYS,
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.KEY_ENCRYPTION_KEY, 'base64url'),
-    requireKeyEncryption: e.REQUIRE_KEY_ENCRYPTION === 'true',
+    requireKeyEncryption: e.REQUIRE_KEY_ENCRYPTION === undefined ? e.DATABASE_URL !== undefined : e.REQUIRE_KEY_ENCRYPTION === 'true',
     adminToken: e.ADMIN_TOKEN,
     minInstallerVersion: e.MIN_INSTALLER_VERSION,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },

@@ -47,6 +47,13 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({ keyEncryptionKey: undefined, requireKeyEncryption: false });
   });
 
+  it('REQUIRE_KEY_ENCRYPTION is true by default on PostgreSQL (DATABASE_URL) and false on the embedded database; false is the explicit opt-out', () => {
+    expect(loadConfig({}).requireKeyEncryption).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example/slowdns' }).requireKeyEncryption).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example/slowdns', REQUIRE_KEY_ENCRYPTION: 'false' }).requireKeyEncryption).toBe(false);
+    expect(loadConfig({ REQUIRE_KEY_ENCRYPTION: 'true' }).requireKeyEncryption).toBe(true);
+  });
+
   it('accepts an ADMIN_TOKEN that a Bearer header can carry', () => {
     const token = '!~' + 'A'.repeat(508) + 'z9';
     expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
