@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
+import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(7 * 24 * 3600).default(fallback);
@@ -47,6 +48,10 @@ const EnvSchema = z.object({
   SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  RATE_LIMIT_PROFILE: z.enum(['default', 'development'], { error: 'must be default or development' }).default('default'),
+  RATE_LIMIT_PROFILE_FORCE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // Read for one refusal only: the development rate limits never run where NODE_ENV says production.
+  NODE_ENV: z.string().optional(),
 });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -80,6 +85,8 @@ export interface Config {
   logLevel: LogLevel;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
+  /** RATE_LIMIT_PROFILE: the quotas the limiter counts against are the policies' times `quotaFactor`. */
+  rateLimitProfile: { name: RateLimitProfileName; quotaFactor: number };
 }
 
 export class ConfigError extends Error {}
@@ -96,6 +103,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const e = parsed.data;
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
+  if (e.RATE_LIMIT_PROFILE === 'development' && e.NODE_ENV === 'production') {
+    throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production');
+  }
+  if (e.RATE_LIMIT_PROFILE === 'development' && e.DATABASE_URL !== undefined && e.RATE_LIMIT_PROFILE_FORCE !== 'true') {
+    throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused on PostgreSQL (DATABASE_URL), it is for trying the service locally; set RATE_LIMIT_PROFILE_FORCE=true to use it there anyway');
+  }
   let trustProxy: TrustProxy;
   try {
     trustProxy = parseTrustProxy(e.TRUST_PROXY);
@@ -124,5 +137,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     logLevel: e.LOG_LEVEL,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    rateLimitProfile: { name: e.RATE_LIMIT_PROFILE, quotaFactor: rateLimitProfiles[e.RATE_LIMIT_PROFILE] },
   };
 }

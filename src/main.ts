@@ -64,6 +64,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const started = performance.now();
   logger[protection.mode === 'clear' ? 'warn' : 'info']('signing key protection', { ...protection });
+  if (config.rateLimitProfile.name !== 'default') {
+    const { name, quotaFactor } = config.rateLimitProfile;
+    logger.warn('rate limits scaled for development', {
+      rate_limit_profile: name,
+      quota_factor: quotaFactor,
+      detail: `RATE_LIMIT_PROFILE=${name}: every rate-limit quota is multiplied by ${quotaFactor}, for trying the service locally; never use it in production`,
+    });
+  }
   const configuredKeys = config.signingKeys ? await keyRingFromConfig(config.signingKeys) : undefined;
   const lock = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? lockDataDir(config.dataDir) : undefined;
   process.on('exit', () => lock?.release());

@@ -98,7 +98,7 @@ export function registerBrowserPage(app: Router, deps: AppDeps, installer: Insta
       const ttl = deps.config.browserSessionTtlSeconds;
       let cookieValue: string;
       try {
-        ({ cookieValue } = admitCounted(c, await openBrowserSession(deps.db, now, ttl, checksFor('page', { ip: c.get('clientKey') }))));
+        ({ cookieValue } = admitCounted(c, await openBrowserSession(deps.db, now, ttl, checksFor('page', { ip: c.get('clientKey') }, deps.config.rateLimitProfile.quotaFactor))));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'rate_limit_exceeded') throw error;
         // A person, not an integrator, is reading this answer: a page saying when to come back.

@@ -68,7 +68,7 @@ export function registerInstallCodes(app: Router, deps: AppDeps): void {
     const session = browserSessionHash(getCookie(c, BROWSER_SESSION_COOKIE));
     if (!session) throw new ApiError('browser_session_required');
     const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
-    const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint });
+    const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint }, deps.config.rateLimitProfile.quotaFactor);
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session, changeContext(c, 'browser'), limits));
     c.var.metrics.transition('install_code.issued', 'browser');

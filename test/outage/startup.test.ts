@@ -202,3 +202,19 @@ describe('the start says in one line how the signing keys are kept', { timeout: 
     expect(configured).toEqual({ level: 'info', mode: 'configured', detail: expect.stringMatching(/SIGNING_KEYS/), lines: 1 });
   });
 });
+
+describe('RATE_LIMIT_PROFILE at start', { timeout: SPAWN_TIMEOUT_MS }, () => {
+  it('development says so in one line naming the variable; with NODE_ENV=production the start is refused with one line', async () => {
+    const service = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development' });
+    try {
+      const line = await service.logged('rate limits scaled for development');
+      expect(line).toMatchObject({ level: 'warn', rate_limit_profile: 'development', quota_factor: 100, detail: expect.stringContaining('RATE_LIMIT_PROFILE=development') });
+      await service.logged('ready');
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+    const refused = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development', NODE_ENV: 'production' });
+    expect(await refused.exited).toBe(1);
+    expect(stderrLines(refused.stderr())).toEqual(['slowdns: invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production']);
+  });
+});

@@ -176,11 +176,14 @@ function refusedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: D
 }
 
 
-/** The checks of one route: each of its policies, counted for the subject of that policy's kind. */
-export function checksFor(route: RateLimitedRoute, subjects: Partial<Record<RateLimitSubject, string>>): RateLimitCheck[] {
+/**
+ * The checks of one route: each of its policies, counted for the subject of that policy's kind, its
+ * quota multiplied by `quotaFactor` (the RATE_LIMIT_PROFILE's; 1 by default).
+ */
+export function checksFor(route: RateLimitedRoute, subjects: Partial<Record<RateLimitSubject, string>>, quotaFactor = 1): RateLimitCheck[] {
   return policiesFor(route).map((policy) => {
     const subject = subjects[policy.subject];
     if (subject === undefined) throw new Error(`no ${policy.subject} subject for ${policy.name}`);
-    return { policy, subject };
+    return { policy: quotaFactor === 1 ? policy : { ...policy, quota: policy.quota * quotaFactor }, subject };
   });
 }

@@ -92,7 +92,7 @@ export function registerActivate(app: Router, deps: AppDeps): void {
     const precheck = await checkPrecheckToken(deps.keys, body, codeHash, now);
     // Whoever knows a machine_id could otherwise spend that machine's budget with garbage tokens:
     // a refused token counts only against the sender's IP.
-    const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id });
+    const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id }, deps.config.rateLimitProfile.quotaFactor);
     if ('problem' in precheck) {
       await enforceRateLimits(c, deps.db, now, senderChecks(checks));
       throw precheck.problem;

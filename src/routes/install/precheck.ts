@@ -63,7 +63,7 @@ export function registerPrecheck(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const observed = observedAddress(c.get('clientAddress'));
     const sighting = { machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint, ip: observed };
-    const limits = checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id });
+    const limits = checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id }, deps.config.rateLimitProfile.quotaFactor);
     const code = admitCounted(c, await precheckInstallCode(deps.db, body.install_code, deps.config.installCodePrefix, sighting, now, limits));
     if (code instanceof ApiError) throw code;
     const expiresAt = wholeSecond(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())));

@@ -47,16 +47,16 @@ ${rateLimitDescription('checkin')}`,
 });
 
 /** Counts the check-in for the server the agent token belongs to (set by agentAuth). */
-function countCheckin(db: Database, clock: Clock) {
+function countCheckin(db: Database, clock: Clock, quotaFactor: number) {
   return createMiddleware<AgentEnv>(async (c, next) => {
-    await enforceRateLimits(c, db, clock.now(), checksFor('checkin', { server: c.var.server!.id }));
+    await enforceRateLimits(c, db, clock.now(), checksFor('checkin', { server: c.var.server!.id }, quotaFactor));
     await next();
   });
 }
 
 export function registerCheckin(app: Router, deps: AppDeps): void {
   // The token is checked before the 8 KiB limit and the body's validation: without one, a caller gets 401, not what is wrong with its body.
-  app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps.db, deps.clock), legacyBodyLimit] as const }, async (c) => {
+  app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps.db, deps.clock, deps.config.rateLimitProfile.quotaFactor), legacyBodyLimit] as const }, async (c) => {
     const server = await checkInServer(deps.db, c.var.server!.id, c.req.valid('json'), deps.clock.now());
     if (!server) throw bearerRejected('agent_token_invalid', true);
     return c.json(

@@ -52,7 +52,7 @@ export function registerRegister(app: Router, deps: AppDeps): void {
   app.openapi(register, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }));
+    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }, deps.config.rateLimitProfile.quotaFactor));
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
     const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now, changeContext(c, 'installer'));
     c.var.metrics.transition('server.registered', 'installer');
