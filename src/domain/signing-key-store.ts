@@ -114,7 +114,11 @@ export async function retireExpiredSigningKeys(db: Database, now: Date, windowSe
  */
 async function readKeySet(db: Database, now: Date, options: KeyStoreOptions, refuse: (row: SigningKeyRow) => void = () => {}): Promise<KeySet | undefined> {
   const rows = await db.select().from(signingKeys).where(isNull(signingKeys.retiredAt)).orderBy(...newestFirst);
-  const allowed = rows.filter((r) => !(options.requireEncryption && r.privateJwk && (refuse(r), true)));
+  const allowed = rows.filter((r) => {
+    if (!options.requireEncryption || !r.privateJwk) return true;
+    refuse(r);
+    return false;
+  });
   const live = allowed.filter((r) => !r.signingEndedAt || r.signingEndedAt.getTime() + options.verifyWindowSeconds * 1000 > now.getTime());
   const signer = live.find((r) => !r.signingEndedAt);
   if (!signer) return undefined;

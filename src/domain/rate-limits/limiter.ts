@@ -80,7 +80,7 @@ export const COUNTED_CTE = countedCte();
 export const COUNTS_COLUMN = `(select json_agg(json_build_object('limit_name', limit_name, 'count', count)) from counted) as counts`;
 
 const READ_COUNTS = `select b.limit_name, coalesce(r.count, 0) as count
-  from json_to_recordset($1::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer, sender boolean)
+  from json_to_recordset($1::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
   left join rate_limit_buckets r on r.limit_name = b.limit_name and r.subject_hash = b.subject_hash and r.bucket_start = b.bucket_start`;
 
 const COUNT_ONLY = `with ${COUNTED_CTE} select limit_name, count from counted`;
