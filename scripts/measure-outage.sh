@@ -48,6 +48,9 @@ as_postgres "$PG_BIN/initdb -D $pgdata -U postgres -A trust" >/dev/null
 pg_start
 base="http://127.0.0.1:${APP_PORT}"
 export DATABASE_URL="postgres://postgres@127.0.0.1:${PG_PORT}/postgres" PORT="$APP_PORT" HOST=127.0.0.1 LOG_LEVEL=warn
+# As a deployment on PostgreSQL must: the signing key is kept sealed (REQUIRE_KEY_ENCRYPTION's default there).
+KEY_ENCRYPTION_KEY="$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))')"
+export KEY_ENCRYPTION_KEY
 
 start_service() {
   node --import tsx src/main.ts >>"$work/server.log" 2>&1 &

@@ -44,7 +44,9 @@ case "$mode" in
   postgres)
     db_name="slowdns_measure_${RANDOM}$$"
     pg_admin "create database ${db_name}"
-    env_vars+=(DATABASE_URL="${admin_url%/*}/${db_name}")
+    # As a deployment on PostgreSQL must: the signing key is kept sealed (REQUIRE_KEY_ENCRYPTION's default there).
+    kek="$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))')"
+    env_vars+=(DATABASE_URL="${admin_url%/*}/${db_name}" KEY_ENCRYPTION_KEY="$kek")
     ;;
   *) echo "usage: $0 [pglite|pglite-existing|pglite-memory|postgres]" >&2; exit 2 ;;
 esac

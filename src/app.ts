@@ -35,7 +35,7 @@ export interface App {
 export function createApp(appDeps: AppDeps): App {
   const app = createRouter();
   const metrics = appDeps.metrics ?? createMetrics();
-  const rateLimitOverrides = new RateLimitOverrides(appDeps.db, appDeps.clock, (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }));
+  const rateLimitOverrides = new RateLimitOverrides(appDeps.db, appDeps.clock, (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }), appDeps.config.rateLimitProfile.quotaFactor);
   const deps: RouteDeps = { ...appDeps, rateLimitOverrides };
   app.use('*', requestContext(deps.logger, deps.config.trustProxy));
   app.use('*', requestMetrics(metrics));

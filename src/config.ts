@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
+import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(7 * 24 * 3600).default(fallback);
@@ -29,7 +30,8 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url, 43 characters (npx slowdns keys generate prints one)')
     .optional(),
-  REQUIRE_KEY_ENCRYPTION: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // Unset: true on PostgreSQL (its backups and replicas carry the keys), false on the embedded database.
+  REQUIRE_KEY_ENCRYPTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   // The characters and length `bearerToken` (src/http/credentials.ts) reads from `Authorization`:
   // a token it could never match (a space, a non-ASCII letter) would silently disable operator actions.
   ADMIN_TOKEN: z
@@ -46,6 +48,10 @@ const EnvSchema = z.object({
   SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  RATE_LIMIT_PROFILE: z.enum(['default', 'development'], { error: 'must be default or development' }).default('default'),
+  RATE_LIMIT_PROFILE_FORCE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // Read for one refusal only: the development rate limits never run where NODE_ENV says production.
+  NODE_ENV: z.string().optional(),
 });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -66,7 +72,7 @@ export interface Config {
   signingKeys: string | undefined;
   /** KEY_ENCRYPTION_KEY, decoded: private signing keys in the database are sealed under it. */
   keyEncryptionKey: Buffer | undefined;
-  /** Refuse to keep a private signing key in clear in the database. */
+  /** Refuse to keep a private signing key in clear in the database: by default on PostgreSQL, not on the embedded one. */
   requireKeyEncryption: boolean;
   adminToken: string | undefined;
   minInstallerVersion: string | undefined;
@@ -79,6 +85,8 @@ export interface Config {
   logLevel: LogLevel;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
+  /** RATE_LIMIT_PROFILE: the quotas the limiter counts against are the policies' times `quotaFactor`. */
+  rateLimitProfile: { name: RateLimitProfileName; quotaFactor: number };
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +103,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const e = parsed.data;
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
+  if (e.RATE_LIMIT_PROFILE === 'development' && e.NODE_ENV === 'production') {
+    throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production');
+  }
+  if (e.RATE_LIMIT_PROFILE === 'development' && e.DATABASE_URL !== undefined && e.RATE_LIMIT_PROFILE_FORCE !== 'true') {
+    throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused on PostgreSQL (DATABASE_URL), it is for trying the service locally; set RATE_LIMIT_PROFILE_FORCE=true to use it there anyway');
+  }
   let trustProxy: TrustProxy;
   try {
     trustProxy = parseTrustProxy(e.TRUST_PROXY);
@@ -115,7 +129,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     browserSessionTtlSeconds: e.BROWSER_SESSION_TTL_SECONDS,
     signingKeys: e.SIGNING_KEYS,
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.KEY_ENCRYPTION_KEY, 'base64url'),
-    requireKeyEncryption: e.REQUIRE_KEY_ENCRYPTION === 'true',
+    requireKeyEncryption: e.REQUIRE_KEY_ENCRYPTION === undefined ? e.DATABASE_URL !== undefined : e.REQUIRE_KEY_ENCRYPTION === 'true',
     adminToken: e.ADMIN_TOKEN,
     minInstallerVersion: e.MIN_INSTALLER_VERSION,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
@@ -123,5 +137,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     logLevel: e.LOG_LEVEL,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    rateLimitProfile: { name: e.RATE_LIMIT_PROFILE, quotaFactor: rateLimitProfiles[e.RATE_LIMIT_PROFILE] },
   };
 }

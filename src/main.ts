@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
 import { startPruning, type PruningSchedule } from './domain/pruning.js';
+import { keyProtection } from './domain/key-protection.js';
 import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
 import { keyRingFromConfig } from './domain/signing-keys.js';
 import { createLogger, errorFields } from './logger.js';
@@ -58,8 +59,19 @@ function listen(fetch: Fetch, config: Config): Promise<ServerType> {
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // Signing keys required sealed and nothing to seal them with: refused here, one line, before anything opens.
+  const protection = keyProtection(config);
   const logger = createLogger(config.logLevel);
   const started = performance.now();
+  logger[protection.mode === 'clear' ? 'warn' : 'info']('signing key protection', { ...protection });
+  if (config.rateLimitProfile.name !== 'default') {
+    const { name, quotaFactor } = config.rateLimitProfile;
+    logger.warn('rate limits scaled for development', {
+      rate_limit_profile: name,
+      quota_factor: quotaFactor,
+      detail: `RATE_LIMIT_PROFILE=${name}: every rate-limit quota is multiplied by ${quotaFactor}, for trying the service locally; never use it in production`,
+    });
+  }
   const configuredKeys = config.signingKeys ? await keyRingFromConfig(config.signingKeys) : undefined;
   const lock = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? lockDataDir(config.dataDir) : undefined;
   process.on('exit', () => lock?.release());
@@ -117,7 +129,7 @@ async function main(): Promise<void> {
       else logger.warn('database unavailable', { database: label, error: errorFields(err).error, code: errorFields(err).code });
     },
   });
-  const keyStore = keyStoreOptions(config, { clock: systemClock, warn: (message) => logger.warn(message) });
+  const keyStore = keyStoreOptions(config, { clock: systemClock, warn: (message) => logger.warn(message), error: (message, fields) => logger.error(message, fields) });
   const keys = await prepareDatabase(database, { keys: configuredKeys, keyStore, clock: systemClock, logger, label, stopping: () => stopping });
   if (!keys || stopping) return;
 

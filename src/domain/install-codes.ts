@@ -5,7 +5,7 @@ import { installCodes } from '../db/schema.js';
 import { runStatement, timestampOf } from '../db/statement.js';
 import { ApiError } from '../errors.js';
 import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext } from './events.js';
-import { COUNTED_CTE, COUNTS_COLUMN, countedCte, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
+import { COUNTS_COLUMN, countedCte, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { generateInstallCode, installCodeHint, installCodePrefix } from './install-code-format.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 
@@ -104,7 +104,8 @@ export interface PrecheckedInstallCode {
 }
 
 // $1 the buckets to count, $2 code hash (null: no such code here), $3 now, $4 machine id, $5 SSH fingerprint, $6 address.
-const PRECHECK = `with ${COUNTED_CTE},
+// A code that does not exist is counted against the sender only (countedCte).
+const PRECHECK = `with ${countedCte('$1::json', 'exists (select from install_codes where code_hash = $2)')},
 noted as (
   update install_codes set prechecked_at = $3::timestamptz, precheck_machine_id = $4, precheck_ssh_fingerprint = $5, precheck_ip = $6
   where code_hash = $2 and status = 'issued' and expires_at > $3::timestamptz)
@@ -112,7 +113,8 @@ select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at
 from (select 1) as one left join install_codes c on c.code_hash = $2`;
 
 /**
- * One statement: counts the precheck in `limits` (an unknown or unusable code is counted too) and, when
+ * One statement: counts the precheck in `limits` (an unusable code is counted too; a code that does not
+ * exist only in the limits that count the sender, so made-up codes cannot spend a machine's budget) and, when
  * the code is `issued` and unexpired, notes the machine that prechecked it, so the page that issued it
  * can say who did. Answers the code, or the error an unusable code gives.
  */

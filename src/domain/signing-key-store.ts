@@ -25,6 +25,8 @@ export interface KeyStoreOptions {
   /** Seconds a key verifies after it stopped signing. */
   verifyWindowSeconds: number;
   warn?: (message: string) => void;
+  /** A key a reload refused (found in clear under `requireEncryption`): told once per key. */
+  error?: (message: string, fields: { kid: string }) => void;
   /** The time a refresh reads the keys at (a key's verify window ends by it); left out, the `now` of the load. */
   clock?: { now(): Date };
 }
@@ -40,7 +42,7 @@ export function verifyWindowSeconds(config: { precheckTokenTtlSeconds: number; i
 /** The key store's options from the service's settings: one place for the server and the `slowdns keys` command. */
 export function keyStoreOptions(
   config: { keyEncryptionKey: Buffer | undefined; requireKeyEncryption: boolean; precheckTokenTtlSeconds: number; installTokenTtlSeconds: number },
-  extra: Pick<KeyStoreOptions, 'warn' | 'clock'> = {},
+  extra: Pick<KeyStoreOptions, 'warn' | 'error' | 'clock'> = {},
 ): KeyStoreOptions {
   return { kek: config.keyEncryptionKey, requireEncryption: config.requireKeyEncryption, verifyWindowSeconds: verifyWindowSeconds(config), ...extra };
 }
@@ -74,13 +76,24 @@ function privateJwkOf(row: SigningKeyRow, kek: Buffer | undefined): JWK {
 /** The private key as a row keeps it: sealed under the KEK, or in clear when there is none (and that is allowed). */
 function storedForm(jwk: JWK, options: KeyStoreOptions): Pick<SigningKeyRow, 'privateJwk' | 'privateJwkSealed'> {
   if (options.kek) return { privateJwk: null, privateJwkSealed: sealPrivateJwk(options.kek, jwk.kid!, jwk) };
-  if (options.requireEncryption) throw new ConfigError('invalid KEY_ENCRYPTION_KEY: REQUIRE_KEY_ENCRYPTION is set, so a signing key cannot be stored without it');
+  if (options.requireEncryption) {
+    throw new ConfigError('a signing key cannot be stored in clear: REQUIRE_KEY_ENCRYPTION is true (the default on PostgreSQL); set KEY_ENCRYPTION_KEY (the service\'s) to store it sealed');
+  }
   return { privateJwk: jwk, privateJwkSealed: null };
 }
 
+/**
+ * A new key joins the database's keys. Never in clear beside sealed ones: a command run without
+ * KEY_ENCRYPTION_KEY must not weaken what the service keeps sealed.
+ */
 async function insertKey(db: Database, now: Date, options: KeyStoreOptions): Promise<string> {
   const jwk = await generatePrivateJwk();
-  await db.insert(signingKeys).values({ kid: jwk.kid!, ...storedForm(jwk, options), createdAt: now });
+  const stored = storedForm(jwk, options);
+  if (stored.privateJwk) {
+    const [sealed] = await db.select({ kid: signingKeys.kid }).from(signingKeys).where(isNotNull(signingKeys.privateJwkSealed)).limit(1);
+    if (sealed) throw new ConfigError('the signing keys in this database are sealed: set KEY_ENCRYPTION_KEY (the service\'s) to store a new one sealed too');
+  }
+  await db.insert(signingKeys).values({ kid: jwk.kid!, ...stored, createdAt: now });
   return jwk.kid!;
 }
 
@@ -94,10 +107,19 @@ export async function retireExpiredSigningKeys(db: Database, now: Date, windowSe
   return rows.map((r) => r.kid);
 }
 
-/** The keys in use, newest first: the signer (the newest that has not stopped signing) and those still verifying. */
-async function readKeySet(db: Database, now: Date, options: KeyStoreOptions): Promise<KeySet | undefined> {
+/**
+ * The keys in use, newest first: the signer (the newest that has not stopped signing) and those still
+ * verifying; undefined when none signs. Under REQUIRE_KEY_ENCRYPTION a key found in clear (put there
+ * behind the service's back) is left out and handed to `refuse`: never loaded, published or signed with.
+ */
+async function readKeySet(db: Database, now: Date, options: KeyStoreOptions, refuse: (row: SigningKeyRow) => void = () => {}): Promise<KeySet | undefined> {
   const rows = await db.select().from(signingKeys).where(isNull(signingKeys.retiredAt)).orderBy(...newestFirst);
-  const live = rows.filter((r) => !r.signingEndedAt || r.signingEndedAt.getTime() + options.verifyWindowSeconds * 1000 > now.getTime());
+  const allowed = rows.filter((r) => {
+    if (!options.requireEncryption || !r.privateJwk) return true;
+    refuse(r);
+    return false;
+  });
+  const live = allowed.filter((r) => !r.signingEndedAt || r.signingEndedAt.getTime() + options.verifyWindowSeconds * 1000 > now.getTime());
   const signer = live.find((r) => !r.signingEndedAt);
   if (!signer) return undefined;
   const keys = live.map((r) => importSigningKey(privateJwkOf(r, options.kek), verifyUntil(r, options.verifyWindowSeconds)));
@@ -121,7 +143,6 @@ async function prepareKeys(db: Database, now: Date, options: KeyStoreOptions): P
   const existing = await readKeySet(db, now, options);
   if (existing) return existing;
   await insertKey(db, now, options);
-  if (!options.kek) options.warn?.('signing keys are stored in clear in the database: set KEY_ENCRYPTION_KEY to encrypt them');
   return (await readKeySet(db, now, options))!;
 }
 
@@ -138,10 +159,17 @@ export async function loadKeyRing(
   const clock = options.clock ?? { now: () => now };
   if (signingKeysJson) return keyRingFromConfig(signingKeysJson);
   const initial = await withAdvisoryLock(db, SIGNING_KEY_LOCK, (tx) => prepareKeys(tx, now, options));
+  const refused = new Set<string>();
+  const refuse = (row: SigningKeyRow) => {
+    if (refused.has(row.kid)) return;
+    refused.add(row.kid);
+    options.error?.('a signing key stored in clear was refused: REQUIRE_KEY_ENCRYPTION is true, so it is not used; restart an instance with KEY_ENCRYPTION_KEY (it seals keys kept in clear) or retire the key', { kid: row.kid });
+  };
+  // No signer among the keys allowed: the ring keeps what it has.
   return createKeyRing(initial, async () => {
     const at = clock.now();
     await retireExpiredSigningKeys(db, at, options.verifyWindowSeconds);
-    return (await readKeySet(db, at, options)) ?? initial;
+    return readKeySet(db, at, options, refuse);
   });
 }
 

@@ -52,7 +52,8 @@ function kidRebound(before: KeySet, after: KeySet): boolean {
   return after.verifying.some((k) => before.verifying.some((b) => b.kid === k.kid && b.publicJwk.x !== k.publicJwk.x));
 }
 
-export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet>): KeyRing {
+/** `reload` answers the keys now kept, or undefined to keep the current ones. */
+export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet | undefined>): KeyRing {
   let current = initial;
   let reloading: Promise<void> | undefined;
   let lastReload = Number.NEGATIVE_INFINITY;
@@ -60,8 +61,8 @@ export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet>): 
   const refresh = () =>
     (reloading ??= (async () => {
       try {
-        if (reload) {
-          const next = await reload();
+        const next = await reload?.();
+        if (next) {
           // A remembered token was signed by the key its kid named then: never let it pass under another.
           if (kidRebound(current, next)) signed.clear();
           current = next;

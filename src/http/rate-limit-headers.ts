@@ -24,6 +24,8 @@ export function rateLimitHeaders(states: PolicyState[]): Record<string, string> 
 /** Which requests of a route are counted, and in which limits, where that is not simply "every request in every limit". */
 const countingNotes: Partial<Record<RateLimitedRoute, string>> = {
   page: `Only a request that would create a new browser session (one without a valid \`${BROWSER_SESSION_COOKIE}\` cookie) is counted; a browser that keeps its cookie never is.`,
+  precheck:
+    "A precheck of a code that does not exist (404 `install_code_not_found`) is counted only in `precheck-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a precheck of a code that exists (usable or not) is counted in both.",
   activate:
     "A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both.",
 };

@@ -18,27 +18,35 @@ export const MachineIdValueSchema = z
   .regex(/^[0-9a-f]{32}$/)
   .openapi({ description: 'The machine id: 32 lower-case hex characters.', example: '4c4c4544003957108052b4c04f384833' });
 
-const sshFingerprintPattern = /^SHA256:[A-Za-z0-9+/]{43}$/;
+const FINGERPRINT = 'SHA256:[A-Za-z0-9+/]{43}';
+const sshFingerprintPattern = new RegExp(`^${FINGERPRINT}$`);
 
 /**
- * `ssh-keygen -lf` prints `256 SHA256:… comment (ED25519)`: people paste the whole line. The fingerprint
- * is the word after the key size; anything else is left as it is for the pattern to refuse.
+ * Whitespace as JavaScript's `\s` and `trim()` know it, spelled out: a generator reading the documented
+ * pattern in another regex dialect (Python's `\s` also takes U+001C to U+001F, its `\d` every script's
+ * digits) must make only values this service accepts.
  */
-function fingerprintFromLine(value: string): string {
-  const trimmed = value.trim();
-  return /^\d{1,5}\s+(SHA256:\S+)(?:\s.*)?$/s.exec(trimmed)?.[1] ?? trimmed;
-}
+const WHITESPACE = '[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
+
+/**
+ * What `ssh_fingerprint` accepts, documented as it is checked: surrounding whitespace, and either the bare
+ * fingerprint or the line `ssh-keygen -lf` prints (`256 SHA256:… comment (ED25519)`: people paste it
+ * whole), the key size, whitespace, the fingerprint, then anything after whitespace.
+ */
+const SSH_FINGERPRINT_INPUT_PATTERN = new RegExp(`^${WHITESPACE}*(?:${FINGERPRINT}${WHITESPACE}*|[0-9]{1,5}${WHITESPACE}+${FINGERPRINT}(?:${WHITESPACE}[\\s\\S]*)?)$`);
+
+/** The fingerprint an accepted input holds: its first (in a line, the one after the key size). */
+const firstFingerprint = new RegExp(FINGERPRINT);
+const fingerprintIn = (value: string) => firstFingerprint.exec(value)![0];
 
 export const SshFingerprintSchema = z
   .string()
   .max(1024, 'is too long to be an SSH fingerprint')
-  .transform(fingerprintFromLine)
-  .refine((fingerprint) => sshFingerprintPattern.test(fingerprint), 'must be SHA256: followed by 43 base64 characters (or the whole line ssh-keygen -lf prints)')
+  .regex(SSH_FINGERPRINT_INPUT_PATTERN, 'must be SHA256: followed by 43 base64 characters (or the whole line ssh-keygen -lf prints)')
+  .transform(fingerprintIn)
   .openapi({
-    type: 'string',
-    maxLength: 1024,
     description:
-      "Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.",
+      "Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored. The pattern states every accepted form.",
     example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
   });
 

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createScratchDatabase } from '../support/scratch-database.js';
-import { spawnService, type SpawnedService } from '../support/spawn-service.js';
+import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import type { StepClient } from './bench-service.js';
 import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
 
@@ -58,7 +58,7 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   // What `npm start` runs: it builds dist/ first when it is stale, then serves in this same process. No
   // request log (LOG_LEVEL warn), so no `listening` line either: readiness is polled.
-  const server = spawnService({ DATABASE_URL: scratch.url, PORT: String(port), TRUST_PROXY: '1', LOG_LEVEL: 'warn' });
+  const server = spawnService({ DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK, PORT: String(port), TRUST_PROXY: '1', LOG_LEVEL: 'warn' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   try {
     await waitReady(server, port);

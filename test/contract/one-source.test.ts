@@ -28,6 +28,10 @@ add('PrecheckRequest', PrecheckRequestSchema, 'machine_id',
   ['4C4C4544003957108052B4C04F384833', '4c4c4544-0039-5710-8052-b4c04f384833', '4c4c4544003957108052b4c04f38483', `4c4c4544003957108052b4c04f384833${' '.repeat(40)}`]);
 add('PrecheckRequest', PrecheckRequestSchema, 'product', ['slowdns'], ['SlowDNS', 'other', '']);
 add('PrecheckRequest', PrecheckRequestSchema, 'installer_version', ['2026.11.20.1', '2026.1.2.123456'], ['2026.11.20', 'v2026.11.20.1', '2026.11.20.1-rc1', '']);
+const fp = 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8';
+add('PrecheckRequest', PrecheckRequestSchema, 'ssh_fingerprint',
+  [fp, ` ${fp}\n`, `256 ${fp} root@vpn1 (ED25519)`, `3072\t${fp}\tJane Doe's key (RSA)\n`, `256 ${fp}`, `\u00a0${fp}\ufeff`],
+  ['', 'SHA256:abc', `MD5:${fp.slice(7)}`, `${fp} root@vpn1`, `key 256 ${fp} x`, `256 ${fp}A x`, `\u001c${fp}`, `${fp}${' '.repeat(1024)}`]);
 add('ActivateRequest', ActivateRequestSchema, 'hostname',
   ['vpn1.example.net', 'VPN1.Example.NET.', 'localhost', ' vpn1.example.net\n', `${'a'.repeat(63)}.example.net`, `${'a.'.repeat(126)}a`, `${'a.'.repeat(126)}a.`],
   ['', '.', '-vpn.example.net', 'vpn-.example.net', 'vpn_1.example.net', 'vpn1..example.net', `${'a'.repeat(64)}.example.net`, `${'a.'.repeat(127)}a`, 'vpn 1.example.net', 'vpn1.exämple.net']);

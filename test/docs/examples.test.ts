@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
-import { spawnService, type SpawnedService } from '../support/spawn-service.js';
+import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import { blocksOf, docPages, expectedOutput, repoRoot, runs, where, wildcardPattern, type DocBlock } from './doc-blocks.js';
 import { openDocSession, type DocSession } from './doc-session.js';
 
@@ -55,7 +55,7 @@ for (const page of docPages) {
       before = checkoutChanges();
       const adminToken = randomBytes(32).toString('hex');
       scratch = adminUrl ? await createScratchDatabase(adminUrl, 'slowdns_docs', inject('templateDatabase')) : undefined;
-      service = spawnService({ ADMIN_TOKEN: adminToken, ...(scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: 'memory://' }) });
+      service = spawnService({ ADMIN_TOKEN: adminToken, ...(scratch ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: 'memory://' }) });
       const port = await service.port;
       await service.logged('ready');
       session = openDocSession({ serviceUrl: `http://127.0.0.1:${port}`, adminToken });

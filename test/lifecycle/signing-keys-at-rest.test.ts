@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { activations, signingKeys } from '../../src/db/schema.js';
 import { openPrivateJwk } from '../../src/domain/key-encryption.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { loadKeyRing, type KeyStoreOptions } from '../../src/domain/signing-key-store.js';
+import { loadKeyRing, rotateSigningKey, type KeyStoreOptions } from '../../src/domain/signing-key-store.js';
+import { generatePrivateJwk } from '../../src/domain/signing-keys.js';
 import { activatedInstall, confirmRequest } from '../support/install-flow.js';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
 import { dumpAllTables, queryRows } from '../support/test-database.js';
@@ -33,17 +34,17 @@ describe('signing keys at rest', () => {
     expect(() => openPrivateJwk(newKek(), row!.kid, row!.privateJwkSealed!)).toThrow(/another KEY_ENCRYPTION_KEY/);
   });
 
-  it('without a KEK the key is kept in clear with a warning; a later start with a KEK seals it, and its tokens keep working', async () => {
+  it('without a KEK the key is kept in clear (the start line says so: key-protection.ts); a later start with a KEK seals it, and its tokens keep working', async () => {
     const warnings: string[] = [];
     const plain = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ warn: (m) => warnings.push(m) }));
-    expect(warnings).toEqual(['signing keys are stored in clear in the database: set KEY_ENCRYPTION_KEY to encrypt them']);
+    expect(warnings).toEqual([]);
     expect((await rows())[0]!.privateJwk).toMatchObject({ d: expect.any(String) });
     const before = buildTestApp(t.database, plain, {}, t.clock);
     const install = await activatedInstall(before);
 
     const kek = newKek();
     const sealed = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek, warn: (m) => warnings.push(m) }));
-    expect(warnings[1]).toBe('sealed 1 signing key(s) kept in clear under KEY_ENCRYPTION_KEY');
+    expect(warnings).toEqual(['sealed 1 signing key(s) kept in clear under KEY_ENCRYPTION_KEY']);
     expect(sealed.signing.kid).toBe(plain.signing.kid);
     expect(await rows()).toEqual([expect.objectContaining({ privateJwk: null, privateJwkSealed: expect.any(String) })]);
     const after = buildTestApp(t.database, sealed, {}, t.clock);
@@ -70,6 +71,45 @@ describe('signing keys at rest', () => {
     await expect(loadKeyRing(t.database.db, undefined, t.clock.now(), options({ requireEncryption: true }))).rejects.toThrow(
       /REQUIRE_KEY_ENCRYPTION is set and a signing key is stored in clear/,
     );
+  });
+
+  it('REQUIRE_KEY_ENCRYPTION: a running server never loads, publishes or signs with a key it finds in clear; it logs one error line and keeps signing', async () => {
+    const kek = newKek();
+    const errors: { message: string; fields: Record<string, unknown> }[] = [];
+    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek, requireEncryption: true, error: (message, fields) => errors.push({ message, fields }) }));
+    const app = buildTestApp(t.database, ring, {}, t.clock);
+    const sealedKid = ring.signing.kid;
+    // What `slowdns keys rotate` without KEY_ENCRYPTION_KEY did: the signer stops signing, a key in clear signs.
+    const clear = await generatePrivateJwk();
+    await t.database.db.update(signingKeys).set({ signingEndedAt: t.clock.now() });
+    await t.database.db.insert(signingKeys).values({ kid: clear.kid!, privateJwk: clear, privateJwkSealed: null, createdAt: t.clock.now() });
+
+    t.clock.advance(60);
+    await ring.refresh();
+    await ring.refresh();
+    expect(ring.signing.kid).toBe(sealedKid);
+    expect(ring.publicJwks(t.clock.now()).keys.map((k) => k.kid)).toEqual([sealedKid]);
+    expect(await ring.verifierFor(clear.kid!, t.clock.now())).toBeUndefined();
+    const install = await activatedInstall(app);
+    expect(decodeProtectedHeader(install.installToken).kid).toBe(sealedKid);
+    // One line for the key however often the ring reloads, naming it and what to do, never its private part.
+    expect(errors).toEqual([{ message: expect.stringMatching(/REQUIRE_KEY_ENCRYPTION/), fields: { kid: clear.kid } }]);
+    expect(JSON.stringify(errors)).not.toContain(clear.d);
+  });
+
+  it('REQUIRE_KEY_ENCRYPTION: a key another instance rotated in, sealed, is still picked up beside a refused clear one', async () => {
+    const kek = newKek();
+    const errors: string[] = [];
+    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek, requireEncryption: true, error: (message) => errors.push(message) }));
+    const clear = await generatePrivateJwk();
+    await t.database.db.update(signingKeys).set({ signingEndedAt: t.clock.now() });
+    await t.database.db.insert(signingKeys).values({ kid: clear.kid!, privateJwk: clear, privateJwkSealed: null, createdAt: t.clock.now() });
+    t.clock.advance(30);
+    const sealed = await rotateSigningKey(t.database.db, t.clock.now(), options({ kek, requireEncryption: true }));
+    await ring.refresh();
+    expect(ring.signing.kid).toBe(sealed);
+    expect(ring.publicJwks(t.clock.now()).keys.map((k) => k.kid)).not.toContain(clear.kid);
+    expect(errors).toHaveLength(1);
   });
 
   it('install-token jtis are stored as their SHA-256: the row holds the hash of the token\'s jti, confirm consumes by it', async () => {

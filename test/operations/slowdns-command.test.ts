@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { activations, installCodes, rateLimitOverrides, servers } from '../../src/db/schema.js';
+import { activations, installCodes, rateLimitOverrides, servers, signingKeys } from '../../src/db/schema.js';
 import { serveOverHttp, type HttpServer } from '../support/browser.js';
 import { activatedInstall, issueCode } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -187,6 +187,44 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
       expect(refused.stderr).toMatch(new RegExp(`^slowdns: signing key ${first.signing} may still verify tokens until [^\\n]+\\n$`));
     } finally {
       await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('keys rotate never stores a private key in clear where keys are sealed or encryption is required: one line saying what to set, nothing stored', { timeout: 180_000 }, async () => {
+    const folders: string[] = [];
+    /** A database with no signing key: an embedded folder no server holds, or PostgreSQL's scratch one emptied. */
+    const freshDatabase = async (): Promise<Record<string, string>> => {
+      if (t.database.url) {
+        await t.database.db.delete(signingKeys);
+        return { DATABASE_URL: t.database.url };
+      }
+      const folder = await mkdtemp(join(tmpdir(), 'slowdns-keys-'));
+      folders.push(folder);
+      await (await openDatabase({ dataDir: folder, pgliteSeed: await testPgliteSeed() })).close();
+      return { DATA_DIR: folder };
+    };
+    const listed = async (where: Record<string, string>) => JSON.parse((await slowdns(['keys', 'list', '--json'], where)).stdout).keys as Record<string, unknown>[];
+    const oneLineNaming = (run: Run) => {
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(run.stderr).toMatch(/^slowdns: [^\n]*set KEY_ENCRYPTION_KEY[^\n]*\n$/);
+    };
+    try {
+      // Keys sealed under a KEK; then a shell without it, even one that says encryption is not required.
+      const sealedIn = await freshDatabase();
+      const kek = JSON.parse((await slowdns(['keys', 'generate', '--json'])).stdout).KEY_ENCRYPTION_KEY;
+      expect((await slowdns(['keys', 'rotate'], { ...sealedIn, KEY_ENCRYPTION_KEY: kek })).code).toBe(0);
+      const before = await listed(sealedIn);
+      expect(before).toEqual([expect.objectContaining({ state: 'signing', encrypted: true })]);
+      oneLineNaming(await slowdns(['keys', 'rotate'], { ...sealedIn, REQUIRE_KEY_ENCRYPTION: 'false' }));
+      expect(await listed(sealedIn)).toEqual(before);
+
+      // Encryption required and no KEK: refused before anything is stored, on PostgreSQL by default.
+      const empty = await freshDatabase();
+      oneLineNaming(await slowdns(['keys', 'rotate'], { ...empty, REQUIRE_KEY_ENCRYPTION: 'true' }));
+      if (t.database.url) oneLineNaming(await slowdns(['keys', 'rotate'], empty));
+      expect(await listed(empty)).toEqual([]);
+    } finally {
+      for (const folder of folders) await rm(folder, { recursive: true, force: true });
     }
   });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
-import { spawnService } from '../support/spawn-service.js';
+import { generatePrivateJwk } from '../../src/domain/signing-keys.js';
+import { spawnService, TEST_KEK } from '../support/spawn-service.js';
 import { startTcpProxy, startTcpProxyFor, type TcpProxy } from '../support/tcp-proxy.js';
 
 // The real process, as `npm start` runs it (the compiled server). Starting one takes a second or more
@@ -33,7 +34,7 @@ describe.skipIf(!adminUrl)('started while PostgreSQL is down', { timeout: SPAWN_
     await proxy.refuse();
     const url = new URL(proxy.urlFor(scratch.url));
     url.password = 'not-logged-pw';
-    const service = spawnService({ DATABASE_URL: url.toString() });
+    const service = spawnService({ DATABASE_URL: url.toString(), KEY_ENCRYPTION_KEY: TEST_KEK });
     try {
       const port = await service.port;
       expect(await get(port, '/api/v2/livez')).toEqual({ status: 200, body: { data: { status: 'alive' }, meta: { message: expect.any(String) } } });
@@ -123,13 +124,25 @@ describe('start-up errors are one clear line, early', { timeout: SPAWN_TIMEOUT_M
     }
   });
 
+  it('on PostgreSQL without KEY_ENCRYPTION_KEY or SIGNING_KEYS the start is refused with one line saying what to set, before the database is opened', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 });
+    try {
+      const service = spawnService({ DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres') });
+      expect(await service.exited).toBe(1);
+      expect(stderrLines(service.stderr())).toEqual([expect.stringMatching(/^slowdns: KEY_ENCRYPTION_KEY is required on PostgreSQL .*set KEY_ENCRYPTION_KEY .*SIGNING_KEYS.*REQUIRE_KEY_ENCRYPTION=false/)]);
+      expect(proxy.connections).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a busy port is `slowdns: port N is already in use`, before the database is opened', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as AddressInfo).port;
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 });
     try {
-      const service = spawnService({ PORT: String(port), DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres') });
+      const service = spawnService({ PORT: String(port), DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres'), KEY_ENCRYPTION_KEY: TEST_KEK });
       expect(await service.exited).toBe(1);
       expect(stderrLines(service.stderr())).toEqual([`slowdns: port ${port} is already in use`]);
       expect(proxy.connections).toBe(0);
@@ -152,5 +165,56 @@ describe('start-up errors are one clear line, early', { timeout: SPAWN_TIMEOUT_M
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the start says in one line how the signing keys are kept', { timeout: SPAWN_TIMEOUT_MS }, () => {
+  /** The `signing key protection` line of a service started with `env` (on PostgreSQL, one that is never reached). */
+  async function protectionLine(env: Record<string, string>) {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 });
+    const service = spawnService({ ...env, ...(env.DATABASE_URL === '' ? { DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres') } : {}) });
+    try {
+      const line = await service.logged('signing key protection');
+      return { level: line.level, mode: line.mode, detail: line.detail, lines: service.stdout.filter((l) => l.includes('signing key protection')).length };
+    } finally {
+      await service.stop();
+      await proxy.close();
+    }
+  }
+
+  it('embedded by default: in clear, a warning saying so and what to set', async () => {
+    expect(await protectionLine({ DATA_DIR: 'memory://' })).toEqual({
+      level: 'warn',
+      mode: 'clear',
+      detail: expect.stringMatching(/REQUIRE_KEY_ENCRYPTION=false, the default on the embedded database.*set KEY_ENCRYPTION_KEY/),
+      lines: 1,
+    });
+  });
+
+  it('PostgreSQL with KEY_ENCRYPTION_KEY: sealed and required; with the explicit opt-out: in clear, said so; with SIGNING_KEYS: none in the database', async () => {
+    const [sealed, optedOut, configured] = await Promise.all([
+      protectionLine({ DATABASE_URL: '', KEY_ENCRYPTION_KEY: TEST_KEK }),
+      protectionLine({ DATABASE_URL: '', REQUIRE_KEY_ENCRYPTION: 'false' }),
+      protectionLine({ DATABASE_URL: '', SIGNING_KEYS: JSON.stringify({ keys: [await generatePrivateJwk()] }) }),
+    ]);
+    expect(sealed).toEqual({ level: 'info', mode: 'sealed', detail: expect.stringMatching(/KEY_ENCRYPTION_KEY.*REQUIRE_KEY_ENCRYPTION=true/), lines: 1 });
+    expect(optedOut).toEqual({ level: 'warn', mode: 'clear', detail: expect.stringMatching(/REQUIRE_KEY_ENCRYPTION=false.*set KEY_ENCRYPTION_KEY/), lines: 1 });
+    expect(configured).toEqual({ level: 'info', mode: 'configured', detail: expect.stringMatching(/SIGNING_KEYS/), lines: 1 });
+  });
+});
+
+describe('RATE_LIMIT_PROFILE at start', { timeout: SPAWN_TIMEOUT_MS }, () => {
+  it('development says so in one line naming the variable; with NODE_ENV=production the start is refused with one line', async () => {
+    const service = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development' });
+    try {
+      const line = await service.logged('rate limits scaled for development');
+      expect(line).toMatchObject({ level: 'warn', rate_limit_profile: 'development', quota_factor: 100, detail: expect.stringContaining('RATE_LIMIT_PROFILE=development') });
+      await service.logged('ready');
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+    const refused = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development', NODE_ENV: 'production' });
+    expect(await refused.exited).toBe(1);
+    expect(stderrLines(refused.stderr())).toEqual(['slowdns: invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production']);
   });
 });

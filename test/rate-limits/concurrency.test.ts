@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { browserSessions } from '../../src/db/schema.js';
-import { activateRequest, precheckRequest } from '../support/install-flow.js';
+import { activateRequest, issueCode, precheckRequest } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 import type { TestDatabase } from '../support/test-database.js';
 import { countsByLimit, FORGED_TOKEN, issueFrom, openBrowser, UNKNOWN_CODE } from './rate-limit-support.js';
@@ -63,10 +63,11 @@ describe('limits under real concurrency', () => {
     expect(await countsByLimit(t)).toEqual({ 'session-ip-hour': 30 });
   });
 
-  it('two app instances together admit exactly 10 prechecks of one machine from many IPs', async () => {
-    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => precheckRequest(i % 2 ? other : t, UNKNOWN_CODE, {}, `198.51.100.${i + 1}`)));
-    expect(statuses(responses)).toEqual({ 404: 10, 429: 20 });
-    expect(await countsByLimit(t)).toEqual({ 'precheck-ip-day': 10, 'precheck-machine-day': 10 });
+  it('two app instances together admit exactly 10 prechecks of a real code for one machine from many IPs', async () => {
+    const code = await issueCode(t);
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => precheckRequest(i % 2 ? other : t, code, {}, `198.51.100.${i + 1}`)));
+    expect(statuses(responses)).toEqual({ 200: 10, 429: 20 });
+    expect(await countsByLimit(t, 'precheck')).toEqual({ 'precheck-ip-day': 10, 'precheck-machine-day': 10 });
   });
 
   it('two app instances together admit exactly 5 activates from one IP for many machines', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activateRequest, confirmRequest, issueCode, machine, otherMachine, precheckRequest, precheckToken, releaseRequest } from '../support/install-flow.js';
+import { activatedInstall, activateRequest, confirmRequest, issueCode, machine, otherMachine, precheckRequest, precheckToken, releaseRequest } from '../support/install-flow.js';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
 import { bucketRows, countsByLimit, expectRateLimited, FORGED_TOKEN, parseRateLimit, UNKNOWN_CODE } from './rate-limit-support.js';
 
@@ -8,13 +8,13 @@ const machineNo = (n: number) => ({ machine_id: n.toString(16).padStart(32, '0')
 describe('precheck limits: 10/IP/day and 10/machine/day', () => {
   const t = useTestApp();
 
-  it('a precheck of an unknown code still counts and carries the headers', async () => {
+  it('a precheck of an unknown code still counts, against the sender\'s IP only, and carries the headers of what it was counted in', async () => {
     t.clock.set('2026-11-22T18:00:00Z');
     const res = await precheckRequest(t, UNKNOWN_CODE, {}, '203.0.113.10');
     expect({ status: res.status, code: (await res.json()).error.code }).toEqual({ status: 404, code: 'install_code_not_found' });
-    expect(res.headers.get('ratelimit-policy')).toBe('"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400');
-    expect(res.headers.get('ratelimit')).toBe('"precheck-ip-day";r=9;t=21600, "precheck-machine-day";r=9;t=21600');
-    expect(await countsByLimit(t)).toEqual({ 'precheck-ip-day': 1, 'precheck-machine-day': 1 });
+    expect(res.headers.get('ratelimit-policy')).toBe('"precheck-ip-day";q=10;w=86400');
+    expect(res.headers.get('ratelimit')).toBe('"precheck-ip-day";r=9;t=21600');
+    expect(await countsByLimit(t)).toEqual({ 'precheck-ip-day': 1 });
   });
 
   it('precheck-ip-day: the eleventh precheck from one IP in a UTC day is 429 until exactly 00:00:00 UTC', async () => {
@@ -28,15 +28,50 @@ describe('precheck limits: 10/IP/day and 10/machine/day', () => {
     expect((await precheckRequest(t, UNKNOWN_CODE, machineNo(12), '203.0.113.10')).status).toBe(404);
   });
 
-  it('precheck-machine-day: the eleventh precheck of one machine in a UTC day is 429 from any IP, until 00:00 UTC', async () => {
+  it('precheck-machine-day: the eleventh precheck of a real code for one machine in a UTC day is 429 from any IP, until 00:00 UTC', async () => {
     t.clock.set('2026-11-22T06:30:00Z');
-    for (let i = 1; i <= 10; i++) expect((await precheckRequest(t, UNKNOWN_CODE, {}, `198.51.100.${i}`)).status).toBe(404);
-    const before = await bucketRows(t);
-    await expectRateLimited(await precheckRequest(t, UNKNOWN_CODE, {}, '198.51.100.11'), 'precheck-machine-day', 63_000, 'Try again in 17 hours 30 minutes (after 00:00 UTC).');
+    const code = await issueCode(t);
+    for (let i = 1; i <= 10; i++) expect((await precheckRequest(t, code, {}, `198.51.100.${i}`)).status).toBe(200);
+    const before = await bucketRows(t, 'precheck');
+    await expectRateLimited(await precheckRequest(t, code, {}, '198.51.100.11'), 'precheck-machine-day', 63_000, 'Try again in 17 hours 30 minutes (after 00:00 UTC).');
     // The refused request's IP was not counted either.
-    expect(await bucketRows(t)).toEqual(before);
+    expect(await bucketRows(t, 'precheck')).toEqual(before);
     t.clock.set('2026-11-23T00:00:00Z');
-    expect((await precheckRequest(t, UNKNOWN_CODE, {}, '198.51.100.11')).status).toBe(404);
+    // Admitted by the new day's bucket, and answered by the code (which has expired by now).
+    expect((await precheckRequest(t, code, {}, '198.51.100.11')).status).toBe(410);
+  });
+
+  it('made-up codes sent for a machine, from any number of IPs, leave that machine its whole budget', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    for (let i = 1; i <= 12; i++) expect((await precheckRequest(t, UNKNOWN_CODE, machine, `198.51.100.${i}`)).status).toBe(404);
+    // A code of another product (another prefix) cannot exist here: the same.
+    expect((await precheckRequest(t, 'ABCD-SD-000000-000000-000000', machine, '198.51.100.13')).status).toBe(404);
+    expect(await countsByLimit(t, 'precheck')).toEqual({ 'precheck-ip-day': 13 });
+
+    const code = await issueCode(t);
+    const res = await precheckRequest(t, code, machine, '198.51.100.14');
+    expect(res.status).toBe(200);
+    expect(parseRateLimit(res.headers.get('ratelimit'))).toEqual({ 'precheck-ip-day': { r: 9, t: 43_200 }, 'precheck-machine-day': { r: 9, t: 43_200 } });
+  });
+
+  it('a real code counts in both limits even when it then fails (410 expired, 410 revoked, 409 in use)', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    const expired = await issueCode(t);
+    const used = await activatedInstall(t, machine);
+    t.clock.advance(3600);
+    const answers = [await precheckRequest(t, expired, machine, '198.51.100.1'), await precheckRequest(t, used.code, machine, '198.51.100.2')];
+    expect(answers.map((r) => r.status)).toEqual([410, 409]);
+    expect(answers.map((r) => parseRateLimit(r.headers.get('ratelimit'))['precheck-machine-day']?.r)).toEqual([8, 7]);
+  });
+
+  it('a precheck refused by the IP limit counts nothing, whether its code is real or not', async () => {
+    t.clock.set('2026-11-22T12:00:00Z');
+    for (let i = 1; i <= 10; i++) expect((await precheckRequest(t, UNKNOWN_CODE, machineNo(i), '203.0.113.10')).status).toBe(404);
+    const code = await issueCode(t);
+    const before = await bucketRows(t, 'precheck');
+    await expectRateLimited(await precheckRequest(t, code, machine, '203.0.113.10'), 'precheck-ip-day', 43_200);
+    await expectRateLimited(await precheckRequest(t, UNKNOWN_CODE, machine, '203.0.113.10'), 'precheck-ip-day', 43_200);
+    expect(await bucketRows(t, 'precheck')).toEqual(before);
   });
 
   it('a body that fails validation (400) or an outdated installer (426) counts nothing', async () => {

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { OVERRIDES_MAX_AGE_SECONDS, OVERRIDES_REFRESH_AFTER_SECONDS, RateLimitOverrides } from '../../src/domain/rate-limits/override-cache.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
-import { precheckRequest, randomMachine } from '../support/install-flow.js';
+import { issueCode, precheckRequest, randomMachine } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 import { TEST_EPOCH, TestClock } from '../support/test-clock.js';
 import type { TestDatabase } from '../support/test-database.js';
 import { setOverride, removeOverride, usageOf } from './override-support.js';
-import { expectRateLimited, issueFromNewBrowser, parseRateLimit, UNKNOWN_CODE } from './rate-limit-support.js';
+import { expectRateLimited, issueFromNewBrowser, parseRateLimit } from './rate-limit-support.js';
 
 let browsers = 0;
 /** Issues from `address` in a new browser each time, so only the per-IP limits can refuse it. */
@@ -94,11 +94,12 @@ describe('rate-limit overrides change a bucket\'s quota, never the counting', ()
   it('a machine override sets the per-machine limits of that machine', async () => {
     const { machine_id } = randomMachine();
     await setOverride(t, { subject: 'machine', value: machine_id, limit_name: 'precheck-machine-day', limit: 12 });
-    const precheck = (i: number) => precheckRequest(t, UNKNOWN_CODE, { ...randomMachine(), machine_id }, `198.51.100.${i}`);
-    // Counted before the code is looked up: an unknown code is 404, and counts.
+    // The machine's budget is spent only by prechecks of a real code (an unknown one counts per IP alone).
+    const code = await issueCode(t);
+    const precheck = (i: number) => precheckRequest(t, code, { ...randomMachine(), machine_id }, `198.51.100.${i}`);
     const statuses: number[] = [];
     for (let i = 1; i <= 13; i++) statuses.push((await precheck(i)).status);
-    expect(statuses).toEqual([...Array(12).fill(404), 429]);
+    expect(statuses).toEqual([...Array(12).fill(200), 429]);
     expect((await usageOf(t, { machine: machine_id })).limits).toEqual([
       expect.objectContaining({ limit_name: 'precheck-machine-day', used: 12, limit: 12, default_limit: 10, remaining: 0, override: expect.objectContaining({ subject: 'machine', value: machine_id }) }),
       expect.objectContaining({ limit_name: 'activate-machine-day', used: 0, limit: 5, default_limit: 5, override: null }),

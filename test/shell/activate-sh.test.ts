@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../support/scratch-database.js';
+import { TEST_KEK } from '../support/spawn-service.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const script = 'clients/shell/activate.sh';
@@ -38,7 +39,8 @@ describe('the shell client', () => {
     for (const tool of ['curl', 'ssh-keygen', 'setsid']) expect(installed(tool), `${tool} is needed by the bats suite`).toBe(true);
     const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL, 'shell') : undefined;
     try {
-      const env = { ...process.env, SLOWDNS_TEST_DATABASE_URL: scratch?.url ?? '' };
+      // On PostgreSQL the service needs a KEY_ENCRYPTION_KEY, as any deployment there (bats passes it on).
+      const env = { ...process.env, SLOWDNS_TEST_DATABASE_URL: scratch?.url ?? '', ...(scratch ? { KEY_ENCRYPTION_KEY: TEST_KEK } : {}) };
       const { code, output } = await run('node_modules/bats/bin/bats', ['--print-output-on-failure', 'clients/shell/test'], env);
       if (code !== 0) console.error(output);
       expect(output).toMatch(/^1\.\.\d+/m);

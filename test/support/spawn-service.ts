@@ -3,6 +3,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * The KEY_ENCRYPTION_KEY of services the tests start on PostgreSQL, where one is required as in any
+ * deployment: their signing keys are kept sealed (a fixed value: each test database is thrown away).
+ */
+export const TEST_KEK = Buffer.alloc(32, 0x5d).toString('base64url');
+
 export interface SpawnedService {
   process: ChildProcess;
   /** Every stdout line so far (JSON log lines). */

@@ -195,9 +195,9 @@ export interface paths {
          * Precheck an install code
          * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired; a code revoked by an operator or cancelled on the page is 410 `install_code_revoked`) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (`GET /api/v2/slowdns/code/status`). `observed_ip` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
          *
-         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts.
+         *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
          *
-         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
+         *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A precheck of a code that does not exist (404 `install_code_not_found`) is counted only in `precheck-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a precheck of a code that exists (usable or not) is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
          *     | policy | quota | window | counted per |
          *     |---|---|---|---|
@@ -1096,7 +1096,7 @@ export interface components {
              */
             machine_id: string;
             /**
-             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.
+             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored. The pattern states every accepted form.
              * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
              */
             ssh_fingerprint: string;
@@ -1232,7 +1232,7 @@ export interface components {
              */
             machine_id: string;
             /**
-             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored.
+             * @description Fingerprint of the machine's SSH host key: `SHA256:` + 43 base64 characters. The whole line `ssh-keygen -lf` prints (`256 SHA256:… root@host (ED25519)`) is accepted too: only the fingerprint is kept, and that is what the answer echoes and the precheck token binds. Surrounding whitespace is ignored. The pattern states every accepted form.
              * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
              */
             ssh_fingerprint: string;
@@ -1765,7 +1765,7 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
          *     }
          */
         InstallCodePage: {
@@ -1791,7 +1791,7 @@ export interface components {
             items: components["schemas"]["InstallCodeRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ
              */
             next_cursor: string | null;
         };
@@ -1889,6 +1889,11 @@ export interface components {
          */
         InstallCodeListStatus: "issued" | "activated" | "consumed" | "expired" | "revoked";
         /**
+         * @description A text filter of the admin lists: 1 to 253 characters, without control characters (U+0000 to U+001F, U+007F to U+009F): such a value is 400 `validation_failed`.
+         * @example vpn1.example.net
+         */
+        AdminTextFilter: string;
+        /**
          * @example {
          *       "items": [
          *         {
@@ -1916,7 +1921,7 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImFjdF8zZjlhMTJiNDVjZDY3ZTg5In0"
          *     }
          */
         ActivationPage: {
@@ -1951,7 +1956,7 @@ export interface components {
             items: components["schemas"]["ActivationRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImFjdF8zZjlhMTJiNDVjZDY3ZTg5In0
              */
             next_cursor: string | null;
         };
@@ -2116,7 +2121,7 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
          *     }
          */
         ServerPage: {
@@ -2151,7 +2156,7 @@ export interface components {
             items: components["schemas"]["ServerAdminRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0
              */
             next_cursor: string | null;
         };
@@ -2300,7 +2305,7 @@ export interface components {
          *           "delivered_at": "2026-11-22T10:05:00+00:00"
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJpZCI6NDJ9"
          *     }
          */
         EventPage: {
@@ -2328,7 +2333,7 @@ export interface components {
             items: components["schemas"]["EventRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJpZCI6NDJ9
              */
             next_cursor: string | null;
         };
@@ -2585,7 +2590,7 @@ export interface components {
          *           "removal_reason": null
          *         }
          *       ],
-         *       "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InJsb183ZDQxYzllMmEwNWIzZjg2In0"
          *     }
          */
         RateLimitOverridePage: {
@@ -2613,7 +2618,7 @@ export interface components {
             items: components["schemas"]["RateLimitOverrideRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InJsb183ZDQxYzllMmEwNWIzZjg2In0
              */
             next_cursor: string | null;
         };
@@ -5743,8 +5748,11 @@ export interface operations {
                 until?: string;
                 /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser). */
                 status?: components["schemas"]["InstallCodeListStatus"];
-                /** @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out. */
-                hint?: string;
+                /**
+                 * @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.
+                 * @example HX3W8N
+                 */
+                hint?: components["schemas"]["AdminTextFilter"];
             };
             header?: never;
             path?: never;
@@ -5780,7 +5788,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -6060,12 +6068,21 @@ export interface operations {
                 until?: string;
                 /** @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back). */
                 status?: components["schemas"]["ActivationStatus"];
-                /** @description Exact machine id. */
-                machine_id?: string;
-                /** @description Exact hostname. */
-                hostname?: string;
-                /** @description Exact public IP, as the installer sent it. */
-                public_ip?: string;
+                /**
+                 * @description Exact machine id.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact hostname.
+                 * @example vpn1.example.net
+                 */
+                hostname?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact public IP, as the installer sent it.
+                 * @example 203.0.113.7
+                 */
+                public_ip?: components["schemas"]["AdminTextFilter"];
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id?: string;
             };
@@ -6112,7 +6129,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImFjdF8zZjlhMTJiNDVjZDY3ZTg5In0"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -6402,10 +6419,16 @@ export interface operations {
                 until?: string;
                 /** @description Only servers of this health. */
                 status?: components["schemas"]["ServerHealth"] & unknown;
-                /** @description Exact hostname. */
-                hostname?: string;
-                /** @description Exact machine id. */
-                machine_id?: string;
+                /**
+                 * @description Exact hostname.
+                 * @example vpn1.example.net
+                 */
+                hostname?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact machine id.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
             };
             header?: never;
             path?: never;
@@ -6450,7 +6473,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -6748,7 +6771,7 @@ export interface operations {
                      *             "delivered_at": "2026-11-22T10:05:00+00:00"
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJpZCI6NDJ9"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -6905,7 +6928,7 @@ export interface operations {
                      *             "removal_reason": null
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InJsb183ZDQxYzllMmEwNWIzZjg2In0"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."

@@ -41,20 +41,38 @@ export interface BucketCount {
 }
 
 /**
+ * The limits that count the sender itself (its address), not what the request names (a machine, a
+ * session...). A request that shows no claim to what it names (a precheck of a code that does not exist,
+ * an activate whose precheck token is refused) is counted in these alone: otherwise anyone who knows a
+ * `machine_id` could spend that machine's budget from addresses of their own.
+ */
+export function countsSender(policy: RateLimitPolicy): boolean {
+  return policy.subject === 'ip';
+}
+
+/** The checks of `checks` that count the sender (see `countsSender`). */
+export function senderChecks(checks: RateLimitCheck[]): RateLimitCheck[] {
+  return checks.filter((check) => countsSender(check.policy));
+}
+
+/**
  * The counting of a request, to run as the CTE `counted` of the statement that makes the step's change,
  * so that counting and change are one statement: one upsert increments every bucket of the request, in
  * one fixed order (limit name, subject hash), so concurrent requests on any instance queue on the same
  * rows and never deadlock. The bucket that would pass its quota fails `rate_limit_buckets_quota_check`,
  * which undoes the whole statement: a refused request is counted nowhere and changes nothing, and exactly
  * `quota` requests get in. `buckets` is the JSON of `bucketsParam` (by default the parameter `$1`; a
- * statement that counts only on a condition hands an expression that is `'[]'` otherwise). The CTE
- * answers `BucketCount` rows.
+ * statement that counts only on a condition hands an expression that is `'[]'` otherwise). With
+ * `beyondSenderIf`, an SQL condition, the buckets that do not count the sender are counted only when it
+ * holds (see `countsSender`): decided in the statement, with the rest of it. The CTE answers
+ * `BucketCount` rows: the buckets counted.
  */
-export function countedCte(buckets = '$1::json'): string {
+export function countedCte(buckets = '$1::json', beyondSenderIf?: string): string {
   return `counted as (
   insert into rate_limit_buckets (limit_name, subject_hash, bucket_start, count, quota)
   select b.limit_name, b.subject_hash, b.bucket_start, 1, b.quota
-  from json_to_recordset(${buckets}) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
+  from json_to_recordset(${buckets}) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer, sender boolean)${beyondSenderIf ? `
+  where b.sender or (${beyondSenderIf})` : ''}
   order by b.limit_name, b.subject_hash
   on conflict (limit_name, subject_hash, bucket_start) do update set count = rate_limit_buckets.count + 1, quota = excluded.quota
   returning limit_name, count)`;
@@ -72,7 +90,7 @@ const READ_COUNTS = `select b.limit_name, coalesce(r.count, 0) as count
 
 const COUNT_ONLY = `with ${COUNTED_CTE} select limit_name, count from counted`;
 
-/** The parameter `$1` of `COUNTED_CTE`: the buckets of `checks` at `now`, with their quotas. */
+/** The parameter `$1` of `COUNTED_CTE`: the buckets of `checks` at `now`, with their quotas and whether they count the sender. */
 export function bucketsParam(checks: RateLimitCheck[], now: Date): string {
   return JSON.stringify(
     checks.map((check) => ({
@@ -80,6 +98,7 @@ export function bucketsParam(checks: RateLimitCheck[], now: Date): string {
       subject_hash: rateLimitSubjectHash(check.policy.name, check.subject),
       bucket_start: bucketStart(now, check.policy.windowSeconds).toISOString(),
       quota: check.quota,
+      sender: countsSender(check.policy),
     })),
   );
 }
@@ -145,9 +164,11 @@ function countsByName(counts: BucketCount[]): Map<string, number> {
   return new Map(counts.map((r) => [r.limit_name, Number(r.count)]));
 }
 
+/** Admitted: the state of each limit the request was counted in (a statement may have counted it in some only). */
 function admittedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: Date): RateLimitDecision & { admitted: true } {
   const byName = countsByName(counts);
-  return { admitted: true, states: checks.map((check) => stateOf(check, byName.get(check.policy.name) ?? 0, now, false)) };
+  const counted = checks.filter((check) => byName.has(check.policy.name));
+  return { admitted: true, states: counted.map((check) => stateOf(check, byName.get(check.policy.name)!, now, false)) };
 }
 
 function refusedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: Date): RateLimitDecision & { admitted: false } {

@@ -31,6 +31,8 @@ export class RateLimitOverrides {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly onBackgroundError: (error: unknown) => void,
+    /** RATE_LIMIT_PROFILE's factor for the default quotas (1 unless trying the service locally). */
+    private readonly quotaFactor = 1,
   ) {}
 
   /** The quotas for a request at `now`. */
@@ -51,7 +53,7 @@ export class RateLimitOverrides {
     if (this.loading?.generation === this.generation) return this.loading.promise;
     const generation = this.generation;
     const promise = loadActiveOverrides(this.db, now).then((overrides) => {
-      const table = new OverrideTable(overrides);
+      const table = new OverrideTable(overrides, this.quotaFactor);
       if (generation === this.generation) {
         this.table = table;
         this.loadedAt = now.getTime();

@@ -92,7 +92,11 @@ function keyAddress(key: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
 export class OverrideTable {
   private readonly byLimit = new Map<string, LimitOverrides>();
 
-  constructor(readonly overrides: readonly RateLimitOverride[]) {
+  /** `quotaFactor`: RATE_LIMIT_PROFILE's, applied to the policies' default quotas (an override is taken as set). */
+  constructor(
+    readonly overrides: readonly RateLimitOverride[],
+    private readonly quotaFactor = 1,
+  ) {
     for (const override of overrides) {
       let entry = this.byLimit.get(override.limitName);
       if (!entry) this.byLimit.set(override.limitName, (entry = { exact: new Map(), networks: [] }));
@@ -120,6 +124,6 @@ export class OverrideTable {
         }
       }
     }
-    return { quota: policy.quota, override: null };
+    return { quota: policy.quota * this.quotaFactor, override: null };
   }
 }

@@ -37,6 +37,14 @@ export const rateLimitPolicies = [
   { name: 'checkin-server-hour', route: 'checkin', subject: 'server', quota: 120, windowSeconds: HOUR_SECONDS },
 ] as const satisfies readonly RateLimitPolicy[];
 
+/**
+ * RATE_LIMIT_PROFILE: `development` multiplies every quota by 100, so that trying the service locally
+ * from one address does not run into `issue-ip-hour` after 3 codes. The quotas are scaled where the
+ * checks are made (`checksFor`); the table above, and everything documented from it, keeps the defaults.
+ */
+export const rateLimitProfiles = { default: 1, development: 100 } as const;
+export type RateLimitProfileName = keyof typeof rateLimitProfiles;
+
 export const routePaths: Record<RateLimitedRoute, string> = {
   page: 'GET /slowdns',
   issue: 'POST /api/v2/slowdns/code/issue',

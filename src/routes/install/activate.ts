@@ -6,7 +6,7 @@ import { sha256Hex } from '../../domain/secret-hash.js';
 import type { KeyRing } from '../../domain/signing-keys.js';
 import { signInstallToken, verifyPrecheckToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
-import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { checksFor, senderChecks } from '../../domain/rate-limits/limiter.js';
 import { observedAddress, sameAddress } from '../../http/client-address.js';
 import { admitCounted, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
@@ -94,7 +94,7 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
     // a refused token counts only against the sender's IP.
     const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id }, await deps.rateLimitOverrides.at(now));
     if ('problem' in precheck) {
-      await enforceRateLimits(c, deps.db, now, checks.filter((check) => check.policy.subject === 'ip'));
+      await enforceRateLimits(c, deps.db, now, senderChecks(checks));
       throw precheck.problem;
     }
 

@@ -1,7 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/client.js';
 import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
@@ -10,7 +8,7 @@ import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { CheckinRequestSchema, CheckinResultSchema } from '../../schemas/server.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
 import { legacyBodyLimit } from './body-limit.js';
 import { agentAuth, type AgentEnv } from './agent-auth.js';
 import { bearerRejected } from '../../http/credentials.js';
@@ -47,16 +45,17 @@ ${rateLimitDescription('checkin')}`,
 });
 
 /** Counts the check-in for the server the agent token belongs to (set by agentAuth). */
-function countCheckin(db: Database, clock: Clock) {
+function countCheckin(deps: RouteDeps) {
   return createMiddleware<AgentEnv>(async (c, next) => {
-    await enforceRateLimits(c, db, clock.now(), checksFor('checkin', { server: c.var.server!.id }));
+    const now = deps.clock.now();
+    await enforceRateLimits(c, deps.db, now, checksFor('checkin', { server: c.var.server!.id }, await deps.rateLimitOverrides.at(now)));
     await next();
   });
 }
 
-export function registerCheckin(app: Router, deps: AppDeps): void {
+export function registerCheckin(app: Router, deps: RouteDeps): void {
   // The token is checked before the 8 KiB limit and the body's validation: without one, a caller gets 401, not what is wrong with its body.
-  app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps.db, deps.clock), legacyBodyLimit] as const }, async (c) => {
+  app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const }, async (c) => {
     const server = await checkInServer(deps.db, c.var.server!.id, c.req.valid('json'), deps.clock.now());
     if (!server) throw bearerRejected('agent_token_invalid', true);
     return c.json(

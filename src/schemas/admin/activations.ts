@@ -4,17 +4,19 @@ import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { InstallerVersionSchema, RequestedRefSchema } from '../machine.js';
 import { ServerIdSchema } from '../server.js';
 import { ServerHealthSchema } from './servers.js';
-import { ListQuerySchema, nullableTimestamp, pageOf } from './list.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, textFilter } from './list.js';
 
 export const ActivationStatusSchema = z
   .enum(['activated', 'confirmed', 'released'])
   .openapi('ActivationStatus', { description: '`activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).' });
 
-export const ActivationListQuerySchema = ListQuerySchema.extend({
+const EXAMPLE_CURSOR = exampleCursor('act_3f9a12b45cd67e89', '2026-11-22T10:00:00Z');
+
+export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ActivationStatusSchema.optional(),
-  machine_id: z.string().min(1).max(128).optional().openapi({ description: 'Exact machine id.' }),
-  hostname: z.string().min(1).max(253).optional().openapi({ description: 'Exact hostname.' }),
-  public_ip: z.string().min(1).max(64).optional().openapi({ description: 'Exact public IP, as the installer sent it.' }),
+  machine_id: textFilter('Exact machine id.', '4c4c4544003957108052b4c04f384833'),
+  hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
+  public_ip: textFilter('Exact public IP, as the installer sent it.', '203.0.113.7'),
   install_code_id: InstallCodeIdSchema.optional(),
 });
 
@@ -38,7 +40,7 @@ export const ActivationRecordSchema = z
   })
   .openapi('ActivationRecord', { description: 'An activation as an operator sees it: never its install token.' });
 
-export const ActivationPageSchema = pageOf(ActivationRecordSchema).openapi('ActivationPage');
+export const ActivationPageSchema = pageOf(ActivationRecordSchema, EXAMPLE_CURSOR).openapi('ActivationPage');
 
 export const ActivationIdParamsSchema = z.object({
   activation_id: ActivationIdSchema.openapi({ param: { name: 'activation_id', in: 'path' } }),

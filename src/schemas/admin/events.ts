@@ -3,11 +3,13 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { ActivationIdSchema } from '../activation.js';
 import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { ServerIdSchema } from '../server.js';
-import { ListQuerySchema, nullableTimestamp, pageOf } from './list.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf } from './list.js';
 
 export const EventTypeSchema = z.enum(EVENT_TYPES).openapi('EventType', { description: '`<object>.<verb>` in the past tense.' });
 
-export const EventListQuerySchema = ListQuerySchema.extend({
+const EXAMPLE_CURSOR = exampleCursor(42);
+
+export const EventListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   type: EventTypeSchema.optional(),
   subject_id: z
     .string()
@@ -47,4 +49,4 @@ export const EventRecordSchema = z
   })
   .openapi('EventRecord');
 
-export const EventPageSchema = pageOf(EventRecordSchema).openapi('EventPage');
+export const EventPageSchema = pageOf(EventRecordSchema, EXAMPLE_CURSOR).openapi('EventPage');

@@ -2,15 +2,17 @@ import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema } from '../activation.js';
 import { HostnameValueSchema, PublicIpValueSchema } from '../machine.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
-import { ListQuerySchema, nullableTimestamp, pageOf } from './list.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, textFilter } from './list.js';
 
 export const InstallCodeListStatusSchema = z
   .enum(['issued', 'activated', 'consumed', 'expired', 'revoked'])
   .openapi('InstallCodeListStatus', { description: '`issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser).' });
 
-export const InstallCodeListQuerySchema = ListQuerySchema.extend({
+const EXAMPLE_CURSOR = exampleCursor('ic_5b2e9f0c81d4a7e3', '2026-11-22T10:00:00Z');
+
+export const InstallCodeListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: InstallCodeListStatusSchema.optional(),
-  hint: z.string().min(1).max(40).optional().openapi({ description: 'Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.', example: 'HX3W8N' }),
+  hint: textFilter('Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.', 'HX3W8N'),
 });
 
 export const InstallCodeRecordSchema = z
@@ -34,7 +36,7 @@ export const InstallCodeRecordSchema = z
   })
   .openapi('InstallCodeRecord', { description: 'An install code as an operator sees it: never the code itself (the service keeps only its hash).' });
 
-export const InstallCodePageSchema = pageOf(InstallCodeRecordSchema).openapi('InstallCodePage');
+export const InstallCodePageSchema = pageOf(InstallCodeRecordSchema, EXAMPLE_CURSOR).openapi('InstallCodePage');
 
 export const InstallCodeIdParamsSchema = z.object({
   install_code_id: InstallCodeIdSchema.openapi({ param: { name: 'install_code_id', in: 'path' } }),

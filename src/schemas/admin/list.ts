@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/admin/pagination.js';
+import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../../domain/admin/pagination.js';
+import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
 import { TimestampSchema } from '../install-code.js';
 
 const instant = (description: string) =>
@@ -9,28 +10,55 @@ const instant = (description: string) =>
     .optional()
     .openapi({ description, example: '2026-11-22T10:00:00+00:00' });
 
-const EXAMPLE_CURSOR = 'eyJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMCswMDowMCIsImlkIjoiYWN0XzNmOWExMmI0NWNkNjdlODkifQ';
+/**
+ * A list's example cursor, made as the list makes its cursors (a list ordered by time carries the item's
+ * time in epoch milliseconds and its id; the events list its id alone), so that it is one the list accepts.
+ */
+export function exampleCursor(id: string | number, at?: string): string {
+  return encodeCursor(at === undefined ? { id } : { t: Date.parse(at), id });
+}
 
-/** What every admin list takes: page size, cursor and a time range. */
-export const ListQuerySchema = z.object({
-  limit: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
-    .default(DEFAULT_PAGE_SIZE)
-    .openapi({ format: 'int32', description: `Items per page, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when not given.`, example: DEFAULT_PAGE_SIZE }),
-  cursor: z
-    .string()
-    .max(256, 'is too long to be a cursor')
-    .optional()
-    .openapi({ description: 'The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is.', example: EXAMPLE_CURSOR }),
-  since: instant('Only items at or after this instant (the time the list is ordered by).'),
-  until: instant('Only items before this instant.'),
-});
+/**
+ * Every free-text filter of the admin lists (a hostname, machine id, address, part of a hint): one schema,
+ * so that each refuses what no stored value holds and PostgreSQL cannot take (a NUL byte) with 400
+ * `validation_failed`, never a failed query. The longest value a filter matches is a hostname (253).
+ */
+export const AdminTextFilterSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(253, 'must be at most 253 characters')
+  .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE)
+  .openapi('AdminTextFilter', {
+    description: 'A text filter of the admin lists: 1 to 253 characters, without control characters (U+0000 to U+001F, U+007F to U+009F): such a value is 400 `validation_failed`.',
+    example: 'vpn1.example.net',
+  });
+
+/** An optional text filter of a list: the shared schema, with what this parameter means. */
+export const textFilter = (description: string, example: string) => AdminTextFilterSchema.optional().openapi({ param: { description, example } });
+
+/** What every admin list takes: page size, cursor (`example`: one of this list's cursors) and a time range. */
+export function listQuerySchema(example: string) {
+  return z.object({
+    limit: z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
+      .default(DEFAULT_PAGE_SIZE)
+      .openapi({ format: 'int32', description: `Items per page, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when not given.`, example: DEFAULT_PAGE_SIZE }),
+    cursor: z
+      .string()
+      .max(256, 'is too long to be a cursor')
+      .regex(/^[A-Za-z0-9_-]+$/, 'is not a cursor this list gave')
+      .optional()
+      .openapi({ description: 'The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is.', example }),
+    since: instant('Only items at or after this instant (the time the list is ordered by).'),
+    until: instant('Only items before this instant.'),
+  });
+}
 
 /** `data` of a list answer: one page, newest first, and where the next one starts. */
-export function pageOf<T extends z.ZodTypeAny>(item: T) {
+export function pageOf<T extends z.ZodTypeAny>(item: T, example: string) {
   return z.object({
     items: z.array(item).max(MAX_PAGE_SIZE),
     next_cursor: z
@@ -38,7 +66,7 @@ export function pageOf<T extends z.ZodTypeAny>(item: T) {
       .max(256)
       .regex(/^[A-Za-z0-9_-]+$/)
       .nullable()
-      .openapi({ description: 'Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).', example: EXAMPLE_CURSOR }),
+      .openapi({ description: 'Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).', example }),
   });
 }
 

@@ -1,21 +1,17 @@
 import { z } from '@hono/zod-openapi';
 import { OVERRIDE_MAX_DAYS, OVERRIDE_QUOTA_MAX, OVERRIDE_SUBJECTS, limitProblem, overridablePolicies } from '../../domain/rate-limits/overrides.js';
 import { TimestampSchema } from '../install-code.js';
-import { ListQuerySchema, nullableTimestamp, pageOf } from './list.js';
-import { overrideTarget } from './override-target.js';
+import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf } from './list.js';
 
-/**
- * Operator text refused when it holds a control character: NUL, the rest of C0 (tab and newlines
- * included), DEL and C1. The override schemas' own for now: branch hardening-server adds one shared
- * schema refusing them in the admin filters, and the two are to be folded into one.
- */
-const WITHOUT_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+const EXAMPLE_CURSOR = exampleCursor('rlo_7d41c9e2a05b3f86', '2026-11-22T10:00:00Z');
+import { overrideTarget } from './override-target.js';
 
 /** zod's own message for a wrong type, and "is required" for a missing field. */
 const required = { error: (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : undefined) };
 
 function textWithoutControlCharacters(maxLength: number) {
-  return z.string(required).max(maxLength, `must be at most ${maxLength} characters`).regex(WITHOUT_CONTROL_CHARACTERS, 'must not contain control characters (NUL, tab, newline, DEL, …)');
+  return z.string(required).max(maxLength, `must be at most ${maxLength} characters`).regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE);
 }
 
 const limitNames = overridablePolicies.map((p) => p.name) as [string, ...string[]];
@@ -94,9 +90,9 @@ export const RateLimitOverrideRecordSchema = z
   })
   .openapi('RateLimitOverrideRecord', { description: 'An operator\'s override of one rate limit for one address, network or machine, with who set it and why.' });
 
-export const RateLimitOverridePageSchema = pageOf(RateLimitOverrideRecordSchema).openapi('RateLimitOverridePage');
+export const RateLimitOverridePageSchema = pageOf(RateLimitOverrideRecordSchema, EXAMPLE_CURSOR).openapi('RateLimitOverridePage');
 
-export const RateLimitOverrideListQuerySchema = ListQuerySchema.extend({
+export const RateLimitOverrideListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: RateLimitOverrideStatusSchema.optional(),
   limit_name: OverridableLimitNameSchema.optional(),
 });

@@ -3,7 +3,7 @@ import { ActivationIdSchema } from '../activation.js';
 import { TimestampSchema } from '../install-code.js';
 import { HostnameValueSchema, MachineIdValueSchema, PublicIpValueSchema, SshFingerprintValueSchema } from '../machine.js';
 import { AgentVersionSchema, ServerIdSchema, ServerStatusValueSchema, ServiceReportSchema } from '../server.js';
-import { ListQuerySchema, nullableTimestamp, pageOf } from './list.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, textFilter } from './list.js';
 
 export const ServerHealthSchema = z
   .enum(['active', 'stale', 'dead', 'revoked'])
@@ -12,10 +12,12 @@ export const ServerHealthSchema = z
       'Derived from check-ins, never stored: `active` (seen within 2 check-in intervals, 600 s), `stale` (not seen for longer: two check-ins missed), `dead` (not seen for `SERVER_DEAD_AFTER_SECONDS`, a day by default), `revoked`. A server that never checked in counts from its registration.',
   });
 
-export const ServerListQuerySchema = ListQuerySchema.extend({
+const EXAMPLE_CURSOR = exampleCursor('srv_9c1e0f4a7b2d3e58', '2026-11-22T10:00:00Z');
+
+export const ServerListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ServerHealthSchema.optional().openapi({ description: 'Only servers of this health.' }),
-  hostname: z.string().min(1).max(253).optional().openapi({ description: 'Exact hostname.' }),
-  machine_id: z.string().min(1).max(128).optional().openapi({ description: 'Exact machine id.' }),
+  hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
+  machine_id: textFilter('Exact machine id.', '4c4c4544003957108052b4c04f384833'),
 });
 
 export const ServerRecordAdminSchema = z
@@ -43,7 +45,7 @@ export const ServerRecordAdminSchema = z
   })
   .openapi('ServerAdminRecord', { description: 'A server as an operator sees it: never its agent token.' });
 
-export const ServerPageSchema = pageOf(ServerRecordAdminSchema).openapi('ServerPage');
+export const ServerPageSchema = pageOf(ServerRecordAdminSchema, EXAMPLE_CURSOR).openapi('ServerPage');
 
 export const ServerIdParamsSchema = z.object({
   server_id: ServerIdSchema.openapi({ param: { name: 'server_id', in: 'path' } }),
