@@ -31,6 +31,8 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const app = createRouter();
   const metrics = deps.metrics ?? createMetrics();
+  // First, so that everything after it, the request's log line included, runs inside its span.
+  if (deps.tracing) app.use('*', deps.tracing.requestSpans);
   app.use('*', requestContext(deps.logger, deps.config.trustProxy));
   app.use('*', requestMetrics(metrics));
   app.use('*', limitBodySize);

@@ -5,6 +5,7 @@ import type { Database } from './db/client.js';
 import type { KeyRing } from './domain/signing-keys.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { Tracing } from './tracing/tracing.js';
 
 /** What the app is built from: injected, never module-level, so tests build an app with their own. */
 export interface AppDeps {
@@ -19,4 +20,6 @@ export interface AppDeps {
   availability?: DatabaseAvailability;
   /** True once shutdown has begun (readiness fails during the drain). */
   isDraining?: () => boolean;
+  /** Present only while tracing is on (OTEL_* variables): then each request has a server span. */
+  tracing?: Tracing;
 }

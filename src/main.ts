@@ -15,11 +15,15 @@ import { answerClientError } from './http/client-error-answer.js';
 import type { Router } from './http/router.js';
 import { createStartingApp } from './starting-app.js';
 import { describeDatabase, prepareDatabase } from './startup.js';
+import { loadTracingSettings } from './tracing/settings.js';
+import { startTracing } from './tracing/tracing.js';
 
 /** How long a stopping server keeps answering, each answer closing its connection, before it stops accepting. */
 const SHUTDOWN_DRAIN_MS = 500;
 /** Idle keep-alive connections close after this: sooner than a slow client's request timeout. */
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
+/** At shutdown, the spans still queued are exported for at most this long. */
+const TRACE_FLUSH_MS = 3000;
 
 /** A start-up failure that is one line as it is (port in use, ...). */
 class StartupError extends Error {}
@@ -58,7 +62,11 @@ function listen(fetch: Fetch, config: Config): Promise<ServerType> {
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createLogger(config.logLevel);
+  const tracingSettings = loadTracingSettings(process.env);
+  // Off (no OTEL_* variable asks for it), OpenTelemetry is never loaded. Tracing's own log lines (an
+  // export failing) are written outside any request, so its logger carries no span.
+  const tracing = tracingSettings ? await startTracing(tracingSettings, createLogger(config.logLevel)) : undefined;
+  const logger = createLogger(config.logLevel, undefined, tracing?.logFields);
   const started = performance.now();
   const configuredKeys = config.signingKeys ? await keyRingFromConfig(config.signingKeys) : undefined;
   const lock = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? lockDataDir(config.dataDir) : undefined;
@@ -98,6 +106,7 @@ async function main(): Promise<void> {
       server.close(async () => {
         await pruning?.stop();
         await database?.close();
+        await tracing?.shutdown(TRACE_FLUSH_MS);
         clearTimeout(force);
         logger.info('stopped');
         process.exit(0);
@@ -116,6 +125,7 @@ async function main(): Promise<void> {
       if (available) logger.info('database available again', { database: label });
       else logger.warn('database unavailable', { database: label, error: errorFields(err).error, code: errorFields(err).code });
     },
+    traceStatement: tracing?.statement,
   });
   const keyStore = keyStoreOptions(config, { clock: systemClock, warn: (message) => logger.warn(message) });
   const keys = await prepareDatabase(database, { keys: configuredKeys, keyStore, clock: systemClock, logger, label, stopping: () => stopping });
@@ -123,7 +133,8 @@ async function main(): Promise<void> {
 
   const ready = database;
   const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true });
-  const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics });
+  tracing?.registerMetrics(metrics.registry);
+  const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics, tracing });
   handler = app.fetch;
   // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
   keyRefresh = startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) }));
