@@ -63,7 +63,7 @@ function listen(fetch: Fetch, config: Config): Promise<ServerType> {
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const tracingSettings = loadTracingSettings(process.env);
-  // Off (no OTEL_* variable asks for it), OpenTelemetry is never loaded. Tracing's own log lines (an
+  // Off (no OTEL_* variable asks for it), the OpenTelemetry SDK is never loaded. Tracing's own log lines (an
   // export failing) are written outside any request, so its logger carries no span.
   const tracing = tracingSettings ? await startTracing(tracingSettings, createLogger(config.logLevel)) : undefined;
   const logger = createLogger(config.logLevel, undefined, tracing?.logFields);

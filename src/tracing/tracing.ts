@@ -10,8 +10,9 @@ export type SpanAttributes = Record<string, string | number | boolean>;
 
 /**
  * Traces, while tracing is on (src/tracing/settings.ts): made by `startTracing`, and handed to what
- * makes spans (the app, the database, the logger). While it is off nothing of this exists: no
- * OpenTelemetry module is loaded, no span is made, and every caller runs as it did without it.
+ * makes spans (the app, the database, the logger). While it is off nothing of this exists: no module of
+ * the OpenTelemetry SDK is loaded (prom-client loads the API alone, for its exemplars), no span is made,
+ * and every caller runs as it did without it.
  */
 export interface Tracing {
   /** The server span of each request (probes aside), a child of the caller's `traceparent`; it answers `traceresponse`. */
