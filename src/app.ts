@@ -37,6 +37,8 @@ export function createApp(appDeps: AppDeps): App {
   const metrics = appDeps.metrics ?? createMetrics();
   const rateLimitOverrides = new RateLimitOverrides(appDeps.db, appDeps.clock, (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }), appDeps.config.rateLimitProfile.quotaFactor);
   const deps: RouteDeps = { ...appDeps, rateLimitOverrides };
+  // First, so that everything after it, the request's log line included, runs inside its span.
+  if (deps.tracing) app.use('*', deps.tracing.requestSpans);
   app.use('*', requestContext(deps.logger, deps.config.trustProxy));
   app.use('*', requestMetrics(metrics));
   app.use('*', limitBodySize);

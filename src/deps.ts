@@ -6,6 +6,7 @@ import type { RateLimitOverrides } from './domain/rate-limits/override-cache.js'
 import type { KeyRing } from './domain/signing-keys.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { Tracing } from './tracing/tracing.js';
 
 /** What the app is built from: injected, never module-level, so tests build an app with their own. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   availability?: DatabaseAvailability;
   /** True once shutdown has begun (readiness fails during the drain). */
   isDraining?: () => boolean;
+  /** Present only while tracing is on (OTEL_* variables): then each request has a server span. */
+  tracing?: Tracing;
 }
 
 /** What routes receive: the app's deps and what the app makes from them, one per app (so per instance). */

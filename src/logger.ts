@@ -14,13 +14,19 @@ export interface Logger {
 /**
  * JSON lines on stdout (or `write`, which tests use to read every line).
  * Callers pass only fields that are safe to log: never a cookie, code or token.
+ * `context` adds fields of the moment to each line: while tracing is on, the active span's `trace_id`
+ * and `span_id` (Tracing.logFields).
  */
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  context?: () => LogFields | undefined,
+): Logger {
   const emit = (at: Exclude<LogLevel, 'silent'>) => (msg: string, fields: LogFields = {}) => {
     if (rank[at] < rank[level]) return;
     // Wall time, not the injected clock: a log line is read next to other systems' logs, so it must say
     // when it was really written, even when a test (or a clock-shifted app) runs on a fixed clock.
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields }));
+    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...context?.(), ...fields }));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

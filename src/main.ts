@@ -16,11 +16,15 @@ import { answerClientError } from './http/client-error-answer.js';
 import type { Router } from './http/router.js';
 import { createStartingApp } from './starting-app.js';
 import { describeDatabase, prepareDatabase } from './startup.js';
+import { loadTracingSettings } from './tracing/settings.js';
+import { startTracing } from './tracing/tracing.js';
 
 /** How long a stopping server keeps answering, each answer closing its connection, before it stops accepting. */
 const SHUTDOWN_DRAIN_MS = 500;
 /** Idle keep-alive connections close after this: sooner than a slow client's request timeout. */
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
+/** At shutdown, the spans still queued are exported for at most this long. */
+const TRACE_FLUSH_MS = 3000;
 
 /** A start-up failure that is one line as it is (port in use, ...). */
 class StartupError extends Error {}
@@ -61,7 +65,11 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Signing keys required sealed and nothing to seal them with: refused here, one line, before anything opens.
   const protection = keyProtection(config);
-  const logger = createLogger(config.logLevel);
+  const tracingSettings = loadTracingSettings(process.env);
+  // Off (no OTEL_* variable asks for it), the OpenTelemetry SDK is never loaded. Tracing's own log lines (an
+  // export failing) are written outside any request, so its logger carries no span.
+  const tracing = tracingSettings ? await startTracing(tracingSettings, createLogger(config.logLevel)) : undefined;
+  const logger = createLogger(config.logLevel, undefined, tracing?.logFields);
   const started = performance.now();
   logger[protection.mode === 'clear' ? 'warn' : 'info']('signing key protection', { ...protection });
   if (config.rateLimitProfile.name !== 'default') {
@@ -110,6 +118,7 @@ async function main(): Promise<void> {
       server.close(async () => {
         await pruning?.stop();
         await database?.close();
+        await tracing?.shutdown(TRACE_FLUSH_MS);
         clearTimeout(force);
         logger.info('stopped');
         process.exit(0);
@@ -128,6 +137,7 @@ async function main(): Promise<void> {
       if (available) logger.info('database available again', { database: label });
       else logger.warn('database unavailable', { database: label, error: errorFields(err).error, code: errorFields(err).code });
     },
+    traceStatement: tracing?.statement,
   });
   const keyStore = keyStoreOptions(config, { clock: systemClock, warn: (message) => logger.warn(message), error: (message, fields) => logger.error(message, fields) });
   const keys = await prepareDatabase(database, { keys: configuredKeys, keyStore, clock: systemClock, logger, label, stopping: () => stopping });
@@ -135,7 +145,8 @@ async function main(): Promise<void> {
 
   const ready = database;
   const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true });
-  const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics });
+  tracing?.registerMetrics(metrics.registry);
+  const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics, tracing });
   handler = app.fetch;
   // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
   keyRefresh = startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) }));

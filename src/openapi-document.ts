@@ -81,8 +81,9 @@ interface DocumentedOperation {
 
 /**
  * Headers every route's answers carry, added here so no route (and no new one) can forget them:
- * `X-Request-Id` and `X-Content-Type-Options` on every response, and on a rate-limited operation
- * (one whose 429 declares `RateLimit`) its `RateLimit` headers on every 2xx and 4xx answer.
+ * `X-Request-Id`, `traceresponse` (optional: only while tracing is on) and `X-Content-Type-Options` on
+ * every response, and on a rate-limited operation (one whose 429 declares `RateLimit`) its `RateLimit`
+ * headers on every 2xx and 4xx answer.
  */
 function addDocumentedHeaders(paths: Record<string, Record<string, DocumentedOperation>>): void {
   for (const item of Object.values(paths)) {

@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { watchAvailability, type AvailabilityOptions, type DatabaseAvailability } from './availability.js';
 import { openPostgres } from './postgres-pool.js';
 import * as schema from './schema.js';
+import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { useTextTimestamps } from './text-timestamps.js';
 
 /** A drizzle database or transaction; queries take it as their first argument. */
@@ -37,12 +38,16 @@ export interface DatabaseOptions {
   onAvailabilityChange?: AvailabilityOptions['onChange'];
   /** How often the embedded database checkpoints (PGLITE_CHECKPOINT_INTERVAL_MS by default). */
   pgliteCheckpointIntervalMs?: number | undefined;
+  /** While tracing is on: each statement of a traced request in a span of its own (Tracing.statement). */
+  traceStatement?: StatementTracer | undefined;
 }
 
 /** `DATABASE_URL` set → node-postgres on a real PostgreSQL; unset → embedded PGlite. Same schema, same SQL. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const watch = { onChange: options.onAvailabilityChange };
-  return options.databaseUrl ? openPostgres(options.databaseUrl, watch) : openPglite(options.dataDir, options.pgliteSeed, watch, options.pgliteCheckpointIntervalMs);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, watch, options.traceStatement)
+    : openPglite(options.dataDir, options.pgliteSeed, watch, options.pgliteCheckpointIntervalMs, options.traceStatement);
 }
 
 /**
@@ -83,7 +88,13 @@ function compileWebAssemblyWithLiftoffOnly(): void {
  */
 const PGLITE_CHECKPOINT_INTERVAL_MS = 5 * 60_000;
 
-async function openPglite(dataDir: string, seed: Blob | undefined, watch: AvailabilityOptions, checkpointIntervalMs = PGLITE_CHECKPOINT_INTERVAL_MS): Promise<DatabaseHandle> {
+async function openPglite(
+  dataDir: string,
+  seed: Blob | undefined,
+  watch: AvailabilityOptions,
+  checkpointIntervalMs = PGLITE_CHECKPOINT_INTERVAL_MS,
+  traceStatement?: StatementTracer,
+): Promise<DatabaseHandle> {
   // Loaded here, not at the top: on PostgreSQL the server never loads PGlite (80 ms of CPU, 16 MB).
   const [{ PGlite }, { drizzle: drizzlePglite }, { readPgliteSeed }] = await Promise.all([
     import('@electric-sql/pglite'),
@@ -98,6 +109,12 @@ async function openPglite(dataDir: string, seed: Blob | undefined, watch: Availa
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
   const client = await PGlite.create(dataDir, { startParams, ...(loadDataDir ? { loadDataDir } : {}) });
   useTextTimestamps(client);
+  if (traceStatement) {
+    // Its own queries and each transaction's (PGlite runs a transaction's BEGIN and COMMIT itself, unseen).
+    traceQueries(client, traceStatement);
+    const transaction = client.transaction.bind(client);
+    client.transaction = (run) => transaction((tx) => run(traceQueries(tx, traceStatement)));
+  }
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   // One connection, always open, in the process itself.
   const poolStats = async () => ({ max: 1, connections: { active: 1 } });

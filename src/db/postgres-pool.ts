@@ -13,6 +13,7 @@ import pg from 'pg';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
 import type { Database, DatabaseHandle } from './client.js';
 import * as schema from './schema.js';
+import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { nodePostgresTextTimestamps } from './text-timestamps.js';
 
 const POOL_MAX = 10;
@@ -124,7 +125,7 @@ class ServicePool extends pg.Pool {
   }
 }
 
-export async function openPostgres(url: string, watch: AvailabilityOptions): Promise<DatabaseHandle> {
+export async function openPostgres(url: string, watch: AvailabilityOptions, traceStatement?: StatementTracer): Promise<DatabaseHandle> {
   // The pool's state is read from PostgreSQL, for the connections of this instance's own application_name.
   const applicationName = `slowdns-${randomBytes(6).toString('hex')}`;
   const connection: pg.ClientConfig = { connectionString: withLibpqSslModes(url), application_name: applicationName, ...sessionLimits };
@@ -132,6 +133,8 @@ export async function openPostgres(url: string, watch: AvailabilityOptions): Pro
   // An idle connection the server closes is an 'error' event of the pool, which unheard would end the
   // process. pg-pool drops the connection; the next query that fails marks the database away.
   pool.on('error', () => {});
+  // While tracing is on, each of the pool's connections runs its statements (BEGIN and COMMIT too) in spans.
+  if (traceStatement) pool.on('connect', (client) => traceQueries(client, traceStatement));
   const db = drizzle({ client: pool, schema }) as unknown as Database;
   const poolStats = async () => {
     const { rows } = await pool.query<{ state: string; count: number }>(

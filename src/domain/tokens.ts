@@ -2,6 +2,7 @@ import { JwsInvalid, signCompactJws, verifyCompactJws, type JsonObject } from '.
 import { ApiError } from '../errors.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import type { KeyRing } from './signing-keys.js';
+import { inSpan } from '../tracing/active-tracing.js';
 
 const ISSUER = 'slowdns-activation';
 
@@ -79,22 +80,22 @@ async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expir
 }
 
 export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Date, expiresAt: Date): Promise<string> {
-  return sign(ring, 'precheck', { mid: claims.machineId, ssh: claims.sshFingerprint }, claims.codeHash, now, expiresAt, randomId('pre_', 12));
+  return inSpan('sign precheck token', {}, () => sign(ring, 'precheck', { mid: claims.machineId, ssh: claims.sshFingerprint }, claims.codeHash, now, expiresAt, randomId('pre_', 12)));
 }
 
 /** The claims, and the token's own jti: what tells one precheck from another. */
 export async function verifyPrecheckToken(ring: KeyRing, token: string, now: Date): Promise<PrecheckClaims & { jti: string }> {
-  const p = await verify(ring, 'precheck', token, now);
+  const p = await inSpan('verify precheck token', {}, () => verify(ring, 'precheck', token, now));
   if (typeof p.mid !== 'string' || typeof p.ssh !== 'string') throw new ApiError('precheck_token_invalid');
   return { codeHash: p.sub, machineId: p.mid, sshFingerprint: p.ssh, jti: p.jti };
 }
 
 export function signInstallToken(ring: KeyRing, claims: InstallClaims, now: Date, expiresAt: Date): Promise<string> {
-  return sign(ring, 'install', {}, claims.activationId, now, expiresAt, claims.jti);
+  return inSpan('sign install token', {}, () => sign(ring, 'install', {}, claims.activationId, now, expiresAt, claims.jti));
 }
 
 async function verifyInstallToken(ring: KeyRing, token: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<InstallClaims> {
-  const p = await verify(ring, 'install', token, now, expired);
+  const p = await inSpan('verify install token', {}, () => verify(ring, 'install', token, now, expired));
   return { activationId: p.sub, jti: p.jti };
 }
 

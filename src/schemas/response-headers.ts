@@ -12,6 +12,12 @@ export const responseHeaders = {
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128 },
     example: '5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90',
   },
+  traceresponse: {
+    description: 'Only while the service sends traces (its operator set the `OTEL_*` variables): the trace this request was recorded in, `00-<trace id>-<span id>-<flags>` (W3C Trace Context Level 2), the span being the service\'s own span of this request. The trace id is the one of the `traceparent` you sent, when you sent one; flags `01` when the trace is recorded. Not on the health probes.',
+    required: false,
+    schema: { type: 'string', pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$', maxLength: 55 },
+    example: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  },
   'X-Content-Type-Options': {
     description: 'Always `nosniff`: browsers must not guess another content type. On every answer.',
     required: true,
@@ -77,7 +83,7 @@ export const responseHeaders = {
 export type ResponseHeaderName = keyof typeof responseHeaders;
 
 /** The headers of every answer, on every route: added to every documented response by the document builder. */
-export const commonResponseHeaders: ResponseHeaderName[] = ['X-Request-Id', 'X-Content-Type-Options'];
+export const commonResponseHeaders: ResponseHeaderName[] = ['X-Request-Id', 'traceresponse', 'X-Content-Type-Options'];
 
 export interface HeaderRef {
   $ref: `#/components/headers/${ResponseHeaderName}`;

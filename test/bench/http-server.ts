@@ -58,7 +58,9 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   // What `npm start` runs: it builds dist/ first when it is stale, then serves in this same process. No
   // request log (LOG_LEVEL warn), so no `listening` line either: readiness is polled.
-  const server = spawnService({ DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK, PORT: String(port), TRUST_PROXY: '1', LOG_LEVEL: 'warn' });
+  // The bench's own OTEL_* variables go to the server: with an endpoint, it is measured with tracing on.
+  const tracing = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[1] !== undefined));
+  const server = spawnService({ DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK, PORT: String(port), TRUST_PROXY: '1', LOG_LEVEL: 'warn', ...tracing });
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   try {
     await waitReady(server, port);
@@ -66,7 +68,8 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     // Warm-up (not measured): connections opened, code paths compiled.
     for (const install of createInstalls(32, 253)) for (const step of LIFECYCLE) await runStep(client, step, install);
     const list = createInstalls(installs, 3);
-    console.log(`\nthe compiled server over HTTP on PostgreSQL (${new URL(adminUrl).host}), concurrency ${concurrency}, ${installs} installs`);
+    const traced = tracing.OTEL_EXPORTER_OTLP_ENDPOINT ?? tracing.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? tracing.OTEL_TRACES_EXPORTER;
+    console.log(`\nthe compiled server over HTTP on PostgreSQL (${new URL(adminUrl).host}), concurrency ${concurrency}, ${installs} installs, tracing ${traced ? `to ${traced}` : 'off'}`);
     console.log('| step | req/s | server CPU ms per request | client CPU ms per request |');
     console.log('|---|---|---|---|');
     for (const step of LIFECYCLE as Step[]) {

@@ -13,7 +13,8 @@
 // or what the rate-limit overrides cost (their read, and the quota lookup per request in memory).
 // BENCH_ONLY=http runs the compiled server in its own process on PostgreSQL and drives it over HTTP
 // (BENCH_INSTALLS installs, default 400, at the last of BENCH_CONCURRENCY, default 16): requests per
-// second and the server's own CPU per request.
+// second and the server's own CPU per request; the OTEL_* variables of the bench are the server's too
+// (OTEL_EXPORTER_OTLP_ENDPOINT: measured with tracing on).
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
 import { benchHttpServer } from './http-server.js';
 import { benchLifecycle } from './lifecycle.js';

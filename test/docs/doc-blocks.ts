@@ -79,8 +79,8 @@ export function wildcardPattern(expected: string): RegExp {
   return new RegExp(`^${expected.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
 }
 
-/** The variables config.ts reads: the names of its schema's keys. */
+/** The variables the service reads: the keys of config.ts's schema, and OpenTelemetry's standard ones tracing reads. */
 export function configurationVariables(): string[] {
-  const source = readFileSync(join(repoRoot, 'src/config.ts'), 'utf8');
-  return [...source.matchAll(/^ {2}([A-Z_]+): z/gm)].map((m) => m[1]!);
+  const source = ['src/config.ts', 'src/tracing/settings.ts'].map((file) => readFileSync(join(repoRoot, file), 'utf8')).join('\n');
+  return [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);
 }

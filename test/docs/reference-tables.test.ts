@@ -38,10 +38,12 @@ describe('the reference tables of the guides', () => {
   });
 
   it('docs/configuration.md documents every environment variable the configuration reads', () => {
-    const table = section('docs/configuration.md', 'The service');
+    // Each in the first cell of a row of its section's table (OpenTelemetry's pairs share a row: `A`, `B`).
+    const rows = (heading: string) => [...section('docs/configuration.md', heading).matchAll(/^\| ([^|]+) \|/gm)].map((m) => m[1]!);
+    const documented = new Set([...rows('The service'), ...rows('Traces')].flatMap((cell) => [...cell.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
     const variables = configurationVariables();
-    expect(variables.length).toBeGreaterThan(10);
-    for (const name of variables) expect(table).toMatch(new RegExp(`^\\| \`${name}\` \\|`, 'm'));
+    expect(variables.length).toBeGreaterThan(30);
+    expect(variables.filter((name) => !documented.has(name))).toEqual([]);
   });
 
   it('docs/development.md documents every npm script', () => {

@@ -43,7 +43,7 @@ describe('the limits are documented from the one table', () => {
       // The page's 429 is itself a page, with the page's own headers.
       const pageHeaders = route === 'page' ? ['Cache-Control', 'Content-Security-Policy', 'Referrer-Policy'] : [];
       expect(Object.keys(op.responses['429']!.headers!).sort()).toEqual(
-        [...pageHeaders, 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Content-Type-Options', 'X-Request-Id'].sort(),
+        [...pageHeaders, 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Content-Type-Options', 'X-Request-Id', 'traceresponse'].sort(),
       );
     }
   });

@@ -2786,6 +2786,7 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceresponse: components["headers"]["traceresponse"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 [name: string]: unknown;
             };
@@ -2797,6 +2798,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceresponse: components["headers"]["traceresponse"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
@@ -2814,6 +2816,11 @@ export interface components {
          * @example 5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90
          */
         "X-Request-Id": string;
+        /**
+         * @description Only while the service sends traces (its operator set the `OTEL_*` variables): the trace this request was recorded in, `00-<trace id>-<span id>-<flags>` (W3C Trace Context Level 2), the span being the service's own span of this request. The trace id is the one of the `traceparent` you sent, when you sent one; flags `01` when the trace is recorded. Not on the health probes.
+         * @example 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+         */
+        traceresponse: string;
         /**
          * @description Always `nosniff`: browsers must not guess another content type. On every answer.
          * @example nosniff
@@ -2882,6 +2889,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -2906,6 +2914,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -2917,6 +2926,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -2928,6 +2938,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -2939,6 +2950,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -2950,6 +2962,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -2961,6 +2974,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2984,6 +2998,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3008,6 +3023,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3019,6 +3035,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3030,6 +3047,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3041,6 +3059,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3052,6 +3071,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3063,6 +3083,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3086,6 +3107,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3110,6 +3132,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3121,6 +3144,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3132,6 +3156,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3143,6 +3168,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3154,6 +3180,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3165,6 +3192,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3188,6 +3216,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3210,6 +3239,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3225,6 +3255,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3240,6 +3271,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3255,6 +3287,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3277,6 +3310,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"session-ip-hour";q=30;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3292,6 +3326,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3303,6 +3338,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3335,6 +3371,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3369,6 +3406,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3384,6 +3422,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3399,6 +3438,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3414,6 +3454,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3429,6 +3470,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3444,6 +3486,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3460,6 +3503,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"issue-ip-hour";q=3;w=3600, "issue-ip-day";q=10;w=86400, "issue-session-hour";q=2;w=3600, "issue-fingerprint-day";q=6;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3475,6 +3519,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3486,6 +3531,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3509,6 +3555,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3554,6 +3601,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3565,6 +3613,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3576,6 +3625,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3587,6 +3637,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3598,6 +3649,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3609,6 +3661,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3620,6 +3673,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3652,6 +3706,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description Always `no-store`. */
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -3695,6 +3750,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3706,6 +3762,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3717,6 +3774,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3728,6 +3786,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3739,6 +3798,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3750,6 +3810,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3761,6 +3822,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3772,6 +3834,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3783,6 +3846,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -3794,6 +3858,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3830,6 +3895,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3866,6 +3932,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3881,6 +3948,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3896,6 +3964,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3911,6 +3980,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3926,6 +3996,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3941,6 +4012,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3956,6 +4028,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3971,6 +4044,7 @@ export interface operations {
             426: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3986,6 +4060,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4002,6 +4077,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4017,6 +4093,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4028,6 +4105,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4067,6 +4145,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4106,6 +4185,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4121,6 +4201,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4136,6 +4217,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4151,6 +4233,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4166,6 +4249,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4181,6 +4265,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4196,6 +4281,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4211,6 +4297,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4226,6 +4313,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4241,6 +4329,7 @@ export interface operations {
             426: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4256,6 +4345,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4272,6 +4362,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"activate-ip-day";q=5;w=86400, "activate-machine-day";q=5;w=86400`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4287,6 +4378,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4298,6 +4390,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4331,6 +4424,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4356,6 +4450,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4367,6 +4462,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4378,6 +4474,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4389,6 +4486,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4400,6 +4498,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4411,6 +4510,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4422,6 +4522,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4433,6 +4534,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4444,6 +4546,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4455,6 +4558,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4487,6 +4591,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4513,6 +4618,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4524,6 +4630,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4535,6 +4642,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4546,6 +4654,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4557,6 +4666,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4568,6 +4678,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4579,6 +4690,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4590,6 +4702,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4601,6 +4714,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4634,6 +4748,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description Always `no-store`: the answer describes one install at one moment. */
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -4678,6 +4793,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4689,6 +4805,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4700,6 +4817,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4711,6 +4829,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4722,6 +4841,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4733,6 +4853,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4744,6 +4865,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4755,6 +4877,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4766,6 +4889,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4789,6 +4913,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description Always `no-cache`: a new release is picked up at once. */
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -4806,6 +4931,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4817,6 +4943,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4828,6 +4955,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4839,6 +4967,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4850,6 +4979,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4861,6 +4991,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4884,6 +5015,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description Always `no-cache`. */
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -4898,6 +5030,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4909,6 +5042,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4920,6 +5054,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4931,6 +5066,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4942,6 +5078,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -4953,6 +5090,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4976,6 +5114,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description Always `public, max-age=300`. */
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -5003,6 +5142,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5014,6 +5154,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5025,6 +5166,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5036,6 +5178,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5047,6 +5190,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5058,6 +5202,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5092,6 +5237,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5124,6 +5270,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5139,6 +5286,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5154,6 +5302,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5169,6 +5318,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5184,6 +5334,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5199,6 +5350,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5214,6 +5366,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5229,6 +5382,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5245,6 +5399,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"register-ip-hour";q=10;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5260,6 +5415,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5271,6 +5427,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5314,6 +5471,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5343,6 +5501,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5358,6 +5517,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5374,6 +5534,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5389,6 +5550,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5404,6 +5566,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5419,6 +5582,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5435,6 +5599,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"checkin-server-hour";q=120;w=3600`. */
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5450,6 +5615,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5461,6 +5627,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5493,6 +5660,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5519,6 +5687,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5530,6 +5699,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -5542,6 +5712,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5553,6 +5724,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5564,6 +5736,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5575,6 +5748,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5586,6 +5760,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5597,6 +5772,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5608,6 +5784,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5631,6 +5808,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5658,6 +5836,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5669,6 +5848,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -5681,6 +5861,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5692,6 +5873,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5703,6 +5885,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5714,6 +5897,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5725,6 +5909,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5764,6 +5949,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5805,6 +5991,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5816,6 +6003,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -5828,6 +6016,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5839,6 +6028,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5850,6 +6040,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5861,6 +6052,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5872,6 +6064,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5883,6 +6076,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5909,6 +6103,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5945,6 +6140,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5956,6 +6152,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -5968,6 +6165,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5979,6 +6177,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -5990,6 +6189,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6001,6 +6201,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6012,6 +6213,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6023,6 +6225,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6034,6 +6237,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6045,6 +6249,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6096,6 +6301,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6146,6 +6352,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6157,6 +6364,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -6169,6 +6377,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6180,6 +6389,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6191,6 +6401,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6202,6 +6413,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6213,6 +6425,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6224,6 +6437,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6259,6 +6473,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6285,6 +6500,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6296,6 +6512,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -6308,6 +6525,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6319,6 +6537,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6330,6 +6549,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6341,6 +6561,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6352,6 +6573,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6363,6 +6585,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6374,6 +6597,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6385,6 +6609,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6396,6 +6621,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6440,6 +6666,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6490,6 +6717,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6501,6 +6729,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -6513,6 +6742,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6524,6 +6754,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6535,6 +6766,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6546,6 +6778,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6557,6 +6790,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6568,6 +6802,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6594,6 +6829,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6620,6 +6856,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6631,6 +6868,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -6643,6 +6881,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6654,6 +6893,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6665,6 +6905,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6676,6 +6917,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6687,6 +6929,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6698,6 +6941,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6709,6 +6953,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6745,6 +6990,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6788,6 +7034,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6799,6 +7046,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -6811,6 +7059,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6822,6 +7071,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6833,6 +7083,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6844,6 +7095,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6855,6 +7107,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6866,6 +7119,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6902,6 +7156,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6945,6 +7200,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6956,6 +7212,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -6968,6 +7225,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6979,6 +7237,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -6990,6 +7249,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7001,6 +7261,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7012,6 +7273,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7023,6 +7285,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -7060,6 +7323,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7098,6 +7362,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7109,6 +7374,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -7121,6 +7387,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7132,6 +7399,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7143,6 +7411,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7154,6 +7423,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7165,6 +7435,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7176,6 +7447,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7187,6 +7459,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -7222,6 +7495,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7260,6 +7534,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7271,6 +7546,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -7283,6 +7559,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7294,6 +7571,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7305,6 +7583,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7316,6 +7595,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7327,6 +7607,7 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7338,6 +7619,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7349,6 +7631,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7360,6 +7643,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -7388,6 +7672,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7434,6 +7719,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7445,6 +7731,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -7457,6 +7744,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7468,6 +7756,7 @@ export interface operations {
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7479,6 +7768,7 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7490,6 +7780,7 @@ export interface operations {
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7501,6 +7792,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
@@ -7512,6 +7804,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;

@@ -1,0 +1,17 @@
+import type { SpanAttributes, Tracing } from './tracing.js';
+
+/**
+ * The process's tracing while it is on, for code that is handed no dependencies (token signing, deep in
+ * the domain): OpenTelemetry's own API works this way (one global provider, a no-op until one is set),
+ * but importing it would load it while tracing is off. Set by `createTracing` and cleared by its shutdown.
+ */
+let active: Pick<Tracing, 'inSpan'> | undefined;
+
+export function setActiveTracing(tracing: Pick<Tracing, 'inSpan'> | undefined): void {
+  active = tracing;
+}
+
+/** `run` in a span named `name` when tracing is on and a request is traced; otherwise `run()` itself. */
+export function inSpan<T>(name: string, attributes: SpanAttributes, run: () => Promise<T>): Promise<T> {
+  return active ? active.inSpan(name, attributes, run) : run();
+}
