@@ -147,7 +147,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(Date.now() - activatedAt).toBeLessThan(6_000);
     expect(await page().locator('#machine-host').textContent()).toBe('vpn1.example.net');
     expect(await page().locator('#machine-ip').textContent()).toBe('203.0.113.7');
-    expect(await page().locator('#code-label').textContent()).toBe('Your install code is in use');
+    // The label follows the watched state in the page's next update, not necessarily in the same one.
+    await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('Your install code is in use');
     expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
     expect(await commandCard().isHidden()).toBe(true);
     await inState('activated');

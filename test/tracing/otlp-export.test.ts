@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
-import { spawnService, type SpawnedService } from '../support/spawn-service.js';
+import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 
 // The real process, as `npm start` runs it, sending its spans to a collector of the test's own. No time
 // is asserted: the spans are waited for.
@@ -18,7 +18,7 @@ const CLIENT = 3;
 async function databaseEnv(): Promise<{ env: Record<string, string>; scratch?: ScratchDatabase }> {
   if (!adminUrl) return { env: { DATA_DIR: 'memory://' } };
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_tracing');
-  return { env: { DATABASE_URL: scratch.url }, scratch };
+  return { env: { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK }, scratch };
 }
 
 /** A code issued over HTTP as the page does it. */
