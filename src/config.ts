@@ -46,6 +46,8 @@ const EnvSchema = z.object({
   SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -79,6 +81,8 @@ export interface Config {
   logLevel: LogLevel;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
+  /** Webhook targets: http allowed, private addresses allowed (metadata addresses never). */
+  webhookSafety: { allowHttp: boolean; allowPrivate: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -123,5 +127,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     logLevel: e.LOG_LEVEL,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    webhookSafety: { allowHttp: e.WEBHOOK_ALLOW_HTTP === 'true', allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true' },
   };
 }

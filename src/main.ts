@@ -6,6 +6,8 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
 import { startPruning, type PruningSchedule } from './domain/pruning.js';
+import { deliveryBacklog } from './domain/webhooks/deliveries.js';
+import { createWebhookWorker, startWebhookDelivery, type WebhookDelivery } from './domain/webhooks/delivery-loop.js';
 import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
 import { keyRingFromConfig } from './domain/signing-keys.js';
 import { createLogger, errorFields } from './logger.js';
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
 
   let database: DatabaseHandle | undefined;
   let pruning: PruningSchedule | undefined;
+  let webhooks: WebhookDelivery | undefined;
   let metricsServer: ServerType | undefined;
   let keyRefresh: { stop(): void } | undefined;
   const shutdown = (signal: string) => {
@@ -97,6 +100,7 @@ async function main(): Promise<void> {
       keyRefresh?.stop();
       server.close(async () => {
         await pruning?.stop();
+        await webhooks?.stop();
         await database?.close();
         clearTimeout(force);
         logger.info('stopped');
@@ -122,7 +126,7 @@ async function main(): Promise<void> {
   if (!keys || stopping) return;
 
   const ready = database;
-  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true });
+  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true, webhookBacklog: () => deliveryBacklog(ready.db, systemClock.now()) });
   const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics });
   handler = app.fetch;
   // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
@@ -136,6 +140,17 @@ async function main(): Promise<void> {
     : undefined;
   // Old rate-limit buckets, expired sessions, long-expired codes and old events: one instance at a time (advisory lock).
   pruning = startPruning(ready.db, systemClock, logger, { eventRetentionDays: config.eventRetentionDays });
+  // Webhooks from the event trail, beside the server and never in a request: stopped on drain, like pruning.
+  const worker = createWebhookWorker({
+    db: ready.db,
+    clock: systemClock,
+    logger,
+    safety: config.webhookSafety,
+    keyEncryptionKey: config.keyEncryptionKey,
+    onAttempt: (outcome) => metrics.webhookAttempt(outcome),
+    onExpired: (count) => metrics.webhookExpired(count),
+  });
+  webhooks = startWebhookDelivery(worker, logger);
 }
 
 main().catch((err: unknown) => {

@@ -6,13 +6,14 @@ import { registerEventsCommands } from './events-commands.js';
 import { registerKeysCommands } from './keys-commands.js';
 import { registerServersCommands } from './servers-commands.js';
 import { registerServiceCommands } from './service-commands.js';
+import { registerWebhooksCommands } from './webhooks-commands.js';
 
 /** The whole `slowdns` command tree; `exitOverride` lets the entry file decide every exit code. */
 export function buildProgram(context: CliContext): Command {
   const program = new Command('slowdns')
     .description(
       'Operate the SlowDNS activation service. serve, migrate, prune and keys act on the database named by the environment (DATABASE_URL or DATA_DIR); ' +
-        'codes, activations, servers and events talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
+        'codes, activations, servers, events and webhooks talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
     )
     .exitOverride()
     .showSuggestionAfterError();
@@ -22,6 +23,7 @@ export function buildProgram(context: CliContext): Command {
   registerActivationsCommands(program, context);
   registerServersCommands(program, context);
   registerEventsCommands(program, context);
+  registerWebhooksCommands(program, context);
   // Every subcommand reports its usage errors the way the program does (exit code from the entry file).
   const inherit = (command: Command) => command.commands.forEach((c) => inherit(c.exitOverride()));
   inherit(program);

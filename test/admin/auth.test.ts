@@ -10,6 +10,15 @@ const routes = [
   ['GET', '/api/v2/admin/servers'],
   ['POST', '/api/v2/admin/servers/srv_0000000000000000/revoke'],
   ['GET', '/api/v2/admin/events'],
+  ['GET', '/api/v2/admin/webhooks'],
+  ['POST', '/api/v2/admin/webhooks'],
+  ['GET', '/api/v2/admin/webhooks/wh_0000000000000000'],
+  ['PATCH', '/api/v2/admin/webhooks/wh_0000000000000000'],
+  ['DELETE', '/api/v2/admin/webhooks/wh_0000000000000000'],
+  ['POST', '/api/v2/admin/webhooks/wh_0000000000000000/rotate-secret'],
+  ['POST', '/api/v2/admin/webhooks/wh_0000000000000000/test'],
+  ['GET', '/api/v2/admin/webhooks/wh_0000000000000000/deliveries'],
+  ['POST', '/api/v2/admin/webhook-deliveries/whd_0000000000000000/replay'],
 ] as const;
 
 describe('the admin API asks for ADMIN_TOKEN', () => {
@@ -35,7 +44,24 @@ describe('the admin API asks for ADMIN_TOKEN', () => {
     const paths = t.document.paths as Record<string, Record<string, { tags: string[]; security: unknown; operationId: string }>>;
     const admin = Object.entries(paths).filter(([path]) => path.startsWith('/api/v2/admin/'));
     expect(admin.flatMap(([, ops]) => Object.values(ops).map((op) => op.operationId)).sort()).toEqual(
-      ['listActivations', 'listEvents', 'listInstallCodes', 'listServers', 'releaseActivation', 'revokeInstallCode', 'revokeServerAsOperator'],
+      [
+        'createWebhook',
+        'getWebhook',
+        'listActivations',
+        'listEvents',
+        'listInstallCodes',
+        'listServers',
+        'listWebhookDeliveries',
+        'listWebhooks',
+        'releaseActivation',
+        'removeWebhook',
+        'replayWebhookDelivery',
+        'revokeInstallCode',
+        'revokeServerAsOperator',
+        'rotateWebhookSecret',
+        'testWebhook',
+        'updateWebhook',
+      ],
     );
     for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });
   });

@@ -5,6 +5,8 @@ import { registerAdminActivations } from './activations.js';
 import { registerAdminEvents } from './events.js';
 import { registerAdminInstallCodes } from './install-codes.js';
 import { registerAdminServers } from './servers.js';
+import { registerAdminWebhookDeliveries } from './webhook-deliveries.js';
+import { registerAdminWebhooks } from './webhooks.js';
 
 /** The operator's API under /api/v2/admin/: lists with filters and cursors, and the operator actions. */
 export function registerAdmin(app: Router, deps: AppDeps): void {
@@ -13,4 +15,6 @@ export function registerAdmin(app: Router, deps: AppDeps): void {
   registerAdminActivations(app, deps);
   registerAdminServers(app, deps);
   registerAdminEvents(app, deps);
+  registerAdminWebhooks(app, deps);
+  registerAdminWebhookDeliveries(app, deps);
 }
