@@ -319,3 +319,27 @@ describe('webhooks: the safety rules again at delivery', () => {
     }
   });
 });
+
+describe('webhooks: an endpoint removed during an attempt', () => {
+  const t = useTestApp(OPT_IN);
+
+  it('the attempt ends without error and records nothing', async () => {
+    let removed: () => void = () => {};
+    const gone = new Promise<void>((resolve) => (removed = resolve));
+    const r = await startReceiver(() => (_, res) => void gone.then(() => res.writeHead(200).end()));
+    try {
+      const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
+      await writeEvent(t);
+      const { worker, outcomes } = testWorker(t);
+      const pass = worker.runOnce();
+      while (r.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect((await webhookRequest(t, `webhooks/${webhook_id}`, 'DELETE')).status).toBe(200);
+      removed();
+      await pass;
+      expect(outcomes).toEqual(['delivered']);
+      expect(await queryRows(t.database.db, sql`select * from webhook_attempts`)).toEqual([]);
+    } finally {
+      await r.close();
+    }
+  });
+});

@@ -71,6 +71,8 @@ describe('webhooks: endpoints', () => {
     ['too long', `https://hooks.example.com/${'a'.repeat(2100)}`],
     ['with credentials', 'https://user:pass@hooks.example.com/x'],
     ['at 127.0.0.1', 'https://127.0.0.1/x'],
+    ['at 127.0.0.1 written as a number', 'https://2130706433/x'],
+    ['at 127.0.0.1 written in hex', 'https://0x7f.1/x'],
     ['at 10.0.0.0/8', 'https://10.1.2.3/x'],
     ['at the metadata address', 'https://169.254.169.254/latest/meta-data'],
     ['at ::1', 'https://[::1]/x'],

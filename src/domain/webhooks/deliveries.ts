@@ -59,6 +59,12 @@ export async function recordAttempt(
   random?: () => number,
 ): Promise<'delivered' | 'retrying' | 'failed'> {
   return db.transaction(async (tx) => {
+    const attempts = delivery.attempts + 1;
+    const retryAt = outcome.delivered ? undefined : nextAttemptAt(attempts, attemptedAt, random);
+    const label = outcome.delivered ? 'delivered' : retryAt ? 'retrying' : 'failed';
+    // Removed with its endpoint while the attempt was under way: nothing left to record it on.
+    const [current] = await tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery.id)).for('update');
+    if (!current) return label;
     await tx.insert(webhookAttempts).values({
       deliveryId: delivery.id,
       attemptedAt,
@@ -67,9 +73,7 @@ export async function recordAttempt(
       error: outcome.error,
       responseExcerpt: outcome.responseExcerpt,
     });
-    const attempts = delivery.attempts + 1;
-    const retryAt = outcome.delivered ? undefined : nextAttemptAt(attempts, attemptedAt, random);
-    const label = outcome.delivered ? 'delivered' : retryAt ? 'retrying' : 'failed';
+    // Only while the lease is still this attempt's: one that expired was taken over, and the new holder decides.
     await tx
       .update(webhookDeliveries)
       .set({
