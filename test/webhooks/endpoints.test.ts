@@ -94,6 +94,12 @@ describe('webhooks: endpoints', () => {
     await expectError(await webhookRequest(t, 'webhooks/wh_0123456789abcdef', 'PATCH', { paused: 'yes' }), 400, 'validation_failed');
   });
 
+  it('refuses a 51st endpoint with 409 webhook_endpoint_limit_reached', async () => {
+    for (let i = 0; i < 50; i++) await addWebhook(t, `https://hooks.example.com/${i}`);
+    await expectError(await webhookRequest(t, 'webhooks', 'POST', { url: 'https://hooks.example.com/51', events: ['*'] }), 409, 'webhook_endpoint_limit_reached');
+    expect((await (await webhookRequest(t, 'webhooks', 'GET')).json()).data.items).toHaveLength(50);
+  });
+
   it('needs the operator token', async () => {
     await expectError(await t.request('/api/v2/admin/webhooks'), 401, 'admin_token_invalid');
   });

@@ -2506,7 +2506,84 @@ export interface components {
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
          *     }
          */
-        CreatedWebhook: components["schemas"]["WebhookEndpointRecord"] & {
+        CreatedWebhook: {
+            /**
+             * @description The endpoint's id: `wh_` and 16 hex characters.
+             * @example wh_5d2e8f1a3b4c6d70
+             */
+            webhook_id: string;
+            /**
+             * @description The whole URL. URLs often carry secrets: an operator with read scope only (once named operator tokens exist) will see `url_host` and not this field.
+             * @example https://hooks.example.com/slowdns
+             */
+            url: string;
+            /**
+             * @description The URL's host (and port): what every operator may see.
+             * @example hooks.example.com
+             */
+            url_host: string;
+            /** @example Billing: confirmed installs */
+            description: string | null;
+            /**
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEventFilter"][];
+            /**
+             * @description `disabled`: failed for 5 days; resume it to enable it again.
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled" | "paused" | "disabled";
+            /**
+             * @description `failing`: the last attempt failed (since `failing_since`).
+             * @example healthy
+             * @enum {string}
+             */
+            health: "healthy" | "failing" | "paused" | "disabled";
+            /**
+             * Format: int32
+             * @description Messages not yet delivered and still to be tried.
+             * @example 0
+             */
+            pending_deliveries: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The last delivered attempt.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_success_at: string | null;
+            /**
+             * Format: date-time
+             * @description The last failed attempt.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_failure_at: string | null;
+            /**
+             * Format: date-time
+             * @description The first failure since the last success; 5 days of failures disable the endpoint.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, the previous secret signs too until then.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            previous_secret_expires_at: string | null;
             /**
              * @description The signing secret (Standard Webhooks: `whsec_` and base64): shown once, here.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
@@ -2519,6 +2596,85 @@ export interface components {
          * @enum {string}
          */
         WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/slowdns",
+         *       "events": [
+         *         "activation.confirmed",
+         *         "server.revoked"
+         *       ],
+         *       "description": "Billing: confirmed installs"
+         *     }
+         */
+        CreateWebhookRequest: {
+            /**
+             * @description Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").
+             * @example https://hooks.example.com/slowdns
+             */
+            url: string;
+            /**
+             * @description The event types to receive; `["*"]` for all.
+             * @example [
+             *       "activation.confirmed",
+             *       "server.revoked"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEventFilter"][];
+            /**
+             * @description A note for operators.
+             * @example Billing: confirmed installs
+             */
+            description?: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *           "url": "https://hooks.example.com/slowdns",
+         *           "url_host": "hooks.example.com",
+         *           "description": "Billing: confirmed installs",
+         *           "events": [
+         *             "*"
+         *           ],
+         *           "status": "enabled",
+         *           "health": "healthy",
+         *           "pending_deliveries": 0,
+         *           "created_at": "2026-11-22T10:15:00+00:00",
+         *           "last_success_at": "2026-11-22T10:05:00+00:00",
+         *           "last_failure_at": "2026-11-22T10:05:00+00:00",
+         *           "failing_since": "2026-11-22T10:05:00+00:00",
+         *           "disabled_at": "2026-11-22T10:05:00+00:00",
+         *           "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookEndpointList: {
+            /**
+             * @example [
+             *       {
+             *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+             *         "url": "https://hooks.example.com/slowdns",
+             *         "url_host": "hooks.example.com",
+             *         "description": "Billing: confirmed installs",
+             *         "events": [
+             *           "*"
+             *         ],
+             *         "status": "enabled",
+             *         "health": "healthy",
+             *         "pending_deliveries": 0,
+             *         "created_at": "2026-11-22T10:15:00+00:00",
+             *         "last_success_at": "2026-11-22T10:05:00+00:00",
+             *         "last_failure_at": "2026-11-22T10:05:00+00:00",
+             *         "failing_since": "2026-11-22T10:05:00+00:00",
+             *         "disabled_at": "2026-11-22T10:05:00+00:00",
+             *         "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["WebhookEndpointRecord"][];
+        };
         /**
          * @example {
          *       "webhook_id": "wh_5d2e8f1a3b4c6d70",
@@ -2617,85 +2773,6 @@ export interface components {
              * @example 2026-11-22T10:05:00+00:00
              */
             previous_secret_expires_at: string | null;
-        };
-        /**
-         * @example {
-         *       "url": "https://hooks.example.com/slowdns",
-         *       "events": [
-         *         "activation.confirmed",
-         *         "server.revoked"
-         *       ],
-         *       "description": "Billing: confirmed installs"
-         *     }
-         */
-        CreateWebhookRequest: {
-            /**
-             * @description Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").
-             * @example https://hooks.example.com/slowdns
-             */
-            url: string;
-            /**
-             * @description The event types to receive; `["*"]` for all.
-             * @example [
-             *       "activation.confirmed",
-             *       "server.revoked"
-             *     ]
-             */
-            events: components["schemas"]["WebhookEventFilter"][];
-            /**
-             * @description A note for operators.
-             * @example Billing: confirmed installs
-             */
-            description?: string;
-        };
-        /**
-         * @example {
-         *       "items": [
-         *         {
-         *           "webhook_id": "wh_5d2e8f1a3b4c6d70",
-         *           "url": "https://hooks.example.com/slowdns",
-         *           "url_host": "hooks.example.com",
-         *           "description": "Billing: confirmed installs",
-         *           "events": [
-         *             "*"
-         *           ],
-         *           "status": "enabled",
-         *           "health": "healthy",
-         *           "pending_deliveries": 0,
-         *           "created_at": "2026-11-22T10:15:00+00:00",
-         *           "last_success_at": "2026-11-22T10:05:00+00:00",
-         *           "last_failure_at": "2026-11-22T10:05:00+00:00",
-         *           "failing_since": "2026-11-22T10:05:00+00:00",
-         *           "disabled_at": "2026-11-22T10:05:00+00:00",
-         *           "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
-         *         }
-         *       ]
-         *     }
-         */
-        WebhookEndpointList: {
-            /**
-             * @example [
-             *       {
-             *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
-             *         "url": "https://hooks.example.com/slowdns",
-             *         "url_host": "hooks.example.com",
-             *         "description": "Billing: confirmed installs",
-             *         "events": [
-             *           "*"
-             *         ],
-             *         "status": "enabled",
-             *         "health": "healthy",
-             *         "pending_deliveries": 0,
-             *         "created_at": "2026-11-22T10:15:00+00:00",
-             *         "last_success_at": "2026-11-22T10:05:00+00:00",
-             *         "last_failure_at": "2026-11-22T10:05:00+00:00",
-             *         "failing_since": "2026-11-22T10:05:00+00:00",
-             *         "disabled_at": "2026-11-22T10:05:00+00:00",
-             *         "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
-             *       }
-             *     ]
-             */
-            items: components["schemas"]["WebhookEndpointRecord"][];
         };
         /**
          * @example {
