@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
@@ -150,7 +150,7 @@ export async function rotateWebhookSecret(db: Database, id: string, kek: Buffer 
 export async function removeWebhookEndpoint(db: Database, id: string, now: Date, context: ChangeContext): Promise<void> {
   await db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
-    await tx.delete(webhookEndpoints).where(and(eq(webhookEndpoints.id, id)));
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     const event = endpointEvent('webhook_endpoint.removed', endpoint);
     await recordEvent(tx, context, now, { ...event, data: { ...event.data, ...operatorFields(context) } });
   });
