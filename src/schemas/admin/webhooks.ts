@@ -42,7 +42,7 @@ export const WebhookEndpointRecordSchema = z
     events: z.array(WebhookEventFilterSchema).max(EVENT_TYPES.length + 1),
     status: z.enum(['enabled', 'paused', 'disabled']).openapi({ description: '`disabled`: failed for 5 days; resume it to enable it again.', example: 'enabled' }),
     health: z.enum(['healthy', 'failing', 'paused', 'disabled']).openapi({ description: '`failing`: the last attempt failed (since `failing_since`).', example: 'healthy' }),
-    pending_deliveries: z.number().int().min(0).openapi({ format: 'int32', description: 'Messages not yet delivered and still to be tried.', example: 0 }),
+    pending_deliveries: z.number().int().min(0).max(2147483647).openapi({ format: 'int32', description: 'Messages not yet delivered and still to be tried.', example: 0 }),
     created_at: TimestampSchema,
     last_success_at: nullableTimestamp('The last delivered attempt.'),
     last_failure_at: nullableTimestamp('The last failed attempt.'),
@@ -90,7 +90,7 @@ export const RemovedWebhookSchema = z.object({ webhook_id: WebhookEndpointIdSche
 export const WebhookAttemptSchema = z
   .object({
     attempted_at: TimestampSchema,
-    duration_ms: z.number().int().min(0).openapi({ format: 'int32', example: 84 }),
+    duration_ms: z.number().int().min(0).max(2147483647).openapi({ format: 'int32', example: 84 }),
     status_code: z.number().int().min(0).max(999).nullable().openapi({ format: 'int32', description: 'The receiver\'s HTTP status; `null` when no answer came.', example: 200 }),
     error: z.string().max(300).nullable().openapi({ description: 'Why no answer came: `timeout` (10 s), `network: <code>`, `dns: <code>`, `refused: <reason>` (an address the safety rules refuse).', example: null }),
     response_excerpt: z.string().max(256).nullable().openapi({ description: 'The first 256 characters of the answer; never kept from a private target.', example: 'ok' }),
@@ -105,7 +105,7 @@ export const WebhookDeliveryRecordSchema = z
     type: z.string().max(64).openapi({ description: 'The event type, or `webhook.test`.', example: 'activation.confirmed' }),
     event_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().openapi({ format: 'int64', description: 'The event it carries; `null` for a test message.', example: 42 }),
     status: z.enum(['pending', 'delivered', 'failed']).openapi({ description: '`failed`: every attempt of the retry schedule failed; replay it to try again.', example: 'delivered' }),
-    attempt_count: z.number().int().min(0).openapi({ format: 'int32', description: 'Attempts in the current schedule (a replay starts it again).', example: 1 }),
+    attempt_count: z.number().int().min(0).max(2147483647).openapi({ format: 'int32', description: 'Attempts in the current schedule (a replay starts it again).', example: 1 }),
     next_attempt_at: nullableTimestamp('When it is tried next, while pending.'),
     created_at: TimestampSchema,
     delivered_at: nullableTimestamp('When a 2xx answered it.'),
