@@ -52,6 +52,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_PROFILE_FORCE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   // Read for one refusal only: the development rate limits never run where NODE_ENV says production.
   NODE_ENV: z.string().optional(),
+  WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -87,6 +89,8 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** RATE_LIMIT_PROFILE: the quotas the limiter counts against are the policies' times `quotaFactor`. */
   rateLimitProfile: { name: RateLimitProfileName; quotaFactor: number };
+  /** Webhook targets: http allowed, private addresses allowed (metadata addresses never). */
+  webhookSafety: { allowHttp: boolean; allowPrivate: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -138,5 +142,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     rateLimitProfile: { name: e.RATE_LIMIT_PROFILE, quotaFactor: rateLimitProfiles[e.RATE_LIMIT_PROFILE] },
+    webhookSafety: { allowHttp: e.WEBHOOK_ALLOW_HTTP === 'true', allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true' },
   };
 }

@@ -7,6 +7,8 @@ import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
 import { startPruning, type PruningSchedule } from './domain/pruning.js';
 import { keyProtection } from './domain/key-protection.js';
+import { deliveryBacklog } from './domain/webhooks/deliveries.js';
+import { createWebhookWorker, startWebhookDelivery, type WebhookDelivery } from './domain/webhooks/delivery-loop.js';
 import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
 import { keyRingFromConfig } from './domain/signing-keys.js';
 import { createLogger, errorFields } from './logger.js';
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
 
   let database: DatabaseHandle | undefined;
   let pruning: PruningSchedule | undefined;
+  let webhooks: WebhookDelivery | undefined;
   let metricsServer: ServerType | undefined;
   let keyRefresh: { stop(): void } | undefined;
   const shutdown = (signal: string) => {
@@ -117,6 +120,7 @@ async function main(): Promise<void> {
       keyRefresh?.stop();
       server.close(async () => {
         await pruning?.stop();
+        await webhooks?.stop();
         await database?.close();
         await tracing?.shutdown(TRACE_FLUSH_MS);
         clearTimeout(force);
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
   if (!keys || stopping) return;
 
   const ready = database;
-  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true });
+  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true, webhookBacklog: () => deliveryBacklog(ready.db, systemClock.now()) });
   tracing?.registerMetrics(metrics.registry);
   const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics, tracing });
   handler = app.fetch;
@@ -159,6 +163,17 @@ async function main(): Promise<void> {
     : undefined;
   // Old rate-limit buckets, expired sessions, long-expired codes and old events: one instance at a time (advisory lock).
   pruning = startPruning(ready.db, systemClock, logger, { eventRetentionDays: config.eventRetentionDays });
+  // Webhooks from the event trail, beside the server and never in a request: stopped on drain, like pruning.
+  const worker = createWebhookWorker({
+    db: ready.db,
+    clock: systemClock,
+    logger,
+    safety: config.webhookSafety,
+    keyEncryptionKey: config.keyEncryptionKey,
+    onAttempt: (outcome) => metrics.webhookAttempt(outcome),
+    onExpired: (count) => metrics.webhookExpired(count),
+  });
+  webhooks = startWebhookDelivery(worker, logger);
 }
 
 main().catch((err: unknown) => {

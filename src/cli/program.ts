@@ -7,13 +7,14 @@ import { registerKeysCommands } from './keys-commands.js';
 import { registerLimitsCommands } from './limits-commands.js';
 import { registerServersCommands } from './servers-commands.js';
 import { registerServiceCommands } from './service-commands.js';
+import { registerWebhooksCommands } from './webhooks-commands.js';
 
 /** The whole `slowdns` command tree; `exitOverride` lets the entry file decide every exit code. */
 export function buildProgram(context: CliContext): Command {
   const program = new Command('slowdns')
     .description(
       'Operate the SlowDNS activation service. serve, migrate, prune and keys act on the database named by the environment (DATABASE_URL or DATA_DIR); ' +
-        'codes, activations, servers, events and limits talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
+        'codes, activations, servers, events, limits and webhooks talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
     )
     .exitOverride()
     .showSuggestionAfterError();
@@ -24,6 +25,7 @@ export function buildProgram(context: CliContext): Command {
   registerServersCommands(program, context);
   registerEventsCommands(program, context);
   registerLimitsCommands(program, context);
+  registerWebhooksCommands(program, context);
   // Every subcommand reports its usage errors the way the program does (exit code from the entry file).
   const inherit = (command: Command) => command.commands.forEach((c) => inherit(c.exitOverride()));
   inherit(program);

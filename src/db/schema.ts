@@ -150,8 +150,8 @@ export const servers = pgTable(
 
 /**
  * The event trail: one row per state change, written in the transaction of the change, so it never
- * disagrees with the state. It is also the outbox webhooks will read: `delivered_at` stays null until
- * delivered. The id is a sequence (newest = largest); subjects are plain ids, not foreign keys, so an
+ * disagrees with the state. It is also the outbox webhooks read: `delivered_at` stays null until the
+ * event has been handed to the webhook deliveries of every endpoint then subscribed (src/domain/webhooks/dispatch.ts). The id is a sequence (newest = largest); subjects are plain ids, not foreign keys, so an
  * event outlives the pruning of what it names. Never a secret: hashes and public ids only.
  */
 export const events = pgTable(
@@ -160,7 +160,7 @@ export const events = pgTable(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     type: text('type').notNull(),
     occurredAt: at('occurred_at').notNull(),
-    actor: text('actor', { enum: ['installer', 'agent', 'operator', 'browser'] }).notNull(),
+    actor: text('actor', { enum: ['installer', 'agent', 'operator', 'browser', 'service'] }).notNull(),
     installCodeId: text('install_code_id'),
     activationId: text('activation_id'),
     serverId: text('server_id'),
@@ -177,7 +177,7 @@ export const events = pgTable(
     index('events_activation_id_idx').on(t.activationId),
     index('events_server_id_idx').on(t.serverId),
     index('events_undelivered_idx').on(t.id).where(sql`${t.deliveredAt} is null`),
-    check('events_actor_check', sql`${t.actor} in ('installer', 'agent', 'operator', 'browser')`),
+    check('events_actor_check', sql`${t.actor} in ('installer', 'agent', 'operator', 'browser', 'service')`),
   ],
 );
 
@@ -212,4 +212,91 @@ export const rateLimitOverrides = pgTable(
     check('rate_limit_overrides_subject_check', sql`${t.subject} in ('ip', 'cidr', 'machine')`),
     check('rate_limit_overrides_quota_check', sql`${t.quota} between 1 and 10000`),
   ],
+);
+
+/**
+ * Webhook endpoints (src/domain/webhooks/). The secret signs; it is sealed under KEY_ENCRYPTION_KEY when
+ * one is set (`secret_sealed`), else kept in clear (`secret`): an HMAC key cannot be kept as a hash.
+ * During a rotation the previous secret signs too, until `previous_secret_expires_at`.
+ */
+/** An event type an endpoint asks for, or `*`. */
+export type WebhookEventFilter = '*' | `${string}.${string}`;
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    url: text('url').notNull(),
+    urlHost: text('url_host').notNull(),
+    description: text('description'),
+    /** Event types, or `["*"]` for all. */
+    eventTypes: jsonb('event_types').$type<WebhookEventFilter[]>().notNull(),
+    secret: text('secret'),
+    secretSealed: text('secret_sealed'),
+    previousSecret: text('previous_secret'),
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretExpiresAt: at('previous_secret_expires_at'),
+    status: text('status', { enum: ['enabled', 'paused', 'disabled'] }).notNull(),
+    createdAt: at('created_at').notNull(),
+    /** Since when every attempt has failed (null after a success): five days of it disable the endpoint. */
+    failingSince: at('failing_since'),
+    lastSuccessAt: at('last_success_at'),
+    lastFailureAt: at('last_failure_at'),
+    disabledAt: at('disabled_at'),
+  },
+  (t) => [
+    check('webhook_endpoints_status_check', sql`${t.status} in ('enabled', 'paused', 'disabled')`),
+    check('webhook_endpoints_secret_check', sql`(${t.secret} is null) <> (${t.secretSealed} is null)`),
+  ],
+);
+
+/**
+ * One message to one endpoint: an event (or a test message), its body fixed when it is made so every
+ * attempt sends the same bytes under the same `webhook-id`. `leased_until`/`lease_id`: the instance
+ * attempting it right now (claimed with FOR UPDATE SKIP LOCKED, released after the attempt).
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: bigint('event_id', { mode: 'number' }),
+    messageId: text('message_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: text('payload').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: at('next_attempt_at').notNull(),
+    leasedUntil: at('leased_until'),
+    leaseId: text('lease_id'),
+    createdAt: at('created_at').notNull(),
+    lastAttemptAt: at('last_attempt_at'),
+    deliveredAt: at('delivered_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_created_idx').on(t.createdAt),
+    check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),
+  ],
+);
+
+/** Each attempt of a delivery: when, how long, the status code or the network error, a short excerpt of the answer. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attemptedAt: at('attempted_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    responseExcerpt: text('response_excerpt'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attemptedAt)],
 );

@@ -4,7 +4,7 @@ import { rateLimitSubjectHash } from './rate-limits/limiter.js';
 
 export type EventRow = typeof events.$inferSelect;
 
-/** Who made a change: the installer, a server's agent, an operator (ADMIN_TOKEN) or the browser session that issued the code. */
+/** Who made a change: the installer, a server's agent, an operator (ADMIN_TOKEN), the browser session that issued the code, or the service itself (a webhook endpoint disabled after failing). */
 export type EventActor = EventRow['actor'];
 
 /** Every event type: `<object>.<verb>`, past tense. */
@@ -21,6 +21,12 @@ export const EVENT_TYPES = [
   'server.revoked',
   'rate_limit_override.created',
   'rate_limit_override.removed',
+  'webhook_endpoint.created',
+  'webhook_endpoint.paused',
+  'webhook_endpoint.resumed',
+  'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.removed',
+  'webhook_endpoint.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -26,28 +26,37 @@ export function keyEncryptionKeyId(kek: Buffer): string {
 
 const associatedData = (kid: string) => Buffer.from(`slowdns signing key\0${kid}`);
 
-export function sealPrivateJwk(kek: Buffer, kid: string, jwk: JWK): string {
+/** Seals a text under the KEK, bound to `associated` (a sealed value moved to another row does not open). */
+export function sealText(kek: Buffer, associated: Buffer, plain: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', kek, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(associatedData(kid));
-  const sealed = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  cipher.setAAD(associated);
+  const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
   return [VERSION, keyEncryptionKeyId(kek), iv.toString('base64url'), sealed.toString('base64url')].join('.');
 }
 
-export function openPrivateJwk(kek: Buffer, kid: string, sealed: string): JWK {
+/** Opens what `sealText` sealed; `what` names the row in the error (never its content). */
+export function openText(kek: Buffer, associated: Buffer, sealed: string, what: string): string {
   const [version, kekId, iv, body] = sealed.split('.');
-  if (version !== VERSION || !kekId || !iv || !body) throw new KeyEncryptionError(`signing key ${kid}: not a sealed key this version can read`);
+  if (version !== VERSION || !kekId || !iv || !body) throw new KeyEncryptionError(`${what}: not a sealed value this version can read`);
   if (kekId !== keyEncryptionKeyId(kek)) {
-    throw new KeyEncryptionError(`signing key ${kid} is encrypted under another KEY_ENCRYPTION_KEY (id ${kekId}; this one is ${keyEncryptionKeyId(kek)})`);
+    throw new KeyEncryptionError(`${what} is encrypted under another KEY_ENCRYPTION_KEY (id ${kekId}; this one is ${keyEncryptionKeyId(kek)})`);
   }
   const bytes = Buffer.from(body, 'base64url');
   try {
     const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
-    decipher.setAAD(associatedData(kid));
+    decipher.setAAD(associated);
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    const plain = Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]);
-    return JSON.parse(plain.toString('utf8')) as JWK;
+    return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
   } catch {
-    throw new KeyEncryptionError(`signing key ${kid} does not open with KEY_ENCRYPTION_KEY: the row was altered or belongs to another key id`);
+    throw new KeyEncryptionError(`${what} does not open with KEY_ENCRYPTION_KEY: the row was altered or belongs to another id`);
   }
+}
+
+export function sealPrivateJwk(kek: Buffer, kid: string, jwk: JWK): string {
+  return sealText(kek, associatedData(kid), JSON.stringify(jwk));
+}
+
+export function openPrivateJwk(kek: Buffer, kid: string, sealed: string): JWK {
+  return JSON.parse(openText(kek, associatedData(kid), sealed, `signing key ${kid}`)) as JWK;
 }

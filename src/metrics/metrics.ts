@@ -31,6 +31,12 @@ export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> =
   'server.revoked': ['agent', 'installer', 'operator', 'browser'],
   'rate_limit_override.created': ['operator'],
   'rate_limit_override.removed': ['operator'],
+  'webhook_endpoint.created': ['operator'],
+  'webhook_endpoint.paused': ['operator'],
+  'webhook_endpoint.resumed': ['operator'],
+  'webhook_endpoint.secret_rotated': ['operator'],
+  'webhook_endpoint.removed': ['operator'],
+  'webhook_endpoint.disabled': ['service'],
 };
 
 export interface MetricsOptions {
@@ -38,7 +44,13 @@ export interface MetricsOptions {
   poolStats?: () => Promise<PoolStats>;
   /** Node's process metrics (CPU, memory, event loop): on for the server, off in tests that build many apps. */
   processMetrics?: boolean;
+  /** Reads the webhook backlog at each scrape (pending deliveries, oldest age); left out, those gauges are not published. */
+  webhookBacklog?: () => Promise<{ pending: number; oldestAgeSeconds: number }>;
 }
+
+/** What a webhook attempt came to: delivered, failed and to be retried, or failed for good (the schedule done). */
+export const WEBHOOK_OUTCOMES = ['delivered', 'retrying', 'failed'] as const;
+export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 export interface Metrics {
   registry: Registry;
@@ -46,6 +58,9 @@ export interface Metrics {
   transition(type: Transition, actor: TransitionActor): void;
   refusal(policy: string): void;
   databaseError(kind: 'unavailable' | 'query'): void;
+  webhookAttempt(outcome: WebhookOutcome): void;
+  /** Undelivered webhook messages pruned after the retention. */
+  webhookExpired(count: number): void;
 }
 
 /** One registry per app: tests build several apps in one process, and each must count only its own. */
@@ -87,6 +102,46 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
   for (const kind of ['unavailable', 'query']) databaseErrors.inc({ kind }, 0);
+
+  const webhookAttempts = new Counter({
+    name: 'slowdns_webhook_deliveries_total',
+    help: 'Webhook attempts by outcome: delivered (2xx within 10 s), retrying (failed, tried again later), failed (failed, the retry schedule done).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
+  const webhookExpired = new Counter({
+    name: 'slowdns_webhook_deliveries_expired_total',
+    help: 'Undelivered webhook messages pruned after 14 days (pending on a paused or disabled endpoint, or failed).',
+    registers,
+  });
+
+  const { webhookBacklog } = options;
+  if (webhookBacklog) {
+    let latest: Promise<{ pending: number; oldestAgeSeconds: number } | undefined> | undefined;
+    const read = () =>
+      (latest ??= webhookBacklog()
+        .catch(() => undefined)
+        .finally(() => setTimeout(() => (latest = undefined), 0)));
+    new Gauge({
+      name: 'slowdns_webhook_deliveries_pending',
+      help: 'Webhook messages not yet delivered and still to be tried (every instance, from the database).',
+      registers,
+      async collect() {
+        const backlog = await read();
+        if (backlog) this.set(backlog.pending);
+      },
+    });
+    new Gauge({
+      name: 'slowdns_webhook_oldest_pending_age_seconds',
+      help: 'Age of the oldest pending webhook message (0 when none is pending).',
+      registers,
+      async collect() {
+        const backlog = await read();
+        if (backlog) this.set(backlog.oldestAgeSeconds);
+      },
+    });
+  }
 
   const { poolStats } = options;
   if (poolStats) {
@@ -141,5 +196,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     transition: (type, actor) => transitions.inc({ type, actor }),
     refusal: (policy) => refusals.inc({ policy }),
     databaseError: (kind) => databaseErrors.inc({ kind }),
+    webhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),
+    webhookExpired: (count) => webhookExpired.inc(count),
   };
 }

@@ -120,6 +120,22 @@ export function createTracing(settings: TracingSettings, logger: Logger): Tracin
       });
     },
     inSpan: (name, attributes, run) => inChildSpan(name, SpanKind.INTERNAL, attributes, run),
+    inRootSpan: (name, attributes, run, outcome) =>
+      tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes, root: true }, async (span) => {
+        try {
+          const result = await run();
+          const said = outcome(result);
+          span.setAttributes(said);
+          if (said[ATTR_ERROR_TYPE] !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
+          return result;
+        } catch (error) {
+          span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          throw error;
+        } finally {
+          span.end();
+        }
+      }),
     logFields: () => {
       const span = trace.getSpan(context.active());
       if (!span) return undefined;

@@ -21,6 +21,11 @@ export interface Tracing {
   statement: StatementTracer;
   /** Work of the request's own in a span (token signing), inside a recorded request span. */
   inSpan<T>(name: string, attributes: SpanAttributes, run: () => Promise<T>): Promise<T>;
+  /**
+   * Work of the service's own, outside any request (a webhook delivery attempt), as a client span that
+   * starts a trace of its own; `outcome` adds what the result says (an `error.type` marks it failed).
+   */
+  inRootSpan<T>(name: string, attributes: SpanAttributes, run: () => Promise<T>, outcome: (result: T) => SpanAttributes): Promise<T>;
   /** For each JSON log line: the active span's `trace_id` and `span_id`, when one is active. */
   logFields(): { trace_id: string; span_id: string } | undefined;
   /** Publishes the spans dropped and queued in the app's Prometheus registry. */

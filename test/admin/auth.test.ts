@@ -14,6 +14,15 @@ const routes = [
   ['GET', '/api/v2/admin/rate-limit-overrides'],
   ['DELETE', '/api/v2/admin/rate-limit-overrides/rlo_0000000000000000'],
   ['GET', '/api/v2/admin/rate-limit-usage'],
+  ['GET', '/api/v2/admin/webhooks'],
+  ['POST', '/api/v2/admin/webhooks'],
+  ['GET', '/api/v2/admin/webhooks/wh_0000000000000000'],
+  ['PATCH', '/api/v2/admin/webhooks/wh_0000000000000000'],
+  ['DELETE', '/api/v2/admin/webhooks/wh_0000000000000000'],
+  ['POST', '/api/v2/admin/webhooks/wh_0000000000000000/rotate-secret'],
+  ['POST', '/api/v2/admin/webhooks/wh_0000000000000000/test'],
+  ['GET', '/api/v2/admin/webhooks/wh_0000000000000000/deliveries'],
+  ['POST', '/api/v2/admin/webhook-deliveries/whd_0000000000000000/replay'],
 ] as const;
 
 describe('the admin API asks for ADMIN_TOKEN', () => {
@@ -41,16 +50,25 @@ describe('the admin API asks for ADMIN_TOKEN', () => {
     expect(admin.flatMap(([, ops]) => Object.values(ops).map((op) => op.operationId)).sort()).toEqual(
       [
         'createRateLimitOverride',
+        'createWebhook',
         'getRateLimitUsage',
+        'getWebhook',
         'listActivations',
         'listEvents',
         'listInstallCodes',
         'listRateLimitOverrides',
         'listServers',
+        'listWebhookDeliveries',
+        'listWebhooks',
         'releaseActivation',
         'removeRateLimitOverride',
+        'removeWebhook',
+        'replayWebhookDelivery',
         'revokeInstallCode',
         'revokeServerAsOperator',
+        'rotateWebhookSecret',
+        'testWebhook',
+        'updateWebhook',
       ],
     );
     for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });

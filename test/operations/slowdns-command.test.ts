@@ -128,6 +128,30 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(usage).toMatchObject({ code: 2, stderr: 'slowdns: give exactly one of --ip, --machine\n' });
   });
 
+  it('webhooks: add prints the secret once, list shows the health, pause, rotate-secret, remove; a refused URL is one line', async () => {
+    const added = await slowdns(['webhooks', 'add', 'https://hooks.example.com/slowdns', '--events', 'activation.confirmed,server.revoked', '--json'], operator);
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    const endpoint = JSON.parse(added.stdout);
+    expect(endpoint).toMatchObject({ webhook_id: expect.stringMatching(/^wh_/), secret: expect.stringMatching(/^whsec_/), events: ['activation.confirmed', 'server.revoked'] });
+    const paused = await slowdns(['webhooks', 'pause', endpoint.webhook_id], operator);
+    expect(paused.stdout).toContain(`${endpoint.webhook_id} is paused.`);
+    const list = await slowdns(['webhooks', 'list'], operator);
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID +HEALTH +HOST +EVENTS/);
+    expect(list.stdout).toContain(`${endpoint.webhook_id}  paused  hooks.example.com`);
+    expect(list.stdout).not.toContain(endpoint.secret);
+    const tested = JSON.parse((await slowdns(['webhooks', 'test', endpoint.webhook_id, '--json'], operator)).stdout);
+    expect(tested).toMatchObject({ type: 'webhook.test', status: 'pending' });
+    const deliveries = await slowdns(['webhooks', 'deliveries', endpoint.webhook_id], operator);
+    expect(deliveries.stdout).toMatch(new RegExp(`^${tested.delivery_id} +webhook\\.test +pending`, 'm'));
+    expect((await slowdns(['webhooks', 'replay', tested.delivery_id], operator)).stdout).toContain(`${tested.delivery_id} queued again.`);
+    const rotated = JSON.parse((await slowdns(['webhooks', 'rotate-secret', endpoint.webhook_id, '--json'], operator)).stdout);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect((await slowdns(['webhooks', 'remove', endpoint.webhook_id], operator)).stdout).toContain(`${endpoint.webhook_id} removed.`);
+    const refused = await slowdns(['webhooks', 'add', 'https://10.0.0.1/x'], operator);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/^slowdns: 400 webhook_url_not_allowed: .*10\.0\.0\.1/);
+  });
+
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
     // Independent runs, started together.
     const closed = await closedPort();

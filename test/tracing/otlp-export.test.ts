@@ -4,6 +4,8 @@ import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
+import { startReceiver } from '../webhooks/receiver.js';
+import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 
 // The real process, as `npm start` runs it, sending its spans to a collector of the test's own. No time
 // is asserted: the spans are waited for.
@@ -144,6 +146,52 @@ describe('traces at shutdown', { timeout: SPAWN_TIMEOUT_MS }, () => {
     } finally {
       await service.stop();
       await receiver.close();
+      await database.scratch?.drop();
+    }
+  });
+});
+
+describe('traces of webhook deliveries', { timeout: SPAWN_TIMEOUT_MS }, () => {
+  it('each attempt is a client span of a trace of its own, naming the host, never the URL', async () => {
+    const otlp = await startOtlpReceiver();
+    const hooks = await startReceiver();
+    const database = await databaseEnv();
+    const service = spawnService({
+      ...database.env,
+      ADMIN_TOKEN,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    try {
+      const port = await service.port;
+      await service.logged('ready');
+      const url = `${hooks.url}/secret-path-token`;
+      const created = await fetch(`http://127.0.0.1:${port}/api/v2/admin/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url, events: ['install_code.issued'] }),
+      });
+      expect(created.status).toBe(201);
+      const webhookId = ((await created.json()) as { data: { webhook_id: string } }).data.webhook_id;
+      await issueCode(port);
+
+      const span = await otlp.waitFor((s) => s.name === 'webhook delivery');
+      expect(span).toMatchObject({
+        kind: CLIENT,
+        parentSpanId: '',
+        statusCode: 0,
+        attributes: { 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'slowdns.webhook.endpoint_id': webhookId, 'slowdns.webhook.attempt': 1, 'http.response.status_code': 200 },
+      });
+      expect(hooks.received).toHaveLength(1);
+      expect(hooks.received[0]!.headers['webhook-id']).toBe(span.attributes['slowdns.webhook.message_id']);
+      expect(Buffer.concat(otlp.bodies.map((b) => b.body)).includes(Buffer.from('secret-path-token'))).toBe(false);
+    } finally {
+      await service.stop();
+      await hooks.close();
+      await otlp.close();
       await database.scratch?.drop();
     }
   });

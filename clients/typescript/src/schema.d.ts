@@ -691,6 +691,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Every endpoint (at most 50), newest first, with its health (`healthy`, `failing`, `paused`, `disabled`), pending deliveries and last success and failure; never its secret. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a webhook endpoint
+         * @description One endpoint as the list shows it. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Removes the endpoint with its deliveries and their attempts. Recorded as `webhook_endpoint.removed`. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        delete: operations["removeWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume a webhook endpoint
+         * @description `{"paused": true}` pauses: messages are still made for it and wait. `{"paused": false}` resumes: the waiting messages go out (several at once: receivers should not rely on their order, but on each body's `timestamp`); a disabled endpoint is enabled again. Recorded as `webhook_endpoint.paused` or `webhook_endpoint.resumed`; idempotent. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v2/admin/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Queues a `webhook.test` message (`data.webhook_endpoint_id`), signed and retried like any other; it goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the deliveries list. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network error, a short excerpt of the answer from public targets). No cursor. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/webhook-deliveries/{delivery_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delivery
+         * @description Sends a message again, delivered or not, with the same `webhook-id` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -748,7 +880,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "rate_limit_override_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -2371,11 +2503,11 @@ export interface components {
              */
             occurred_at: string;
             /**
-             * @description Who made the change.
+             * @description Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).
              * @example installer
              * @enum {string}
              */
-            actor: "installer" | "agent" | "operator" | "browser";
+            actor: "installer" | "agent" | "operator" | "browser" | "service";
             /**
              * @description The install code it is about, if any.
              * @example ic_5b2e9f0c81d4a7e3
@@ -2414,7 +2546,7 @@ export interface components {
             };
             /**
              * Format: date-time
-             * @description When a webhook delivered it (the table is an outbox); `null` until then.
+             * @description When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.
              * @example 2026-11-22T10:05:00+00:00
              */
             delivered_at: string | null;
@@ -2424,7 +2556,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
         /**
          * @description An operator's override of one rate limit for one address, network or machine, with who set it and why.
          * @example {
@@ -2780,6 +2912,538 @@ export interface components {
             /** @example root */
             created_by: string;
         } | null;
+        /**
+         * @example {
+         *       "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *       "url": "https://hooks.example.com/slowdns",
+         *       "url_host": "hooks.example.com",
+         *       "description": "Billing: confirmed installs",
+         *       "events": [
+         *         "activation.confirmed",
+         *         "server.revoked"
+         *       ],
+         *       "status": "enabled",
+         *       "health": "healthy",
+         *       "pending_deliveries": 0,
+         *       "created_at": "2026-11-22T10:00:00+00:00",
+         *       "last_success_at": null,
+         *       "last_failure_at": null,
+         *       "failing_since": null,
+         *       "disabled_at": null,
+         *       "previous_secret_expires_at": null,
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        CreatedWebhook: {
+            /**
+             * @description The endpoint's id: `wh_` and 16 hex characters.
+             * @example wh_5d2e8f1a3b4c6d70
+             */
+            webhook_id: string;
+            /**
+             * @description The whole URL. URLs often carry secrets: an operator with read scope only (once named operator tokens exist) will see `url_host` and not this field.
+             * @example https://hooks.example.com/slowdns
+             */
+            url: string;
+            /**
+             * @description The URL's host (and port): what every operator may see.
+             * @example hooks.example.com
+             */
+            url_host: string;
+            /** @example Billing: confirmed installs */
+            description: string | null;
+            /**
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEventFilter"][];
+            /**
+             * @description `disabled`: failed for 5 days; resume it to enable it again.
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled" | "paused" | "disabled";
+            /**
+             * @description `failing`: the last attempt failed (since `failing_since`).
+             * @example healthy
+             * @enum {string}
+             */
+            health: "healthy" | "failing" | "paused" | "disabled";
+            /**
+             * Format: int32
+             * @description Messages not yet delivered and still to be tried.
+             * @example 0
+             */
+            pending_deliveries: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The last delivered attempt.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_success_at: string | null;
+            /**
+             * Format: date-time
+             * @description The last failed attempt.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_failure_at: string | null;
+            /**
+             * Format: date-time
+             * @description The first failure since the last success; 5 days of failures disable the endpoint.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, the previous secret signs too until then.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * @description The signing secret (Standard Webhooks: `whsec_` and base64): shown once, here.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /**
+         * @description An event type, or `*` for every event.
+         * @example *
+         * @enum {string}
+         */
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/slowdns",
+         *       "events": [
+         *         "activation.confirmed",
+         *         "server.revoked"
+         *       ],
+         *       "description": "Billing: confirmed installs"
+         *     }
+         */
+        CreateWebhookRequest: {
+            /**
+             * @description Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").
+             * @example https://hooks.example.com/slowdns
+             */
+            url: string;
+            /**
+             * @description The event types to receive; `["*"]` for all.
+             * @example [
+             *       "activation.confirmed",
+             *       "server.revoked"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEventFilter"][];
+            /**
+             * @description A note for operators.
+             * @example Billing: confirmed installs
+             */
+            description?: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *           "url": "https://hooks.example.com/slowdns",
+         *           "url_host": "hooks.example.com",
+         *           "description": "Billing: confirmed installs",
+         *           "events": [
+         *             "*"
+         *           ],
+         *           "status": "enabled",
+         *           "health": "healthy",
+         *           "pending_deliveries": 0,
+         *           "created_at": "2026-11-22T10:15:00+00:00",
+         *           "last_success_at": "2026-11-22T10:05:00+00:00",
+         *           "last_failure_at": "2026-11-22T10:05:00+00:00",
+         *           "failing_since": "2026-11-22T10:05:00+00:00",
+         *           "disabled_at": "2026-11-22T10:05:00+00:00",
+         *           "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookEndpointList: {
+            /**
+             * @example [
+             *       {
+             *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+             *         "url": "https://hooks.example.com/slowdns",
+             *         "url_host": "hooks.example.com",
+             *         "description": "Billing: confirmed installs",
+             *         "events": [
+             *           "*"
+             *         ],
+             *         "status": "enabled",
+             *         "health": "healthy",
+             *         "pending_deliveries": 0,
+             *         "created_at": "2026-11-22T10:15:00+00:00",
+             *         "last_success_at": "2026-11-22T10:05:00+00:00",
+             *         "last_failure_at": "2026-11-22T10:05:00+00:00",
+             *         "failing_since": "2026-11-22T10:05:00+00:00",
+             *         "disabled_at": "2026-11-22T10:05:00+00:00",
+             *         "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["WebhookEndpointRecord"][];
+        };
+        /**
+         * @example {
+         *       "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *       "url": "https://hooks.example.com/slowdns",
+         *       "url_host": "hooks.example.com",
+         *       "description": "Billing: confirmed installs",
+         *       "events": [
+         *         "*"
+         *       ],
+         *       "status": "enabled",
+         *       "health": "healthy",
+         *       "pending_deliveries": 0,
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "last_success_at": "2026-11-22T10:05:00+00:00",
+         *       "last_failure_at": "2026-11-22T10:05:00+00:00",
+         *       "failing_since": "2026-11-22T10:05:00+00:00",
+         *       "disabled_at": "2026-11-22T10:05:00+00:00",
+         *       "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+         *     }
+         */
+        WebhookEndpointRecord: {
+            /**
+             * @description The endpoint's id: `wh_` and 16 hex characters.
+             * @example wh_5d2e8f1a3b4c6d70
+             */
+            webhook_id: string;
+            /**
+             * @description The whole URL. URLs often carry secrets: an operator with read scope only (once named operator tokens exist) will see `url_host` and not this field.
+             * @example https://hooks.example.com/slowdns
+             */
+            url: string;
+            /**
+             * @description The URL's host (and port): what every operator may see.
+             * @example hooks.example.com
+             */
+            url_host: string;
+            /** @example Billing: confirmed installs */
+            description: string | null;
+            /**
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEventFilter"][];
+            /**
+             * @description `disabled`: failed for 5 days; resume it to enable it again.
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled" | "paused" | "disabled";
+            /**
+             * @description `failing`: the last attempt failed (since `failing_since`).
+             * @example healthy
+             * @enum {string}
+             */
+            health: "healthy" | "failing" | "paused" | "disabled";
+            /**
+             * Format: int32
+             * @description Messages not yet delivered and still to be tried.
+             * @example 0
+             */
+            pending_deliveries: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The last delivered attempt.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_success_at: string | null;
+            /**
+             * Format: date-time
+             * @description The last failed attempt.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_failure_at: string | null;
+            /**
+             * Format: date-time
+             * @description The first failure since the last success; 5 days of failures disable the endpoint.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, the previous secret signs too until then.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            previous_secret_expires_at: string | null;
+        };
+        /**
+         * @example {
+         *       "paused": true
+         *     }
+         */
+        UpdateWebhookRequest: {
+            /**
+             * @description `true` pauses (messages wait), `false` resumes (and re-enables a disabled endpoint).
+             * @example true
+             */
+            paused: boolean;
+        };
+        /**
+         * @example {
+         *       "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *       "removed": true
+         *     }
+         */
+        RemovedWebhook: {
+            /**
+             * @description The endpoint's id: `wh_` and 16 hex characters.
+             * @example wh_5d2e8f1a3b4c6d70
+             */
+            webhook_id: string;
+            /**
+             * @example true
+             * @enum {boolean}
+             */
+            removed: true;
+        };
+        /**
+         * @example {
+         *       "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+         *       "previous_secret_expires_at": "2026-11-22T10:15:00+00:00"
+         *     }
+         */
+        RotatedWebhookSecret: {
+            /**
+             * @description The endpoint's id: `wh_` and 16 hex characters.
+             * @example wh_5d2e8f1a3b4c6d70
+             */
+            webhook_id: string;
+            /**
+             * @description The signing secret (Standard Webhooks: `whsec_` and base64): shown once, here.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            previous_secret_expires_at: string;
+        };
+        /**
+         * @example {
+         *       "delivery_id": "whd_0a1b2c3d4e5f6a7b",
+         *       "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *       "message_id": "evt_42",
+         *       "type": "activation.confirmed",
+         *       "event_id": 42,
+         *       "status": "delivered",
+         *       "attempt_count": 1,
+         *       "next_attempt_at": "2026-11-22T10:05:00+00:00",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "delivered_at": "2026-11-22T10:05:00+00:00",
+         *       "attempts": [
+         *         {
+         *           "attempted_at": "2026-11-22T10:15:00+00:00",
+         *           "duration_ms": 84,
+         *           "status_code": 200,
+         *           "error": null,
+         *           "response_excerpt": "ok"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDeliveryRecord: {
+            /**
+             * @description The delivery's id: `whd_` and 16 hex characters.
+             * @example whd_0a1b2c3d4e5f6a7b
+             */
+            delivery_id: string;
+            /**
+             * @description The endpoint's id: `wh_` and 16 hex characters.
+             * @example wh_5d2e8f1a3b4c6d70
+             */
+            webhook_id: string;
+            /**
+             * @description The `webhook-id` header: the same on every attempt and replay (`evt_<event id>`, or `msg_…` for a test message).
+             * @example evt_42
+             */
+            message_id: string;
+            /**
+             * @description The event type, or `webhook.test`.
+             * @example activation.confirmed
+             */
+            type: string;
+            /**
+             * Format: int64
+             * @description The event it carries; `null` for a test message.
+             * @example 42
+             */
+            event_id: number | null;
+            /**
+             * @description `failed`: every attempt of the retry schedule failed; replay it to try again.
+             * @example delivered
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /**
+             * Format: int32
+             * @description Attempts in the current schedule (a replay starts it again).
+             * @example 1
+             */
+            attempt_count: number;
+            /**
+             * Format: date-time
+             * @description When it is tried next, while pending.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When a 2xx answered it.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            delivered_at: string | null;
+            /**
+             * @description Every attempt, oldest first.
+             * @example [
+             *       {
+             *         "attempted_at": "2026-11-22T10:15:00+00:00",
+             *         "duration_ms": 84,
+             *         "status_code": 200,
+             *         "error": null,
+             *         "response_excerpt": "ok"
+             *       }
+             *     ]
+             */
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        /**
+         * @example {
+         *       "attempted_at": "2026-11-22T10:15:00+00:00",
+         *       "duration_ms": 84,
+         *       "status_code": 200,
+         *       "error": null,
+         *       "response_excerpt": "ok"
+         *     }
+         */
+        WebhookAttempt: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            attempted_at: string;
+            /**
+             * Format: int32
+             * @example 84
+             */
+            duration_ms: number;
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; `null` when no answer came.
+             * @example 200
+             */
+            status_code: number | null;
+            /**
+             * @description Why no answer came: `timeout` (10 s), `network: <code>`, `dns: <code>`, `refused: <reason>` (an address the safety rules refuse).
+             * @example null
+             */
+            error: string | null;
+            /**
+             * @description The first 256 characters of the answer; never kept from a private target.
+             * @example ok
+             */
+            response_excerpt: string | null;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "delivery_id": "whd_0a1b2c3d4e5f6a7b",
+         *           "webhook_id": "wh_5d2e8f1a3b4c6d70",
+         *           "message_id": "evt_42",
+         *           "type": "activation.confirmed",
+         *           "event_id": 42,
+         *           "status": "delivered",
+         *           "attempt_count": 1,
+         *           "next_attempt_at": "2026-11-22T10:05:00+00:00",
+         *           "created_at": "2026-11-22T10:15:00+00:00",
+         *           "delivered_at": "2026-11-22T10:05:00+00:00",
+         *           "attempts": [
+         *             {
+         *               "attempted_at": "2026-11-22T10:15:00+00:00",
+         *               "duration_ms": 84,
+         *               "status_code": 200,
+         *               "error": null,
+         *               "response_excerpt": "ok"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDeliveryList: {
+            /**
+             * @example [
+             *       {
+             *         "delivery_id": "whd_0a1b2c3d4e5f6a7b",
+             *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+             *         "message_id": "evt_42",
+             *         "type": "activation.confirmed",
+             *         "event_id": 42,
+             *         "status": "delivered",
+             *         "attempt_count": 1,
+             *         "next_attempt_at": "2026-11-22T10:05:00+00:00",
+             *         "created_at": "2026-11-22T10:15:00+00:00",
+             *         "delivered_at": "2026-11-22T10:05:00+00:00",
+             *         "attempts": [
+             *           {
+             *             "attempted_at": "2026-11-22T10:15:00+00:00",
+             *             "duration_ms": 84,
+             *             "status_code": 200,
+             *             "error": null,
+             *             "response_excerpt": "ok"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["WebhookDeliveryRecord"][];
+        };
     };
     responses: {
         /** @description `not_found`: no route has this path. Answered for any method. */
@@ -7742,6 +8406,1503 @@ export interface operations {
             };
             /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *             "url": "https://hooks.example.com/slowdns",
+                     *             "url_host": "hooks.example.com",
+                     *             "description": "Billing: confirmed installs",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "health": "healthy",
+                     *             "pending_deliveries": 0,
+                     *             "created_at": "2026-11-22T10:15:00+00:00",
+                     *             "last_success_at": "2026-11-22T10:05:00+00:00",
+                     *             "last_failure_at": "2026-11-22T10:05:00+00:00",
+                     *             "failing_since": "2026-11-22T10:05:00+00:00",
+                     *             "disabled_at": "2026-11-22T10:05:00+00:00",
+                     *             "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointList"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/slowdns",
+                 *       "events": [
+                 *         "activation.confirmed",
+                 *         "server.revoked"
+                 *       ],
+                 *       "description": "Billing: confirmed installs"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *         "url": "https://hooks.example.com/slowdns",
+                     *         "url_host": "hooks.example.com",
+                     *         "description": "Billing: confirmed installs",
+                     *         "events": [
+                     *           "activation.confirmed",
+                     *           "server.revoked"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "health": "healthy",
+                     *         "pending_deliveries": 0,
+                     *         "created_at": "2026-11-22T10:00:00+00:00",
+                     *         "last_success_at": null,
+                     *         "last_failure_at": null,
+                     *         "failing_since": null,
+                     *         "disabled_at": null,
+                     *         "previous_secret_expires_at": null,
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhook"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `webhook_url_not_allowed`: This URL cannot be a webhook target: see docs/operators.md, "Webhooks". `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id: `wh_` and 16 hex characters. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *         "url": "https://hooks.example.com/slowdns",
+                     *         "url_host": "hooks.example.com",
+                     *         "description": "Billing: confirmed installs",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "health": "healthy",
+                     *         "pending_deliveries": 0,
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "last_success_at": "2026-11-22T10:05:00+00:00",
+                     *         "last_failure_at": "2026-11-22T10:05:00+00:00",
+                     *         "failing_since": "2026-11-22T10:05:00+00:00",
+                     *         "disabled_at": "2026-11-22T10:05:00+00:00",
+                     *         "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_endpoint_not_found`: No webhook endpoint has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id: `wh_` and 16 hex characters. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *         "removed": true
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RemovedWebhook"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_endpoint_not_found`: No webhook endpoint has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id: `wh_` and 16 hex characters. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "paused": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it now is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *         "url": "https://hooks.example.com/slowdns",
+                     *         "url_host": "hooks.example.com",
+                     *         "description": "Billing: confirmed installs",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "health": "healthy",
+                     *         "pending_deliveries": 0,
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "last_success_at": "2026-11-22T10:05:00+00:00",
+                     *         "last_failure_at": "2026-11-22T10:05:00+00:00",
+                     *         "failing_since": "2026-11-22T10:05:00+00:00",
+                     *         "disabled_at": "2026-11-22T10:05:00+00:00",
+                     *         "previous_secret_expires_at": "2026-11-22T10:05:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_endpoint_not_found`: No webhook endpoint has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id: `wh_` and 16 hex characters. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *         "previous_secret_expires_at": "2026-11-22T10:15:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RotatedWebhookSecret"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_endpoint_not_found`: No webhook endpoint has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id: `wh_` and 16 hex characters. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "delivery_id": "whd_0a1b2c3d4e5f6a7b",
+                     *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *         "message_id": "evt_42",
+                     *         "type": "activation.confirmed",
+                     *         "event_id": 42,
+                     *         "status": "delivered",
+                     *         "attempt_count": 1,
+                     *         "next_attempt_at": "2026-11-22T10:05:00+00:00",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "delivered_at": "2026-11-22T10:05:00+00:00",
+                     *         "attempts": [
+                     *           {
+                     *             "attempted_at": "2026-11-22T10:15:00+00:00",
+                     *             "duration_ms": 84,
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "response_excerpt": "ok"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeliveryRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_endpoint_not_found`: No webhook endpoint has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id: `wh_` and 16 hex characters. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "delivery_id": "whd_0a1b2c3d4e5f6a7b",
+                     *             "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *             "message_id": "evt_42",
+                     *             "type": "activation.confirmed",
+                     *             "event_id": 42,
+                     *             "status": "delivered",
+                     *             "attempt_count": 1,
+                     *             "next_attempt_at": "2026-11-22T10:05:00+00:00",
+                     *             "created_at": "2026-11-22T10:15:00+00:00",
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00",
+                     *             "attempts": [
+                     *               {
+                     *                 "attempted_at": "2026-11-22T10:15:00+00:00",
+                     *                 "duration_ms": 84,
+                     *                 "status_code": 200,
+                     *                 "error": null,
+                     *                 "response_excerpt": "ok"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeliveryList"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_endpoint_not_found`: No webhook endpoint has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery's id: `whd_` and 16 hex characters. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued again. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "delivery_id": "whd_0a1b2c3d4e5f6a7b",
+                     *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
+                     *         "message_id": "evt_42",
+                     *         "type": "activation.confirmed",
+                     *         "event_id": 42,
+                     *         "status": "delivered",
+                     *         "attempt_count": 1,
+                     *         "next_attempt_at": "2026-11-22T10:05:00+00:00",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "delivered_at": "2026-11-22T10:05:00+00:00",
+                     *         "attempts": [
+                     *           {
+                     *             "attempted_at": "2026-11-22T10:15:00+00:00",
+                     *             "duration_ms": 84,
+                     *             "status_code": 200,
+                     *             "error": null,
+                     *             "response_excerpt": "ok"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeliveryRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_delivery_not_found`: No webhook delivery has this id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];

@@ -7,6 +7,8 @@ import { registerAdminInstallCodes } from './install-codes.js';
 import { registerAdminRateLimitOverrides } from './rate-limit-overrides.js';
 import { registerAdminRateLimitUsage } from './rate-limit-usage.js';
 import { registerAdminServers } from './servers.js';
+import { registerAdminWebhookDeliveries } from './webhook-deliveries.js';
+import { registerAdminWebhooks } from './webhooks.js';
 
 /** The operator's API under /api/v2/admin/: lists with filters and cursors, and the operator actions. */
 export function registerAdmin(app: Router, deps: RouteDeps): void {
@@ -17,4 +19,6 @@ export function registerAdmin(app: Router, deps: RouteDeps): void {
   registerAdminEvents(app, deps);
   registerAdminRateLimitOverrides(app, deps);
   registerAdminRateLimitUsage(app, deps);
+  registerAdminWebhooks(app, deps);
+  registerAdminWebhookDeliveries(app, deps);
 }

@@ -24,7 +24,7 @@ export const EventRecordSchema = z
     event_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ format: 'int64', description: 'Sequential: a larger id was written later.', example: 42 }),
     type: EventTypeSchema,
     occurred_at: TimestampSchema,
-    actor: z.enum(['installer', 'agent', 'operator', 'browser']).openapi({ description: 'Who made the change.', example: 'installer' }),
+    actor: z.enum(['installer', 'agent', 'operator', 'browser', 'service']).openapi({ description: 'Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).', example: 'installer' }),
     install_code_id: InstallCodeIdSchema.nullable().openapi({ description: 'The install code it is about, if any.' }),
     activation_id: ActivationIdSchema.nullable().openapi({ description: 'The activation it is about, if any.' }),
     server_id: ServerIdSchema.nullable().openapi({ description: 'The server it is about, if any.', example: null }),
@@ -45,7 +45,7 @@ export const EventRecordSchema = z
       // Documented as one type list rather than zod's typeless anyOf, which Scalar's document check refuses.
       .record(z.string(), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]).openapi({ type: ['string', 'number', 'boolean', 'null'], maxLength: 256 }))
       .openapi({ description: 'Small facts about the change, never a secret (docs/operators.md, "The event trail").', example: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: '4c4c4544003957108052b4c04f384833' } }),
-    delivered_at: nullableTimestamp('When a webhook delivered it (the table is an outbox); `null` until then.'),
+    delivered_at: nullableTimestamp('When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.'),
   })
   .openapi('EventRecord');
 

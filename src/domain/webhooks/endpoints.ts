@@ -1,0 +1,157 @@
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
+import { ApiError } from '../../errors.js';
+import { recordEvent, type ChangeContext, type EventType } from '../events.js';
+import { openText, sealText } from '../key-encryption.js';
+import { randomId } from '../secret-hash.js';
+import { generateWebhookSecret } from './signing.js';
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** After a rotation the previous secret still signs for a day, so receivers can switch without losing a message. */
+export const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+/** At most this many endpoints: each one is a fan-out of every event. */
+export const MAX_WEBHOOK_ENDPOINTS = 50;
+
+const associatedData = (endpointId: string) => Buffer.from(`slowdns webhook secret\0${endpointId}`);
+
+/** A secret as it is stored: sealed under the KEK when there is one, else in clear (an HMAC key cannot be a hash). */
+function storedSecret(kek: Buffer | undefined, endpointId: string, secret: string): { clear: string | null; sealed: string | null } {
+  return kek ? { clear: null, sealed: sealText(kek, associatedData(endpointId), secret) } : { clear: secret, sealed: null };
+}
+
+function openSecret(kek: Buffer | undefined, endpointId: string, clear: string | null, sealed: string | null): string {
+  if (clear !== null) return clear;
+  if (!kek) throw new Error(`webhook endpoint ${endpointId}: its secret is sealed and KEY_ENCRYPTION_KEY is not set`);
+  return openText(kek, associatedData(endpointId), sealed!, `webhook endpoint ${endpointId} secret`);
+}
+
+/** The secrets that sign an endpoint's messages now: its secret, and the previous one during a rotation's overlap. */
+export function signingSecrets(endpoint: WebhookEndpointRow, kek: Buffer | undefined, now: Date): string[] {
+  const secrets = [openSecret(kek, endpoint.id, endpoint.secret, endpoint.secretSealed)];
+  if (endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now.getTime()) {
+    secrets.push(openSecret(kek, endpoint.id, endpoint.previousSecret, endpoint.previousSecretSealed));
+  }
+  return secrets;
+}
+
+function endpointEvent(type: EventType, endpoint: WebhookEndpointRow, extra: Record<string, string | null> = {}) {
+  // `operator`: the named operator of §17; today ADMIN_TOKEN is the only operator identity, `root`.
+  return { type, data: { webhook_endpoint_id: endpoint.id, url_host: endpoint.urlHost, ...extra } };
+}
+
+const operatorFields = (context: ChangeContext): Record<string, string> => (context.actor === 'operator' ? { operator: 'root' } : {});
+
+export async function createWebhookEndpoint(
+  db: Database,
+  input: { url: URL; events: WebhookEventFilter[]; description: string | undefined },
+  kek: Buffer | undefined,
+  now: Date,
+  context: ChangeContext,
+): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+  return db.transaction(async (tx) => {
+    const [{ count }] = (await tx.select({ count: sql<number>`count(*)::int` }).from(webhookEndpoints)) as [{ count: number }];
+    if (count >= MAX_WEBHOOK_ENDPOINTS) throw new ApiError('webhook_endpoint_limit_reached');
+    const id = randomId('wh_', 8);
+    const secret = generateWebhookSecret();
+    const stored = storedSecret(kek, id, secret);
+    const [endpoint] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id,
+        url: input.url.href,
+        urlHost: input.url.host,
+        description: input.description ?? null,
+        eventTypes: input.events,
+        secret: stored.clear,
+        secretSealed: stored.sealed,
+        status: 'enabled',
+        createdAt: now,
+      })
+      .returning();
+    const event = endpointEvent('webhook_endpoint.created', endpoint!);
+    await recordEvent(tx, context, now, { ...event, data: { ...event.data, ...operatorFields(context) } });
+    return { endpoint: endpoint!, secret };
+  });
+}
+
+export interface WebhookEndpointView {
+  endpoint: WebhookEndpointRow;
+  pendingDeliveries: number;
+}
+
+// Written out: drizzle leaves a column in a select list unqualified, which the subquery would read as its own.
+const pendingCount = sql<number>`(select count(*)::int from webhook_deliveries d where d.endpoint_id = webhook_endpoints.id and d.status = 'pending')`;
+
+export async function listWebhookEndpoints(db: Database): Promise<WebhookEndpointView[]> {
+  const rows = await db.select({ endpoint: webhookEndpoints, pendingDeliveries: pendingCount }).from(webhookEndpoints).orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id));
+  return rows;
+}
+
+export async function getWebhookEndpoint(db: Database, id: string): Promise<WebhookEndpointView> {
+  const [row] = await db.select({ endpoint: webhookEndpoints, pendingDeliveries: pendingCount }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  if (!row) throw new ApiError('webhook_endpoint_not_found');
+  return row;
+}
+
+async function lockedEndpoint(tx: Database, id: string): Promise<WebhookEndpointRow> {
+  const [endpoint] = await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).for('update');
+  if (!endpoint) throw new ApiError('webhook_endpoint_not_found');
+  return endpoint;
+}
+
+/**
+ * Pauses (deliveries are still made, and wait) or resumes an endpoint; resuming a disabled endpoint
+ * enables it again, its failing streak forgotten. Idempotent: no event when nothing changes.
+ */
+export async function setWebhookEndpointPaused(db: Database, id: string, paused: boolean, now: Date, context: ChangeContext): Promise<WebhookEndpointRow> {
+  return db.transaction(async (tx) => {
+    const endpoint = await lockedEndpoint(tx, id);
+    const status = paused ? 'paused' : 'enabled';
+    if (endpoint.status === status) return endpoint;
+    const [updated] = await tx
+      .update(webhookEndpoints)
+      .set({ status, ...(paused ? {} : { failingSince: null, disabledAt: null }) })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    const event = endpointEvent(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', updated!);
+    await recordEvent(tx, context, now, { ...event, data: { ...event.data, ...operatorFields(context) } });
+    return updated!;
+  });
+}
+
+/** A new secret; the previous one keeps signing for SECRET_ROTATION_OVERLAP_SECONDS. */
+export async function rotateWebhookSecret(db: Database, id: string, kek: Buffer | undefined, now: Date, context: ChangeContext): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+  return db.transaction(async (tx) => {
+    const endpoint = await lockedEndpoint(tx, id);
+    const secret = generateWebhookSecret();
+    const stored = storedSecret(kek, id, secret);
+    const previous = storedSecret(kek, id, openSecret(kek, id, endpoint.secret, endpoint.secretSealed));
+    const [updated] = await tx
+      .update(webhookEndpoints)
+      .set({
+        secret: stored.clear,
+        secretSealed: stored.sealed,
+        previousSecret: previous.clear,
+        previousSecretSealed: previous.sealed,
+        previousSecretExpiresAt: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_SECONDS * 1000),
+      })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    const event = endpointEvent('webhook_endpoint.secret_rotated', updated!);
+    await recordEvent(tx, context, now, { ...event, data: { ...event.data, ...operatorFields(context) } });
+    return { endpoint: updated!, secret };
+  });
+}
+
+/** Removes an endpoint with its deliveries and their attempts. */
+export async function removeWebhookEndpoint(db: Database, id: string, now: Date, context: ChangeContext): Promise<void> {
+  await db.transaction(async (tx) => {
+    const endpoint = await lockedEndpoint(tx, id);
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    const event = endpointEvent('webhook_endpoint.removed', endpoint);
+    await recordEvent(tx, context, now, { ...event, data: { ...event.data, ...operatorFields(context) } });
+  });
+}

@@ -1,0 +1,183 @@
+import { createRoute } from '@hono/zod-openapi';
+import { toIsoOffset } from '../../clock.js';
+import type { AppDeps } from '../../deps.js';
+import type { EventType } from '../../domain/events.js';
+import { ApiError } from '../../errors.js';
+import { changeContext } from '../../http/change-context.js';
+import type { Router } from '../../http/router.js';
+import {
+  createWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  removeWebhookEndpoint,
+  rotateWebhookSecret,
+  setWebhookEndpointPaused,
+  type WebhookEndpointView,
+} from '../../domain/webhooks/endpoints.js';
+import { checkWebhookUrl, WebhookUrlRefused } from '../../domain/webhooks/url-safety.js';
+import { successEnvelope } from '../../schemas/envelope.js';
+import {
+  CreatedWebhookSchema,
+  CreateWebhookRequestSchema,
+  RemovedWebhookSchema,
+  RotatedWebhookSecretSchema,
+  UpdateWebhookRequestSchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointParamsSchema,
+  WebhookEndpointRecordSchema,
+} from '../../schemas/admin/webhooks.js';
+import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+const create = createRoute({
+  method: 'post',
+  path: '/api/v2/admin/webhooks',
+  operationId: 'createWebhook',
+  ...adminOperation,
+  summary: 'Add a webhook endpoint',
+  description: `Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
+  responses: {
+    201: { description: 'The endpoint, with its secret (shown once).', ...json(successEnvelope(CreatedWebhookSchema)) },
+    ...adminErrorResponses('webhook_url_not_allowed', 'webhook_endpoint_limit_reached', 'unsupported_media_type'),
+  },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/webhooks',
+  operationId: 'listWebhooks',
+  ...adminOperation,
+  summary: 'List webhook endpoints',
+  description: `Every endpoint (at most 50), newest first, with its health (\`healthy\`, \`failing\`, \`paused\`, \`disabled\`), pending deliveries and last success and failure; never its secret. ${ADMIN_AUTH_SENTENCE}`,
+  responses: { 200: { description: 'The endpoints.', ...json(successEnvelope(WebhookEndpointListSchema)) }, ...adminErrorResponses() },
+});
+
+const show = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/webhooks/{webhook_id}',
+  operationId: 'getWebhook',
+  ...adminOperation,
+  summary: 'Show a webhook endpoint',
+  description: `One endpoint as the list shows it. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: WebhookEndpointParamsSchema },
+  responses: { 200: { description: 'The endpoint.', ...json(successEnvelope(WebhookEndpointRecordSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+});
+
+const update = createRoute({
+  method: 'patch',
+  path: '/api/v2/admin/webhooks/{webhook_id}',
+  operationId: 'updateWebhook',
+  ...adminOperation,
+  summary: 'Pause or resume a webhook endpoint',
+  description: `\`{"paused": true}\` pauses: messages are still made for it and wait. \`{"paused": false}\` resumes: the waiting messages go out (several at once: receivers should not rely on their order, but on each body's \`timestamp\`); a disabled endpoint is enabled again. Recorded as \`webhook_endpoint.paused\` or \`webhook_endpoint.resumed\`; idempotent. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: WebhookEndpointParamsSchema, body: { required: true, ...json(UpdateWebhookRequestSchema) } },
+  responses: {
+    200: { description: 'The endpoint as it now is.', ...json(successEnvelope(WebhookEndpointRecordSchema)) },
+    ...adminErrorResponses('webhook_endpoint_not_found', 'unsupported_media_type'),
+  },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/api/v2/admin/webhooks/{webhook_id}',
+  operationId: 'removeWebhook',
+  ...adminOperation,
+  summary: 'Remove a webhook endpoint',
+  description: `Removes the endpoint with its deliveries and their attempts. Recorded as \`webhook_endpoint.removed\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: WebhookEndpointParamsSchema },
+  responses: { 200: { description: 'Removed.', ...json(successEnvelope(RemovedWebhookSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+});
+
+const rotate = createRoute({
+  method: 'post',
+  path: '/api/v2/admin/webhooks/{webhook_id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  ...adminOperation,
+  summary: 'Rotate a webhook endpoint\'s secret',
+  description: `A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: WebhookEndpointParamsSchema },
+  responses: { 200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+});
+
+type WebhookEventFilterName = '*' | EventType;
+
+const at = (d: Date | null) => (d ? toIsoOffset(d) : null);
+
+export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView) {
+  const health = e.status === 'enabled' ? (e.failingSince ? ('failing' as const) : ('healthy' as const)) : e.status;
+  return {
+    webhook_id: e.id,
+    url: e.url,
+    url_host: e.urlHost,
+    description: e.description,
+    events: e.eventTypes as WebhookEventFilterName[],
+    status: e.status,
+    health,
+    pending_deliveries: pendingDeliveries,
+    created_at: toIsoOffset(e.createdAt),
+    last_success_at: at(e.lastSuccessAt),
+    last_failure_at: at(e.lastFailureAt),
+    failing_since: at(e.failingSince),
+    disabled_at: at(e.disabledAt),
+    previous_secret_expires_at: at(e.previousSecretExpiresAt),
+  };
+}
+
+export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
+  const kek = deps.config.keyEncryptionKey;
+
+  app.openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    let url: URL;
+    try {
+      url = checkWebhookUrl(body.url, deps.config.webhookSafety);
+    } catch (err) {
+      if (err instanceof WebhookUrlRefused) throw new ApiError('webhook_url_not_allowed', `This URL cannot be a webhook target: ${err.message}.`);
+      throw err;
+    }
+    const context = changeContext(c, 'operator');
+    const events = [...new Set(body.events)];
+    const { endpoint, secret } = await createWebhookEndpoint(deps.db, { url, events: events.includes('*') ? ['*'] : events, description: body.description }, kek, deps.clock.now(), context);
+    c.var.metrics.transition('webhook_endpoint.created', context.actor);
+    return c.json({ data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }), secret }, meta: { message: 'Webhook endpoint added. Keep the secret: it is not shown again.' } }, 201);
+  });
+
+  app.openapi(list, async (c) => {
+    const items = (await listWebhookEndpoints(deps.db)).map(webhookRecord);
+    return c.json({ data: { items }, meta: { message: `${items.length} webhook endpoints.` } }, 200);
+  });
+
+  app.openapi(show, async (c) => {
+    const { webhook_id } = c.req.valid('param');
+    return c.json({ data: webhookRecord(await getWebhookEndpoint(deps.db, webhook_id)), meta: { message: 'Webhook endpoint.' } }, 200);
+  });
+
+  app.openapi(update, async (c) => {
+    const { webhook_id } = c.req.valid('param');
+    const { paused } = c.req.valid('json');
+    const context = changeContext(c, 'operator');
+    const before = await getWebhookEndpoint(deps.db, webhook_id);
+    await setWebhookEndpointPaused(deps.db, webhook_id, paused, deps.clock.now(), context);
+    const after = await getWebhookEndpoint(deps.db, webhook_id);
+    if (before.endpoint.status !== after.endpoint.status) c.var.metrics.transition(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', context.actor);
+    return c.json({ data: webhookRecord(after), meta: { message: paused ? 'Webhook endpoint paused.' : 'Webhook endpoint enabled.' } }, 200);
+  });
+
+  app.openapi(remove, async (c) => {
+    const { webhook_id } = c.req.valid('param');
+    const context = changeContext(c, 'operator');
+    await removeWebhookEndpoint(deps.db, webhook_id, deps.clock.now(), context);
+    c.var.metrics.transition('webhook_endpoint.removed', context.actor);
+    return c.json({ data: { webhook_id, removed: true as const }, meta: { message: 'Webhook endpoint removed.' } }, 200);
+  });
+
+  app.openapi(rotate, async (c) => {
+    const { webhook_id } = c.req.valid('param');
+    const context = changeContext(c, 'operator');
+    const { endpoint, secret } = await rotateWebhookSecret(deps.db, webhook_id, kek, deps.clock.now(), context);
+    c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
+    return c.json({ data: { webhook_id, secret, previous_secret_expires_at: toIsoOffset(endpoint.previousSecretExpiresAt!) }, meta: { message: 'Secret rotated. Keep it: it is not shown again.' } }, 200);
+  });
+}
