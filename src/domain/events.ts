@@ -33,6 +33,16 @@ export interface ChangeContext {
   actor: EventActor;
   requestId?: string | undefined;
   clientKey?: string | undefined;
+  /** For an operator's change: who (the operator token's name; `root` for ADMIN_TOKEN), kept in each event's data. */
+  operator?: string | undefined;
+  /** For an operator's change: why, in their words (or null), kept in each event's data as `reason` when given. */
+  reason?: string | null | undefined;
+}
+
+/** The facts an operator's change adds to the data of each of its events: `operator`, and `reason` when the action takes one. */
+export function operatorEventData(context: ChangeContext): Record<string, string | null> {
+  if (context.operator === undefined) return {};
+  return context.reason === undefined ? { operator: context.operator } : { operator: context.operator, reason: context.reason };
 }
 
 export interface NewEvent {
@@ -65,7 +75,7 @@ export async function recordEvent(tx: Database, context: ChangeContext, now: Dat
       serverId: event.serverId ?? null,
       requestId: context.requestId ?? null,
       clientKeyHash,
-      data: event.data ?? {},
+      data: { ...event.data, ...operatorEventData(context) },
     })),
   );
 }

@@ -14,6 +14,9 @@ const routes = [
   ['GET', '/api/v2/admin/rate-limit-overrides'],
   ['DELETE', '/api/v2/admin/rate-limit-overrides/rlo_0000000000000000'],
   ['GET', '/api/v2/admin/rate-limit-usage'],
+  ['POST', '/api/v2/admin/tokens'],
+  ['GET', '/api/v2/admin/tokens'],
+  ['DELETE', '/api/v2/admin/tokens/opt_0000000000000000'],
 ] as const;
 
 describe('the admin API asks for ADMIN_TOKEN', () => {
@@ -40,20 +43,23 @@ describe('the admin API asks for ADMIN_TOKEN', () => {
     const admin = Object.entries(paths).filter(([path]) => path.startsWith('/api/v2/admin/'));
     expect(admin.flatMap(([, ops]) => Object.values(ops).map((op) => op.operationId)).sort()).toEqual(
       [
+        'createOperatorToken',
         'createRateLimitOverride',
         'getRateLimitUsage',
         'listActivations',
         'listEvents',
         'listInstallCodes',
+        'listOperatorTokens',
         'listRateLimitOverrides',
         'listServers',
         'releaseActivation',
         'removeRateLimitOverride',
         'revokeInstallCode',
+        'revokeOperatorToken',
         'revokeServerAsOperator',
       ],
     );
-    for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });
+    for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [expect.stringMatching(/^(read|write|root)$/)] }] });
   });
 });
 

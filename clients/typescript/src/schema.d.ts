@@ -492,7 +492,7 @@ export interface paths {
         };
         /**
          * List install codes
-         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listInstallCodes"];
         put?: never;
@@ -514,7 +514,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an install code
-         * @description Revokes an `issued` code (expired or not): a precheck or activate of it is then 410 `install_code_revoked`, even with a precheck token made before. Recorded as the event `install_code.revoked` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (`activated`, `consumed`) is 409 `install_code_unavailable`: release the activation instead (`releaseActivation` with `restore_install_code: false`). No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Revokes an `issued` code (expired or not): a precheck or activate of it is then 410 `install_code_revoked`, even with a precheck token made before. Recorded as the event `install_code.revoked` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (`activated`, `consumed`) is 409 `install_code_unavailable`: release the activation instead (`releaseActivation` with `restore_install_code: false`). The body is optional: `{"reason": "…"}` says why, kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["revokeInstallCode"];
         delete?: never;
@@ -532,7 +532,7 @@ export interface paths {
         };
         /**
          * List activations
-         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `since`/`until` on the creation time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `since`/`until` on the creation time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listActivations"];
         put?: never;
@@ -554,7 +554,7 @@ export interface paths {
         put?: never;
         /**
          * Force-release an activation
-         * @description Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With `{"restore_install_code": false}` the code is revoked instead, so that it can never be used again. Recorded as `activation.released` (`released_by: "operator"`) with `install_code.restored` or `install_code.revoked` and `server.revoked` as they apply. The body is optional. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 `activation_confirmed`: revoke its server instead. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With `{"restore_install_code": false}` the code is revoked instead, so that it can never be used again. Recorded as `activation.released` (`released_by: "operator"`) with `install_code.restored` or `install_code.revoked` and `server.revoked` as they apply. The body is optional; its `reason` says why, kept in the events with the operator's name. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 `activation_confirmed`: revoke its server instead. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["releaseActivation"];
         delete?: never;
@@ -572,7 +572,7 @@ export interface paths {
         };
         /**
          * List servers and their health
-         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listServers"];
         put?: never;
@@ -594,7 +594,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a server
-         * @description The operator revoke of `POST /revoke`, by path: the server's next check-in answers `status: "revoked"` and its reports are no longer recorded. Recorded as `server.revoked` with the operator as actor. Idempotent: a revoked server answers 200 with its first `revoked_at`. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The operator revoke of `POST /revoke`, by path: the server's next check-in answers `status: "revoked"` and its reports are no longer recorded. Recorded as `server.revoked` with the operator as actor. Idempotent: a revoked server answers 200 with its first `revoked_at`. The body is optional: `{"reason": "…"}` says why, kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["revokeServerAsOperator"];
         delete?: never;
@@ -612,7 +612,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listEvents"];
         put?: never;
@@ -632,7 +632,7 @@ export interface paths {
         };
         /**
          * List rate-limit overrides
-         * @description Overrides, newest set first, each with its `status` (`active`, `expired`, `removed`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by `status`) as a record of what applied when; `status=active` lists those in force. Filters: `status`, `limit_name`, `since`/`until` on the time it was set. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Overrides, newest set first, each with its `status` (`active`, `expired`, `removed`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by `status`) as a record of what applied when; `status=active` lists those in force. Filters: `status`, `limit_name`, `since`/`until` on the time it was set. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listRateLimitOverrides"];
         put?: never;
@@ -642,7 +642,7 @@ export interface paths {
          *
          *     The most specific override in place for a request's subject sets the quota of its bucket: a single address before any network, a narrower network before a wider one; a machine override sets the per-machine limits. Counting is unchanged: a request is still counted in every limit of its step, all or none, in the step's one statement, against the quota of each bucket. An IPv6 client is counted by its /64, so an `ip` override of an IPv6 address sets that whole /64 and an IPv6 `cidr` is /32 to /64; an IPv4 `cidr` is /16 to /32. The limit is 1 to 10000 (an override never makes a limit unlimited) and `expires_at` at most 365 days ahead (every override ends by itself). Each instance keeps the overrides in memory and reads them again at most every 8 s when it serves requests: one set or removed through any instance is in force on every instance within 10 s (at once on the instance that made the change).
          *
-         *     Refused with 400 `validation_failed`, nothing stored: a value that is not an address, network or machine id as `subject` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine override of a per-IP limit), a limit below 1 or above 10000, an `expires_at` missing, past or more than 365 days ahead, control characters (NUL included) in `value` or `reason`. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         *     Refused with 400 `validation_failed`, nothing stored: a value that is not an address, network or machine id as `subject` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine override of a per-IP limit), a limit below 1 or above 10000, an `expires_at` missing, past or more than 365 days ahead, control characters (NUL included) in `value` or `reason`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createRateLimitOverride"];
         delete?: never;
@@ -663,7 +663,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a rate-limit override
-         * @description The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as `removed`. The body is optional: `{"reason": "…"}` says why. Recorded as `rate_limit_override.removed` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as `removed`. The body is optional: `{"reason": "…"}` says why. Recorded as `rate_limit_override.removed` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         delete: operations["removeRateLimitOverride"];
         options?: never;
@@ -680,12 +680,56 @@ export interface paths {
         };
         /**
          * See where an address or machine stands in its rate limits
-         * @description For one client address (`ip`) or machine (`machine`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or `null` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description For one client address (`ip`) or machine (`machine`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or `null` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["getRateLimitUsage"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List named operator tokens
+         * @description Every named operator token, newest first, with its scope, status and last use; never the token. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["listOperatorTokens"];
+        put?: never;
+        /**
+         * Make a named operator token
+         * @description Makes a token that acts on the admin API as `name` with `scope` (`read`: lists and objects; `write`: those and the operator actions), until `expires_at` if given and until revoked. The answer holds the token, this once: the service keeps only its hash. Events of what it does name it (`operator`). Refused with 400 `validation_failed`, nothing stored: a name empty, longer than 64 characters, with control characters or `root`; a scope other than `read` or `write`; an `expires_at` not in the future. Only `ADMIN_TOKEN` manages tokens: a named token is 403 `admin_scope_insufficient`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        post: operations["createOperatorToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a named operator token
+         * @description The token is refused (401 `admin_token_invalid`) from the next request on, and stays listed as `revoked`. Idempotent: revoking a revoked token answers 200 with it as it is. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        delete: operations["revokeOperatorToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -748,7 +792,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "rate_limit_override_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1895,6 +1939,18 @@ export interface components {
         AdminTextFilter: string;
         /**
          * @example {
+         *       "reason": "Ticket 1234: the customer lost the machine."
+         *     }
+         */
+        OperatorActionRequest: {
+            /**
+             * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
+             * @example Ticket 1234: the customer lost the machine.
+             */
+            reason?: string;
+        };
+        /**
+         * @example {
          *       "items": [
          *         {
          *           "activation_id": "act_3f9a12b45cd67e89",
@@ -2082,7 +2138,8 @@ export interface components {
         ServerHealth: "active" | "stale" | "dead" | "revoked";
         /**
          * @example {
-         *       "restore_install_code": true
+         *       "restore_install_code": true,
+         *       "reason": "Ticket 1234: the customer lost the machine."
          *     }
          */
         OperatorReleaseRequest: {
@@ -2092,6 +2149,11 @@ export interface components {
              * @example true
              */
             restore_install_code: boolean;
+            /**
+             * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
+             * @example Ticket 1234: the customer lost the machine.
+             */
+            reason?: string;
         };
         /**
          * @example {
@@ -2780,6 +2842,144 @@ export interface components {
             /** @example root */
             created_by: string;
         } | null;
+        /**
+         * @description A named operator token just made, with the token itself (shown this once).
+         * @example {
+         *       "operator_token_id": "opt_3c9a1e7f05d2b468",
+         *       "name": "grafana",
+         *       "scope": "read",
+         *       "status": "active",
+         *       "created_at": "2026-11-22T10:00:00+00:00",
+         *       "expires_at": "2027-01-01T00:00:00+00:00",
+         *       "last_used_at": null,
+         *       "revoked_at": null,
+         *       "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
+         *     }
+         */
+        CreatedOperatorToken: components["schemas"]["OperatorTokenRecord"] & {
+            /**
+             * @description The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.
+             * @example sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe
+             */
+            token: string;
+        };
+        /**
+         * @description `read`: the lists and objects of the admin API. `write`: those and the operator actions (revoke, release, overrides). Only `ADMIN_TOKEN` manages operator tokens.
+         * @example read
+         * @enum {string}
+         */
+        OperatorTokenScope: "read" | "write";
+        /**
+         * @description `active`, `expired` (past `expires_at`) or `revoked`: only an active token is accepted.
+         * @example active
+         * @enum {string}
+         */
+        OperatorTokenStatus: "active" | "expired" | "revoked";
+        /**
+         * @description A named operator token: never the token itself (the service keeps only its hash).
+         * @example {
+         *       "operator_token_id": "opt_3c9a1e7f05d2b468",
+         *       "name": "grafana",
+         *       "scope": "read",
+         *       "status": "active",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:05:00+00:00",
+         *       "last_used_at": "2026-11-22T10:05:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00"
+         *     }
+         */
+        OperatorTokenRecord: {
+            /**
+             * @description An operator token's id (`opt_` + 16 lower-case hex characters): it names the token, and is not the token.
+             * @example opt_3c9a1e7f05d2b468
+             */
+            operator_token_id: string;
+            /**
+             * @description Who acts with it (`operator` in events).
+             * @example grafana
+             */
+            name: string;
+            scope: components["schemas"]["OperatorTokenScope"];
+            status: components["schemas"]["OperatorTokenStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops working by itself; `null`: never.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last accepted, to the minute (written at most once a minute); `null`: never used.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked; `null`: it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+        };
+        /**
+         * @example {
+         *       "name": "grafana",
+         *       "scope": "read",
+         *       "expires_at": "2027-01-01T00:00:00+00:00"
+         *     }
+         */
+        OperatorTokenRequest: {
+            /**
+             * @description Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters, no control characters, not `root` (that is `ADMIN_TOKEN`).
+             * @example grafana
+             */
+            name: string;
+            scope: components["schemas"]["OperatorTokenScope"];
+            /**
+             * Format: date-time
+             * @description When the token stops working, by itself: in the future (else 400 `validation_failed`). Left out, it works until revoked.
+             * @example 2027-01-01T00:00:00+00:00
+             */
+            expires_at?: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "operator_token_id": "opt_3c9a1e7f05d2b468",
+         *           "name": "grafana",
+         *           "scope": "read",
+         *           "status": "active",
+         *           "created_at": "2026-11-22T10:15:00+00:00",
+         *           "expires_at": "2026-11-22T10:05:00+00:00",
+         *           "last_used_at": "2026-11-22T10:05:00+00:00",
+         *           "revoked_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        OperatorTokenList: {
+            /**
+             * @example [
+             *       {
+             *         "operator_token_id": "opt_3c9a1e7f05d2b468",
+             *         "name": "grafana",
+             *         "scope": "read",
+             *         "status": "active",
+             *         "created_at": "2026-11-22T10:15:00+00:00",
+             *         "expires_at": "2026-11-22T10:05:00+00:00",
+             *         "last_used_at": "2026-11-22T10:05:00+00:00",
+             *         "revoked_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["OperatorTokenRecord"][];
+        };
     };
     responses: {
         /** @description `not_found`: no route has this path. Answered for any method. */
@@ -5824,7 +6024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5903,7 +6103,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
         responses: {
             /** @description The revoked code. */
             200: {
@@ -5964,7 +6173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6010,6 +6219,17 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -6165,7 +6385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6248,7 +6468,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "restore_install_code": true
+                 *       "restore_install_code": true,
+                 *       "reason": "Ticket 1234: the customer lost the machine."
                  *     }
                  */
                 "application/json": components["schemas"]["OperatorReleaseRequest"];
@@ -6304,7 +6525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6509,7 +6730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6588,7 +6809,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
         responses: {
             /** @description The server is revoked. */
             200: {
@@ -6639,7 +6869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6674,6 +6904,17 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -6807,7 +7048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6964,7 +7205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7117,7 +7358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7279,7 +7520,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7453,8 +7694,445 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listOperatorTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "operator_token_id": "opt_3c9a1e7f05d2b468",
+                     *             "name": "grafana",
+                     *             "scope": "read",
+                     *             "status": "active",
+                     *             "created_at": "2026-11-22T10:15:00+00:00",
+                     *             "expires_at": "2026-11-22T10:05:00+00:00",
+                     *             "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *             "revoked_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OperatorTokenList"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "grafana",
+                 *       "scope": "read",
+                 *       "expires_at": "2027-01-01T00:00:00+00:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "operator_token_id": "opt_3c9a1e7f05d2b468",
+                     *         "name": "grafana",
+                     *         "scope": "read",
+                     *         "status": "active",
+                     *         "created_at": "2026-11-22T10:00:00+00:00",
+                     *         "expires_at": "2027-01-01T00:00:00+00:00",
+                     *         "last_used_at": null,
+                     *         "revoked_at": null,
+                     *         "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedOperatorToken"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An operator token's id (`opt_` + 16 lower-case hex characters): it names the token, and is not the token. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "operator_token_id": "opt_3c9a1e7f05d2b468",
+                     *         "name": "grafana",
+                     *         "scope": "read",
+                     *         "status": "active",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "expires_at": "2026-11-22T10:05:00+00:00",
+                     *         "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OperatorTokenRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `operator_token_not_found`: No operator token has this id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];

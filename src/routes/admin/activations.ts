@@ -5,7 +5,7 @@ import { listActivations, type ActivationListItem } from '../../domain/admin/act
 import { serverHealth } from '../../domain/admin/server-list.js';
 import { releaseActivation } from '../../domain/activations.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
-import { changeContext } from '../../http/change-context.js';
+import { operatorChangeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseResultSchema } from '../../schemas/activation.js';
 import { ActivationIdParamsSchema, ActivationListQuerySchema, ActivationPageSchema, OperatorReleaseRequestSchema } from '../../schemas/admin/activations.js';
@@ -17,7 +17,7 @@ const list = createRoute({
   method: 'get',
   path: '/api/v2/admin/activations',
   operationId: 'listActivations',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List activations',
   description: `Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: \`status\`, \`machine_id\`, \`hostname\`, \`public_ip\` (exact), \`install_code_id\`, \`since\`/\`until\` on the creation time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ActivationListQuerySchema },
@@ -31,10 +31,9 @@ const release = createRoute({
   method: 'post',
   path: '/api/v2/admin/activations/{activation_id}/release',
   operationId: 'releaseActivation',
-  ...adminOperation,
+  ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Force-release an activation',
-  description: `Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With \`{"restore_install_code": false}\` the code is revoked instead, so that it can never be used again. Recorded as \`activation.released\` (\`released_by: "operator"\`) with \`install_code.restored\` or \`install_code.revoked\` and \`server.revoked\` as they apply. The body is optional. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 \`activation_confirmed\`: revoke its server instead. ${ADMIN_AUTH_SENTENCE}`,
-  middleware: [emptyJsonBodyAsObject],
+  description: `Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With \`{"restore_install_code": false}\` the code is revoked instead, so that it can never be used again. Recorded as \`activation.released\` (\`released_by: "operator"\`) with \`install_code.restored\` or \`install_code.revoked\` and \`server.revoked\` as they apply. The body is optional; its \`reason\` says why, kept in the events with the operator's name. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 \`activation_confirmed\`: revoke its server instead. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: ActivationIdParamsSchema, body: { required: false, content: { 'application/json': { schema: OperatorReleaseRequestSchema } } } },
   responses: {
     200: { description: 'The activation is released.', content: { 'application/json': { schema: successEnvelope(ReleaseResultSchema) } } },
@@ -71,8 +70,9 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
   app.openapi(release, async (c) => {
     const { activation_id } = c.req.valid('param');
     // Without a body (no Content-Type) the validator does not run, so its default does not apply either.
-    const restore = c.req.valid('json').restore_install_code !== false;
-    const context = changeContext(c, 'operator');
+    const body = c.req.valid('json');
+    const restore = body?.restore_install_code !== false;
+    const context = operatorChangeContext(c, body?.reason ?? null);
     const { activationId, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), context, { code: restore ? 'restore' : 'revoke' });
     if (released) c.var.metrics.transition('activation.released', context.actor);
     if (released && codeRestored) c.var.metrics.transition('install_code.restored', context.actor);

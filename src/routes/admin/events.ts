@@ -13,7 +13,7 @@ const list = createRoute({
   method: 'get',
   path: '/api/v2/admin/events',
   operationId: 'listEvents',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List events',
   description: `The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: \`type\`, \`subject_id\` (an install code, activation or server id), \`since\`/\`until\` on the time of the change. Events are kept \`EVENT_RETENTION_DAYS\` (90 by default). ${ADMIN_AUTH_SENTENCE}`,
   request: { query: EventListQuerySchema },

@@ -3,7 +3,9 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listServers, type ServerListItem } from '../../domain/admin/server-list.js';
 import { revokeServer } from '../../domain/servers.js';
-import { changeContext } from '../../http/change-context.js';
+import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
+import { operatorChangeContext } from '../../http/change-context.js';
+import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import { timeRange } from '../../schemas/admin/list.js';
 import { ServerIdParamsSchema, ServerListQuerySchema, ServerPageSchema } from '../../schemas/admin/servers.js';
@@ -15,7 +17,7 @@ const list = createRoute({
   method: 'get',
   path: '/api/v2/admin/servers',
   operationId: 'listServers',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List servers and their health',
   description: `Registered servers, newest first, with their health derived from check-ins (\`active\`, \`stale\` after two missed check-in intervals, \`dead\` after \`SERVER_DEAD_AFTER_SECONDS\`, \`revoked\`), last check-in, agent version and last report; never the agent token. Filters: \`status\` (a health), \`hostname\`, \`machine_id\`, \`since\`/\`until\` on the registration time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ServerListQuerySchema },
@@ -29,13 +31,13 @@ const revoke = createRoute({
   method: 'post',
   path: '/api/v2/admin/servers/{server_id}/revoke',
   operationId: 'revokeServerAsOperator',
-  ...adminOperation,
+  ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Revoke a server',
-  description: `The operator revoke of \`POST /revoke\`, by path: the server's next check-in answers \`status: "revoked"\` and its reports are no longer recorded. Recorded as \`server.revoked\` with the operator as actor. Idempotent: a revoked server answers 200 with its first \`revoked_at\`. No body. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: ServerIdParamsSchema },
+  description: `The operator revoke of \`POST /revoke\`, by path: the server's next check-in answers \`status: "revoked"\` and its reports are no longer recorded. Recorded as \`server.revoked\` with the operator as actor. Idempotent: a revoked server answers 200 with its first \`revoked_at\`. The body is optional: \`{"reason": "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: ServerIdParamsSchema, body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } } },
   responses: {
     200: { description: 'The server is revoked.', content: { 'application/json': { schema: successEnvelope(RevokeResultSchema) } } },
-    ...adminErrorResponses('server_not_found'),
+    ...adminErrorResponses('server_not_found', 'unsupported_media_type', 'payload_too_large'),
   },
 });
 
@@ -67,7 +69,8 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
 
   app.openapi(revoke, async (c) => {
     const { server_id } = c.req.valid('param');
-    const context = changeContext(c, 'operator');
+    // Without a body (no Content-Type) the validator does not run.
+    const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
     const { server, revoked } = await revokeServer(deps.db, server_id, deps.clock.now(), context);
     if (revoked) c.var.metrics.transition('server.revoked', context.actor);
     return c.json({ data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) }, meta: { message: 'Server revoked.' } }, 200);
