@@ -39,13 +39,13 @@ export function registerActivationsCommands(program: Command, context: CliContex
     row,
     columns,
   });
-  actionCommand<ReleaseResult, { json?: boolean; restore?: boolean }>(activations, context, {
+  actionCommand<ReleaseResult, { json?: boolean; restore?: boolean; reason?: string }>(activations, context, {
     name: 'release',
     argument: ['<activation_id>', 'the activation (act_…)'],
     description: 'force-release an unconfirmed activation, as the installer\'s release does; its server is revoked (idempotent)',
-    options: (c) => c.option('--no-restore', 'do not give the install code back: it is revoked instead'),
+    options: (c) => c.option('--no-restore', 'do not give the install code back: it is revoked instead').option('--reason <text>', 'why, kept in the events with the operator\'s name'),
     act: (api, id, flags) =>
-      api.POST('/api/v2/admin/activations/{activation_id}/release', { params: { path: { activation_id: id } }, body: { restore_install_code: flags.restore !== false } }),
+      api.POST('/api/v2/admin/activations/{activation_id}/release', { params: { path: { activation_id: id } }, body: { restore_install_code: flags.restore !== false, reason: flags.reason } }),
     row: (r) => ({ id: r.activation_id, status: r.status, install_code_restored: r.install_code_restored }),
     columns: ['id', 'status', 'install_code_restored'],
     done: (r) => `${r.activation_id} is ${r.status}${r.install_code_restored ? '; its install code can be used again' : ''}.`,

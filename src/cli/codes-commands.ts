@@ -30,11 +30,12 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
     row,
     columns,
   });
-  actionCommand<InstallCodeRecord, { json?: boolean }>(codes, context, {
+  actionCommand<InstallCodeRecord, { json?: boolean; reason?: string }>(codes, context, {
     name: 'revoke',
     argument: ['<install_code_id>', 'the code\'s id (ic_…), as `codes list` shows it'],
     description: 'revoke an issued code: it can no longer be prechecked or activated (idempotent)',
-    act: (api, id) => api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', { params: { path: { install_code_id: id } } }),
+    options: (c) => c.option('--reason <text>', 'why, kept in the event with the operator\'s name'),
+    act: (api, id, flags) => api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', { params: { path: { install_code_id: id } }, body: { reason: flags.reason } }),
     row,
     columns,
     done: (c) => `${c.install_code_id} is ${c.status}.`,

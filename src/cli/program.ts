@@ -7,6 +7,7 @@ import { registerKeysCommands } from './keys-commands.js';
 import { registerLimitsCommands } from './limits-commands.js';
 import { registerServersCommands } from './servers-commands.js';
 import { registerServiceCommands } from './service-commands.js';
+import { registerTokensCommands } from './tokens-commands.js';
 
 /** The whole `slowdns` command tree; `exitOverride` lets the entry file decide every exit code. */
 export function buildProgram(context: CliContext): Command {
@@ -24,6 +25,7 @@ export function buildProgram(context: CliContext): Command {
   registerServersCommands(program, context);
   registerEventsCommands(program, context);
   registerLimitsCommands(program, context);
+  registerTokensCommands(program, context);
   // Every subcommand reports its usage errors the way the program does (exit code from the entry file).
   const inherit = (command: Command) => command.commands.forEach((c) => inherit(c.exitOverride()));
   inherit(program);

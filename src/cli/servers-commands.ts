@@ -36,11 +36,12 @@ export function registerServersCommands(program: Command, context: CliContext): 
     row,
     columns,
   });
-  actionCommand<RevokeResult, { json?: boolean }>(servers, context, {
+  actionCommand<RevokeResult, { json?: boolean; reason?: string }>(servers, context, {
     name: 'revoke',
     argument: ['<server_id>', 'the server (srv_…)'],
     description: 'revoke a server: its agent token stops working and its next check-in is told so (idempotent)',
-    act: (api, id) => api.POST('/api/v2/admin/servers/{server_id}/revoke', { params: { path: { server_id: id } } }),
+    options: (c) => c.option('--reason <text>', 'why, kept in the event with the operator\'s name'),
+    act: (api, id, flags) => api.POST('/api/v2/admin/servers/{server_id}/revoke', { params: { path: { server_id: id } }, body: { reason: flags.reason } }),
     row: (r) => ({ id: r.server_id, status: r.status, revoked_at: r.revoked_at }),
     columns: ['id', 'status', 'revoked_at'],
     done: (r) => `${r.server_id} is ${r.status}.`,

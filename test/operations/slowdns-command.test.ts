@@ -128,6 +128,43 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(usage).toMatchObject({ code: 2, stderr: 'slowdns: give exactly one of --ip, --machine\n' });
   });
 
+  it('tokens: create shows the token once, a read token lists but cannot act, a write token acts with its name and reason on record, revoke ends it', async () => {
+    await t.reset();
+    t.clock.set(new Date());
+    const made = await slowdns(['tokens', 'create', 'dashboard', '--scope', 'read', '--expires', '30d', '--json'], operator);
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    const read = JSON.parse(made.stdout);
+    expect(read).toMatchObject({ operator_token_id: expect.stringMatching(/^opt_[0-9a-f]{16}$/), name: 'dashboard', scope: 'read', status: 'active', token: expect.stringMatching(/^sdo_/) });
+    const table = await slowdns(['tokens', 'create', 'alice', '--scope', 'write'], operator);
+    expect(table.code).toBe(0);
+    const writeToken = /: (sdo_\S+)\n/.exec(table.stdout)![1]!;
+    expect(table.stdout).toContain('Keep it now: it is not shown again.');
+
+    await issueCode(t);
+    const [code] = await t.database.db.select().from(installCodes);
+    const asRead = { ...operator, SLOWDNS_ADMIN_TOKEN: read.token };
+    const [listed, refused, mint] = await Promise.all([
+      slowdns(['codes', 'list', '--json'], asRead),
+      slowdns(['codes', 'revoke', code!.id], asRead),
+      slowdns(['tokens', 'create', 'escalated', '--scope', 'write'], { ...operator, SLOWDNS_ADMIN_TOKEN: writeToken }),
+    ]);
+    expect(JSON.parse(listed.stdout).items).toHaveLength(1);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^slowdns: 403 admin_scope_insufficient: [^\n]+\n$/);
+    expect(mint.stderr).toMatch(/^slowdns: 403 admin_scope_insufficient: [^\n]+\n$/);
+
+    const revoked = await slowdns(['codes', 'revoke', code!.id, '--reason', 'Ticket 7'], { ...operator, SLOWDNS_ADMIN_TOKEN: writeToken });
+    expect(revoked.code).toBe(0);
+    const events = JSON.parse((await slowdns(['events', 'list', '--type', 'install_code.revoked', '--json'], asRead)).stdout).items;
+    expect(events.map((e: Record<string, any>) => [e.actor, e.data.operator, e.data.reason])).toEqual([['operator', 'alice', 'Ticket 7']]);
+
+    const list = await slowdns(['tokens', 'list'], operator);
+    expect(list.stdout).toMatch(/^ID +NAME +SCOPE +STATUS +CREATED_AT +EXPIRES_AT +LAST_USED_AT/);
+    expect(list.stdout).not.toContain(read.token);
+    expect((await slowdns(['tokens', 'revoke', read.operator_token_id], operator)).stdout).toContain(`${read.operator_token_id} (dashboard) is revoked.`);
+    expect((await slowdns(['codes', 'list'], asRead)).stderr).toMatch(/^slowdns: 401 admin_token_invalid: /);
+  });
+
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
     // Independent runs, started together.
     const closed = await closedPort();
