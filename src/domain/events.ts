@@ -4,7 +4,7 @@ import { rateLimitSubjectHash } from './rate-limits/limiter.js';
 
 export type EventRow = typeof events.$inferSelect;
 
-/** Who made a change: the installer, a server's agent, an operator (ADMIN_TOKEN) or the browser session that issued the code. */
+/** Who made a change: the installer, a server's agent, an operator (an admin token; which one is `data.operator`) or the browser session that issued the code. */
 export type EventActor = EventRow['actor'];
 
 /** Every event type: `<object>.<verb>`, past tense. */
