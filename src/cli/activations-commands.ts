@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
 import type { CliContext } from './context.js';
+import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import type { components } from '../../clients/typescript/src/schema.js';
@@ -24,7 +25,14 @@ type ListFilters = ListFlags & { status?: ActivationRecord['status']; machineId?
 
 /** `activations list|release` over the admin API. */
 export function registerActivationsCommands(program: Command, context: CliContext): void {
-  const activations = program.command('activations').description('activations on a running service (admin API): list, release');
+  const activations = program.command('activations').description('activations on a running service (admin API): list, show, release');
+  showCommand<components['schemas']['ActivationWithEvents']>(activations, context, {
+    argument: ['<activation_id>', 'the activation (act_…)'],
+    description: 'one activation, its server, and its events, oldest first',
+    fetch: (api, id) => api.GET('/api/v2/admin/activations/{activation_id}', { params: { path: { activation_id: id } } }),
+    row,
+    columns,
+  });
   listCommand(activations, context, {
     description: 'activations, newest first, with their machine binding, requested ref, installer version, times and server',
     filters: (c) =>

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
 import type { CliContext } from './context.js';
+import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import type { components } from '../../clients/typescript/src/schema.js';
@@ -23,7 +24,14 @@ type ListFilters = ListFlags & { status?: ServerRecord['health']; hostname?: str
 
 /** `servers list|revoke` over the admin API. */
 export function registerServersCommands(program: Command, context: CliContext): void {
-  const servers = program.command('servers').description('registered servers on a running service (admin API): list, revoke');
+  const servers = program.command('servers').description('registered servers on a running service (admin API): list, show, revoke');
+  showCommand<components['schemas']['ServerWithEvents']>(servers, context, {
+    argument: ['<server_id>', 'the server (srv_…)'],
+    description: 'one server, its health, and its events, oldest first',
+    fetch: (api, id) => api.GET('/api/v2/admin/servers/{server_id}', { params: { path: { server_id: id } } }),
+    row,
+    columns,
+  });
   listCommand(servers, context, {
     description: 'servers, newest first, with their health from check-ins (active, stale, dead, revoked), last seen and agent version',
     filters: (c) =>

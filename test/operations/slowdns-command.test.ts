@@ -165,6 +165,30 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect((await slowdns(['codes', 'list'], asRead)).stderr).toMatch(/^slowdns: 401 admin_token_invalid: /);
   });
 
+  it('show: one code, activation or server with its events, oldest first, the operator and reason in them', async () => {
+    await t.reset();
+    const agent = await registeredServer(t);
+    const revoked = await slowdns(['servers', 'revoke', agent.serverId, '--reason', 'Decommissioned'], operator);
+    expect(revoked.code).toBe(0);
+    const [server, activation, code] = await Promise.all([
+      slowdns(['servers', 'show', agent.serverId], operator),
+      slowdns(['activations', 'show', agent.activationId, '--json'], operator),
+      slowdns(['codes', 'show', 'ic_0000000000000000'], operator),
+    ]);
+    expect(server.code).toBe(0);
+    expect(server.stdout).toMatch(/^ID +HEALTH +HOSTNAME/);
+    const events = server.stdout.split('Events, oldest first:\n')[1]!.trim().split('\n');
+    expect(events[0]).toMatch(/^ID +TYPE +OCCURRED_AT +ACTOR +REASON/);
+    expect(events.slice(1).map((line) => line.split(/ {2,}/).slice(1, 5))).toEqual([
+      ['server.registered', expect.any(String), 'installer', '-'],
+      ['server.revoked', expect.any(String), 'operator root', 'Decommissioned'],
+    ]);
+    expect(JSON.parse(activation.stdout)).toMatchObject({ activation_id: agent.activationId, server: { server_id: agent.serverId, status: 'revoked' } });
+    expect(JSON.parse(activation.stdout).events.map((e: Record<string, unknown>) => e.type)).toEqual(['install_code.activated', 'activation.created', 'server.registered', 'server.revoked']);
+    expect(code).toMatchObject({ code: 1, stdout: '' });
+    expect(code.stderr).toMatch(/^slowdns: 404 install_code_not_found: [^\n]+\n$/);
+  });
+
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
     // Independent runs, started together.
     const closed = await closedPort();

@@ -503,6 +503,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/install-codes/{install_code_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One install code with its events
+         * @description The code as `listInstallCodes` shows it, with `events`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 `install_code_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["getInstallCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/install-codes/{install_code_id}/revoke": {
         parameters: {
             query?: never;
@@ -543,6 +563,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/activations/{activation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One activation with its events
+         * @description The activation as `listActivations` shows it, with `events`: every event about it, oldest first (created, confirmed or released, its server registered and revoked, its code's, each with its actor, and an operator's name and reason). An unknown id is 404 `activation_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["getActivation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/activations/{activation_id}/release": {
         parameters: {
             query?: never;
@@ -575,6 +615,26 @@ export interface paths {
          * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/servers/{server_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One server with its events
+         * @description The server as `listServers` shows it (its health as of now), with `events`: every event about it, oldest first (registered, revoked, each with its actor, and an operator's name and reason). An unknown id is 404 `server_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["getServer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1938,6 +1998,223 @@ export interface components {
          */
         AdminTextFilter: string;
         /**
+         * @description An install code as the list shows it, with its events.
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "status": "issued",
+         *       "issued_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "activation": {
+         *         "activation_id": "act_3f9a12b45cd67e89",
+         *         "status": "confirmed",
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "created_at": "2026-11-22T10:15:00+00:00"
+         *       },
+         *       "events": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        InstallCodeWithEvents: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
+             * @example SDNS-SD-…HX3W8N
+             */
+            install_code_hint: string;
+            status: components["schemas"]["InstallCodeListStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was revoked; `null` if it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description The latest activation that used the code; `null` if none did.
+             * @example {
+             *       "activation_id": "act_3f9a12b45cd67e89",
+             *       "status": "confirmed",
+             *       "hostname": "vpn1.example.net",
+             *       "public_ip": "203.0.113.7",
+             *       "created_at": "2026-11-22T10:15:00+00:00"
+             *     }
+             */
+            activation: {
+                /**
+                 * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+                 * @example act_3f9a12b45cd67e89
+                 */
+                activation_id: string;
+                /**
+                 * @example confirmed
+                 * @enum {string}
+                 */
+                status: "activated" | "confirmed" | "released";
+                /**
+                 * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+                 * @example vpn1.example.net
+                 */
+                hostname: string;
+                /**
+                 * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+                 * @example 203.0.113.7
+                 */
+                public_ip: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+                 * @example 2026-11-22T10:15:00+00:00
+                 */
+                created_at: string;
+            } | null;
+            /**
+             * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
+             * @example [
+             *       {
+             *         "event_id": 42,
+             *         "type": "install_code.issued",
+             *         "occurred_at": "2026-11-22T10:15:00+00:00",
+             *         "actor": "installer",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "server_id": null,
+             *         "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+             *         "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+             *         "data": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833"
+             *         },
+             *         "delivered_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            events: components["schemas"]["EventRecord"][];
+        };
+        /**
+         * @example {
+         *       "event_id": 42,
+         *       "type": "install_code.issued",
+         *       "occurred_at": "2026-11-22T10:15:00+00:00",
+         *       "actor": "installer",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "server_id": null,
+         *       "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *       "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *       "data": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833"
+         *       },
+         *       "delivered_at": "2026-11-22T10:05:00+00:00"
+         *     }
+         */
+        EventRecord: {
+            /**
+             * Format: int64
+             * @description Sequential: a larger id was written later.
+             * @example 42
+             */
+            event_id: number;
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            occurred_at: string;
+            /**
+             * @description Who made the change.
+             * @example installer
+             * @enum {string}
+             */
+            actor: "installer" | "agent" | "operator" | "browser";
+            /**
+             * @description The install code it is about, if any.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string | null;
+            /**
+             * @description The activation it is about, if any.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string | null;
+            /**
+             * @description The server it is about, if any.
+             * @example null
+             */
+            server_id: string | null;
+            /**
+             * @description The `X-Request-Id` of the request that made the change.
+             * @example 5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90
+             */
+            request_id: string | null;
+            /**
+             * @description The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.
+             * @example 9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d
+             */
+            client_key_hash: string | null;
+            /**
+             * @description Small facts about the change, never a secret (docs/operators.md, "The event trail").
+             * @example {
+             *       "hostname": "vpn1.example.net",
+             *       "public_ip": "203.0.113.7",
+             *       "machine_id": "4c4c4544003957108052b4c04f384833"
+             *     }
+             */
+            data: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @description When a webhook delivered it (the table is an outbox); `null` until then.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            delivered_at: string | null;
+        };
+        /**
+         * @description `<object>.<verb>` in the past tense.
+         * @example install_code.issued
+         * @enum {string}
+         */
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed";
+        /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
          *     }
@@ -2136,6 +2413,156 @@ export interface components {
          * @enum {string}
          */
         ServerHealth: "active" | "stale" | "dead" | "revoked";
+        /**
+         * @description An activation as the list shows it, with its events.
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "status": "activated",
+         *       "machine_binding": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833",
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       },
+         *       "requested_ref": "main",
+         *       "installer_version": "2026.11.20.1",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+         *       "confirmed_at": "2026-11-22T10:05:00+00:00",
+         *       "released_at": "2026-11-22T10:05:00+00:00",
+         *       "install_code_restored": null,
+         *       "server": {
+         *         "server_id": "srv_9c1e0f4a7b2d3e58",
+         *         "status": "active",
+         *         "health": "active",
+         *         "last_seen_at": "2026-11-22T10:05:00+00:00"
+         *       },
+         *       "events": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        ActivationWithEvents: {
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            status: components["schemas"]["ActivationStatus"];
+            machine_binding: components["schemas"]["MachineBinding"];
+            /**
+             * @description Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.
+             * @example main
+             */
+            requested_ref: string;
+            /**
+             * @description Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.
+             * @example 2026.11.20.1
+             */
+            installer_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            install_token_expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was confirmed.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            confirmed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was released.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            released_at: string | null;
+            /**
+             * @description For a released activation, whether its release restored the code; `null` otherwise.
+             * @example null
+             */
+            install_code_restored: boolean | null;
+            /**
+             * @description The server registered for it (`POST /register`); `null` if none was.
+             * @example {
+             *       "server_id": "srv_9c1e0f4a7b2d3e58",
+             *       "status": "active",
+             *       "health": "active",
+             *       "last_seen_at": "2026-11-22T10:05:00+00:00"
+             *     }
+             */
+            server: {
+                /**
+                 * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+                 * @example srv_9c1e0f4a7b2d3e58
+                 */
+                server_id: string;
+                /**
+                 * @example active
+                 * @enum {string}
+                 */
+                status: "active" | "revoked";
+                health: components["schemas"]["ServerHealth"];
+                /**
+                 * Format: date-time
+                 * @description Its last accepted check-in.
+                 * @example 2026-11-22T10:05:00+00:00
+                 */
+                last_seen_at: string | null;
+            } | null;
+            /**
+             * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
+             * @example [
+             *       {
+             *         "event_id": 42,
+             *         "type": "install_code.issued",
+             *         "occurred_at": "2026-11-22T10:15:00+00:00",
+             *         "actor": "installer",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "server_id": null,
+             *         "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+             *         "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+             *         "data": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833"
+             *         },
+             *         "delivered_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            events: components["schemas"]["EventRecord"][];
+        };
         /**
          * @example {
          *       "restore_install_code": true,
@@ -2347,6 +2774,172 @@ export interface components {
             } | null;
         };
         /**
+         * @description A server as the list shows it, with its events.
+         * @example {
+         *       "server_id": "srv_9c1e0f4a7b2d3e58",
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "status": "active",
+         *       "health": "active",
+         *       "hostname": "vpn1.example.net",
+         *       "public_ip": "203.0.113.7",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "agent_version": "2026.11.20.1",
+         *       "registered_at": "2026-11-22T10:15:00+00:00",
+         *       "last_seen_at": "2026-11-22T10:05:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "last_report": {
+         *         "agent_version": "2026.11.20.1",
+         *         "uptime_seconds": 86400,
+         *         "services": [
+         *           {
+         *             "name": "slowdns-server.service",
+         *             "state": "active"
+         *           }
+         *         ]
+         *       },
+         *       "events": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        ServerWithEvents: {
+            /**
+             * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id: string;
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description `revoked` servers must stop their agent: the service will not take their reports.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "revoked";
+            health: components["schemas"]["ServerHealth"];
+            /**
+             * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+             * @example vpn1.example.net
+             */
+            hostname: string;
+            /**
+             * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+             * @example 203.0.113.7
+             */
+            public_ip: string;
+            /**
+             * @description The machine id: 32 lower-case hex characters.
+             * @example 4c4c4544003957108052b4c04f384833
+             */
+            machine_id: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+            /**
+             * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+             * @example 2026.11.20.1
+             */
+            agent_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            registered_at: string;
+            /**
+             * Format: date-time
+             * @description Its last accepted check-in; `null` if it never checked in.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_seen_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description What its last check-in reported; `null` before the first.
+             * @example {
+             *       "agent_version": "2026.11.20.1",
+             *       "uptime_seconds": 86400,
+             *       "services": [
+             *         {
+             *           "name": "slowdns-server.service",
+             *           "state": "active"
+             *         }
+             *       ]
+             *     }
+             */
+            last_report: {
+                /**
+                 * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+                 * @example 2026.11.20.1
+                 */
+                agent_version: string;
+                /**
+                 * Format: int64
+                 * @description Seconds since the machine booted.
+                 * @example 86400
+                 */
+                uptime_seconds: number;
+                /**
+                 * @example [
+                 *       {
+                 *         "name": "slowdns-server.service",
+                 *         "state": "active"
+                 *       }
+                 *     ]
+                 */
+                services: components["schemas"]["ServiceReport"][];
+            } | null;
+            /**
+             * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
+             * @example [
+             *       {
+             *         "event_id": 42,
+             *         "type": "install_code.issued",
+             *         "occurred_at": "2026-11-22T10:15:00+00:00",
+             *         "actor": "installer",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "server_id": null,
+             *         "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+             *         "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+             *         "data": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833"
+             *         },
+             *         "delivered_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            events: components["schemas"]["EventRecord"][];
+        };
+        /**
          * @example {
          *       "items": [
          *         {
@@ -2399,94 +2992,6 @@ export interface components {
              */
             next_cursor: string | null;
         };
-        /**
-         * @example {
-         *       "event_id": 42,
-         *       "type": "install_code.issued",
-         *       "occurred_at": "2026-11-22T10:15:00+00:00",
-         *       "actor": "installer",
-         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
-         *       "activation_id": "act_3f9a12b45cd67e89",
-         *       "server_id": null,
-         *       "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
-         *       "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
-         *       "data": {
-         *         "hostname": "vpn1.example.net",
-         *         "public_ip": "203.0.113.7",
-         *         "machine_id": "4c4c4544003957108052b4c04f384833"
-         *       },
-         *       "delivered_at": "2026-11-22T10:05:00+00:00"
-         *     }
-         */
-        EventRecord: {
-            /**
-             * Format: int64
-             * @description Sequential: a larger id was written later.
-             * @example 42
-             */
-            event_id: number;
-            type: components["schemas"]["EventType"];
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
-             * @example 2026-11-22T10:15:00+00:00
-             */
-            occurred_at: string;
-            /**
-             * @description Who made the change.
-             * @example installer
-             * @enum {string}
-             */
-            actor: "installer" | "agent" | "operator" | "browser";
-            /**
-             * @description The install code it is about, if any.
-             * @example ic_5b2e9f0c81d4a7e3
-             */
-            install_code_id: string | null;
-            /**
-             * @description The activation it is about, if any.
-             * @example act_3f9a12b45cd67e89
-             */
-            activation_id: string | null;
-            /**
-             * @description The server it is about, if any.
-             * @example null
-             */
-            server_id: string | null;
-            /**
-             * @description The `X-Request-Id` of the request that made the change.
-             * @example 5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90
-             */
-            request_id: string | null;
-            /**
-             * @description The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.
-             * @example 9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d
-             */
-            client_key_hash: string | null;
-            /**
-             * @description Small facts about the change, never a secret (docs/operators.md, "The event trail").
-             * @example {
-             *       "hostname": "vpn1.example.net",
-             *       "public_ip": "203.0.113.7",
-             *       "machine_id": "4c4c4544003957108052b4c04f384833"
-             *     }
-             */
-            data: {
-                [key: string]: string | number | boolean | null;
-            };
-            /**
-             * Format: date-time
-             * @description When a webhook delivered it (the table is an outbox); `null` until then.
-             * @example 2026-11-22T10:05:00+00:00
-             */
-            delivered_at: string | null;
-        };
-        /**
-         * @description `<object>.<verb>` in the past tense.
-         * @example install_code.issued
-         * @enum {string}
-         */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed";
         /**
          * @description An operator's override of one rate limit for one address, network or machine, with who set it and why.
          * @example {
@@ -6093,6 +6598,176 @@ export interface operations {
             };
         };
     };
+    getInstallCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code and its events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "issued",
+                     *         "issued_at": "2026-11-22T10:15:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "activation": {
+                     *           "activation_id": "act_3f9a12b45cd67e89",
+                     *           "status": "confirmed",
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "created_at": "2026-11-22T10:15:00+00:00"
+                     *         },
+                     *         "events": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InstallCodeWithEvents"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     revokeInstallCode: {
         parameters: {
             query?: never;
@@ -6454,6 +7129,185 @@ export interface operations {
             };
         };
     };
+    getActivation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
+                activation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activation and its events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "status": "activated",
+                     *         "machine_binding": {
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *         },
+                     *         "requested_ref": "main",
+                     *         "installer_version": "2026.11.20.1",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "confirmed_at": "2026-11-22T10:05:00+00:00",
+                     *         "released_at": "2026-11-22T10:05:00+00:00",
+                     *         "install_code_restored": null,
+                     *         "server": {
+                     *           "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *           "status": "active",
+                     *           "health": "active",
+                     *           "last_seen_at": "2026-11-22T10:05:00+00:00"
+                     *         },
+                     *         "events": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ActivationWithEvents"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `activation_not_found`: No activation has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     releaseActivation: {
         parameters: {
             query?: never;
@@ -6732,6 +7586,185 @@ export interface operations {
             };
             /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server and its events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "status": "active",
+                     *         "health": "active",
+                     *         "hostname": "vpn1.example.net",
+                     *         "public_ip": "203.0.113.7",
+                     *         "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *         "agent_version": "2026.11.20.1",
+                     *         "registered_at": "2026-11-22T10:15:00+00:00",
+                     *         "last_seen_at": "2026-11-22T10:05:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "last_report": {
+                     *           "agent_version": "2026.11.20.1",
+                     *           "uptime_seconds": 86400,
+                     *           "services": [
+                     *             {
+                     *               "name": "slowdns-server.service",
+                     *               "state": "active"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "events": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ServerWithEvents"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `server_not_found`: No server has this id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];

@@ -336,9 +336,9 @@ describe.each(transports)('error answers through the typed client, %s', (_name, 
 
 it('the cases above cover every error code of the contract', () => {
   // Out of the typed client's reach: 405 (it only sends documented methods), the admin API's
-  // disabled answer and unknown override (the client has no admin methods; test/admin covers them), and the answers to a request
+  // disabled answer, scope refusal, unknown override and unknown operator token (the client has no admin methods; test/admin covers them), and the answers to a request
   // the server cuts before routing (fetch sends well-formed HTTP whole; test/outage/slow-clients.test.ts).
   const beforeRouting = ['malformed_request', 'request_timeout', 'request_headers_too_large'];
-  const covered = new Set<string>([...cases.map((c) => c.code), 'method_not_allowed', 'admin_api_disabled', 'rate_limit_override_not_found', ...beforeRouting]);
+  const covered = new Set<string>([...cases.map((c) => c.code), 'method_not_allowed', 'admin_api_disabled', 'admin_scope_insufficient', 'rate_limit_override_not_found', 'operator_token_not_found', ...beforeRouting]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());
 });

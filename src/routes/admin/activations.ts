@@ -2,15 +2,18 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listActivations, type ActivationListItem } from '../../domain/admin/activation-list.js';
-import { serverHealth } from '../../domain/admin/server-list.js';
+import { eventsOf } from '../../domain/admin/object-events.js';
+import { serverHealth, type HealthThresholds } from '../../domain/admin/server-list.js';
 import { releaseActivation } from '../../domain/activations.js';
+import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseResultSchema } from '../../schemas/activation.js';
-import { ActivationIdParamsSchema, ActivationListQuerySchema, ActivationPageSchema, OperatorReleaseRequestSchema } from '../../schemas/admin/activations.js';
+import { ActivationIdParamsSchema, ActivationListQuerySchema, ActivationPageSchema, ActivationWithEventsSchema, OperatorReleaseRequestSchema } from '../../schemas/admin/activations.js';
 import { timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
+import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
 const list = createRoute({
@@ -24,6 +27,20 @@ const list = createRoute({
   responses: {
     200: { description: 'One page of activations.', content: { 'application/json': { schema: successEnvelope(ActivationPageSchema) } } },
     ...adminErrorResponses(),
+  },
+});
+
+const show = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/activations/{activation_id}',
+  operationId: 'getActivation',
+  ...adminOperation('read'),
+  summary: 'One activation with its events',
+  description: `The activation as \`listActivations\` shows it, with \`events\`: every event about it, oldest first (created, confirmed or released, its server registered and revoked, its code's, each with its actor, and an operator's name and reason). An unknown id is 404 \`activation_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: ActivationIdParamsSchema },
+  responses: {
+    200: { description: 'The activation and its events.', content: { 'application/json': { schema: successEnvelope(ActivationWithEventsSchema) } } },
+    ...adminErrorResponses('activation_not_found'),
   },
 });
 
@@ -41,6 +58,25 @@ const release = createRoute({
   },
 });
 
+function toRecord({ activation: a, server }: ActivationListItem, now: Date, thresholds: HealthThresholds) {
+  return {
+    activation_id: a.id,
+    install_code_id: a.installCodeId,
+    status: a.status,
+    machine_binding: { hostname: a.hostname, public_ip: a.publicIp, machine_id: a.machineId, ssh_fingerprint: a.sshFingerprint },
+    requested_ref: a.requestedRef,
+    installer_version: a.installerVersion,
+    created_at: toIsoOffset(a.createdAt),
+    install_token_expires_at: toIsoOffset(a.installTokenExpiresAt),
+    confirmed_at: a.confirmedAt ? toIsoOffset(a.confirmedAt) : null,
+    released_at: a.releasedAt ? toIsoOffset(a.releasedAt) : null,
+    install_code_restored: a.status === 'released' ? (a.codeRestored ?? false) : null,
+    server: server
+      ? { server_id: server.id, status: server.status, health: serverHealth(server, now, thresholds), last_seen_at: server.lastSeenAt ? toIsoOffset(server.lastSeenAt) : null }
+      : null,
+  };
+}
+
 export function registerAdminActivations(app: Router, deps: AppDeps): void {
   const thresholds = { deadAfterSeconds: deps.config.serverDeadAfterSeconds };
 
@@ -48,23 +84,15 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const query = c.req.valid('query');
     const now = deps.clock.now();
     const page = await listActivations(deps.db, { ...query, machineId: query.machine_id, publicIp: query.public_ip, installCodeId: query.install_code_id, ...timeRange(query) });
-    const toRecord = ({ activation: a, server }: ActivationListItem) => ({
-      activation_id: a.id,
-      install_code_id: a.installCodeId,
-      status: a.status,
-      machine_binding: { hostname: a.hostname, public_ip: a.publicIp, machine_id: a.machineId, ssh_fingerprint: a.sshFingerprint },
-      requested_ref: a.requestedRef,
-      installer_version: a.installerVersion,
-      created_at: toIsoOffset(a.createdAt),
-      install_token_expires_at: toIsoOffset(a.installTokenExpiresAt),
-      confirmed_at: a.confirmedAt ? toIsoOffset(a.confirmedAt) : null,
-      released_at: a.releasedAt ? toIsoOffset(a.releasedAt) : null,
-      install_code_restored: a.status === 'released' ? (a.codeRestored ?? false) : null,
-      server: server
-        ? { server_id: server.id, status: server.status, health: serverHealth(server, now, thresholds), last_seen_at: server.lastSeenAt ? toIsoOffset(server.lastSeenAt) : null }
-        : null,
-    });
-    return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} activations.` } }, 200);
+    return c.json({ data: { items: page.items.map((item) => toRecord(item, now, thresholds)), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} activations.` } }, 200);
+  });
+
+  app.openapi(show, async (c) => {
+    const { activation_id: id } = c.req.valid('param');
+    const [item] = (await listActivations(deps.db, { id, limit: 1 })).items;
+    if (!item) throw new ApiError('activation_not_found');
+    const history = await eventsOf(deps.db, { kind: 'act_', id });
+    return c.json({ data: { ...toRecord(item, deps.clock.now(), thresholds), events: history.map(toEventRecord) }, meta: { message: `${id} and ${history.length} events.` } }, 200);
   });
 
   app.openapi(release, async (c) => {

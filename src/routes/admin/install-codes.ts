@@ -2,14 +2,17 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
+import { eventsOf } from '../../domain/admin/object-events.js';
 import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
+import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
-import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema } from '../../schemas/admin/install-codes.js';
+import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema, InstallCodeWithEventsSchema } from '../../schemas/admin/install-codes.js';
 import { timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
+import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
 const list = createRoute({
@@ -23,6 +26,20 @@ const list = createRoute({
   responses: {
     200: { description: 'One page of install codes.', content: { 'application/json': { schema: successEnvelope(InstallCodePageSchema) } } },
     ...adminErrorResponses(),
+  },
+});
+
+const show = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/install-codes/{install_code_id}',
+  operationId: 'getInstallCode',
+  ...adminOperation('read'),
+  summary: 'One install code with its events',
+  description: `The code as \`listInstallCodes\` shows it, with \`events\`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 \`install_code_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: InstallCodeIdParamsSchema },
+  responses: {
+    200: { description: 'The code and its events.', content: { 'application/json': { schema: successEnvelope(InstallCodeWithEventsSchema) } } },
+    ...adminErrorResponses('install_code_not_found'),
   },
 });
 
@@ -59,6 +76,14 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const query = c.req.valid('query');
     const page = await listInstallCodes(deps.db, { ...query, ...timeRange(query) }, deps.clock.now());
     return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} install codes.` } }, 200);
+  });
+
+  app.openapi(show, async (c) => {
+    const { install_code_id: id } = c.req.valid('param');
+    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
+    if (!item) throw new ApiError('install_code_not_found');
+    const history = await eventsOf(deps.db, { kind: 'ic_', id });
+    return c.json({ data: { ...toRecord(item), events: history.map(toEventRecord) }, meta: { message: `${item.code.id} and ${history.length} events.` } }, 200);
   });
 
   app.openapi(revoke, async (c) => {

@@ -2,15 +2,18 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listServers, type ServerListItem } from '../../domain/admin/server-list.js';
+import { eventsOf } from '../../domain/admin/object-events.js';
 import { revokeServer } from '../../domain/servers.js';
+import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import { timeRange } from '../../schemas/admin/list.js';
-import { ServerIdParamsSchema, ServerListQuerySchema, ServerPageSchema } from '../../schemas/admin/servers.js';
+import { ServerIdParamsSchema, ServerListQuerySchema, ServerPageSchema, ServerWithEventsSchema } from '../../schemas/admin/servers.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { RevokeResultSchema, type AgentReport } from '../../schemas/server.js';
+import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
 const list = createRoute({
@@ -24,6 +27,20 @@ const list = createRoute({
   responses: {
     200: { description: 'One page of servers.', content: { 'application/json': { schema: successEnvelope(ServerPageSchema) } } },
     ...adminErrorResponses(),
+  },
+});
+
+const show = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/servers/{server_id}',
+  operationId: 'getServer',
+  ...adminOperation('read'),
+  summary: 'One server with its events',
+  description: `The server as \`listServers\` shows it (its health as of now), with \`events\`: every event about it, oldest first (registered, revoked, each with its actor, and an operator's name and reason). An unknown id is 404 \`server_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: ServerIdParamsSchema },
+  responses: {
+    200: { description: 'The server and its events.', content: { 'application/json': { schema: successEnvelope(ServerWithEventsSchema) } } },
+    ...adminErrorResponses('server_not_found'),
   },
 });
 
@@ -65,6 +82,14 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     const filter = { ...query, health: query.status, machineId: query.machine_id, ...timeRange(query) };
     const page = await listServers(deps.db, filter, deps.clock.now(), { deadAfterSeconds: deps.config.serverDeadAfterSeconds });
     return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} servers.` } }, 200);
+  });
+
+  app.openapi(show, async (c) => {
+    const { server_id: id } = c.req.valid('param');
+    const [item] = (await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), { deadAfterSeconds: deps.config.serverDeadAfterSeconds })).items;
+    if (!item) throw new ApiError('server_not_found');
+    const history = await eventsOf(deps.db, { kind: 'srv_', id });
+    return c.json({ data: { ...toRecord(item), events: history.map(toEventRecord) }, meta: { message: `${id} and ${history.length} events.` } }, 200);
   });
 
   app.openapi(revoke, async (c) => {

@@ -1,3 +1,4 @@
+import { withEvents } from './object-history.js';
 import { OperatorReasonSchema } from './operator-reason.js';
 import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema, MachineBindingSchema } from '../activation.js';
@@ -56,3 +57,5 @@ export const OperatorReleaseRequestSchema = z
     reason: OperatorReasonSchema,
   })
   .openapi('OperatorReleaseRequest');
+
+export const ActivationWithEventsSchema = withEvents(ActivationRecordSchema, 'ActivationWithEvents', 'An activation as the list shows it, with its events.');
