@@ -3361,39 +3361,7 @@ export interface components {
          *       "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
          *     }
          */
-        CreatedOperatorToken: components["schemas"]["OperatorTokenRecord"] & {
-            /**
-             * @description The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.
-             * @example sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe
-             */
-            token: string;
-        };
-        /**
-         * @description `read`: the lists and objects of the admin API. `write`: those and the operator actions (revoke, release, overrides). Only `ADMIN_TOKEN` manages operator tokens.
-         * @example read
-         * @enum {string}
-         */
-        OperatorTokenScope: "read" | "write";
-        /**
-         * @description `active`, `expired` (past `expires_at`) or `revoked`: only an active token is accepted.
-         * @example active
-         * @enum {string}
-         */
-        OperatorTokenStatus: "active" | "expired" | "revoked";
-        /**
-         * @description A named operator token: never the token itself (the service keeps only its hash).
-         * @example {
-         *       "operator_token_id": "opt_3c9a1e7f05d2b468",
-         *       "name": "grafana",
-         *       "scope": "read",
-         *       "status": "active",
-         *       "created_at": "2026-11-22T10:15:00+00:00",
-         *       "expires_at": "2026-11-22T10:05:00+00:00",
-         *       "last_used_at": "2026-11-22T10:05:00+00:00",
-         *       "revoked_at": "2026-11-22T10:05:00+00:00"
-         *     }
-         */
-        OperatorTokenRecord: {
+        CreatedOperatorToken: {
             /**
              * @description An operator token's id (`opt_` + 16 lower-case hex characters): it names the token, and is not the token.
              * @example opt_3c9a1e7f05d2b468
@@ -3430,7 +3398,24 @@ export interface components {
              * @example 2026-11-22T10:05:00+00:00
              */
             revoked_at: string | null;
+            /**
+             * @description The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.
+             * @example sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe
+             */
+            token: string;
         };
+        /**
+         * @description `read`: the lists and objects of the admin API. `write`: those and the operator actions (revoke, release, overrides). Only `ADMIN_TOKEN` manages operator tokens.
+         * @example read
+         * @enum {string}
+         */
+        OperatorTokenScope: "read" | "write";
+        /**
+         * @description `active`, `expired` (past `expires_at`) or `revoked`: only an active token is accepted.
+         * @example active
+         * @enum {string}
+         */
+        OperatorTokenStatus: "active" | "expired" | "revoked";
         /**
          * @example {
          *       "name": "grafana",
@@ -3484,6 +3469,57 @@ export interface components {
              *     ]
              */
             items: components["schemas"]["OperatorTokenRecord"][];
+        };
+        /**
+         * @description A named operator token: never the token itself (the service keeps only its hash).
+         * @example {
+         *       "operator_token_id": "opt_3c9a1e7f05d2b468",
+         *       "name": "grafana",
+         *       "scope": "read",
+         *       "status": "active",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:05:00+00:00",
+         *       "last_used_at": "2026-11-22T10:05:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00"
+         *     }
+         */
+        OperatorTokenRecord: {
+            /**
+             * @description An operator token's id (`opt_` + 16 lower-case hex characters): it names the token, and is not the token.
+             * @example opt_3c9a1e7f05d2b468
+             */
+            operator_token_id: string;
+            /**
+             * @description Who acts with it (`operator` in events).
+             * @example grafana
+             */
+            name: string;
+            scope: components["schemas"]["OperatorTokenScope"];
+            status: components["schemas"]["OperatorTokenStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops working by itself; `null`: never.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last accepted, to the minute (written at most once a minute); `null`: never used.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked; `null`: it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
         };
     };
     responses: {

@@ -48,7 +48,9 @@ export const OperatorTokenRecordSchema = z
   })
   .openapi('OperatorTokenRecord', { description: 'A named operator token: never the token itself (the service keeps only its hash).' });
 
-export const CreatedOperatorTokenSchema = OperatorTokenRecordSchema.extend({
+// A schema of its own (the record's fields and the token), not an extension: the document shows it whole.
+export const CreatedOperatorTokenSchema = z.object({
+  ...OperatorTokenRecordSchema.shape,
   token: z.string().max(64).openapi({ description: 'The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.', example: 'sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe' }),
 }).openapi('CreatedOperatorToken', {
   description: 'A named operator token just made, with the token itself (shown this once).',
