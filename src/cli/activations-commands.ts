@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
 import type { CliContext } from './context.js';
+import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import type { components } from '../../clients/typescript/src/schema.js';
@@ -24,7 +25,14 @@ type ListFilters = ListFlags & { status?: ActivationRecord['status']; machineId?
 
 /** `activations list|release` over the admin API. */
 export function registerActivationsCommands(program: Command, context: CliContext): void {
-  const activations = program.command('activations').description('activations on a running service (admin API): list, release');
+  const activations = program.command('activations').description('activations on a running service (admin API): list, show, release');
+  showCommand<components['schemas']['ActivationWithEvents']>(activations, context, {
+    argument: ['<activation_id>', 'the activation (act_…)'],
+    description: 'one activation, its server, and its events, oldest first',
+    fetch: (api, id) => api.GET('/api/v2/admin/activations/{activation_id}', { params: { path: { activation_id: id } } }),
+    row,
+    columns,
+  });
   listCommand(activations, context, {
     description: 'activations, newest first, with their machine binding, requested ref, installer version, times and server',
     filters: (c) =>
@@ -39,13 +47,13 @@ export function registerActivationsCommands(program: Command, context: CliContex
     row,
     columns,
   });
-  actionCommand<ReleaseResult, { json?: boolean; restore?: boolean }>(activations, context, {
+  actionCommand<ReleaseResult, { json?: boolean; restore?: boolean; reason?: string }>(activations, context, {
     name: 'release',
     argument: ['<activation_id>', 'the activation (act_…)'],
     description: 'force-release an unconfirmed activation, as the installer\'s release does; its server is revoked (idempotent)',
-    options: (c) => c.option('--no-restore', 'do not give the install code back: it is revoked instead'),
+    options: (c) => c.option('--no-restore', 'do not give the install code back: it is revoked instead').option('--reason <text>', 'why, kept in the events with the operator\'s name'),
     act: (api, id, flags) =>
-      api.POST('/api/v2/admin/activations/{activation_id}/release', { params: { path: { activation_id: id } }, body: { restore_install_code: flags.restore !== false } }),
+      api.POST('/api/v2/admin/activations/{activation_id}/release', { params: { path: { activation_id: id } }, body: { restore_install_code: flags.restore !== false, reason: flags.reason } }),
     row: (r) => ({ id: r.activation_id, status: r.status, install_code_restored: r.install_code_restored }),
     columns: ['id', 'status', 'install_code_restored'],
     done: (r) => `${r.activation_id} is ${r.status}${r.install_code_restored ? '; its install code can be used again' : ''}.`,

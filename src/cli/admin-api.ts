@@ -11,7 +11,7 @@ export interface AdminConnection {
 
 /** The generated client for the admin API of the service at `url`, authenticated with the operator token. */
 export function adminApi({ url, token }: AdminConnection): AdminApi {
-  if (!token) throw new CliError("SLOWDNS_ADMIN_TOKEN is not set: export the service's ADMIN_TOKEN as SLOWDNS_ADMIN_TOKEN", 2);
+  if (!token) throw new CliError("SLOWDNS_ADMIN_TOKEN is not set: export the service's ADMIN_TOKEN, or a named operator token (slowdns tokens create), as SLOWDNS_ADMIN_TOKEN", 2);
   return createFetchClient<paths>({ baseUrl: url.replace(/\/+$/, ''), headers: { authorization: `Bearer ${token}` } });
 }
 

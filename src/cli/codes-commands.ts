@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
 import type { CliContext } from './context.js';
+import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import type { components } from '../../clients/typescript/src/schema.js';
@@ -21,7 +22,14 @@ type ListFilters = ListFlags & { status?: InstallCodeRecord['status']; hint?: st
 
 /** `codes list|revoke` over the admin API. */
 export function registerCodesCommands(program: Command, context: CliContext): void {
-  const codes = program.command('codes').description('install codes on a running service (admin API): list, revoke');
+  const codes = program.command('codes').description('install codes on a running service (admin API): list, show, revoke');
+  showCommand<components['schemas']['InstallCodeWithEvents']>(codes, context, {
+    argument: ['<install_code_id>', 'the code\'s id (ic_…)'],
+    description: 'one install code and its events (issued, activated, revoked, …), oldest first',
+    fetch: (api, id) => api.GET('/api/v2/admin/install-codes/{install_code_id}', { params: { path: { install_code_id: id } } }),
+    row,
+    columns,
+  });
   listCommand(codes, context, {
     description: 'install codes, newest first: hint, status, times and the activation that used each (never the code itself)',
     filters: (c) => c.option('--status <status>', 'issued, activated, consumed, expired or revoked').option('--hint <text>', 'part of the hint, e.g. its last group'),
@@ -30,11 +38,12 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
     row,
     columns,
   });
-  actionCommand<InstallCodeRecord, { json?: boolean }>(codes, context, {
+  actionCommand<InstallCodeRecord, { json?: boolean; reason?: string }>(codes, context, {
     name: 'revoke',
     argument: ['<install_code_id>', 'the code\'s id (ic_…), as `codes list` shows it'],
     description: 'revoke an issued code: it can no longer be prechecked or activated (idempotent)',
-    act: (api, id) => api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', { params: { path: { install_code_id: id } } }),
+    options: (c) => c.option('--reason <text>', 'why, kept in the event with the operator\'s name'),
+    act: (api, id, flags) => api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', { params: { path: { install_code_id: id } }, body: { reason: flags.reason } }),
     row,
     columns,
     done: (c) => `${c.install_code_id} is ${c.status}.`,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
+import { eventColumns, eventRow } from './event-rows.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
@@ -16,15 +17,7 @@ export function registerEventsCommands(program: Command, context: CliContext): v
       c.option('--type <type>', 'e.g. install_code.issued, activation.released, server.revoked').option('--subject-id <id>', 'an install code (ic_…), activation (act_…) or server (srv_…) id'),
     query: (f: ListFilters) => ({ type: f.type, subject_id: f.subjectId }),
     fetch: (api, query) => api.GET('/api/v2/admin/events', { params: { query } }),
-    row: (e) => ({
-      id: e.event_id,
-      type: e.type,
-      occurred_at: e.occurred_at,
-      actor: e.actor,
-      install_code: e.install_code_id,
-      activation: e.activation_id,
-      server: e.server_id,
-    }),
-    columns: ['id', 'type', 'occurred_at', 'actor', 'install_code', 'activation', 'server'],
+    row: eventRow,
+    columns: eventColumns,
   });
 }

@@ -8,6 +8,7 @@ import { registerLimitsCommands } from './limits-commands.js';
 import { registerServersCommands } from './servers-commands.js';
 import { registerServiceCommands } from './service-commands.js';
 import { registerWebhooksCommands } from './webhooks-commands.js';
+import { registerTokensCommands } from './tokens-commands.js';
 
 /** The whole `slowdns` command tree; `exitOverride` lets the entry file decide every exit code. */
 export function buildProgram(context: CliContext): Command {
@@ -26,6 +27,7 @@ export function buildProgram(context: CliContext): Command {
   registerEventsCommands(program, context);
   registerLimitsCommands(program, context);
   registerWebhooksCommands(program, context);
+  registerTokensCommands(program, context);
   // Every subcommand reports its usage errors the way the program does (exit code from the entry file).
   const inherit = (command: Command) => command.commands.forEach((c) => inherit(c.exitOverride()));
   inherit(program);

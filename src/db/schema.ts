@@ -300,3 +300,27 @@ export const webhookAttempts = pgTable(
   },
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attemptedAt)],
 );
+
+/**
+ * Named operator tokens: each acts on the admin API as its `name` with its `scope`. Only the SHA-256
+ * of the token is kept; the token itself is shown once, when it is made. `last_used_at` is written at
+ * most once a minute per token, so that a busy dashboard does not write on every request.
+ */
+export const operatorTokens = pgTable(
+  'operator_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at'),
+    lastUsedAt: at('last_used_at'),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('operator_tokens_token_hash_idx').on(t.tokenHash),
+    index('operator_tokens_created_at_idx').on(t.createdAt, t.id),
+    check('operator_tokens_scope_check', sql`${t.scope} in ('read', 'write')`),
+  ],
+);

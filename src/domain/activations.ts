@@ -4,7 +4,7 @@ import type { Database } from '../db/client.js';
 import { runStatement } from '../db/statement.js';
 import { activations, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
-import { EVENT_CONTEXT_COLUMNS, eventContextParams, type ChangeContext } from './events.js';
+import { EVENT_CONTEXT_COLUMNS, eventContextParams, operatorEventData, type ChangeContext } from './events.js';
 import { installCodeProblem } from './install-codes.js';
 import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { randomId, sha256Hex } from './secret-hash.js';
@@ -242,7 +242,7 @@ changes as (
   union all select 4, 'server.revoked', revoked_servers.id, '{"reason":"activation_released"}'::jsonb from revoked_servers),
 recorded as (
   insert into events (type, install_code_id, activation_id, server_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select changes.type, released.install_code_id, released.id, changes.server_id, changes.data, $4::timestamptz, $5, $6, $7
+  select changes.type, released.install_code_id, released.id, changes.server_id, changes.data || $8::jsonb, $4::timestamptz, $5, $6, $7
   from changes cross join released order by changes.n, changes.server_id)
 select code_restored, (select count(*) from revoked_servers)::int as revoked_servers from released`;
 
@@ -264,7 +264,7 @@ export async function releaseActivation(
     if (!current) throw new ApiError('activation_not_found');
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
     if (current.status === 'released') return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
-    const params = [activationId, code === 'restore', installTokenUsable(current, now), ...eventContextParams(context, now)];
+    const params = [activationId, code === 'restore', installTokenUsable(current, now), ...eventContextParams(context, now), JSON.stringify(operatorEventData(context))];
     const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }>(tx, RELEASE, params);
     return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };
   });

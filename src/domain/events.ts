@@ -4,7 +4,7 @@ import { rateLimitSubjectHash } from './rate-limits/limiter.js';
 
 export type EventRow = typeof events.$inferSelect;
 
-/** Who made a change: the installer, a server's agent, an operator (ADMIN_TOKEN), the browser session that issued the code, or the service itself (a webhook endpoint disabled after failing). */
+/** Who made a change: the installer, a server's agent, an operator (an admin token; which one is `data.operator`), the browser session that issued the code, or the service itself (a webhook endpoint disabled after failing). */
 export type EventActor = EventRow['actor'];
 
 /** Every event type: `<object>.<verb>`, past tense. */
@@ -39,6 +39,16 @@ export interface ChangeContext {
   actor: EventActor;
   requestId?: string | undefined;
   clientKey?: string | undefined;
+  /** For an operator's change: who (the operator token's name; `root` for ADMIN_TOKEN), kept in each event's data. */
+  operator?: string | undefined;
+  /** For an operator's change: why, in their words (or null), kept in each event's data as `reason` when given. */
+  reason?: string | null | undefined;
+}
+
+/** The facts an operator's change adds to the data of each of its events: `operator`, and `reason` when the action takes one. */
+export function operatorEventData(context: ChangeContext): Record<string, string | null> {
+  if (context.operator === undefined) return {};
+  return context.reason === undefined ? { operator: context.operator } : { operator: context.operator, reason: context.reason };
 }
 
 export interface NewEvent {
@@ -71,7 +81,7 @@ export async function recordEvent(tx: Database, context: ChangeContext, now: Dat
       serverId: event.serverId ?? null,
       requestId: context.requestId ?? null,
       clientKeyHash,
-      data: event.data ?? {},
+      data: { ...event.data, ...operatorEventData(context) },
     })),
   );
 }

@@ -6,3 +6,8 @@ import type { AppEnv } from './router.js';
 export function changeContext(c: Context<AppEnv>, actor: EventActor): ChangeContext {
   return { actor, requestId: c.get('requestId'), clientKey: c.get('clientKey') };
 }
+
+/** What the domain records with an operator's change: as `changeContext`, plus who (`c.var.operator`) and why. */
+export function operatorChangeContext(c: Context<AppEnv>, reason?: string | null): ChangeContext & { operator: string } {
+  return { ...changeContext(c, 'operator'), operator: c.var.operator, ...(reason === undefined ? {} : { reason }) };
+}

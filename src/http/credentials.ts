@@ -32,6 +32,6 @@ export function registerBearerSchemes(app: Router): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', {
     type: 'http',
     scheme: 'bearer',
-    description: 'The operator secret `ADMIN_TOKEN` (32 to 512 characters), compared in constant time. When it is not set, operator actions are disabled: the admin routes answer 403 `admin_api_disabled`.',
+    description: 'The operator secret `ADMIN_TOKEN` (32 to 512 characters, compared in constant time; it acts as the operator `root` with every scope), or a named operator token (`sdo_…`, made by `createOperatorToken`) with the scope `read` or `write`. Each admin operation names the scope it needs in its security requirement (`read` < `write` < `root`). When `ADMIN_TOKEN` is not set, the admin routes answer 403 `admin_api_disabled`, named tokens included.',
   });
 }

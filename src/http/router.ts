@@ -12,6 +12,8 @@ export interface AppEnv {
     metrics: Metrics;
     /** On admin routes, who the operator token says is acting (`root` for ADMIN_TOKEN). */
     operator: string;
+    /** On admin routes, what the operator token allows: `read`, `write`, or `root` (ADMIN_TOKEN). */
+    operatorScope: 'read' | 'write' | 'root';
   };
 }
 

@@ -94,8 +94,8 @@ describe('admin: activations', () => {
     const res = await adminAction(t, `activations/${a.activationId}/release`, { restore_install_code: false });
     expect((await res.json()).data).toEqual({ activation_id: a.activationId, status: 'released', install_code_restored: false });
     expect((await trail.take()).map((e) => [e.type, e.actor, e.data])).toEqual([
-      ['activation.released', 'operator', { install_code_restored: false, released_by: 'operator' }],
-      ['install_code.revoked', 'operator', {}],
+      ['activation.released', 'operator', { install_code_restored: false, released_by: 'operator', operator: 'root', reason: null }],
+      ['install_code.revoked', 'operator', { operator: 'root', reason: null }],
     ]);
     await expectError(await precheckRequest(t, a.code, {}, freshClient().address), 410, 'install_code_revoked');
     await expectError(await registerRequest(t, { activation_id: a.activationId, install_token: a.installToken, agent_version: AGENT_VERSION }), 409, 'activation_released');

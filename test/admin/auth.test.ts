@@ -6,6 +6,9 @@ const routes = [
   ['GET', '/api/v2/admin/install-codes'],
   ['POST', '/api/v2/admin/install-codes/ic_0000000000000000/revoke'],
   ['GET', '/api/v2/admin/activations'],
+  ['GET', '/api/v2/admin/activations/act_0000000000000000'],
+  ['GET', '/api/v2/admin/install-codes/ic_0000000000000000'],
+  ['GET', '/api/v2/admin/servers/srv_0000000000000000'],
   ['POST', '/api/v2/admin/activations/act_0000000000000000/release'],
   ['GET', '/api/v2/admin/servers'],
   ['POST', '/api/v2/admin/servers/srv_0000000000000000/revoke'],
@@ -23,6 +26,9 @@ const routes = [
   ['POST', '/api/v2/admin/webhooks/wh_0000000000000000/test'],
   ['GET', '/api/v2/admin/webhooks/wh_0000000000000000/deliveries'],
   ['POST', '/api/v2/admin/webhook-deliveries/whd_0000000000000000/replay'],
+  ['POST', '/api/v2/admin/tokens'],
+  ['GET', '/api/v2/admin/tokens'],
+  ['DELETE', '/api/v2/admin/tokens/opt_0000000000000000'],
 ] as const;
 
 describe('the admin API asks for ADMIN_TOKEN', () => {
@@ -49,13 +55,18 @@ describe('the admin API asks for ADMIN_TOKEN', () => {
     const admin = Object.entries(paths).filter(([path]) => path.startsWith('/api/v2/admin/'));
     expect(admin.flatMap(([, ops]) => Object.values(ops).map((op) => op.operationId)).sort()).toEqual(
       [
+        'createOperatorToken',
         'createRateLimitOverride',
         'createWebhook',
+        'getActivation',
+        'getInstallCode',
         'getRateLimitUsage',
+        'getServer',
         'getWebhook',
         'listActivations',
         'listEvents',
         'listInstallCodes',
+        'listOperatorTokens',
         'listRateLimitOverrides',
         'listServers',
         'listWebhookDeliveries',
@@ -65,13 +76,14 @@ describe('the admin API asks for ADMIN_TOKEN', () => {
         'removeWebhook',
         'replayWebhookDelivery',
         'revokeInstallCode',
+        'revokeOperatorToken',
         'revokeServerAsOperator',
         'rotateWebhookSecret',
         'testWebhook',
         'updateWebhook',
       ],
     );
-    for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });
+    for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [expect.stringMatching(/^(read|write|root)$/)] }] });
   });
 });
 

@@ -152,6 +152,67 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(refused.stderr).toMatch(/^slowdns: 400 webhook_url_not_allowed: .*10\.0\.0\.1/);
   });
 
+  it('tokens: create shows the token once, a read token lists but cannot act, a write token acts with its name and reason on record, revoke ends it', async () => {
+    await t.reset();
+    t.clock.set(new Date());
+    const made = await slowdns(['tokens', 'create', 'dashboard', '--scope', 'read', '--expires', '30d', '--json'], operator);
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    const read = JSON.parse(made.stdout);
+    expect(read).toMatchObject({ operator_token_id: expect.stringMatching(/^opt_[0-9a-f]{16}$/), name: 'dashboard', scope: 'read', status: 'active', token: expect.stringMatching(/^sdo_/) });
+    const table = await slowdns(['tokens', 'create', 'alice', '--scope', 'write'], operator);
+    expect(table.code).toBe(0);
+    const writeToken = /: (sdo_\S+)\n/.exec(table.stdout)![1]!;
+    expect(table.stdout).toContain('Keep it now: it is not shown again.');
+
+    await issueCode(t);
+    const [code] = await t.database.db.select().from(installCodes);
+    const asRead = { ...operator, SLOWDNS_ADMIN_TOKEN: read.token };
+    const [listed, refused, mint] = await Promise.all([
+      slowdns(['codes', 'list', '--json'], asRead),
+      slowdns(['codes', 'revoke', code!.id], asRead),
+      slowdns(['tokens', 'create', 'escalated', '--scope', 'write'], { ...operator, SLOWDNS_ADMIN_TOKEN: writeToken }),
+    ]);
+    expect(JSON.parse(listed.stdout).items).toHaveLength(1);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^slowdns: 403 admin_scope_insufficient: [^\n]+\n$/);
+    expect(mint.stderr).toMatch(/^slowdns: 403 admin_scope_insufficient: [^\n]+\n$/);
+
+    const revoked = await slowdns(['codes', 'revoke', code!.id, '--reason', 'Ticket 7'], { ...operator, SLOWDNS_ADMIN_TOKEN: writeToken });
+    expect(revoked.code).toBe(0);
+    const events = JSON.parse((await slowdns(['events', 'list', '--type', 'install_code.revoked', '--json'], asRead)).stdout).items;
+    expect(events.map((e: Record<string, any>) => [e.actor, e.data.operator, e.data.reason])).toEqual([['operator', 'alice', 'Ticket 7']]);
+
+    const list = await slowdns(['tokens', 'list'], operator);
+    expect(list.stdout).toMatch(/^ID +NAME +SCOPE +STATUS +CREATED_AT +EXPIRES_AT +LAST_USED_AT/);
+    expect(list.stdout).not.toContain(read.token);
+    expect((await slowdns(['tokens', 'revoke', read.operator_token_id], operator)).stdout).toContain(`${read.operator_token_id} (dashboard) is revoked.`);
+    expect((await slowdns(['codes', 'list'], asRead)).stderr).toMatch(/^slowdns: 401 admin_token_invalid: /);
+  });
+
+  it('show: one code, activation or server with its events, oldest first, the operator and reason in them', async () => {
+    await t.reset();
+    const agent = await registeredServer(t);
+    const revoked = await slowdns(['servers', 'revoke', agent.serverId, '--reason', 'Decommissioned'], operator);
+    expect(revoked.code).toBe(0);
+    const [server, activation, code] = await Promise.all([
+      slowdns(['servers', 'show', agent.serverId], operator),
+      slowdns(['activations', 'show', agent.activationId, '--json'], operator),
+      slowdns(['codes', 'show', 'ic_0000000000000000'], operator),
+    ]);
+    expect(server.code).toBe(0);
+    expect(server.stdout).toMatch(/^ID +HEALTH +HOSTNAME/);
+    const events = server.stdout.split('Events, oldest first:\n')[1]!.trim().split('\n');
+    expect(events[0]).toMatch(/^ID +TYPE +OCCURRED_AT +ACTOR +REASON/);
+    expect(events.slice(1).map((line) => line.split(/ {2,}/).slice(1, 5))).toEqual([
+      ['server.registered', expect.any(String), 'installer', '-'],
+      ['server.revoked', expect.any(String), 'operator root', 'Decommissioned'],
+    ]);
+    expect(JSON.parse(activation.stdout)).toMatchObject({ activation_id: agent.activationId, server: { server_id: agent.serverId, status: 'revoked' } });
+    expect(JSON.parse(activation.stdout).events.map((e: Record<string, unknown>) => e.type)).toEqual(['install_code.activated', 'activation.created', 'server.registered', 'server.revoked']);
+    expect(code).toMatchObject({ code: 1, stdout: '' });
+    expect(code.stderr).toMatch(/^slowdns: 404 install_code_not_found: [^\n]+\n$/);
+  });
+
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
     // Independent runs, started together.
     const closed = await closedPort();

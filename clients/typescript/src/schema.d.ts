@@ -492,9 +492,29 @@ export interface paths {
         };
         /**
          * List install codes
-         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listInstallCodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/install-codes/{install_code_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One install code with its events
+         * @description The code as `listInstallCodes` shows it, with `events`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 `install_code_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["getInstallCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -514,7 +534,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an install code
-         * @description Revokes an `issued` code (expired or not): a precheck or activate of it is then 410 `install_code_revoked`, even with a precheck token made before. Recorded as the event `install_code.revoked` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (`activated`, `consumed`) is 409 `install_code_unavailable`: release the activation instead (`releaseActivation` with `restore_install_code: false`). No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Revokes an `issued` code (expired or not): a precheck or activate of it is then 410 `install_code_revoked`, even with a precheck token made before. Recorded as the event `install_code.revoked` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (`activated`, `consumed`) is 409 `install_code_unavailable`: release the activation instead (`releaseActivation` with `restore_install_code: false`). The body is optional: `{"reason": "…"}` says why, kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["revokeInstallCode"];
         delete?: never;
@@ -532,9 +552,29 @@ export interface paths {
         };
         /**
          * List activations
-         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `since`/`until` on the creation time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `since`/`until` on the creation time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listActivations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/activations/{activation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One activation with its events
+         * @description The activation as `listActivations` shows it, with `events`: every event about it, oldest first (created, confirmed or released, its server registered and revoked, its code's, each with its actor, and an operator's name and reason). An unknown id is 404 `activation_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["getActivation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -554,7 +594,7 @@ export interface paths {
         put?: never;
         /**
          * Force-release an activation
-         * @description Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With `{"restore_install_code": false}` the code is revoked instead, so that it can never be used again. Recorded as `activation.released` (`released_by: "operator"`) with `install_code.restored` or `install_code.revoked` and `server.revoked` as they apply. The body is optional. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 `activation_confirmed`: revoke its server instead. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With `{"restore_install_code": false}` the code is revoked instead, so that it can never be used again. Recorded as `activation.released` (`released_by: "operator"`) with `install_code.restored` or `install_code.revoked` and `server.revoked` as they apply. The body is optional; its `reason` says why, kept in the events with the operator's name. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 `activation_confirmed`: revoke its server instead. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["releaseActivation"];
         delete?: never;
@@ -572,9 +612,29 @@ export interface paths {
         };
         /**
          * List servers and their health
-         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/servers/{server_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One server with its events
+         * @description The server as `listServers` shows it (its health as of now), with `events`: every event about it, oldest first (registered, revoked, each with its actor, and an operator's name and reason). An unknown id is 404 `server_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["getServer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -594,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a server
-         * @description The operator revoke of `POST /revoke`, by path: the server's next check-in answers `status: "revoked"` and its reports are no longer recorded. Recorded as `server.revoked` with the operator as actor. Idempotent: a revoked server answers 200 with its first `revoked_at`. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The operator revoke of `POST /revoke`, by path: the server's next check-in answers `status: "revoked"` and its reports are no longer recorded. Recorded as `server.revoked` with the operator as actor. Idempotent: a revoked server answers 200 with its first `revoked_at`. The body is optional: `{"reason": "…"}` says why, kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["revokeServerAsOperator"];
         delete?: never;
@@ -612,7 +672,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listEvents"];
         put?: never;
@@ -632,7 +692,7 @@ export interface paths {
         };
         /**
          * List rate-limit overrides
-         * @description Overrides, newest set first, each with its `status` (`active`, `expired`, `removed`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by `status`) as a record of what applied when; `status=active` lists those in force. Filters: `status`, `limit_name`, `since`/`until` on the time it was set. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Overrides, newest set first, each with its `status` (`active`, `expired`, `removed`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by `status`) as a record of what applied when; `status=active` lists those in force. Filters: `status`, `limit_name`, `since`/`until` on the time it was set. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listRateLimitOverrides"];
         put?: never;
@@ -642,7 +702,7 @@ export interface paths {
          *
          *     The most specific override in place for a request's subject sets the quota of its bucket: a single address before any network, a narrower network before a wider one; a machine override sets the per-machine limits. Counting is unchanged: a request is still counted in every limit of its step, all or none, in the step's one statement, against the quota of each bucket. An IPv6 client is counted by its /64, so an `ip` override of an IPv6 address sets that whole /64 and an IPv6 `cidr` is /32 to /64; an IPv4 `cidr` is /16 to /32. The limit is 1 to 10000 (an override never makes a limit unlimited) and `expires_at` at most 365 days ahead (every override ends by itself). Each instance keeps the overrides in memory and reads them again at most every 8 s when it serves requests: one set or removed through any instance is in force on every instance within 10 s (at once on the instance that made the change).
          *
-         *     Refused with 400 `validation_failed`, nothing stored: a value that is not an address, network or machine id as `subject` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine override of a per-IP limit), a limit below 1 or above 10000, an `expires_at` missing, past or more than 365 days ahead, control characters (NUL included) in `value` or `reason`. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         *     Refused with 400 `validation_failed`, nothing stored: a value that is not an address, network or machine id as `subject` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine override of a per-IP limit), a limit below 1 or above 10000, an `expires_at` missing, past or more than 365 days ahead, control characters (NUL included) in `value` or `reason`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createRateLimitOverride"];
         delete?: never;
@@ -663,7 +723,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a rate-limit override
-         * @description The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as `removed`. The body is optional: `{"reason": "…"}` says why. Recorded as `rate_limit_override.removed` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as `removed`. The body is optional: `{"reason": "…"}` says why. Recorded as `rate_limit_override.removed` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         delete: operations["removeRateLimitOverride"];
         options?: never;
@@ -680,7 +740,7 @@ export interface paths {
         };
         /**
          * See where an address or machine stands in its rate limits
-         * @description For one client address (`ip`) or machine (`machine`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or `null` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description For one client address (`ip`) or machine (`machine`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or `null` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["getRateLimitUsage"];
         put?: never;
@@ -700,13 +760,13 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description Every endpoint (at most 50), newest first, with its health (`healthy`, `failing`, `paused`, `disabled`), pending deliveries and last success and failure; never its secret. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Every endpoint (at most 50), newest first, with its health (`healthy`, `failing`, `paused`, `disabled`), pending deliveries and last success and failure; never its secret. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -724,21 +784,21 @@ export interface paths {
         };
         /**
          * Show a webhook endpoint
-         * @description One endpoint as the list shows it. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description One endpoint as the list shows it. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Remove a webhook endpoint
-         * @description Removes the endpoint with its deliveries and their attempts. Recorded as `webhook_endpoint.removed`. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Removes the endpoint with its deliveries and their attempts. Recorded as `webhook_endpoint.removed`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         delete: operations["removeWebhook"];
         options?: never;
         head?: never;
         /**
          * Pause or resume a webhook endpoint
-         * @description `{"paused": true}` pauses: messages are still made for it and wait. `{"paused": false}` resumes: the waiting messages go out (several at once: receivers should not rely on their order, but on each body's `timestamp`); a disabled endpoint is enabled again. Recorded as `webhook_endpoint.paused` or `webhook_endpoint.resumed`; idempotent. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description `{"paused": true}` pauses: messages are still made for it and wait. `{"paused": false}` resumes: the waiting messages go out (several at once: receivers should not rely on their order, but on each body's `timestamp`); a disabled endpoint is enabled again. Recorded as `webhook_endpoint.paused` or `webhook_endpoint.resumed`; idempotent. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -754,7 +814,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -774,7 +834,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test message
-         * @description Queues a `webhook.test` message (`data.webhook_endpoint_id`), signed and retried like any other; it goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the deliveries list. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Queues a `webhook.test` message (`data.webhook_endpoint_id`), signed and retried like any other; it goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the deliveries list. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -792,7 +852,7 @@ export interface paths {
         };
         /**
          * List an endpoint's deliveries
-         * @description The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network error, a short excerpt of the answer from public targets). No cursor. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network error, a short excerpt of the answer from public targets). No cursor. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -814,10 +874,54 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery
-         * @description Sends a message again, delivered or not, with the same `webhook-id` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Sends a message again, delivered or not, with the same `webhook-id` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List named operator tokens
+         * @description Every named operator token, newest first, with its scope, status and last use; never the token. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["listOperatorTokens"];
+        put?: never;
+        /**
+         * Make a named operator token
+         * @description Makes a token that acts on the admin API as `name` with `scope` (`read`: lists and objects; `write`: those and the operator actions), until `expires_at` if given and until revoked. The answer holds the token, this once: the service keeps only its hash. Events of what it does name it (`operator`). Refused with 400 `validation_failed`, nothing stored: a name empty, longer than 64 characters, with control characters or `root`; a scope other than `read` or `write`; an `expires_at` not in the future. Only `ADMIN_TOKEN` manages tokens: a named token is 403 `admin_scope_insufficient`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        post: operations["createOperatorToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a named operator token
+         * @description The token is refused (401 `admin_token_invalid`) from the next request on, and stays listed as `revoked`. Idempotent: revoking a revoked token answers 200 with it as it is. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        delete: operations["revokeOperatorToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -880,7 +984,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -2026,6 +2130,235 @@ export interface components {
          */
         AdminTextFilter: string;
         /**
+         * @description An install code as the list shows it, with its events.
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "status": "issued",
+         *       "issued_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "activation": {
+         *         "activation_id": "act_3f9a12b45cd67e89",
+         *         "status": "confirmed",
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "created_at": "2026-11-22T10:15:00+00:00"
+         *       },
+         *       "events": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        InstallCodeWithEvents: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
+             * @example SDNS-SD-…HX3W8N
+             */
+            install_code_hint: string;
+            status: components["schemas"]["InstallCodeListStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was revoked; `null` if it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description The latest activation that used the code; `null` if none did.
+             * @example {
+             *       "activation_id": "act_3f9a12b45cd67e89",
+             *       "status": "confirmed",
+             *       "hostname": "vpn1.example.net",
+             *       "public_ip": "203.0.113.7",
+             *       "created_at": "2026-11-22T10:15:00+00:00"
+             *     }
+             */
+            activation: {
+                /**
+                 * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+                 * @example act_3f9a12b45cd67e89
+                 */
+                activation_id: string;
+                /**
+                 * @example confirmed
+                 * @enum {string}
+                 */
+                status: "activated" | "confirmed" | "released";
+                /**
+                 * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+                 * @example vpn1.example.net
+                 */
+                hostname: string;
+                /**
+                 * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+                 * @example 203.0.113.7
+                 */
+                public_ip: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+                 * @example 2026-11-22T10:15:00+00:00
+                 */
+                created_at: string;
+            } | null;
+            /**
+             * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
+             * @example [
+             *       {
+             *         "event_id": 42,
+             *         "type": "install_code.issued",
+             *         "occurred_at": "2026-11-22T10:15:00+00:00",
+             *         "actor": "installer",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "server_id": null,
+             *         "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+             *         "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+             *         "data": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833"
+             *         },
+             *         "delivered_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            events: components["schemas"]["EventRecord"][];
+        };
+        /**
+         * @example {
+         *       "event_id": 42,
+         *       "type": "install_code.issued",
+         *       "occurred_at": "2026-11-22T10:15:00+00:00",
+         *       "actor": "installer",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "server_id": null,
+         *       "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *       "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *       "data": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833"
+         *       },
+         *       "delivered_at": "2026-11-22T10:05:00+00:00"
+         *     }
+         */
+        EventRecord: {
+            /**
+             * Format: int64
+             * @description Sequential: a larger id was written later.
+             * @example 42
+             */
+            event_id: number;
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            occurred_at: string;
+            /**
+             * @description Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).
+             * @example installer
+             * @enum {string}
+             */
+            actor: "installer" | "agent" | "operator" | "browser" | "service";
+            /**
+             * @description The install code it is about, if any.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string | null;
+            /**
+             * @description The activation it is about, if any.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string | null;
+            /**
+             * @description The server it is about, if any.
+             * @example null
+             */
+            server_id: string | null;
+            /**
+             * @description The `X-Request-Id` of the request that made the change.
+             * @example 5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90
+             */
+            request_id: string | null;
+            /**
+             * @description The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.
+             * @example 9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d
+             */
+            client_key_hash: string | null;
+            /**
+             * @description Small facts about the change, never a secret (docs/operators.md, "The event trail").
+             * @example {
+             *       "hostname": "vpn1.example.net",
+             *       "public_ip": "203.0.113.7",
+             *       "machine_id": "4c4c4544003957108052b4c04f384833"
+             *     }
+             */
+            data: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @description When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            delivered_at: string | null;
+        };
+        /**
+         * @description `<object>.<verb>` in the past tense.
+         * @example install_code.issued
+         * @enum {string}
+         */
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        /**
+         * @example {
+         *       "reason": "Ticket 1234: the customer lost the machine."
+         *     }
+         */
+        OperatorActionRequest: {
+            /**
+             * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
+             * @example Ticket 1234: the customer lost the machine.
+             */
+            reason?: string;
+        };
+        /**
          * @example {
          *       "items": [
          *         {
@@ -2213,8 +2546,159 @@ export interface components {
          */
         ServerHealth: "active" | "stale" | "dead" | "revoked";
         /**
+         * @description An activation as the list shows it, with its events.
          * @example {
-         *       "restore_install_code": true
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "status": "activated",
+         *       "machine_binding": {
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "machine_id": "4c4c4544003957108052b4c04f384833",
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       },
+         *       "requested_ref": "main",
+         *       "installer_version": "2026.11.20.1",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+         *       "confirmed_at": "2026-11-22T10:05:00+00:00",
+         *       "released_at": "2026-11-22T10:05:00+00:00",
+         *       "install_code_restored": null,
+         *       "server": {
+         *         "server_id": "srv_9c1e0f4a7b2d3e58",
+         *         "status": "active",
+         *         "health": "active",
+         *         "last_seen_at": "2026-11-22T10:05:00+00:00"
+         *       },
+         *       "events": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        ActivationWithEvents: {
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            status: components["schemas"]["ActivationStatus"];
+            machine_binding: components["schemas"]["MachineBinding"];
+            /**
+             * @description Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.
+             * @example main
+             */
+            requested_ref: string;
+            /**
+             * @description Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.
+             * @example 2026.11.20.1
+             */
+            installer_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            install_token_expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was confirmed.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            confirmed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was released.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            released_at: string | null;
+            /**
+             * @description For a released activation, whether its release restored the code; `null` otherwise.
+             * @example null
+             */
+            install_code_restored: boolean | null;
+            /**
+             * @description The server registered for it (`POST /register`); `null` if none was.
+             * @example {
+             *       "server_id": "srv_9c1e0f4a7b2d3e58",
+             *       "status": "active",
+             *       "health": "active",
+             *       "last_seen_at": "2026-11-22T10:05:00+00:00"
+             *     }
+             */
+            server: {
+                /**
+                 * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+                 * @example srv_9c1e0f4a7b2d3e58
+                 */
+                server_id: string;
+                /**
+                 * @example active
+                 * @enum {string}
+                 */
+                status: "active" | "revoked";
+                health: components["schemas"]["ServerHealth"];
+                /**
+                 * Format: date-time
+                 * @description Its last accepted check-in.
+                 * @example 2026-11-22T10:05:00+00:00
+                 */
+                last_seen_at: string | null;
+            } | null;
+            /**
+             * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
+             * @example [
+             *       {
+             *         "event_id": 42,
+             *         "type": "install_code.issued",
+             *         "occurred_at": "2026-11-22T10:15:00+00:00",
+             *         "actor": "installer",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "server_id": null,
+             *         "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+             *         "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+             *         "data": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833"
+             *         },
+             *         "delivered_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            events: components["schemas"]["EventRecord"][];
+        };
+        /**
+         * @example {
+         *       "restore_install_code": true,
+         *       "reason": "Ticket 1234: the customer lost the machine."
          *     }
          */
         OperatorReleaseRequest: {
@@ -2224,6 +2708,11 @@ export interface components {
              * @example true
              */
             restore_install_code: boolean;
+            /**
+             * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
+             * @example Ticket 1234: the customer lost the machine.
+             */
+            reason?: string;
         };
         /**
          * @example {
@@ -2417,6 +2906,172 @@ export interface components {
             } | null;
         };
         /**
+         * @description A server as the list shows it, with its events.
+         * @example {
+         *       "server_id": "srv_9c1e0f4a7b2d3e58",
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "status": "active",
+         *       "health": "active",
+         *       "hostname": "vpn1.example.net",
+         *       "public_ip": "203.0.113.7",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "agent_version": "2026.11.20.1",
+         *       "registered_at": "2026-11-22T10:15:00+00:00",
+         *       "last_seen_at": "2026-11-22T10:05:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "last_report": {
+         *         "agent_version": "2026.11.20.1",
+         *         "uptime_seconds": 86400,
+         *         "services": [
+         *           {
+         *             "name": "slowdns-server.service",
+         *             "state": "active"
+         *           }
+         *         ]
+         *       },
+         *       "events": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        ServerWithEvents: {
+            /**
+             * @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example srv_9c1e0f4a7b2d3e58
+             */
+            server_id: string;
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @description `revoked` servers must stop their agent: the service will not take their reports.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "revoked";
+            health: components["schemas"]["ServerHealth"];
+            /**
+             * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+             * @example vpn1.example.net
+             */
+            hostname: string;
+            /**
+             * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+             * @example 203.0.113.7
+             */
+            public_ip: string;
+            /**
+             * @description The machine id: 32 lower-case hex characters.
+             * @example 4c4c4544003957108052b4c04f384833
+             */
+            machine_id: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+            /**
+             * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+             * @example 2026.11.20.1
+             */
+            agent_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            registered_at: string;
+            /**
+             * Format: date-time
+             * @description Its last accepted check-in; `null` if it never checked in.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_seen_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description What its last check-in reported; `null` before the first.
+             * @example {
+             *       "agent_version": "2026.11.20.1",
+             *       "uptime_seconds": 86400,
+             *       "services": [
+             *         {
+             *           "name": "slowdns-server.service",
+             *           "state": "active"
+             *         }
+             *       ]
+             *     }
+             */
+            last_report: {
+                /**
+                 * @description Version of the server agent: 2 to 4 dotted numbers (a dotted date like `2026.11.20.1`, or semver like `1.4.2`), optionally followed by `-` or `+` and a pre-release or build tag; at most 64 characters.
+                 * @example 2026.11.20.1
+                 */
+                agent_version: string;
+                /**
+                 * Format: int64
+                 * @description Seconds since the machine booted.
+                 * @example 86400
+                 */
+                uptime_seconds: number;
+                /**
+                 * @example [
+                 *       {
+                 *         "name": "slowdns-server.service",
+                 *         "state": "active"
+                 *       }
+                 *     ]
+                 */
+                services: components["schemas"]["ServiceReport"][];
+            } | null;
+            /**
+             * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
+             * @example [
+             *       {
+             *         "event_id": 42,
+             *         "type": "install_code.issued",
+             *         "occurred_at": "2026-11-22T10:15:00+00:00",
+             *         "actor": "installer",
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "server_id": null,
+             *         "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+             *         "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+             *         "data": {
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "machine_id": "4c4c4544003957108052b4c04f384833"
+             *         },
+             *         "delivered_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            events: components["schemas"]["EventRecord"][];
+        };
+        /**
          * @example {
          *       "items": [
          *         {
@@ -2469,94 +3124,6 @@ export interface components {
              */
             next_cursor: string | null;
         };
-        /**
-         * @example {
-         *       "event_id": 42,
-         *       "type": "install_code.issued",
-         *       "occurred_at": "2026-11-22T10:15:00+00:00",
-         *       "actor": "installer",
-         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
-         *       "activation_id": "act_3f9a12b45cd67e89",
-         *       "server_id": null,
-         *       "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
-         *       "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
-         *       "data": {
-         *         "hostname": "vpn1.example.net",
-         *         "public_ip": "203.0.113.7",
-         *         "machine_id": "4c4c4544003957108052b4c04f384833"
-         *       },
-         *       "delivered_at": "2026-11-22T10:05:00+00:00"
-         *     }
-         */
-        EventRecord: {
-            /**
-             * Format: int64
-             * @description Sequential: a larger id was written later.
-             * @example 42
-             */
-            event_id: number;
-            type: components["schemas"]["EventType"];
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
-             * @example 2026-11-22T10:15:00+00:00
-             */
-            occurred_at: string;
-            /**
-             * @description Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).
-             * @example installer
-             * @enum {string}
-             */
-            actor: "installer" | "agent" | "operator" | "browser" | "service";
-            /**
-             * @description The install code it is about, if any.
-             * @example ic_5b2e9f0c81d4a7e3
-             */
-            install_code_id: string | null;
-            /**
-             * @description The activation it is about, if any.
-             * @example act_3f9a12b45cd67e89
-             */
-            activation_id: string | null;
-            /**
-             * @description The server it is about, if any.
-             * @example null
-             */
-            server_id: string | null;
-            /**
-             * @description The `X-Request-Id` of the request that made the change.
-             * @example 5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90
-             */
-            request_id: string | null;
-            /**
-             * @description The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.
-             * @example 9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d
-             */
-            client_key_hash: string | null;
-            /**
-             * @description Small facts about the change, never a secret (docs/operators.md, "The event trail").
-             * @example {
-             *       "hostname": "vpn1.example.net",
-             *       "public_ip": "203.0.113.7",
-             *       "machine_id": "4c4c4544003957108052b4c04f384833"
-             *     }
-             */
-            data: {
-                [key: string]: string | number | boolean | null;
-            };
-            /**
-             * Format: date-time
-             * @description When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.
-             * @example 2026-11-22T10:05:00+00:00
-             */
-            delivered_at: string | null;
-        };
-        /**
-         * @description `<object>.<verb>` in the past tense.
-         * @example install_code.issued
-         * @enum {string}
-         */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
         /**
          * @description An operator's override of one rate limit for one address, network or machine, with who set it and why.
          * @example {
@@ -3443,6 +4010,180 @@ export interface components {
              *     ]
              */
             items: components["schemas"]["WebhookDeliveryRecord"][];
+        };
+        /**
+         * @description A named operator token just made, with the token itself (shown this once).
+         * @example {
+         *       "operator_token_id": "opt_3c9a1e7f05d2b468",
+         *       "name": "grafana",
+         *       "scope": "read",
+         *       "status": "active",
+         *       "created_at": "2026-11-22T10:00:00+00:00",
+         *       "expires_at": "2027-01-01T00:00:00+00:00",
+         *       "last_used_at": null,
+         *       "revoked_at": null,
+         *       "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
+         *     }
+         */
+        CreatedOperatorToken: {
+            /**
+             * @description An operator token's id (`opt_` + 16 lower-case hex characters): it names the token, and is not the token.
+             * @example opt_3c9a1e7f05d2b468
+             */
+            operator_token_id: string;
+            /**
+             * @description Who acts with it (`operator` in events).
+             * @example grafana
+             */
+            name: string;
+            scope: components["schemas"]["OperatorTokenScope"];
+            status: components["schemas"]["OperatorTokenStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops working by itself; `null`: never.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last accepted, to the minute (written at most once a minute); `null`: never used.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked; `null`: it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.
+             * @example sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe
+             */
+            token: string;
+        };
+        /**
+         * @description `read`: the lists and objects of the admin API. `write`: those and the operator actions (revoke, release, overrides). Only `ADMIN_TOKEN` manages operator tokens.
+         * @example read
+         * @enum {string}
+         */
+        OperatorTokenScope: "read" | "write";
+        /**
+         * @description `active`, `expired` (past `expires_at`) or `revoked`: only an active token is accepted.
+         * @example active
+         * @enum {string}
+         */
+        OperatorTokenStatus: "active" | "expired" | "revoked";
+        /**
+         * @example {
+         *       "name": "grafana",
+         *       "scope": "read",
+         *       "expires_at": "2027-01-01T00:00:00+00:00"
+         *     }
+         */
+        OperatorTokenRequest: {
+            /**
+             * @description Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters, no control characters, not `root` (that is `ADMIN_TOKEN`).
+             * @example grafana
+             */
+            name: string;
+            scope: components["schemas"]["OperatorTokenScope"];
+            /**
+             * Format: date-time
+             * @description When the token stops working, by itself: in the future (else 400 `validation_failed`). Left out, it works until revoked.
+             * @example 2027-01-01T00:00:00+00:00
+             */
+            expires_at?: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "operator_token_id": "opt_3c9a1e7f05d2b468",
+         *           "name": "grafana",
+         *           "scope": "read",
+         *           "status": "active",
+         *           "created_at": "2026-11-22T10:15:00+00:00",
+         *           "expires_at": "2026-11-22T10:05:00+00:00",
+         *           "last_used_at": "2026-11-22T10:05:00+00:00",
+         *           "revoked_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
+        OperatorTokenList: {
+            /**
+             * @example [
+             *       {
+             *         "operator_token_id": "opt_3c9a1e7f05d2b468",
+             *         "name": "grafana",
+             *         "scope": "read",
+             *         "status": "active",
+             *         "created_at": "2026-11-22T10:15:00+00:00",
+             *         "expires_at": "2026-11-22T10:05:00+00:00",
+             *         "last_used_at": "2026-11-22T10:05:00+00:00",
+             *         "revoked_at": "2026-11-22T10:05:00+00:00"
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["OperatorTokenRecord"][];
+        };
+        /**
+         * @description A named operator token: never the token itself (the service keeps only its hash).
+         * @example {
+         *       "operator_token_id": "opt_3c9a1e7f05d2b468",
+         *       "name": "grafana",
+         *       "scope": "read",
+         *       "status": "active",
+         *       "created_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:05:00+00:00",
+         *       "last_used_at": "2026-11-22T10:05:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00"
+         *     }
+         */
+        OperatorTokenRecord: {
+            /**
+             * @description An operator token's id (`opt_` + 16 lower-case hex characters): it names the token, and is not the token.
+             * @example opt_3c9a1e7f05d2b468
+             */
+            operator_token_id: string;
+            /**
+             * @description Who acts with it (`operator` in events).
+             * @example grafana
+             */
+            name: string;
+            scope: components["schemas"]["OperatorTokenScope"];
+            status: components["schemas"]["OperatorTokenStatus"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops working by itself; `null`: never.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last accepted, to the minute (written at most once a minute); `null`: never used.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked; `null`: it was not.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            revoked_at: string | null;
         };
     };
     responses: {
@@ -6676,8 +7417,188 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInstallCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code and its events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "issued",
+                     *         "issued_at": "2026-11-22T10:15:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "activation": {
+                     *           "activation_id": "act_3f9a12b45cd67e89",
+                     *           "status": "confirmed",
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "created_at": "2026-11-22T10:15:00+00:00"
+                     *         },
+                     *         "events": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InstallCodeWithEvents"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -6761,7 +7682,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
         responses: {
             /** @description The revoked code. */
             200: {
@@ -6825,7 +7755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6875,6 +7805,18 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -7037,8 +7979,197 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getActivation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
+                activation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activation and its events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "status": "activated",
+                     *         "machine_binding": {
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *         },
+                     *         "requested_ref": "main",
+                     *         "installer_version": "2026.11.20.1",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "confirmed_at": "2026-11-22T10:05:00+00:00",
+                     *         "released_at": "2026-11-22T10:05:00+00:00",
+                     *         "install_code_restored": null,
+                     *         "server": {
+                     *           "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *           "status": "active",
+                     *           "health": "active",
+                     *           "last_seen_at": "2026-11-22T10:05:00+00:00"
+                     *         },
+                     *         "events": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ActivationWithEvents"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `activation_not_found`: No activation has this id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -7126,7 +8257,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "restore_install_code": true
+                 *       "restore_install_code": true,
+                 *       "reason": "Ticket 1234: the customer lost the machine."
                  *     }
                  */
                 "application/json": components["schemas"]["OperatorReleaseRequest"];
@@ -7185,7 +8317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7402,8 +8534,197 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server and its events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "status": "active",
+                     *         "health": "active",
+                     *         "hostname": "vpn1.example.net",
+                     *         "public_ip": "203.0.113.7",
+                     *         "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *         "agent_version": "2026.11.20.1",
+                     *         "registered_at": "2026-11-22T10:15:00+00:00",
+                     *         "last_seen_at": "2026-11-22T10:05:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "last_report": {
+                     *           "agent_version": "2026.11.20.1",
+                     *           "uptime_seconds": 86400,
+                     *           "services": [
+                     *             {
+                     *               "name": "slowdns-server.service",
+                     *               "state": "active"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "events": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ServerWithEvents"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `server_not_found`: No server has this id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -7487,7 +8808,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
         responses: {
             /** @description The server is revoked. */
             200: {
@@ -7541,7 +8871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7579,6 +8909,18 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -7719,7 +9061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7885,7 +9227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8047,7 +9389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8219,7 +9561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8404,7 +9746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8557,7 +9899,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8722,7 +10064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8898,7 +10240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9048,7 +10390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9221,7 +10563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9384,7 +10726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9551,7 +10893,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9722,7 +11064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9889,7 +11231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9902,6 +11244,472 @@ export interface operations {
                 };
             };
             /** @description `webhook_delivery_not_found`: No webhook delivery has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listOperatorTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "operator_token_id": "opt_3c9a1e7f05d2b468",
+                     *             "name": "grafana",
+                     *             "scope": "read",
+                     *             "status": "active",
+                     *             "created_at": "2026-11-22T10:15:00+00:00",
+                     *             "expires_at": "2026-11-22T10:05:00+00:00",
+                     *             "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *             "revoked_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OperatorTokenList"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "grafana",
+                 *       "scope": "read",
+                 *       "expires_at": "2027-01-01T00:00:00+00:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "operator_token_id": "opt_3c9a1e7f05d2b468",
+                     *         "name": "grafana",
+                     *         "scope": "read",
+                     *         "status": "active",
+                     *         "created_at": "2026-11-22T10:00:00+00:00",
+                     *         "expires_at": "2027-01-01T00:00:00+00:00",
+                     *         "last_used_at": null,
+                     *         "revoked_at": null,
+                     *         "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedOperatorToken"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An operator token's id (`opt_` + 16 lower-case hex characters): it names the token, and is not the token. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "operator_token_id": "opt_3c9a1e7f05d2b468",
+                     *         "name": "grafana",
+                     *         "scope": "read",
+                     *         "status": "active",
+                     *         "created_at": "2026-11-22T10:15:00+00:00",
+                     *         "expires_at": "2026-11-22T10:05:00+00:00",
+                     *         "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OperatorTokenRecord"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `operator_token_not_found`: No operator token has this id. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -336,11 +336,11 @@ describe.each(transports)('error answers through the typed client, %s', (_name, 
 
 it('the cases above cover every error code of the contract', () => {
   // Out of the typed client's reach: 405 (it only sends documented methods), the admin API's
-  // disabled answer and unknown override (the client has no admin methods; test/admin covers them), and the answers to a request
+  // disabled answer, scope refusal, unknown override and unknown operator token (the client has no admin methods; test/admin covers them), and the answers to a request
   // the server cuts before routing (fetch sends well-formed HTTP whole; test/outage/slow-clients.test.ts),
   // and the webhook admin routes' own codes (no client method; test/webhooks covers them).
   const beforeRouting = ['malformed_request', 'request_timeout', 'request_headers_too_large'];
   const webhookAdmin = ['webhook_url_not_allowed', 'webhook_endpoint_not_found', 'webhook_delivery_not_found', 'webhook_endpoint_limit_reached'];
-  const covered = new Set<string>([...cases.map((c) => c.code), 'method_not_allowed', 'admin_api_disabled', 'rate_limit_override_not_found', ...beforeRouting, ...webhookAdmin]);
+  const covered = new Set<string>([...cases.map((c) => c.code), 'method_not_allowed', 'admin_api_disabled', 'admin_scope_insufficient', 'rate_limit_override_not_found', 'operator_token_not_found', ...beforeRouting, ...webhookAdmin]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());
 });

@@ -8,6 +8,8 @@ import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
 export interface ActivationListFilter extends TimeRange {
+  /** One activation by its id (`GET …/activations/{activation_id}`). */
+  id?: string | undefined;
   status?: ActivationRow['status'] | undefined;
   machineId?: string | undefined;
   hostname?: string | undefined;
@@ -30,6 +32,7 @@ export async function listActivations(db: Database, filter: ActivationListFilter
     activations.id,
     filter,
     matching([
+      [activations.id, filter.id],
       [activations.status, filter.status],
       [activations.machineId, filter.machineId],
       [activations.hostname, filter.hostname],

@@ -46,6 +46,8 @@ function healthCondition(health: ServerHealth, now: Date, thresholds: HealthThre
 }
 
 export interface ServerListFilter extends TimeRange {
+  /** One server by its id (`GET …/servers/{server_id}`). */
+  id?: string | undefined;
   health?: ServerHealth | undefined;
   hostname?: string | undefined;
   machineId?: string | undefined;
@@ -63,6 +65,7 @@ export async function listServers(db: Database, filter: ServerListFilter, now: D
   const page = newestFirst(servers.registeredAt, servers.id, filter, [
     filter.health ? healthCondition(filter.health, now, thresholds) : undefined,
     ...matching([
+      [servers.id, filter.id],
       [servers.hostname, filter.hostname],
       [servers.machineId, filter.machineId],
     ]),

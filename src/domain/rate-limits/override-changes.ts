@@ -12,9 +12,7 @@ import { OVERRIDE_MAX_DAYS, type OverrideTarget, type RateLimitOverride } from '
 export type RateLimitOverrideRow = typeof rateLimitOverrides.$inferSelect;
 
 /** An operator's change: who (the operator token's name; `root` for ADMIN_TOKEN) and why. */
-export interface OperatorChange extends ChangeContext {
-  operator: string;
-}
+export type OperatorChange = ChangeContext & { operator: string };
 
 export interface NewRateLimitOverride {
   target: OverrideTarget;

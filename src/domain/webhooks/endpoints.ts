@@ -2,7 +2,7 @@ import { desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { recordEvent, type ChangeContext, type EventType } from '../events.js';
+import { operatorEventData, recordEvent, type ChangeContext, type EventType } from '../events.js';
 import { openText, sealText } from '../key-encryption.js';
 import { randomId } from '../secret-hash.js';
 import { generateWebhookSecret } from './signing.js';
@@ -42,7 +42,7 @@ function endpointEvent(type: EventType, endpoint: WebhookEndpointRow, extra: Rec
   return { type, data: { webhook_endpoint_id: endpoint.id, url_host: endpoint.urlHost, ...extra } };
 }
 
-const operatorFields = (context: ChangeContext): Record<string, string> => (context.actor === 'operator' ? { operator: 'root' } : {});
+const operatorFields = (context: ChangeContext): Record<string, string | null> => operatorEventData(context);
 
 export async function createWebhookEndpoint(
   db: Database,

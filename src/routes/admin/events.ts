@@ -1,19 +1,18 @@
 import { createRoute } from '@hono/zod-openapi';
-import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listEvents } from '../../domain/admin/event-list.js';
-import type { EventRow, EventType } from '../../domain/events.js';
 import type { Router } from '../../http/router.js';
 import { EventListQuerySchema, EventPageSchema } from '../../schemas/admin/events.js';
 import { timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
+import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
   path: '/api/v2/admin/events',
   operationId: 'listEvents',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List events',
   description: `The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: \`type\`, \`subject_id\` (an install code, activation or server id), \`since\`/\`until\` on the time of the change. Events are kept \`EVENT_RETENTION_DAYS\` (90 by default). ${ADMIN_AUTH_SENTENCE}`,
   request: { query: EventListQuerySchema },
@@ -23,26 +22,10 @@ const list = createRoute({
   },
 });
 
-function toRecord(e: EventRow) {
-  return {
-    event_id: e.id,
-    type: e.type as EventType,
-    occurred_at: toIsoOffset(e.occurredAt),
-    actor: e.actor,
-    install_code_id: e.installCodeId,
-    activation_id: e.activationId,
-    server_id: e.serverId,
-    request_id: e.requestId,
-    client_key_hash: e.clientKeyHash,
-    data: e.data as Record<string, string | number | boolean | null>,
-    delivered_at: e.deliveredAt ? toIsoOffset(e.deliveredAt) : null,
-  };
-}
-
 export function registerAdminEvents(app: Router, deps: AppDeps): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
     const page = await listEvents(deps.db, { ...query, subjectId: query.subject_id, ...timeRange(query) });
-    return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} events.` } }, 200);
+    return c.json({ data: { items: page.items.map(toEventRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} events.` } }, 200);
   });
 }

@@ -4,6 +4,7 @@ import type { Router } from '../../http/router.js';
 import { registerAdminActivations } from './activations.js';
 import { registerAdminEvents } from './events.js';
 import { registerAdminInstallCodes } from './install-codes.js';
+import { registerAdminOperatorTokens } from './operator-tokens.js';
 import { registerAdminRateLimitOverrides } from './rate-limit-overrides.js';
 import { registerAdminRateLimitUsage } from './rate-limit-usage.js';
 import { registerAdminServers } from './servers.js';
@@ -12,7 +13,7 @@ import { registerAdminWebhooks } from './webhooks.js';
 
 /** The operator's API under /api/v2/admin/: lists with filters and cursors, and the operator actions. */
 export function registerAdmin(app: Router, deps: RouteDeps): void {
-  app.use('/api/v2/admin/*', adminAuth(deps.config.adminToken));
+  app.use('/api/v2/admin/*', adminAuth(deps));
   registerAdminInstallCodes(app, deps);
   registerAdminActivations(app, deps);
   registerAdminServers(app, deps);
@@ -21,4 +22,5 @@ export function registerAdmin(app: Router, deps: RouteDeps): void {
   registerAdminRateLimitUsage(app, deps);
   registerAdminWebhooks(app, deps);
   registerAdminWebhookDeliveries(app, deps);
+  registerAdminOperatorTokens(app, deps);
 }

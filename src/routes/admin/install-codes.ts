@@ -2,19 +2,24 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
+import { eventsOf } from '../../domain/admin/object-events.js';
 import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
-import { changeContext } from '../../http/change-context.js';
+import { ApiError } from '../../errors.js';
+import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
+import { operatorChangeContext } from '../../http/change-context.js';
+import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
-import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema } from '../../schemas/admin/install-codes.js';
+import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema, InstallCodeWithEventsSchema } from '../../schemas/admin/install-codes.js';
 import { timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
+import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
   path: '/api/v2/admin/install-codes',
   operationId: 'listInstallCodes',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List install codes',
   description: `Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\` (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: InstallCodeListQuerySchema },
@@ -24,17 +29,31 @@ const list = createRoute({
   },
 });
 
+const show = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/install-codes/{install_code_id}',
+  operationId: 'getInstallCode',
+  ...adminOperation('read'),
+  summary: 'One install code with its events',
+  description: `The code as \`listInstallCodes\` shows it, with \`events\`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 \`install_code_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: InstallCodeIdParamsSchema },
+  responses: {
+    200: { description: 'The code and its events.', content: { 'application/json': { schema: successEnvelope(InstallCodeWithEventsSchema) } } },
+    ...adminErrorResponses('install_code_not_found'),
+  },
+});
+
 const revoke = createRoute({
   method: 'post',
   path: '/api/v2/admin/install-codes/{install_code_id}/revoke',
   operationId: 'revokeInstallCode',
-  ...adminOperation,
+  ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Revoke an install code',
-  description: `Revokes an \`issued\` code (expired or not): a precheck or activate of it is then 410 \`install_code_revoked\`, even with a precheck token made before. Recorded as the event \`install_code.revoked\` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (\`activated\`, \`consumed\`) is 409 \`install_code_unavailable\`: release the activation instead (\`releaseActivation\` with \`restore_install_code: false\`). No body. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: InstallCodeIdParamsSchema },
+  description: `Revokes an \`issued\` code (expired or not): a precheck or activate of it is then 410 \`install_code_revoked\`, even with a precheck token made before. Recorded as the event \`install_code.revoked\` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (\`activated\`, \`consumed\`) is 409 \`install_code_unavailable\`: release the activation instead (\`releaseActivation\` with \`restore_install_code: false\`). The body is optional: \`{"reason": "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: InstallCodeIdParamsSchema, body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } } },
   responses: {
     200: { description: 'The revoked code.', content: { 'application/json': { schema: successEnvelope(InstallCodeRecordSchema) } } },
-    ...adminErrorResponses('install_code_not_found', 'install_code_unavailable'),
+    ...adminErrorResponses('install_code_not_found', 'install_code_unavailable', 'unsupported_media_type', 'payload_too_large'),
   },
 });
 
@@ -59,10 +78,19 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} install codes.` } }, 200);
   });
 
+  app.openapi(show, async (c) => {
+    const { install_code_id: id } = c.req.valid('param');
+    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
+    if (!item) throw new ApiError('install_code_not_found');
+    const history = await eventsOf(deps.db, { kind: 'ic_', id });
+    return c.json({ data: { ...toRecord(item), events: history.map(toEventRecord) }, meta: { message: `${item.code.id} and ${history.length} events.` } }, 200);
+  });
+
   app.openapi(revoke, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
     const now = deps.clock.now();
-    const context = changeContext(c, 'operator');
+    // Without a body (no Content-Type) the validator does not run.
+    const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
     const { revoked } = await revokeInstallCodeAsOperator(deps.db, id, now, context);
     if (revoked) c.var.metrics.transition('install_code.revoked', context.actor);
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, now)).items;

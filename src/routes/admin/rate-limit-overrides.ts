@@ -1,17 +1,16 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import type { RouteDeps } from '../../deps.js';
 import { listRateLimitOverrides, rateLimitOverrideStatus, type RateLimitOverrideListItem } from '../../domain/admin/rate-limit-override-list.js';
-import { createRateLimitOverride, removeRateLimitOverride, type OperatorChange } from '../../domain/rate-limits/override-changes.js';
+import { createRateLimitOverride, removeRateLimitOverride } from '../../domain/rate-limits/override-changes.js';
 import { OVERRIDE_MAX_DAYS, OVERRIDE_QUOTA_MAX } from '../../domain/rate-limits/overrides.js';
 import { OVERRIDES_MAX_AGE_SECONDS } from '../../domain/rate-limits/override-cache.js';
 import { rateLimitPolicies } from '../../domain/rate-limits/policies.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
-import { changeContext } from '../../http/change-context.js';
+import { operatorChangeContext } from '../../http/change-context.js';
 import { jsonBody } from '../../http/json-body.js';
-import type { AppEnv, Router } from '../../http/router.js';
+import type { Router } from '../../http/router.js';
 import { timeRange } from '../../schemas/admin/list.js';
 import { overrideTarget } from '../../schemas/admin/override-target.js';
 import {
@@ -33,7 +32,7 @@ const create = createRoute({
   method: 'post',
   path: PATH,
   operationId: 'createRateLimitOverride',
-  ...adminOperation,
+  ...adminOperation('write'),
   summary: 'Override a rate limit for an address, network or machine',
   description: `Sets the quota of one limit (\`limit_name\`) for one IP address, CIDR network or machine, until \`expires_at\`: higher to let a shared address (an office, a campus, a carrier-grade NAT) through, lower to hold one back. One override per limit and target: a new one for the same \`limit_name\`, \`subject\` and target replaces the one in place (listed as removed, \`Replaced by rlo_…\`). Recorded as \`rate_limit_override.created\` (and \`rate_limit_override.removed\` for one replaced) with the operator and the reason.
 
@@ -51,7 +50,7 @@ const list = createRoute({
   method: 'get',
   path: PATH,
   operationId: 'listRateLimitOverrides',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List rate-limit overrides',
   description: `Overrides, newest set first, each with its \`status\` (\`active\`, \`expired\`, \`removed\`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by \`status\`) as a record of what applied when; \`status=active\` lists those in force. Filters: \`status\`, \`limit_name\`, \`since\`/\`until\` on the time it was set. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: RateLimitOverrideListQuerySchema },
@@ -65,10 +64,9 @@ const remove = createRoute({
   method: 'delete',
   path: `${PATH}/{rate_limit_override_id}`,
   operationId: 'removeRateLimitOverride',
-  ...adminOperation,
+  ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Remove a rate-limit override',
   description: `The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as \`removed\`. The body is optional: \`{"reason": "…"}\` says why. Recorded as \`rate_limit_override.removed\` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. ${ADMIN_AUTH_SENTENCE}`,
-  middleware: [emptyJsonBodyAsObject],
   request: { params: RateLimitOverrideIdParamsSchema, body: { required: false, content: { 'application/json': { schema: RateLimitOverrideRemovalSchema } } } },
   responses: {
     200: { description: 'The override, removed.', content: { 'application/json': { schema: successEnvelope(RateLimitOverrideRecordSchema) } } },
@@ -96,10 +94,6 @@ function toRecord({ override: o, status }: RateLimitOverrideListItem) {
   };
 }
 
-function operatorChange(c: Context<AppEnv>): OperatorChange {
-  return { ...changeContext(c, 'operator'), operator: c.var.operator };
-}
-
 export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): void {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
@@ -108,7 +102,7 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     if ('problem' in target) throw new ApiError('validation_failed', `The request is not valid. value: ${target.problem}.`);
     const now = deps.clock.now();
     const input = { target, limitName: body.limit_name, quota: body.limit, expiresAt: wholeSecond(new Date(body.expires_at)), reason: body.reason };
-    const { override, replaced } = await createRateLimitOverride(deps.db, input, now, operatorChange(c));
+    const { override, replaced } = await createRateLimitOverride(deps.db, input, now, operatorChangeContext(c));
     // In force at once here; the other instances read it within their refresh bound.
     deps.rateLimitOverrides.invalidate();
     replaced.forEach(() => c.var.metrics.transition('rate_limit_override.removed', 'operator'));
@@ -128,7 +122,7 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     // Without a body (no Content-Type) the validator does not run.
     const reason = c.req.valid('json')?.reason ?? null;
     const now = deps.clock.now();
-    const { override, removed } = await removeRateLimitOverride(deps.db, id, reason, now, operatorChange(c));
+    const { override, removed } = await removeRateLimitOverride(deps.db, id, reason, now, operatorChangeContext(c));
     if (removed) {
       deps.rateLimitOverrides.invalidate();
       c.var.metrics.transition('rate_limit_override.removed', 'operator');

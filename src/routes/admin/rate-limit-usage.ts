@@ -12,7 +12,7 @@ const usage = createRoute({
   method: 'get',
   path: '/api/v2/admin/rate-limit-usage',
   operationId: 'getRateLimitUsage',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'See where an address or machine stands in its rate limits',
   description: `For one client address (\`ip\`) or machine (\`machine\`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or \`null\` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: RateLimitUsageQuerySchema },

@@ -2,20 +2,25 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listServers, type ServerListItem } from '../../domain/admin/server-list.js';
+import { eventsOf } from '../../domain/admin/object-events.js';
 import { revokeServer } from '../../domain/servers.js';
-import { changeContext } from '../../http/change-context.js';
+import { ApiError } from '../../errors.js';
+import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
+import { operatorChangeContext } from '../../http/change-context.js';
+import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import { timeRange } from '../../schemas/admin/list.js';
-import { ServerIdParamsSchema, ServerListQuerySchema, ServerPageSchema } from '../../schemas/admin/servers.js';
+import { ServerIdParamsSchema, ServerListQuerySchema, ServerPageSchema, ServerWithEventsSchema } from '../../schemas/admin/servers.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { RevokeResultSchema, type AgentReport } from '../../schemas/server.js';
+import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
   path: '/api/v2/admin/servers',
   operationId: 'listServers',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List servers and their health',
   description: `Registered servers, newest first, with their health derived from check-ins (\`active\`, \`stale\` after two missed check-in intervals, \`dead\` after \`SERVER_DEAD_AFTER_SECONDS\`, \`revoked\`), last check-in, agent version and last report; never the agent token. Filters: \`status\` (a health), \`hostname\`, \`machine_id\`, \`since\`/\`until\` on the registration time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ServerListQuerySchema },
@@ -25,17 +30,31 @@ const list = createRoute({
   },
 });
 
+const show = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/servers/{server_id}',
+  operationId: 'getServer',
+  ...adminOperation('read'),
+  summary: 'One server with its events',
+  description: `The server as \`listServers\` shows it (its health as of now), with \`events\`: every event about it, oldest first (registered, revoked, each with its actor, and an operator's name and reason). An unknown id is 404 \`server_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: ServerIdParamsSchema },
+  responses: {
+    200: { description: 'The server and its events.', content: { 'application/json': { schema: successEnvelope(ServerWithEventsSchema) } } },
+    ...adminErrorResponses('server_not_found'),
+  },
+});
+
 const revoke = createRoute({
   method: 'post',
   path: '/api/v2/admin/servers/{server_id}/revoke',
   operationId: 'revokeServerAsOperator',
-  ...adminOperation,
+  ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Revoke a server',
-  description: `The operator revoke of \`POST /revoke\`, by path: the server's next check-in answers \`status: "revoked"\` and its reports are no longer recorded. Recorded as \`server.revoked\` with the operator as actor. Idempotent: a revoked server answers 200 with its first \`revoked_at\`. No body. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: ServerIdParamsSchema },
+  description: `The operator revoke of \`POST /revoke\`, by path: the server's next check-in answers \`status: "revoked"\` and its reports are no longer recorded. Recorded as \`server.revoked\` with the operator as actor. Idempotent: a revoked server answers 200 with its first \`revoked_at\`. The body is optional: \`{"reason": "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: ServerIdParamsSchema, body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } } },
   responses: {
     200: { description: 'The server is revoked.', content: { 'application/json': { schema: successEnvelope(RevokeResultSchema) } } },
-    ...adminErrorResponses('server_not_found'),
+    ...adminErrorResponses('server_not_found', 'unsupported_media_type', 'payload_too_large'),
   },
 });
 
@@ -65,9 +84,18 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} servers.` } }, 200);
   });
 
+  app.openapi(show, async (c) => {
+    const { server_id: id } = c.req.valid('param');
+    const [item] = (await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), { deadAfterSeconds: deps.config.serverDeadAfterSeconds })).items;
+    if (!item) throw new ApiError('server_not_found');
+    const history = await eventsOf(deps.db, { kind: 'srv_', id });
+    return c.json({ data: { ...toRecord(item), events: history.map(toEventRecord) }, meta: { message: `${id} and ${history.length} events.` } }, 200);
+  });
+
   app.openapi(revoke, async (c) => {
     const { server_id } = c.req.valid('param');
-    const context = changeContext(c, 'operator');
+    // Without a body (no Content-Type) the validator does not run.
+    const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
     const { server, revoked } = await revokeServer(deps.db, server_id, deps.clock.now(), context);
     if (revoked) c.var.metrics.transition('server.revoked', context.actor);
     return c.json({ data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) }, meta: { message: 'Server revoked.' } }, 200);

@@ -3,7 +3,7 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import type { EventType } from '../../domain/events.js';
 import { ApiError } from '../../errors.js';
-import { changeContext } from '../../http/change-context.js';
+import { operatorChangeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import {
   createWebhookEndpoint,
@@ -34,7 +34,7 @@ const create = createRoute({
   method: 'post',
   path: '/api/v2/admin/webhooks',
   operationId: 'createWebhook',
-  ...adminOperation,
+  ...adminOperation('write'),
   summary: 'Add a webhook endpoint',
   description: `Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
@@ -48,7 +48,7 @@ const list = createRoute({
   method: 'get',
   path: '/api/v2/admin/webhooks',
   operationId: 'listWebhooks',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'List webhook endpoints',
   description: `Every endpoint (at most 50), newest first, with its health (\`healthy\`, \`failing\`, \`paused\`, \`disabled\`), pending deliveries and last success and failure; never its secret. ${ADMIN_AUTH_SENTENCE}`,
   responses: { 200: { description: 'The endpoints.', ...json(successEnvelope(WebhookEndpointListSchema)) }, ...adminErrorResponses() },
@@ -58,7 +58,7 @@ const show = createRoute({
   method: 'get',
   path: '/api/v2/admin/webhooks/{webhook_id}',
   operationId: 'getWebhook',
-  ...adminOperation,
+  ...adminOperation('read'),
   summary: 'Show a webhook endpoint',
   description: `One endpoint as the list shows it. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
@@ -69,7 +69,7 @@ const update = createRoute({
   method: 'patch',
   path: '/api/v2/admin/webhooks/{webhook_id}',
   operationId: 'updateWebhook',
-  ...adminOperation,
+  ...adminOperation('write'),
   summary: 'Pause or resume a webhook endpoint',
   description: `\`{"paused": true}\` pauses: messages are still made for it and wait. \`{"paused": false}\` resumes: the waiting messages go out (several at once: receivers should not rely on their order, but on each body's \`timestamp\`); a disabled endpoint is enabled again. Recorded as \`webhook_endpoint.paused\` or \`webhook_endpoint.resumed\`; idempotent. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema, body: { required: true, ...json(UpdateWebhookRequestSchema) } },
@@ -83,7 +83,7 @@ const remove = createRoute({
   method: 'delete',
   path: '/api/v2/admin/webhooks/{webhook_id}',
   operationId: 'removeWebhook',
-  ...adminOperation,
+  ...adminOperation('write'),
   summary: 'Remove a webhook endpoint',
   description: `Removes the endpoint with its deliveries and their attempts. Recorded as \`webhook_endpoint.removed\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
@@ -94,7 +94,7 @@ const rotate = createRoute({
   method: 'post',
   path: '/api/v2/admin/webhooks/{webhook_id}/rotate-secret',
   operationId: 'rotateWebhookSecret',
-  ...adminOperation,
+  ...adminOperation('write'),
   summary: 'Rotate a webhook endpoint\'s secret',
   description: `A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
@@ -137,7 +137,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
       if (err instanceof WebhookUrlRefused) throw new ApiError('webhook_url_not_allowed', `This URL cannot be a webhook target: ${err.message}.`);
       throw err;
     }
-    const context = changeContext(c, 'operator');
+    const context = operatorChangeContext(c);
     const events = [...new Set(body.events)];
     const { endpoint, secret } = await createWebhookEndpoint(deps.db, { url, events: events.includes('*') ? ['*'] : events, description: body.description }, kek, deps.clock.now(), context);
     c.var.metrics.transition('webhook_endpoint.created', context.actor);
@@ -157,7 +157,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   app.openapi(update, async (c) => {
     const { webhook_id } = c.req.valid('param');
     const { paused } = c.req.valid('json');
-    const context = changeContext(c, 'operator');
+    const context = operatorChangeContext(c);
     const before = await getWebhookEndpoint(deps.db, webhook_id);
     await setWebhookEndpointPaused(deps.db, webhook_id, paused, deps.clock.now(), context);
     const after = await getWebhookEndpoint(deps.db, webhook_id);
@@ -167,7 +167,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
 
   app.openapi(remove, async (c) => {
     const { webhook_id } = c.req.valid('param');
-    const context = changeContext(c, 'operator');
+    const context = operatorChangeContext(c);
     await removeWebhookEndpoint(deps.db, webhook_id, deps.clock.now(), context);
     c.var.metrics.transition('webhook_endpoint.removed', context.actor);
     return c.json({ data: { webhook_id, removed: true as const }, meta: { message: 'Webhook endpoint removed.' } }, 200);
@@ -175,7 +175,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
 
   app.openapi(rotate, async (c) => {
     const { webhook_id } = c.req.valid('param');
-    const context = changeContext(c, 'operator');
+    const context = operatorChangeContext(c);
     const { endpoint, secret } = await rotateWebhookSecret(deps.db, webhook_id, kek, deps.clock.now(), context);
     c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
     return c.json({ data: { webhook_id, secret, previous_secret_expires_at: toIsoOffset(endpoint.previousSecretExpiresAt!) }, meta: { message: 'Secret rotated. Keep it: it is not shown again.' } }, 200);

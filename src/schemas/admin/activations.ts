@@ -1,3 +1,5 @@
+import { withEvents } from './object-history.js';
+import { OperatorReasonSchema } from './operator-reason.js';
 import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema, MachineBindingSchema } from '../activation.js';
 import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
@@ -52,5 +54,8 @@ export const OperatorReleaseRequestSchema = z
       .boolean()
       .default(true)
       .openapi({ description: '`true` (the default): restore the code as the installer\'s release does, when its token is unused and unexpired and the code unexpired. `false`: revoke the code instead, so it can never be used again.', example: true }),
+    reason: OperatorReasonSchema,
   })
   .openapi('OperatorReleaseRequest');
+
+export const ActivationWithEventsSchema = withEvents(ActivationRecordSchema, 'ActivationWithEvents', 'An activation as the list shows it, with its events.');

@@ -1,3 +1,4 @@
+import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema } from '../activation.js';
 import { HostnameValueSchema, PublicIpValueSchema } from '../machine.js';
@@ -41,3 +42,5 @@ export const InstallCodePageSchema = pageOf(InstallCodeRecordSchema, EXAMPLE_CUR
 export const InstallCodeIdParamsSchema = z.object({
   install_code_id: InstallCodeIdSchema.openapi({ param: { name: 'install_code_id', in: 'path' } }),
 });
+
+export const InstallCodeWithEventsSchema = withEvents(InstallCodeRecordSchema, 'InstallCodeWithEvents', 'An install code as the list shows it, with its events.');

@@ -1,3 +1,4 @@
+import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema } from '../activation.js';
 import { TimestampSchema } from '../install-code.js';
@@ -50,3 +51,5 @@ export const ServerPageSchema = pageOf(ServerRecordAdminSchema, EXAMPLE_CURSOR).
 export const ServerIdParamsSchema = z.object({
   server_id: ServerIdSchema.openapi({ param: { name: 'server_id', in: 'path' } }),
 });
+
+export const ServerWithEventsSchema = withEvents(ServerRecordAdminSchema, 'ServerWithEvents', 'A server as the list shows it, with its events.');

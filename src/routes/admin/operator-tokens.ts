@@ -1,0 +1,87 @@
+import { createRoute } from '@hono/zod-openapi';
+import { toIsoOffset, wholeSecond } from '../../clock.js';
+import type { RouteDeps } from '../../deps.js';
+import { createOperatorToken, listOperatorTokens, operatorTokenStatus, revokeOperatorToken, type OperatorTokenRow } from '../../domain/operators/operator-tokens.js';
+import { jsonBody } from '../../http/json-body.js';
+import type { Router } from '../../http/router.js';
+import { CreatedOperatorTokenSchema, OperatorTokenIdParamsSchema, OperatorTokenListSchema, OperatorTokenRecordSchema, OperatorTokenRequestSchema } from '../../schemas/admin/operator-tokens.js';
+import { successEnvelope } from '../../schemas/envelope.js';
+import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+
+const PATH = '/api/v2/admin/tokens';
+
+const create = createRoute({
+  method: 'post',
+  path: PATH,
+  operationId: 'createOperatorToken',
+  ...adminOperation('root'),
+  summary: 'Make a named operator token',
+  description: `Makes a token that acts on the admin API as \`name\` with \`scope\` (\`read\`: lists and objects; \`write\`: those and the operator actions), until \`expires_at\` if given and until revoked. The answer holds the token, this once: the service keeps only its hash. Events of what it does name it (\`operator\`). Refused with 400 \`validation_failed\`, nothing stored: a name empty, longer than 64 characters, with control characters or \`root\`; a scope other than \`read\` or \`write\`; an \`expires_at\` not in the future. Only \`ADMIN_TOKEN\` manages tokens: a named token is 403 \`admin_scope_insufficient\`. ${ADMIN_AUTH_SENTENCE}`,
+  request: jsonBody(OperatorTokenRequestSchema),
+  responses: {
+    201: { description: 'The token, shown once.', content: { 'application/json': { schema: successEnvelope(CreatedOperatorTokenSchema) } } },
+    ...adminErrorResponses('unsupported_media_type', 'payload_too_large'),
+  },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: PATH,
+  operationId: 'listOperatorTokens',
+  ...adminOperation('root'),
+  summary: 'List named operator tokens',
+  description: `Every named operator token, newest first, with its scope, status and last use; never the token. ${ADMIN_AUTH_SENTENCE}`,
+  responses: {
+    200: { description: 'The tokens.', content: { 'application/json': { schema: successEnvelope(OperatorTokenListSchema) } } },
+    ...adminErrorResponses(),
+  },
+});
+
+const revoke = createRoute({
+  method: 'delete',
+  path: `${PATH}/{id}`,
+  operationId: 'revokeOperatorToken',
+  ...adminOperation('root'),
+  summary: 'Revoke a named operator token',
+  description: `The token is refused (401 \`admin_token_invalid\`) from the next request on, and stays listed as \`revoked\`. Idempotent: revoking a revoked token answers 200 with it as it is. ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: OperatorTokenIdParamsSchema },
+  responses: {
+    200: { description: 'The token, revoked.', content: { 'application/json': { schema: successEnvelope(OperatorTokenRecordSchema) } } },
+    ...adminErrorResponses('operator_token_not_found'),
+  },
+});
+
+function toRecord(row: OperatorTokenRow, now: Date) {
+  return {
+    operator_token_id: row.id,
+    name: row.name,
+    scope: row.scope,
+    status: operatorTokenStatus(row, now),
+    created_at: toIsoOffset(row.createdAt),
+    expires_at: row.expiresAt ? toIsoOffset(row.expiresAt) : null,
+    last_used_at: row.lastUsedAt ? toIsoOffset(row.lastUsedAt) : null,
+    revoked_at: row.revokedAt ? toIsoOffset(row.revokedAt) : null,
+  };
+}
+
+export function registerAdminOperatorTokens(app: Router, deps: RouteDeps): void {
+  app.openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const now = deps.clock.now();
+    const { row, token } = await createOperatorToken(deps.db, { name: body.name, scope: body.scope, expiresAt: body.expires_at ? wholeSecond(new Date(body.expires_at)) : null }, now);
+    return c.json({ data: { ...toRecord(row, now), token }, meta: { message: 'Operator token made: keep it now, it is not shown again.' } }, 201);
+  });
+
+  app.openapi(list, async (c) => {
+    const now = deps.clock.now();
+    const rows = await listOperatorTokens(deps.db);
+    return c.json({ data: { items: rows.map((row) => toRecord(row, now)) }, meta: { message: `${rows.length} operator tokens.` } }, 200);
+  });
+
+  app.openapi(revoke, async (c) => {
+    const { id } = c.req.valid('param');
+    const now = deps.clock.now();
+    const { row, revoked } = await revokeOperatorToken(deps.db, id, now);
+    return c.json({ data: toRecord(row, now), meta: { message: revoked ? 'Operator token revoked.' : 'Operator token was already revoked.' } }, 200);
+  });
+}
