@@ -197,3 +197,25 @@ describe('operator actions name the operator and keep the reason in their events
     expect((await res.json()).error).toEqual({ code: 'validation_failed', message: expect.stringContaining('reason') });
   });
 });
+
+describe('webhook endpoints as a read-scope operator sees them', () => {
+  const t = useTestApp({ ADMIN_TOKEN, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
+
+  it('list and show give the host, never the URL (URLs often carry secrets); a write token sees the URL', async () => {
+    const url = 'http://127.0.0.1:9/hook?token=s3cr3t';
+    const created = await t.request('/api/v2/admin/webhooks', postJson({ url, events: ['*'] }, root));
+    expect(created.status).toBe(201);
+    const id = (await created.json()).data.webhook_id as string;
+    const reader = bearer((await minted(t, 'dashboard', 'read')).token);
+    const writer = bearer((await minted(t, 'alice', 'write')).token);
+
+    const listed = await (await t.request('/api/v2/admin/webhooks', { headers: reader })).json();
+    expect(listed.data.items).toEqual([expect.objectContaining({ webhook_id: id, url: null, url_host: '127.0.0.1:9' })]);
+    const shown = await t.request(`/api/v2/admin/webhooks/${id}`, { headers: reader });
+    expect(shown.status).toBe(200);
+    const body = await shown.text();
+    expect(JSON.parse(body).data).toMatchObject({ webhook_id: id, url: null, url_host: '127.0.0.1:9' });
+    expect(body).not.toContain('s3cr3t');
+    expect((await (await t.request(`/api/v2/admin/webhooks/${id}`, { headers: writer })).json()).data.url).toBe(url);
+  });
+});

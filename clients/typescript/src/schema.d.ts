@@ -3508,10 +3508,10 @@ export interface components {
              */
             webhook_id: string;
             /**
-             * @description The whole URL. URLs often carry secrets: an operator with read scope only (once named operator tokens exist) will see `url_host` and not this field.
+             * @description The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.
              * @example https://hooks.example.com/slowdns
              */
-            url: string;
+            url: string | null;
             /**
              * @description The URL's host (and port): what every operator may see.
              * @example hooks.example.com
@@ -3697,10 +3697,10 @@ export interface components {
              */
             webhook_id: string;
             /**
-             * @description The whole URL. URLs often carry secrets: an operator with read scope only (once named operator tokens exist) will see `url_host` and not this field.
+             * @description The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.
              * @example https://hooks.example.com/slowdns
              */
-            url: string;
+            url: string | null;
             /**
              * @description The URL's host (and port): what every operator may see.
              * @example hooks.example.com

@@ -105,11 +105,12 @@ type WebhookEventFilterName = '*' | EventType;
 
 const at = (d: Date | null) => (d ? toIsoOffset(d) : null);
 
-export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView) {
+/** An endpoint as the API answers it; `showUrl` false (a read-scope operator) leaves the URL out: URLs often carry secrets. */
+export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView, showUrl = true) {
   const health = e.status === 'enabled' ? (e.failingSince ? ('failing' as const) : ('healthy' as const)) : e.status;
   return {
     webhook_id: e.id,
-    url: e.url,
+    url: showUrl ? e.url : null,
     url_host: e.urlHost,
     description: e.description,
     events: e.eventTypes as WebhookEventFilterName[],
@@ -145,13 +146,14 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   });
 
   app.openapi(list, async (c) => {
-    const items = (await listWebhookEndpoints(deps.db)).map(webhookRecord);
+    const showUrl = c.var.operatorScope !== 'read';
+    const items = (await listWebhookEndpoints(deps.db)).map((view) => webhookRecord(view, showUrl));
     return c.json({ data: { items }, meta: { message: `${items.length} webhook endpoints.` } }, 200);
   });
 
   app.openapi(show, async (c) => {
     const { webhook_id } = c.req.valid('param');
-    return c.json({ data: webhookRecord(await getWebhookEndpoint(deps.db, webhook_id)), meta: { message: 'Webhook endpoint.' } }, 200);
+    return c.json({ data: webhookRecord(await getWebhookEndpoint(deps.db, webhook_id), c.var.operatorScope !== 'read'), meta: { message: 'Webhook endpoint.' } }, 200);
   });
 
   app.openapi(update, async (c) => {

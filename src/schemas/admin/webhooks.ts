@@ -36,7 +36,7 @@ export const UpdateWebhookRequestSchema = z
 export const WebhookEndpointRecordSchema = z
   .object({
     webhook_id: WebhookEndpointIdSchema,
-    url: z.string().max(2048).openapi({ description: 'The whole URL. URLs often carry secrets: an operator with read scope only (once named operator tokens exist) will see `url_host` and not this field.', example: 'https://hooks.example.com/slowdns' }),
+    url: z.string().max(2048).nullable().openapi({ description: 'The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.', example: 'https://hooks.example.com/slowdns' }),
     url_host: z.string().max(300).openapi({ description: 'The URL\'s host (and port): what every operator may see.', example: 'hooks.example.com' }),
     description: z.string().max(200).nullable().openapi({ example: 'Billing: confirmed installs' }),
     events: z.array(WebhookEventFilterSchema).max(EVENT_TYPES.length + 1),
