@@ -105,6 +105,20 @@ export const rateLimitBuckets = pgTable(
  * The private key is sealed (AES-256-GCM under KEY_ENCRYPTION_KEY) or, without one, kept in clear;
  * a retired key keeps neither. The newest key whose signing has not ended signs.
  */
+/**
+ * The public half of every key that signed a receipt (from the database's keys or SIGNING_KEYS alike),
+ * published in the JWKS for RECEIPT_VERIFY_DAYS after `last_signed_at` so a receipt verifies long after
+ * its key left the token ring. Never a private key.
+ */
+export const receiptKeys = pgTable('receipt_keys', {
+  kid: text('kid').primaryKey(),
+  /** The Ed25519 public key, base64url. */
+  publicKey: text('public_key').notNull(),
+  firstSignedAt: at('first_signed_at').notNull(),
+  /** Moved forward at most every minute while the key signs receipts: the last receipt is at most that much later. */
+  lastSignedAt: at('last_signed_at').notNull(),
+});
+
 export const signingKeys = pgTable(
   'signing_keys',
   {

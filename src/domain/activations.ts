@@ -8,6 +8,7 @@ import { EVENT_CONTEXT_COLUMNS, eventContextParams, type ChangeContext } from '.
 import { installCodeProblem } from './install-codes.js';
 import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { randomId, sha256Hex } from './secret-hash.js';
+import type { ConfirmedInstall } from './receipts.js';
 import { assertInstallTokenJti } from './tokens.js';
 
 export type ActivationRow = typeof activations.$inferSelect;
@@ -48,7 +49,7 @@ created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
     install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at)
   select $3, claimed.id, 'activated', $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12, $14::timestamptz from claimed
-  returning id, install_code_id),
+  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, created.install_code_id, created.id, e.data, $14::timestamptz, $15, $16, $17
@@ -165,24 +166,32 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
   return row;
 }
 
-/** What confirm changed: the activation and the code it consumed. */
-export interface ConfirmedActivation {
-  id: string;
-  installCodeId: string;
-}
+/** What confirm changed: the activation (what its receipt is made of) and the code it consumed. */
+export type ConfirmedActivation = ConfirmedInstall;
 
 // $1 activation id, $2 the install token's jti hash, $3 now, then $3..$6 the events' context.
 const CONFIRM = `with confirmed as (
   update activations set status = 'confirmed', install_token_used_at = $3::timestamptz, confirmed_at = $3::timestamptz
   where id = $1 and install_token_jti_hash = $2 and status = 'activated' and install_token_used_at is null and install_token_expires_at > $3::timestamptz
-  returning id, install_code_id),
+  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version),
 consumed as (
   update install_codes set status = 'consumed' from confirmed where install_codes.id = confirmed.install_code_id),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, $3::timestamptz, $4, $5, $6
   from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n)
-select id, install_code_id from confirmed`;
+select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version from confirmed`;
+
+interface ConfirmedRow {
+  id: string;
+  install_code_id: string;
+  hostname: string;
+  public_ip: string;
+  machine_id: string;
+  ssh_fingerprint: string;
+  requested_ref: string;
+  installer_version: string;
+}
 
 /**
  * One statement: consumes the install token (its jti must match, be unused and unexpired) as it confirms
@@ -190,8 +199,21 @@ select id, install_code_id from confirmed`;
  * Only a refused confirm reads the activation again, to say why.
  */
 export async function confirmActivation(db: Database, activationId: string, jti: string, now: Date, context: ChangeContext): Promise<ConfirmedActivation> {
-  const [confirmed] = await runStatement<{ id: string; install_code_id: string }>(db, CONFIRM, [activationId, sha256Hex(jti), ...eventContextParams(context, now)]);
-  if (confirmed) return { id: confirmed.id, installCodeId: confirmed.install_code_id };
+  const [confirmed] = await runStatement<ConfirmedRow>(db, CONFIRM, [activationId, sha256Hex(jti), ...eventContextParams(context, now)]);
+  if (confirmed) {
+    return {
+      id: confirmed.id,
+      installCodeId: confirmed.install_code_id,
+      hostname: confirmed.hostname,
+      publicIp: confirmed.public_ip,
+      machineId: confirmed.machine_id,
+      sshFingerprint: confirmed.ssh_fingerprint,
+      requestedRef: confirmed.requested_ref,
+      installerVersion: confirmed.installer_version,
+      // The statement's own parameter: the same instant whatever form the driver gives the column in.
+      confirmedAt: now,
+    };
+  }
   const current = await findActivation(db, activationId);
   assertInstallTokenJti(current, jti);
   if (current.status === 'confirmed') throw new ApiError('install_token_used');

@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import type { KeyRing } from './signing-keys.js';
 
-const ISSUER = 'slowdns-activation';
+export const ISSUER = 'slowdns-activation';
 
 /**
  * Each kind has its own `typ` and audience and the verifier pins both, with the algorithm and issuer,

@@ -13,7 +13,7 @@ export interface TestDatabase extends DatabaseHandle {
   url: string | undefined;
 }
 
-const tables = ['events', 'servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'rate_limit_overrides', 'signing_keys'];
+const tables = ['events', 'servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'rate_limit_overrides', 'signing_keys', 'receipt_keys'];
 
 /**
  * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set (or

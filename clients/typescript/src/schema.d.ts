@@ -261,7 +261,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the install
-         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances: a second confirm gets 409 `install_token_used`. Not rate-limited: the activation id and the signed token are the cap.
+         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances: a second confirm gets 409 `install_token_used`. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
          */
         post: operations["confirmInstall"];
         delete?: never;
@@ -361,7 +361,7 @@ export interface paths {
         };
         /**
          * Public keys of the token signer
-         * @description The Ed25519 public keys (JWKS) that verify precheck and install tokens (EdDSA JWTs with a `kid` header): exactly the keys that may still verify one. The key that signs comes first; after a rotation the previous key stays listed until every token it signed has expired (the longest token lifetime plus a minute), then leaves the set. A verifier that meets an unknown `kid` should fetch the set again. Not wrapped in the v2 envelope: it is a standard JWK Set.
+         * @description The Ed25519 public keys (JWKS) that verify precheck and install tokens (EdDSA JWTs with a `kid` header): exactly the keys that may still verify one. The key that signs comes first; after a rotation the previous key stays listed until every token it signed has expired (the longest token lifetime plus a minute), then leaves the token ring. Activation receipts (`slowdns-receipt+jwt`) are verified against this set too: a key that signed a receipt stays listed for `RECEIPT_VERIFY_DAYS` (default 365) after its last receipt, also one that came from `SIGNING_KEYS`; a token signed by such a key is still refused once the key left the ring (verifiers pin `typ`). A verifier that meets an unknown `kid` should fetch the set again. Not wrapped in the v2 envelope: it is a standard JWK Set.
          */
         get: operations["getJwks"];
         put?: never;
@@ -1250,7 +1250,8 @@ export interface components {
         /**
          * @example {
          *       "activation_id": "act_3f9a12b45cd67e89",
-         *       "status": "confirmed"
+         *       "status": "confirmed",
+         *       "receipt": "eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ"
          *     }
          */
         ConfirmResult: {
@@ -1264,6 +1265,11 @@ export interface components {
              * @enum {string}
              */
             status: "confirmed";
+            /**
+             * @description The activation receipt: proof that this install was confirmed, which anyone can check offline. A compact JWS (a JWT) signed with Ed25519: header `{"typ":"slowdns-receipt+jwt","kid":…,"alg":"EdDSA"}`; the `kid` is in `GET /.well-known/jwks.json`, which keeps every key that signed a receipt for `RECEIPT_VERIFY_DAYS` (365 by default) after its last one, also after a key rotation. Claims: `iss` (`slowdns-activation`), `sub` (the activation id), `install_code_id`, `hostname`, `public_ip`, `machine_id_hmac` (lowercase hex HMAC-SHA256 of the `machine_id`, key `slowdns-receipt-v1`: never the id itself, as machine-id(5) asks), `ssh_fingerprint`, `requested_ref`, `installer_version`, `iat` (the confirm time, seconds). No `exp`: a receipt does not run out. It holds no secret. Verify it with any JOSE library, pinning the algorithm and the type: e.g. jose, `jwtVerify(receipt, createLocalJWKSet(jwks), { algorithms: ["EdDSA"], typ: "slowdns-receipt+jwt", issuer: "slowdns-activation" })`; or `slowdns receipt verify FILE --jwks URL`, or the TypeScript client's `verifyReceipt(receipt, jwks)`. Confirm answers it, and install status answers it again for a confirmed activation (the same claims, signed by the key signing then).
+             * @example eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ
+             */
+            receipt: string;
         };
         /**
          * @example {
@@ -1339,7 +1345,8 @@ export interface components {
          *       "server_id": "srv_9c1e0f4a7b2d3e58",
          *       "created_at": "2026-11-22T10:15:00+00:00",
          *       "confirmed_at": "2026-11-22T10:15:00+00:00",
-         *       "released_at": "2026-11-22T10:15:00+00:00"
+         *       "released_at": "2026-11-22T10:15:00+00:00",
+         *       "receipt": "eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ"
          *     }
          */
         InstallStatus: {
@@ -1414,6 +1421,11 @@ export interface components {
              * @example 2026-11-22T10:15:00+00:00
              */
             released_at: string | null;
+            /**
+             * @description For a `confirmed` activation, its receipt, as confirm answers it (the same claims, signed by the key signing now: an installer whose confirm answer was lost still gets it); `null` otherwise. See `ConfirmResult.receipt` for its claims and how to verify it.
+             * @example eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ
+             */
+            receipt: string | null;
         };
         /**
          * @example {
@@ -1449,7 +1461,7 @@ export interface components {
          */
         Jwks: {
             /**
-             * @description The keys that verify tokens: the signing key first, then older ones still accepted (at most 16: a rotation that would make more is refused).
+             * @description The keys that verify tokens: the signing key first, then older ones still accepted (at most 16: a rotation that would make more is refused). Then every other key that signed an activation receipt, for `RECEIPT_VERIFY_DAYS` after its last receipt (at most 512): those verify receipts only, never a token.
              * @example [
              *       {
              *         "kty": "OKP",
@@ -4339,7 +4351,8 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "activation_id": "act_3f9a12b45cd67e89",
-                     *         "status": "confirmed"
+                     *         "status": "confirmed",
+                     *         "receipt": "eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ"
                      *       },
                      *       "meta": {
                      *         "message": "Install confirmed."
@@ -4661,7 +4674,8 @@ export interface operations {
                      *         "server_id": null,
                      *         "created_at": "2026-11-22T10:05:00+00:00",
                      *         "confirmed_at": null,
-                     *         "released_at": null
+                     *         "released_at": null,
+                     *         "receipt": null
                      *       },
                      *       "meta": {
                      *         "message": "The activation is waiting for confirm."
