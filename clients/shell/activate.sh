@@ -5,7 +5,7 @@
 #   SLOWDNS_URL=https://activation.example.net SLOWDNS_INSTALL_CODE=SDNS-SD-… sh activate.sh run -- ./install.sh
 #
 # Exit codes (stable): 0 done; 2 usage; 10 code not found; 11 code expired; 12 code in use or revoked;
-# 13 machine mismatch; 14 token invalid, expired or used; 15 activation already released or confirmed;
+# 13 machine mismatch or a clone's identity; 14 token invalid, expired or used; 15 activation already released or confirmed;
 # 20 rate limited; 21 installer outdated; 30 network; 31 server error; 40 install command failed.
 set -eu
 umask 077
@@ -35,7 +35,7 @@ exit_code_for() {
     install_code_not_found) echo 10 ;;
     install_code_expired) echo 11 ;;
     install_code_unavailable | install_code_revoked) echo 12 ;;
-    machine_mismatch) echo 13 ;;
+    machine_mismatch | machine_duplicate) echo 13 ;;
     precheck_token_invalid | install_token_invalid | install_token_used | activation_not_found) echo 14 ;;
     activation_released | activation_confirmed) echo 15 ;;
     rate_limit_exceeded) echo 20 ;;

@@ -70,9 +70,14 @@ export const activations = pgTable(
     createdAt: at('created_at').notNull(),
     confirmedAt: at('confirmed_at'),
     releasedAt: at('released_at'),
+    /** Set at activate: the activation whose machine identity this one shares (a cloned image; DESIGN §16). */
+    duplicateOf: text('duplicate_of'),
   },
   (t) => [
     index('activations_install_code_id_idx').on(t.installCodeId),
+    // The duplicate check of activate looks both identities up.
+    index('activations_machine_id_idx').on(t.machineId),
+    index('activations_ssh_fingerprint_idx').on(t.sshFingerprint),
     index('activations_created_at_idx').on(t.createdAt, t.id),
     check('activations_status_check', sql`${t.status} in ('activated', 'confirmed', 'released')`),
   ],

@@ -28,8 +28,11 @@ export interface NewActivation extends MachineBinding {
   installerVersion: string;
 }
 
-/** A new (or repeated) activation, with the jti its install token is signed with: in clear only here, the row keeps its hash. */
-export type CreatedActivation = ActivationRow & { installTokenJti: string };
+/**
+ * A new (or repeated) activation, with the jti its install token is signed with: in clear only here, the
+ * row keeps its hash. `duplicateDetected`: this activate made it and found its identity in use (§16).
+ */
+export type CreatedActivation = ActivationRow & { installTokenJti: string; duplicateDetected?: boolean };
 
 /**
  * The install token's jti, derived from the precheck token's own jti and the activation id: a repeated
@@ -41,20 +44,42 @@ function installTokenJtiFor(precheckJti: string, activationId: string): string {
 }
 
 // $1 the buckets to count, $2 code hash, $3 activation id, $4..$9 the machine binding and request,
-// $10 install token jti hash, $11 its expiry, $12 precheck jti hash, $13 the event's data, then $14..$17 the events' context.
+// $10 install token jti hash, $11 its expiry, $12 precheck jti hash, $13 the event's data, then $14..$17 the
+// events' context, $18 true to refuse a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse).
+//
+// `duplicate`: the install this machine's identity is bound to already (DESIGN §16): its machine_id with
+// another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
+// activation that is confirmed (its server, if any, not revoked) or has a live server. A machine_id match
+// is preferred, then the newest. A released activation, or the same machine again (same pair), is none.
 const ACTIVATE = `with ${COUNTED_CTE},
+duplicate as (
+  select a.id, a.machine_id = $6 as machine_match from activations a left join servers s on s.activation_id = a.id
+  where ((a.machine_id = $6 and a.ssh_fingerprint <> $7) or (a.ssh_fingerprint = $7 and a.machine_id <> $6))
+    and (s.status = 'active' or (a.status = 'confirmed' and s.id is null))
+  order by (a.machine_id = $6) desc, a.created_at desc limit 1),
+refused as (
+  select $18::boolean and exists (select 1 from duplicate where machine_match) as refused),
 claimed as (
-  update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz returning id),
+  update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz
+    and not (select refused from refused) returning id),
 created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
-    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at)
-  select $3, claimed.id, 'activated', $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12, $14::timestamptz from claimed
-  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version),
+    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of)
+  select $3, claimed.id, 'activated', $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12, $14::timestamptz, (select id from duplicate) from claimed
+  returning id, install_code_id, duplicate_of),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select e.type, created.install_code_id, created.id, e.data, $14::timestamptz, $15, $16, $17
-  from created cross join (values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', $13::jsonb)) as e(n, type, data) order by e.n)
-select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id`;
+  select e.type, created.install_code_id, created.id,
+    coalesce(e.data, jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
+    $14::timestamptz, $15, $16, $17
+  from created cross join (
+    values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', $13::jsonb), (3, 'activation.duplicate_detected', null)
+  ) as e(n, type, data)
+  left join duplicate d on e.n = 3
+  where e.n < 3 or d.id is not null
+  order by e.n)
+select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
+  (select refused from refused) as refused`;
 
 /**
  * One statement: counts the activate in `limits` (an unusable code is counted too), the code goes
@@ -70,6 +95,7 @@ export async function createActivation(
   tokenTtlSeconds: number,
   context: ChangeContext,
   limits: RateLimitCheck[],
+  duplicatePolicy: 'flag' | 'refuse' = 'flag',
 ): Promise<CountedOutcome<CreatedActivation | ApiError>> {
   const id = randomId('act_', 8);
   const installTokenJti = installTokenJtiFor(input.precheckJti, id);
@@ -91,6 +117,7 @@ export async function createActivation(
     createdAt: now,
     confirmedAt: null,
     releasedAt: null,
+    duplicateOf: null,
     installTokenJti,
   };
   const data = JSON.stringify({ hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId });
@@ -108,21 +135,28 @@ export async function createActivation(
     created.precheckJtiHash,
     data,
     ...eventContextParams(context, now),
+    duplicatePolicy === 'refuse',
   ];
+  type Row = { counts: BucketCount[] | null; install_code_id: string | null; duplicate_of: string | null; refused: boolean };
   const outcome = await countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<{ counts: BucketCount[] | null; install_code_id: string | null }>(db, ACTIVATE, [buckets, ...params]);
-    return { counts: row!.counts, value: row!.install_code_id };
+    const [row] = await runStatement<Row>(db, ACTIVATE, [buckets, ...params]);
+    return { counts: row!.counts, value: row! };
   });
   if (!outcome.decision.admitted) return { decision: outcome.decision };
-  const installCodeId = outcome.value;
-  return { decision: outcome.decision, value: installCodeId ? { ...created, installCodeId } : await unclaimedActivation(db, input, now) };
+  const row = outcome.value!;
+  if (row.install_code_id) {
+    return { decision: outcome.decision, value: { ...created, installCodeId: row.install_code_id, duplicateOf: row.duplicate_of, duplicateDetected: row.duplicate_of !== null } };
+  }
+  return { decision: outcome.decision, value: await unclaimedActivation(db, input, now, row.refused) };
 }
 
 /** The code was not claimed: a repeat of the activate that claimed it, or the error of the code as it is now (read afresh). */
-async function unclaimedActivation(db: Database, input: NewActivation, now: Date): Promise<CreatedActivation | ApiError> {
+async function unclaimedActivation(db: Database, input: NewActivation, now: Date, refusedDuplicate: boolean): Promise<CreatedActivation | ApiError> {
   const [current] = await db.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
   const repeated = current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
   if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
+  // The code is still usable: the claim was held back by DUPLICATE_MACHINE_POLICY=refuse alone.
+  if (refusedDuplicate && current?.status === 'issued' && !installCodeProblem(current, now)) return new ApiError('machine_duplicate');
   return installCodeProblem(current, now) ?? new ApiError('install_code_unavailable');
 }
 

@@ -532,7 +532,7 @@ export interface paths {
         };
         /**
          * List activations
-         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `since`/`until` on the creation time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `since`/`until` on the creation time. Requires `Authorization: Bearer <ADMIN_TOKEN>`: 401 `admin_token_invalid` without it or with another token, 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token is checked before anything else of the request.
          */
         get: operations["listActivations"];
         put?: never;
@@ -748,7 +748,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "rate_limit_override_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "rate_limit_override_not_found" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -844,7 +844,8 @@ export interface components {
          *           "activated_at": null,
          *           "confirmed_at": null,
          *           "released_at": null,
-         *           "revoked_at": null
+         *           "revoked_at": null,
+         *           "identity_in_use": false
          *         }
          *       ]
          *     }
@@ -871,7 +872,8 @@ export interface components {
              *         "activated_at": null,
              *         "confirmed_at": null,
              *         "released_at": null,
-             *         "revoked_at": null
+             *         "revoked_at": null,
+             *         "identity_in_use": false
              *       }
              *     ]
              */
@@ -897,7 +899,8 @@ export interface components {
          *       "activated_at": null,
          *       "confirmed_at": null,
          *       "released_at": null,
-         *       "revoked_at": null
+         *       "revoked_at": null,
+         *       "identity_in_use": false
          *     }
          */
         WatchedInstallCode: {
@@ -970,6 +973,11 @@ export interface components {
              * @example null
              */
             revoked_at: string | null;
+            /**
+             * @description True when the machine that activated the code has an identity (machine id or SSH host key) another installed server already holds, as a cloned image does. The operator sees which; this never says where.
+             * @example false
+             */
+            identity_in_use: boolean;
         };
         /**
          * @description The machine that used the code last: the activation's, or the precheck's while no activation tells more.
@@ -1925,6 +1933,7 @@ export interface components {
          *           "confirmed_at": "2026-11-22T10:05:00+00:00",
          *           "released_at": "2026-11-22T10:05:00+00:00",
          *           "install_code_restored": null,
+         *           "duplicate_of": null,
          *           "server": {
          *             "server_id": "srv_9c1e0f4a7b2d3e58",
          *             "status": "active",
@@ -1956,6 +1965,7 @@ export interface components {
              *         "confirmed_at": "2026-11-22T10:05:00+00:00",
              *         "released_at": "2026-11-22T10:05:00+00:00",
              *         "install_code_restored": null,
+             *         "duplicate_of": null,
              *         "server": {
              *           "server_id": "srv_9c1e0f4a7b2d3e58",
              *           "status": "active",
@@ -1991,6 +2001,7 @@ export interface components {
          *       "confirmed_at": "2026-11-22T10:05:00+00:00",
          *       "released_at": "2026-11-22T10:05:00+00:00",
          *       "install_code_restored": null,
+         *       "duplicate_of": null,
          *       "server": {
          *         "server_id": "srv_9c1e0f4a7b2d3e58",
          *         "status": "active",
@@ -2051,6 +2062,11 @@ export interface components {
              * @example null
              */
             install_code_restored: boolean | null;
+            /**
+             * @description Set at activate when this machine's identity was already in use (DESIGN §16, a cloned image): the activation whose `machine_id` it shares with another `ssh_fingerprint`, or whose `ssh_fingerprint` it shares with another `machine_id`, confirmed or with a live server. `null` otherwise. The event `activation.duplicate_detected` records it too.
+             * @example null
+             */
+            duplicate_of: string | null;
             /**
              * @description The server registered for it (`POST /register`); `null` if none was.
              * @example {
@@ -2436,7 +2452,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed";
         /**
          * @description An operator's override of one rate limit for one address, network or machine, with who set it and why.
          * @example {
@@ -3547,7 +3563,8 @@ export interface operations {
                      *             "activated_at": "2026-11-22T10:03:40+00:00",
                      *             "confirmed_at": null,
                      *             "released_at": null,
-                     *             "revoked_at": null
+                     *             "revoked_at": null,
+                     *             "identity_in_use": false
                      *           }
                      *         ]
                      *       },
@@ -3690,7 +3707,8 @@ export interface operations {
                      *         "activated_at": null,
                      *         "confirmed_at": null,
                      *         "released_at": null,
-                     *         "revoked_at": "2026-11-22T10:02:40+00:00"
+                     *         "revoked_at": "2026-11-22T10:02:40+00:00",
+                     *         "identity_in_use": false
                      *       },
                      *       "meta": {
                      *         "message": "Install code cancelled: no machine can use it."
@@ -4189,7 +4207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6099,6 +6117,8 @@ export interface operations {
                 public_ip?: components["schemas"]["AdminTextFilter"];
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id?: string;
+                /** @description `true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others. */
+                duplicate?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -6135,6 +6155,7 @@ export interface operations {
                      *             "confirmed_at": "2026-11-22T10:05:00+00:00",
                      *             "released_at": "2026-11-22T10:05:00+00:00",
                      *             "install_code_restored": null,
+                     *             "duplicate_of": null,
                      *             "server": {
                      *               "server_id": "srv_9c1e0f4a7b2d3e58",
                      *               "status": "active",
