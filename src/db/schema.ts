@@ -163,6 +163,11 @@ export const servers = pgTable(
     lastSeenAt: at('last_seen_at'),
     lastReport: jsonb('last_report'),
     revokedAt: at('revoked_at'),
+    /** The addresses of the last two check-ins from different addresses (the last first): a copied agent alternates between two. */
+    lastCheckinIp: text('last_checkin_ip'),
+    previousCheckinIp: text('previous_checkin_ip'),
+    /** Check-ins in a row that went back to the address before the last one (A → B → A …); a new third address resets it. */
+    addressAlternations: integer('address_alternations').notNull().default(0),
   },
   (t) => [index('servers_registered_at_idx').on(t.registeredAt, t.id), check('servers_status_check', sql`${t.status} in ('active', 'revoked')`)],
 );

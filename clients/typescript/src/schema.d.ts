@@ -2146,7 +2146,11 @@ export interface components {
          *                 "state": "active"
          *               }
          *             ]
-         *           }
+         *           },
+         *           "agent_copy_suspected": false,
+         *           "checkin_addresses": [
+         *             "203.0.113.7"
+         *           ]
          *         }
          *       ],
          *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
@@ -2177,7 +2181,11 @@ export interface components {
              *               "state": "active"
              *             }
              *           ]
-             *         }
+             *         },
+             *         "agent_copy_suspected": false,
+             *         "checkin_addresses": [
+             *           "203.0.113.7"
+             *         ]
              *       }
              *     ]
              */
@@ -2212,7 +2220,11 @@ export interface components {
          *             "state": "active"
          *           }
          *         ]
-         *       }
+         *       },
+         *       "agent_copy_suspected": false,
+         *       "checkin_addresses": [
+         *         "203.0.113.7"
+         *       ]
          *     }
          */
         ServerAdminRecord: {
@@ -2311,6 +2323,18 @@ export interface components {
                  */
                 services: components["schemas"]["ServiceReport"][];
             } | null;
+            /**
+             * @description True when its agent token has gone back and forth between two addresses 3 times in a row (A → B → A → B): the sign of one agent copied onto two machines, as check-ins carry no machine id. A single move to a new address never sets it; a check-in from a third address starts the count afresh.
+             * @example false
+             */
+            agent_copy_suspected: boolean;
+            /**
+             * @description The addresses of its last check-ins from different addresses, the latest first (as the service saw them, after `TRUST_PROXY`); empty before the first.
+             * @example [
+             *       "203.0.113.7"
+             *     ]
+             */
+            checkin_addresses: string[];
         };
         /**
          * @example {
@@ -6505,7 +6529,11 @@ export interface operations {
                      *                   "state": "active"
                      *                 }
                      *               ]
-                     *             }
+                     *             },
+                     *             "agent_copy_suspected": false,
+                     *             "checkin_addresses": [
+                     *               "203.0.113.7"
+                     *             ]
                      *           }
                      *         ],
                      *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"

@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listServers, type ServerListItem } from '../../domain/admin/server-list.js';
-import { revokeServer } from '../../domain/servers.js';
+import { COPIED_AGENT_ALTERNATIONS, revokeServer } from '../../domain/servers.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { timeRange } from '../../schemas/admin/list.js';
@@ -54,6 +54,8 @@ function toRecord({ server: s, health }: ServerListItem) {
     last_seen_at: s.lastSeenAt ? toIsoOffset(s.lastSeenAt) : null,
     revoked_at: s.revokedAt ? toIsoOffset(s.revokedAt) : null,
     last_report: (s.lastReport as AgentReport | null) ?? null,
+    agent_copy_suspected: s.addressAlternations >= COPIED_AGENT_ALTERNATIONS,
+    checkin_addresses: [s.lastCheckinIp, s.previousCheckinIp].filter((ip): ip is string => ip !== null),
   };
 }
 
