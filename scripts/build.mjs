@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 /** What the build reads: when any of it is newer than dist/, dist/ is stale. */
-const inputs = ['src', 'drizzle', 'clients/shell/activate.sh', 'package-lock.json', 'scripts/build.mjs'];
+const inputs = ['src', 'drizzle', 'clients/shell/activate.sh', 'clients/typescript/src/receipt.ts', 'package-lock.json', 'scripts/build.mjs'];
 /** Written last: its presence says the build finished. */
 const stamp = join(dist, 'drizzle', 'pglite-seed.tar.gz');
 

@@ -22,6 +22,7 @@ import { loadInstallerScript, registerInstallerScript } from './routes/installer
 import { registerLegacy } from './routes/legacy/index.js';
 import { registerReference } from './routes/reference.js';
 import { registerSigningKeys } from './routes/signing-keys.js';
+import { ReceiptKeys } from './domain/receipt-keys.js';
 
 export interface App {
   app: Router;
@@ -29,6 +30,8 @@ export interface App {
   metrics: Metrics;
   /** The app's copy of the rate-limit overrides (tests invalidate it when they empty the database). */
   rateLimitOverrides: RateLimitOverrides;
+  /** The app's record of the receipt keys (tests forget it when they empty the database). */
+  receiptKeys: ReceiptKeys;
 }
 
 /** The whole HTTP app, complete and synchronous: every route is registered before the first request. */
@@ -36,7 +39,8 @@ export function createApp(appDeps: AppDeps): App {
   const app = createRouter();
   const metrics = appDeps.metrics ?? createMetrics();
   const rateLimitOverrides = new RateLimitOverrides(appDeps.db, appDeps.clock, (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }), appDeps.config.rateLimitProfile.quotaFactor);
-  const deps: RouteDeps = { ...appDeps, rateLimitOverrides };
+  const receiptKeys = new ReceiptKeys(appDeps.db, appDeps.keys, appDeps.clock, appDeps.config.receiptVerifyDays);
+  const deps: RouteDeps = { ...appDeps, rateLimitOverrides, receiptKeys };
   // First, so that everything after it, the request's log line included, runs inside its span.
   if (deps.tracing) app.use('*', deps.tracing.requestSpans);
   app.use('*', requestContext(deps.logger, deps.config.trustProxy));
@@ -54,7 +58,7 @@ export function createApp(appDeps: AppDeps): App {
   registerCodeCancel(app, deps);
   registerInstall(app, deps);
   registerInstallerScript(app, installerScript);
-  registerSigningKeys(app, deps.keys, deps.clock);
+  registerSigningKeys(app, deps.receiptKeys, deps.clock);
   registerBearerSchemes(app);
   registerLegacy(app, deps);
   registerAdmin(app, deps);
@@ -63,5 +67,5 @@ export function createApp(appDeps: AppDeps): App {
   registerReference(app, () => document);
   document = buildOpenApiDocument(app);
   installFallbacks(app, deps.logger);
-  return { app, document, metrics, rateLimitOverrides };
+  return { app, document, metrics, rateLimitOverrides, receiptKeys };
 }

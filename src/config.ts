@@ -46,6 +46,8 @@ const EnvSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().max(3650).default(90),
   SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
+  RECEIPT_VERIFY_DAYS: z.coerce.number().int().positive().max(3650).default(365),
+  DUPLICATE_MACHINE_POLICY: z.enum(['flag', 'refuse'], { error: 'must be flag or refuse' }).default('flag'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   RATE_LIMIT_PROFILE: z.enum(['default', 'development'], { error: 'must be default or development' }).default('default'),
@@ -84,6 +86,10 @@ export interface Config {
   eventRetentionDays: number;
   /** A server not seen for this long is `dead` (its health, derived, never stored). */
   serverDeadAfterSeconds: number;
+  /** A key that signed receipts stays in the JWKS this many days after its last receipt. */
+  receiptVerifyDays: number;
+  /** What activate does with a machine whose identity another install holds: flag it, or refuse a machine_id match (409). */
+  duplicateMachinePolicy: 'flag' | 'refuse';
   logLevel: LogLevel;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
@@ -139,6 +145,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
+    receiptVerifyDays: e.RECEIPT_VERIFY_DAYS,
+    duplicateMachinePolicy: e.DUPLICATE_MACHINE_POLICY,
     logLevel: e.LOG_LEVEL,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     rateLimitProfile: { name: e.RATE_LIMIT_PROFILE, quotaFactor: rateLimitProfiles[e.RATE_LIMIT_PROFILE] },

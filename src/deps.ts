@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseAvailability } from './db/availability.js';
 import type { Database } from './db/client.js';
+import type { ReceiptKeys } from './domain/receipt-keys.js';
 import type { RateLimitOverrides } from './domain/rate-limits/override-cache.js';
 import type { KeyRing } from './domain/signing-keys.js';
 import type { Logger } from './logger.js';
@@ -29,4 +30,6 @@ export interface AppDeps {
 export interface RouteDeps extends AppDeps {
   /** This instance's copy of the operators' rate-limit overrides. */
   rateLimitOverrides: RateLimitOverrides;
+  /** The keys that signed receipts, kept and published beside the ring's (one per app). */
+  receiptKeys: ReceiptKeys;
 }

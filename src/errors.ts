@@ -21,6 +21,11 @@ export const errorCatalog = {
   install_code_expired: { status: 410, message: 'This install code has expired. Request a new one on the SlowDNS page.' },
   install_code_revoked: { status: 410, message: 'This install code was revoked. Request a new one on the SlowDNS page.' },
   install_code_unavailable: { status: 409, message: 'This install code is already in use by an activation.' },
+  machine_duplicate: {
+    status: 409,
+    message:
+      'This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again.',
+  },
   install_token_used: { status: 409, message: 'This install token has already been used.' },
   activation_released: { status: 409, message: 'This activation was released; start again with the install code.' },
   activation_confirmed: { status: 409, message: 'This activation is already confirmed.' },

@@ -5,7 +5,7 @@
 #   SLOWDNS_URL=https://activation.example.net SLOWDNS_INSTALL_CODE=SDNS-SD-… sh activate.sh run -- ./install.sh
 #
 # Exit codes (stable): 0 done; 2 usage; 10 code not found; 11 code expired; 12 code in use or revoked;
-# 13 machine mismatch; 14 token invalid, expired or used; 15 activation already released or confirmed;
+# 13 machine mismatch or a clone's identity; 14 token invalid, expired or used; 15 activation already released or confirmed;
 # 20 rate limited; 21 installer outdated; 30 network; 31 server error; 40 install command failed.
 set -eu
 umask 077
@@ -35,7 +35,7 @@ exit_code_for() {
     install_code_not_found) echo 10 ;;
     install_code_expired) echo 11 ;;
     install_code_unavailable | install_code_revoked) echo 12 ;;
-    machine_mismatch) echo 13 ;;
+    machine_mismatch | machine_duplicate) echo 13 ;;
     precheck_token_invalid | install_token_invalid | install_token_used | activation_not_found) echo 14 ;;
     activation_released | activation_confirmed) echo 15 ;;
     rate_limit_exceeded) echo 20 ;;
@@ -58,6 +58,7 @@ usage: activate.sh <command>
   confirm             confirm the install: consumes the install token for good
   release             release the activation; the install code is restored if it still can be
   status              where the install in the state file stands
+  receipt             print the signed receipt of the confirmed install (kept beside the state file)
   register            register this server (writes the agent token to SLOWDNS_AGENT_TOKEN_FILE)
   run -- <command...> the whole flow around your install command; releases on failure or signal,
                       resumes an unfinished install found in the state file
@@ -103,6 +104,18 @@ state_set() { # state_set <key> <value>: the file holds key=value lines of shell
   fi
   printf '%s=%s\n' "$1" "$2" >>"$work_dir/state"
   mv "$work_dir/state" "$SLOWDNS_STATE_FILE"
+}
+
+# The receipt of a confirmed install, beside the state file: it outlives nothing but is kept with it.
+receipt_file() { printf '%s' "$SLOWDNS_STATE_FILE.receipt"; }
+
+save_receipt() { # save_receipt <answer file>: the receipt of a confirm or status answer, when it has one
+  receipt=$(json_get receipt "$1")
+  [ -n "$receipt" ] || return 0
+  shell_safe "$receipt" || die internal_error 'the answer has a receipt that is not a compact JWS'
+  mkdir -p "$(dirname "$SLOWDNS_STATE_FILE")"
+  printf '%s\n' "$receipt" >"$work_dir/receipt"
+  mv "$work_dir/receipt" "$(receipt_file)"
 }
 
 state_unset() {
@@ -345,6 +358,8 @@ do_activate() {
   state_set install_token "$install_token"
   state_set activation_id "$activation_id"
   state_set stage activated
+  # A receipt kept from an earlier install is not this one's.
+  rm -f "$(receipt_file)"
   say "activated $activation_id for $HOSTNAME_CONFIRMED ($PUBLIC_IP_CONFIRMED)"
   if [ "$(json_get public_ip_matches_observed "$BODY")" = false ]; then
     say "note: the service saw this machine at $(json_get observed_ip "$BODY"), not $PUBLIC_IP_CONFIRMED (fine behind NAT; check for a typo otherwise)"
@@ -373,6 +388,7 @@ do_confirm() {
   else
     fail_on_error
   fi
+  save_receipt "$BODY"
   state_set stage confirmed
   say "install confirmed ($(state_get activation_id))"
 }
@@ -402,6 +418,16 @@ print_status() {
   printf 'activation_id=%s\nstatus=%s\nhostname=%s\npublic_ip=%s\ninstall_token_expires_at=%s\ninstall_token_expired=%s\nrelease_restores_code=%s\nserver_registered=%s\n' \
     "$(state_get activation_id)" "$STATE_STATUS" "$(json_get hostname "$BODY")" "$(json_get public_ip "$BODY")" \
     "$(json_get install_token_expires_at "$BODY")" "$STATE_EXPIRED" "$(json_get release_restores_code "$BODY")" "$(json_get server_registered "$BODY")"
+}
+
+# The receipt kept at confirm; read back from the service (and kept) when the file is missing.
+print_receipt() {
+  if [ ! -s "$(receipt_file)" ]; then
+    do_status
+    [ "$STATE_STATUS" = confirmed ] || die validation_failed "no receipt: the install in $SLOWDNS_STATE_FILE is $STATE_STATUS, not confirmed"
+    save_receipt "$BODY"
+  fi
+  cat "$(receipt_file)"
 }
 
 do_register() {
@@ -454,7 +480,11 @@ resume_or_clear() {
     *) fail_on_error ;;
   esac
   case "$(json_get status "$BODY"):$(json_get install_token_expired "$BODY")" in
-    confirmed:*) say "this install is already confirmed ($(state_get activation_id))"; exit 0 ;;
+    confirmed:*)
+      save_receipt "$BODY"
+      say "this install is already confirmed ($(state_get activation_id))"
+      exit 0
+      ;;
     activated:false)
       say "resuming activation $(state_get activation_id)"
       state_set stage activated
@@ -521,6 +551,7 @@ main() {
       do_release
       ;;
     status) print_status ;;
+    receipt) print_receipt ;;
     register) do_register ;;
     run) do_run "$@" ;;
     *) usage ;;

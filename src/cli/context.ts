@@ -4,6 +4,8 @@ import type { Output } from './output.js';
 export interface CliContext {
   env: Record<string, string | undefined>;
   write(text: string): void;
+  /** All of standard input (`receipt verify -`). */
+  readStdin(): Promise<string>;
   /** Runs the service in this process (`slowdns serve`). */
   serve(): Promise<void>;
 }

@@ -11,13 +11,18 @@ import { buildProgram } from './program.js';
 const program = buildProgram({
   env: process.env,
   write: (text) => process.stdout.write(text),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
   // The server's own entry: it reads its configuration from the environment, as `npm start` does.
   serve: async () => {
     await import('../main.js');
   },
 });
 
-/** One line on stderr and an exit code: 1 a failure, 2 a usage error, 3 the service could not be reached. */
+/** One line on stderr and an exit code: 1 a failure, 2 a usage error, 3 the service could not be reached (4-6: a receipt refused, receipt-commands.ts). */
 function fail(message: string, exitCode: number): void {
   process.stderr.write(`slowdns: ${message}\n`);
   process.exitCode = exitCode;

@@ -5,6 +5,7 @@ import type { CliContext } from './context.js';
 import { registerEventsCommands } from './events-commands.js';
 import { registerKeysCommands } from './keys-commands.js';
 import { registerLimitsCommands } from './limits-commands.js';
+import { registerReceiptCommands } from './receipt-commands.js';
 import { registerServersCommands } from './servers-commands.js';
 import { registerServiceCommands } from './service-commands.js';
 import { registerWebhooksCommands } from './webhooks-commands.js';
@@ -28,6 +29,7 @@ export function buildProgram(context: CliContext): Command {
   registerLimitsCommands(program, context);
   registerWebhooksCommands(program, context);
   registerTokensCommands(program, context);
+  registerReceiptCommands(program, context);
   // Every subcommand reports its usage errors the way the program does (exit code from the entry file).
   const inherit = (command: Command) => command.commands.forEach((c) => inherit(c.exitOverride()));
   inherit(program);

@@ -70,9 +70,14 @@ export const activations = pgTable(
     createdAt: at('created_at').notNull(),
     confirmedAt: at('confirmed_at'),
     releasedAt: at('released_at'),
+    /** Set at activate: the activation whose machine identity this one shares (a cloned image; DESIGN §16). */
+    duplicateOf: text('duplicate_of'),
   },
   (t) => [
     index('activations_install_code_id_idx').on(t.installCodeId),
+    // The duplicate check of activate looks both identities up.
+    index('activations_machine_id_idx').on(t.machineId),
+    index('activations_ssh_fingerprint_idx').on(t.sshFingerprint),
     index('activations_created_at_idx').on(t.createdAt, t.id),
     check('activations_status_check', sql`${t.status} in ('activated', 'confirmed', 'released')`),
   ],
@@ -105,6 +110,20 @@ export const rateLimitBuckets = pgTable(
  * The private key is sealed (AES-256-GCM under KEY_ENCRYPTION_KEY) or, without one, kept in clear;
  * a retired key keeps neither. The newest key whose signing has not ended signs.
  */
+/**
+ * The public half of every key that signed a receipt (from the database's keys or SIGNING_KEYS alike),
+ * published in the JWKS for RECEIPT_VERIFY_DAYS after `last_signed_at` so a receipt verifies long after
+ * its key left the token ring. Never a private key.
+ */
+export const receiptKeys = pgTable('receipt_keys', {
+  kid: text('kid').primaryKey(),
+  /** The Ed25519 public key, base64url. */
+  publicKey: text('public_key').notNull(),
+  firstSignedAt: at('first_signed_at').notNull(),
+  /** Moved forward at most every minute while the key signs receipts: the last receipt is at most that much later. */
+  lastSignedAt: at('last_signed_at').notNull(),
+});
+
 export const signingKeys = pgTable(
   'signing_keys',
   {
@@ -144,6 +163,11 @@ export const servers = pgTable(
     lastSeenAt: at('last_seen_at'),
     lastReport: jsonb('last_report'),
     revokedAt: at('revoked_at'),
+    /** The addresses of the last two check-ins from different addresses (the last first): a copied agent alternates between two. */
+    lastCheckinIp: text('last_checkin_ip'),
+    previousCheckinIp: text('previous_checkin_ip'),
+    /** Check-ins in a row that went back to the address before the last one (A → B → A …); a new third address resets it. */
+    addressAlternations: integer('address_alternations').notNull().default(0),
   },
   (t) => [index('servers_registered_at_idx').on(t.registeredAt, t.id), check('servers_status_check', sql`${t.status} in ('active', 'revoked')`)],
 );

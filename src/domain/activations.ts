@@ -8,6 +8,7 @@ import { EVENT_CONTEXT_COLUMNS, eventContextParams, operatorEventData, type Chan
 import { installCodeProblem } from './install-codes.js';
 import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { randomId, sha256Hex } from './secret-hash.js';
+import type { ConfirmedInstall } from './receipts.js';
 import { assertInstallTokenJti } from './tokens.js';
 
 export type ActivationRow = typeof activations.$inferSelect;
@@ -27,8 +28,11 @@ export interface NewActivation extends MachineBinding {
   installerVersion: string;
 }
 
-/** A new (or repeated) activation, with the jti its install token is signed with: in clear only here, the row keeps its hash. */
-export type CreatedActivation = ActivationRow & { installTokenJti: string };
+/**
+ * A new (or repeated) activation, with the jti its install token is signed with: in clear only here, the
+ * row keeps its hash. `duplicateDetected`: this activate made it and found its identity in use (§16).
+ */
+export type CreatedActivation = ActivationRow & { installTokenJti: string; duplicateDetected?: boolean };
 
 /**
  * The install token's jti, derived from the precheck token's own jti and the activation id: a repeated
@@ -40,20 +44,42 @@ function installTokenJtiFor(precheckJti: string, activationId: string): string {
 }
 
 // $1 the buckets to count, $2 code hash, $3 activation id, $4..$9 the machine binding and request,
-// $10 install token jti hash, $11 its expiry, $12 precheck jti hash, $13 the event's data, then $14..$17 the events' context.
+// $10 install token jti hash, $11 its expiry, $12 precheck jti hash, $13 the event's data, then $14..$17 the
+// events' context, $18 true to refuse a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse).
+//
+// `duplicate`: the install this machine's identity is bound to already (DESIGN §16): its machine_id with
+// another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
+// activation that is confirmed (its server, if any, not revoked) or has a live server. A machine_id match
+// is preferred, then the newest. A released activation, or the same machine again (same pair), is none.
 const ACTIVATE = `with ${COUNTED_CTE},
+duplicate as (
+  select a.id, a.machine_id = $6 as machine_match from activations a left join servers s on s.activation_id = a.id
+  where ((a.machine_id = $6 and a.ssh_fingerprint <> $7) or (a.ssh_fingerprint = $7 and a.machine_id <> $6))
+    and (s.status = 'active' or (a.status = 'confirmed' and s.id is null))
+  order by (a.machine_id = $6) desc, a.created_at desc limit 1),
+refused as (
+  select $18::boolean and exists (select 1 from duplicate where machine_match) as refused),
 claimed as (
-  update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz returning id),
+  update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz
+    and not (select refused from refused) returning id),
 created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
-    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at)
-  select $3, claimed.id, 'activated', $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12, $14::timestamptz from claimed
-  returning id, install_code_id),
+    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of)
+  select $3, claimed.id, 'activated', $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12, $14::timestamptz, (select id from duplicate) from claimed
+  returning id, install_code_id, duplicate_of),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select e.type, created.install_code_id, created.id, e.data, $14::timestamptz, $15, $16, $17
-  from created cross join (values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', $13::jsonb)) as e(n, type, data) order by e.n)
-select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id`;
+  select e.type, created.install_code_id, created.id,
+    coalesce(e.data, jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
+    $14::timestamptz, $15, $16, $17
+  from created cross join (
+    values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', $13::jsonb), (3, 'activation.duplicate_detected', null)
+  ) as e(n, type, data)
+  left join duplicate d on e.n = 3
+  where e.n < 3 or d.id is not null
+  order by e.n)
+select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
+  (select refused from refused) as refused`;
 
 /**
  * One statement: counts the activate in `limits` (an unusable code is counted too), the code goes
@@ -69,6 +95,7 @@ export async function createActivation(
   tokenTtlSeconds: number,
   context: ChangeContext,
   limits: RateLimitCheck[],
+  duplicatePolicy: 'flag' | 'refuse' = 'flag',
 ): Promise<CountedOutcome<CreatedActivation | ApiError>> {
   const id = randomId('act_', 8);
   const installTokenJti = installTokenJtiFor(input.precheckJti, id);
@@ -90,6 +117,7 @@ export async function createActivation(
     createdAt: now,
     confirmedAt: null,
     releasedAt: null,
+    duplicateOf: null,
     installTokenJti,
   };
   const data = JSON.stringify({ hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId });
@@ -107,21 +135,28 @@ export async function createActivation(
     created.precheckJtiHash,
     data,
     ...eventContextParams(context, now),
+    duplicatePolicy === 'refuse',
   ];
+  type Row = { counts: BucketCount[] | null; install_code_id: string | null; duplicate_of: string | null; refused: boolean };
   const outcome = await countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<{ counts: BucketCount[] | null; install_code_id: string | null }>(db, ACTIVATE, [buckets, ...params]);
-    return { counts: row!.counts, value: row!.install_code_id };
+    const [row] = await runStatement<Row>(db, ACTIVATE, [buckets, ...params]);
+    return { counts: row!.counts, value: row! };
   });
   if (!outcome.decision.admitted) return { decision: outcome.decision };
-  const installCodeId = outcome.value;
-  return { decision: outcome.decision, value: installCodeId ? { ...created, installCodeId } : await unclaimedActivation(db, input, now) };
+  const row = outcome.value!;
+  if (row.install_code_id) {
+    return { decision: outcome.decision, value: { ...created, installCodeId: row.install_code_id, duplicateOf: row.duplicate_of, duplicateDetected: row.duplicate_of !== null } };
+  }
+  return { decision: outcome.decision, value: await unclaimedActivation(db, input, now, row.refused) };
 }
 
 /** The code was not claimed: a repeat of the activate that claimed it, or the error of the code as it is now (read afresh). */
-async function unclaimedActivation(db: Database, input: NewActivation, now: Date): Promise<CreatedActivation | ApiError> {
+async function unclaimedActivation(db: Database, input: NewActivation, now: Date, refusedDuplicate: boolean): Promise<CreatedActivation | ApiError> {
   const [current] = await db.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
   const repeated = current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
   if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
+  // The code is still usable: the claim was held back by DUPLICATE_MACHINE_POLICY=refuse alone.
+  if (refusedDuplicate && current?.status === 'issued' && !installCodeProblem(current, now)) return new ApiError('machine_duplicate');
   return installCodeProblem(current, now) ?? new ApiError('install_code_unavailable');
 }
 
@@ -165,24 +200,32 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
   return row;
 }
 
-/** What confirm changed: the activation and the code it consumed. */
-export interface ConfirmedActivation {
-  id: string;
-  installCodeId: string;
-}
+/** What confirm changed: the activation (what its receipt is made of) and the code it consumed. */
+export type ConfirmedActivation = ConfirmedInstall;
 
 // $1 activation id, $2 the install token's jti hash, $3 now, then $3..$6 the events' context.
 const CONFIRM = `with confirmed as (
   update activations set status = 'confirmed', install_token_used_at = $3::timestamptz, confirmed_at = $3::timestamptz
   where id = $1 and install_token_jti_hash = $2 and status = 'activated' and install_token_used_at is null and install_token_expires_at > $3::timestamptz
-  returning id, install_code_id),
+  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version),
 consumed as (
   update install_codes set status = 'consumed' from confirmed where install_codes.id = confirmed.install_code_id),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, $3::timestamptz, $4, $5, $6
   from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n)
-select id, install_code_id from confirmed`;
+select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version from confirmed`;
+
+interface ConfirmedRow {
+  id: string;
+  install_code_id: string;
+  hostname: string;
+  public_ip: string;
+  machine_id: string;
+  ssh_fingerprint: string;
+  requested_ref: string;
+  installer_version: string;
+}
 
 /**
  * One statement: consumes the install token (its jti must match, be unused and unexpired) as it confirms
@@ -190,8 +233,21 @@ select id, install_code_id from confirmed`;
  * Only a refused confirm reads the activation again, to say why.
  */
 export async function confirmActivation(db: Database, activationId: string, jti: string, now: Date, context: ChangeContext): Promise<ConfirmedActivation> {
-  const [confirmed] = await runStatement<{ id: string; install_code_id: string }>(db, CONFIRM, [activationId, sha256Hex(jti), ...eventContextParams(context, now)]);
-  if (confirmed) return { id: confirmed.id, installCodeId: confirmed.install_code_id };
+  const [confirmed] = await runStatement<ConfirmedRow>(db, CONFIRM, [activationId, sha256Hex(jti), ...eventContextParams(context, now)]);
+  if (confirmed) {
+    return {
+      id: confirmed.id,
+      installCodeId: confirmed.install_code_id,
+      hostname: confirmed.hostname,
+      publicIp: confirmed.public_ip,
+      machineId: confirmed.machine_id,
+      sshFingerprint: confirmed.ssh_fingerprint,
+      requestedRef: confirmed.requested_ref,
+      installerVersion: confirmed.installer_version,
+      // The statement's own parameter: the same instant whatever form the driver gives the column in.
+      confirmedAt: now,
+    };
+  }
   const current = await findActivation(db, activationId);
   assertInstallTokenJti(current, jti);
   if (current.status === 'confirmed') throw new ApiError('install_token_used');

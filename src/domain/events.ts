@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'activation.created',
   'activation.confirmed',
   'activation.released',
+  'activation.duplicate_detected',
   'server.registered',
   'server.revoked',
   'rate_limit_override.created',

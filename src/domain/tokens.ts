@@ -4,7 +4,7 @@ import { randomId, sha256Hex } from './secret-hash.js';
 import type { KeyRing } from './signing-keys.js';
 import { inSpan } from '../tracing/active-tracing.js';
 
-const ISSUER = 'slowdns-activation';
+export const ISSUER = 'slowdns-activation';
 
 /**
  * Each kind has its own `typ` and audience and the verifier pins both, with the algorithm and issuer,

@@ -40,6 +40,8 @@ export interface WatchedInstallCode {
   confirmedAt: Date | null;
   releasedAt: Date | null;
   revokedAt: Date | null;
+  /** The activation's machine identity was already in use elsewhere (§16): never where. */
+  identityInUse: boolean;
 }
 
 /** The activation that tells a code's story: the one not released (at most one), or else the last released. */
@@ -83,6 +85,7 @@ export function watchInstallCode(code: InstallCodeRow, activation: ActivationRow
     confirmedAt: activation?.confirmedAt ?? null,
     releasedAt: activation?.releasedAt ?? null,
     revokedAt: code.revokedAt,
+    identityInUse: activation !== undefined && activation.status !== 'released' && activation.duplicateOf !== null,
   };
 }
 

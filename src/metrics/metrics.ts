@@ -27,6 +27,7 @@ export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> =
   'activation.created': ['installer'],
   'activation.confirmed': ['installer'],
   'activation.released': ['installer', 'operator', 'browser'],
+  'activation.duplicate_detected': ['installer'],
   'server.registered': ['installer'],
   'server.revoked': ['agent', 'installer', 'operator', 'browser'],
   'rate_limit_override.created': ['operator'],

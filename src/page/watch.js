@@ -35,7 +35,7 @@
    * @typedef {{ hostname: string | null, public_ip: string | null, machine_id_short: string, ssh_fingerprint: string }} Machine
    * @typedef {{ install_code_id: string, install_code_hint: string, status: string, usable: boolean, machine: Machine | null,
    *   precheck_ip: string | null, issued_at: string, prechecked_at: string | null, activated_at: string | null,
-   *   confirmed_at: string | null, released_at: string | null }} Item
+   *   confirmed_at: string | null, released_at: string | null, identity_in_use: boolean }} Item
    */
 
   /** The code being followed; `id` is learned from the service when the issue answer did not carry it. @type {{ hint: string, id?: string } | undefined} */
@@ -62,6 +62,10 @@
 
   /** @param {string | null} iso */
   const clockTime = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '');
+
+  /** Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is. */
+  const IDENTITY_IN_USE =
+    'This machine\'s identity (its machine id or SSH host key) is already in use by another installed server, as happens with a cloned image. The operator of this service can see where.';
 
   /** @param {Item} item */
   const hostOf = (item) => (item.machine && item.machine.hostname ? `host ${item.machine.hostname}` : 'the machine');
@@ -175,7 +179,7 @@
     watch.dataset.state = view.state;
     watchState.textContent = view.text;
     showMachine(item, status);
-    stateNote = [preface, view.note].filter(Boolean).join(' ');
+    stateNote = [preface, item.identity_in_use ? IDENTITY_IN_USE : '', view.note].filter(Boolean).join(' ');
     if (!cancelling) showNote(stateNote);
     cancelArea.hidden = !view.cancellable;
     if (!view.cancellable) setConfirmOpen(false);

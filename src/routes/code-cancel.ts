@@ -57,6 +57,7 @@ Same-origin only, checked before the body is read: another site's request is 403
               confirmed_at: null,
               released_at: null,
               revoked_at: '2026-11-22T10:02:40+00:00',
+              identity_in_use: false,
             },
             meta: { message: messages.code },
           },

@@ -41,6 +41,7 @@ Never the code itself and never a token: only the \`install_code_id\` handle and
                   confirmed_at: null,
                   released_at: null,
                   revoked_at: null,
+                  identity_in_use: false,
                 },
               ],
             },

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { ReceiptSchema } from './receipt.js';
 import {
   HostnameSchema,
   HostnameValueSchema,
@@ -113,7 +114,7 @@ export const ConfirmRequestSchema = z
   .openapi('ConfirmRequest');
 
 export const ConfirmResultSchema = z
-  .object({ activation_id: ActivationIdSchema, status: z.literal('confirmed').openapi({ example: 'confirmed' }) })
+  .object({ activation_id: ActivationIdSchema, status: z.literal('confirmed').openapi({ example: 'confirmed' }), receipt: ReceiptSchema })
   .openapi('ConfirmResult');
 
 export const ReleaseRequestSchema = z.object({ activation_id: ActivationIdSchema }).openapi('ReleaseRequest');

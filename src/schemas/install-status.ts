@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { ReceiptSchema } from './receipt.js';
 import { ActivationIdSchema, EXAMPLE_INSTALL_TOKEN, MachineBindingSchema, tokenInput } from './activation.js';
 import { InstallCodeHintSchema, TimestampSchema } from './install-code.js';
 import { EXPIRED_READABLE_SECONDS } from '../domain/tokens.js';
@@ -38,5 +39,6 @@ export const InstallStatusSchema = z
     created_at: TimestampSchema,
     confirmed_at: nullableTimestamp('When confirm consumed the install token, or `null`.'),
     released_at: nullableTimestamp('When the activation was released, or `null`.'),
+    receipt: ReceiptSchema.nullable().openapi({ description: 'For a `confirmed` activation, its receipt, as confirm answers it (the same claims, signed by the key signing now: an installer whose confirm answer was lost still gets it); `null` otherwise. See `ConfirmResult.receipt` for its claims and how to verify it.' }),
   })
   .openapi('InstallStatus');

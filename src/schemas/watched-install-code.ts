@@ -47,6 +47,10 @@ export const WatchedInstallCodeSchema = z
     confirmed_at: nullableTimestamp('When the install was confirmed.'),
     released_at: nullableTimestamp('When the last activation was released.'),
     revoked_at: nullableTimestamp('When the code was cancelled (or revoked by an operator).'),
+    identity_in_use: z.boolean().openapi({
+      description: 'True when the machine that activated the code has an identity (machine id or SSH host key) another installed server already holds, as a cloned image does. The operator sees which; this never says where.',
+      example: false,
+    }),
   })
   .openapi('WatchedInstallCode', { description: 'One install code this browser session issued. Never the code itself, never a token.' });
 
@@ -78,6 +82,7 @@ export function watchedInstallCodeJson(code: WatchedInstallCode): z.infer<typeof
     confirmed_at: iso(code.confirmedAt),
     released_at: iso(code.releasedAt),
     revoked_at: iso(code.revokedAt),
+    identity_in_use: code.identityInUse,
   };
 }
 

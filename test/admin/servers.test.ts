@@ -43,6 +43,8 @@ describe('admin: servers and their health', () => {
       last_seen_at: '2026-11-22T11:00:01+00:00',
       revoked_at: null,
       last_report: report,
+      agent_copy_suspected: false,
+      checkin_addresses: ['203.0.113.10'],
     });
 
     expect((await revokeRequest(t, bearer(server.agentToken))).status).toBe(200);

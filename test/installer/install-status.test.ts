@@ -37,6 +37,7 @@ describe('POST /api/v2/slowdns/install/status', () => {
       created_at: '2026-11-22T10:00:00+00:00',
       confirmed_at: null,
       released_at: null,
+      receipt: null,
     });
   });
 

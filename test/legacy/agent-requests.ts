@@ -19,8 +19,8 @@ export function registerRequest(t: TestApp, body: Record<string, unknown>, addre
   return t.request('/register', postJson(body), address);
 }
 
-export function checkinRequest(t: TestApp, headers: Record<string, string>, body: unknown = report) {
-  return t.request('/checkin', postJson(body, headers));
+export function checkinRequest(t: TestApp, headers: Record<string, string>, body: unknown = report, address?: string) {
+  return t.request('/checkin', postJson(body, headers), address);
 }
 
 /** POST /revoke; `body` undefined sends no body and no Content-Type, as an agent may. */

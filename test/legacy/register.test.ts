@@ -39,6 +39,9 @@ describe('POST /register', () => {
         lastSeenAt: null,
         lastReport: null,
         revokedAt: null,
+        lastCheckinIp: null,
+        previousCheckinIp: null,
+        addressAlternations: 0,
       },
     ]);
     expect(activation).toMatchObject({ status: 'activated', installTokenUsedAt: null });

@@ -63,7 +63,7 @@ describe('the install lifecycle, step by step', () => {
 
     const conf = await confirmRequest(t, activation.activation_id, activation.install_token);
     expect(conf.status).toBe(200);
-    expect((await conf.json()).data).toEqual({ activation_id: activation.activation_id, status: 'confirmed' });
+    expect((await conf.json()).data).toEqual({ activation_id: activation.activation_id, status: 'confirmed', receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
     expect((await codeRow(code.install_code))?.status).toBe('consumed');
     const [row] = await t.database.db.select().from(activations).where(eq(activations.id, activation.activation_id));
     expect(row).toMatchObject({ status: 'confirmed', installTokenUsedAt: t.clock.now() });

@@ -50,6 +50,7 @@ describe('GET /api/v2/slowdns/code/status', () => {
         confirmed_at: null,
         released_at: null,
         revoked_at: null,
+        identity_in_use: false,
       },
     ]);
 

@@ -61,6 +61,7 @@ export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<
       await database.reset();
       // The app's copy of the overrides would outlive the emptied table.
       built.rateLimitOverrides.invalidate();
+      built.receiptKeys.invalidate();
     },
     close: () => database.close(),
   };

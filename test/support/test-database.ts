@@ -13,7 +13,7 @@ export interface TestDatabase extends DatabaseHandle {
   url: string | undefined;
 }
 
-const tables = ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'events', 'servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'rate_limit_overrides', 'signing_keys', 'operator_tokens'];
+const tables = ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'events', 'servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'rate_limit_overrides', 'signing_keys', 'operator_tokens', 'receipt_keys'];
 
 /**
  * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set (or

@@ -302,6 +302,10 @@ teardown() {
   SLOWDNS_INSTALL_CODE="$(issue_code)" sh "$ACTIVATE_SH" run -- sh -c 'sleep 120 & echo "$!" >"$0/orphan"; wait' "$dir" >/dev/null 2>&1 &
   pid=$!
   wait_for_file "$dir/orphan"
+  # The script records the command's process group just after starting it: kill it once that is on record
+  # (a kill -9 in that instant leaves an orphan no resume can find, as its README says).
+  for _ in $(seq 1 300); do [ -n "$(state_value install_pgid)" ] && break; sleep 0.1; done
+  [ -n "$(state_value install_pgid)" ]
   kill -KILL "$pid"
   wait "$pid" || true
   orphan=$(cat "$dir/orphan")
@@ -329,4 +333,45 @@ teardown() {
   [ "$status" -eq 0 ]
   [[ "$output" == *"resuming activation"* && "$output" == *"already registered"* && "$output" == *"install confirmed"* ]]
   [ "$(cat "$SLOWDNS_AGENT_TOKEN_FILE")" = "$token_before" ]
+}
+
+@test "the receipt: kept beside the state file at confirm, printed by 'receipt', verifying against the service's JWKS; read back when the file is lost" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" receipt
+  [ "$status" -eq 2 ] # no activation yet
+  run sh "$ACTIVATE_SH" run -- true
+  [ "$status" -eq 0 ]
+  state_file=$SLOWDNS_STATE_FILE
+  [ -s "$state_file.receipt" ]
+  [ "$(stat -c %a "$state_file.receipt")" = 600 ]
+  run sh "$ACTIVATE_SH" receipt
+  [ "$status" -eq 0 ]
+  [[ "$output" =~ ^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$ ]]
+  kept=$output
+  run sh -c "printf '%s' '$kept' | node '$REPO_ROOT/bin/slowdns.js' receipt verify - --jwks '$SERVICE_URL/.well-known/jwks.json'"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"\"sub\": \"$(sed -n 's/^activation_id=//p' "$state_file")\""* ]]
+  [[ "$output" == *'"hostname": "vpn1.example.net"'* ]]
+  rm "$state_file.receipt"
+  SLOWDNS_NO_JQ=1 run sh "$ACTIVATE_SH" receipt
+  [ "$status" -eq 0 ]
+  [ "$output" = "$kept" ]
+  [ "$(cat "$state_file.receipt")" = "$kept" ]
+}
+
+@test "the receipt: an unconfirmed install has none (exit 2), and a new activation drops the previous install's" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" run -- true
+  [ "$status" -eq 0 ]
+  state_file=$SLOWDNS_STATE_FILE
+  rm "$state_file"
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" precheck
+  run sh "$ACTIVATE_SH" activate
+  [ "$status" -eq 0 ]
+  [ ! -e "$state_file.receipt" ]
+  run sh "$ACTIVATE_SH" receipt
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"no receipt: the install in $state_file is activated, not confirmed"* ]]
 }

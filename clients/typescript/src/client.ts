@@ -229,7 +229,7 @@ export function createClient(options: ClientOptions): SlowdnsClient {
         // A resent confirm whose first copy did arrive finds its own token used: ask where the install stands.
         if (attempts > 1 && error instanceof SlowdnsApiError && error.code === 'install_token_used') {
           const current = await installStatus(body, o);
-          if (current.status === 'confirmed') return { activation_id: current.activation_id, status: 'confirmed' };
+          if (current.status === 'confirmed' && current.receipt) return { activation_id: current.activation_id, status: 'confirmed', receipt: current.receipt };
         }
         throw error;
       }

@@ -192,7 +192,8 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     if (resumption.next === 'done') {
       resumed = resumption.status;
       activation = resumption.activation;
-      result = { outcome: 'confirmed', resumed, activation, confirmation: { activation_id: activation.activation_id, status: 'confirmed' } };
+      // A confirmed activation's status carries its receipt (null only for one that is not confirmed).
+      result = { outcome: 'confirmed', resumed, activation, confirmation: { activation_id: activation.activation_id, status: 'confirmed', receipt: resumption.status.receipt ?? '' } };
     } else {
       let fresh: { precheck: PrecheckResult; activation: Activation } | undefined;
       if (resumption.next === 'install') {

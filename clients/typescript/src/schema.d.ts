@@ -261,7 +261,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the install
-         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances: a second confirm gets 409 `install_token_used`. Not rate-limited: the activation id and the signed token are the cap.
+         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances: a second confirm gets 409 `install_token_used`. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
          */
         post: operations["confirmInstall"];
         delete?: never;
@@ -361,7 +361,7 @@ export interface paths {
         };
         /**
          * Public keys of the token signer
-         * @description The Ed25519 public keys (JWKS) that verify precheck and install tokens (EdDSA JWTs with a `kid` header): exactly the keys that may still verify one. The key that signs comes first; after a rotation the previous key stays listed until every token it signed has expired (the longest token lifetime plus a minute), then leaves the set. A verifier that meets an unknown `kid` should fetch the set again. Not wrapped in the v2 envelope: it is a standard JWK Set.
+         * @description The Ed25519 public keys (JWKS) that verify precheck and install tokens (EdDSA JWTs with a `kid` header): exactly the keys that may still verify one. The key that signs comes first; after a rotation the previous key stays listed until every token it signed has expired (the longest token lifetime plus a minute), then leaves the token ring. Activation receipts (`slowdns-receipt+jwt`) are verified against this set too: a key that signed a receipt stays listed for `RECEIPT_VERIFY_DAYS` (default 365) after its last receipt, also one that came from `SIGNING_KEYS`; a token signed by such a key is still refused once the key left the ring (verifiers pin `typ`). A verifier that meets an unknown `kid` should fetch the set again. Not wrapped in the v2 envelope: it is a standard JWK Set.
          */
         get: operations["getJwks"];
         put?: never;
@@ -552,7 +552,7 @@ export interface paths {
         };
         /**
          * List activations
-         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `since`/`until` on the creation time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `since`/`until` on the creation time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listActivations"];
         put?: never;
@@ -984,7 +984,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1080,7 +1080,8 @@ export interface components {
          *           "activated_at": null,
          *           "confirmed_at": null,
          *           "released_at": null,
-         *           "revoked_at": null
+         *           "revoked_at": null,
+         *           "identity_in_use": false
          *         }
          *       ]
          *     }
@@ -1107,7 +1108,8 @@ export interface components {
              *         "activated_at": null,
              *         "confirmed_at": null,
              *         "released_at": null,
-             *         "revoked_at": null
+             *         "revoked_at": null,
+             *         "identity_in_use": false
              *       }
              *     ]
              */
@@ -1133,7 +1135,8 @@ export interface components {
          *       "activated_at": null,
          *       "confirmed_at": null,
          *       "released_at": null,
-         *       "revoked_at": null
+         *       "revoked_at": null,
+         *       "identity_in_use": false
          *     }
          */
         WatchedInstallCode: {
@@ -1206,6 +1209,11 @@ export interface components {
              * @example null
              */
             revoked_at: string | null;
+            /**
+             * @description True when the machine that activated the code has an identity (machine id or SSH host key) another installed server already holds, as a cloned image does. The operator sees which; this never says where.
+             * @example false
+             */
+            identity_in_use: boolean;
         };
         /**
          * @description The machine that used the code last: the activation's, or the precheck's while no activation tells more.
@@ -1486,7 +1494,8 @@ export interface components {
         /**
          * @example {
          *       "activation_id": "act_3f9a12b45cd67e89",
-         *       "status": "confirmed"
+         *       "status": "confirmed",
+         *       "receipt": "eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ"
          *     }
          */
         ConfirmResult: {
@@ -1500,6 +1509,11 @@ export interface components {
              * @enum {string}
              */
             status: "confirmed";
+            /**
+             * @description The activation receipt: proof that this install was confirmed, which anyone can check offline. A compact JWS (a JWT) signed with Ed25519: header `{"typ":"slowdns-receipt+jwt","kid":…,"alg":"EdDSA"}`; the `kid` is in `GET /.well-known/jwks.json`, which keeps every key that signed a receipt for `RECEIPT_VERIFY_DAYS` (365 by default) after its last one, also after a key rotation. Claims: `iss` (`slowdns-activation`), `sub` (the activation id), `install_code_id`, `hostname`, `public_ip`, `machine_id_hmac` (lowercase hex HMAC-SHA256 of the `machine_id`, key `slowdns-receipt-v1`: never the id itself, as machine-id(5) asks), `ssh_fingerprint`, `requested_ref`, `installer_version`, `iat` (the confirm time, seconds). No `exp`: a receipt does not run out. It holds no secret. Verify it with any JOSE library, pinning the algorithm and the type: e.g. jose, `jwtVerify(receipt, createLocalJWKSet(jwks), { algorithms: ["EdDSA"], typ: "slowdns-receipt+jwt", issuer: "slowdns-activation" })`; or `slowdns receipt verify FILE --jwks URL`, or the TypeScript client's `verifyReceipt(receipt, jwks)`. Confirm answers it, and install status answers it again for a confirmed activation (the same claims, signed by the key signing then).
+             * @example eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ
+             */
+            receipt: string;
         };
         /**
          * @example {
@@ -1575,7 +1589,8 @@ export interface components {
          *       "server_id": "srv_9c1e0f4a7b2d3e58",
          *       "created_at": "2026-11-22T10:15:00+00:00",
          *       "confirmed_at": "2026-11-22T10:15:00+00:00",
-         *       "released_at": "2026-11-22T10:15:00+00:00"
+         *       "released_at": "2026-11-22T10:15:00+00:00",
+         *       "receipt": "eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ"
          *     }
          */
         InstallStatus: {
@@ -1650,6 +1665,11 @@ export interface components {
              * @example 2026-11-22T10:15:00+00:00
              */
             released_at: string | null;
+            /**
+             * @description For a `confirmed` activation, its receipt, as confirm answers it (the same claims, signed by the key signing now: an installer whose confirm answer was lost still gets it); `null` otherwise. See `ConfirmResult.receipt` for its claims and how to verify it.
+             * @example eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ
+             */
+            receipt: string | null;
         };
         /**
          * @example {
@@ -1685,7 +1705,7 @@ export interface components {
          */
         Jwks: {
             /**
-             * @description The keys that verify tokens: the signing key first, then older ones still accepted (at most 16: a rotation that would make more is refused).
+             * @description The keys that verify tokens: the signing key first, then older ones still accepted (at most 16: a rotation that would make more is refused). Then every other key that signed an activation receipt, for `RECEIPT_VERIFY_DAYS` after its last receipt (at most 512): those verify receipts only, never a token.
              * @example [
              *       {
              *         "kty": "OKP",
@@ -2345,7 +2365,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -2378,6 +2398,7 @@ export interface components {
          *           "confirmed_at": "2026-11-22T10:05:00+00:00",
          *           "released_at": "2026-11-22T10:05:00+00:00",
          *           "install_code_restored": null,
+         *           "duplicate_of": null,
          *           "server": {
          *             "server_id": "srv_9c1e0f4a7b2d3e58",
          *             "status": "active",
@@ -2409,6 +2430,7 @@ export interface components {
              *         "confirmed_at": "2026-11-22T10:05:00+00:00",
              *         "released_at": "2026-11-22T10:05:00+00:00",
              *         "install_code_restored": null,
+             *         "duplicate_of": null,
              *         "server": {
              *           "server_id": "srv_9c1e0f4a7b2d3e58",
              *           "status": "active",
@@ -2444,6 +2466,7 @@ export interface components {
          *       "confirmed_at": "2026-11-22T10:05:00+00:00",
          *       "released_at": "2026-11-22T10:05:00+00:00",
          *       "install_code_restored": null,
+         *       "duplicate_of": null,
          *       "server": {
          *         "server_id": "srv_9c1e0f4a7b2d3e58",
          *         "status": "active",
@@ -2505,6 +2528,11 @@ export interface components {
              */
             install_code_restored: boolean | null;
             /**
+             * @description Set at activate when this machine's identity was already in use (DESIGN §16, a cloned image): the activation whose `machine_id` it shares with another `ssh_fingerprint`, or whose `ssh_fingerprint` it shares with another `machine_id`, confirmed or with a live server. `null` otherwise. The event `activation.duplicate_detected` records it too.
+             * @example null
+             */
+            duplicate_of: string | null;
+            /**
              * @description The server registered for it (`POST /register`); `null` if none was.
              * @example {
              *       "server_id": "srv_9c1e0f4a7b2d3e58",
@@ -2564,6 +2592,7 @@ export interface components {
          *       "confirmed_at": "2026-11-22T10:05:00+00:00",
          *       "released_at": "2026-11-22T10:05:00+00:00",
          *       "install_code_restored": null,
+         *       "duplicate_of": null,
          *       "server": {
          *         "server_id": "srv_9c1e0f4a7b2d3e58",
          *         "status": "active",
@@ -2643,6 +2672,11 @@ export interface components {
              * @example null
              */
             install_code_restored: boolean | null;
+            /**
+             * @description Set at activate when this machine's identity was already in use (DESIGN §16, a cloned image): the activation whose `machine_id` it shares with another `ssh_fingerprint`, or whose `ssh_fingerprint` it shares with another `machine_id`, confirmed or with a live server. `null` otherwise. The event `activation.duplicate_detected` records it too.
+             * @example null
+             */
+            duplicate_of: string | null;
             /**
              * @description The server registered for it (`POST /register`); `null` if none was.
              * @example {
@@ -2739,7 +2773,11 @@ export interface components {
          *                 "state": "active"
          *               }
          *             ]
-         *           }
+         *           },
+         *           "agent_copy_suspected": false,
+         *           "checkin_addresses": [
+         *             "203.0.113.7"
+         *           ]
          *         }
          *       ],
          *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
@@ -2770,7 +2808,11 @@ export interface components {
              *               "state": "active"
              *             }
              *           ]
-             *         }
+             *         },
+             *         "agent_copy_suspected": false,
+             *         "checkin_addresses": [
+             *           "203.0.113.7"
+             *         ]
              *       }
              *     ]
              */
@@ -2805,7 +2847,11 @@ export interface components {
          *             "state": "active"
          *           }
          *         ]
-         *       }
+         *       },
+         *       "agent_copy_suspected": false,
+         *       "checkin_addresses": [
+         *         "203.0.113.7"
+         *       ]
          *     }
          */
         ServerAdminRecord: {
@@ -2904,6 +2950,18 @@ export interface components {
                  */
                 services: components["schemas"]["ServiceReport"][];
             } | null;
+            /**
+             * @description True when its agent token has gone back and forth between two addresses 3 times in a row (A → B → A → B): the sign of one agent copied onto two machines, as check-ins carry no machine id. A single move to a new address never sets it; a check-in from a third address starts the count afresh.
+             * @example false
+             */
+            agent_copy_suspected: boolean;
+            /**
+             * @description The addresses of its last check-ins from different addresses, the latest first (as the service saw them, after `TRUST_PROXY`); empty before the first.
+             * @example [
+             *       "203.0.113.7"
+             *     ]
+             */
+            checkin_addresses: string[];
         };
         /**
          * @description A server as the list shows it, with its events.
@@ -2930,6 +2988,10 @@ export interface components {
          *           }
          *         ]
          *       },
+         *       "agent_copy_suspected": false,
+         *       "checkin_addresses": [
+         *         "203.0.113.7"
+         *       ],
          *       "events": [
          *         {
          *           "event_id": 42,
@@ -3047,6 +3109,18 @@ export interface components {
                  */
                 services: components["schemas"]["ServiceReport"][];
             } | null;
+            /**
+             * @description True when its agent token has gone back and forth between two addresses 3 times in a row (A → B → A → B): the sign of one agent copied onto two machines, as check-ins carry no machine id. A single move to a new address never sets it; a check-in from a third address starts the count afresh.
+             * @example false
+             */
+            agent_copy_suspected: boolean;
+            /**
+             * @description The addresses of its last check-ins from different addresses, the latest first (as the service saw them, after `TRUST_PROXY`); empty before the first.
+             * @example [
+             *       "203.0.113.7"
+             *     ]
+             */
+            checkin_addresses: string[];
             /**
              * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
              * @example [
@@ -3590,7 +3664,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
@@ -4987,7 +5061,8 @@ export interface operations {
                      *             "activated_at": "2026-11-22T10:03:40+00:00",
                      *             "confirmed_at": null,
                      *             "released_at": null,
-                     *             "revoked_at": null
+                     *             "revoked_at": null,
+                     *             "identity_in_use": false
                      *           }
                      *         ]
                      *       },
@@ -5138,7 +5213,8 @@ export interface operations {
                      *         "activated_at": null,
                      *         "confirmed_at": null,
                      *         "released_at": null,
-                     *         "revoked_at": "2026-11-22T10:02:40+00:00"
+                     *         "revoked_at": "2026-11-22T10:02:40+00:00",
+                     *         "identity_in_use": false
                      *       },
                      *       "meta": {
                      *         "message": "Install code cancelled: no machine can use it."
@@ -5666,7 +5742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5838,7 +5914,8 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "activation_id": "act_3f9a12b45cd67e89",
-                     *         "status": "confirmed"
+                     *         "status": "confirmed",
+                     *         "receipt": "eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ"
                      *       },
                      *       "meta": {
                      *         "message": "Install confirmed."
@@ -6181,7 +6258,8 @@ export interface operations {
                      *         "server_id": null,
                      *         "created_at": "2026-11-22T10:05:00+00:00",
                      *         "confirmed_at": null,
-                     *         "released_at": null
+                     *         "released_at": null,
+                     *         "receipt": null
                      *       },
                      *       "meta": {
                      *         "message": "The activation is waiting for confirm."
@@ -7896,6 +7974,8 @@ export interface operations {
                 public_ip?: components["schemas"]["AdminTextFilter"];
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id?: string;
+                /** @description `true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others. */
+                duplicate?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -7933,6 +8013,7 @@ export interface operations {
                      *             "confirmed_at": "2026-11-22T10:05:00+00:00",
                      *             "released_at": "2026-11-22T10:05:00+00:00",
                      *             "install_code_restored": null,
+                     *             "duplicate_of": null,
                      *             "server": {
                      *               "server_id": "srv_9c1e0f4a7b2d3e58",
                      *               "status": "active",
@@ -8094,6 +8175,7 @@ export interface operations {
                      *         "confirmed_at": "2026-11-22T10:05:00+00:00",
                      *         "released_at": "2026-11-22T10:05:00+00:00",
                      *         "install_code_restored": null,
+                     *         "duplicate_of": null,
                      *         "server": {
                      *           "server_id": "srv_9c1e0f4a7b2d3e58",
                      *           "status": "active",
@@ -8493,7 +8575,11 @@ export interface operations {
                      *                   "state": "active"
                      *                 }
                      *               ]
-                     *             }
+                     *             },
+                     *             "agent_copy_suspected": false,
+                     *             "checkin_addresses": [
+                     *               "203.0.113.7"
+                     *             ]
                      *           }
                      *         ],
                      *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
@@ -8655,6 +8741,10 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
+                     *         "agent_copy_suspected": false,
+                     *         "checkin_addresses": [
+                     *           "203.0.113.7"
+                     *         ],
                      *         "events": [
                      *           {
                      *             "event_id": 42,

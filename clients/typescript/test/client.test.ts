@@ -63,6 +63,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
     expect(await h.client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token })).toEqual({
       activation_id: activation.activation_id,
       status: 'confirmed',
+      receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
     expect(await codeStatus(issued.install_code)).toBe('consumed');
   });

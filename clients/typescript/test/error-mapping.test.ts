@@ -121,6 +121,27 @@ const cases: Case[] = [
     provoke: async (h, o) => h.client.precheck(precheckBody((await activated(h)).code), o),
   },
   {
+    code: 'machine_duplicate',
+    status: 409,
+    operation: 'activateInstallCode',
+    message:
+      'This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again.',
+    // Its own app, refusing duplicates: the first machine installed, then a clone with the same machine_id and another SSH key.
+    provoke: async (_h, o, transport) => {
+      const refusing = await transport({ DUPLICATE_MACHINE_POLICY: 'refuse' });
+      try {
+        const { activation } = await activated(refusing);
+        await refusing.client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
+        const code = await issueCode(refusing);
+        const clone = { ssh_fingerprint: otherMachine.ssh_fingerprint };
+        const precheck = await refusing.client.precheck(precheckBody(code, clone));
+        return await refusing.client.activate(activateBody(code, precheck.precheck_token, clone), o);
+      } finally {
+        await refusing.close();
+      }
+    },
+  },
+  {
     code: 'install_token_used',
     status: 409,
     operation: 'confirmInstall',

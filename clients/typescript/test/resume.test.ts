@@ -84,7 +84,7 @@ describe('runInstall resumes an install from its state', () => {
       outcome: 'confirmed',
       resumed: expect.objectContaining({ activation_id: activationId, status: 'activated', install_token_expired: false }),
       activation: { activation_id: activationId, install_token: store.current?.install_token, install_token_expires_at: expect.any(String), machine_binding: { ...address, ...machine } },
-      confirmation: { activation_id: activationId, status: 'confirmed' },
+      confirmation: { activation_id: activationId, status: 'confirmed', receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) },
     });
     expect(installs).toEqual([{ id: activationId, resumed: 'activated' }]);
     expect(await activationStatus(activationId)).toBe('confirmed');

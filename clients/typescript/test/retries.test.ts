@@ -148,7 +148,7 @@ describe('retries, timeout and User-Agent', () => {
       const code = await issueCode(h);
       const precheck = await client.precheck(precheckBody(code));
       const activation = await client.activate(activateBody(code, precheck.precheck_token));
-      expect(await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token })).toEqual({ activation_id: activation.activation_id, status: 'confirmed' });
+      expect(await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token })).toEqual({ activation_id: activation.activation_id, status: 'confirmed', receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
       expect(lost).toBe(true);
     } finally {
       await h.close();

@@ -54,7 +54,7 @@ describe('runInstall, the reference installer flow', () => {
       outcome: 'confirmed',
       precheck: expect.objectContaining({ install_code: code }),
       activation: expect.objectContaining({ install_code: code, machine_binding: { ...address, ...machine } }),
-      confirmation: { activation_id: expect.stringMatching(/^act_/), status: 'confirmed' },
+      confirmation: { activation_id: expect.stringMatching(/^act_/), status: 'confirmed', receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) },
     });
     expect(steps).toEqual([`confirm address after precheck of SDNS-SD-…${code.slice(-6)}`, 'install']);
     expect(await codeStatus(code)).toBe('consumed');

@@ -1,4 +1,4 @@
-import { eq, getTableColumns } from 'drizzle-orm';
+import { eq, getTableColumns, isNotNull, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
@@ -15,6 +15,8 @@ export interface ActivationListFilter extends TimeRange {
   hostname?: string | undefined;
   publicIp?: string | undefined;
   installCodeId?: string | undefined;
+  /** true: only the activations flagged as duplicates (§16); false: only the others. */
+  duplicate?: boolean | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -38,7 +40,7 @@ export async function listActivations(db: Database, filter: ActivationListFilter
       [activations.hostname, filter.hostname],
       [activations.publicIp, filter.publicIp],
       [activations.installCodeId, filter.installCodeId],
-    ]),
+    ]).concat(filter.duplicate === undefined ? [] : [filter.duplicate ? isNotNull(activations.duplicateOf) : isNull(activations.duplicateOf)]),
   );
   const rows = await db
     .select({ activation: getTableColumns(activations), server: getTableColumns(servers) })

@@ -22,7 +22,7 @@ const list = createRoute({
   operationId: 'listActivations',
   ...adminOperation('read'),
   summary: 'List activations',
-  description: `Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: \`status\`, \`machine_id\`, \`hostname\`, \`public_ip\` (exact), \`install_code_id\`, \`since\`/\`until\` on the creation time. ${ADMIN_AUTH_SENTENCE}`,
+  description: `Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: \`status\`, \`machine_id\`, \`hostname\`, \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not: \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ActivationListQuerySchema },
   responses: {
     200: { description: 'One page of activations.', content: { 'application/json': { schema: successEnvelope(ActivationPageSchema) } } },
@@ -71,6 +71,7 @@ function toRecord({ activation: a, server }: ActivationListItem, now: Date, thre
     confirmed_at: a.confirmedAt ? toIsoOffset(a.confirmedAt) : null,
     released_at: a.releasedAt ? toIsoOffset(a.releasedAt) : null,
     install_code_restored: a.status === 'released' ? (a.codeRestored ?? false) : null,
+    duplicate_of: a.duplicateOf,
     server: server
       ? { server_id: server.id, status: server.status, health: serverHealth(server, now, thresholds), last_seen_at: server.lastSeenAt ? toIsoOffset(server.lastSeenAt) : null }
       : null,
@@ -83,7 +84,8 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
     const now = deps.clock.now();
-    const page = await listActivations(deps.db, { ...query, machineId: query.machine_id, publicIp: query.public_ip, installCodeId: query.install_code_id, ...timeRange(query) });
+    const duplicate = query.duplicate === undefined ? undefined : query.duplicate === 'true';
+    const page = await listActivations(deps.db, { ...query, duplicate, machineId: query.machine_id, publicIp: query.public_ip, installCodeId: query.install_code_id, ...timeRange(query) });
     return c.json({ data: { items: page.items.map((item) => toRecord(item, now, thresholds)), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} activations.` } }, 200);
   });
 

@@ -3,7 +3,7 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listServers, type ServerListItem } from '../../domain/admin/server-list.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
-import { revokeServer } from '../../domain/servers.js';
+import { COPIED_AGENT_ALTERNATIONS, revokeServer } from '../../domain/servers.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
@@ -73,6 +73,8 @@ function toRecord({ server: s, health }: ServerListItem) {
     last_seen_at: s.lastSeenAt ? toIsoOffset(s.lastSeenAt) : null,
     revoked_at: s.revokedAt ? toIsoOffset(s.revokedAt) : null,
     last_report: (s.lastReport as AgentReport | null) ?? null,
+    agent_copy_suspected: s.addressAlternations >= COPIED_AGENT_ALTERNATIONS,
+    checkin_addresses: [s.lastCheckinIp, s.previousCheckinIp].filter((ip): ip is string => ip !== null),
   };
 }
 

@@ -64,7 +64,7 @@ ${rateLimitDescription('activate')}`,
         },
       },
     },
-    ...errorResponses('validation_failed', 'precheck_token_invalid', 'machine_mismatch', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'install_code_revoked', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses('validation_failed', 'precheck_token_invalid', 'machine_mismatch', 'install_code_not_found', 'install_code_unavailable', 'machine_duplicate', 'install_code_expired', 'install_code_revoked', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
     429: rateLimitedResponse('activate'),
   },
 });
@@ -114,11 +114,13 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
       deps.config.installTokenTtlSeconds,
       changeContext(c, 'installer'),
       checks,
+      deps.config.duplicateMachinePolicy,
     );
     const activation = admitCounted(c, created);
     if (activation instanceof ApiError) throw activation;
     c.var.metrics.transition('activation.created', 'installer');
     c.var.metrics.transition('install_code.activated', 'installer');
+    if (activation.duplicateDetected) c.var.metrics.transition('activation.duplicate_detected', 'installer');
     const observed = observedAddress(c.get('clientAddress'));
     const token = await signInstallToken(deps.keys, { activationId: activation.id, jti: activation.installTokenJti }, now, activation.installTokenExpiresAt);
     return c.json(

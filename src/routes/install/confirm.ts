@@ -6,7 +6,9 @@ import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ConfirmRequestSchema, ConfirmResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
+import { signReceipt } from '../../domain/receipts.js';
+import { RECEIPT_EXAMPLE } from '../../schemas/receipt.js';
 
 const confirm = createRoute({
   method: 'post',
@@ -16,7 +18,7 @@ const confirm = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Confirm the install',
-  description: `Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes \`consumed\`. A token can be used once, across all instances: a second confirm gets 409 \`install_token_used\`. Not rate-limited: the activation id and the signed token are the cap.`,
+  description: `Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes \`consumed\`. A token can be used once, across all instances: a second confirm gets 409 \`install_token_used\`. Answers the activation \`receipt\`, a signed proof of the install anyone can verify offline against \`/.well-known/jwks.json\` (its claims and how to verify it: the \`receipt\` field below). Not rate-limited: the activation id and the signed token are the cap.`,
   request: jsonBody(ConfirmRequestSchema),
   responses: {
     200: {
@@ -24,7 +26,7 @@ const confirm = createRoute({
       content: {
         'application/json': {
           schema: successEnvelope(ConfirmResultSchema),
-          example: { data: { activation_id: 'act_3f9a12b45cd67e89', status: 'confirmed' }, meta: { message: 'Install confirmed.' } },
+          example: { data: { activation_id: 'act_3f9a12b45cd67e89', status: 'confirmed', receipt: RECEIPT_EXAMPLE }, meta: { message: 'Install confirmed.' } },
         },
       },
     },
@@ -32,14 +34,17 @@ const confirm = createRoute({
   },
 });
 
-export function registerConfirm(app: Router, deps: AppDeps): void {
+export function registerConfirm(app: Router, deps: RouteDeps): void {
   app.openapi(confirm, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    // The signer is kept among the receipt keys before the statement, so no receipt leaves unpublished.
+    const signer = await deps.receiptKeys.signer();
     const activation = await confirmActivation(deps.db, body.activation_id, jti, now, changeContext(c, 'installer'));
+    const receipt = await signReceipt(signer, activation);
     c.var.metrics.transition('activation.confirmed', 'installer');
     c.var.metrics.transition('install_code.consumed', 'installer');
-    return c.json({ data: { activation_id: activation.id, status: 'confirmed' as const }, meta: { message: 'Install confirmed.' } }, 200);
+    return c.json({ data: { activation_id: activation.id, status: 'confirmed' as const, receipt }, meta: { message: 'Install confirmed.' } }, 200);
   });
 }

@@ -7,7 +7,8 @@ import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { headerRef } from '../../schemas/response-headers.js';
 import { InstallStatusRequestSchema, InstallStatusSchema } from '../../schemas/install-status.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
+import { signReceipt } from '../../domain/receipts.js';
 
 const messages = {
   activated: 'The activation is waiting for confirm.',
@@ -55,6 +56,7 @@ The install token is checked as confirm checks it (signature, kind, and that it 
               created_at: '2026-11-22T10:05:00+00:00',
               confirmed_at: null,
               released_at: null,
+              receipt: null,
             },
             meta: { message: messages.activated },
           },
@@ -67,12 +69,13 @@ The install token is checked as confirm checks it (signature, kind, and that it 
 
 const isoOrNull = (date: Date | null) => (date ? toIsoOffset(date) : null);
 
-export function registerInstallStatus(app: Router, deps: AppDeps): void {
+export function registerInstallStatus(app: Router, deps: RouteDeps): void {
   app.openapi(status, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now, 'accept');
     const { activation, code, server, tokenExpired, releaseRestoresCode } = await readInstallStatus(deps.db, body.activation_id, jti, now);
+    const receipt = activation.confirmedAt ? await signReceipt(await deps.receiptKeys.signer(), { ...activation, confirmedAt: activation.confirmedAt }) : null;
     c.header('Cache-Control', 'no-store');
     return c.json(
       {
@@ -91,6 +94,7 @@ export function registerInstallStatus(app: Router, deps: AppDeps): void {
           created_at: toIsoOffset(activation.createdAt),
           confirmed_at: isoOrNull(activation.confirmedAt),
           released_at: isoOrNull(activation.releasedAt),
+          receipt,
         },
         meta: { message: messages[activation.status] },
       },

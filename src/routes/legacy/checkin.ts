@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
+import { observedAddress } from '../../http/client-address.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
@@ -56,7 +57,7 @@ function countCheckin(deps: RouteDeps) {
 export function registerCheckin(app: Router, deps: RouteDeps): void {
   // The token is checked before the 8 KiB limit and the body's validation: without one, a caller gets 401, not what is wrong with its body.
   app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const }, async (c) => {
-    const server = await checkInServer(deps.db, c.var.server!.id, c.req.valid('json'), deps.clock.now());
+    const server = await checkInServer(deps.db, c.var.server!.id, c.req.valid('json'), deps.clock.now(), observedAddress(c.get('clientAddress')));
     if (!server) throw bearerRejected('agent_token_invalid', true);
     return c.json(
       {

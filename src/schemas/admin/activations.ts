@@ -20,6 +20,10 @@ export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend(
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
   public_ip: textFilter('Exact public IP, as the installer sent it.', '203.0.113.7'),
   install_code_id: InstallCodeIdSchema.optional(),
+  duplicate: z
+    .enum(['true', 'false'])
+    .optional()
+    .openapi({ description: '`true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others.', example: 'true' }),
 });
 
 export const ActivationRecordSchema = z
@@ -35,6 +39,11 @@ export const ActivationRecordSchema = z
     confirmed_at: nullableTimestamp('When it was confirmed.'),
     released_at: nullableTimestamp('When it was released.'),
     install_code_restored: z.boolean().nullable().openapi({ description: 'For a released activation, whether its release restored the code; `null` otherwise.', example: null }),
+    duplicate_of: ActivationIdSchema.nullable().openapi({
+      description:
+        'Set at activate when this machine\'s identity was already in use (DESIGN §16, a cloned image): the activation whose `machine_id` it shares with another `ssh_fingerprint`, or whose `ssh_fingerprint` it shares with another `machine_id`, confirmed or with a live server. `null` otherwise. The event `activation.duplicate_detected` records it too.',
+      example: null,
+    }),
     server: z
       .object({ server_id: ServerIdSchema, status: z.enum(['active', 'revoked']), health: ServerHealthSchema, last_seen_at: nullableTimestamp('Its last accepted check-in.') })
       .nullable()

@@ -1,5 +1,6 @@
 import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
+import { COPIED_AGENT_ALTERNATIONS } from '../../domain/servers.js';
 import { ActivationIdSchema } from '../activation.js';
 import { TimestampSchema } from '../install-code.js';
 import { HostnameValueSchema, MachineIdValueSchema, PublicIpValueSchema, SshFingerprintValueSchema } from '../machine.js';
@@ -43,6 +44,14 @@ export const ServerRecordAdminSchema = z
       })
       .nullable()
       .openapi({ description: 'What its last check-in reported; `null` before the first.' }),
+    agent_copy_suspected: z.boolean().openapi({
+      description: `True when its agent token has gone back and forth between two addresses ${COPIED_AGENT_ALTERNATIONS} times in a row (A → B → A → B): the sign of one agent copied onto two machines, as check-ins carry no machine id. A single move to a new address never sets it; a check-in from a third address starts the count afresh.`,
+      example: false,
+    }),
+    checkin_addresses: z
+      .array(z.string().max(45))
+      .max(2)
+      .openapi({ description: 'The addresses of its last check-ins from different addresses, the latest first (as the service saw them, after `TRUST_PROXY`); empty before the first.', example: ['203.0.113.7'] }),
   })
   .openapi('ServerAdminRecord', { description: 'A server as an operator sees it: never its agent token.' });
 

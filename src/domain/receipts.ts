@@ -1,0 +1,54 @@
+/*
+ * The activation receipt (DESIGN §16): a compact JWS the service signs once an install is confirmed,
+ * which anyone can verify offline against /.well-known/jwks.json. It holds no secret, and the machine id
+ * only as the keyed hash machine-id(5) asks for (never the id itself nor its plain hash).
+ */
+import { createHmac, type KeyObject } from 'node:crypto';
+import { signCompactJws } from './compact-jws.js';
+import { ISSUER } from './tokens.js';
+
+export const RECEIPT_TYP = 'slowdns-receipt+jwt';
+
+/** The HMAC key of `machine_id_hmac`: the application's own id, as machine-id(5) recommends. */
+export const MACHINE_ID_HMAC_KEY = 'slowdns-receipt-v1';
+
+export const machineIdHmac = (machineId: string) => createHmac('sha256', MACHINE_ID_HMAC_KEY).update(machineId).digest('hex');
+
+/** What a receipt is made from: a confirmed activation as its row keeps it. */
+export interface ConfirmedInstall {
+  id: string;
+  installCodeId: string;
+  hostname: string;
+  publicIp: string;
+  machineId: string;
+  sshFingerprint: string;
+  requestedRef: string;
+  installerVersion: string;
+  confirmedAt: Date;
+}
+
+/** The claims, rebuilt from the row alone: the same activation always makes the same claims. */
+export function receiptClaims(install: ConfirmedInstall) {
+  return {
+    iss: ISSUER,
+    sub: install.id,
+    install_code_id: install.installCodeId,
+    hostname: install.hostname,
+    public_ip: install.publicIp,
+    machine_id_hmac: machineIdHmac(install.machineId),
+    ssh_fingerprint: install.sshFingerprint,
+    requested_ref: install.requestedRef,
+    installer_version: install.installerVersion,
+    iat: Math.floor(install.confirmedAt.getTime() / 1000),
+  };
+}
+
+export type ReceiptClaims = ReturnType<typeof receiptClaims>;
+
+/**
+ * Signed by the key signing now (Ed25519 is deterministic: the same key and row give the same bytes).
+ * The caller has made sure the key is kept among the receipt keys first (ReceiptKeys.signer).
+ */
+export function signReceipt(signer: { kid: string; key: KeyObject }, install: ConfirmedInstall): Promise<string> {
+  return signCompactJws({ typ: RECEIPT_TYP, kid: signer.kid }, receiptClaims(install), signer.key);
+}
