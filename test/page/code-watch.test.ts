@@ -147,7 +147,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(Date.now() - activatedAt).toBeLessThan(6_000);
     expect(await page().locator('#machine-host').textContent()).toBe('vpn1.example.net');
     expect(await page().locator('#machine-ip').textContent()).toBe('203.0.113.7');
-    // The label follows the watched state in the page's next update, not necessarily in the same one.
+    // What the code's card says follows the watched state, in the same update or (a late poll answer
+    // under load) the next: every such check waits as the state's does.
     await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('Your install code is in use');
     expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
     expect(await commandCard().isHidden()).toBe(true);
@@ -155,8 +156,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
 
     await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.');
-    expect(await page().locator('#code-label').textContent()).toBe('This install code has been used');
-    expect(await page().locator('#copy-button').isDisabled()).toBe(true);
+    await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('This install code has been used');
+    await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(true);
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().locator('#watch-note').textContent()).toContain('cannot be undone from this page');
     expect(await commandCard().isHidden()).toBe(true);
@@ -171,16 +172,16 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     const code = await getCode();
     const activation = await activate(code);
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Activated on host vpn1.example.net');
-    expect(await page().locator('#copy-button').isDisabled()).toBe(true);
+    await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(true);
 
     const released = await client.release({ activation_id: activation.activation_id });
     expect(released.install_code_restored).toBe(true);
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe(
       'The install on host vpn1.example.net failed and was rolled back. The code is ready again: enter it in the installer to retry.',
     );
-    expect(await page().locator('#code-label').textContent()).toBe('Your install code');
-    expect(await page().locator('#copy-button').isDisabled()).toBe(false);
-    expect(await page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
+    await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('Your install code');
+    await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(false);
+    await expect.poll(() => page().locator('#countdown').textContent(), FEW_SECONDS).toMatch(/^1[45]:\d\d$/);
     // The code works again, and so does the command that carries it.
     expect(await commandCard().isVisible()).toBe(true);
     await inState('released');
@@ -210,7 +211,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     await page().keyboard.press('Enter');
 
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Cancelled. No machine can use this code any more.');
-    expect(await page().locator('#code-label').textContent()).toBe('This install code was cancelled');
+    await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('This install code was cancelled');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
     expect(await commandCard().isHidden()).toBe(true);
