@@ -4,6 +4,7 @@ import { PRUNE_LOCK, tryWithAdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/client.js';
 import { activations, browserSessions, events, installCodes, rateLimitBuckets } from '../db/schema.js';
 import { errorFields, type Logger } from '../logger.js';
+import { startPeriodicPass } from './periodic-pass.js';
 import { DAY_SECONDS } from './rate-limits/policies.js';
 
 /** Day buckets end within a day; two days keeps yesterday's counts for anyone looking into an incident. */
@@ -74,7 +75,6 @@ export function startPruning(
   logger: Logger,
   { everyMs = PRUNE_INTERVAL_MS, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS } = {},
 ): PruningSchedule {
-  let running: Promise<void> | undefined;
   const pass = async () => {
     try {
       const result = await pruneOnce(db, clock.now(), eventRetentionDays);
@@ -84,16 +84,5 @@ export function startPruning(
       logger.warn('pruning failed', { error, code });
     }
   };
-  const timer = setInterval(() => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-  }, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicPass(pass, everyMs);
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/client.js';
 import { webhookEndpoints } from '../../db/schema.js';
 import { errorFields, type Logger } from '../../logger.js';
+import { startPeriodicPass } from '../periodic-pass.js';
 import { randomId } from '../secret-hash.js';
 import { claimDueDeliveries, pruneDeliveries, recordAttempt, type ClaimedDelivery } from './deliveries.js';
 import { dispatchEvents } from './dispatch.js';
@@ -104,7 +105,6 @@ export interface WebhookDelivery {
 
 /** Runs the worker every `everyMs` on an unref'd timer, one pass at a time; started by main.ts beside the server. */
 export function startWebhookDelivery(worker: WebhookWorker, logger: Logger, { everyMs = DELIVERY_PASS_MS } = {}): WebhookDelivery {
-  let running: Promise<void> | undefined;
   let passes = 0;
   const pass = async () => {
     try {
@@ -114,16 +114,5 @@ export function startWebhookDelivery(worker: WebhookWorker, logger: Logger, { ev
       logger.warn('webhook delivery pass failed', { ...errorFields(err) });
     }
   };
-  const timer = setInterval(() => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-  }, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicPass(pass, everyMs);
 }
