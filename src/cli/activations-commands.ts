@@ -44,6 +44,7 @@ export function registerActivationsCommands(program: Command, context: CliContex
         .option('--install-code-id <id>', 'the install code (ic_…) it used'),
     query: (f: ListFilters) => ({ ...searchQuery(f), status: f.status, hostname: f.hostname, public_ip: f.publicIp, install_code_id: f.installCodeId }),
     fetch: (api, query) => api.GET('/api/v2/admin/activations', { params: { query } }),
+    path: '/api/v2/admin/activations',
     row,
     columns,
   });

@@ -39,6 +39,7 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
         .option('--hint <text>', 'part of the hint, e.g. its last group'),
     query: (f: ListFilters) => ({ ...searchQuery(f), status: f.status, hint: f.hint }),
     fetch: (api, query) => api.GET('/api/v2/admin/install-codes', { params: { query } }),
+    path: '/api/v2/admin/install-codes',
     row,
     columns,
   });

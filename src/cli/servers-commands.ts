@@ -41,6 +41,7 @@ export function registerServersCommands(program: Command, context: CliContext): 
         .option('--hostname <name>', 'the hostname (exact)'),
     query: (f: ListFilters) => ({ ...searchQuery(f), status: f.status, hostname: f.hostname }),
     fetch: (api, query) => api.GET('/api/v2/admin/servers', { params: { query } }),
+    path: '/api/v2/admin/servers',
     row,
     columns,
   });

@@ -13,6 +13,7 @@ import { listActivations } from '../../src/domain/admin/activation-list.js';
 import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
 import { listInstallCodes } from '../../src/domain/admin/install-code-list.js';
 import { listServers } from '../../src/domain/admin/server-list.js';
+import { fillFleet } from '../support/fleet-rows.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 
 /** A database whose connections keep the statements they send, so that one can be explained afterwards. */
@@ -42,43 +43,6 @@ export async function openExplainingPostgres(url: string) {
   return { db, pool, explain };
 }
 
-/** `rows` install codes, each activated by a machine of its own that registered a server, spread over addresses and times. */
-export async function fillFleet(pool: pg.Pool, rows: number, now: Date): Promise<void> {
-  const at = now.toISOString();
-  // Indexes made after the rows, not kept up row by row: minutes instead of a quarter of an hour at a million.
-  const tables = ['install_codes', 'activations', 'servers'];
-  const { rows: indexes } = await pool.query<{ indexname: string; indexdef: string }>(
-    `select indexname, indexdef from pg_indexes where tablename = any($1) and indexname not in (select conname from pg_constraint)`,
-    [tables],
-  );
-  for (const { indexname } of indexes) await pool.query(`drop index ${indexname}`);
-  await pool.query(`
-    insert into install_codes (id, code_hash, hint, status, issued_at, expires_at)
-    select 'ic_' || substr(md5('ic' || i), 1, 16), md5('code' || i), 'SDNS-****-****-' || upper(substr(md5('hint' || i), 1, 6)),
-           case when i % 10 = 0 then 'issued' else 'consumed' end,
-           $2::timestamptz - make_interval(secs => $1 - i), $2::timestamptz - make_interval(secs => $1 - i) + interval '1 hour'
-    from generate_series(1, $1) i`, [rows, at]);
-  await pool.query(`
-    insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
-                             install_token_jti_hash, install_token_expires_at, created_at, confirmed_at)
-    select 'act_' || substr(md5('act' || i), 1, 16), 'ic_' || substr(md5('ic' || i), 1, 16),
-           case when i % 10 = 0 then 'activated' else 'confirmed' end,
-           'host-' || i || '.example.' || case when i % 2 = 0 then 'net' else 'org' end,
-           case when i % 10 = 0 then '2001:db8:' || to_hex(i % 65536) || '::' || to_hex(i / 65536 + 1)
-                else '10.' || (i >> 16) % 256 || '.' || (i >> 8) % 256 || '.' || i % 256 end,
-           md5('machine' || i), 'SHA256:' || md5('fingerprint' || i), 'main', '2026.11.20.1',
-           md5('jti' || i), $2::timestamptz - make_interval(secs => $1 - i) + interval '1 hour', $2::timestamptz - make_interval(secs => $1 - i), case when i % 10 = 0 then null else $2::timestamptz - make_interval(secs => $1 - i) end
-    from generate_series(1, $1) i`, [rows, at]);
-  await pool.query(`
-    insert into servers (id, activation_id, agent_token_hash, hostname, public_ip, machine_id, ssh_fingerprint, agent_version, status, registered_at, last_seen_at)
-    select 'srv_' || substr(md5('srv' || a.id), 1, 16), a.id, md5('agent' || a.id), a.hostname, a.public_ip, a.machine_id, a.ssh_fingerprint, '2026.11.20.1',
-           case when a.created_at::text like '%7' then 'revoked' else 'active' end, a.created_at,
-           $1::timestamptz - make_interval(secs => (abs(hashtext(a.id)) % 200000))
-    from activations a`, [at]);
-  for (const { indexdef } of indexes) await pool.query(indexdef);
-  await pool.query('vacuum analyze install_codes, activations, servers');
-}
-
 /** Each node of a plan, as `node (rows)`, from the top. */
 const summary = (plan: string[]) =>
   plan
@@ -96,7 +60,7 @@ export async function benchAdminSearch(adminUrl: string, rows: number): Promise<
   try {
     const now = new Date();
     const started = performance.now();
-    await fillFleet(pool, rows, now);
+    await fillFleet(db, rows, now);
     console.log(`filled ${rows} install codes, activations and servers in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     const i = Math.floor(rows / 3) + 7;
     const one = (await pool.query(`select a.id, a.machine_id, a.ssh_fingerprint, a.public_ip, s.id as server_id, c.hint from activations a join servers s on s.activation_id = a.id join install_codes c on c.id = a.install_code_id where a.hostname like $1`, [`host-${i}.%`])).rows[0];

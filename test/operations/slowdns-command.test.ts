@@ -235,6 +235,15 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(ids(codes, 'install_code_id')).toEqual([installCodeId]);
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toMatch(/^slowdns: 400 validation_failed: The request is not valid\. ip: has address bits set after its \/24: write the network as 203\.0\.113\.0\/24\.\n$/);
+    // --all: every matching item, read as the service streams it; --format ndjson prints one per line.
+    const [exported, table, badFormat] = await Promise.all([
+      slowdns(['activations', 'list', '--all', '--format', 'ndjson', '--limit', '1'], operator),
+      slowdns(['servers', 'list', '--all', '--q', 'vpn1'], operator),
+      slowdns(['codes', 'list', '--format', 'yaml'], operator),
+    ]);
+    expect(exported.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).activation_id).sort()).toEqual([agent.activationId, other.activationId].sort());
+    expect(table.stdout.split('\n').filter(Boolean).map((line) => line.split(/ +/)[0])).toEqual(['ID', agent.serverId]);
+    expect(badFormat).toMatchObject({ code: 2, stderr: 'slowdns: --format must be table, json or ndjson, not yaml\n' });
   });
 
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
