@@ -3,8 +3,8 @@
 // (/proc) and V8's used heap (its own /metrics). Nothing is asserted: it prints the server's memory before,
 // at its highest during, and after each export.
 import { readFile } from 'node:fs/promises';
-import { openDatabase } from '../../src/db/client.js';
 import { fillFleet } from '../support/fleet-rows.js';
+import { openExplainingPostgres } from './admin-search.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK } from '../support/spawn-service.js';
 
@@ -27,7 +27,8 @@ export async function benchExportMemory(adminUrl: string, sizes: number[]): Prom
   const server = spawnService({ DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK, ADMIN_TOKEN, METRICS_PORT: String(metricsPort) });
   const port = await server.port;
   await server.logged('ready');
-  const database = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
+  // A pool of its own, without the service's statement timeout: filling takes longer than a request may.
+  const database = await openExplainingPostgres(scratch.url);
   try {
     const pid = server.process.pid!;
     const now = new Date();
@@ -66,7 +67,7 @@ export async function benchExportMemory(adminUrl: string, sizes: number[]): Prom
       console.log(`| ${lines} | ${bytes} | ${seconds.toFixed(1)} | ${mib(before.rss)} → ${mib(highest.rss)} → ${mib(after.rss)} | ${mib(before.heap)} → ${mib(highest.heap)} → ${mib(after.heap)} |`);
     }
   } finally {
-    await database.close();
+    await database.pool.end();
     await server.stop();
     await scratch.drop();
   }
