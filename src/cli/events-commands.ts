@@ -17,6 +17,7 @@ export function registerEventsCommands(program: Command, context: CliContext): v
       c.option('--type <type>', 'e.g. install_code.issued, activation.released, server.revoked').option('--subject-id <id>', 'an install code (ic_…), activation (act_…) or server (srv_…) id'),
     query: (f: ListFilters) => ({ type: f.type, subject_id: f.subjectId }),
     fetch: (api, query) => api.GET('/api/v2/admin/events', { params: { query } }),
+    path: '/api/v2/admin/events',
     row: eventRow,
     columns: eventColumns,
   });

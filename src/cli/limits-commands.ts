@@ -90,6 +90,7 @@ export function registerLimitsCommands(program: Command, context: CliContext): v
     filters: (c) => c.option('--status <status>', 'active, expired or removed').option('--limit-name <name>', 'one limit, e.g. issue-ip-hour'),
     query: (f: ListFlags & { status?: OverrideRecord['status']; limitName?: OverrideRecord['limit_name'] }) => ({ status: f.status, limit_name: f.limitName }),
     fetch: (api, query) => api.GET('/api/v2/admin/rate-limit-overrides', { params: { query } }),
+    path: '/api/v2/admin/rate-limit-overrides',
     row: overrideRow,
     columns: overrideColumns,
   });

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { CliError } from './cli-error.js';
-import { outputFor, type CliContext } from './context.js';
+import type { CliContext } from './context.js';
 import { print, type Row } from './output.js';
 import { connectionFrom, connectionOptions, type ConnectionFlags } from './connection.js';
-import { adminApi, dataOf, type AdminApi, type Answer } from './admin-api.js';
+import { adminApi, dataOf, exportList, type AdminApi, type Answer } from './admin-api.js';
 
 /** The flags every list takes, as the admin API's query: page size, cursor and time range. */
 export interface ListFlags extends ConnectionFlags {
@@ -12,6 +12,8 @@ export interface ListFlags extends ConnectionFlags {
   since?: string;
   until?: string;
   json?: boolean;
+  all?: boolean;
+  format?: string;
 }
 
 export interface Page<T> {
@@ -20,6 +22,14 @@ export interface Page<T> {
 }
 
 export type PageQuery = ReturnType<typeof pageQuery>;
+
+const FORMATS = ['table', 'json', 'ndjson'] as const;
+
+function formatOf(flags: ListFlags): (typeof FORMATS)[number] {
+  const format = flags.format ?? (flags.json ? 'json' : 'table');
+  if (!(FORMATS as readonly string[]).includes(format)) throw new CliError(`--format must be table, json or ndjson, not ${format}`, 2);
+  return format as (typeof FORMATS)[number];
+}
 
 function pageQuery(flags: ListFlags) {
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
@@ -40,6 +50,8 @@ export function listCommand<T, F extends ListFlags, Q extends object>(
     filters(command: Command): Command;
     query(flags: F): Q;
     fetch(api: AdminApi, query: PageQuery & Q): Promise<Answer<Page<T>>>;
+    /** The list's path, for its NDJSON export (`--all`). */
+    path: string;
     row(item: T): Row;
     columns: string[];
   },
@@ -53,11 +65,25 @@ export function listCommand<T, F extends ListFlags, Q extends object>(
     .option('--until <time>', 'only items before this ISO 8601 time');
   spec.filters(command);
   connectionOptions(command)
-    .option('--json', 'print the page as JSON ({items, next_cursor})')
+    .option('--all', 'every matching item, not one page (read as the service streams it: NDJSON)')
+    .option('--format <format>', 'table (the default), json ({items, next_cursor}) or ndjson (one item per line)')
+    .option('--json', 'the same as --format json')
     .action(async (flags: F) => {
       const connection = connectionFrom(context.env, flags);
-      const page = await dataOf(connection.url, spec.fetch(adminApi(connection), { ...pageQuery(flags), ...spec.query(flags) }));
+      const format = formatOf(flags);
+      const query = { ...pageQuery(flags), ...spec.query(flags) };
+      if (flags.all) {
+        const { limit: _, ...exportQuery } = query;
+        const params = exportQuery as Record<string, string | number | undefined>;
+        if (format === 'ndjson') return exportList(connection, spec.path, params, context.write);
+        let text = '';
+        await exportList(connection, spec.path, params, (chunk) => (text += chunk));
+        const items = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
+        return print({ json: format === 'json', write: context.write }, { items, next_cursor: null }, items.map(spec.row), spec.columns);
+      }
+      const page = await dataOf(connection.url, spec.fetch(adminApi(connection), query));
+      if (format === 'ndjson') return context.write(page.items.map((item) => `${JSON.stringify(item)}\n`).join(''));
       const note = page.next_cursor ? `more: --cursor ${page.next_cursor}` : undefined;
-      print(outputFor(context, flags), page, page.items.map(spec.row), spec.columns, note);
+      print({ json: format === 'json', write: context.write }, page, page.items.map(spec.row), spec.columns, note);
     });
 }

@@ -138,6 +138,7 @@ export class ResponseValidator {
     const mediaType = mediaTypes.find((m) => m.toLowerCase() === contentType);
     if (!mediaType) return [`content type ${JSON.stringify(contentType)}, where the document declares ${mediaTypes.join(' or ')}`];
     if (!mediaType.includes('json')) return [];
+    if (mediaType === 'application/x-ndjson') return this.linesProblems([...at, 'content', mediaType, 'schema'], text);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -152,6 +153,26 @@ export class ResponseValidator {
       return [`error code ${JSON.stringify(code)}, which the document does not list for this status (${Object.keys(listed).join(', ')})`];
     }
     return [];
+  }
+
+  /** NDJSON: every line one JSON value the schema admits, each ended by a newline. */
+  private linesProblems(schemaAt: string[], text: string): string[] {
+    if (text === '') return [];
+    if (!text.endsWith('\n')) return ['an NDJSON body that does not end with a newline'];
+    const validate = this.schema(schemaAt);
+    const problems: string[] = [];
+    for (const [i, line] of text.slice(0, -1).split('\n').entries()) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        problems.push(`line ${i + 1} is not JSON: ${JSON.stringify(line.slice(0, 80))}`);
+        continue;
+      }
+      if (!validate(value)) problems.push(`line ${i + 1} ${this.ajv.errorsText(validate.errors, { dataVar: 'line' })}`);
+      if (problems.length >= 5) break;
+    }
+    return problems;
   }
 }
 

@@ -492,7 +492,7 @@ export interface paths {
         };
         /**
          * List install codes
-         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Search: `q` (part of the hint or id), and the machine of an activation that used the code: `ip` (an address or a CIDR network), `machine_id`, `ssh_fingerprint`. Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listInstallCodes"];
         put?: never;
@@ -552,7 +552,7 @@ export interface paths {
         };
         /**
          * List activations
-         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `since`/`until` on the creation time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Search: `q` (part of the hostname or id), `ip` (an address or a CIDR network), `machine_id`, `ssh_fingerprint`. Filters: `status`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `since`/`until` on the creation time. With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listActivations"];
         put?: never;
@@ -612,7 +612,7 @@ export interface paths {
         };
         /**
          * List servers and their health
-         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Search: `q` (part of the hostname or id), `ip` (an address or a CIDR network: the registered public IP), `machine_id`, `ssh_fingerprint`. Filters: `status` (a health), `hostname` (exact), `since`/`until` on the registration time. With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listServers"];
         put?: never;
@@ -672,7 +672,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listEvents"];
         put?: never;
@@ -692,7 +692,7 @@ export interface paths {
         };
         /**
          * List rate-limit overrides
-         * @description Overrides, newest set first, each with its `status` (`active`, `expired`, `removed`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by `status`) as a record of what applied when; `status=active` lists those in force. Filters: `status`, `limit_name`, `since`/`until` on the time it was set. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Overrides, newest set first, each with its `status` (`active`, `expired`, `removed`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by `status`) as a record of what applied when; `status=active` lists those in force. Filters: `status`, `limit_name`, `since`/`until` on the time it was set. With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listRateLimitOverrides"];
         put?: never;
@@ -7417,6 +7417,26 @@ export interface operations {
                 /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser). */
                 status?: components["schemas"]["InstallCodeListStatus"];
                 /**
+                 * @description Part of the hint or the code's id, case-insensitive, at least 3 characters (control characters are 400 `validation_failed`).
+                 * @example vpn1
+                 */
+                q?: string;
+                /**
+                 * @description An IPv4 or IPv6 address, or a network in CIDR notation (`203.0.113.0/24`, `2001:db8::/32`): the public IP of the machine of an activation that used the code is that address or in that network. A malformed address or network (a prefix past /32 or /128, address bits set after the prefix, a zone index) is 400 `validation_failed` naming `ip`.
+                 * @example 203.0.113.0/24
+                 */
+                ip?: string;
+                /**
+                 * @description Exact machine id (`/etc/machine-id`) of the machine of an activation that used the code.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact SSH host key fingerprint of the machine of an activation that used the code.
+                 * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+                 */
+                ssh_fingerprint?: components["schemas"]["AdminTextFilter"];
+                /**
                  * @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.
                  * @example HX3W8N
                  */
@@ -7428,7 +7448,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of install codes. */
+            /** @description One page of install codes, or every matching one as NDJSON. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7468,6 +7488,24 @@ export interface operations {
                         data: components["schemas"]["InstallCodePage"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example {
+                     *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *       "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *       "status": "issued",
+                     *       "issued_at": "2026-11-22T10:15:00+00:00",
+                     *       "expires_at": "2026-11-22T10:15:00+00:00",
+                     *       "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *       "activation": {
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "status": "confirmed",
+                     *         "hostname": "vpn1.example.net",
+                     *         "public_ip": "203.0.113.7",
+                     *         "created_at": "2026-11-22T10:15:00+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["InstallCodeRecord"];
                 };
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
@@ -7958,10 +7996,25 @@ export interface operations {
                 /** @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back). */
                 status?: components["schemas"]["ActivationStatus"];
                 /**
-                 * @description Exact machine id.
+                 * @description Part of the hostname or the activation's id, case-insensitive, at least 3 characters (control characters are 400 `validation_failed`).
+                 * @example vpn1
+                 */
+                q?: string;
+                /**
+                 * @description An IPv4 or IPv6 address, or a network in CIDR notation (`203.0.113.0/24`, `2001:db8::/32`): the public IP of the activated machine is that address or in that network. A malformed address or network (a prefix past /32 or /128, address bits set after the prefix, a zone index) is 400 `validation_failed` naming `ip`.
+                 * @example 203.0.113.0/24
+                 */
+                ip?: string;
+                /**
+                 * @description Exact machine id (`/etc/machine-id`) of the activated machine.
                  * @example 4c4c4544003957108052b4c04f384833
                  */
                 machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact SSH host key fingerprint of the activated machine.
+                 * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+                 */
+                ssh_fingerprint?: components["schemas"]["AdminTextFilter"];
                 /**
                  * @description Exact hostname.
                  * @example vpn1.example.net
@@ -7983,7 +8036,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of activations. */
+            /** @description One page of activations, or every matching one as NDJSON. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8033,6 +8086,34 @@ export interface operations {
                         data: components["schemas"]["ActivationPage"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example {
+                     *       "activation_id": "act_3f9a12b45cd67e89",
+                     *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *       "status": "activated",
+                     *       "machine_binding": {
+                     *         "hostname": "vpn1.example.net",
+                     *         "public_ip": "203.0.113.7",
+                     *         "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *       },
+                     *       "requested_ref": "main",
+                     *       "installer_version": "2026.11.20.1",
+                     *       "created_at": "2026-11-22T10:15:00+00:00",
+                     *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
+                     *       "confirmed_at": "2026-11-22T10:05:00+00:00",
+                     *       "released_at": "2026-11-22T10:05:00+00:00",
+                     *       "install_code_restored": null,
+                     *       "duplicate_of": null,
+                     *       "server": {
+                     *         "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *         "status": "active",
+                     *         "health": "active",
+                     *         "last_seen_at": "2026-11-22T10:05:00+00:00"
+                     *       }
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ActivationRecord"];
                 };
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
@@ -8524,15 +8605,30 @@ export interface operations {
                 /** @description Only servers of this health. */
                 status?: components["schemas"]["ServerHealth"] & unknown;
                 /**
+                 * @description Part of the hostname or the server's id, case-insensitive, at least 3 characters (control characters are 400 `validation_failed`).
+                 * @example vpn1
+                 */
+                q?: string;
+                /**
+                 * @description An IPv4 or IPv6 address, or a network in CIDR notation (`203.0.113.0/24`, `2001:db8::/32`): the public IP of the server is that address or in that network. A malformed address or network (a prefix past /32 or /128, address bits set after the prefix, a zone index) is 400 `validation_failed` naming `ip`.
+                 * @example 203.0.113.0/24
+                 */
+                ip?: string;
+                /**
+                 * @description Exact machine id (`/etc/machine-id`) of the server.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact SSH host key fingerprint of the server.
+                 * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+                 */
+                ssh_fingerprint?: components["schemas"]["AdminTextFilter"];
+                /**
                  * @description Exact hostname.
                  * @example vpn1.example.net
                  */
                 hostname?: components["schemas"]["AdminTextFilter"];
-                /**
-                 * @description Exact machine id.
-                 * @example 4c4c4544003957108052b4c04f384833
-                 */
-                machine_id?: components["schemas"]["AdminTextFilter"];
             };
             header?: never;
             path?: never;
@@ -8540,7 +8636,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of servers. */
+            /** @description One page of servers, or every matching one as NDJSON. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8593,6 +8689,37 @@ export interface operations {
                         data: components["schemas"]["ServerPage"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example {
+                     *       "server_id": "srv_9c1e0f4a7b2d3e58",
+                     *       "activation_id": "act_3f9a12b45cd67e89",
+                     *       "status": "active",
+                     *       "health": "active",
+                     *       "hostname": "vpn1.example.net",
+                     *       "public_ip": "203.0.113.7",
+                     *       "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *       "agent_version": "2026.11.20.1",
+                     *       "registered_at": "2026-11-22T10:15:00+00:00",
+                     *       "last_seen_at": "2026-11-22T10:05:00+00:00",
+                     *       "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *       "last_report": {
+                     *         "agent_version": "2026.11.20.1",
+                     *         "uptime_seconds": 86400,
+                     *         "services": [
+                     *           {
+                     *             "name": "slowdns-server.service",
+                     *             "state": "active"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "agent_copy_suspected": false,
+                     *       "checkin_addresses": [
+                     *         "203.0.113.7"
+                     *       ]
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ServerAdminRecord"];
                 };
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
@@ -9082,7 +9209,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of events. */
+            /** @description One page of events, or every matching one as NDJSON. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9124,6 +9251,26 @@ export interface operations {
                         data: components["schemas"]["EventPage"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example {
+                     *       "event_id": 42,
+                     *       "type": "install_code.issued",
+                     *       "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *       "actor": "installer",
+                     *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *       "activation_id": "act_3f9a12b45cd67e89",
+                     *       "server_id": null,
+                     *       "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *       "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *       "data": {
+                     *         "hostname": "vpn1.example.net",
+                     *         "public_ip": "203.0.113.7",
+                     *         "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *       },
+                     *       "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["EventRecord"];
                 };
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
@@ -9248,7 +9395,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of overrides. */
+            /** @description One page of overrides, or every matching one as NDJSON. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9290,6 +9437,26 @@ export interface operations {
                         data: components["schemas"]["RateLimitOverridePage"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example {
+                     *       "rate_limit_override_id": "rlo_7d41c9e2a05b3f86",
+                     *       "subject": "ip",
+                     *       "value": "203.0.113.7",
+                     *       "applies_to": "203.0.113.7",
+                     *       "limit_name": "issue-ip-hour",
+                     *       "limit": 20,
+                     *       "default_limit": 3,
+                     *       "status": "active",
+                     *       "expires_at": "2026-11-22T10:15:00+00:00",
+                     *       "reason": "Office NAT: 40 people behind one address (ticket 1234).",
+                     *       "created_at": "2026-11-22T10:15:00+00:00",
+                     *       "created_by": "root",
+                     *       "removed_at": "2026-11-22T10:05:00+00:00",
+                     *       "removed_by": null,
+                     *       "removal_reason": null
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["RateLimitOverrideRecord"];
                 };
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */

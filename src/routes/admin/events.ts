@@ -2,11 +2,11 @@ import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../../deps.js';
 import { listEvents } from '../../domain/admin/event-list.js';
 import type { Router } from '../../http/router.js';
-import { EventListQuerySchema, EventPageSchema } from '../../schemas/admin/events.js';
+import { EventListQuerySchema, EventPageSchema, EventRecordSchema } from '../../schemas/admin/events.js';
 import { timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { toEventRecord } from './event-record.js';
-import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation, EXPORT_SENTENCE, listAnswer, listResponse } from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
@@ -14,10 +14,10 @@ const list = createRoute({
   operationId: 'listEvents',
   ...adminOperation('read'),
   summary: 'List events',
-  description: `The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: \`type\`, \`subject_id\` (an install code, activation or server id), \`since\`/\`until\` on the time of the change. Events are kept \`EVENT_RETENTION_DAYS\` (90 by default). ${ADMIN_AUTH_SENTENCE}`,
+  description: `The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: \`type\`, \`subject_id\` (an install code, activation or server id), \`since\`/\`until\` on the time of the change. Events are kept \`EVENT_RETENTION_DAYS\` (90 by default). ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: EventListQuerySchema },
   responses: {
-    200: { description: 'One page of events.', content: { 'application/json': { schema: successEnvelope(EventPageSchema) } } },
+    ...listResponse('One page of events, or every matching one as NDJSON.', EventPageSchema, EventRecordSchema),
     ...adminErrorResponses(),
   },
 });
@@ -25,7 +25,7 @@ const list = createRoute({
 export function registerAdminEvents(app: Router, deps: AppDeps): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
-    const page = await listEvents(deps.db, { ...query, subjectId: query.subject_id, ...timeRange(query) });
-    return c.json({ data: { items: page.items.map(toEventRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} events.` } }, 200);
+    const filter = { ...query, subjectId: query.subject_id, ...timeRange(query) };
+    return listAnswer(c, query, (cursor, limit) => listEvents(deps.db, { ...filter, cursor, limit }), toEventRecord, 'events');
   });
 }

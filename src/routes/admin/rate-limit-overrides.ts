@@ -22,7 +22,7 @@ import {
   RateLimitOverrideRequestSchema,
 } from '../../schemas/admin/rate-limit-overrides.js';
 import { successEnvelope } from '../../schemas/envelope.js';
-import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation, EXPORT_SENTENCE, listAnswer, listResponse } from './admin-route.js';
 
 const PATH = '/api/v2/admin/rate-limit-overrides';
 
@@ -52,10 +52,10 @@ const list = createRoute({
   operationId: 'listRateLimitOverrides',
   ...adminOperation('read'),
   summary: 'List rate-limit overrides',
-  description: `Overrides, newest set first, each with its \`status\` (\`active\`, \`expired\`, \`removed\`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by \`status\`) as a record of what applied when; \`status=active\` lists those in force. Filters: \`status\`, \`limit_name\`, \`since\`/\`until\` on the time it was set. ${ADMIN_AUTH_SENTENCE}`,
+  description: `Overrides, newest set first, each with its \`status\` (\`active\`, \`expired\`, \`removed\`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by \`status\`) as a record of what applied when; \`status=active\` lists those in force. Filters: \`status\`, \`limit_name\`, \`since\`/\`until\` on the time it was set. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: RateLimitOverrideListQuerySchema },
   responses: {
-    200: { description: 'One page of overrides.', content: { 'application/json': { schema: successEnvelope(RateLimitOverridePageSchema) } } },
+    ...listResponse('One page of overrides, or every matching one as NDJSON.', RateLimitOverridePageSchema, RateLimitOverrideRecordSchema),
     ...adminErrorResponses(),
   },
 });
@@ -113,8 +113,9 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
 
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
-    const page = await listRateLimitOverrides(deps.db, { ...query, limitName: query.limit_name, ...timeRange(query) }, deps.clock.now());
-    return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} rate-limit overrides.` } }, 200);
+    const filter = { ...query, limitName: query.limit_name, ...timeRange(query) };
+    const now = deps.clock.now();
+    return listAnswer(c, query, (cursor, limit) => listRateLimitOverrides(deps.db, { ...filter, cursor, limit }, now), toRecord, 'rate-limit overrides');
   });
 
   app.openapi(remove, async (c) => {
