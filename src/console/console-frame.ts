@@ -75,7 +75,6 @@ ${html`<html lang="en">
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
 <title>SlowDNS console · ${title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets.pageStyleUrl}">

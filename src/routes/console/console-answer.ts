@@ -4,11 +4,15 @@ import { CONSOLE_CSP, renderConsoleView, type ConsoleAssets, type ConsoleView, t
 import type { FormRefusal } from '../../http/console-session.js';
 import type { AppEnv } from '../../http/router.js';
 
-/** The headers of every console answer, refusals included: never cached, no referrer, the console's CSP. */
+/**
+ * The headers of every console answer, refusals included: never cached, the console's CSP, and no
+ * referrer to another origin (`same-origin`, not `no-referrer`: under `no-referrer` a browser sends a
+ * form's POST with `Origin: null`, which the same-origin check must refuse).
+ */
 export function setConsoleHeaders(c: Context<AppEnv>): void {
   c.header('Cache-Control', 'no-store');
   c.header('Content-Security-Policy', CONSOLE_CSP);
-  c.header('Referrer-Policy', 'no-referrer');
+  c.header('Referrer-Policy', 'same-origin');
 }
 
 /** The signed-in operator of the request as the views show them. */
