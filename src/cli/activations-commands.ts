@@ -4,6 +4,7 @@ import type { CliContext } from './context.js';
 import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
+import { searchOptions, searchQuery, type SearchFlags } from './search-options.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
 type ActivationRecord = components['schemas']['ActivationRecord'];
@@ -21,7 +22,7 @@ const row = (a: ActivationRecord): Row => ({
 });
 const columns = ['id', 'status', 'hostname', 'public_ip', 'machine_id', 'ref', 'created_at', 'server'];
 
-type ListFilters = ListFlags & { status?: ActivationRecord['status']; machineId?: string; hostname?: string; publicIp?: string; installCodeId?: string };
+type ListFilters = ListFlags & SearchFlags & { status?: ActivationRecord['status']; hostname?: string; publicIp?: string; installCodeId?: string };
 
 /** `activations list|release` over the admin API. */
 export function registerActivationsCommands(program: Command, context: CliContext): void {
@@ -36,13 +37,12 @@ export function registerActivationsCommands(program: Command, context: CliContex
   listCommand(activations, context, {
     description: 'activations, newest first, with their machine binding, requested ref, installer version, times and server',
     filters: (c) =>
-      c
+      searchOptions(c, 'the hostname or the activation id', 'the activated machine')
         .option('--status <status>', 'activated, confirmed or released')
-        .option('--machine-id <id>', 'the machine-id of the machine')
-        .option('--hostname <name>', 'the hostname the operator confirmed')
-        .option('--public-ip <ip>', 'the public IP address')
+        .option('--hostname <name>', 'the hostname the operator confirmed (exact)')
+        .option('--public-ip <ip>', 'the public IP address (exact)')
         .option('--install-code-id <id>', 'the install code (ic_…) it used'),
-    query: (f: ListFilters) => ({ status: f.status, machine_id: f.machineId, hostname: f.hostname, public_ip: f.publicIp, install_code_id: f.installCodeId }),
+    query: (f: ListFilters) => ({ ...searchQuery(f), status: f.status, hostname: f.hostname, public_ip: f.publicIp, install_code_id: f.installCodeId }),
     fetch: (api, query) => api.GET('/api/v2/admin/activations', { params: { query } }),
     row,
     columns,

@@ -4,6 +4,7 @@ import type { CliContext } from './context.js';
 import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
+import { searchOptions, searchQuery, type SearchFlags } from './search-options.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
 type InstallCodeRecord = components['schemas']['InstallCodeRecord'];
@@ -18,7 +19,7 @@ const row = (c: InstallCodeRecord): Row => ({
 });
 const columns = ['id', 'hint', 'status', 'issued_at', 'expires_at', 'activation'];
 
-type ListFilters = ListFlags & { status?: InstallCodeRecord['status']; hint?: string };
+type ListFilters = ListFlags & SearchFlags & { status?: InstallCodeRecord['status']; hint?: string };
 
 /** `codes list|revoke` over the admin API. */
 export function registerCodesCommands(program: Command, context: CliContext): void {
@@ -32,8 +33,11 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
   });
   listCommand(codes, context, {
     description: 'install codes, newest first: hint, status, times and the activation that used each (never the code itself)',
-    filters: (c) => c.option('--status <status>', 'issued, activated, consumed, expired or revoked').option('--hint <text>', 'part of the hint, e.g. its last group'),
-    query: (f: ListFilters) => ({ status: f.status, hint: f.hint }),
+    filters: (c) =>
+      searchOptions(c, 'the hint or the code id', 'the machine of an activation that used the code')
+        .option('--status <status>', 'issued, activated, consumed, expired or revoked')
+        .option('--hint <text>', 'part of the hint, e.g. its last group'),
+    query: (f: ListFilters) => ({ ...searchQuery(f), status: f.status, hint: f.hint }),
     fetch: (api, query) => api.GET('/api/v2/admin/install-codes', { params: { query } }),
     row,
     columns,

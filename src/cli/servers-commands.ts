@@ -4,6 +4,7 @@ import type { CliContext } from './context.js';
 import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
+import { searchOptions, searchQuery, type SearchFlags } from './search-options.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
 type ServerRecord = components['schemas']['ServerAdminRecord'];
@@ -20,7 +21,7 @@ const row = (s: ServerRecord): Row => ({
 });
 const columns = ['id', 'health', 'hostname', 'public_ip', 'agent', 'last_seen_at', 'registered_at'];
 
-type ListFilters = ListFlags & { status?: ServerRecord['health']; hostname?: string; machineId?: string };
+type ListFilters = ListFlags & SearchFlags & { status?: ServerRecord['health']; hostname?: string };
 
 /** `servers list|revoke` over the admin API. */
 export function registerServersCommands(program: Command, context: CliContext): void {
@@ -35,11 +36,10 @@ export function registerServersCommands(program: Command, context: CliContext): 
   listCommand(servers, context, {
     description: 'servers, newest first, with their health from check-ins (active, stale, dead, revoked), last seen and agent version',
     filters: (c) =>
-      c
+      searchOptions(c, 'the hostname or the server id', 'the server')
         .option('--status <health>', 'active, stale, dead or revoked')
-        .option('--hostname <name>', 'the hostname')
-        .option('--machine-id <id>', 'the machine-id'),
-    query: (f: ListFilters) => ({ status: f.status, hostname: f.hostname, machine_id: f.machineId }),
+        .option('--hostname <name>', 'the hostname (exact)'),
+    query: (f: ListFilters) => ({ ...searchQuery(f), status: f.status, hostname: f.hostname }),
     fetch: (api, query) => api.GET('/api/v2/admin/servers', { params: { query } }),
     row,
     columns,

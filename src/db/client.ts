@@ -96,10 +96,11 @@ async function openPglite(
   traceStatement?: StatementTracer,
 ): Promise<DatabaseHandle> {
   // Loaded here, not at the top: on PostgreSQL the server never loads PGlite (80 ms of CPU, 16 MB).
-  const [{ PGlite }, { drizzle: drizzlePglite }, { readPgliteSeed }] = await Promise.all([
+  const [{ PGlite }, { drizzle: drizzlePglite }, { readPgliteSeed }, extensions] = await Promise.all([
     import('@electric-sql/pglite'),
     import('drizzle-orm/pglite'),
     import('./pglite-seed.js'),
+    import('./pglite-extensions.js').then((m) => m.pgliteExtensions()),
   ]);
   compileWebAssemblyWithLiftoffOnly();
   const inMemory = dataDir.startsWith('memory://');
@@ -107,7 +108,7 @@ async function openPglite(
   const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
   const loadDataDir = fresh ? (seed ?? (await readPgliteSeed())) : undefined;
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
-  const client = await PGlite.create(dataDir, { startParams, ...(loadDataDir ? { loadDataDir } : {}) });
+  const client = await PGlite.create(dataDir, { startParams, extensions, ...(loadDataDir ? { loadDataDir } : {}) });
   useTextTimestamps(client);
   if (traceStatement) {
     // Its own queries and each transaction's (PGlite runs a transaction's BEGIN and COMMIT itself, unseen).

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { migrationsFolder } from './migrations-folder.js';
+import { pgliteExtensions } from './pglite-extensions.js';
 
 /**
  * A fresh embedded database would run initdb in a second PGlite instance (seconds, and about twice
@@ -23,7 +24,7 @@ const initDbStartParams = ['--wal-segsize=1'];
 
 /** The migrated, empty data directory as a gzipped tarball (PGlite's own dump format). */
 export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8Array<ArrayBuffer>> {
-  const client = await PGlite.create('memory://', { initDbStartParams });
+  const client = await PGlite.create('memory://', { initDbStartParams, extensions: await pgliteExtensions() });
   try {
     await migrate(drizzle({ client }), { migrationsFolder: folder });
     // Dumped after a checkpoint: a start from the seed finds a clean shutdown point, no WAL to replay.

@@ -40,6 +40,8 @@ export const installCodes = pgTable(
     index('install_codes_expires_at_idx').on(t.expiresAt),
     index('install_codes_issued_at_idx').on(t.issuedAt, t.id),
     index('install_codes_browser_session_hash_idx').on(t.browserSessionHash),
+    // The admin search: a part of the hint or id (`q`), through trigrams (pg_trgm).
+    index('install_codes_search_idx').using('gin', t.hint.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
     check('install_codes_status_check', sql`${t.status} in ('issued', 'activated', 'consumed', 'revoked')`),
   ],
 );
@@ -79,6 +81,9 @@ export const activations = pgTable(
     index('activations_machine_id_idx').on(t.machineId),
     index('activations_ssh_fingerprint_idx').on(t.sshFingerprint),
     index('activations_created_at_idx').on(t.createdAt, t.id),
+    // The admin search: a part of the hostname or id (`q`, trigrams), an address or network (`ip`, as inet).
+    index('activations_search_idx').using('gin', t.hostname.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
+    index('activations_public_ip_idx').on(sql`(${t.publicIp}::inet)`),
     check('activations_status_check', sql`${t.status} in ('activated', 'confirmed', 'released')`),
   ],
 );
@@ -169,7 +174,15 @@ export const servers = pgTable(
     /** Check-ins in a row that went back to the address before the last one (A → B → A …); a new third address resets it. */
     addressAlternations: integer('address_alternations').notNull().default(0),
   },
-  (t) => [index('servers_registered_at_idx').on(t.registeredAt, t.id), check('servers_status_check', sql`${t.status} in ('active', 'revoked')`)],
+  (t) => [
+    index('servers_registered_at_idx').on(t.registeredAt, t.id),
+    // The admin search, as on activations; and the machine's identities.
+    index('servers_search_idx').using('gin', t.hostname.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
+    index('servers_public_ip_idx').on(sql`(${t.publicIp}::inet)`),
+    index('servers_machine_id_idx').on(t.machineId),
+    index('servers_ssh_fingerprint_idx').on(t.sshFingerprint),
+    check('servers_status_check', sql`${t.status} in ('active', 'revoked')`),
+  ],
 );
 
 /**

@@ -43,11 +43,15 @@ describe('admin list queries as the document states them', () => {
 
   it('the text filters share one schema in the document, whose pattern refuses control characters and admits printable text', () => {
     const textFilters = lists().flatMap(({ path, parameters }) =>
-      parameters.filter((p) => ['hostname', 'machine_id', 'public_ip', 'hint'].includes(p.name)).map((p) => ({ at: `${path}?${p.name}`, schema: p.schema })),
+      parameters.filter((p) => ['hostname', 'machine_id', 'ssh_fingerprint', 'public_ip', 'hint'].includes(p.name)).map((p) => ({ at: `${path}?${p.name}`, schema: p.schema })),
     );
-    expect(textFilters.length).toBe(6);
+    expect(textFilters.length).toBe(10);
     for (const { at, schema } of textFilters) expect({ at, schema }).toEqual({ at, schema: { $ref: '#/components/schemas/AdminTextFilter' } });
     const shared = resolve({ $ref: '#/components/schemas/AdminTextFilter' });
+    // The search's q (at least 3 characters) and ip (an address or network) narrow the shared schema, with its pattern.
+    const searches = lists().flatMap(({ parameters }) => parameters.filter((p) => ['q', 'ip'].includes(p.name)));
+    expect(searches.length).toBe(6);
+    for (const { schema } of searches) expect(schema.pattern).toBe(shared.pattern);
     const pattern = new RegExp(shared.pattern, 'u');
     for (const text of ['vpn1.example.net', '203.0.113.7', '2001:db8::1', 'HX3W8N', 'Jane\'s box ü']) expect(pattern.test(text), text).toBe(true);
     for (const control of ['\u0000', '\u0001', '\t', '\n', '\u001f', '\u007f']) expect(pattern.test(`a${control}b`), JSON.stringify(control)).toBe(false);

@@ -7,6 +7,7 @@ import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Database } from '../../src/db/client.js';
 import { openDatabase } from '../../src/db/client.js';
+import { pgliteExtensions } from '../../src/db/pglite-extensions.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import * as schema from '../../src/db/schema.js';
 import { nodePostgresTextTimestamps, useTextTimestamps } from '../../src/db/text-timestamps.js';
@@ -21,7 +22,7 @@ export interface CountingDatabase {
 }
 
 export async function openCountingPglite(): Promise<CountingDatabase> {
-  const client = await PGlite.create('memory://');
+  const client = await PGlite.create('memory://', { extensions: await pgliteExtensions() });
   useTextTimestamps(client);
   await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: 'drizzle' });
   let count = 0;

@@ -11,10 +11,13 @@
 // BENCH_ONLY=limiter, lifecycle or overrides runs one of the older parts instead (BENCH_RUNS sets their
 // N, 1000 by default): the rate limiter alone, µs and statements per step on a counting drizzle client,
 // or what the rate-limit overrides cost (their read, and the quota lookup per request in memory).
+// BENCH_ONLY=search fills BENCH_ROWS (default 1,000,000) install codes, activations and servers on PostgreSQL
+// and prints the plan and time of each admin search filter (BENCH_PLANS=1: the whole plans).
 // BENCH_ONLY=http runs the compiled server in its own process on PostgreSQL and drives it over HTTP
 // (BENCH_INSTALLS installs, default 400, at the last of BENCH_CONCURRENCY, default 16): requests per
 // second and the server's own CPU per request; the OTEL_* variables of the bench are the server's too
 // (OTEL_EXPORTER_OTLP_ENDPOINT: measured with tracing on).
+import { benchAdminSearch } from './admin-search.js';
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
 import { benchHttpServer } from './http-server.js';
 import { benchLifecycle } from './lifecycle.js';
@@ -46,7 +49,10 @@ async function benchPart(part: (typeof parts)[number], kind: string, open: () =>
 }
 
 const part = parts.find((p) => p.name === only);
-if (only === 'http') {
+if (only === 'search') {
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchAdminSearch(adminUrl, Number(process.env.BENCH_ROWS ?? 1_000_000));
+} else if (only === 'http') {
   const concurrency = Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1));
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchHttpServer(adminUrl, Number(process.env.BENCH_INSTALLS ?? 400), concurrency);

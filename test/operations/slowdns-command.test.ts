@@ -213,6 +213,30 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(code.stderr).toMatch(/^slowdns: 404 install_code_not_found: [^\n]+\n$/);
   });
 
+  it('search: --q, --ip, --machine-id, --ssh-fingerprint on codes, activations and servers list; a malformed network is one line on stderr', async () => {
+    await t.reset();
+    const agent = await registeredServer(t);
+    const other = await activatedInstall(t);
+    const [row] = await t.database.db.select().from(activations).where(eq(activations.id, agent.activationId));
+    const { machineId, sshFingerprint, installCodeId } = row!;
+    const ids = (run: Run, key: string) => JSON.parse(run.stdout).items.map((item: Record<string, string>) => item[key]);
+    const [byQ, byIp, byMachine, byFingerprint, codes, refused] = await Promise.all([
+      slowdns(['activations', 'list', '--q', 'VPN1.example', '--json'], operator),
+      slowdns(['servers', 'list', '--ip', '203.0.113.0/24', '--json'], operator),
+      slowdns(['activations', 'list', '--machine-id', machineId, '--json'], operator),
+      slowdns(['servers', 'list', '--ssh-fingerprint', sshFingerprint, '--json'], operator),
+      slowdns(['codes', 'list', '--machine-id', machineId, '--ip', '203.0.113.7', '--json'], operator),
+      slowdns(['activations', 'list', '--ip', '203.0.113.7/24'], operator),
+    ]);
+    expect(ids(byQ, 'activation_id').sort()).toEqual([agent.activationId, other.activationId].sort());
+    expect(ids(byIp, 'server_id')).toEqual([agent.serverId]);
+    expect(ids(byMachine, 'activation_id')).toEqual([agent.activationId]);
+    expect(ids(byFingerprint, 'server_id')).toEqual([agent.serverId]);
+    expect(ids(codes, 'install_code_id')).toEqual([installCodeId]);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^slowdns: 400 validation_failed: The request is not valid\. ip: has address bits set after its \/24: write the network as 203\.0\.113\.0\/24\.\n$/);
+  });
+
   it('a wrong token, a refused action and an unreachable service: a non-zero exit and one line on stderr', async () => {
     // Independent runs, started together.
     const closed = await closedPort();

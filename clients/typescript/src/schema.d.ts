@@ -492,7 +492,7 @@ export interface paths {
         };
         /**
          * List install codes
-         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Search: `q` (part of the hint or id), and the machine of an activation that used the code: `ip` (an address or a CIDR network), `machine_id`, `ssh_fingerprint`. Filters: `status` (`expired` is an `issued` code past its expiry), `hint` (part of the hint, e.g. the last group), `since`/`until` on the issue time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listInstallCodes"];
         put?: never;
@@ -552,7 +552,7 @@ export interface paths {
         };
         /**
          * List activations
-         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: `status`, `machine_id`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `since`/`until` on the creation time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Search: `q` (part of the hostname or id), `ip` (an address or a CIDR network), `machine_id`, `ssh_fingerprint`. Filters: `status`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `since`/`until` on the creation time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listActivations"];
         put?: never;
@@ -612,7 +612,7 @@ export interface paths {
         };
         /**
          * List servers and their health
-         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Filters: `status` (a health), `hostname`, `machine_id`, `since`/`until` on the registration time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Registered servers, newest first, with their health derived from check-ins (`active`, `stale` after two missed check-in intervals, `dead` after `SERVER_DEAD_AFTER_SECONDS`, `revoked`), last check-in, agent version and last report; never the agent token. Search: `q` (part of the hostname or id), `ip` (an address or a CIDR network: the registered public IP), `machine_id`, `ssh_fingerprint`. Filters: `status` (a health), `hostname` (exact), `since`/`until` on the registration time. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listServers"];
         put?: never;
@@ -7417,6 +7417,26 @@ export interface operations {
                 /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser). */
                 status?: components["schemas"]["InstallCodeListStatus"];
                 /**
+                 * @description Part of the hint or the code's id, case-insensitive, at least 3 characters (control characters are 400 `validation_failed`).
+                 * @example vpn1
+                 */
+                q?: string;
+                /**
+                 * @description An IPv4 or IPv6 address, or a network in CIDR notation (`203.0.113.0/24`, `2001:db8::/32`): the public IP of the machine of an activation that used the code is that address or in that network. A malformed address or network (a prefix past /32 or /128, address bits set after the prefix, a zone index) is 400 `validation_failed` naming `ip`.
+                 * @example 203.0.113.0/24
+                 */
+                ip?: string;
+                /**
+                 * @description Exact machine id (`/etc/machine-id`) of the machine of an activation that used the code.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact SSH host key fingerprint of the machine of an activation that used the code.
+                 * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+                 */
+                ssh_fingerprint?: components["schemas"]["AdminTextFilter"];
+                /**
                  * @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.
                  * @example HX3W8N
                  */
@@ -7958,10 +7978,25 @@ export interface operations {
                 /** @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back). */
                 status?: components["schemas"]["ActivationStatus"];
                 /**
-                 * @description Exact machine id.
+                 * @description Part of the hostname or the activation's id, case-insensitive, at least 3 characters (control characters are 400 `validation_failed`).
+                 * @example vpn1
+                 */
+                q?: string;
+                /**
+                 * @description An IPv4 or IPv6 address, or a network in CIDR notation (`203.0.113.0/24`, `2001:db8::/32`): the public IP of the activated machine is that address or in that network. A malformed address or network (a prefix past /32 or /128, address bits set after the prefix, a zone index) is 400 `validation_failed` naming `ip`.
+                 * @example 203.0.113.0/24
+                 */
+                ip?: string;
+                /**
+                 * @description Exact machine id (`/etc/machine-id`) of the activated machine.
                  * @example 4c4c4544003957108052b4c04f384833
                  */
                 machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact SSH host key fingerprint of the activated machine.
+                 * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+                 */
+                ssh_fingerprint?: components["schemas"]["AdminTextFilter"];
                 /**
                  * @description Exact hostname.
                  * @example vpn1.example.net
@@ -8524,15 +8559,30 @@ export interface operations {
                 /** @description Only servers of this health. */
                 status?: components["schemas"]["ServerHealth"] & unknown;
                 /**
+                 * @description Part of the hostname or the server's id, case-insensitive, at least 3 characters (control characters are 400 `validation_failed`).
+                 * @example vpn1
+                 */
+                q?: string;
+                /**
+                 * @description An IPv4 or IPv6 address, or a network in CIDR notation (`203.0.113.0/24`, `2001:db8::/32`): the public IP of the server is that address or in that network. A malformed address or network (a prefix past /32 or /128, address bits set after the prefix, a zone index) is 400 `validation_failed` naming `ip`.
+                 * @example 203.0.113.0/24
+                 */
+                ip?: string;
+                /**
+                 * @description Exact machine id (`/etc/machine-id`) of the server.
+                 * @example 4c4c4544003957108052b4c04f384833
+                 */
+                machine_id?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Exact SSH host key fingerprint of the server.
+                 * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+                 */
+                ssh_fingerprint?: components["schemas"]["AdminTextFilter"];
+                /**
                  * @description Exact hostname.
                  * @example vpn1.example.net
                  */
                 hostname?: components["schemas"]["AdminTextFilter"];
-                /**
-                 * @description Exact machine id.
-                 * @example 4c4c4544003957108052b4c04f384833
-                 */
-                machine_id?: components["schemas"]["AdminTextFilter"];
             };
             header?: never;
             path?: never;

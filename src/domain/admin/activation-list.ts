@@ -3,15 +3,15 @@ import type { Database } from '../../db/client.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { ServerRow } from '../servers.js';
-import { matching, newestFirst } from './list-query.js';
+import { anyContaining, machineMatching, matching, newestFirst, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
-export interface ActivationListFilter extends TimeRange {
+/** `search.q` looks in the hostname and the activation's id. */
+export interface ActivationListFilter extends TimeRange, SearchFilter {
   /** One activation by its id (`GET …/activations/{activation_id}`). */
   id?: string | undefined;
   status?: ActivationRow['status'] | undefined;
-  machineId?: string | undefined;
   hostname?: string | undefined;
   publicIp?: string | undefined;
   installCodeId?: string | undefined;
@@ -33,14 +33,18 @@ export async function listActivations(db: Database, filter: ActivationListFilter
     activations.createdAt,
     activations.id,
     filter,
-    matching([
-      [activations.id, filter.id],
-      [activations.status, filter.status],
-      [activations.machineId, filter.machineId],
-      [activations.hostname, filter.hostname],
-      [activations.publicIp, filter.publicIp],
-      [activations.installCodeId, filter.installCodeId],
-    ]).concat(filter.duplicate === undefined ? [] : [filter.duplicate ? isNotNull(activations.duplicateOf) : isNull(activations.duplicateOf)]),
+    [
+      ...matching([
+        [activations.id, filter.id],
+        [activations.status, filter.status],
+        [activations.hostname, filter.hostname],
+        [activations.publicIp, filter.publicIp],
+        [activations.installCodeId, filter.installCodeId],
+      ]),
+      filter.duplicate === undefined ? undefined : filter.duplicate ? isNotNull(activations.duplicateOf) : isNull(activations.duplicateOf),
+      anyContaining([activations.hostname, activations.id], filter.q),
+      ...machineMatching(activations, filter),
+    ],
   );
   const rows = await db
     .select({ activation: getTableColumns(activations), server: getTableColumns(servers) })

@@ -1,16 +1,20 @@
-import { and, desc, eq, gt, ilike, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lte, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { InstallCodeRow } from '../install-codes.js';
-import { matching, newestFirst } from './list-query.js';
+import { anyContaining, machineMatching, matching, newestFirst, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
 /** As an operator sees a code: `expired` is an `issued` code past its expiry (derived, never stored). */
 export type InstallCodeListStatus = 'issued' | 'activated' | 'consumed' | 'expired' | 'revoked';
 
-export interface InstallCodeListFilter extends TimeRange {
+/**
+ * `search.q` looks in the hint and the code's id; the machine filters find the codes an activation of
+ * that machine used.
+ */
+export interface InstallCodeListFilter extends TimeRange, SearchFilter {
   status?: InstallCodeListStatus | undefined;
   /** Part of the hint, e.g. its last group `HX3W8N`; case-insensitive. */
   hint?: string | undefined;
@@ -37,17 +41,20 @@ function statusCondition(status: InstallCodeListStatus, now: Date): SQL | undefi
   return eq(installCodes.status, status);
 }
 
-/** `%` and `_` typed by an operator are letters, not wildcards. */
-function containing(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The codes an activation of the machine `search` names used (a semi-join on activations' indexes), or no condition. */
+function usedBy(db: Database, search: SearchFilter): SQL | undefined {
+  const machine = machineMatching(activations, search);
+  return machine.length ? inArray(installCodes.id, db.select({ id: activations.installCodeId }).from(activations).where(and(...machine))) : undefined;
 }
 
 /** Install codes, newest issued first; never the code itself (the table only has its hash). */
 export async function listInstallCodes(db: Database, filter: InstallCodeListFilter, now: Date): Promise<Page<InstallCodeListItem>> {
   const page = newestFirst(installCodes.issuedAt, installCodes.id, filter, [
     filter.status ? statusCondition(filter.status, now) : undefined,
-    filter.hint ? ilike(installCodes.hint, containing(filter.hint)) : undefined,
+    anyContaining([installCodes.hint], filter.hint),
     ...matching([[installCodes.id, filter.id]]),
+    anyContaining([installCodes.hint, installCodes.id], filter.q),
+    usedBy(db, filter),
   ]);
   const rows = await db
     .select()

@@ -1,4 +1,4 @@
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { afterCursor } from './pagination.js';
 import { withinRange, type TimeRange } from './time-range.js';
@@ -6,6 +6,48 @@ import { withinRange, type TimeRange } from './time-range.js';
 /** `column = value` for each filter an operator gave; one left out (or empty) narrows nothing. */
 export function matching(filters: ReadonlyArray<readonly [PgColumn, string | undefined]>): SQL[] {
   return filters.flatMap(([column, value]) => (value ? [eq(column, value)] : []));
+}
+
+/** The search of the lists of install codes, activations and servers (DESIGN §17); a filter left out narrows nothing. */
+export interface SearchFilter {
+  /** Part of a hostname, hint or id, case-insensitive (which columns: each list says). */
+  q?: string | undefined;
+  /** A network in CIDR notation (an address is its /32 or /128), in its one spelling. */
+  ip?: string | undefined;
+  machineId?: string | undefined;
+  sshFingerprint?: string | undefined;
+}
+
+/** `%` and `_` typed by an operator are letters, not wildcards. */
+export function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** One of `columns` holds `text`, case-insensitive: found through their trigram index (pg_trgm), whatever the table's size. */
+export function anyContaining(columns: PgColumn[], text: string | undefined): SQL | undefined {
+  return text ? or(...columns.map((column) => ilike(column, containing(text)))) : undefined;
+}
+
+/** The columns that say which machine a row is about. */
+export interface MachineColumns {
+  publicIp: PgColumn;
+  machineId: PgColumn;
+  sshFingerprint: PgColumn;
+}
+
+/**
+ * The machine filters of `search` on `columns`. The address is compared as `inet` (each table has an
+ * index on `(public_ip::inet)`), so a network is a range of that index and any spelling of an address
+ * matches.
+ */
+export function machineMatching(columns: MachineColumns, search: SearchFilter): SQL[] {
+  return [
+    ...(search.ip ? [sql`(${columns.publicIp})::inet <<= ${search.ip}::inet`] : []),
+    ...matching([
+      [columns.machineId, search.machineId],
+      [columns.sshFingerprint, search.sshFingerprint],
+    ]),
+  ];
 }
 
 /**

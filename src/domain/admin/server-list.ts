@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { servers } from '../../db/schema.js';
 import { CHECKIN_INTERVAL_SECONDS, type ServerRow } from '../servers.js';
-import { matching, newestFirst } from './list-query.js';
+import { anyContaining, machineMatching, matching, newestFirst, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -45,12 +45,12 @@ function healthCondition(health: ServerHealth, now: Date, thresholds: HealthThre
   return and(active, sql`not ${before(staleBefore)}`);
 }
 
-export interface ServerListFilter extends TimeRange {
+/** `search.q` looks in the hostname and the server's id. */
+export interface ServerListFilter extends TimeRange, SearchFilter {
   /** One server by its id (`GET …/servers/{server_id}`). */
   id?: string | undefined;
   health?: ServerHealth | undefined;
   hostname?: string | undefined;
-  machineId?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -67,8 +67,9 @@ export async function listServers(db: Database, filter: ServerListFilter, now: D
     ...matching([
       [servers.id, filter.id],
       [servers.hostname, filter.hostname],
-      [servers.machineId, filter.machineId],
     ]),
+    anyContaining([servers.hostname, servers.id], filter.q),
+    ...machineMatching(servers, filter),
   ]);
   const rows = await db
     .select()

@@ -11,7 +11,7 @@ import { releaseActivationCounted } from '../../http/operator-changes.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseResultSchema } from '../../schemas/activation.js';
 import { ActivationIdParamsSchema, ActivationListQuerySchema, ActivationPageSchema, ActivationWithEventsSchema, OperatorReleaseRequestSchema } from '../../schemas/admin/activations.js';
-import { timeRange } from '../../schemas/admin/list.js';
+import { search, timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
@@ -22,7 +22,7 @@ const list = createRoute({
   operationId: 'listActivations',
   ...adminOperation('read'),
   summary: 'List activations',
-  description: `Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Filters: \`status\`, \`machine_id\`, \`hostname\`, \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not: \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${ADMIN_AUTH_SENTENCE}`,
+  description: `Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Search: \`q\` (part of the hostname or id), \`ip\` (an address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\`, \`hostname\`, \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not: \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ActivationListQuerySchema },
   responses: {
     200: { description: 'One page of activations.', content: { 'application/json': { schema: successEnvelope(ActivationPageSchema) } } },
@@ -85,7 +85,7 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const query = c.req.valid('query');
     const now = deps.clock.now();
     const duplicate = query.duplicate === undefined ? undefined : query.duplicate === 'true';
-    const page = await listActivations(deps.db, { ...query, duplicate, machineId: query.machine_id, publicIp: query.public_ip, installCodeId: query.install_code_id, ...timeRange(query) });
+    const page = await listActivations(deps.db, { ...query, ...search(query), duplicate, publicIp: query.public_ip, installCodeId: query.install_code_id, ...timeRange(query) });
     return c.json({ data: { items: page.items.map((item) => toRecord(item, now, thresholds)), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} activations.` } }, 200);
   });
 

@@ -10,7 +10,7 @@ import { revokeInstallCodeCounted } from '../../http/operator-changes.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema, InstallCodeWithEventsSchema } from '../../schemas/admin/install-codes.js';
-import { timeRange } from '../../schemas/admin/list.js';
+import { search, timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { toEventRecord } from './event-record.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
@@ -21,7 +21,7 @@ const list = createRoute({
   operationId: 'listInstallCodes',
   ...adminOperation('read'),
   summary: 'List install codes',
-  description: `Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\` (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${ADMIN_AUTH_SENTENCE}`,
+  description: `Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Search: \`q\` (part of the hint or id), and the machine of an activation that used the code: \`ip\` (an address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\` (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: InstallCodeListQuerySchema },
   responses: {
     200: { description: 'One page of install codes.', content: { 'application/json': { schema: successEnvelope(InstallCodePageSchema) } } },
@@ -74,7 +74,7 @@ function toRecord({ code, status, activation }: InstallCodeListItem) {
 export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
-    const page = await listInstallCodes(deps.db, { ...query, ...timeRange(query) }, deps.clock.now());
+    const page = await listInstallCodes(deps.db, { ...query, ...search(query), ...timeRange(query) }, deps.clock.now());
     return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} install codes.` } }, 200);
   });
 

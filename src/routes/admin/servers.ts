@@ -10,7 +10,7 @@ import { operatorChangeContext } from '../../http/change-context.js';
 import { revokeServerCounted } from '../../http/operator-changes.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
-import { timeRange } from '../../schemas/admin/list.js';
+import { search, timeRange } from '../../schemas/admin/list.js';
 import { ServerIdParamsSchema, ServerListQuerySchema, ServerPageSchema, ServerWithEventsSchema } from '../../schemas/admin/servers.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { RevokeResultSchema, type AgentReport } from '../../schemas/server.js';
@@ -23,7 +23,7 @@ const list = createRoute({
   operationId: 'listServers',
   ...adminOperation('read'),
   summary: 'List servers and their health',
-  description: `Registered servers, newest first, with their health derived from check-ins (\`active\`, \`stale\` after two missed check-in intervals, \`dead\` after \`SERVER_DEAD_AFTER_SECONDS\`, \`revoked\`), last check-in, agent version and last report; never the agent token. Filters: \`status\` (a health), \`hostname\`, \`machine_id\`, \`since\`/\`until\` on the registration time. ${ADMIN_AUTH_SENTENCE}`,
+  description: `Registered servers, newest first, with their health derived from check-ins (\`active\`, \`stale\` after two missed check-in intervals, \`dead\` after \`SERVER_DEAD_AFTER_SECONDS\`, \`revoked\`), last check-in, agent version and last report; never the agent token. Search: \`q\` (part of the hostname or id), \`ip\` (an address or a CIDR network: the registered public IP), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\` (a health), \`hostname\` (exact), \`since\`/\`until\` on the registration time. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ServerListQuerySchema },
   responses: {
     200: { description: 'One page of servers.', content: { 'application/json': { schema: successEnvelope(ServerPageSchema) } } },
@@ -82,7 +82,7 @@ function toRecord({ server: s, health }: ServerListItem) {
 export function registerAdminServers(app: Router, deps: AppDeps): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
-    const filter = { ...query, health: query.status, machineId: query.machine_id, ...timeRange(query) };
+    const filter = { ...query, ...search(query), health: query.status, ...timeRange(query) };
     const page = await listServers(deps.db, filter, deps.clock.now(), { deadAfterSeconds: deps.config.serverDeadAfterSeconds });
     return c.json({ data: { items: page.items.map(toRecord), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} servers.` } }, 200);
   });

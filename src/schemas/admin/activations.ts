@@ -6,7 +6,7 @@ import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { InstallerVersionSchema, RequestedRefSchema } from '../machine.js';
 import { ServerIdSchema } from '../server.js';
 import { ServerHealthSchema } from './servers.js';
-import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, textFilter } from './list.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
 export const ActivationStatusSchema = z
   .enum(['activated', 'confirmed', 'released'])
@@ -16,7 +16,7 @@ const EXAMPLE_CURSOR = exampleCursor('act_3f9a12b45cd67e89', '2026-11-22T10:00:0
 
 export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ActivationStatusSchema.optional(),
-  machine_id: textFilter('Exact machine id.', '4c4c4544003957108052b4c04f384833'),
+  ...searchFilters('the hostname or the activation\'s id', 'the activated machine'),
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
   public_ip: textFilter('Exact public IP, as the installer sent it.', '203.0.113.7'),
   install_code_id: InstallCodeIdSchema.optional(),

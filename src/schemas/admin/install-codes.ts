@@ -3,7 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema } from '../activation.js';
 import { HostnameValueSchema, PublicIpValueSchema } from '../machine.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
-import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, textFilter } from './list.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
 export const InstallCodeListStatusSchema = z
   .enum(['issued', 'activated', 'consumed', 'expired', 'revoked'])
@@ -13,6 +13,7 @@ const EXAMPLE_CURSOR = exampleCursor('ic_5b2e9f0c81d4a7e3', '2026-11-22T10:00:00
 
 export const InstallCodeListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: InstallCodeListStatusSchema.optional(),
+  ...searchFilters('the hint or the code\'s id', 'the machine of an activation that used the code'),
   hint: textFilter('Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.', 'HX3W8N'),
 });
 

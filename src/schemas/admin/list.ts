@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../../domain/admin/pagination.js';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
+import { addressOrNetwork } from '../ip-network.js';
 import { TimestampSchema } from '../install-code.js';
 
 const instant = (description: string) =>
@@ -35,6 +36,44 @@ export const AdminTextFilterSchema = z
 
 /** An optional text filter of a list: the shared schema, with what this parameter means. */
 export const textFilter = (description: string, example: string) => AdminTextFilterSchema.optional().openapi({ param: { description, example } });
+
+/** The fewest characters `q` matches on: a part of a value is found through its trigrams (pg_trgm), and a shorter one has none. */
+export const SEARCH_TEXT_MIN_LENGTH = 3;
+
+/** `ip`: an address or a network, in the one spelling of its network (`203.0.113.7/32`) for the query. */
+const IpFilterSchema = AdminTextFilterSchema.transform((value, ctx) => {
+  const parsed = addressOrNetwork(value);
+  if ('problem' in parsed) {
+    ctx.issues.push({ code: 'custom', message: parsed.problem, input: value });
+    return z.NEVER;
+  }
+  return parsed.network;
+});
+
+/**
+ * The search the lists of install codes, activations and servers share (DESIGN §17), beside each list's
+ * own filters; `q` says what this list's `q` looks in, `machine` which machine the other three are about.
+ */
+export function searchFilters(q: string, machine: string) {
+  return {
+    q: AdminTextFilterSchema.min(SEARCH_TEXT_MIN_LENGTH, `must be at least ${SEARCH_TEXT_MIN_LENGTH} characters`)
+      .optional()
+      .openapi({ param: { description: `Part of ${q}, case-insensitive, at least ${SEARCH_TEXT_MIN_LENGTH} characters (control characters are 400 \`validation_failed\`).`, example: 'vpn1' } }),
+    ip: IpFilterSchema.optional().openapi({
+      param: {
+        description: `An IPv4 or IPv6 address, or a network in CIDR notation (\`203.0.113.0/24\`, \`2001:db8::/32\`): the public IP of ${machine} is that address or in that network. A malformed address or network (a prefix past /32 or /128, address bits set after the prefix, a zone index) is 400 \`validation_failed\` naming \`ip\`.`,
+        example: '203.0.113.0/24',
+      },
+    }),
+    machine_id: textFilter(`Exact machine id (\`/etc/machine-id\`) of ${machine}.`, '4c4c4544003957108052b4c04f384833'),
+    ssh_fingerprint: textFilter(`Exact SSH host key fingerprint of ${machine}.`, 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8'),
+  };
+}
+
+/** The search of a list query, as the domain's lists take it. */
+export function search(query: { q?: string | undefined; ip?: string | undefined; machine_id?: string | undefined; ssh_fingerprint?: string | undefined }) {
+  return { q: query.q, ip: query.ip, machineId: query.machine_id, sshFingerprint: query.ssh_fingerprint };
+}
 
 /** What every admin list takes: page size, cursor (`example`: one of this list's cursors) and a time range. */
 export function listQuerySchema(example: string) {

@@ -5,7 +5,7 @@ import { ActivationIdSchema } from '../activation.js';
 import { TimestampSchema } from '../install-code.js';
 import { HostnameValueSchema, MachineIdValueSchema, PublicIpValueSchema, SshFingerprintValueSchema } from '../machine.js';
 import { AgentVersionSchema, ServerIdSchema, ServerStatusValueSchema, ServiceReportSchema } from '../server.js';
-import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, textFilter } from './list.js';
+import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
 export const ServerHealthSchema = z
   .enum(['active', 'stale', 'dead', 'revoked'])
@@ -18,8 +18,8 @@ const EXAMPLE_CURSOR = exampleCursor('srv_9c1e0f4a7b2d3e58', '2026-11-22T10:00:0
 
 export const ServerListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ServerHealthSchema.optional().openapi({ description: 'Only servers of this health.' }),
+  ...searchFilters('the hostname or the server\'s id', 'the server'),
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
-  machine_id: textFilter('Exact machine id.', '4c4c4544003957108052b4c04f384833'),
 });
 
 export const ServerRecordAdminSchema = z
