@@ -45,7 +45,7 @@ export function renderActivityChart(hours: ActivationHour[]): Html {
     <svg viewBox="0 0 ${width} ${HEIGHT}" width="100%" height="${HEIGHT}" preserveAspectRatio="none" role="img" aria-labelledby="chart-summary">
       <line class="chart-axis" vector-effect="non-scaling-stroke" x1="0" x2="${width}" y1="${HEIGHT}" y2="${HEIGHT}"></line>${trusted(midnights.join(''))}${trusted(bars.join(''))}
     </svg>
-    <ol class="chart-days" aria-hidden="true">${days.map(({ start }) => html`<li>${DAY_NAMES[start.getUTCDay()]} ${start.getUTCDate()}</li>`)}</ol>
+    <ol class="chart-days" aria-hidden="true">${days.map(({ start }) => html`<li><span>${DAY_NAMES[start.getUTCDay()]}</span> <span>${start.getUTCDate()}</span></li>`)}</ol>
     <figcaption id="chart-summary">${summary}</figcaption>
     <ul class="chart-legend">
       <li><span class="swatch bar-confirmed"></span>Confirmed ${totals.confirmed}</li>

@@ -43,7 +43,7 @@ export function eventsTable(events: EventRow[], caption: string, emptyText = 'No
     when(e.occurredAt),
     html`<code>${e.type}</code>`,
     html`${e.actor}`,
-    html`${[e.installCodeId, e.activationId, e.serverId].filter(Boolean).map((id) => html`${idLink(id)} `)}`,
+    html`<span class="ids">${[e.installCodeId, e.activationId, e.serverId].filter(Boolean).map((id) => idLink(id))}</span>`,
     eventDetail(e),
   ]);
   return dataTable(caption, ['When', 'Event', 'Actor', 'About', 'Details'], rows, emptyText);
@@ -57,7 +57,8 @@ export function facts(pairs: [string, Html | string | number | null][]): Html {
 /** A data table: a caption for screen readers, column headings, rows of cells; wrapped so it scrolls sideways on a phone. */
 export function dataTable(caption: string, headings: string[], rows: Html[][], emptyText: string): Html {
   if (rows.length === 0) return html`<p class="muted">${emptyText}</p>`;
-  return html`<div class="table-wrap"><table>
+  // A region of its own that the keyboard can reach: on a phone the table scrolls sideways inside it.
+  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table>
     <caption class="visually-hidden">${caption}</caption>
     <thead><tr>${headings.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
     <tbody>${rows.map((cells) => html`<tr>${cells.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>

@@ -15,11 +15,20 @@ import { listServers } from '../../domain/admin/server-list.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events.js';
 import { listDeliveries } from '../../domain/webhooks/deliveries.js';
 import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
-import type { AppEnv } from '../../http/router.js';
+import { describeIssues, type AppEnv } from '../../http/router.js';
+import { search, searchFilters } from '../../schemas/admin/list.js';
+import { z } from '@hono/zod-openapi';
+import type { SearchFilter } from '../../domain/admin/list-query.js';
+import { SEARCH_SHOWN, searchView } from '../../console/search-view.js';
 import { answerView, ConsoleRefusal, viewerOf } from './console-answer.js';
 
 /** The overview's chart: whole UTC days. */
 const CHART_DAYS = 7;
+/** The search fields of the lists of codes, activations and servers. */
+const SEARCH_FIELDS = [
+  { name: 'q', label: 'Part of a host name, hint or id' },
+  { name: 'ip', label: 'IP address or network' },
+];
 /** The overview's latest events, and each endpoint's recent deliveries on the webhooks view. */
 const LATEST = 10;
 
@@ -29,6 +38,18 @@ function oneOf<T extends string>(c: Context<AppEnv>, name: string, allowed: read
   if (value === undefined || value === '') return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw new ConsoleRefusal(400, 'Not a filter', `${name} must be one of: ${allowed.join(', ')}.`);
   return value as T;
+}
+
+/** What the console's search fields take: the admin lists' own `q` and `ip`, validated as the API validates them. */
+const { q: searchText, ip: searchIp } = searchFilters('a hostname, hint or id', 'the machine');
+const SearchQuerySchema = z.object({ q: searchText, ip: searchIp });
+
+/** The search of a list view (`q`, `ip`), as the domain's lists take it, and as the view's form shows it. */
+function searchOf(c: Context<AppEnv>): { filter: SearchFilter; shown: ListFilters } {
+  const given = { q: c.req.query('q') || undefined, ip: c.req.query('ip') || undefined };
+  const parsed = SearchQuerySchema.safeParse(given);
+  if (!parsed.success) throw new ConsoleRefusal(400, 'Not a search', describeIssues(parsed.error));
+  return { filter: search(parsed.data), shown: given };
 }
 
 function cursorOf(c: Context<AppEnv>): string | undefined {
@@ -52,10 +73,24 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(c, assets, overviewView(undefined, hours, latest.items));
   });
 
+  // The overview's search box: codes, activations and servers at once, by part of a host name, hint or id.
+  router.get('/search', async (c) => {
+    const { filter, shown } = searchOf(c);
+    if (!filter.q) return answerView(c, assets, searchView(undefined, undefined));
+    const now = deps.clock.now();
+    const found = {
+      codes: (await listInstallCodes(deps.db, { q: filter.q, limit: SEARCH_SHOWN }, now)).items,
+      activations: (await listActivations(deps.db, { q: filter.q, limit: SEARCH_SHOWN })).items,
+      servers: (await listServers(deps.db, { q: filter.q, limit: SEARCH_SHOWN }, now, thresholds)).items,
+    };
+    return answerView(c, assets, searchView(shown.q, found));
+  });
+
   router.get('/codes', async (c) => {
     const status = oneOf(c, 'status', CODE_STATUSES);
-    const page = await listInstallCodes(deps.db, { status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now());
-    return answerView(c, assets, codesListView(page, { status }, []));
+    const { filter, shown } = searchOf(c);
+    const page = await listInstallCodes(deps.db, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now());
+    return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS));
   });
 
   router.get('/codes/:id', async (c) => {
@@ -67,8 +102,9 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/activations', async (c) => {
     const status = oneOf(c, 'status', ACTIVATION_STATUSES);
-    const page = await listActivations(deps.db, { status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) });
-    return answerView(c, assets, activationsListView(page, { status }, []));
+    const { filter, shown } = searchOf(c);
+    const page = await listActivations(deps.db, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) });
+    return answerView(c, assets, activationsListView(page, { ...shown, status }, SEARCH_FIELDS));
   });
 
   router.get('/activations/:id', async (c) => {
@@ -80,8 +116,9 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/servers', async (c) => {
     const health = oneOf(c, 'health', SERVER_HEALTHS);
-    const page = await listServers(deps.db, { health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now(), thresholds);
-    return answerView(c, assets, serversListView(page, { health }, []));
+    const { filter, shown } = searchOf(c);
+    const page = await listServers(deps.db, { ...filter, health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now(), thresholds);
+    return answerView(c, assets, serversListView(page, { ...shown, health }, SEARCH_FIELDS));
   });
 
   router.get('/servers/:id', async (c) => {
