@@ -7,7 +7,7 @@ import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
 import { startPruning, type PruningSchedule } from './domain/pruning.js';
 import { keyProtection } from './domain/key-protection.js';
-import { deliveryBacklog } from './domain/webhooks/deliveries.js';
+import { fleetCounts } from './domain/admin/fleet-counts.js';
 import { createWebhookWorker, startWebhookDelivery, type WebhookDelivery } from './domain/webhooks/delivery-loop.js';
 import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
 import { keyRingFromConfig } from './domain/signing-keys.js';
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   if (!keys || stopping) return;
 
   const ready = database;
-  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true, webhookBacklog: () => deliveryBacklog(ready.db, systemClock.now()) });
+  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true, fleet: () => fleetCounts(ready.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }) });
   tracing?.registerMetrics(metrics.registry);
   const { app, consoleApp } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics, tracing });
   handler = app.fetch;

@@ -84,6 +84,8 @@ export const activations = pgTable(
     // The admin search: a part of the hostname or id (`q`, trigrams), an address or network (`ip`, as inet).
     index('activations_search_idx').using('gin', t.hostname.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
     index('activations_public_ip_idx').on(sql`(${t.publicIp}::inet)`),
+    // The gauge of activations awaiting confirm reads only the live install tokens (set at activate, never updated).
+    index('activations_install_token_expires_at_idx').on(t.installTokenExpiresAt),
     check('activations_status_check', sql`${t.status} in ('activated', 'confirmed', 'released')`),
   ],
 );

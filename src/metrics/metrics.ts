@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolStats } from '../db/client.js';
+import { LIVE_INSTALL_CODE_STATUSES, SERVER_HEALTHS, type FleetCounts } from '../domain/admin/fleet-counts.js';
 import { EVENT_TYPES, type EventActor, type EventType } from '../domain/events.js';
 
 /**
@@ -45,8 +46,8 @@ export interface MetricsOptions {
   poolStats?: () => Promise<PoolStats>;
   /** Node's process metrics (CPU, memory, event loop): on for the server, off in tests that build many apps. */
   processMetrics?: boolean;
-  /** Reads the webhook backlog at each scrape (pending deliveries, oldest age); left out, those gauges are not published. */
-  webhookBacklog?: () => Promise<{ pending: number; oldestAgeSeconds: number }>;
+  /** Reads the fleet's counts at each scrape (fleetCounts: servers by health, live codes, activations awaiting confirm, webhook backlog); left out, those gauges are not published. */
+  fleet?: () => Promise<FleetCounts>;
 }
 
 /** What a webhook attempt came to: delivered, failed and to be retried, or failed for good (the schedule done). */
@@ -62,6 +63,15 @@ export interface Metrics {
   webhookAttempt(outcome: WebhookOutcome): void;
   /** Undelivered webhook messages pruned after the retention. */
   webhookExpired(count: number): void;
+}
+
+/** One reading per scrape, shared by the gauges that show it; a reading that fails leaves them unset. */
+function perScrape<T>(read: () => Promise<T>): () => Promise<T | undefined> {
+  let latest: Promise<T | undefined> | undefined;
+  return () =>
+    (latest ??= read()
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (latest = undefined), 0)));
 }
 
 /** One registry per app: tests build several apps in one process, and each must count only its own. */
@@ -117,41 +127,34 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
 
-  const { webhookBacklog } = options;
-  if (webhookBacklog) {
-    let latest: Promise<{ pending: number; oldestAgeSeconds: number } | undefined> | undefined;
-    const read = () =>
-      (latest ??= webhookBacklog()
-        .catch(() => undefined)
-        .finally(() => setTimeout(() => (latest = undefined), 0)));
-    new Gauge({
-      name: 'slowdns_webhook_deliveries_pending',
-      help: 'Webhook messages not yet delivered and still to be tried (every instance, from the database).',
-      registers,
-      async collect() {
-        const backlog = await read();
-        if (backlog) this.set(backlog.pending);
-      },
+  const { fleet } = options;
+  if (fleet) {
+    const read = perScrape(fleet);
+    const fleetGauge = <L extends string>(name: string, help: string, labelNames: readonly L[], show: (gauge: Gauge<L>, counts: FleetCounts) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          const counts = await read();
+          if (counts) show(this, counts);
+        },
+      });
+    fleetGauge('slowdns_servers', 'Registered servers by health (active, stale, dead, revoked), as the admin list derives it from check-ins (every instance, from the database).', ['health'], (gauge, counts) => {
+      for (const health of SERVER_HEALTHS) gauge.set({ health }, counts.servers[health]);
     });
-    new Gauge({
-      name: 'slowdns_webhook_oldest_pending_age_seconds',
-      help: 'Age of the oldest pending webhook message (0 when none is pending).',
-      registers,
-      async collect() {
-        const backlog = await read();
-        if (backlog) this.set(backlog.oldestAgeSeconds);
-      },
+    fleetGauge('slowdns_install_codes', 'Unexpired install codes by status (issued, activated, consumed, revoked).', ['status'], (gauge, counts) => {
+      for (const status of LIVE_INSTALL_CODE_STATUSES) gauge.set({ status }, counts.installCodes[status]);
     });
+    fleetGauge('slowdns_activations_awaiting_confirm', 'Activations neither confirmed nor released whose install token has not expired.', [], (gauge, counts) => gauge.set(counts.activationsAwaitingConfirm));
+    fleetGauge('slowdns_webhook_deliveries_pending', 'Webhook messages not yet delivered and still to be tried (every instance, from the database).', [], (gauge, counts) => gauge.set(counts.webhookDeliveriesPending));
+    fleetGauge('slowdns_webhook_oldest_pending_age_seconds', 'Age of the oldest pending webhook message (0 when none is pending).', [], (gauge, counts) => gauge.set(counts.oldestPendingWebhookAgeSeconds));
   }
 
   const { poolStats } = options;
   if (poolStats) {
-    let latest: Promise<PoolStats | undefined> | undefined;
-    // One reading per scrape, shared by the gauges; a database that does not answer leaves them unset.
-    const read = () =>
-      (latest ??= poolStats()
-        .catch(() => undefined)
-        .finally(() => setTimeout(() => (latest = undefined), 0)));
+    const read = perScrape(poolStats);
     new Gauge({
       name: 'slowdns_database_pool_max',
       help: 'Connections the pool may open (1 for the embedded PGlite).',

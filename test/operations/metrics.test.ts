@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { createMetricsApp } from '../../src/metrics/metrics-app.js';
 import { ADMIN_TOKEN, adminAction } from '../admin/admin-requests.js';
-import { AGENT_VERSION, bearer, registeredServer, registerRequest, revokeRequest } from '../legacy/agent-requests.js';
+import { AGENT_VERSION, bearer, checkinRequest, registeredServer, registerRequest, revokeRequest } from '../legacy/agent-requests.js';
 import {
   activatedInstall,
   activateRequest,
@@ -149,6 +150,40 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     const text = await metrics.registry.metrics();
     expect(sample(text, 'slowdns_database_pool_max')).toBe(t.database.kind === 'pglite' ? 1 : 10);
     expect(sample(text, 'slowdns_database_pool_connections{state="active"}')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the fleet gauges read the database at each scrape and move with the clock: a server goes stale, then dead; codes and install tokens expire', async () => {
+    const metrics = createMetrics({ fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }) });
+    const gauges = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1)); // the previous scrape's reading is let go after it
+      const text = await metrics.registry.metrics();
+      const servers = Object.fromEntries(['active', 'stale', 'dead', 'revoked'].map((health) => [health, sample(text, `slowdns_servers{health="${health}"}`)]));
+      const codes = Object.fromEntries(['issued', 'activated', 'consumed', 'revoked'].map((status) => [status, sample(text, `slowdns_install_codes{status="${status}"}`)]));
+      return { servers, codes, awaiting: sample(text, 'slowdns_activations_awaiting_confirm'), webhooks: sample(text, 'slowdns_webhook_deliveries_pending') };
+    };
+    const server = await registeredServer(t);
+    const confirmed = await activatedInstall(t);
+    expect((await confirmRequest(t, confirmed.activationId, confirmed.installToken)).status).toBe(200);
+    await issue(t, await newBrowser(t));
+    expect(await gauges()).toEqual({
+      servers: { active: 1, stale: 0, dead: 0, revoked: 0 },
+      codes: { issued: 1, activated: 1, consumed: 1, revoked: 0 },
+      awaiting: 1,
+      webhooks: 0,
+    });
+    t.clock.advance(601); // two check-in intervals missed; the codes (900 s) and the install token (3600 s) still live
+    expect((await gauges()).servers).toEqual({ active: 0, stale: 1, dead: 0, revoked: 0 });
+    t.clock.advance(3000); // past SERVER_DEAD_AFTER_SECONDS and every expiry
+    expect(await gauges()).toEqual({
+      servers: { active: 0, stale: 0, dead: 1, revoked: 0 },
+      codes: { issued: 0, activated: 0, consumed: 0, revoked: 0 },
+      awaiting: 0,
+      webhooks: 0,
+    });
+    expect((await checkinRequest(t, bearer(server.agentToken))).status).toBe(200);
+    expect((await gauges()).servers).toEqual({ active: 1, stale: 0, dead: 0, revoked: 0 });
+    expect((await revokeRequest(t, bearer(server.agentToken))).status).toBe(200);
+    expect((await gauges()).servers).toEqual({ active: 0, stale: 0, dead: 0, revoked: 1 });
   });
 
   it('only GET /metrics is served on the metrics port', async () => {

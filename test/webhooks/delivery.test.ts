@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.js';
-import { deliveryBacklog } from '../../src/domain/webhooks/deliveries.js';
+import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { expectError } from '../support/install-flow.js';
 import { installCollectingSecrets } from '../support/install-secrets.js';
@@ -160,7 +160,7 @@ describe('webhooks: delivery to a real receiver', () => {
     let n = 0;
     const r = await receiver(() => (n++ === 0 ? 500 : 200));
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
-    const metrics = createMetrics({ webhookBacklog: () => deliveryBacklog(t.database.db, t.clock.now()) });
+    const metrics = createMetrics({ fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 86_400 }) });
     const { worker } = testWorker(t, { onAttempt: (outcome) => metrics.webhookAttempt(outcome) });
     await writeEvent(t);
     await worker.runOnce();

@@ -35,7 +35,7 @@ export function serverHealth(server: ServerRow, now: Date, thresholds: HealthThr
   return 'active';
 }
 
-function healthCondition(health: ServerHealth, now: Date, thresholds: HealthThresholds): SQL | undefined {
+export function healthCondition(health: ServerHealth, now: Date, thresholds: HealthThresholds): SQL | undefined {
   if (health === 'revoked') return eq(servers.status, 'revoked');
   const { staleBefore, deadBefore } = healthCutoffs(now, thresholds);
   const active = eq(servers.status, 'active');

@@ -162,12 +162,3 @@ export async function pruneDeliveries(db: Database, now: Date): Promise<{ undeli
   return { undelivered: removed.length - delivered, delivered };
 }
 
-/** Pending deliveries and the age of the oldest: one cheap query (the partial index of pending rows). */
-export async function deliveryBacklog(db: Database, now: Date): Promise<{ pending: number; oldestAgeSeconds: number }> {
-  const [row] = await db
-    .select({ pending: sql<number>`count(*)::int`, oldest: sql<string | null>`min(${webhookDeliveries.createdAt})::text` })
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.status, 'pending'));
-  const oldest = row?.oldest ? new Date(row.oldest) : undefined;
-  return { pending: row?.pending ?? 0, oldestAgeSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0 };
-}

@@ -1,0 +1,1 @@
+CREATE INDEX "activations_install_token_expires_at_idx" ON "activations" USING btree ("install_token_expires_at");
