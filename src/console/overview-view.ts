@@ -1,18 +1,11 @@
 import type { ActivationHour } from '../domain/admin/activation-hours.js';
+import type { FleetCounts } from '../domain/admin/fleet-counts.js';
+import { SERVER_HEALTHS } from './list-views.js';
 import type { EventRow } from '../domain/events.js';
 import { renderActivityChart } from './activity-chart.js';
 import type { ConsoleView } from './console-frame.js';
 import { eventsTable } from './format.js';
 import { html, type Html } from './html.js';
-
-/** The fleet's counts now, as the overview shows them. */
-export interface OverviewCounts {
-  /** Unexpired codes by status. */
-  codes: Record<string, number>;
-  awaitingConfirm: number;
-  servers: Record<string, number>;
-  webhookDeliveriesPending: number;
-}
 
 /** The search box: finds codes, activations and servers by part of a host name, hint or id. */
 export function searchForm(q = ''): Html {
@@ -30,31 +23,31 @@ function countTile(label: string, value: number, href: string): Html {
   return html`<li class="tile"><a href="${href}"><span class="tile-value">${value}</span> <span class="tile-label">${label}</span></a></li>`;
 }
 
-function countsSection(counts: OverviewCounts): Html {
-  const issued = counts.codes.issued ?? 0;
+function countsSection(counts: FleetCounts): Html {
+  const issued = counts.installCodes.issued ?? 0;
   return html`<section class="card" aria-labelledby="counts-heading">
     <h2 id="counts-heading">Now</h2>
     <ul class="tiles">
       ${countTile('codes issued, unexpired', issued, '/admin/codes?status=issued')}
-      ${countTile('activations waiting for confirm', counts.awaitingConfirm, '/admin/activations?status=activated')}
+      ${countTile('activations waiting for confirm', counts.activationsAwaitingConfirm, '/admin/activations?status=activated')}
       ${countTile('webhook deliveries waiting', counts.webhookDeliveriesPending, '/admin/webhooks')}
     </ul>
   </section>
   <section class="card" aria-labelledby="health-heading">
     <h2 id="health-heading">Servers by health</h2>
     <ul class="tiles">
-      ${(['active', 'stale', 'dead', 'revoked'] as const).map((health) => html`<li class="tile" data-health="${health}"><a href="/admin/servers?health=${health}"><span class="tile-value">${counts.servers[health] ?? 0}</span> <span class="tile-label">${health}</span></a></li>`)}
+      ${SERVER_HEALTHS.map((health) => html`<li class="tile" data-health="${health}"><a href="/admin/servers?health=${health}"><span class="tile-value">${counts.servers[health] ?? 0}</span> <span class="tile-label">${health}</span></a></li>`)}
     </ul>
   </section>`;
 }
 
-export function overviewView(counts: OverviewCounts | undefined, hours: ActivationHour[], latest: EventRow[]): ConsoleView {
+export function overviewView(counts: FleetCounts, hours: ActivationHour[], latest: EventRow[]): ConsoleView {
   return {
     title: 'Overview',
     heading: 'Overview',
     section: 'overview',
     content: html`  ${searchForm()}
-  ${counts ? countsSection(counts) : ''}
+  ${countsSection(counts)}
   <section class="card" aria-labelledby="chart-heading">
     <h2 id="chart-heading">Activations per hour, last 7 days</h2>
     ${renderActivityChart(hours)}

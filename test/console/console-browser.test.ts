@@ -80,6 +80,9 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       await expect.poll(() => chart.count()).toBe(1);
       expect(await page().locator('figure.chart rect').count()).toBeGreaterThan(10);
       expect(await page().locator('#chart-summary').textContent()).toMatch(/\d+ confirmed, \d+ released, \d+ waiting for confirm/);
+      // The counts: codes issued, activations waiting, deliveries waiting, and servers by each health.
+      expect(await page().locator('.tile').count()).toBe(7);
+      expect(await page().locator('.tile', { hasText: 'activations waiting for confirm' }).locator('.tile-value').textContent()).toBe('1');
 
       await page().keyboard.press('/');
       expect(await page().evaluate(() => document.activeElement?.id)).toBe('q');

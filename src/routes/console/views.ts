@@ -6,6 +6,7 @@ import { overviewView } from '../../console/overview-view.js';
 import { webhooksView } from '../../console/webhooks-view.js';
 import type { RouteDeps } from '../../deps.js';
 import { activationsPerHour } from '../../domain/admin/activation-hours.js';
+import { fleetCounts } from '../../domain/admin/fleet-counts.js';
 import { listActivations } from '../../domain/admin/activation-list.js';
 import { listEvents } from '../../domain/admin/event-list.js';
 import { listInstallCodes } from '../../domain/admin/install-code-list.js';
@@ -69,8 +70,10 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/', async (c) => {
     const now = deps.clock.now();
-    const [hours, latest] = [await activationsPerHour(deps.db, now, CHART_DAYS), await listEvents(deps.db, { limit: LATEST })];
-    return answerView(c, assets, overviewView(undefined, hours, latest.items));
+    const counts = await fleetCounts(deps.db, now, thresholds);
+    const hours = await activationsPerHour(deps.db, now, CHART_DAYS);
+    const latest = await listEvents(deps.db, { limit: LATEST });
+    return answerView(c, assets, overviewView(counts, hours, latest.items));
   });
 
   // The overview's search box: codes, activations and servers at once, by part of a host name, hint or id.
