@@ -29,16 +29,24 @@ function actions(viewer: ConsoleViewer, forms: Html[]): Html {
   </section>`;
 }
 
+/** A detail view's body: what the last action did, the object's facts, its actions, its events. */
+function detailContent(done: DoneNotice, heading: string, pairs: Parameters<typeof facts>[0], actionsSection: Html, events: EventRow[]): Html {
+  return html`${doneNote(done)}
+  <section class="card" aria-labelledby="facts-heading">
+    <h2 id="facts-heading">${heading}</h2>
+    ${facts(pairs)}
+  </section>
+  ${actionsSection}
+  ${history(events)}`;
+}
+
 export function codeDetailView(viewer: ConsoleViewer, { code, status, activation }: InstallCodeListItem, events: EventRow[], done: DoneNotice): ConsoleView {
   const revocable = code.status === 'issued' || code.status === 'activated';
   return {
     title: code.id,
     heading: `Install code ${code.hint}`,
     section: 'codes',
-    content: html`${doneNote(done)}
-  <section class="card" aria-labelledby="facts-heading">
-    <h2 id="facts-heading">The code</h2>
-    ${facts([
+    content: detailContent(done, 'The code', [
       ['Id', html`<span class="id">${code.id}</span>`],
       ['Hint', html`<code>${code.hint}</code>`],
       ['Status', badge(status)],
@@ -46,10 +54,7 @@ export function codeDetailView(viewer: ConsoleViewer, { code, status, activation
       ['Expires', when(code.expiresAt)],
       ['Revoked', code.revokedAt ? when(code.revokedAt) : null],
       ['Latest activation', activation ? html`${idLink(activation.id)} on ${activation.hostname} (${activation.status})` : null],
-    ])}
-  </section>
-  ${actions(viewer, revocable ? [actionForm(viewer, { path: `/admin/codes/${code.id}/revoke`, summary: 'Revoke this code…', consequence: `Revoke ${code.hint}: no machine can use it again, and an install with it that has not been confirmed is stopped. This cannot be undone.`, button: `Revoke ${code.hint}` }, 'revoke')] : [])}
-  ${history(events)}`,
+    ], actions(viewer, revocable ? [actionForm(viewer, { path: `/admin/codes/${code.id}/revoke`, summary: 'Revoke this code…', consequence: `Revoke ${code.hint}: no machine can use it again, and an install with it that has not been confirmed is stopped. This cannot be undone.`, button: `Revoke ${code.hint}` }, 'revoke')] : []), events),
   };
 }
 
@@ -58,10 +63,7 @@ export function activationDetailView(viewer: ConsoleViewer, { activation: a, ser
     title: a.id,
     heading: `Activation on ${a.hostname}`,
     section: 'activations',
-    content: html`${doneNote(done)}
-  <section class="card" aria-labelledby="facts-heading">
-    <h2 id="facts-heading">The activation</h2>
-    ${facts([
+    content: detailContent(done, 'The activation', [
       ['Id', html`<span class="id">${a.id}</span>`],
       ['Status', badge(a.status)],
       ['Install code', idLink(a.installCodeId)],
@@ -75,9 +77,7 @@ export function activationDetailView(viewer: ConsoleViewer, { activation: a, ser
       ['Released', a.releasedAt ? when(a.releasedAt) : null],
       ['Duplicate of', a.duplicateOf ? idLink(a.duplicateOf) : null],
       ['Server', server ? html`${idLink(server.id)} (${server.status})` : null],
-    ])}
-  </section>
-  ${actions(
+    ], actions(
     viewer,
     a.status === 'activated'
       ? [
@@ -95,8 +95,7 @@ export function activationDetailView(viewer: ConsoleViewer, { activation: a, ser
       : a.status === 'confirmed' && server?.status === 'active'
         ? [html`<p class="fine-print">A confirmed activation is not released: revoke its server (${idLink(server.id)}) instead.</p>`]
         : [],
-  )}
-  ${history(events)}`,
+  ), events),
   };
 }
 
@@ -105,10 +104,7 @@ export function serverDetailView(viewer: ConsoleViewer, { server: s, health }: S
     title: s.id,
     heading: `Server ${s.hostname}`,
     section: 'servers',
-    content: html`${doneNote(done)}
-  <section class="card" aria-labelledby="facts-heading">
-    <h2 id="facts-heading">The server</h2>
-    ${facts([
+    content: detailContent(done, 'The server', [
       ['Id', html`<span class="id">${s.id}</span>`],
       ['Health', badge(health)],
       ['Activation', idLink(s.activationId)],
@@ -120,14 +116,11 @@ export function serverDetailView(viewer: ConsoleViewer, { server: s, health }: S
       ['Registered', when(s.registeredAt)],
       ['Last check-in', s.lastSeenAt ? when(s.lastSeenAt) : null],
       ['Revoked', s.revokedAt ? when(s.revokedAt) : null],
-    ])}
-  </section>
-  ${actions(
+    ], actions(
     viewer,
     s.status === 'active'
       ? [actionForm(viewer, { path: `/admin/servers/${s.id}/revoke`, summary: 'Revoke this server…', consequence: `Revoke ${s.hostname} (${s.publicIp}): its agent token stops working at its next check-in. This cannot be undone.`, button: `Revoke ${s.hostname}` }, 'revoke')]
       : [],
-  )}
-  ${history(events)}`,
+  ), events),
   };
 }
