@@ -17,12 +17,12 @@ function lastAnswer(attempts: WebhookAttemptRow[]): Html {
 }
 
 function replayForm(viewer: ConsoleViewer, delivery: WebhookDeliveryRow): Html {
-  if (viewer.scope !== 'write') return html``;
   return html`<form method="post" action="/admin/webhook-deliveries/${delivery.id}/replay" class="inline-form">${formTokenField(viewer)}<button type="submit" class="button secondary small" aria-label="Replay ${delivery.eventType} delivery ${delivery.id}">Replay</button></form>`;
 }
 
 function endpointSection(viewer: ConsoleViewer, { view: { endpoint: e, pendingDeliveries }, deliveries }: EndpointWithDeliveries): Html {
-  const rows = deliveries.map(({ delivery: d, attempts }) => [when(d.createdAt), html`<code>${d.eventType}</code>`, badge(d.status), html`${d.attempts}`, lastAnswer(attempts), replayForm(viewer, d)]);
+  const canReplay = viewer.scope === 'write';
+  const rows = deliveries.map(({ delivery: d, attempts }) => [when(d.createdAt), html`<code>${d.eventType}</code>`, badge(d.status), html`${d.attempts}`, lastAnswer(attempts), ...(canReplay ? [replayForm(viewer, d)] : [])]);
   return html`<section class="card" aria-labelledby="endpoint-${e.id}">
     <h2 id="endpoint-${e.id}">${e.urlHost}</h2>
     ${facts([
@@ -35,7 +35,7 @@ function endpointSection(viewer: ConsoleViewer, { view: { endpoint: e, pendingDe
       ['Failing since', e.failingSince ? when(e.failingSince) : null],
     ])}
     <h3>Recent deliveries</h3>
-    ${dataTable(`Recent deliveries to ${e.urlHost}, newest first`, ['Made', 'Type', 'Status', 'Attempts', 'Last answer', ''], rows, 'No delivery yet.')}
+    ${dataTable(`Recent deliveries to ${e.urlHost}, newest first`, ['Made', 'Type', 'Status', 'Attempts', 'Last answer', ...(canReplay ? ['Replay'] : [])], rows, 'No delivery yet.')}
   </section>`;
 }
 

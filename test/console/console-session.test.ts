@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, consoleSessions, events } from '../../src/db/schema.js';
+import { activations, consoleSessions, events, webhookDeliveries } from '../../src/db/schema.js';
+import { dispatchEvents } from '../../src/domain/webhooks/dispatch.js';
 import { CONSOLE_IDLE_SECONDS, CONSOLE_MAX_SECONDS } from '../../src/domain/operators/console-sessions.js';
 import { activatedInstall } from '../support/install-flow.js';
-import { useTestApp } from '../support/test-app.js';
+import { postJson, useTestApp } from '../support/test-app.js';
 import { setOverride } from '../rate-limits/override-support.js';
 import { ADMIN_TOKEN, consolePage, formTokenOf, mintToken, postForm, signIn } from './console-support.js';
 
@@ -116,7 +117,7 @@ describe('the console signs an operator in with a token, into a session of its o
 });
 
 describe('console actions: a write-scope session, from a console page of that same session, or nothing changes', () => {
-  const t = useTestApp({ ADMIN_TOKEN });
+  const t = useTestApp({ ADMIN_TOKEN, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
   const activationOf = async (id: string) => (await t.database.db.select().from(activations).where(eq(activations.id, id)))[0]!;
   const eventCount = async () => (await t.database.db.select().from(events)).length;
 
@@ -164,6 +165,22 @@ describe('console actions: a write-scope session, from a console page of that sa
     expect(forged.status).toBe(403);
     expect(await forged.text()).toContain('read-only token');
     expect((await activationOf(activationId)).status).toBe('activated');
+  });
+
+  it('shows webhook endpoints with their deliveries and replays one (write scope)', async () => {
+    const endpoint = await t.request('/api/v2/admin/webhooks', postJson({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }, { authorization: `Bearer ${ADMIN_TOKEN}` }));
+    expect(endpoint.status).toBe(201);
+    await dispatchEvents(t.database.db, t.clock.now());
+    const [delivery] = await t.database.db.select().from(webhookDeliveries);
+    await t.database.db.update(webhookDeliveries).set({ status: 'failed', attempts: 8 }).where(eq(webhookDeliveries.id, delivery!.id));
+    const cookie = await signIn(t, ADMIN_TOKEN);
+    const page = await consolePage(t, '/admin/webhooks', cookie);
+    expect(page.html).toContain('127.0.0.1:9');
+    expect(page.html).toContain(`/admin/webhook-deliveries/${delivery!.id}/replay`);
+    const replay = await postForm(t, `/admin/webhook-deliveries/${delivery!.id}/replay`, { form_token: await formTokenOf(t, cookie) }, { cookie });
+    expect(replay.status).toBe(303);
+    const [after] = await t.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery!.id));
+    expect({ status: after!.status, attempts: after!.attempts }).toEqual({ status: 'pending', attempts: 0 });
   });
 
   it('refuses an action without a session, with the sign-in form', async () => {
