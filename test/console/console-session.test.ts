@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activations, consoleSessions, events, webhookDeliveries } from '../../src/db/schema.js';
-import { dispatchEvents } from '../../src/domain/webhooks/dispatch.js';
 import { CONSOLE_IDLE_SECONDS, CONSOLE_MAX_SECONDS } from '../../src/domain/operators/console-sessions.js';
 import { activatedInstall } from '../support/install-flow.js';
 import { postJson, useTestApp } from '../support/test-app.js';
@@ -170,7 +169,8 @@ describe('console actions: a write-scope session, from a console page of that sa
   it('shows webhook endpoints with their deliveries and replays one (write scope)', async () => {
     const endpoint = await t.request('/api/v2/admin/webhooks', postJson({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }, { authorization: `Bearer ${ADMIN_TOKEN}` }));
     expect(endpoint.status).toBe(201);
-    await dispatchEvents(t.database.db, t.clock.now());
+    const test = await t.request(`/api/v2/admin/webhooks/${(await endpoint.json()).data.webhook_id}/test`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(test.status).toBe(202);
     const [delivery] = await t.database.db.select().from(webhookDeliveries);
     await t.database.db.update(webhookDeliveries).set({ status: 'failed', attempts: 8 }).where(eq(webhookDeliveries.id, delivery!.id));
     const cookie = await signIn(t, ADMIN_TOKEN);
