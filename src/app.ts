@@ -1,5 +1,5 @@
 import type { AppDeps, RouteDeps } from './deps.js';
-import { alwaysAvailable } from './db/availability.js';
+import { alwaysAvailable, type DatabaseAvailability } from './db/availability.js';
 import { limitBodySize } from './http/body-guards.js';
 import { databaseGate } from './http/database-gate.js';
 import { installFallbacks } from './http/error-handling.js';
@@ -13,6 +13,7 @@ import { createRouter, type Router } from './http/router.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
 import { registerAdmin } from './routes/admin/index.js';
 import { registerBrowserPage } from './routes/browser-page.js';
+import { registerConsole } from './routes/console/index.js';
 import { registerCodeCancel } from './routes/code-cancel.js';
 import { registerCodeStatus } from './routes/code-status.js';
 import { registerHealth } from './routes/health.js';
@@ -32,6 +33,8 @@ export interface App {
   rateLimitOverrides: RateLimitOverrides;
   /** The app's record of the receipt keys (tests forget it when they empty the database). */
   receiptKeys: ReceiptKeys;
+  /** The operator console on a listener of its own (CONSOLE_PORT), or undefined when it is under /admin here. */
+  consoleApp: Router | undefined;
 }
 
 /** The whole HTTP app, complete and synchronous: every route is registered before the first request. */
@@ -41,13 +44,8 @@ export function createApp(appDeps: AppDeps): App {
   const rateLimitOverrides = new RateLimitOverrides(appDeps.db, appDeps.clock, (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }), appDeps.config.rateLimitProfile.quotaFactor);
   const receiptKeys = new ReceiptKeys(appDeps.db, appDeps.keys, appDeps.clock, appDeps.config.receiptVerifyDays);
   const deps: RouteDeps = { ...appDeps, rateLimitOverrides, receiptKeys };
-  // First, so that everything after it, the request's log line included, runs inside its span.
-  if (deps.tracing) app.use('*', deps.tracing.requestSpans);
-  app.use('*', requestContext(deps.logger, deps.config.trustProxy));
-  app.use('*', requestMetrics(metrics));
-  app.use('*', limitBodySize);
   const availability = deps.availability ?? alwaysAvailable;
-  app.use('*', databaseGate(availability));
+  useCommonMiddleware(app, deps, availability, metrics);
 
   registerHealth(app, { db: deps.db, availability, isDraining: deps.isDraining ?? (() => false) });
   // The shell client is served by its own route, and the page shows the command that fetches it.
@@ -62,10 +60,31 @@ export function createApp(appDeps: AppDeps): App {
   registerBearerSchemes(app);
   registerLegacy(app, deps);
   registerAdmin(app, deps);
+  const consoleApp = deps.config.console ? createConsoleApp(deps, availability, metrics) : undefined;
+  if (!consoleApp) registerConsole(app, deps);
 
   let document: OpenApiDocument | undefined;
   registerReference(app, () => document);
   document = buildOpenApiDocument(app);
   installFallbacks(app, deps.logger);
-  return { app, document, metrics, rateLimitOverrides, receiptKeys };
+  return { app, document, metrics, rateLimitOverrides, receiptKeys, consoleApp };
+}
+
+/** What runs before every route of a listener: the request's span, id and log line, its metrics, the body limit, the database gate. */
+function useCommonMiddleware(app: Router, deps: RouteDeps, availability: DatabaseAvailability, metrics: Metrics): void {
+  // First, so that everything after it, the request's log line included, runs inside its span.
+  if (deps.tracing) app.use('*', deps.tracing.requestSpans);
+  app.use('*', requestContext(deps.logger, deps.config.trustProxy));
+  app.use('*', requestMetrics(metrics));
+  app.use('*', limitBodySize);
+  app.use('*', databaseGate(availability));
+}
+
+/** The console alone, with what every answer of the main listener gets. */
+function createConsoleApp(deps: RouteDeps, availability: DatabaseAvailability, metrics: Metrics): Router {
+  const app = createRouter();
+  useCommonMiddleware(app, deps, availability, metrics);
+  registerConsole(app, deps);
+  installFallbacks(app, deps.logger);
+  return app;
 }

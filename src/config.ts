@@ -44,6 +44,8 @@ const EnvSchema = z.object({
     .optional(),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  CONSOLE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  CONSOLE_HOST: z.string().min(1).default('127.0.0.1'),
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().max(3650).default(90),
   SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
   RECEIPT_VERIFY_DAYS: z.coerce.number().int().positive().max(3650).default(365),
@@ -82,6 +84,8 @@ export interface Config {
   minInstallerVersion: string | undefined;
   /** Where `GET /metrics` listens; undefined: nowhere (metrics are still counted, at no cost worth naming). */
   metrics: { port: number; host: string } | undefined;
+  /** Where the operator console (`/admin`) listens on its own; undefined: on the main listener, beside the API. */
+  console: { port: number; host: string } | undefined;
   /** Events older than this many days are pruned. */
   eventRetentionDays: number;
   /** A server not seen for this long is `dead` (its health, derived, never stored). */
@@ -113,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const e = parsed.data;
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
+  if (e.CONSOLE_PORT !== undefined && (e.CONSOLE_PORT === e.PORT || e.CONSOLE_PORT === e.METRICS_PORT)) throw new ConfigError('invalid CONSOLE_PORT: must differ from PORT and METRICS_PORT');
   if (e.RATE_LIMIT_PROFILE === 'development' && e.NODE_ENV === 'production') {
     throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production');
   }
@@ -143,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adminToken: e.ADMIN_TOKEN,
     minInstallerVersion: e.MIN_INSTALLER_VERSION,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
+    console: e.CONSOLE_PORT === undefined ? undefined : { port: e.CONSOLE_PORT, host: e.CONSOLE_HOST },
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     receiptVerifyDays: e.RECEIPT_VERIFY_DAYS,

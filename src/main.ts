@@ -107,6 +107,7 @@ async function main(): Promise<void> {
   let pruning: PruningSchedule | undefined;
   let webhooks: WebhookDelivery | undefined;
   let metricsServer: ServerType | undefined;
+  let consoleServer: ServerType | undefined;
   let keyRefresh: { stop(): void } | undefined;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     setTimeout(() => {
       metricsServer?.close();
+      consoleServer?.close();
       keyRefresh?.stop();
       server.close(async () => {
         await pruning?.stop();
@@ -150,7 +152,7 @@ async function main(): Promise<void> {
   const ready = database;
   const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true, fleet: () => fleetCounts(ready.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }) });
   tracing?.registerMetrics(metrics.registry);
-  const { app } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics, tracing });
+  const { app, consoleApp } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics, tracing });
   handler = app.fetch;
   // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
   keyRefresh = startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) }));
@@ -161,6 +163,13 @@ async function main(): Promise<void> {
         logger.info('metrics listening', { address: info.address, port: info.port });
       })
     : undefined;
+  // The operator console on a listener of its own (CONSOLE_PORT), where the main one is public (docs/operators.md, "The console").
+  consoleServer =
+    consoleApp && config.console
+      ? serve({ fetch: consoleApp.fetch, port: config.console.port, hostname: config.console.host }, (info) => {
+          logger.info('console listening', { address: info.address, port: info.port });
+        })
+      : undefined;
   // Old rate-limit buckets, expired sessions, long-expired codes and old events: one instance at a time (advisory lock).
   pruning = startPruning(ready.db, systemClock, logger, { eventRetentionDays: config.eventRetentionDays });
   // Webhooks from the event trail, beside the server and never in a request: stopped on drain, like pruning.

@@ -363,3 +363,30 @@ export const operatorTokens = pgTable(
     check('operator_tokens_scope_check', sql`${t.scope} in ('read', 'write')`),
   ],
 );
+
+/**
+ * Sessions of the operator console (`GET /admin`): signed in with an operator token, never holding it.
+ * The cookie is kept only as its SHA-256. A named token's session ends when the token is revoked or
+ * expires (read through `operator_token_id` at every request); a `root` session (ADMIN_TOKEN) keeps the
+ * SHA-256 of the token it was opened with, and ends when ADMIN_TOKEN changes.
+ */
+export const consoleSessions = pgTable(
+  'console_sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    operator: text('operator').notNull(),
+    scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+    operatorTokenId: text('operator_token_id').references(() => operatorTokens.id, { onDelete: 'cascade' }),
+    rootTokenHash: text('root_token_hash'),
+    createdAt: at('created_at').notNull(),
+    lastSeenAt: at('last_seen_at').notNull(),
+    /** The absolute end: `created_at` plus the longest a session lasts, whatever its use. */
+    expiresAt: at('expires_at').notNull(),
+  },
+  (t) => [
+    index('console_sessions_expires_at_idx').on(t.expiresAt),
+    index('console_sessions_operator_token_id_idx').on(t.operatorTokenId),
+    check('console_sessions_scope_check', sql`${t.scope} in ('read', 'write')`),
+    check('console_sessions_credential_check', sql`(${t.operatorTokenId} is null) <> (${t.rootTokenHash} is null)`),
+  ],
+);

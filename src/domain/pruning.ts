@@ -4,6 +4,7 @@ import { PRUNE_LOCK, tryWithAdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/client.js';
 import { activations, browserSessions, events, installCodes, rateLimitBuckets } from '../db/schema.js';
 import { errorFields, type Logger } from '../logger.js';
+import { pruneConsoleSessions } from './operators/console-sessions.js';
 import { startPeriodicPass } from './periodic-pass.js';
 import { DAY_SECONDS } from './rate-limits/policies.js';
 
@@ -28,7 +29,7 @@ export interface PruneResult {
 const before = (now: Date, seconds: number) => new Date(now.getTime() - seconds * 1000);
 
 /**
- * Deletes rate-limit buckets older than two days, expired browser sessions, install codes that
+ * Deletes rate-limit buckets older than two days, expired browser and console sessions, install codes that
  * expired more than a week ago without ever being activated (issued or revoked), and events older
  * than the event retention. Codes an activation refers to stay: they are the history of a server.
  */
@@ -41,6 +42,7 @@ export async function pruneExpired(db: Database, now: Date, eventRetentionDays =
     .delete(browserSessions)
     .where(lt(browserSessions.expiresAt, now))
     .returning({ tokenHash: browserSessions.tokenHash });
+  const consoleSessionsPruned = await pruneConsoleSessions(db, now);
   const codes = await db
     .delete(installCodes)
     .where(
@@ -55,7 +57,7 @@ export async function pruneExpired(db: Database, now: Date, eventRetentionDays =
     .delete(events)
     .where(lt(events.occurredAt, before(now, eventRetentionDays * DAY_SECONDS)))
     .returning({ id: events.id });
-  return { buckets: buckets.length, sessions: sessions.length, installCodes: codes.length, events: pruned.length };
+  return { buckets: buckets.length, sessions: sessions.length + consoleSessionsPruned, installCodes: codes.length, events: pruned.length };
 }
 
 /** One pruning pass under the advisory lock; undefined when another instance is pruning right now. */

@@ -1,5 +1,6 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
+import type { ConsoleSession } from '../domain/operators/console-sessions.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 export interface AppEnv {
@@ -14,6 +15,8 @@ export interface AppEnv {
     operator: string;
     /** On admin routes, what the operator token allows: `read`, `write`, or `root` (ADMIN_TOKEN). */
     operatorScope: 'read' | 'write' | 'root';
+    /** On console routes, the live console session of the request, if any. */
+    consoleSession?: ConsoleSession;
   };
 }
 

@@ -12,7 +12,7 @@ export interface ComeBackPageOptions {
   resetAt: Date;
 }
 
-function waitInWords(seconds: number): string {
+export function waitInWords(seconds: number): string {
   if (seconds < 60) return 'less than a minute';
   const minutes = Math.ceil(seconds / 60);
   if (minutes < 60) return minutes === 1 ? '1 minute' : `${minutes} minutes`;

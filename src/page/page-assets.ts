@@ -12,9 +12,9 @@ export interface PageAsset {
   body: string;
 }
 
-function loadAsset(fileName: string, path: string, contentType: string): PageAsset {
-  // Read next to this module, so `npx tsx src/main.ts` from a fresh clone needs no build step.
-  const body = readFileSync(new URL(fileName, import.meta.url), 'utf8');
+/** A file read once (next to its module, so `npx tsx src/main.ts` from a fresh clone needs no build step), served at `path`. */
+export function loadAsset(file: URL, path: string, contentType: string): PageAsset {
+  const body = readFileSync(file, 'utf8');
   const version = createHash('sha256').update(body).digest('hex').slice(0, 16);
   return { path, versionedUrl: `${path}?v=${version}`, version, contentType, body };
 }
@@ -22,9 +22,9 @@ function loadAsset(fileName: string, path: string, contentType: string): PageAss
 /** Read once when the app is built: a missing file stops the start instead of breaking the page later. */
 export function loadPageAssets(): { script: PageAsset; watchScript: PageAsset; installerCommand: PageAsset; style: PageAsset } {
   return {
-    script: loadAsset('app.js', '/slowdns/app.js', 'text/javascript; charset=utf-8'),
-    watchScript: loadAsset('watch.js', '/slowdns/watch.js', 'text/javascript; charset=utf-8'),
-    installerCommand: loadAsset('installer-command.js', '/slowdns/installer-command.js', 'text/javascript; charset=utf-8'),
-    style: loadAsset('app.css', '/slowdns/app.css', 'text/css; charset=utf-8'),
+    script: loadAsset(new URL('app.js', import.meta.url), '/slowdns/app.js', 'text/javascript; charset=utf-8'),
+    watchScript: loadAsset(new URL('watch.js', import.meta.url), '/slowdns/watch.js', 'text/javascript; charset=utf-8'),
+    installerCommand: loadAsset(new URL('installer-command.js', import.meta.url), '/slowdns/installer-command.js', 'text/javascript; charset=utf-8'),
+    style: loadAsset(new URL('app.css', import.meta.url), '/slowdns/app.css', 'text/css; charset=utf-8'),
   };
 }

@@ -70,10 +70,11 @@ export class ResponseValidator {
       responsePointer = ['paths', path!, verb, 'responses', key];
     } else if (res.status === 405) {
       responsePointer = ['components', 'responses', 'MethodNotAllowed'];
-    } else if (res.status === 404 && !path) {
+    } else if (res.status === 404 && !path && !isHtml(res)) {
       responsePointer = ['components', 'responses', 'NotFound'];
     } else {
-      // Plain routes left out of the document on purpose (/openapi.json, /docs, the page's assets).
+      // Plain routes left out of the document on purpose (/openapi.json, /docs, the page's assets, the
+      // console's pages, whose refusals, a 404 included, are pages for people).
       return [];
     }
     if (this.options.counted) validated += 1;
@@ -174,6 +175,10 @@ export class ResponseValidator {
     }
     return problems;
   }
+}
+
+function isHtml(res: Response): boolean {
+  return (res.headers.get('content-type') ?? '').startsWith('text/html');
 }
 
 const validators = new WeakMap<object, ResponseValidator>();

@@ -3299,7 +3299,7 @@ export interface components {
          * @example issue-ip-hour
          * @enum {string}
          */
-        OverridableLimitName: "session-ip-hour" | "issue-ip-hour" | "issue-ip-day" | "precheck-ip-day" | "precheck-machine-day" | "activate-ip-day" | "activate-machine-day" | "register-ip-hour";
+        OverridableLimitName: "session-ip-hour" | "issue-ip-hour" | "issue-ip-day" | "precheck-ip-day" | "precheck-machine-day" | "activate-ip-day" | "activate-machine-day" | "register-ip-hour" | "console-sign-in-ip-hour";
         /**
          * @description `active` (in force, on every instance within 10 s of being set), `expired` (past `expires_at`), `removed` (by an operator, or replaced by a newer override for the same limit and target).
          * @example active
@@ -3478,7 +3478,7 @@ export interface components {
                  * @example issue-ip-hour
                  * @enum {string}
                  */
-                limit_name: "session-ip-hour" | "issue-ip-hour" | "issue-ip-day" | "issue-session-hour" | "issue-fingerprint-day" | "precheck-ip-day" | "precheck-machine-day" | "activate-ip-day" | "activate-machine-day" | "register-ip-hour" | "checkin-server-hour";
+                limit_name: "session-ip-hour" | "issue-ip-hour" | "issue-ip-day" | "issue-session-hour" | "issue-fingerprint-day" | "precheck-ip-day" | "precheck-machine-day" | "activate-ip-day" | "activate-machine-day" | "register-ip-hour" | "checkin-server-hour" | "console-sign-in-ip-hour";
                 /**
                  * Format: int32
                  * @example 3600

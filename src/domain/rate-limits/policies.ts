@@ -3,7 +3,7 @@
  * OpenAPI document and the table in docs/integrators.md are all derived from it, so they cannot drift.
  */
 
-export type RateLimitedRoute = 'page' | 'issue' | 'precheck' | 'activate' | 'register' | 'checkin';
+export type RateLimitedRoute = 'page' | 'issue' | 'precheck' | 'activate' | 'register' | 'checkin' | 'console-sign-in';
 export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine' | 'server';
 
 export const HOUR_SECONDS = 3600;
@@ -35,6 +35,8 @@ export const rateLimitPolicies = [
   // so only a misbehaving installer or agent is stopped before it floods the database.
   { name: 'register-ip-hour', route: 'register', subject: 'ip', quota: 10, windowSeconds: HOUR_SECONDS },
   { name: 'checkin-server-hour', route: 'checkin', subject: 'server', quota: 120, windowSeconds: HOUR_SECONDS },
+  // The operator console: only refused sign-ins are counted, and a full bucket refuses every sign-in (a right token included).
+  { name: 'console-sign-in-ip-hour', route: 'console-sign-in', subject: 'ip', quota: 10, windowSeconds: HOUR_SECONDS },
 ] as const satisfies readonly RateLimitPolicy[];
 
 /**
@@ -52,9 +54,10 @@ export const routePaths: Record<RateLimitedRoute, string> = {
   activate: 'POST /api/v2/slowdns/install/activate',
   register: 'POST /register',
   checkin: 'POST /checkin',
+  'console-sign-in': 'POST /admin/sign-in',
 };
 
-const routeNouns: Record<RateLimitedRoute, string> = { page: 'new browser sessions', issue: 'install code requests', precheck: 'prechecks', activate: 'activations', register: 'server registrations', checkin: 'check-ins' };
+const routeNouns: Record<RateLimitedRoute, string> = { page: 'new browser sessions', issue: 'install code requests', precheck: 'prechecks', activate: 'activations', register: 'server registrations', checkin: 'check-ins', 'console-sign-in': 'refused console sign-ins' };
 
 export const subjectLabels: Record<RateLimitSubject, string> = {
   ip: 'client IP address (an IPv6 client by its /64)',

@@ -77,6 +77,11 @@ export async function createWebhookEndpoint(
   });
 }
 
+/** An enabled endpoint is `healthy`, or `failing` while its attempts fail; else its status (`paused`, `disabled`). */
+export function webhookEndpointHealth(e: WebhookEndpointRow): 'healthy' | 'failing' | 'paused' | 'disabled' {
+  return e.status === 'enabled' ? (e.failingSince ? 'failing' : 'healthy') : e.status;
+}
+
 export interface WebhookEndpointView {
   endpoint: WebhookEndpointRow;
   pendingDeliveries: number;

@@ -4,10 +4,10 @@ import type { AppDeps } from '../../deps.js';
 import { listActivations, type ActivationListItem } from '../../domain/admin/activation-list.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
 import { serverHealth, type HealthThresholds } from '../../domain/admin/server-list.js';
-import { releaseActivation } from '../../domain/activations.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
+import { releaseActivationCounted } from '../../http/operator-changes.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseResultSchema } from '../../schemas/activation.js';
 import { ActivationIdParamsSchema, ActivationListQuerySchema, ActivationPageSchema, ActivationRecordSchema, ActivationWithEventsSchema, OperatorReleaseRequestSchema } from '../../schemas/admin/activations.js';
@@ -103,11 +103,7 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     const restore = body?.restore_install_code !== false;
     const context = operatorChangeContext(c, body?.reason ?? null);
-    const { activationId, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), context, { code: restore ? 'restore' : 'revoke' });
-    if (released) c.var.metrics.transition('activation.released', context.actor);
-    if (released && codeRestored) c.var.metrics.transition('install_code.restored', context.actor);
-    if (released && !restore) c.var.metrics.transition('install_code.revoked', context.actor);
-    if (serverRevoked) c.var.metrics.transition('server.revoked', context.actor);
+    const { activationId, codeRestored } = await releaseActivationCounted(c, deps, activation_id, context, restore ? 'restore' : 'revoke');
     return c.json({ data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored }, meta: { message: 'Activation released.' } }, 200);
   });
 }

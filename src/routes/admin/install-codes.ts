@@ -3,10 +3,10 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
-import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
+import { revokeInstallCodeCounted } from '../../http/operator-changes.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema, InstallCodeWithEventsSchema } from '../../schemas/admin/install-codes.js';
@@ -89,12 +89,9 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
 
   app.openapi(revoke, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
-    const now = deps.clock.now();
     // Without a body (no Content-Type) the validator does not run.
-    const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
-    const { revoked } = await revokeInstallCodeAsOperator(deps.db, id, now, context);
-    if (revoked) c.var.metrics.transition('install_code.revoked', context.actor);
-    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, now)).items;
+    await revokeInstallCodeCounted(c, deps, id, operatorChangeContext(c, c.req.valid('json')?.reason ?? null));
+    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     return c.json({ data: toRecord(item!), meta: { message: 'Install code revoked.' } }, 200);
   });
 }

@@ -12,6 +12,7 @@ import {
   removeWebhookEndpoint,
   rotateWebhookSecret,
   setWebhookEndpointPaused,
+  webhookEndpointHealth,
   type WebhookEndpointView,
 } from '../../domain/webhooks/endpoints.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../../domain/webhooks/url-safety.js';
@@ -107,7 +108,6 @@ const at = (d: Date | null) => (d ? toIsoOffset(d) : null);
 
 /** An endpoint as the API answers it; `showUrl` false (a read-scope operator) leaves the URL out: URLs often carry secrets. */
 export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView, showUrl = true) {
-  const health = e.status === 'enabled' ? (e.failingSince ? ('failing' as const) : ('healthy' as const)) : e.status;
   return {
     webhook_id: e.id,
     url: showUrl ? e.url : null,
@@ -115,7 +115,7 @@ export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpoin
     description: e.description,
     events: e.eventTypes as WebhookEventFilterName[],
     status: e.status,
-    health,
+    health: webhookEndpointHealth(e),
     pending_deliveries: pendingDeliveries,
     created_at: toIsoOffset(e.createdAt),
     last_success_at: at(e.lastSuccessAt),

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { releaseActivation } from '../../domain/activations.js';
+import { releaseActivationCounted } from '../../http/operator-changes.js';
 import { jsonBody } from '../../http/json-body.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
@@ -37,10 +37,7 @@ const release = createRoute({
 export function registerRelease(app: Router, deps: AppDeps): void {
   app.openapi(release, async (c) => {
     const { activation_id } = c.req.valid('json');
-    const { activationId, codeRestored, released, serverRevoked } = await releaseActivation(deps.db, activation_id, deps.clock.now(), changeContext(c, 'installer'));
-    if (released) c.var.metrics.transition('activation.released', 'installer');
-    if (released && codeRestored) c.var.metrics.transition('install_code.restored', 'installer');
-    if (serverRevoked) c.var.metrics.transition('server.revoked', 'installer');
+    const { activationId, codeRestored } = await releaseActivationCounted(c, deps, activation_id, changeContext(c, 'installer'));
     return c.json(
       {
         data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored },

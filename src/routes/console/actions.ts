@@ -1,0 +1,59 @@
+import type { Context, Hono } from 'hono';
+import type { RouteDeps } from '../../deps.js';
+import { replayDelivery } from '../../domain/webhooks/deliveries.js';
+import { operatorChangeContext } from '../../http/change-context.js';
+import { formRefusal } from '../../http/console-session.js';
+import { releaseActivationCounted, revokeInstallCodeCounted, revokeServerCounted } from '../../http/operator-changes.js';
+import type { AppEnv } from '../../http/router.js';
+import { OperatorReasonSchema } from '../../schemas/admin/operator-reason.js';
+import { ConsoleRefusal, refuseForm, setConsoleHeaders } from './console-answer.js';
+
+/**
+ * A console action's form, checked before anything changes: from a page of this console (same origin)
+ * and of this very session (its form token), by a write-scope session. Answers the form's fields.
+ */
+async function checkedForm(c: Context<AppEnv>, deps: RouteDeps): Promise<Record<string, unknown>> {
+  const session = c.var.consoleSession!;
+  const body = await c.req.parseBody();
+  refuseForm(formRefusal(c, deps.config.publicBaseUrl, session, body.form_token));
+  if (session.scope !== 'write') throw new ConsoleRefusal(403, 'Action refused', `You are signed in as ${session.operator} with a read-only token: actions need the write scope. Nothing was changed.`);
+  return body;
+}
+
+/** The reason an operator gave, as the admin API takes it (1 to 200 characters, no control character). */
+function reasonOf(body: Record<string, unknown>): string {
+  const parsed = OperatorReasonSchema.safeParse(typeof body.reason === 'string' ? body.reason.trim() : undefined);
+  if (!parsed.success || parsed.data === undefined) throw new ConsoleRefusal(400, 'A reason is needed', 'Say why in the reason field (1 to 200 characters, on one line): it is kept in the event with your name. Nothing was changed.');
+  return parsed.data;
+}
+
+function backTo(c: Context<AppEnv>, path: string): Response {
+  setConsoleHeaders(c);
+  return c.redirect(path, 303);
+}
+
+export function registerConsoleActions(router: Hono<AppEnv>, deps: RouteDeps): void {
+  router.post('/codes/:id/revoke', async (c) => {
+    const body = await checkedForm(c, deps);
+    const code = await revokeInstallCodeCounted(c, deps, c.req.param('id'), operatorChangeContext(c, reasonOf(body)));
+    return backTo(c, `/admin/codes/${encodeURIComponent(code.id)}?done=revoked`);
+  });
+
+  router.post('/activations/:id/release', async (c) => {
+    const body = await checkedForm(c, deps);
+    const { activationId } = await releaseActivationCounted(c, deps, c.req.param('id'), operatorChangeContext(c, reasonOf(body)));
+    return backTo(c, `/admin/activations/${encodeURIComponent(activationId)}?done=released`);
+  });
+
+  router.post('/servers/:id/revoke', async (c) => {
+    const body = await checkedForm(c, deps);
+    const server = await revokeServerCounted(c, deps, c.req.param('id'), operatorChangeContext(c, reasonOf(body)));
+    return backTo(c, `/admin/servers/${encodeURIComponent(server.id)}?done=revoked`);
+  });
+
+  router.post('/webhook-deliveries/:id/replay', async (c) => {
+    await checkedForm(c, deps);
+    const delivery = await replayDelivery(deps.db, c.req.param('id'), deps.clock.now());
+    return backTo(c, `/admin/webhooks?replayed=${encodeURIComponent(delivery.id)}`);
+  });
+}

@@ -1,0 +1,83 @@
+import type { Context, Hono } from 'hono';
+import type { ConsoleAssets } from '../../console/console-frame.js';
+import { signInView, signInWaitView, type SignInNotice } from '../../console/sign-in-view.js';
+import type { RouteDeps } from '../../deps.js';
+import { endConsoleSession } from '../../domain/operators/console-sessions.js';
+import { checksFor, consumeRateLimits, readBucketCounts, type RateLimitCheck } from '../../domain/rate-limits/limiter.js';
+import { secondsToBucketEnd, bucketEnd } from '../../domain/rate-limits/policies.js';
+import { clearConsoleCookie, formRefusal, hasConsoleCookie, operatorSigningIn, startConsoleSession } from '../../http/console-session.js';
+import type { AppEnv } from '../../http/router.js';
+import { assertSameOrigin } from '../../http/same-origin.js';
+import { answerView, refuseForm } from './console-answer.js';
+
+/** A refused sign-in is answered this much later: a token cannot be guessed at the speed of the network. */
+export const REFUSED_SIGN_IN_DELAY_MS = 1000;
+
+/** Where to go after signing in: a console view's path, never anywhere else. */
+const CONSOLE_PATH = /^\/admin(\/[A-Za-z0-9_-]+){0,3}$/;
+
+export function safeNext(value: unknown): string | undefined {
+  return typeof value === 'string' && CONSOLE_PATH.test(value) ? value : undefined;
+}
+
+/**
+ * The sign-in form in place of what was asked: 200 at /admin, 401 anywhere else. A cookie that names no
+ * live session is cleared, and the form says the session ended.
+ */
+export function answerSignIn(c: Context<AppEnv>, deps: RouteDeps, assets: ConsoleAssets, notice?: SignInNotice): Response {
+  let shown = notice;
+  if (!deps.config.adminToken) shown = 'disabled';
+  else if (!shown && hasConsoleCookie(c, deps.config.publicBaseUrl)) {
+    clearConsoleCookie(c, deps.config.publicBaseUrl);
+    shown = 'ended';
+  }
+  const path = c.req.path.replace(/\/$/, '');
+  const atHome = path === '/admin';
+  return answerView(c, assets, signInView(shown, atHome || c.req.method !== 'GET' ? undefined : safeNext(path)), atHome && shown !== 'refused' ? 200 : 401);
+}
+
+/** The bucket that refuses every sign-in from this address, if one is full (read without counting). */
+async function exhausted(deps: RouteDeps, checks: RateLimitCheck[], now: Date): Promise<RateLimitCheck | undefined> {
+  const counts = await readBucketCounts(deps.db, checks, now);
+  return checks.find((check) => (counts.get(check.policy.name) ?? 0) >= check.quota);
+}
+
+function answerWait(c: Context<AppEnv>, assets: ConsoleAssets, check: RateLimitCheck, now: Date): Response {
+  const seconds = secondsToBucketEnd(now, check.policy.windowSeconds);
+  c.header('Retry-After', String(seconds));
+  return answerView(c, assets, signInWaitView(seconds, bucketEnd(now, check.policy.windowSeconds)), 429);
+}
+
+export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, assets: ConsoleAssets): void {
+  router.post('/sign-in', async (c) => {
+    assertSameOrigin(c, deps.config.publicBaseUrl);
+    if (!deps.config.adminToken) return answerSignIn(c, deps, assets);
+    const now = deps.clock.now();
+    // Only refused sign-ins are counted; once they fill the bucket, no sign-in from the address is even tried.
+    const checks = checksFor('console-sign-in', { ip: c.var.clientKey }, await deps.rateLimitOverrides.at(now));
+    const full = await exhausted(deps, checks, now);
+    if (full) return answerWait(c, assets, full, now);
+    const body = await c.req.parseBody();
+    const who = typeof body.token === 'string' ? await operatorSigningIn(deps, body.token.trim()) : undefined;
+    if (!who) {
+      const decision = await consumeRateLimits(deps.db, checks, now);
+      await new Promise((resolve) => setTimeout(resolve, REFUSED_SIGN_IN_DELAY_MS));
+      if (!decision.admitted) return answerWait(c, assets, checks.find((check) => check.policy.name === decision.blocking.policy.name)!, now);
+      return answerSignIn(c, deps, assets, 'refused');
+    }
+    await startConsoleSession(c, deps, who);
+    return c.redirect(safeNext(body.next) ?? '/admin', 303);
+  });
+
+  router.post('/sign-out', async (c) => {
+    const session = c.var.consoleSession;
+    if (session) {
+      const body = await c.req.parseBody();
+      refuseForm(formRefusal(c, deps.config.publicBaseUrl, session, body.form_token));
+      await endConsoleSession(deps.db, session.tokenHash);
+    }
+    clearConsoleCookie(c, deps.config.publicBaseUrl);
+    c.header('Cache-Control', 'no-store');
+    return c.redirect('/admin?signed_out=1', 303);
+  });
+}

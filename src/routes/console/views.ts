@@ -1,0 +1,146 @@
+import type { Context, Hono } from 'hono';
+import type { ConsoleAssets, ConsoleViewer } from '../../console/console-frame.js';
+import { activationDetailView, codeDetailView, serverDetailView, type DoneNotice } from '../../console/detail-views.js';
+import { ACTIVATION_STATUSES, activationsListView, CODE_STATUSES, codesListView, eventsListView, SERVER_HEALTHS, serversListView, type ListFilters } from '../../console/list-views.js';
+import { overviewView } from '../../console/overview-view.js';
+import { webhooksView } from '../../console/webhooks-view.js';
+import type { RouteDeps } from '../../deps.js';
+import { activationsPerHour } from '../../domain/admin/activation-hours.js';
+import { fleetCounts } from '../../domain/admin/fleet-counts.js';
+import { listActivations } from '../../domain/admin/activation-list.js';
+import { listEvents } from '../../domain/admin/event-list.js';
+import { listInstallCodes } from '../../domain/admin/install-code-list.js';
+import { eventsOf } from '../../domain/admin/object-events.js';
+import { DEFAULT_PAGE_SIZE } from '../../domain/admin/pagination.js';
+import { listServers } from '../../domain/admin/server-list.js';
+import { EVENT_TYPES, type EventType } from '../../domain/events.js';
+import { listDeliveries } from '../../domain/webhooks/deliveries.js';
+import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
+import { describeIssues, type AppEnv } from '../../http/router.js';
+import { search, searchFilters } from '../../schemas/admin/list.js';
+import { z } from '@hono/zod-openapi';
+import type { SearchFilter } from '../../domain/admin/list-query.js';
+import { SEARCH_SHOWN, searchView } from '../../console/search-view.js';
+import { answerView, ConsoleRefusal, viewerOf } from './console-answer.js';
+
+/** The overview's chart: whole UTC days. */
+const CHART_DAYS = 7;
+/** The search fields of the lists of codes, activations and servers. */
+const SEARCH_FIELDS = [
+  { name: 'q', label: 'Part of a host name, hint or id' },
+  { name: 'ip', label: 'IP address or network' },
+];
+/** The overview's latest events, and each endpoint's recent deliveries on the webhooks view. */
+const LATEST = 10;
+
+/** A filter given as one of `allowed`, or none; anything else is a 400 page. */
+function oneOf<T extends string>(c: Context<AppEnv>, name: string, allowed: readonly T[]): T | undefined {
+  const value = c.req.query(name);
+  if (value === undefined || value === '') return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new ConsoleRefusal(400, 'Not a filter', `${name} must be one of: ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+/** What the console's search fields take: the admin lists' own `q` and `ip`, validated as the API validates them. */
+const { q: searchText, ip: searchIp } = searchFilters('a hostname, hint or id', 'the machine');
+const SearchQuerySchema = z.object({ q: searchText, ip: searchIp });
+
+/** The search of a list view (`q`, `ip`), as the domain's lists take it, and as the view's form shows it. */
+function searchOf(c: Context<AppEnv>): { filter: SearchFilter; shown: ListFilters } {
+  const given = { q: c.req.query('q') || undefined, ip: c.req.query('ip') || undefined };
+  const parsed = SearchQuerySchema.safeParse(given);
+  if (!parsed.success) throw new ConsoleRefusal(400, 'Not a search', describeIssues(parsed.error));
+  return { filter: search(parsed.data), shown: given };
+}
+
+function cursorOf(c: Context<AppEnv>): string | undefined {
+  return c.req.query('cursor') || undefined;
+}
+
+function doneOf(c: Context<AppEnv>): DoneNotice {
+  const done = c.req.query('done');
+  return done === 'revoked' || done === 'released' ? done : undefined;
+}
+
+const notFound = (what: string, id: string) => new ConsoleRefusal(404, 'Not found', `No ${what} has the id ${id}.`);
+
+export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, assets: ConsoleAssets): void {
+  const thresholds = { deadAfterSeconds: deps.config.serverDeadAfterSeconds };
+  const viewer = (c: Context<AppEnv>): ConsoleViewer => viewerOf(c)!;
+
+  router.get('/', async (c) => {
+    const now = deps.clock.now();
+    const counts = await fleetCounts(deps.db, now, thresholds);
+    const hours = await activationsPerHour(deps.db, now, CHART_DAYS);
+    const latest = await listEvents(deps.db, { limit: LATEST });
+    return answerView(c, assets, overviewView(counts, hours, latest.items));
+  });
+
+  // The overview's search box: codes, activations and servers at once, by part of a host name, hint or id.
+  router.get('/search', async (c) => {
+    const { filter, shown } = searchOf(c);
+    if (!filter.q) return answerView(c, assets, searchView(undefined, undefined));
+    const now = deps.clock.now();
+    const found = {
+      codes: (await listInstallCodes(deps.db, { q: filter.q, limit: SEARCH_SHOWN }, now)).items,
+      activations: (await listActivations(deps.db, { q: filter.q, limit: SEARCH_SHOWN })).items,
+      servers: (await listServers(deps.db, { q: filter.q, limit: SEARCH_SHOWN }, now, thresholds)).items,
+    };
+    return answerView(c, assets, searchView(shown.q, found));
+  });
+
+  router.get('/codes', async (c) => {
+    const status = oneOf(c, 'status', CODE_STATUSES);
+    const { filter, shown } = searchOf(c);
+    const page = await listInstallCodes(deps.db, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now());
+    return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS));
+  });
+
+  router.get('/codes/:id', async (c) => {
+    const id = c.req.param('id');
+    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
+    if (!item) throw notFound('install code', id);
+    return answerView(c, assets, codeDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'ic_', id }), doneOf(c)));
+  });
+
+  router.get('/activations', async (c) => {
+    const status = oneOf(c, 'status', ACTIVATION_STATUSES);
+    const { filter, shown } = searchOf(c);
+    const page = await listActivations(deps.db, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) });
+    return answerView(c, assets, activationsListView(page, { ...shown, status }, SEARCH_FIELDS));
+  });
+
+  router.get('/activations/:id', async (c) => {
+    const id = c.req.param('id');
+    const [item] = (await listActivations(deps.db, { id, limit: 1 })).items;
+    if (!item) throw notFound('activation', id);
+    return answerView(c, assets, activationDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'act_', id }), doneOf(c)));
+  });
+
+  router.get('/servers', async (c) => {
+    const health = oneOf(c, 'health', SERVER_HEALTHS);
+    const { filter, shown } = searchOf(c);
+    const page = await listServers(deps.db, { ...filter, health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now(), thresholds);
+    return answerView(c, assets, serversListView(page, { ...shown, health }, SEARCH_FIELDS));
+  });
+
+  router.get('/servers/:id', async (c) => {
+    const id = c.req.param('id');
+    const [item] = (await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
+    if (!item) throw notFound('server', id);
+    return answerView(c, assets, serverDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'srv_', id }), doneOf(c)));
+  });
+
+  router.get('/events', async (c) => {
+    const type = oneOf<EventType>(c, 'type', EVENT_TYPES);
+    const page = await listEvents(deps.db, { type, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) });
+    return answerView(c, assets, eventsListView(page, { type }, EVENT_TYPES));
+  });
+
+  router.get('/webhooks', async (c) => {
+    const endpoints = [];
+    for (const view of await listWebhookEndpoints(deps.db)) endpoints.push({ view, deliveries: await listDeliveries(deps.db, view.endpoint.id, LATEST) });
+    const replayed = c.req.query('replayed');
+    return answerView(c, assets, webhooksView(viewer(c), endpoints, replayed && /^whd_[0-9a-f]{16}$/.test(replayed) ? replayed : undefined));
+  });
+}
