@@ -35,6 +35,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
       install_code_hint: `SDNS-SD-…${issued.install_code.slice(-6)}`,
       expires_at: '2026-11-22T10:15:00+00:00',
       ttl_seconds: 900,
+      require_approval: false,
     });
 
     // The service forgives case and spaces; the client passes the code as typed.
