@@ -15,6 +15,9 @@
     return found;
   };
   const issueButton = element('issue-button');
+  const replaceConfirm = element('replace-confirm');
+  const replaceYes = element('replace-yes');
+  const replaceNo = element('replace-no');
   const copyButton = /** @type {HTMLButtonElement} */ (element('copy-button'));
   const statusLine = element('status');
   const result = element('result');
@@ -103,9 +106,21 @@
     return h ? `${h}:${mmss}` : mmss;
   }
 
+  /** A code that can still be entered, or whose install is running: replacing it on screen asks first. */
+  const inPlay = () => Boolean(current && (current.usable || current.status === 'activated'));
+
+  /** Once a code is on screen, copying it is the main action: getting another steps back to a secondary button. */
   function setIssueLabel() {
+    issueButton.className = current ? 'button secondary' : 'button primary wide';
     if (!current) issueButton.textContent = 'Get an install code';
-    else issueButton.textContent = current.usable || current.status === 'activated' ? 'Get another code' : 'Get a new install code';
+    else issueButton.textContent = inPlay() ? 'Get another code' : 'Get a new install code';
+    if (!inPlay()) setReplaceOpen(false);
+  }
+
+  /** @param {boolean} open */
+  function setReplaceOpen(open) {
+    replaceConfirm.hidden = !open;
+    issueButton.setAttribute('aria-expanded', String(open));
   }
 
   /** What the code's label and countdown say once it can no longer be entered. */
@@ -162,6 +177,8 @@
     applyCodeState();
     clearInterval(ticker);
     ticker = setInterval(tick, 1000);
+    // A second Enter now copies the code instead of throwing it away for another.
+    copyButton.focus();
     say(`Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`, 'success');
     // watch.js follows the code by its id; installer-command.js shows the activate.sh command with the code.
     document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id, install_code: data.install_code } }));
@@ -279,7 +296,27 @@
     // "Your code is ready" no longer holds once a machine took it.
     if (wasUsable && !usable) say('', 'info');
   });
-  issueButton.addEventListener('click', () => void requestCode());
+  issueButton.addEventListener('click', () => {
+    if (!inPlay()) return void requestCode();
+    setReplaceOpen(true);
+    // The safe answer has the focus: Enter again keeps the code.
+    replaceNo.focus();
+  });
+  replaceYes.addEventListener('click', () => {
+    setReplaceOpen(false);
+    issueButton.focus();
+    void requestCode();
+  });
+  const keepCode = () => {
+    setReplaceOpen(false);
+    issueButton.focus();
+  };
+  replaceNo.addEventListener('click', keepCode);
+  replaceConfirm.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') keepCode();
+  });
+  // watch.js cancelled a code this page no longer shows (after a reload) and the person asked for a new one.
+  document.addEventListener('slowdns:code-wanted', () => void requestCode());
   copyButton.addEventListener('click', () => void copyCode());
   // Background tabs run timers rarely; bring the countdown up to date as soon as the page is seen again.
   document.addEventListener('visibilitychange', tick);

@@ -20,11 +20,10 @@ function loadAsset(fileName: string, path: string, contentType: string): PageAss
 }
 
 /** Read once when the app is built: a missing file stops the start instead of breaking the page later. */
-export function loadPageAssets(): { script: PageAsset; watchScript: PageAsset; installerCommand: PageAsset; style: PageAsset } {
+export function loadPageAssets(): { script: PageAsset; watchScript: PageAsset; style: PageAsset } {
   return {
     script: loadAsset('app.js', '/slowdns/app.js', 'text/javascript; charset=utf-8'),
     watchScript: loadAsset('watch.js', '/slowdns/watch.js', 'text/javascript; charset=utf-8'),
-    installerCommand: loadAsset('installer-command.js', '/slowdns/installer-command.js', 'text/javascript; charset=utf-8'),
     style: loadAsset('app.css', '/slowdns/app.css', 'text/css; charset=utf-8'),
   };
 }

@@ -9,8 +9,6 @@ export interface SlowdnsPageOptions {
   watchScriptUrl: string;
   styleUrl: string;
   installCodeTtlSeconds: number;
-  /** What the ready-to-paste activate.sh command is built from (installer-command.js fills in the code). */
-  installerCommand: { baseUrl: string; scriptSha256: string; scriptUrl: string };
 }
 
 /**
@@ -34,34 +32,26 @@ function lifetimeInWords(seconds: number): string {
   return seconds === 1 ? '1 second' : `${seconds} seconds`;
 }
 
-const escapeAttribute = (value: string) => value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-/**
- * Hidden until a code is issued; then installer-command.js writes the command with the code in it, and hides
- * it again while the code cannot be entered (in use, cancelled, expired, used up).
- */
-function installerCommandSection({ baseUrl, scriptSha256 }: SlowdnsPageOptions['installerCommand']): string {
-  return `<section id="installer-command" class="card installer-command" aria-labelledby="installer-command-heading" data-base-url="${escapeAttribute(baseUrl)}" data-script-sha256="${escapeAttribute(scriptSha256)}" hidden>
-    <h2 id="installer-command-heading">Or paste one command on your server</h2>
-    <p>It downloads <a href="/slowdns/activate.sh">activate.sh</a>, checks its SHA-256, and runs your installer through it
-    with this code, passed in its environment (never as an argument, so it stays out of the process list). If the
-    install fails or is interrupted, the code is given back. Replace <code>./install.sh</code> with your installer's command.</p>
-    <pre class="command"><code id="installer-command-text"></code></pre>
-    <button type="button" id="installer-command-copy" class="button secondary">Copy command</button>
-  </section>`;
-}
-
-export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, installCodeTtlSeconds, installerCommand }: SlowdnsPageOptions): string {
+export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, installCodeTtlSeconds }: SlowdnsPageOptions): string {
   return renderPage({
     title: 'Get an install code',
     styleUrl,
-    scriptUrls: [scriptUrl, watchScriptUrl, installerCommand.scriptUrl],
+    scriptUrls: [scriptUrl, watchScriptUrl],
     heading: 'Get an install code',
     lead: `The SlowDNS installer on your server asks for an install code. Get one here: it works
     for one installation and expires ${lifetimeInWords(installCodeTtlSeconds)} after you get it.`,
     content: `  <section class="card" aria-labelledby="code-heading">
     <h2 id="code-heading" class="visually-hidden">Install code</h2>
-    <button type="button" id="issue-button" class="button primary">Get an install code</button>
+    <button type="button" id="issue-button" class="button primary wide" aria-controls="replace-confirm">Get an install code</button>
+    <div id="replace-confirm" class="confirm" role="group" aria-labelledby="replace-question" hidden>
+      <p id="replace-question" class="confirm-question">Replace the code on screen? It is shown only once: after this, this
+      page shows only the new code, and only a few codes can be had each hour. The code on screen keeps working
+      until it expires or you cancel it.</p>
+      <div class="confirm-actions">
+        <button type="button" id="replace-yes" class="button secondary">Yes, get a new code</button>
+        <button type="button" id="replace-no" class="button primary">Keep this code</button>
+      </div>
+    </div>
     <p id="status" class="status" role="status" aria-live="polite"></p>
     <noscript><p class="status" data-tone="error">This page needs JavaScript to request an install code.</p></noscript>
 
@@ -69,7 +59,7 @@ export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, install
       <p id="code-label" class="label">Your install code</p>
       <div class="code-row">
         <code id="install-code" class="code"></code>
-        <button type="button" id="copy-button" class="button secondary">Copy code</button>
+        <button type="button" id="copy-button" class="button primary">Copy code</button>
       </div>
       <dl class="facts">
         <div><dt id="countdown-label">Expires in</dt><dd><span id="countdown" role="timer" aria-live="off"></span></dd></div>
@@ -104,8 +94,6 @@ export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, install
       </div>
     </div>
   </section>
-
-  ${installerCommandSection(installerCommand)}
 
   <section id="next" class="next" aria-labelledby="next-heading" hidden>
     <h2 id="next-heading">What to do next</h2>

@@ -28,6 +28,7 @@
   const cancelArea = element('cancel-area');
   const cancelButton = element('cancel-button');
   const cancelConfirm = element('cancel-confirm');
+  const cancelQuestion = element('cancel-question');
   const cancelYes = element('cancel-yes');
   const cancelNo = element('cancel-no');
 
@@ -50,8 +51,17 @@
   let delay = POLL_FIRST_MS;
   let locallyExpired = false;
   let cancelling = false;
-  /** Said before the state's own note: why a code without its text is on screen after a reload. */
-  let preface = '';
+  /** Following a code this page no longer shows (after a reload): it offers to cancel it and get a new one. */
+  let resumed = false;
+  /** Whether the cancel controls, as last shown, also ask for a new code. */
+  let cancelAndReplace = false;
+  /**
+   * Status answers can arrive out of order (a poll in flight while the person cancels): each request is
+   * numbered, and an answer older than the one on screen is dropped. A change's own answer (cancel) is
+   * numbered when it arrives, so that no poll sent before it can undo it.
+   */
+  let asked = 0;
+  let onScreen = 0;
   /** The note the current state brings, to put back after a passing error note. */
   let stateNote = '';
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -60,8 +70,9 @@
   /** "SHA256:nThbg6kXUpJW…": enough of a key to recognise it in a sentence; the list shows all of it. @param {string} fingerprint */
   const shortKey = (fingerprint) => (fingerprint.length > 19 ? `${fingerprint.slice(0, 19)}…` : fingerprint);
 
-  /** @param {string | null} iso */
-  const clockTime = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '');
+  /** "Nov 25, 2026, 08:43 PM UTC": with the date and the time zone, in this browser's own. @param {string} iso */
+  const dateTime = (iso) =>
+    new Date(iso).toLocaleString([], { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
 
   /** Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is. */
   const IDENTITY_IN_USE =
@@ -123,18 +134,27 @@
     row.hidden = !value;
   }
 
-  /** @param {Item} item */
-  function whenText(item) {
-    const steps = [
-      ['checked', item.prechecked_at],
-      ['activated', item.activated_at],
-      ['installed', item.confirmed_at],
-      ['rolled back', item.released_at],
-    ];
-    return steps
-      .filter(([, at]) => at)
-      .map(([what, at]) => `${what} ${clockTime(at)}`)
-      .join(', ');
+  /** One line per step the code went through, each with its date and time zone. @param {Item} item */
+  function showWhen(item) {
+    const steps = /** @type {[string, string | null][]} */ ([
+      ['Checked', item.prechecked_at],
+      ['Activated', item.activated_at],
+      ['Installed', item.confirmed_at],
+      ['Rolled back', item.released_at],
+    ]);
+    const lines = steps.flatMap(([what, at]) => {
+      if (!at) return [];
+      const line = document.createElement('span');
+      line.className = 'when-step';
+      const time = document.createElement('time');
+      time.dateTime = at;
+      time.textContent = dateTime(at);
+      line.append(`${what} `, time);
+      return [line];
+    });
+    const dd = element('machine-when');
+    dd.replaceChildren(...lines);
+    /** @type {HTMLElement} */ (dd.parentElement).hidden = lines.length === 0;
   }
 
   /** @param {Item} item @param {string} status */
@@ -147,7 +167,7 @@
     fill('machine-seen', status === 'prechecked' ? item.precheck_ip : null);
     fill('machine-id', m.machine_id_short);
     fill('machine-key', m.ssh_fingerprint);
-    fill('machine-when', whenText(item));
+    showWhen(item);
   }
 
   /** @param {string} text @param {'info' | 'error'} [tone] */
@@ -164,10 +184,34 @@
   }
 
   /**
-   * Shows an item; answers whether it was news.
-   * @param {Item} item
+   * The cancel controls: "Not you? Cancel this code", or, for a code this page can no longer show, the way
+   * forward: cancel it and get a new one.
+   * @param {boolean} andReplace
    */
-  function show(item) {
+  function setCancelWords(andReplace) {
+    if (andReplace === cancelAndReplace) return;
+    cancelAndReplace = andReplace;
+    cancelButton.textContent = andReplace ? 'Cancel it and get a new code' : 'Not you? Cancel this code';
+    cancelQuestion.textContent = andReplace
+      ? 'Cancel this code and get a new one? No machine will be able to use the old code, and an install that has not finished is stopped. This cannot be undone.'
+      : 'Cancel this code? No machine will be able to use it, and an install that has not finished is stopped. This cannot be undone.';
+    cancelYes.textContent = andReplace ? 'Yes, cancel it and get a new one' : 'Yes, cancel this code';
+  }
+
+  /** Why a code without its text is on screen after a reload, and what the person can do. @param {Item} item */
+  function prefaceFor(item) {
+    if (!resumed) return '';
+    const once = 'You got this code earlier in this browser, and a code is shown only once, so this page cannot show it again.';
+    return item.usable && !locallyExpired ? `${once} If you no longer have it, cancel it and get a new one.` : once;
+  }
+
+  /**
+   * Shows an item unless an answer to a later request is already on screen; answers whether it was news.
+   * @param {Item} item @param {number} number the request's number (`asked`)
+   */
+  function show(item, number) {
+    if (number < onScreen) return false;
+    onScreen = number;
     // A code this page saw expire stays expired, whatever a slower server clock still says.
     const status = item.usable && locallyExpired ? 'expired' : item.status;
     const seen = JSON.stringify([item, status]);
@@ -179,8 +223,9 @@
     watch.dataset.state = view.state;
     watchState.textContent = view.text;
     showMachine(item, status);
-    stateNote = [preface, item.identity_in_use ? IDENTITY_IN_USE : '', view.note].filter(Boolean).join(' ');
+    stateNote = [prefaceFor(item), item.identity_in_use ? IDENTITY_IN_USE : '', view.note].filter(Boolean).join(' ');
     if (!cancelling) showNote(stateNote);
+    setCancelWords(resumed && item.usable && !locallyExpired);
     cancelArea.hidden = !view.cancellable;
     if (!view.cancellable) setConfirmOpen(false);
     if (view.final) stopFollowing();
@@ -221,13 +266,14 @@
   async function poll() {
     if (!polling || inFlight || document.hidden) return;
     inFlight = true;
+    const number = ++asked;
     try {
       const { response, body } = await request(STATUS_URL, { headers: { Accept: 'application/json' } });
       if (response.ok && body && body.data && Array.isArray(body.data.items)) {
         if (failures >= FAILURES_BEFORE_NOTE) showNote(stateNote);
         failures = 0;
         const item = findFollowed(body.data.items);
-        delay = item && show(item) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
+        delay = item && show(item, number) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
       } else if (body && body.error && body.error.code === 'browser_session_required') {
         stopFollowing();
         showNote('This browser session has ended, so this page can no longer follow the code. Reload the page to start a new one.', 'error');
@@ -244,16 +290,18 @@
     }
   }
 
-  /** @param {{ hint: string, id?: string }} code */
-  function follow(code) {
+  /** @param {{ hint: string, id?: string }} code @param {boolean} [again] a code issued before a reload, whose text this page no longer has */
+  function follow(code, again = false) {
     followed = { ...code };
     shown = undefined;
     lastSeen = '';
+    // An answer to a request sent before this code was followed is about the code before it.
+    onScreen = ++asked;
+    resumed = again;
     locallyExpired = false;
     failures = 0;
     delay = POLL_FIRST_MS;
     polling = true;
-    preface = '';
     stateNote = '';
     watchHint.textContent = code.hint;
     watchState.textContent = 'Waiting for the installer. No machine has used this code yet.';
@@ -262,6 +310,7 @@
     showNote('');
     cancelArea.hidden = true;
     setConfirmOpen(false);
+    setCancelWords(false);
     watch.hidden = false;
     void poll();
   }
@@ -269,6 +318,7 @@
   async function cancel() {
     if (cancelling || !shown) return;
     cancelling = true;
+    const andReplace = cancelAndReplace;
     cancelYes.setAttribute('aria-disabled', 'true');
     cancelYes.setAttribute('aria-busy', 'true');
     showNote('Cancelling the code…');
@@ -280,10 +330,12 @@
       });
       cancelling = false;
       if (response.ok && body && body.data) {
-        show(body.data);
+        show(body.data, ++asked);
         showNote(stateNote);
         // The cancel controls are gone: keep keyboard focus on what replaced them.
         watchState.focus();
+        // app.js gets the new code (and moves the focus to its copy button).
+        if (andReplace) document.dispatchEvent(new CustomEvent('slowdns:code-wanted'));
       } else if (body && body.error && body.error.code === 'activation_confirmed') {
         setConfirmOpen(false);
         showNote('This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.', 'error');
@@ -310,10 +362,7 @@
       /** @type {Item | undefined} */
       const newest = body.data.items[0];
       if (!newest || !(newest.usable || newest.status === 'activated')) return;
-      follow({ hint: newest.install_code_hint, id: newest.install_code_id });
-      preface = 'You got this code earlier in this browser; the code itself is shown only once.';
-      stateNote = preface;
-      showNote(preface);
+      follow({ hint: newest.install_code_hint, id: newest.install_code_id }, true);
     } catch {
       // Nothing to resume: the page works as if freshly opened.
     }
@@ -327,11 +376,12 @@
     const { hint } = /** @type {CustomEvent<{ hint: string }>} */ (event).detail;
     if (!followed || followed.hint !== hint) return;
     locallyExpired = true;
-    if (shown) show(shown);
+    if (shown) show(shown, onScreen);
   });
   cancelButton.addEventListener('click', () => {
     setConfirmOpen(true);
-    cancelYes.focus();
+    // The safe answer has the focus: a second Enter keeps the code.
+    cancelNo.focus();
   });
   cancelNo.addEventListener('click', () => {
     setConfirmOpen(false);

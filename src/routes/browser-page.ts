@@ -14,7 +14,6 @@ import { renderSlowdnsPage, SLOWDNS_PAGE_CSP } from '../page/slowdns-page.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
 import type { RouteDeps } from '../deps.js';
-import type { InstallerScript } from './installer-script.js';
 
 const slowdnsPage = createRoute({
   method: 'get',
@@ -74,19 +73,17 @@ function registerPageAsset(app: Router, asset: PageAsset): void {
   });
 }
 
-export function registerBrowserPage(app: Router, deps: RouteDeps, installer: InstallerScript): void {
+export function registerBrowserPage(app: Router, deps: RouteDeps): void {
   const assets = loadPageAssets();
   const html = renderSlowdnsPage({
     scriptUrl: assets.script.versionedUrl,
     watchScriptUrl: assets.watchScript.versionedUrl,
     styleUrl: assets.style.versionedUrl,
     installCodeTtlSeconds: deps.config.installCodeTtlSeconds,
-    installerCommand: { baseUrl: deps.config.publicBaseUrl.origin, scriptSha256: installer.sha256, scriptUrl: assets.installerCommand.versionedUrl },
   });
   registerPageAsset(app, assets.script);
   registerPageAsset(app, assets.watchScript);
   registerPageAsset(app, assets.style);
-  registerPageAsset(app, assets.installerCommand);
 
   app.openapi(slowdnsPage, async (c) => {
     // Refusals included: nothing this route answers may be cached.
