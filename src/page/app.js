@@ -180,8 +180,8 @@
     // A second Enter now copies the code instead of throwing it away for another.
     copyButton.focus();
     say(`Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`, 'success');
-    // watch.js follows the code by its id; installer-command.js shows the activate.sh command with the code.
-    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id, install_code: data.install_code } }));
+    // watch.js follows the code by its id.
+    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id} }));
   }
 
   /** After a failed request, a code already on screen is still good: say so. */
