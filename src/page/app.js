@@ -181,7 +181,7 @@
     copyButton.focus();
     say(`Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`, 'success');
     // watch.js follows the code by its id.
-    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id} }));
+    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id } }));
   }
 
   /** After a failed request, a code already on screen is still good: say so. */
