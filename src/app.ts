@@ -13,6 +13,7 @@ import { createRouter, type Router } from './http/router.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi-document.js';
 import { registerAdmin } from './routes/admin/index.js';
 import { registerBrowserPage } from './routes/browser-page.js';
+import { registerCodeApproval } from './routes/code-approval.js';
 import { registerCodeCancel } from './routes/code-cancel.js';
 import { registerCodeStatus } from './routes/code-status.js';
 import { registerHealth } from './routes/health.js';
@@ -54,6 +55,7 @@ export function createApp(appDeps: AppDeps): App {
   registerInstallCodes(app, deps);
   registerCodeStatus(app, deps);
   registerCodeCancel(app, deps);
+  registerCodeApproval(app, deps);
   registerInstall(app, deps);
   registerInstallerScript(app, loadInstallerScript());
   registerSigningKeys(app, deps.receiptKeys, deps.clock);

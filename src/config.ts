@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-code-approval.js';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
@@ -48,6 +49,7 @@ const EnvSchema = z.object({
   SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
   RECEIPT_VERIFY_DAYS: z.coerce.number().int().positive().max(3650).default(365),
   DUPLICATE_MACHINE_POLICY: z.enum(['flag', 'refuse'], { error: 'must be flag or refuse' }).default('flag'),
+  APPROVAL_POLICY: z.enum(APPROVAL_POLICIES, { error: 'must be off, optional or required' }).default('optional'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   RATE_LIMIT_PROFILE: z.enum(['default', 'development'], { error: 'must be default or development' }).default('default'),
@@ -90,6 +92,8 @@ export interface Config {
   receiptVerifyDays: number;
   /** What activate does with a machine whose identity another install holds: flag it, or refuse a machine_id match (409). */
   duplicateMachinePolicy: 'flag' | 'refuse';
+  /** Whether the person approves each machine (DESIGN §14): never, when they ask for it at issue, or for every code. */
+  approvalPolicy: ApprovalPolicy;
   logLevel: LogLevel;
   /** A request's headers and body must arrive within this (slow clients are cut). */
   requestTimeoutSeconds: number;
@@ -147,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     receiptVerifyDays: e.RECEIPT_VERIFY_DAYS,
     duplicateMachinePolicy: e.DUPLICATE_MACHINE_POLICY,
+    approvalPolicy: e.APPROVAL_POLICY,
     logLevel: e.LOG_LEVEL,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     rateLimitProfile: { name: e.RATE_LIMIT_PROFILE, quotaFactor: rateLimitProfiles[e.RATE_LIMIT_PROFILE] },

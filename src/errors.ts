@@ -26,6 +26,10 @@ export const errorCatalog = {
     message:
       'This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again.',
   },
+  approval_pending: { status: 409, message: 'This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds.' },
+  approval_decided: { status: 409, message: 'The person already decided on this install code: the other decision can no longer be made.' },
+  approval_denied: { status: 403, message: 'The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake.' },
+  precheck_not_found: { status: 404, message: 'This install code has no precheck with this id.' },
   install_token_used: { status: 409, message: 'This install token has already been used.' },
   activation_released: { status: 409, message: 'This activation was released; start again with the install code.' },
   activation_confirmed: { status: 409, message: 'This activation is already confirmed.' },

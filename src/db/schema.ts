@@ -35,13 +35,42 @@ export const installCodes = pgTable(
     precheckMachineId: text('precheck_machine_id'),
     precheckSshFingerprint: text('precheck_ssh_fingerprint'),
     precheckIp: text('precheck_ip'),
+    /**
+     * The person's approval (DESIGN §14): null when the code was issued without it; else `pending` until the
+     * person approves or denies one precheck of it (`approval_precheck_id`). A denied code is `revoked` too.
+     */
+    approval: text('approval', { enum: ['pending', 'approved', 'denied'] }),
+    approvalPrecheckId: text('approval_precheck_id'),
+    approvalDecidedAt: at('approval_decided_at'),
   },
   (t) => [
     index('install_codes_expires_at_idx').on(t.expiresAt),
     index('install_codes_issued_at_idx').on(t.issuedAt, t.id),
     index('install_codes_browser_session_hash_idx').on(t.browserSessionHash),
     check('install_codes_status_check', sql`${t.status} in ('issued', 'activated', 'consumed', 'revoked')`),
+    check('install_codes_approval_check', sql`${t.approval} in ('pending', 'approved', 'denied')`),
   ],
+);
+
+/**
+ * Each precheck of a code issued with approval (DESIGN §14): what the person sees before approving or
+ * denying it. The id (`pc_` + 16 hex) is carried in that precheck's token. A release that restores the code
+ * deletes them: the person is asked again.
+ */
+export const installCodePrechecks = pgTable(
+  'install_code_prechecks',
+  {
+    id: text('id').primaryKey(),
+    installCodeId: text('install_code_id')
+      .notNull()
+      .references(() => installCodes.id, { onDelete: 'cascade' }),
+    precheckedAt: at('prechecked_at').notNull(),
+    ip: text('ip'),
+    machineId: text('machine_id').notNull(),
+    sshFingerprint: text('ssh_fingerprint').notNull(),
+    installerVersion: text('installer_version').notNull(),
+  },
+  (t) => [index('install_code_prechecks_install_code_id_idx').on(t.installCodeId, t.precheckedAt)],
 );
 
 /** One activation per successful activate call; its install token is single-use (jti consumed on confirm). */

@@ -5,6 +5,7 @@ import { runStatement } from '../db/statement.js';
 import { activations, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { EVENT_CONTEXT_COLUMNS, eventContextParams, operatorEventData, type ChangeContext } from './events.js';
+import { approvalPendingError } from './install-code-approval.js';
 import { installCodeProblem } from './install-codes.js';
 import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
 import { randomId, sha256Hex } from './secret-hash.js';
@@ -24,6 +25,8 @@ export interface NewActivation extends MachineBinding {
   codeHash: string;
   /** The jti of the precheck token presented. */
   precheckJti: string;
+  /** The precheck id its token carries (a code issued with approval): the claim needs the code approved for it. */
+  precheckId?: string | undefined;
   requestedRef: string;
   installerVersion: string;
 }
@@ -45,7 +48,8 @@ function installTokenJtiFor(precheckJti: string, activationId: string): string {
 
 // $1 the buckets to count, $2 code hash, $3 activation id, $4..$9 the machine binding and request,
 // $10 install token jti hash, $11 its expiry, $12 precheck jti hash, $13 the event's data, then $14..$17 the
-// events' context, $18 true to refuse a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse).
+// events' context, $18 true to refuse a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse), $19 the precheck id of the
+// token (a code issued with approval is claimed only once the person approved that precheck).
 //
 // `duplicate`: the install this machine's identity is bound to already (DESIGN §16): its machine_id with
 // another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
@@ -61,6 +65,7 @@ refused as (
   select $18::boolean and exists (select 1 from duplicate where machine_match) as refused),
 claimed as (
   update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz
+    and (approval is null or (approval = 'approved' and approval_precheck_id = $19))
     and not (select refused from refused) returning id),
 created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
@@ -136,6 +141,7 @@ export async function createActivation(
     data,
     ...eventContextParams(context, now),
     duplicatePolicy === 'refuse',
+    input.precheckId ?? null,
   ];
   type Row = { counts: BucketCount[] | null; install_code_id: string | null; duplicate_of: string | null; refused: boolean };
   const outcome = await countedStatement(db, limits, now, async (buckets) => {
@@ -155,8 +161,13 @@ async function unclaimedActivation(db: Database, input: NewActivation, now: Date
   const [current] = await db.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
   const repeated = current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
   if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
+  const usable = current !== undefined && !installCodeProblem(current, now);
+  // Usable but not approved for this precheck (the person has not decided, or a release asked again): §14.
+  if (usable && current.approval !== null && !(current.approval === 'approved' && current.approvalPrecheckId === input.precheckId)) {
+    return current.approval === 'approved' ? new ApiError('machine_mismatch') : approvalPendingError();
+  }
   // The code is still usable: the claim was held back by DUPLICATE_MACHINE_POLICY=refuse alone.
-  if (refusedDuplicate && current?.status === 'issued' && !installCodeProblem(current, now)) return new ApiError('machine_duplicate');
+  if (refusedDuplicate && usable) return new ApiError('machine_duplicate');
   return installCodeProblem(current, now) ?? new ApiError('install_code_unavailable');
 }
 
@@ -284,9 +295,12 @@ revoked_servers as (
   update servers set status = 'revoked', revoked_at = $4::timestamptz from released
   where servers.activation_id = released.id and servers.status = 'active' returning servers.id),
 restored as (
-  -- A restored code starts afresh: the precheck before the failed install is history, not news.
-  update install_codes set status = 'issued', prechecked_at = null, precheck_machine_id = null, precheck_ssh_fingerprint = null, precheck_ip = null
+  -- A restored code starts afresh: the precheck before the failed install is history, not news; an approval ends (it is asked again).
+  update install_codes set status = 'issued', prechecked_at = null, precheck_machine_id = null, precheck_ssh_fingerprint = null, precheck_ip = null,
+    approval = case when install_codes.approval is null then null else 'pending' end, approval_precheck_id = null, approval_decided_at = null
   from released where install_codes.id = released.install_code_id and released.code_restored returning install_codes.id),
+forgotten_prechecks as (
+  delete from install_code_prechecks using restored where install_code_prechecks.install_code_id = restored.id),
 revoked_code as (
   update install_codes set status = 'revoked', revoked_at = $4::timestamptz
   from released where not $2::boolean and install_codes.id = released.install_code_id and install_codes.status = 'activated' returning install_codes.id),

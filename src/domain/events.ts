@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   'install_code.restored',
   'install_code.consumed',
   'install_code.revoked',
+  'install_code.approved',
+  'install_code.denied',
   'activation.created',
   'activation.confirmed',
   'activation.released',

@@ -22,6 +22,8 @@ export interface PrecheckClaims {
   codeHash: string;
   machineId: string;
   sshFingerprint: string;
+  /** The precheck the person approves or denies (`pc_` + 16 hex): only for a code issued with approval. */
+  precheckId?: string | undefined;
 }
 
 export interface InstallClaims {
@@ -80,14 +82,15 @@ async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expir
 }
 
 export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Date, expiresAt: Date): Promise<string> {
-  return inSpan('sign precheck token', {}, () => sign(ring, 'precheck', { mid: claims.machineId, ssh: claims.sshFingerprint }, claims.codeHash, now, expiresAt, randomId('pre_', 12)));
+  const bound = { mid: claims.machineId, ssh: claims.sshFingerprint, ...(claims.precheckId === undefined ? {} : { pci: claims.precheckId }) };
+  return inSpan('sign precheck token', {}, () => sign(ring, 'precheck', bound, claims.codeHash, now, expiresAt, randomId('pre_', 12)));
 }
 
 /** The claims, and the token's own jti: what tells one precheck from another. */
 export async function verifyPrecheckToken(ring: KeyRing, token: string, now: Date): Promise<PrecheckClaims & { jti: string }> {
   const p = await inSpan('verify precheck token', {}, () => verify(ring, 'precheck', token, now));
-  if (typeof p.mid !== 'string' || typeof p.ssh !== 'string') throw new ApiError('precheck_token_invalid');
-  return { codeHash: p.sub, machineId: p.mid, sshFingerprint: p.ssh, jti: p.jti };
+  if (typeof p.mid !== 'string' || typeof p.ssh !== 'string' || (p.pci !== undefined && typeof p.pci !== 'string')) throw new ApiError('precheck_token_invalid');
+  return { codeHash: p.sub, machineId: p.mid, sshFingerprint: p.ssh, jti: p.jti, precheckId: p.pci };
 }
 
 export function signInstallToken(ring: KeyRing, claims: InstallClaims, now: Date, expiresAt: Date): Promise<string> {

@@ -4,6 +4,7 @@ import { activations, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { releaseActivation, type ActivationRow } from './activations.js';
 import type { ChangeContext } from './events.js';
+import { codeApproval, precheckApproval, prechecksOf, type CodeApproval, type InstallCodePrecheckRow, type PrecheckApproval } from './install-code-approval.js';
 import { revokeInstallCode, type InstallCodeRow } from './install-codes.js';
 
 /** What became of an install code, as the page that issued it tells the person. */
@@ -24,6 +25,17 @@ export interface WatchedMachine {
   sshFingerprint: string;
 }
 
+/** A machine that prechecked a code issued with approval, as the person decides on it (DESIGN §14). */
+export interface WatchedPrecheck {
+  id: string;
+  ip: string | null;
+  machineIdShort: string;
+  sshFingerprint: string;
+  installerVersion: string;
+  precheckedAt: Date;
+  approval: PrecheckApproval;
+}
+
 export interface WatchedInstallCode {
   id: string;
   hint: string;
@@ -42,6 +54,10 @@ export interface WatchedInstallCode {
   revokedAt: Date | null;
   /** The activation's machine identity was already in use elsewhere (§16): never where. */
   identityInUse: boolean;
+  requireApproval: boolean;
+  approval: CodeApproval;
+  /** Newest first; none for a code issued without approval. */
+  prechecks: WatchedPrecheck[];
 }
 
 /** The activation that tells a code's story: the one not released (at most one), or else the last released. */
@@ -63,7 +79,7 @@ function watchedStatus(code: InstallCodeRow, activation: ActivationRow | undefin
   return 'issued';
 }
 
-export function watchInstallCode(code: InstallCodeRow, activation: ActivationRow | undefined, now: Date): WatchedInstallCode {
+export function watchInstallCode(code: InstallCodeRow, activation: ActivationRow | undefined, now: Date, prechecks: InstallCodePrecheckRow[] = []): WatchedInstallCode {
   const status = watchedStatus(code, activation, now);
   let machine: WatchedMachine | null = null;
   if (activation && status !== 'prechecked') {
@@ -86,12 +102,24 @@ export function watchInstallCode(code: InstallCodeRow, activation: ActivationRow
     releasedAt: activation?.releasedAt ?? null,
     revokedAt: code.revokedAt,
     identityInUse: activation !== undefined && activation.status !== 'released' && activation.duplicateOf !== null,
+    requireApproval: code.approval !== null,
+    approval: codeApproval(code),
+    prechecks: prechecks.map((p) => ({
+      id: p.id,
+      ip: p.ip,
+      machineIdShort: p.machineId.slice(0, MACHINE_ID_SHORT_LENGTH),
+      sshFingerprint: p.sshFingerprint,
+      installerVersion: p.installerVersion,
+      precheckedAt: p.precheckedAt,
+      approval: precheckApproval(code, p.id),
+    })),
   };
 }
 
-/** Each code with the activation that tells its story. */
+/** Each code with the activation that tells its story, and its prechecks awaiting or given the person's decision. */
 async function watchCodes(db: Database, codes: InstallCodeRow[], now: Date): Promise<WatchedInstallCode[]> {
   if (codes.length === 0) return [];
+  const prechecks = await prechecksOf(db, codes);
   const used = await db
     .select()
     .from(activations)
@@ -107,6 +135,7 @@ async function watchCodes(db: Database, codes: InstallCodeRow[], now: Date): Pro
       code,
       currentActivation(used.filter((a) => a.installCodeId === code.id)),
       now,
+      prechecks.get(code.id),
     ),
   );
 }
@@ -130,6 +159,12 @@ async function sessionInstallCode(db: Database, browserSessionHash: string, inst
     .where(and(eq(installCodes.id, installCodeId), eq(installCodes.browserSessionHash, browserSessionHash)));
   if (!code) throw new ApiError('install_code_not_found', 'This browser issued no install code with this id.');
   return code;
+}
+
+/** One code of this session as its page watches it, or 404. */
+export async function readWatchedInstallCode(db: Database, browserSessionHash: string, installCodeId: string, now: Date): Promise<WatchedInstallCode> {
+  const [watched] = await watchCodes(db, [await sessionInstallCode(db, browserSessionHash, installCodeId)], now);
+  return watched!;
 }
 
 export interface CancelOutcome {
@@ -181,8 +216,7 @@ export async function cancelWatchedInstallCode(db: Database, browserSessionHash:
       break;
     }
   }
-  const [watched] = await watchCodes(db, [await sessionInstallCode(db, browserSessionHash, installCodeId)], now);
-  return { code: watched!, cancelled, serverRevoked };
+  return { code: await readWatchedInstallCode(db, browserSessionHash, installCodeId, now), cancelled, serverRevoked };
 }
 
 export const CONFIRMED_MESSAGE = 'This install is confirmed: a finished install cannot be cancelled from the page. If the server is not yours, ask the operator to revoke it.';

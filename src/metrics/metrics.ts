@@ -24,6 +24,8 @@ export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> =
   'install_code.restored': ['installer', 'operator'],
   'install_code.consumed': ['installer'],
   'install_code.revoked': ['operator', 'browser'],
+  'install_code.approved': ['browser'],
+  'install_code.denied': ['browser'],
   'activation.created': ['installer'],
   'activation.confirmed': ['installer'],
   'activation.released': ['installer', 'operator', 'browser'],

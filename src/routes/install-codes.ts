@@ -4,6 +4,7 @@ import { toIsoOffset } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { browserFingerprint, FINGERPRINT_HEADERS } from '../domain/browser-fingerprint.js';
 import { BROWSER_SESSION_COOKIE, browserSessionHash } from '../domain/browser-sessions.js';
+import { approvalAtIssue } from '../domain/install-code-approval.js';
 import { issueInstallCode } from '../domain/install-codes.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
 import { admitCounted } from '../http/enforce-rate-limits.js';
@@ -23,11 +24,13 @@ const issue = createRoute({
   operationId: 'issueInstallCode',
   tags: ['install-codes'],
   summary: 'Issue an install code',
-  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required; the page may send \`{"browser_signal": "..."}\` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. \`install_code_id\` is the code's public handle, not the code: events and operator routes name the code by it. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
+  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required; the page may send \`{"browser_signal": "..."}\` (at most 512 characters) to refine the browser fingerprint, and \`{"require_approval": true}\` to approve each machine before it can use the code (below). The code is shown once: the service keeps only its hash. \`install_code_id\` is the code's public handle, not the code: events and operator routes name the code by it. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
 
 Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\` \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session with 403 \`browser_session_required\`, before any limit is counted.
 
 The **browser fingerprint** is the SHA-256 of the request headers ${FINGERPRINT_HEADERS.map((h) => `\`${h}\``).join(', ')} and of \`browser_signal\`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the client, so a script can change \`browser_signal\` (or a header) on each request and get a new fingerprint every time: \`issue-fingerprint-day\` is a speed bump for ordinary browsers, not a cap. The real caps are the IP limits and the session limit, and new sessions are themselves limited per IP (\`session-ip-hour\` on \`GET /slowdns\`).
+
+**Approval** (DESIGN §14, \`APPROVAL_POLICY\`: \`off\`, \`optional\` by default, \`required\`): a code issued with \`require_approval\` (always under \`required\`; never under \`off\`, where the field is ignored) makes each machine that prechecks it wait: the page shows the precheck (\`GET /api/v2/slowdns/code/status\`, \`prechecks\`) and the person approves (\`POST /api/v2/slowdns/code/approve\`) or denies it (\`POST /api/v2/slowdns/code/deny\`). The answer's \`require_approval\` says which it is.
 
 ${rateLimitDescription('issue')}`,
   security: [{ browserSession: [] }],
@@ -41,7 +44,7 @@ ${rateLimitDescription('issue')}`,
         'application/json': {
           schema: successEnvelope(IssuedInstallCodeSchema),
           example: {
-            data: { install_code_id: 'ic_5b2e9f0c81d4a7e3', install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00+00:00', ttl_seconds: 900 },
+            data: { install_code_id: 'ic_5b2e9f0c81d4a7e3', install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00+00:00', ttl_seconds: 900, require_approval: false },
             meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
           },
         },
@@ -67,14 +70,23 @@ export function registerInstallCodes(app: Router, deps: RouteDeps): void {
     // The session is checked by the statement that issues the code; without a cookie there is none to check.
     const session = browserSessionHash(getCookie(c, BROWSER_SESSION_COOKIE));
     if (!session) throw new ApiError('browser_session_required');
-    const fingerprint = browserFingerprint((name) => c.req.header(name), c.req.valid('json').browser_signal);
+    const body = c.req.valid('json');
+    const fingerprint = browserFingerprint((name) => c.req.header(name), body.browser_signal);
+    const requireApproval = approvalAtIssue(deps.config.approvalPolicy, body.require_approval);
     const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint }, await deps.rateLimitOverrides.at(now));
     const ttl = deps.config.installCodeTtlSeconds;
-    const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session, changeContext(c, 'browser'), limits));
+    const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session, changeContext(c, 'browser'), limits, requireApproval));
     c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(
       {
-        data: { install_code_id: issued.id, install_code: issued.code, install_code_hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt), ttl_seconds: ttl },
+        data: {
+          install_code_id: issued.id,
+          install_code: issued.code,
+          install_code_hint: issued.hint,
+          expires_at: toIsoOffset(issued.expiresAt),
+          ttl_seconds: ttl,
+          require_approval: issued.requireApproval,
+        },
         meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
       },
       201,

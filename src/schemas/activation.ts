@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { PrecheckIdSchema } from './approval.js';
 import { ReceiptSchema } from './receipt.js';
 import {
   HostnameSchema,
@@ -7,6 +8,7 @@ import {
   InstallerVersionSchema,
   MachineIdSchema,
   MachineIdValueSchema,
+  ObservedIpSchema,
   PublicIpSchema,
   PublicIpValueSchema,
   RequestedRefSchema,
@@ -54,17 +56,6 @@ export const PrecheckBindingSchema = z
   .object({ machine_id: MachineIdValueSchema, ssh_fingerprint: SshFingerprintValueSchema })
   .openapi('PrecheckMachineBinding', { description: 'Echo of the machine identity the precheck token is bound to.' });
 
-export const ObservedIpSchema = z
-  .string()
-  .max(45)
-  .nullable()
-  .openapi({
-    anyOf: [...ipAddressFormats.anyOf, { type: 'null' }],
-    description:
-      'The client address of this request as the service saw it: the socket peer, or with `TRUST_PROXY` the `X-Forwarded-For` entry it believes (IPv4 dotted, IPv6 lower-case; `::ffff:a.b.c.d` as `a.b.c.d`). An installer can offer it as the public IP without asking a third party. Behind NAT or an outbound proxy it is the address the traffic leaves from, not necessarily the one the machine answers on. `null` only when the service could not tell (no socket).',
-    example: '203.0.113.7',
-  });
-
 export const PrecheckResultSchema = z
   .object({
     install_code: InstallCodeSchema,
@@ -73,6 +64,11 @@ export const PrecheckResultSchema = z
     precheck_expires_at: TimestampSchema,
     machine_binding: PrecheckBindingSchema,
     observed_ip: ObservedIpSchema,
+    approval: z.enum(['pending', 'approved', 'not_required']).openapi({
+      description: '`not_required`: the code was issued without approval, activate as usual. `pending`: the person who got the code approves this machine on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.',
+      example: 'not_required',
+    }),
+    precheck_id: PrecheckIdSchema.optional().openapi({ description: 'Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).' }),
   })
   .openapi('PrecheckResult');
 

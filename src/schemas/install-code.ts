@@ -75,6 +75,10 @@ export const IssuedInstallCodeSchema = z
     install_code_hint: InstallCodeHintSchema,
     expires_at: TimestampSchema,
     ttl_seconds: z.number().int().min(1).max(604_800).openapi({ format: 'int32', description: 'Lifetime of the code in seconds (`INSTALL_CODE_TTL_SECONDS`).', example: 900 }),
+    require_approval: z.boolean().openapi({
+      description: 'Whether a machine waits for this browser to approve it before activate can succeed (DESIGN §14): asked for with `require_approval`, always under `APPROVAL_POLICY=required`, never under `off`.',
+      example: false,
+    }),
   })
   .openapi('IssuedInstallCode');
 
@@ -88,5 +92,9 @@ export const IssueRequestSchema = z
         description: 'Optional: what the page script knows of the browser (screen, time zone, languages…), as one string. It refines the browser fingerprint the issue limit counts; the service keeps only a hash of it.',
         example: '1920x1080x24|Europe/Berlin|de-DE,en',
       }),
+    require_approval: z.boolean().optional().openapi({
+      description: 'Optional: `true` asks that every machine wait for this browser\'s approval on the page (`POST /api/v2/slowdns/code/approve`) before it can activate. Ignored under `APPROVAL_POLICY=off`; under `required` every code waits, whatever this says.',
+      example: true,
+    }),
   })
   .openapi('IssueRequest');

@@ -128,3 +128,14 @@ export const RequestedRefSchema = z
     description: 'Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.',
     example: 'main',
   });
+
+export const ObservedIpSchema = z
+  .string()
+  .max(45)
+  .nullable()
+  .openapi({
+    anyOf: [...ipAddressFormats.anyOf, { type: 'null' }],
+    description:
+      'The client address of this request as the service saw it: the socket peer, or with `TRUST_PROXY` the `X-Forwarded-For` entry it believes (IPv4 dotted, IPv6 lower-case; `::ffff:a.b.c.d` as `a.b.c.d`). An installer can offer it as the public IP without asking a third party. Behind NAT or an outbound proxy it is the address the traffic leaves from, not necessarily the one the machine answers on. `null` only when the service could not tell (no socket).',
+    example: '203.0.113.7',
+  });

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { toIsoOffset } from '../clock.js';
+import { CodeApprovalSchema, RequireApprovalSchema, WatchedPrechecksSchema } from './approval.js';
 import { MACHINE_ID_SHORT_LENGTH, WATCHED_CODES_LIMIT, WATCHED_STATUSES, type WatchedInstallCode } from '../domain/watched-install-codes.js';
-import { ObservedIpSchema } from './activation.js';
-import { HostnameValueSchema, ipAddressFormats, PublicIpValueSchema, SshFingerprintValueSchema } from './machine.js';
+import { HostnameValueSchema, ipAddressFormats, ObservedIpSchema, PublicIpValueSchema, SshFingerprintValueSchema } from './machine.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from './install-code.js';
 
 const nullableTimestamp = (description: string) => TimestampSchema.nullable().openapi({ description, example: null });
@@ -47,6 +47,9 @@ export const WatchedInstallCodeSchema = z
     confirmed_at: nullableTimestamp('When the install was confirmed.'),
     released_at: nullableTimestamp('When the last activation was released.'),
     revoked_at: nullableTimestamp('When the code was cancelled (or revoked by an operator).'),
+    require_approval: RequireApprovalSchema,
+    approval: CodeApprovalSchema,
+    prechecks: WatchedPrechecksSchema,
     identity_in_use: z.boolean().openapi({
       description: 'True when the machine that activated the code has an identity (machine id or SSH host key) another installed server already holds, as a cloned image does. The operator sees which; this never says where.',
       example: false,
@@ -83,6 +86,17 @@ export function watchedInstallCodeJson(code: WatchedInstallCode): z.infer<typeof
     released_at: iso(code.releasedAt),
     revoked_at: iso(code.revokedAt),
     identity_in_use: code.identityInUse,
+    require_approval: code.requireApproval,
+    approval: code.approval,
+    prechecks: code.prechecks.map((p) => ({
+      precheck_id: p.id,
+      precheck_ip: p.ip,
+      machine_id_short: p.machineIdShort,
+      ssh_fingerprint: p.sshFingerprint,
+      installer_version: p.installerVersion,
+      prechecked_at: toIsoOffset(p.precheckedAt),
+      approval: p.approval,
+    })),
   };
 }
 

@@ -107,11 +107,13 @@ export interface paths {
         put?: never;
         /**
          * Issue an install code
-         * @description Issues a new install code to the browser holding a valid `slowdns_browser` cookie (load `GET /slowdns` first). No body is required; the page may send `{"browser_signal": "..."}` (at most 512 characters) to refine the browser fingerprint. The code is shown once: the service keeps only its hash. `install_code_id` is the code's public handle, not the code: events and operator routes name the code by it. It stays `issued` for `ttl_seconds` (`INSTALL_CODE_TTL_SECONDS`, 900 by default).
+         * @description Issues a new install code to the browser holding a valid `slowdns_browser` cookie (load `GET /slowdns` first). No body is required; the page may send `{"browser_signal": "..."}` (at most 512 characters) to refine the browser fingerprint, and `{"require_approval": true}` to approve each machine before it can use the code (below). The code is shown once: the service keeps only its hash. `install_code_id` is the code's public handle, not the code: events and operator routes name the code by it. It stays `issued` for `ttl_seconds` (`INSTALL_CODE_TTL_SECONDS`, 900 by default).
          *
          *     Requests from another site (an `Origin` other than this service, or `Sec-Fetch-Site` `cross-site`/`same-site`) are refused with 403 `cross_site_request`; a missing or expired session with 403 `browser_session_required`, before any limit is counted.
          *
          *     The **browser fingerprint** is the SHA-256 of the request headers `user-agent`, `accept-language`, `sec-ch-ua`, `sec-ch-ua-platform`, `sec-ch-ua-mobile` and of `browser_signal`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the client, so a script can change `browser_signal` (or a header) on each request and get a new fingerprint every time: `issue-fingerprint-day` is a speed bump for ordinary browsers, not a cap. The real caps are the IP limits and the session limit, and new sessions are themselves limited per IP (`session-ip-hour` on `GET /slowdns`).
+         *
+         *     **Approval** (DESIGN §14, `APPROVAL_POLICY`: `off`, `optional` by default, `required`): a code issued with `require_approval` (always under `required`; never under `off`, where the field is ignored) makes each machine that prechecks it wait: the page shows the precheck (`GET /api/v2/slowdns/code/status`, `prechecks`) and the person approves (`POST /api/v2/slowdns/code/approve`) or denies it (`POST /api/v2/slowdns/code/deny`). The answer's `require_approval` says which it is.
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
@@ -182,6 +184,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/slowdns/code/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve the machine of a precheck
+         * @description The person decides on a machine that prechecked a code issued with approval (DESIGN §14): the browser whose `slowdns_browser` session issued the code names it by `install_code_id` and the precheck by `precheck_id`, as `GET /api/v2/slowdns/code/status` lists them in `prechecks`.
+         *
+         *     Approval binds the code to that precheck: only an activate presenting **that precheck's token** proceeds (the installer waiting on 409 `approval_pending` gets 200 at its next try); a token of any other precheck, even one claiming the same machine id and SSH key, is 403 `machine_mismatch` (both can be read from outside). Recorded as `install_code.approved`. A release that restores the code ends the approval: the next precheck is asked about again.
+         *
+         *     One decision per code: repeating the same decision on the same precheck answers 200 and changes nothing; any other decision afterwards (the opposite one, or one on another precheck) is 409 `approval_decided`. An approve, a deny and a cancel sent at the same moment are made one after the other: exactly one decision is taken. A code that can no longer be used before a decision is refused with its own error and left as it is: expired 410 `install_code_expired`, cancelled 410 `install_code_revoked`.
+         *
+         *     Same-origin only, checked before the body is read: another site's request is 403 `cross_site_request`; no valid session is 403 `browser_session_required`. Another browser's code, like an unknown id, is 404 `install_code_not_found`; a `precheck_id` that is not a precheck of this code is 404 `precheck_not_found`. The answer is the code as `GET /api/v2/slowdns/code/status` gives it.
+         */
+        post: operations["approveInstallCodePrecheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/slowdns/code/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny the machine of a precheck
+         * @description The person decides on a machine that prechecked a code issued with approval (DESIGN §14): the browser whose `slowdns_browser` session issued the code names it by `install_code_id` and the precheck by `precheck_id`, as `GET /api/v2/slowdns/code/status` lists them in `prechecks`.
+         *
+         *     Denial revokes the code (`status: "revoked"`, `approval: "denied"`): precheck and activate of it then answer 403 `approval_denied`, to every machine. Recorded as `install_code.denied` (`reason: "denied"`). The page asks before it sends this: "Yes, deny this machine" or "Keep waiting".
+         *
+         *     One decision per code: repeating the same decision on the same precheck answers 200 and changes nothing; any other decision afterwards (the opposite one, or one on another precheck) is 409 `approval_decided`. An approve, a deny and a cancel sent at the same moment are made one after the other: exactly one decision is taken. A code that can no longer be used before a decision is refused with its own error and left as it is: expired 410 `install_code_expired`, cancelled 410 `install_code_revoked`.
+         *
+         *     Same-origin only, checked before the body is read: another site's request is 403 `cross_site_request`; no valid session is 403 `browser_session_required`. Another browser's code, like an unknown id, is 404 `install_code_not_found`; a `precheck_id` that is not a precheck of this code is 404 `precheck_not_found`. The answer is the code as `GET /api/v2/slowdns/code/status` gives it.
+         */
+        post: operations["denyInstallCodePrecheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/slowdns/install/precheck": {
         parameters: {
             query?: never;
@@ -194,6 +248,8 @@ export interface paths {
         /**
          * Precheck an install code
          * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired; a code revoked by an operator or cancelled on the page is 410 `install_code_revoked`) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (`GET /api/v2/slowdns/code/status`). `observed_ip` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
+         *
+         *     **A code issued with approval** (DESIGN §14; `{"require_approval": true}` at issue, or `APPROVAL_POLICY=required`) answers `approval: "pending"` and a `precheck_id`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers `approval: "not_required"` and no `precheck_id`, and its flow is unchanged. A code the person denied answers 403 `approval_denied`.
          *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
          *
@@ -233,6 +289,8 @@ export interface paths {
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
          *
          *     **Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same `precheck_token` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same `activation_id` and an install token for the same single-use token (the same `jti`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 `install_code_unavailable`; after a release the code may be `issued` again and the request makes a new activation; an expired precheck token is 401 `precheck_token_invalid`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
+         *
+         *     **A code issued with approval** (its precheck answered `approval: "pending"` and a `precheck_id`, DESIGN §14): until the person who got the code approves that precheck on the page, activate answers 409 `approval_pending` with `Retry-After` (at most 5 seconds) and writes nothing: such an answer counts in none of the limits below. Ask again after `Retry-After`; faster repeats with the same precheck token get 429 `rate_limit_exceeded` (policy `approval-wait-precheck`: 1 answer per precheck token per fixed 5-second bucket; its Retry-After is the rest of the bucket). Once the person decided, the next activate answers at once: approved, it goes on as below (counted as usual); denied, 403 `approval_denied` (the code is revoked). Approval binds the code to that precheck: the token of any other precheck, even for the same machine id and SSH key, is 403 `machine_mismatch`. After a release that restored the code, its old precheck tokens are 401 `precheck_token_invalid`: precheck again and the person is asked again. Wait no longer than the code's `expires_at`: then it is 410 `install_code_expired`.
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A request whose precheck token is invalid (401 `precheck_token_invalid`) or was made for another machine (403 `machine_mismatch`) is counted only in `activate-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a request with a valid token is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
          *
@@ -984,7 +1042,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1015,7 +1073,8 @@ export interface components {
          *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
          *       "install_code_hint": "SDNS-SD-…HX3W8N",
          *       "expires_at": "2026-11-22T10:15:00+00:00",
-         *       "ttl_seconds": 900
+         *       "ttl_seconds": 900,
+         *       "require_approval": false
          *     }
          */
         IssuedInstallCode: {
@@ -1046,10 +1105,16 @@ export interface components {
              * @example 900
              */
             ttl_seconds: number;
+            /**
+             * @description Whether a machine waits for this browser to approve it before activate can succeed (DESIGN §14): asked for with `require_approval`, always under `APPROVAL_POLICY=required`, never under `off`.
+             * @example false
+             */
+            require_approval: boolean;
         };
         /**
          * @example {
-         *       "browser_signal": "1920x1080x24|Europe/Berlin|de-DE,en"
+         *       "browser_signal": "1920x1080x24|Europe/Berlin|de-DE,en",
+         *       "require_approval": true
          *     }
          */
         IssueRequest: {
@@ -1058,6 +1123,11 @@ export interface components {
              * @example 1920x1080x24|Europe/Berlin|de-DE,en
              */
             browser_signal?: string;
+            /**
+             * @description Optional: `true` asks that every machine wait for this browser's approval on the page (`POST /api/v2/slowdns/code/approve`) before it can activate. Ignored under `APPROVAL_POLICY=off`; under `required` every code waits, whatever this says.
+             * @example true
+             */
+            require_approval?: boolean;
         };
         /**
          * @example {
@@ -1081,6 +1151,19 @@ export interface components {
          *           "confirmed_at": null,
          *           "released_at": null,
          *           "revoked_at": null,
+         *           "require_approval": true,
+         *           "approval": "pending",
+         *           "prechecks": [
+         *             {
+         *               "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *               "precheck_ip": "203.0.113.7",
+         *               "machine_id_short": "4c4c4544",
+         *               "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *               "installer_version": "2026.11.20.1",
+         *               "prechecked_at": "2026-11-22T10:15:00+00:00",
+         *               "approval": "pending"
+         *             }
+         *           ],
          *           "identity_in_use": false
          *         }
          *       ]
@@ -1109,6 +1192,19 @@ export interface components {
              *         "confirmed_at": null,
              *         "released_at": null,
              *         "revoked_at": null,
+             *         "require_approval": true,
+             *         "approval": "pending",
+             *         "prechecks": [
+             *           {
+             *             "precheck_id": "pc_9e1f0a7b3c5d2e48",
+             *             "precheck_ip": "203.0.113.7",
+             *             "machine_id_short": "4c4c4544",
+             *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+             *             "installer_version": "2026.11.20.1",
+             *             "prechecked_at": "2026-11-22T10:15:00+00:00",
+             *             "approval": "pending"
+             *           }
+             *         ],
              *         "identity_in_use": false
              *       }
              *     ]
@@ -1136,6 +1232,19 @@ export interface components {
          *       "confirmed_at": null,
          *       "released_at": null,
          *       "revoked_at": null,
+         *       "require_approval": true,
+         *       "approval": "pending",
+         *       "prechecks": [
+         *         {
+         *           "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *           "precheck_ip": "203.0.113.7",
+         *           "machine_id_short": "4c4c4544",
+         *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *           "installer_version": "2026.11.20.1",
+         *           "prechecked_at": "2026-11-22T10:15:00+00:00",
+         *           "approval": "pending"
+         *         }
+         *       ],
          *       "identity_in_use": false
          *     }
          */
@@ -1210,6 +1319,32 @@ export interface components {
              */
             revoked_at: string | null;
             /**
+             * @description Whether a machine must wait for the person to approve it on the page before activate can succeed (`APPROVAL_POLICY`: never when `off`, always when `required`).
+             * @example true
+             */
+            require_approval: boolean;
+            /**
+             * @description `not_required`: issued without approval; `pending`: no decision yet (also after a release restored an approved code); `approved`: the person approved one precheck, whose token alone can activate; `denied`: the person denied a precheck and the code is revoked.
+             * @example pending
+             * @enum {string}
+             */
+            approval: "not_required" | "pending" | "approved" | "denied";
+            /**
+             * @description The prechecks of a code issued with approval, newest first (at most 20); empty for a code issued without. A release that restores the code clears them.
+             * @example [
+             *       {
+             *         "precheck_id": "pc_9e1f0a7b3c5d2e48",
+             *         "precheck_ip": "203.0.113.7",
+             *         "machine_id_short": "4c4c4544",
+             *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+             *         "installer_version": "2026.11.20.1",
+             *         "prechecked_at": "2026-11-22T10:15:00+00:00",
+             *         "approval": "pending"
+             *       }
+             *     ]
+             */
+            prechecks: components["schemas"]["WatchedPrecheck"][];
+            /**
              * @description True when the machine that activated the code has an identity (machine id or SSH host key) another installed server already holds, as a cloned image does. The operator sees which; this never says where.
              * @example false
              */
@@ -1247,6 +1382,57 @@ export interface components {
             ssh_fingerprint: string;
         } | null;
         /**
+         * @description A machine that prechecked a code issued with approval. The hostname is not known yet: activate comes after the decision.
+         * @example {
+         *       "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *       "precheck_ip": "203.0.113.7",
+         *       "machine_id_short": "4c4c4544",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "installer_version": "2026.11.20.1",
+         *       "prechecked_at": "2026-11-22T10:15:00+00:00",
+         *       "approval": "pending"
+         *     }
+         */
+        WatchedPrecheck: {
+            /**
+             * @description One precheck of a code issued with approval (`pc_` + 16 hex characters), also carried in its precheck token: what the person approves or denies.
+             * @example pc_9e1f0a7b3c5d2e48
+             */
+            precheck_id: string;
+            /**
+             * @description The address the precheck came from, as the service saw it (after `TRUST_PROXY`); null when it could not tell.
+             * @example 203.0.113.7
+             */
+            precheck_ip: ((string | null) | null) | string | null;
+            /**
+             * @description The first 8 characters of the machine id.
+             * @example 4c4c4544
+             */
+            machine_id_short: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+            /**
+             * @description Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.
+             * @example 2026.11.20.1
+             */
+            installer_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            prechecked_at: string;
+            /**
+             * @description `pending`: awaiting the person's decision; `approved` / `denied`: the precheck the person decided on; `not_chosen`: another precheck of the code was decided on, this one can never activate.
+             * @example pending
+             * @enum {string}
+             */
+            approval: "pending" | "approved" | "denied" | "not_chosen";
+        };
+        /**
          * @example {
          *       "install_code_id": "ic_5b2e9f0c81d4a7e3"
          *     }
@@ -1260,6 +1446,24 @@ export interface components {
         };
         /**
          * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
+         *     }
+         */
+        DecideApprovalRequest: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description One precheck of a code issued with approval (`pc_` + 16 hex characters), also carried in its precheck token: what the person approves or denies.
+             * @example pc_9e1f0a7b3c5d2e48
+             */
+            precheck_id: string;
+        };
+        /**
+         * @example {
          *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
          *       "install_code_hint": "SDNS-SD-…HX3W8N",
          *       "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl",
@@ -1268,7 +1472,9 @@ export interface components {
          *         "machine_id": "4c4c4544003957108052b4c04f384833",
          *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
          *       },
-         *       "observed_ip": "203.0.113.7"
+         *       "observed_ip": "203.0.113.7",
+         *       "approval": "not_required",
+         *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
          *     }
          */
         PrecheckResult: {
@@ -1299,6 +1505,17 @@ export interface components {
              * @example 203.0.113.7
              */
             observed_ip: ((string | null) | null) | string | null;
+            /**
+             * @description `not_required`: the code was issued without approval, activate as usual. `pending`: the person who got the code approves this machine on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.
+             * @example not_required
+             * @enum {string}
+             */
+            approval: "pending" | "approved" | "not_required";
+            /**
+             * @description Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).
+             * @example pc_9e1f0a7b3c5d2e48
+             */
+            precheck_id?: string;
         };
         /**
          * @description Echo of the machine identity the precheck token is bound to.
@@ -2365,7 +2582,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -3664,7 +3881,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
@@ -4311,6 +4528,11 @@ export interface components {
          */
         "Retry-After": number;
         /**
+         * @description On 409 `approval_pending` only: seconds until this precheck token may ask again (at most 5, the end of its approval-wait bucket). Absent on the other 409 codes.
+         * @example 5
+         */
+        "Retry-After-Approval": number;
+        /**
          * @description On the answers of a rate-limited route once its limits were checked (always on its 2xx and 429 answers; not on a refusal made before the limits, such as 400 or 426): the limits of the route, one item per policy, `"name";q=<requests>;w=<window seconds>` (draft-ietf-httpapi-ratelimit-headers-11).
          * @example "precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400
          */
@@ -4839,7 +5061,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "browser_signal": "1920x1080x24|Europe/Berlin|de-DE,en"
+                 *       "browser_signal": "1920x1080x24|Europe/Berlin|de-DE,en",
+                 *       "require_approval": true
                  *     }
                  */
                 "application/json": components["schemas"]["IssueRequest"];
@@ -4868,7 +5091,8 @@ export interface operations {
                      *         "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
                      *         "install_code_hint": "SDNS-SD-…HX3W8N",
                      *         "expires_at": "2026-11-22T10:15:00+00:00",
-                     *         "ttl_seconds": 900
+                     *         "ttl_seconds": 900,
+                     *         "require_approval": false
                      *       },
                      *       "meta": {
                      *         "message": "Install code issued. Enter it in the installer before it expires."
@@ -5062,7 +5286,10 @@ export interface operations {
                      *             "confirmed_at": null,
                      *             "released_at": null,
                      *             "revoked_at": null,
-                     *             "identity_in_use": false
+                     *             "identity_in_use": false,
+                     *             "require_approval": false,
+                     *             "approval": "not_required",
+                     *             "prechecks": []
                      *           }
                      *         ]
                      *       },
@@ -5214,7 +5441,10 @@ export interface operations {
                      *         "confirmed_at": null,
                      *         "released_at": null,
                      *         "revoked_at": "2026-11-22T10:02:40+00:00",
-                     *         "identity_in_use": false
+                     *         "identity_in_use": false,
+                     *         "require_approval": false,
+                     *         "approval": "not_required",
+                     *         "prechecks": []
                      *       },
                      *       "meta": {
                      *         "message": "Install code cancelled: no machine can use it."
@@ -5350,6 +5580,430 @@ export interface operations {
             };
         };
     };
+    approveInstallCodePrecheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                 *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DecideApprovalRequest"];
+            };
+        };
+        responses: {
+            /** @description The code after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "prechecked",
+                     *         "usable": true,
+                     *         "issued_at": "2026-11-22T10:00:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "machine": {
+                     *           "hostname": null,
+                     *           "public_ip": null,
+                     *           "machine_id_short": "4c4c4544",
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *         },
+                     *         "precheck_ip": "198.51.100.4",
+                     *         "prechecked_at": "2026-11-22T10:02:10+00:00",
+                     *         "activated_at": null,
+                     *         "confirmed_at": null,
+                     *         "released_at": null,
+                     *         "revoked_at": null,
+                     *         "identity_in_use": false,
+                     *         "require_approval": true,
+                     *         "approval": "approved",
+                     *         "prechecks": [
+                     *           {
+                     *             "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *             "precheck_ip": "198.51.100.4",
+                     *             "machine_id_short": "4c4c4544",
+                     *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *             "installer_version": "2026.11.20.1",
+                     *             "prechecked_at": "2026-11-22T10:02:10+00:00",
+                     *             "approval": "approved"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Approved: this machine can now activate the code."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WatchedInstallCode"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. `precheck_not_found`: This install code has no precheck with this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. `install_code_revoked`: This install code was revoked. Request a new one on the SlowDNS page. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    denyInstallCodePrecheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                 *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DecideApprovalRequest"];
+            };
+        };
+        responses: {
+            /** @description The code after the decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "revoked",
+                     *         "usable": false,
+                     *         "issued_at": "2026-11-22T10:00:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "machine": {
+                     *           "hostname": null,
+                     *           "public_ip": null,
+                     *           "machine_id_short": "4c4c4544",
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *         },
+                     *         "precheck_ip": "198.51.100.4",
+                     *         "prechecked_at": "2026-11-22T10:02:10+00:00",
+                     *         "activated_at": null,
+                     *         "confirmed_at": null,
+                     *         "released_at": null,
+                     *         "revoked_at": "2026-11-22T10:02:40+00:00",
+                     *         "identity_in_use": false,
+                     *         "require_approval": true,
+                     *         "approval": "denied",
+                     *         "prechecks": [
+                     *           {
+                     *             "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *             "precheck_ip": "198.51.100.4",
+                     *             "machine_id_short": "4c4c4544",
+                     *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *             "installer_version": "2026.11.20.1",
+                     *             "prechecked_at": "2026-11-22T10:02:10+00:00",
+                     *             "approval": "denied"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Denied: the code is revoked and no machine can use it."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WatchedInstallCode"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `browser_session_required`: Open the SlowDNS page first, then request an install code. `cross_site_request`: Install codes can only be requested from the SlowDNS page itself. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. `precheck_not_found`: This install code has no precheck with this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. `install_code_revoked`: This install code was revoked. Request a new one on the SlowDNS page. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     precheckInstallCode: {
         parameters: {
             query?: never;
@@ -5396,7 +6050,8 @@ export interface operations {
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
                      *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
                      *         },
-                     *         "observed_ip": "203.0.113.7"
+                     *         "observed_ip": "203.0.113.7",
+                     *         "approval": "not_required"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -5411,6 +6066,22 @@ export interface operations {
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -5694,7 +6365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. */
+            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5742,7 +6413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5752,6 +6423,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Approval"];
                     [name: string]: unknown;
                 };
                 content: {

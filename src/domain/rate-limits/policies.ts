@@ -4,10 +4,12 @@
  */
 
 export type RateLimitedRoute = 'page' | 'issue' | 'precheck' | 'activate' | 'register' | 'checkin';
-export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine' | 'server';
+export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine' | 'server' | 'precheck';
 
 export const HOUR_SECONDS = 3600;
 export const DAY_SECONDS = 86_400;
+/** The bucket of the approval wait: an activate awaiting the person's approval is answered at most once per 5 s per precheck token. */
+export const APPROVAL_WAIT_SECONDS = 5;
 
 export interface RateLimitPolicy {
   /** The policy name of the `RateLimit-Policy` header and the `limit_name` column. */
@@ -16,8 +18,8 @@ export interface RateLimitPolicy {
   readonly subject: RateLimitSubject;
   /** Requests admitted per bucket. */
   readonly quota: number;
-  /** A fixed UTC bucket: an hour starting at :00 or a day starting at 00:00 UTC. */
-  readonly windowSeconds: typeof HOUR_SECONDS | typeof DAY_SECONDS;
+  /** A fixed UTC bucket: an hour starting at :00 or a day starting at 00:00 UTC (the approval wait's: 5 s). */
+  readonly windowSeconds: typeof HOUR_SECONDS | typeof DAY_SECONDS | typeof APPROVAL_WAIT_SECONDS;
 }
 
 export const rateLimitPolicies = [
@@ -36,6 +38,13 @@ export const rateLimitPolicies = [
   { name: 'register-ip-hour', route: 'register', subject: 'ip', quota: 10, windowSeconds: HOUR_SECONDS },
   { name: 'checkin-server-hour', route: 'checkin', subject: 'server', quota: 120, windowSeconds: HOUR_SECONDS },
 ] as const satisfies readonly RateLimitPolicy[];
+
+/**
+ * Not one of the seed's limits, and counted in none of them: the pace of an installer polling activate while
+ * the person has not approved its machine yet (DESIGN §14). One answer per precheck token per fixed 5-second
+ * bucket; faster repeats get 429. Not overridable.
+ */
+export const approvalWaitPolicy = { name: 'approval-wait-precheck', route: 'activate', subject: 'precheck', quota: 1, windowSeconds: APPROVAL_WAIT_SECONDS } as const satisfies RateLimitPolicy;
 
 /**
  * RATE_LIMIT_PROFILE: `development` multiplies every quota by 100, so that trying the service locally
@@ -62,11 +71,13 @@ export const subjectLabels: Record<RateLimitSubject, string> = {
   fingerprint: 'browser fingerprint',
   machine: 'machine (`machine_id`)',
   server: 'server (its agent token)',
+  precheck: 'precheck token',
 };
 
 const windowLabels: Record<RateLimitPolicy['windowSeconds'], string> = {
   [HOUR_SECONDS]: 'UTC hour (resets at :00)',
   [DAY_SECONDS]: 'UTC day (resets at 00:00 UTC)',
+  [APPROVAL_WAIT_SECONDS]: '5 seconds',
 };
 
 export function policiesFor(route: RateLimitedRoute): RateLimitPolicy[] {
@@ -88,8 +99,8 @@ export function secondsToBucketEnd(now: Date, windowSeconds: number): number {
   return Math.ceil((bucketEnd(now, windowSeconds).getTime() - now.getTime()) / 1000);
 }
 
-const subjectNouns: Record<RateLimitSubject, string> = { ip: 'IP address', session: 'browser session', fingerprint: 'browser', machine: 'machine', server: 'server' };
-const windowNouns: Record<RateLimitPolicy['windowSeconds'], string> = { [HOUR_SECONDS]: 'UTC hour', [DAY_SECONDS]: 'UTC day' };
+const subjectNouns: Record<RateLimitSubject, string> = { ip: 'IP address', session: 'browser session', fingerprint: 'browser', machine: 'machine', server: 'server', precheck: 'precheck token' };
+const windowNouns: Record<RateLimitPolicy['windowSeconds'], string> = { [HOUR_SECONDS]: 'UTC hour', [DAY_SECONDS]: 'UTC day', [APPROVAL_WAIT_SECONDS]: '5 seconds' };
 
 /** "2 install code requests per browser session per UTC hour": for messages people read. */
 export function summarisePolicy(policy: RateLimitPolicy): string {

@@ -1,4 +1,5 @@
 import { createRoute, type z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { toIsoOffset } from '../../clock.js';
 import { createActivation } from '../../domain/activations.js';
 import { assertInstallerSupported } from '../../domain/installer-version.js';
@@ -6,16 +7,35 @@ import { sha256Hex } from '../../domain/secret-hash.js';
 import type { KeyRing } from '../../domain/signing-keys.js';
 import { signInstallToken, verifyPrecheckToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
-import { checksFor, senderChecks } from '../../domain/rate-limits/limiter.js';
+import { approvalGate, approvalPendingError } from '../../domain/install-code-approval.js';
+import { checksFor, senderChecks, type RateLimitCheck } from '../../domain/rate-limits/limiter.js';
+import { approvalWaitPolicy, secondsToBucketEnd } from '../../domain/rate-limits/policies.js';
 import { observedAddress, sameAddress } from '../../http/client-address.js';
 import { admitCounted, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
-import type { Router } from '../../http/router.js';
+import type { AppEnv, Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
+import { headerRef } from '../../schemas/response-headers.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
+
+const activateErrors = errorResponses(
+  'validation_failed',
+  'precheck_token_invalid',
+  'machine_mismatch',
+  'approval_denied',
+  'install_code_not_found',
+  'install_code_unavailable',
+  'approval_pending',
+  'machine_duplicate',
+  'install_code_expired',
+  'install_code_revoked',
+  'installer_outdated',
+  'unsupported_media_type',
+  'payload_too_large',
+);
 
 const activate = createRoute({
   method: 'post',
@@ -34,6 +54,8 @@ The answer's \`observed_ip\` is the address this request came from and \`public_
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
 
 **Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same \`precheck_token\` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same \`activation_id\` and an install token for the same single-use token (the same \`jti\`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 \`install_code_unavailable\`; after a release the code may be \`issued\` again and the request makes a new activation; an expired precheck token is 401 \`precheck_token_invalid\`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
+
+**A code issued with approval** (its precheck answered \`approval: "pending"\` and a \`precheck_id\`, DESIGN §14): until the person who got the code approves that precheck on the page, activate answers 409 \`approval_pending\` with \`Retry-After\` (at most 5 seconds) and writes nothing: such an answer counts in none of the limits below. Ask again after \`Retry-After\`; faster repeats with the same precheck token get 429 \`rate_limit_exceeded\` (policy \`${approvalWaitPolicy.name}\`: ${approvalWaitPolicy.quota} answer per precheck token per fixed ${approvalWaitPolicy.windowSeconds}-second bucket; its Retry-After is the rest of the bucket). Once the person decided, the next activate answers at once: approved, it goes on as below (counted as usual); denied, 403 \`approval_denied\` (the code is revoked). Approval binds the code to that precheck: the token of any other precheck, even for the same machine id and SSH key, is 403 \`machine_mismatch\`. After a release that restored the code, its old precheck tokens are 401 \`precheck_token_invalid\`: precheck again and the person is asked again. Wait no longer than the code's \`expires_at\`: then it is 410 \`install_code_expired\`.
 
 ${rateLimitDescription('activate')}`,
   request: jsonBody(ActivateRequestSchema),
@@ -64,13 +86,19 @@ ${rateLimitDescription('activate')}`,
         },
       },
     },
-    ...errorResponses('validation_failed', 'precheck_token_invalid', 'machine_mismatch', 'install_code_not_found', 'install_code_unavailable', 'machine_duplicate', 'install_code_expired', 'install_code_revoked', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
+    ...activateErrors,
+    409: { ...activateErrors[409]!, headers: { 'Retry-After': headerRef('Retry-After-Approval') } },
     429: rateLimitedResponse('activate'),
   },
 });
 
 /** The precheck token's jti when it admits this activate, or why it does not (401 or 403); checked without the database. */
-async function checkPrecheckToken(keys: KeyRing, body: z.infer<typeof ActivateRequestSchema>, codeHash: string, now: Date): Promise<{ jti: string } | { problem: ApiError }> {
+async function checkPrecheckToken(
+  keys: KeyRing,
+  body: z.infer<typeof ActivateRequestSchema>,
+  codeHash: string,
+  now: Date,
+): Promise<{ jti: string; precheckId: string | undefined } | { problem: ApiError }> {
   let precheck;
   try {
     precheck = await verifyPrecheckToken(keys, body.precheck_token, now);
@@ -80,7 +108,27 @@ async function checkPrecheckToken(keys: KeyRing, body: z.infer<typeof ActivateRe
   }
   if (precheck.codeHash !== codeHash) return { problem: new ApiError('precheck_token_invalid', 'This precheck token was made for another install code; run the precheck again.') };
   if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint) return { problem: new ApiError('machine_mismatch') };
-  return { jti: precheck.jti };
+  return { jti: precheck.jti, precheckId: precheck.precheckId };
+}
+
+/**
+ * A token of a code issued with approval meets the person's decision before anything is counted (DESIGN §14).
+ * Waiting: nothing written but the approval-wait bucket of this token (none of the seed's limits), 409
+ * \`approval_pending\` with Retry-After, or 429 when faster than one per bucket. Approved for another
+ * precheck, or a precheck a release forgot: refused as a bad token is, counted per IP only.
+ */
+async function meetApproval(c: Context<AppEnv>, deps: RouteDeps, codeHash: string, precheck: { jti: string; precheckId: string }, ipChecks: RateLimitCheck[], now: Date): Promise<void> {
+  const gate = await approvalGate(deps.db, codeHash, precheck.precheckId, now);
+  if (gate === 'pending') {
+    await enforceRateLimits(c, deps.db, now, [{ policy: approvalWaitPolicy, subject: precheck.jti, quota: approvalWaitPolicy.quota }]);
+    throw approvalPendingError(secondsToBucketEnd(now, approvalWaitPolicy.windowSeconds));
+  }
+  if (gate === 'other_precheck' || gate === 'unknown_precheck') {
+    await enforceRateLimits(c, deps.db, now, ipChecks);
+    throw gate === 'other_precheck'
+      ? new ApiError('machine_mismatch', 'The owner of this install code approved another precheck: only its token can activate the code.')
+      : new ApiError('precheck_token_invalid', 'This precheck is no longer current (the code was restored after a failed install); run the precheck again.');
+  }
 }
 
 export function registerActivate(app: Router, deps: RouteDeps): void {
@@ -97,12 +145,14 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
       await enforceRateLimits(c, deps.db, now, senderChecks(checks));
       throw precheck.problem;
     }
+    if (precheck.precheckId !== undefined) await meetApproval(c, deps, codeHash, { jti: precheck.jti, precheckId: precheck.precheckId }, senderChecks(checks), now);
 
     const created = await createActivation(
       deps.db,
       {
         codeHash,
         precheckJti: precheck.jti,
+        precheckId: precheck.precheckId,
         hostname: body.hostname,
         publicIp: body.public_ip,
         machineId: body.machine_id,
