@@ -5,15 +5,9 @@
 
 (() => {
   const ISSUE_URL = '/api/v2/slowdns/code/issue';
-  const REQUEST_TIMEOUT_MS = 20_000;
   const COPIED_LABEL_MS = 2_500;
 
-  /** @param {string} id */
-  const element = (id) => {
-    const found = document.getElementById(id);
-    if (!found) throw new Error(`the page has no #${id}`);
-    return found;
-  };
+  const { element, post } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window)).slowdnsPage;
   const issueButton = element('issue-button');
   const replaceConfirm = element('replace-confirm');
   const replaceYes = element('replace-yes');
@@ -28,6 +22,8 @@
   const countdownLabel = element('countdown-label');
   const finePrint = element('code-fine-print');
   const nextSteps = element('next');
+  /** "Ask me before a machine can use this code": absent when the service never asks (APPROVAL_POLICY=off). */
+  const askFirst = /** @type {HTMLInputElement | null} */ (document.getElementById('require-approval'));
 
   /**
    * The code this page issued last. `usable` and `status` follow what watch.js learns from the service.
@@ -215,19 +211,9 @@
     issueButton.setAttribute('aria-disabled', 'true');
     issueButton.setAttribute('aria-busy', 'true');
     say('Requesting an install code…', 'info');
-    const abort = new AbortController();
-    const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
     try {
-      const response = await fetch(ISSUE_URL, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ browser_signal: browserSignal() }),
-        credentials: 'same-origin',
-        cache: 'no-store',
-        signal: abort.signal,
-      });
+      const { response, body } = await post(ISSUE_URL, askFirst ? { browser_signal: browserSignal(), require_approval: askFirst.checked } : { browser_signal: browserSignal() });
       const receivedAt = Date.now();
-      const body = await response.json().catch(() => undefined);
       if (response.status === 201 && body && body.data && typeof body.data.install_code === 'string') {
         showCode(body.data, receivedAt);
       } else {
@@ -236,7 +222,6 @@
     } catch {
       say(`The SlowDNS service could not be reached. Check your connection and try again.${stillValidNote()}`, 'error');
     } finally {
-      clearTimeout(timeout);
       busy = false;
       issueButton.removeAttribute('aria-disabled');
       issueButton.removeAttribute('aria-busy');

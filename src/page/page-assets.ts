@@ -20,10 +20,12 @@ function loadAsset(fileName: string, path: string, contentType: string): PageAss
 }
 
 /** Read once when the app is built: a missing file stops the start instead of breaking the page later. */
-export function loadPageAssets(): { script: PageAsset; watchScript: PageAsset; style: PageAsset } {
+export function loadPageAssets(): { kitScript: PageAsset; script: PageAsset; watchScript: PageAsset; approvalScript: PageAsset; style: PageAsset } {
   return {
+    kitScript: loadAsset('page-kit.js', '/slowdns/page-kit.js', 'text/javascript; charset=utf-8'),
     script: loadAsset('app.js', '/slowdns/app.js', 'text/javascript; charset=utf-8'),
     watchScript: loadAsset('watch.js', '/slowdns/watch.js', 'text/javascript; charset=utf-8'),
+    approvalScript: loadAsset('approval.js', '/slowdns/approval.js', 'text/javascript; charset=utf-8'),
     style: loadAsset('app.css', '/slowdns/app.css', 'text/css; charset=utf-8'),
   };
 }

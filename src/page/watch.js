@@ -7,19 +7,13 @@
 (() => {
   const STATUS_URL = '/api/v2/slowdns/code/status';
   const CANCEL_URL = '/api/v2/slowdns/code/cancel';
-  const REQUEST_TIMEOUT_MS = 20_000;
   // Quick after a change, slower (up to POLL_MAX_MS) while nothing happens, slower still after errors.
   const POLL_FIRST_MS = 1_000;
   const POLL_MAX_MS = 5_000;
   const POLL_ERROR_MAX_MS = 30_000;
   const FAILURES_BEFORE_NOTE = 3;
 
-  /** @param {string} id */
-  const element = (id) => {
-    const found = document.getElementById(id);
-    if (!found) throw new Error(`the page has no #${id}`);
-    return found;
-  };
+  const { element, request, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window)).slowdnsPage;
   const watch = element('watch');
   const watchHint = element('watch-hint');
   const watchState = element('watch-state');
@@ -36,7 +30,8 @@
    * @typedef {{ hostname: string | null, public_ip: string | null, machine_id_short: string, ssh_fingerprint: string }} Machine
    * @typedef {{ install_code_id: string, install_code_hint: string, status: string, usable: boolean, machine: Machine | null,
    *   precheck_ip: string | null, issued_at: string, prechecked_at: string | null, activated_at: string | null,
-   *   confirmed_at: string | null, released_at: string | null, identity_in_use: boolean }} Item
+   *   confirmed_at: string | null, released_at: string | null, identity_in_use: boolean,
+   *   require_approval?: boolean, approval?: string, prechecks?: unknown[] }} Item
    */
 
   /** The code being followed; `id` is learned from the service when the issue answer did not carry it. @type {{ hint: string, id?: string } | undefined} */
@@ -70,10 +65,6 @@
   /** "SHA256:nThbg6kXUpJW…": enough of a key to recognise it in a sentence; the list shows all of it. @param {string} fingerprint */
   const shortKey = (fingerprint) => (fingerprint.length > 19 ? `${fingerprint.slice(0, 19)}…` : fingerprint);
 
-  /** "Nov 25, 2026, 08:43 PM UTC": with the date and the time zone, in this browser's own. @param {string} iso */
-  const dateTime = (iso) =>
-    new Date(iso).toLocaleString([], { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
-
   /** Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is. */
   const IDENTITY_IN_USE =
     'This machine\'s identity (its machine id or SSH host key) is already in use by another installed server, as happens with a cloned image. The operator of this service can see where.';
@@ -90,8 +81,17 @@
     const m = item.machine;
     switch (status) {
       case 'issued':
-        return { text: 'Waiting for the installer. No machine has used this code yet.', state: 'waiting', final: false, cancellable: true };
+        return item.require_approval
+          ? { text: 'Waiting for the installer. No machine has used this code yet; when one checks it, this page asks you first.', state: 'waiting', final: false, cancellable: true }
+          : { text: 'Waiting for the installer. No machine has used this code yet.', state: 'waiting', final: false, cancellable: true };
       case 'prechecked':
+        // Which machine, and what each button does, is in the list of machines asking (approval.js).
+        if (item.approval === 'pending') {
+          return { text: 'A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.', state: 'asking', final: false, cancellable: true };
+        }
+        if (item.approval === 'approved') {
+          return { text: 'Approved. The machine you approved can now activate the code and install.', state: 'checked', final: false, cancellable: true, note: 'Changed your mind? Cancel the code: the machine then gets nothing.' };
+        }
         return {
           text: `Checked by a machine${m ? ` (key ${shortKey(m.ssh_fingerprint)}${item.precheck_ip ? `, from ${item.precheck_ip}` : ''})` : ''}. It has not been activated yet.`,
           state: 'checked',
@@ -120,7 +120,9 @@
           ? { text: `The install on ${hostOf(item)} failed and was rolled back. The code is ready again: enter it in the installer to retry.`, state: 'failed', final: false, cancellable: true }
           : { text: `The install on ${hostOf(item)} failed and was rolled back. This code can no longer be used: get a new one with the button above.`, state: 'failed', final: true, cancellable: false };
       case 'revoked':
-        return { text: 'Cancelled. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false };
+        return item.approval === 'denied'
+          ? { text: 'Denied. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false }
+          : { text: 'Cancelled. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false };
       default:
         return { text: 'Expired: no machine activated this code in time, and none can now.', state: 'expired', final: true, cancellable: false };
     }
@@ -146,10 +148,7 @@
       if (!at) return [];
       const line = document.createElement('span');
       line.className = 'when-step';
-      const time = document.createElement('time');
-      time.dateTime = at;
-      time.textContent = dateTime(at);
-      line.append(`${what} `, time);
+      line.append(`${what} `, timeElement(at));
       return [line];
     });
     const dd = element('machine-when');
@@ -160,8 +159,10 @@
   /** @param {Item} item @param {string} status */
   function showMachine(item, status) {
     const m = item.machine;
-    machineList.hidden = !m;
-    if (!m) return;
+    // While machines ask for approval, approval.js lists each of them instead.
+    const listedByApproval = status === 'prechecked' && Array.isArray(item.prechecks) && item.prechecks.length > 0;
+    machineList.hidden = !m || listedByApproval;
+    if (!m || listedByApproval) return;
     fill('machine-host', m.hostname);
     fill('machine-ip', m.public_ip);
     fill('machine-seen', status === 'prechecked' ? item.precheck_ip : null);
@@ -229,21 +230,8 @@
     cancelArea.hidden = !view.cancellable;
     if (!view.cancellable) setConfirmOpen(false);
     if (view.final) stopFollowing();
-    document.dispatchEvent(new CustomEvent('slowdns:code-state', { detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired } }));
+    document.dispatchEvent(new CustomEvent('slowdns:code-state', { detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired, item } }));
     return true;
-  }
-
-  /** @param {string} url @param {RequestInit} init */
-  async function request(url, init) {
-    const abort = new AbortController();
-    const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
-    try {
-      const response = await fetch(url, { ...init, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
-      const body = await response.json().catch(() => undefined);
-      return { response, body };
-    } finally {
-      clearTimeout(timeout);
-    }
   }
 
   /** @param {Item[]} items */
@@ -323,11 +311,7 @@
     cancelYes.setAttribute('aria-busy', 'true');
     showNote('Cancelling the code…');
     try {
-      const { response, body } = await request(CANCEL_URL, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ install_code_id: shown.install_code_id }),
-      });
+      const { response, body } = await post(CANCEL_URL, { install_code_id: shown.install_code_id });
       cancelling = false;
       if (response.ok && body && body.data) {
         show(body.data, ++asked);
@@ -393,6 +377,18 @@
     cancelButton.focus();
   });
   cancelYes.addEventListener('click', () => void cancel());
+  // approval.js: the person approved or denied a machine; the answer is the code as it now is.
+  document.addEventListener('slowdns:code-decided', (event) => {
+    const item = /** @type {CustomEvent<Item>} */ (event).detail;
+    if (!followed || item.install_code_id !== (followed.id || shown?.install_code_id)) return;
+    show(item, ++asked);
+    // The installer moves on at once: follow it closely.
+    delay = POLL_FIRST_MS;
+    schedule();
+  });
+  document.addEventListener('slowdns:code-refresh', () => {
+    if (polling) void poll();
+  });
   // Background tabs are not polled; catch up as soon as the page is seen again.
   document.addEventListener('visibilitychange', () => {
     if (!document.hidden && polling) void poll();

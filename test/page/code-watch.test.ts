@@ -1,12 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Request } from 'playwright-core';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createClient, SlowdnsApiError, type SlowdnsClient } from '../../clients/typescript/src/index.js';
 import { installCodes } from '../../src/db/schema.js';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import { describeWithBrowser, expectAccessible, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
 import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -84,22 +83,9 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     });
   }
 
-  /** axe-core finds nothing, in light and in dark mode. */
-  async function expectAccessible(state: string) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page().emulateMedia({ colorScheme });
-      const { violations } = await new AxeBuilder({ page: page() }).analyze();
-      expect(
-        violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-        `axe in state ${state}, ${colorScheme}`,
-      ).toEqual([]);
-    }
-    await page().emulateMedia({ colorScheme: 'light' });
-  }
-
   /** A state the page is in: axe finds nothing, and its screenshots are taken. */
   async function inState(state: string) {
-    await expectAccessible(state);
+    await expectAccessible(page(), state);
     await screenshots(state);
   }
 

@@ -93,7 +93,7 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     expect(browser!.errors).toEqual([]);
     expect(browser!.offOriginRequests()).toEqual([]);
     expect(new Set(browser!.requests.map((url) => new URL(url).pathname))).toEqual(
-      new Set(['/slowdns', '/slowdns/app.js', '/slowdns/watch.js', '/slowdns/app.css', ISSUE_PATH, '/api/v2/slowdns/code/status']),
+      new Set(['/slowdns', '/slowdns/page-kit.js', '/slowdns/app.js', '/slowdns/watch.js', '/slowdns/approval.js', '/slowdns/app.css', ISSUE_PATH, '/api/v2/slowdns/code/status']),
     );
   });
 
