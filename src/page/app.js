@@ -22,6 +22,7 @@
   const countdownLabel = element('countdown-label');
   const finePrint = element('code-fine-print');
   const nextSteps = element('next');
+  const approveStep = element('next-approve');
   /** "Ask me before a machine can use this code": absent when the service never asks (APPROVAL_POLICY=off). */
   const askFirst = /** @type {HTMLInputElement | null} */ (document.getElementById('require-approval'));
 
@@ -163,8 +164,9 @@
     document.dispatchEvent(new CustomEvent('slowdns:code-expired', { detail: { hint: current.hint } }));
   }
 
-  /** @param {{ install_code: string, install_code_hint: string, install_code_id?: string, ttl_seconds: number }} data @param {number} receivedAt */
+  /** @param {{ install_code: string, install_code_hint: string, install_code_id?: string, ttl_seconds: number, require_approval?: boolean }} data @param {number} receivedAt */
   function showCode(data, receivedAt) {
+    approveStep.hidden = !data.require_approval;
     current = { code: data.install_code, hint: data.install_code_hint, deadline: receivedAt + data.ttl_seconds * 1000, usable: true, status: 'issued' };
     codeText.textContent = data.install_code;
     hintText.textContent = data.install_code_hint;

@@ -164,6 +164,8 @@ export function renderSlowdnsPage({ kitScriptUrl, scriptUrl, watchScriptUrl, app
     <ol>
       <li>On your server, run the SlowDNS installer.</li>
       <li>When it asks for an install code, enter this one (or paste it).</li>
+      <li id="next-approve" hidden>When this page shows your server's machine (compare its address and SSH key), approve it.
+      The installer waits until you do.</li>
       <li>Check the hostname and public IP it shows, and let it finish. This page follows the install and
       shows which machine uses your code.</li>
     </ol>

@@ -166,6 +166,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     expect((await issued).postDataJSON().require_approval).toBe(true);
     await expect.poll(() => codeText().textContent()).toMatch(CODE_SHAPE);
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('this page asks you first');
+    expect(await page().getByText("When this page shows your server's machine").isVisible()).toBe(true);
     return (await codeText().textContent())!;
   }
 

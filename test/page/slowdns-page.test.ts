@@ -85,6 +85,8 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     expect(await page().locator('#code-hint').textContent()).toBe(`SDNS-SD-…${code.slice(-6)}`);
     expect(await page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
     expect(await page().getByText('run the SlowDNS installer').count()).toBe(1);
+    // Not asked for: no step about approving a machine.
+    expect(await page().locator('#next-approve').isHidden()).toBe(true);
 
     const precheck = await precheckRequest(t!, code);
     expect(precheck.status).toBe(200);
@@ -132,6 +134,9 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     await openPage();
     await page().keyboard.press('Tab');
     const focused = () => page().evaluate(() => document.activeElement?.id);
+    // First the choice "Ask me before a machine can use this code" (test/page/approval.test.ts), then the action.
+    expect(await focused()).toBe('require-approval');
+    await page().keyboard.press('Tab');
     expect(await focused()).toBe('issue-button');
     // A visible focus ring on the focused control.
     const ring = await page().evaluate(() => {
