@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createClient, SlowdnsApiError, type SlowdnsClient } from '../../clients/typescript/src/index.js';
 import { installCodes } from '../../src/db/schema.js';
-import { describeWithBrowser, expectAccessible, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import { describeWithBrowser, expectAccessible, openBrowser, saveScreenshots, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
 import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -89,18 +89,10 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     await screenshots(state);
   }
 
-  /** page-<state>-1280.png and page-<state>-375.png (and -375-dark), with nothing wider than the screen. */
+  /** page-<state>-1280.png and page-<state>-375.png (and -375-dark), without a focus ring. */
   async function screenshots(state: string) {
     await page().evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    for (const width of [1280, 375]) {
-      await page().setViewportSize({ width, height: width === 375 ? 812 : 900 });
-      expect(await page().evaluate(() => document.documentElement.scrollWidth), `${state} at ${width} px`).toBeLessThanOrEqual(width);
-      await page().screenshot({ path: `${SCREENS}page-${state}-${width}.png`, fullPage: true });
-    }
-    await page().emulateMedia({ colorScheme: 'dark' });
-    await page().screenshot({ path: `${SCREENS}page-${state}-375-dark.png`, fullPage: true });
-    await page().emulateMedia({ colorScheme: 'light' });
-    await page().setViewportSize({ width: 1280, height: 900 });
+    await saveScreenshots(page(), `${SCREENS}page-${state}`, { width: 375, height: 812 });
   }
 
   it('before the first press shows only the button: no empty status band, no steps about a code', async () => {

@@ -180,3 +180,19 @@ export async function expectAccessible(page: Page, state: string): Promise<void>
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }
+
+/**
+ * `<prefix>-<width>.png` at the desktop width and at the phone width (full page, nothing wider than the
+ * screen), and `<prefix>-<phone width>-dark.png`; the page is left at 1280 × 900, light.
+ */
+export async function saveScreenshots(page: Page, prefix: string, phone: { width: number; height: number }): Promise<void> {
+  for (const size of [{ width: 1280, height: 900 }, phone]) {
+    await page.setViewportSize(size);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${prefix} at ${size.width} px`).toBeLessThanOrEqual(size.width);
+    await page.screenshot({ path: `${prefix}-${size.width}.png`, fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: `${prefix}-${phone.width}-dark.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
