@@ -90,7 +90,7 @@
           return { text: 'A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.', state: 'asking', final: false, cancellable: true };
         }
         if (item.approval === 'approved') {
-          return { text: 'Approved. The machine you approved can now activate the code and install.', state: 'checked', final: false, cancellable: true, note: 'Changed your mind? Cancel the code: the machine then gets nothing.' };
+          return { text: 'Approved. The machine you approved can now activate the code and install.', state: 'approved', final: false, cancellable: true, note: 'Changed your mind? Cancel the code: the machine then gets nothing.' };
         }
         return {
           text: `Checked by a machine${m ? ` (key ${shortKey(m.ssh_fingerprint)}${item.precheck_ip ? `, from ${item.precheck_ip}` : ''})` : ''}. It has not been activated yet.`,
