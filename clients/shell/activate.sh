@@ -6,7 +6,8 @@
 #
 # Exit codes (stable): 0 done; 2 usage; 10 code not found; 11 code expired; 12 code in use or revoked;
 # 13 machine mismatch or a clone's identity; 14 token invalid, expired or used; 15 activation already released or confirmed;
-# 20 rate limited; 21 installer outdated; 30 network; 31 server error; 40 install command failed.
+# 16 the code's owner denied this machine; 20 rate limited; 21 installer outdated; 30 network; 31 server error;
+# 40 install command failed.
 set -eu
 umask 077
 
@@ -38,6 +39,7 @@ exit_code_for() {
     machine_mismatch | machine_duplicate) echo 13 ;;
     precheck_token_invalid | install_token_invalid | install_token_used | activation_not_found) echo 14 ;;
     activation_released | activation_confirmed) echo 15 ;;
+    approval_denied) echo 16 ;;
     rate_limit_exceeded) echo 20 ;;
     installer_outdated) echo 21 ;;
     network) echo 30 ;;
@@ -317,6 +319,12 @@ do_precheck() {
   token=$(json_get precheck_token "$BODY")
   shell_safe "$token" || die internal_error 'the precheck answer has no usable precheck_token'
   state_set precheck_token "$token"
+  # The hint (SDNS-SD-…HX3W8N) as its two shell-safe halves: the state file holds nothing else.
+  hint=$(json_get install_code_hint "$BODY")
+  if shell_safe "${hint%%…*}" && shell_safe "${hint##*…}"; then
+    state_set hint_start "${hint%%…*}"
+    state_set hint_end "${hint##*…}"
+  fi
   OBSERVED_IP=$(json_get observed_ip "$BODY")
   say "install code $(json_get install_code_hint "$BODY") is valid for this machine (the service sees it at ${OBSERVED_IP:-an unknown address})"
 }
@@ -350,7 +358,7 @@ do_activate() {
   confirm_address
   request "$(printf '{"install_code":"%s","precheck_token":"%s","hostname":"%s","public_ip":"%s","machine_id":"%s","ssh_fingerprint":"%s","requested_ref":"%s","installer_version":"%s"}' \
     "$INSTALL_CODE" "$precheck_token" "$HOSTNAME_CONFIRMED" "$PUBLIC_IP_CONFIRMED" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_REQUESTED_REF" "$SLOWDNS_INSTALLER_VERSION")"
-  api POST /api/v2/slowdns/install/activate
+  activate_when_approved
   fail_on_error
   activation_id=$(json_get activation_id "$BODY")
   install_token=$(json_get install_token "$BODY")
@@ -364,6 +372,34 @@ do_activate() {
   if [ "$(json_get public_ip_matches_observed "$BODY")" = false ]; then
     say "note: the service saw this machine at $(json_get observed_ip "$BODY"), not $PUBLIC_IP_CONFIRMED (fine behind NAT; check for a typo otherwise)"
   fi
+}
+
+# Sends the activate `request` holds; while the code's owner has not approved this machine on the page
+# (409 approval_pending) says so once and asks again after Retry-After, until they decide. The wait ends
+# at the code's expiry at the latest: the precheck token never outlives the code, so the service then
+# refuses it, and that is said as the code's expiry (exit 11). Denied: 403 approval_denied (exit 16).
+activate_when_approved() {
+  waiting=''
+  while :; do
+    api POST /api/v2/slowdns/install/activate
+    code=$(json_get code "$BODY")
+    if [ "$STATUS" = 409 ] && [ "$code" = approval_pending ]; then :
+    # Only the wait's own pace (a second copy of this script polling with the same token), never another limit.
+    elif [ -n "$waiting" ] && [ "$STATUS" = 429 ] && grep -q approval-wait-precheck "$BODY"; then :
+    elif [ -n "$waiting" ] && [ "$code" = precheck_token_invalid ]; then
+      die install_code_expired 'no decision came on the SlowDNS page before the install code expired: ask for a new code and run again'
+    else
+      return 0
+    fi
+    if [ -z "$waiting" ]; then
+      say "Waiting for approval on the SlowDNS page (code $(state_get hint_start)…$(state_get hint_end))"
+      waiting=1
+    fi
+    delay=${RETRY_AFTER:-5}
+    case "$delay" in '' | *[!0-9]*) delay=5 ;; esac
+    [ "$delay" -ge 1 ] || delay=1
+    sleep "$delay"
+  done
 }
 
 # The request of the steps that present the activation: its id and, with "token", its install token.

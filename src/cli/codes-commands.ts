@@ -12,11 +12,12 @@ const row = (c: InstallCodeRecord): Row => ({
   id: c.install_code_id,
   hint: c.install_code_hint,
   status: c.status,
+  approval: c.approval,
   issued_at: c.issued_at,
   expires_at: c.expires_at,
   activation: c.activation ? `${c.activation.activation_id} (${c.activation.status}, ${c.activation.hostname})` : null,
 });
-const columns = ['id', 'hint', 'status', 'issued_at', 'expires_at', 'activation'];
+const columns = ['id', 'hint', 'status', 'approval', 'issued_at', 'expires_at', 'activation'];
 
 type ListFilters = ListFlags & { status?: InstallCodeRecord['status']; hint?: string };
 

@@ -108,7 +108,7 @@ export interface PrecheckSighting {
 export interface PrecheckedInstallCode {
   id: string;
   expiresAt: Date;
-  /** `not_required` for a code issued without approval; otherwise this precheck waits for the person (`pending`). */
+  /** `not_required` for a code issued without approval (its answer says nothing of approval); otherwise this precheck waits for the person (`pending`). */
   approval: 'not_required' | 'pending';
 }
 

@@ -64,10 +64,14 @@ export const PrecheckResultSchema = z
     precheck_expires_at: TimestampSchema,
     machine_binding: PrecheckBindingSchema,
     observed_ip: ObservedIpSchema,
-    approval: z.enum(['pending', 'approved', 'not_required']).openapi({
-      description: '`not_required`: the code was issued without approval, activate as usual. `pending`: the person who got the code approves this machine on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.',
-      example: 'not_required',
-    }),
+    approval: z
+      .enum(['pending', 'approved', 'not_required'])
+      .optional()
+      .openapi({
+        description:
+          'Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code approves this precheck on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.',
+        example: 'pending',
+      }),
     precheck_id: PrecheckIdSchema.optional().openapi({ description: 'Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).' }),
   })
   .openapi('PrecheckResult');

@@ -25,17 +25,11 @@ export const responseHeaders = {
     example: 'nosniff',
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable.',
-    required: true,
+    description: 'Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable; on activate\'s 409 `approval_pending`, until the installer may ask again (at most 5). Always sent on 429 and 503.',
+    // Not on every answer of a status that documents it: activate's 409 carries it with `approval_pending` only.
+    required: false,
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
     example: 720,
-  },
-  // Documented under the name `Retry-After` on activate's 409 (src/routes/install/activate.ts): there it comes with one of the 409's codes only.
-  'Retry-After-Approval': {
-    description: 'On 409 `approval_pending` only: seconds until this precheck token may ask again (at most 5, the end of its approval-wait bucket). Absent on the other 409 codes.',
-    required: false,
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 5 },
-    example: 5,
   },
   'RateLimit-Policy': {
     description: 'On the answers of a rate-limited route once its limits were checked (always on its 2xx and 429 answers; not on a refusal made before the limits, such as 400 or 426): the limits of the route, one item per policy, `"name";q=<requests>;w=<window seconds>` (draft-ietf-httpapi-ratelimit-headers-11).',

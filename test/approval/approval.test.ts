@@ -85,14 +85,13 @@ describe('issue and precheck of a code issued with approval', () => {
     });
   });
 
-  it('keeps the seed flow of a code issued without approval: the same answers, approval not_required, no precheck kept', async () => {
+  it('keeps the seed flow of a code issued without approval: precheck answers exactly as before, no precheck kept, activate as usual', async () => {
     const browser = await newBrowser(t);
     const { code, id } = await issue(t, browser);
     const res = await precheckRequest(t, code, {}, INSTALLER_IP);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(Object.keys(body.data).sort()).toEqual(['approval', 'install_code', 'install_code_hint', 'machine_binding', 'observed_ip', 'precheck_expires_at', 'precheck_token']);
-    expect(body.data.approval).toBe('not_required');
+    expect(Object.keys(body.data).sort()).toEqual(['install_code', 'install_code_hint', 'machine_binding', 'observed_ip', 'precheck_expires_at', 'precheck_token']);
     expect(body.meta.message).toBe('Install code is valid for this machine.');
     const claims = JSON.parse(Buffer.from(body.data.precheck_token.split('.')[1]!, 'base64url').toString());
     expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'mid', 'ssh', 'sub']);

@@ -375,3 +375,34 @@ teardown() {
   [ "$status" -eq 2 ]
   [[ "$output" == *"no receipt: the install in $state_file is activated, not confirmed"* ]]
 }
+
+@test "run waits for the person's approval, saying so once with the code's hint, and installs once approved" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code_waiting)"
+  sh "$ACTIVATE_SH" run -- touch "$BATS_TEST_TMPDIR/installed" >"$BATS_TEST_TMPDIR/out" 2>&1 &
+  pid=$!
+  wait_for_line 'Waiting for approval' "$BATS_TEST_TMPDIR/out"
+  decide approve
+  result=0
+  wait "$pid" || result=$?
+  cat "$BATS_TEST_TMPDIR/out"
+  [ "$result" -eq 0 ]
+  [ -f "$BATS_TEST_TMPDIR/installed" ]
+  [ "$(grep -c "Waiting for approval on the SlowDNS page (code SDNS-SD-…${SLOWDNS_INSTALL_CODE##*-})" "$BATS_TEST_TMPDIR/out")" -eq 1 ]
+  run sh "$ACTIVATE_SH" status
+  [[ "$output" == *"status=confirmed"* ]]
+}
+
+@test "denied on the page: run exits 16 (approval_denied), nothing installed, and the code is revoked" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code_waiting)"
+  sh "$ACTIVATE_SH" run -- touch "$BATS_TEST_TMPDIR/installed" >"$BATS_TEST_TMPDIR/out" 2>&1 &
+  pid=$!
+  wait_for_line 'Waiting for approval' "$BATS_TEST_TMPDIR/out"
+  decide deny
+  result=0
+  wait "$pid" || result=$?
+  cat "$BATS_TEST_TMPDIR/out"
+  [ "$result" -eq 16 ]
+  [ ! -f "$BATS_TEST_TMPDIR/installed" ]
+  grep -q '(approval_denied)' "$BATS_TEST_TMPDIR/out"
+  [ "$(precheck_status "$SLOWDNS_INSTALL_CODE")" = 403 ]
+}

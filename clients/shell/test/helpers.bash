@@ -73,6 +73,12 @@ precheck_status() {
 
 state_value() { sed -n "s/^$1=//p" "$SLOWDNS_STATE_FILE"; }
 
+wait_for_line() { # wait_for_line <text> <file>: until the file holds a line with <text> (at most 30 s)
+  for _ in $(seq 1 300); do grep -q "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+  echo "no \"$1\" in $2 after 30 s" >&2
+  return 1
+}
+
 wait_for_file() { # wait_for_file <file>: until it exists and is not empty (at most 30 s)
   for _ in $(seq 1 300); do [ -s "$1" ] && return 0; sleep 0.1; done
   echo "no $1 after 30 s" >&2
@@ -80,3 +86,32 @@ wait_for_file() { # wait_for_file <file>: until it exists and is not empty (at m
 }
 
 gone() { ! kill -0 "$1" 2>/dev/null; } # gone <pid>: no such process (any more)
+
+# issue_code_waiting [url]: like issue_code, with {"require_approval": true}: a machine waits for the
+# person's approval. The browser (cookie jar, user agent) and the answer stay in $BATS_TEST_TMPDIR for decide.
+issue_code_waiting() {
+  url=${1:-$SERVICE_URL}
+  browser_agent="bats-browser/$RANDOM$RANDOM"
+  echo "$browser_agent" >"$BATS_TEST_TMPDIR/browser-agent"
+  curl -fsS -A "$browser_agent" -c "$BATS_TEST_TMPDIR/browser-cookies" -o /dev/null "$url/slowdns"
+  curl -fsS -A "$browser_agent" -b "$BATS_TEST_TMPDIR/browser-cookies" -X POST -H "Origin: $url" -H 'content-type: application/json' \
+    --data '{"require_approval":true}' "$url/api/v2/slowdns/code/issue" >"$BATS_TEST_TMPDIR/issued.json"
+  sed -n 's/.*"install_code":"\([^"]*\)".*/\1/p' "$BATS_TEST_TMPDIR/issued.json"
+}
+
+# decide <approve|deny>: as the person on the page, waits (at most 30 s) for a machine's precheck of the
+# code issue_code_waiting got, then approves or denies it.
+decide() {
+  agent=$(cat "$BATS_TEST_TMPDIR/browser-agent")
+  id=$(sed -n 's/.*"install_code_id":"\([^"]*\)".*/\1/p' "$BATS_TEST_TMPDIR/issued.json")
+  precheck=''
+  for _ in $(seq 1 300); do
+    precheck=$(curl -fsS -A "$agent" -b "$BATS_TEST_TMPDIR/browser-cookies" "$SERVICE_URL/api/v2/slowdns/code/status" |
+      grep -o '"precheck_id":"pc_[0-9a-f]*"' | head -n 1 | sed 's/.*"\(pc_[0-9a-f]*\)"/\1/')
+    [ -n "$precheck" ] && break
+    sleep 0.1
+  done
+  [ -n "$precheck" ] || { echo "no precheck of $id on the page after 30 s" >&2; return 1; }
+  curl -fsS -A "$agent" -b "$BATS_TEST_TMPDIR/browser-cookies" -X POST -H "Origin: $SERVICE_URL" -H 'content-type: application/json' \
+    --data "{\"install_code_id\":\"$id\",\"precheck_id\":\"$precheck\"}" "$SERVICE_URL/api/v2/slowdns/code/$1" >/dev/null
+}

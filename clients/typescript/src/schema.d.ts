@@ -249,7 +249,7 @@ export interface paths {
          * Precheck an install code
          * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired; a code revoked by an operator or cancelled on the page is 410 `install_code_revoked`) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (`GET /api/v2/slowdns/code/status`). `observed_ip` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
          *
-         *     **A code issued with approval** (DESIGN §14; `{"require_approval": true}` at issue, or `APPROVAL_POLICY=required`) answers `approval: "pending"` and a `precheck_id`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers `approval: "not_required"` and no `precheck_id`, and its flow is unchanged. A code the person denied answers 403 `approval_denied`.
+         *     **A code issued with approval** (DESIGN §14; `{"require_approval": true}` at issue, or `APPROVAL_POLICY=required`) answers `approval: "pending"` and a `precheck_id`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers exactly as it always did: no `approval`, no `precheck_id`. A code the person denied answers 403 `approval_denied`.
          *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
          *
@@ -1473,7 +1473,7 @@ export interface components {
          *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
          *       },
          *       "observed_ip": "203.0.113.7",
-         *       "approval": "not_required",
+         *       "approval": "pending",
          *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
          *     }
          */
@@ -1506,11 +1506,11 @@ export interface components {
              */
             observed_ip: ((string | null) | null) | string | null;
             /**
-             * @description `not_required`: the code was issued without approval, activate as usual. `pending`: the person who got the code approves this machine on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.
-             * @example not_required
+             * @description Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code approves this precheck on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.
+             * @example pending
              * @enum {string}
              */
-            approval: "pending" | "approved" | "not_required";
+            approval?: "pending" | "approved" | "not_required";
             /**
              * @description Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).
              * @example pc_9e1f0a7b3c5d2e48
@@ -2229,6 +2229,7 @@ export interface components {
          *           "issued_at": "2026-11-22T10:15:00+00:00",
          *           "expires_at": "2026-11-22T10:15:00+00:00",
          *           "revoked_at": "2026-11-22T10:05:00+00:00",
+         *           "approval": "pending",
          *           "activation": {
          *             "activation_id": "act_3f9a12b45cd67e89",
          *             "status": "confirmed",
@@ -2251,6 +2252,7 @@ export interface components {
              *         "issued_at": "2026-11-22T10:15:00+00:00",
              *         "expires_at": "2026-11-22T10:15:00+00:00",
              *         "revoked_at": "2026-11-22T10:05:00+00:00",
+             *         "approval": "pending",
              *         "activation": {
              *           "activation_id": "act_3f9a12b45cd67e89",
              *           "status": "confirmed",
@@ -2277,6 +2279,7 @@ export interface components {
          *       "issued_at": "2026-11-22T10:15:00+00:00",
          *       "expires_at": "2026-11-22T10:15:00+00:00",
          *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "approval": "pending",
          *       "activation": {
          *         "activation_id": "act_3f9a12b45cd67e89",
          *         "status": "confirmed",
@@ -2317,6 +2320,12 @@ export interface components {
              */
             revoked_at: string | null;
             /**
+             * @description `not_required`: issued without approval; `pending`: no decision yet (also after a release restored an approved code); `approved`: the person approved one precheck, whose token alone can activate; `denied`: the person denied a precheck and the code is revoked.
+             * @example pending
+             * @enum {string}
+             */
+            approval: "not_required" | "pending" | "approved" | "denied";
+            /**
              * @description The latest activation that used the code; `null` if none did.
              * @example {
              *       "activation_id": "act_3f9a12b45cd67e89",
@@ -2356,7 +2365,7 @@ export interface components {
             } | null;
         };
         /**
-         * @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser).
+         * @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).
          * @example issued
          * @enum {string}
          */
@@ -2375,6 +2384,7 @@ export interface components {
          *       "issued_at": "2026-11-22T10:15:00+00:00",
          *       "expires_at": "2026-11-22T10:15:00+00:00",
          *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "approval": "pending",
          *       "activation": {
          *         "activation_id": "act_3f9a12b45cd67e89",
          *         "status": "confirmed",
@@ -2433,6 +2443,12 @@ export interface components {
              * @example 2026-11-22T10:05:00+00:00
              */
             revoked_at: string | null;
+            /**
+             * @description `not_required`: issued without approval; `pending`: no decision yet (also after a release restored an approved code); `approved`: the person approved one precheck, whose token alone can activate; `denied`: the person denied a precheck and the code is revoked.
+             * @example pending
+             * @enum {string}
+             */
+            approval: "not_required" | "pending" | "approved" | "denied";
             /**
              * @description The latest activation that used the code; `null` if none did.
              * @example {
@@ -4523,15 +4539,10 @@ export interface components {
          */
         "X-Content-Type-Options": "nosniff";
         /**
-         * @description Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable.
+         * @description Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable; on activate's 409 `approval_pending`, until the installer may ask again (at most 5). Always sent on 429 and 503.
          * @example 720
          */
         "Retry-After": number;
-        /**
-         * @description On 409 `approval_pending` only: seconds until this precheck token may ask again (at most 5, the end of its approval-wait bucket). Absent on the other 409 codes.
-         * @example 5
-         */
-        "Retry-After-Approval": number;
         /**
          * @description On the answers of a rate-limited route once its limits were checked (always on its 2xx and 429 answers; not on a refusal made before the limits, such as 400 or 426): the limits of the route, one item per policy, `"name";q=<requests>;w=<window seconds>` (draft-ietf-httpapi-ratelimit-headers-11).
          * @example "precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400
@@ -6050,8 +6061,7 @@ export interface operations {
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
                      *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
                      *         },
-                     *         "observed_ip": "203.0.113.7",
-                     *         "approval": "not_required"
+                     *         "observed_ip": "203.0.113.7"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -6423,7 +6433,8 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Approval"];
+                    /** @description With `approval_pending` only: seconds until this precheck token may ask again (at most 5). */
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8086,7 +8097,7 @@ export interface operations {
                 since?: string;
                 /** @description Only items before this instant. */
                 until?: string;
-                /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser). */
+                /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`). */
                 status?: components["schemas"]["InstallCodeListStatus"];
                 /**
                  * @description Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.
@@ -8120,6 +8131,7 @@ export interface operations {
                      *             "issued_at": "2026-11-22T10:15:00+00:00",
                      *             "expires_at": "2026-11-22T10:15:00+00:00",
                      *             "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *             "approval": "pending",
                      *             "activation": {
                      *               "activation_id": "act_3f9a12b45cd67e89",
                      *               "status": "confirmed",
@@ -8272,6 +8284,7 @@ export interface operations {
                      *         "issued_at": "2026-11-22T10:15:00+00:00",
                      *         "expires_at": "2026-11-22T10:15:00+00:00",
                      *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "approval": "pending",
                      *         "activation": {
                      *           "activation_id": "act_3f9a12b45cd67e89",
                      *           "status": "confirmed",
@@ -8461,6 +8474,7 @@ export interface operations {
                      *         "issued_at": "2026-11-22T10:15:00+00:00",
                      *         "expires_at": "2026-11-22T10:15:00+00:00",
                      *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "approval": "pending",
                      *         "activation": {
                      *           "activation_id": "act_3f9a12b45cd67e89",
                      *           "status": "confirmed",

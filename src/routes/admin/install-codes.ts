@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { codeApproval } from '../../domain/install-code-approval.js';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
@@ -65,6 +66,7 @@ function toRecord({ code, status, activation }: InstallCodeListItem) {
     issued_at: toIsoOffset(code.issuedAt),
     expires_at: toIsoOffset(code.expiresAt),
     revoked_at: code.revokedAt ? toIsoOffset(code.revokedAt) : null,
+    approval: codeApproval(code),
     activation: activation
       ? { activation_id: activation.id, status: activation.status, hostname: activation.hostname, public_ip: activation.publicIp, created_at: toIsoOffset(activation.createdAt) }
       : null,

@@ -87,7 +87,7 @@ ${rateLimitDescription('activate')}`,
       },
     },
     ...activateErrors,
-    409: { ...activateErrors[409]!, headers: { 'Retry-After': headerRef('Retry-After-Approval') } },
+    409: { ...activateErrors[409]!, headers: { 'Retry-After': headerRef('Retry-After', 'With `approval_pending` only: seconds until this precheck token may ask again (at most 5).') } },
     429: rateLimitedResponse('activate'),
   },
 });

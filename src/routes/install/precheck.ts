@@ -26,7 +26,7 @@ const precheck = createRoute({
   summary: 'Precheck an install code',
   description: `Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be \`issued\` and unexpired; a code revoked by an operator or cancelled on the page is 410 \`install_code_revoked\`) and the machine identity, and answers a precheck token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (\`GET /api/v2/slowdns/code/status\`). \`observed_ip\` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
 
-**A code issued with approval** (DESIGN §14; \`{"require_approval": true}\` at issue, or \`APPROVAL_POLICY=required\`) answers \`approval: "pending"\` and a \`precheck_id\`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers \`approval: "not_required"\` and no \`precheck_id\`, and its flow is unchanged. A code the person denied answers 403 \`approval_denied\`.
+**A code issued with approval** (DESIGN §14; \`{"require_approval": true}\` at issue, or \`APPROVAL_POLICY=required\`) answers \`approval: "pending"\` and a \`precheck_id\`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers exactly as it always did: no \`approval\`, no \`precheck_id\`. A code the person denied answers 403 \`approval_denied\`.
 
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
 
@@ -47,7 +47,6 @@ ${rateLimitDescription('precheck')}`,
               precheck_expires_at: '2026-11-22T10:15:00+00:00',
               machine_binding: { machine_id: '4c4c4544003957108052b4c04f384833', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
               observed_ip: '203.0.113.7',
-              approval: 'not_required',
             },
             meta: { message: 'Install code is valid for this machine.' },
           },
@@ -89,8 +88,8 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
           precheck_expires_at: toIsoOffset(expiresAt),
           machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },
           observed_ip: observed,
-          approval: code.approval,
-          ...(shown === undefined ? {} : { precheck_id: shown }),
+          // A code issued without approval answers exactly as before approval existed.
+          ...(shown === undefined ? {} : { approval: code.approval, precheck_id: shown }),
         },
         meta: { message: shown === undefined ? 'Install code is valid for this machine.' : APPROVAL_PENDING_MESSAGE },
       },

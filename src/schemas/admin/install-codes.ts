@@ -1,13 +1,14 @@
 import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema } from '../activation.js';
+import { CodeApprovalSchema } from '../approval.js';
 import { HostnameValueSchema, PublicIpValueSchema } from '../machine.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, textFilter } from './list.js';
 
 export const InstallCodeListStatusSchema = z
   .enum(['issued', 'activated', 'consumed', 'expired', 'revoked'])
-  .openapi('InstallCodeListStatus', { description: '`issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, or cancelled by its browser).' });
+  .openapi('InstallCodeListStatus', { description: '`issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).' });
 
 const EXAMPLE_CURSOR = exampleCursor('ic_5b2e9f0c81d4a7e3', '2026-11-22T10:00:00Z');
 
@@ -24,6 +25,7 @@ export const InstallCodeRecordSchema = z
     issued_at: TimestampSchema,
     expires_at: TimestampSchema,
     revoked_at: nullableTimestamp('When it was revoked; `null` if it was not.'),
+    approval: CodeApprovalSchema,
     activation: z
       .object({
         activation_id: ActivationIdSchema,
