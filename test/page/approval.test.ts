@@ -141,10 +141,13 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     throw new Error(`Tab never reached "${name}"`);
   }
 
-  /** By keyboard alone: tick "Ask me before a machine can use this code", then get the code. */
-  async function getCodeAskingFirst(): Promise<string> {
+  async function openPage() {
     const response = await page().goto(`${origin()}/slowdns`, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
+  }
+
+  /** On the page just opened, by keyboard alone: tick "Ask me before a machine can use this code", then get the code. */
+  async function getCodeAskingFirst(): Promise<string> {
     const askFirst = page().getByRole('checkbox', { name: 'Ask me before a machine can use this code' });
     expect(await askFirst.isChecked()).toBe(false);
     await page().keyboard.press('Tab');
@@ -176,6 +179,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   }
 
   it('a person ticks the box, the shell client prechecks and waits, the page shows the machine, the person approves by keyboard, the install completes', async () => {
+    await openPage();
     await atStage('start');
     const code = await getCodeAskingFirst();
     await atStage('issued');
@@ -207,6 +211,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   }, FLOW_MS);
 
   it('the same with Deny: it asks first ("Keep waiting" has the focus), then the client exits with the denial code and the code is revoked', async () => {
+    await openPage();
     const code = await getCodeAskingFirst();
     const installer = await startInstaller(code);
     const entry = await expectAsking(installer, code);
@@ -246,10 +251,12 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   }, FLOW_MS);
 
   it('shows a second machine that prechecks the same code; approving one leaves the other refused', async () => {
+    await openPage();
     const code = await getCodeAskingFirst();
     const first = randomMachine();
     const precheck = (who: typeof first) => client.precheck({ install_code: code, ...who, product: 'slowdns', installer_version: INSTALLER_VERSION });
     const one = await precheck(first);
+    t!.clock.advance(5);
     const two = await precheck(otherMachine);
     await expect.poll(() => entries().count(), FEW_SECONDS).toBe(2);
     expect(await page().locator('.approvals-count').textContent()).toBe('2 machines are waiting for your decision. Approve only the one you are installing.');
@@ -271,7 +278,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       client.activate({ install_code: code, precheck_token: token, hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...who, requested_ref: 'main', installer_version: INSTALLER_VERSION });
     const refused = await activate(otherMachine, two.precheck_token).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SlowdnsApiError);
-    expect((refused as SlowdnsApiError).status).toBe(403);
+    expect({ status: (refused as SlowdnsApiError).status, code: (refused as SlowdnsApiError).code }).toEqual({ status: 403, code: 'machine_mismatch' });
     const activation = await activate(first, one.precheck_token);
     expect(activation.install_token).toBeTruthy();
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Activated on host vpn1.example.net');
