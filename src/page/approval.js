@@ -17,7 +17,7 @@
    * @typedef {{ precheck_id: string, precheck_ip: string | null, machine_id_short: string, ssh_fingerprint: string,
    *   installer_version: string, prechecked_at: string, approval: 'pending' | 'approved' | 'denied' | 'not_chosen' }} Precheck
    * @typedef {{ install_code_id: string, install_code_hint: string, status: string, usable: boolean,
-   *   require_approval?: boolean, approval?: string, prechecks?: Precheck[] }} Item
+   *   machine: { hostname: string | null } | null, require_approval?: boolean, approval?: string, prechecks?: Precheck[] }} Item
    */
 
   /** The code the list is about; a new code starts a new list. */
@@ -116,7 +116,10 @@
       codeId = item.install_code_id;
       list.replaceChildren();
     }
-    const prechecks = item.require_approval && Array.isArray(item.prechecks) ? item.prechecks : [];
+    // Once a machine activated the code, watch.js shows that machine (with its hostname): the list is done.
+    const activated = Boolean(item.machine && item.machine.hostname);
+    const prechecks = item.require_approval && Array.isArray(item.prechecks) && !activated ? item.prechecks : [];
+    if (prechecks.length === 0 && section.contains(document.activeElement)) element('watch-state').focus();
     section.hidden = prechecks.length === 0;
     /** @type {Map<string, HTMLElement>} */
     const entries = new Map();

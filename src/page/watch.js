@@ -159,8 +159,9 @@
   /** @param {Item} item @param {string} status */
   function showMachine(item, status) {
     const m = item.machine;
-    // While machines ask for approval, approval.js lists each of them instead.
-    const listedByApproval = status === 'prechecked' && Array.isArray(item.prechecks) && item.prechecks.length > 0;
+    // The machines that only prechecked a code issued with approval are listed by approval.js; the one that
+    // activated it (known by its hostname) is shown here.
+    const listedByApproval = Array.isArray(item.prechecks) && item.prechecks.length > 0 && !(m && m.hostname);
     machineList.hidden = !m || listedByApproval;
     if (!m || listedByApproval) return;
     fill('machine-host', m.hostname);

@@ -33,6 +33,11 @@ interface Installer {
   fingerprint: string;
   output(): string;
   exited: Promise<number | null>;
+  /** Lets the install command end (successfully). */
+  finish(): Promise<void>;
+  /** Holds the client (SIGSTOP to its process group) and lets it go on (SIGCONT): a stage can be seen before it moves. */
+  hold(): void;
+  release(): void;
   stop(): void;
 }
 
@@ -76,7 +81,10 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     await rm(work, { recursive: true, force: true });
   });
 
-  /** The shell client on a machine of its own: `activate.sh run -- <echo installed>` with this code. */
+  /**
+   * The shell client on a machine of its own: `activate.sh run -- <install command>` with this code. The
+   * install command waits until the test calls `finish()`, so that the page can be seen while it runs.
+   */
   async function startInstaller(code: string): Promise<Installer> {
     const dir = await mkdtemp(join(work, 'machine-'));
     const machineId = randomBytes(16).toString('hex');
@@ -86,7 +94,8 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     const fingerprint = spawnSync('ssh-keygen', ['-lf', `${key}.pub`], { encoding: 'utf8' }).stdout.split(' ')[1]!;
     let output = '';
     // detached: no terminal to prompt on; the hostname and public IP come from the environment.
-    const child = spawn('sh', ['clients/shell/activate.sh', 'run', '--', 'sh', '-c', 'echo installed'], {
+    const go = join(dir, 'go');
+    const child = spawn('sh', ['clients/shell/activate.sh', 'run', '--', 'sh', '-c', `while [ ! -e '${go}' ]; do sleep 0.2; done; echo installed`], {
       cwd: ROOT,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,9 +121,13 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       fingerprint,
       output: () => output,
       exited,
+      finish: () => writeFile(go, ''),
+      hold: () => process.kill(-child.pid!, 'SIGSTOP'),
+      release: () => process.kill(-child.pid!, 'SIGCONT'),
       stop: () => {
         if (child.exitCode === null && child.pid) {
           try {
+            process.kill(-child.pid, 'SIGCONT');
             process.kill(-child.pid, 'SIGTERM');
           } catch {
             // gone already
@@ -191,6 +204,8 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     expect(installer.output()).not.toContain('installed');
 
     await tabTo('Approve');
+    // Seen before the client's next try (within Retry-After) moves the page on to "Activated".
+    installer.hold();
     const approved = page().waitForResponse(`${origin()}/api/v2/slowdns/code/approve`);
     await page().keyboard.press('Enter');
     expect((await approved).status()).toBe(200);
@@ -199,7 +214,16 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     expect(await entry.getByRole('button').count()).toBe(0);
     expect(await page().evaluate(() => document.activeElement?.getAttribute('data-part'))).toBe('state');
     await atStage('approved');
+    installer.release();
 
+    // The client activates at its next try; the page then shows the machine by its hostname, the list is done.
+    await expect.poll(() => watchState().textContent(), CLIENT_SECONDS).toMatch(/^Activated on host vpn1\.example\.net .*The install is running\.$/);
+    await expect.poll(() => page().locator('#approvals').isHidden(), FEW_SECONDS).toBe(true);
+    expect(await page().locator('#machine-host').textContent()).toBe('vpn1.example.net');
+    expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
+    await atStage('activated');
+
+    await installer.finish();
     expect(await installer.exited).toBe(0);
     expect(installer.output()).toContain('installed');
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.');
@@ -241,6 +265,8 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Denied. No machine can use this code any more.');
     expect(await entry.locator('[data-part="state"]').textContent()).toBe('Denied: the code is cancelled, and no machine can use it.');
     await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('This install code was cancelled');
+    // The machine is listed once: in the list of machines that checked the code.
+    expect(await page().locator('#watch-machine').isHidden()).toBe(true);
     await atStage('denied');
 
     expect(await installer.exited).toBe(DENIED_EXIT);
