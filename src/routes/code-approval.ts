@@ -10,36 +10,26 @@ import { sameOriginOnly } from '../http/same-origin.js';
 import { DecideApprovalRequestSchema } from '../schemas/approval.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
-import { watchedInstallCodeJson, WatchedInstallCodeSchema } from '../schemas/watched-install-code.js';
+import { EXAMPLE_PRECHECKED_CODE, watchedInstallCodeJson, WatchedInstallCodeSchema } from '../schemas/watched-install-code.js';
 import type { AppDeps } from '../deps.js';
 
 /** The watched code of the examples: one machine prechecked it and the person decided. */
 function exampleCode(decision: 'approved' | 'denied') {
   return {
-    install_code_id: 'ic_5b2e9f0c81d4a7e3',
-    install_code_hint: 'SDNS-SD-…HX3W8N',
+    ...EXAMPLE_PRECHECKED_CODE,
     status: decision === 'approved' ? 'prechecked' : 'revoked',
     usable: decision === 'approved',
-    issued_at: '2026-11-22T10:00:00+00:00',
-    expires_at: '2026-11-22T10:15:00+00:00',
-    machine: { hostname: null, public_ip: null, machine_id_short: '4c4c4544', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
-    precheck_ip: '198.51.100.4',
-    prechecked_at: '2026-11-22T10:02:10+00:00',
-    activated_at: null,
-    confirmed_at: null,
-    released_at: null,
-    revoked_at: decision === 'denied' ? '2026-11-22T10:02:40+00:00' : null,
-    identity_in_use: false,
+    revoked_at: decision === 'denied' ? EXAMPLE_PRECHECKED_CODE.revoked_at : null,
     require_approval: true,
     approval: decision,
     prechecks: [
       {
         precheck_id: 'pc_9e1f0a7b3c5d2e48',
-        precheck_ip: '198.51.100.4',
-        machine_id_short: '4c4c4544',
-        ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+        precheck_ip: EXAMPLE_PRECHECKED_CODE.precheck_ip,
+        machine_id_short: EXAMPLE_PRECHECKED_CODE.machine.machine_id_short,
+        ssh_fingerprint: EXAMPLE_PRECHECKED_CODE.machine.ssh_fingerprint,
         installer_version: '2026.11.20.1',
-        prechecked_at: '2026-11-22T10:02:10+00:00',
+        prechecked_at: EXAMPLE_PRECHECKED_CODE.prechecked_at,
         approval: decision,
       },
     ],

@@ -8,7 +8,7 @@ import type { Router } from '../http/router.js';
 import { sameOriginOnly } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
-import { CancelInstallCodeRequestSchema, watchedInstallCodeJson, WatchedInstallCodeSchema } from '../schemas/watched-install-code.js';
+import { CancelInstallCodeRequestSchema, EXAMPLE_PRECHECKED_CODE, watchedInstallCodeJson, WatchedInstallCodeSchema } from '../schemas/watched-install-code.js';
 import type { AppDeps } from '../deps.js';
 
 const messages: Record<CancelOutcome['cancelled'], string> = {
@@ -43,25 +43,7 @@ Same-origin only, checked before the body is read: another site's request is 403
         'application/json': {
           schema: successEnvelope(WatchedInstallCodeSchema),
           example: {
-            data: {
-              install_code_id: 'ic_5b2e9f0c81d4a7e3',
-              install_code_hint: 'SDNS-SD-…HX3W8N',
-              status: 'revoked',
-              usable: false,
-              issued_at: '2026-11-22T10:00:00+00:00',
-              expires_at: '2026-11-22T10:15:00+00:00',
-              machine: { hostname: null, public_ip: null, machine_id_short: '4c4c4544', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
-              precheck_ip: '198.51.100.4',
-              prechecked_at: '2026-11-22T10:02:10+00:00',
-              activated_at: null,
-              confirmed_at: null,
-              released_at: null,
-              revoked_at: '2026-11-22T10:02:40+00:00',
-              identity_in_use: false,
-              require_approval: false,
-              approval: 'not_required',
-              prechecks: [],
-            },
+            data: EXAMPLE_PRECHECKED_CODE,
             meta: { message: messages.code },
           },
         },

@@ -25,9 +25,8 @@ export const responseHeaders = {
     example: 'nosniff',
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable; on activate\'s 409 `approval_pending`, until the installer may ask again (at most 5). Always sent on 429 and 503.',
-    // Not on every answer of a status that documents it: activate's 409 carries it with `approval_pending` only.
-    required: false,
+    description: 'Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable.',
+    required: true,
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
     example: 720,
   },

@@ -103,3 +103,24 @@ export function watchedInstallCodeJson(code: WatchedInstallCode): z.infer<typeof
 export const CancelInstallCodeRequestSchema = z
   .object({ install_code_id: InstallCodeIdSchema })
   .openapi('CancelInstallCodeRequest');
+
+/** A code a machine prechecked and whose browser then cancelled it: the examples of the routes that answer one code. */
+export const EXAMPLE_PRECHECKED_CODE = {
+  install_code_id: 'ic_5b2e9f0c81d4a7e3',
+  install_code_hint: 'SDNS-SD-…HX3W8N',
+  status: 'revoked',
+  usable: false,
+  issued_at: '2026-11-22T10:00:00+00:00',
+  expires_at: '2026-11-22T10:15:00+00:00',
+  machine: { hostname: null, public_ip: null, machine_id_short: '4c4c4544', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
+  precheck_ip: '198.51.100.4',
+  prechecked_at: '2026-11-22T10:02:10+00:00',
+  activated_at: null,
+  confirmed_at: null,
+  released_at: null,
+  revoked_at: '2026-11-22T10:02:40+00:00',
+  identity_in_use: false,
+  require_approval: false,
+  approval: 'not_required',
+  prechecks: [],
+} as const satisfies z.infer<typeof WatchedInstallCodeSchema>;

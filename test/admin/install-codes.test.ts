@@ -24,6 +24,7 @@ describe('admin: install codes', () => {
       issued_at: '2026-11-22T10:00:00+00:00',
       expires_at: '2026-11-22T10:15:00+00:00',
       revoked_at: null,
+      approval: 'not_required',
       activation: null,
     });
     expect(page.items[0]).toMatchObject({ status: 'activated', activation: { activation_id: used.activationId, status: 'activated', hostname: 'vpn1.example.net', public_ip: '203.0.113.7' } });

@@ -51,6 +51,9 @@ describe('GET /api/v2/slowdns/code/status', () => {
         released_at: null,
         revoked_at: null,
         identity_in_use: false,
+        require_approval: false,
+        approval: 'not_required',
+        prechecks: [],
       },
     ]);
 

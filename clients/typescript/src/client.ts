@@ -10,6 +10,7 @@ export type IssuedInstallCode = Schemas['IssuedInstallCode'];
 export type WatchedInstallCodes = Schemas['WatchedInstallCodes'];
 export type WatchedInstallCode = Schemas['WatchedInstallCode'];
 export type CancelInstallCodeRequest = Schemas['CancelInstallCodeRequest'];
+export type DecideApprovalRequest = Schemas['DecideApprovalRequest'];
 export type PrecheckRequest = Schemas['PrecheckRequest'];
 export type PrecheckResult = Schemas['PrecheckResult'];
 export type ActivateRequest = Schemas['ActivateRequest'];
@@ -66,8 +67,11 @@ export interface BrowserSessionOptions extends CallOptions {
   browserSession?: string;
 }
 
-/** The options of `issueInstallCode` (the same as every browser-session route's). */
-export type IssueOptions = BrowserSessionOptions;
+/** The options of `issueInstallCode`: every browser-session route's, and whether machines wait for approval. */
+export interface IssueOptions extends BrowserSessionOptions {
+  /** Every machine waits for this session's approval (`approveInstallCodePrecheck`) before it can activate (DESIGN §14). */
+  requireApproval?: boolean;
+}
 
 /**
  * The typed client. Each method is one operation of the contract; it resolves with the `data`
@@ -90,6 +94,14 @@ export interface SlowdnsClient {
    * a confirmed install cannot be undone (409 `activation_confirmed`).
    */
   cancelInstallCode(body: CancelInstallCodeRequest, options?: BrowserSessionOptions): Promise<WatchedInstallCode>;
+  /**
+   * POST /api/v2/slowdns/code/approve: the session that issued a code issued with approval lets the machine
+   * of one precheck (`prechecks` of `installCodeStatus`) activate it. The same decision again answers 200;
+   * the other one afterwards is 409 `approval_decided`.
+   */
+  approveInstallCodePrecheck(body: DecideApprovalRequest, options?: BrowserSessionOptions): Promise<WatchedInstallCode>;
+  /** POST /api/v2/slowdns/code/deny: as approve, but the code is revoked; the machine gets 403 `approval_denied`. */
+  denyInstallCodePrecheck(body: DecideApprovalRequest, options?: BrowserSessionOptions): Promise<WatchedInstallCode>;
   /** POST /api/v2/slowdns/install/precheck: right after the code is entered; changes no state. */
   precheck(body: PrecheckRequest, options?: CallOptions): Promise<PrecheckResult>;
   /** POST /api/v2/slowdns/install/activate: after the operator confirmed hostname and public IP. */
@@ -210,11 +222,19 @@ export function createClient(options: ClientOptions): SlowdnsClient {
 
   return {
     healthz: (o = {}) => call('getHealth', 'retry', o.signal, (fetch) => api.GET('/api/v2/healthz', { ...o, fetch })),
-    issueInstallCode: (o = {}) => call('issueInstallCode', 'once', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/issue', { ...withBrowserSession(o), fetch })),
+    issueInstallCode: ({ requireApproval, ...o } = {}) =>
+      call('issueInstallCode', 'once', o.signal, (fetch) =>
+        api.POST('/api/v2/slowdns/code/issue', { ...withBrowserSession(o), ...(requireApproval === undefined ? {} : { body: { require_approval: requireApproval } }), fetch }),
+      ),
     installCodeStatus: (o = {}) => call('getInstallCodeStatus', 'retry', o.signal, (fetch) => api.GET('/api/v2/slowdns/code/status', { ...withBrowserSession(o), fetch })),
     // Idempotent: a repeat answers the code as it is.
     cancelInstallCode: (body, o = {}) =>
       call('cancelInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/cancel', { ...withBrowserSession(o), body, fetch })),
+    // A repeated decision answers 200 with the code as it is: safe to repeat.
+    approveInstallCodePrecheck: (body, o = {}) =>
+      call('approveInstallCodePrecheck', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/approve', { ...withBrowserSession(o), body, fetch })),
+    denyInstallCodePrecheck: (body, o = {}) =>
+      call('denyInstallCodePrecheck', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/deny', { ...withBrowserSession(o), body, fetch })),
     precheck: (body, o = {}) => call('precheckInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/precheck', { ...o, body, fetch })),
     // Safe to repeat by the service's retry rule: the same precheck token and body give the same activation.
     activate: (body, o = {}) => call('activateInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch })),

@@ -33,6 +33,7 @@ export { SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError, SlowdnsUnexp
 export type { RetryOptions } from './retry.js';
 export { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 export { runInstall } from './run-install.js';
+export { activateWhenApproved, SlowdnsApprovalExpiredError, type ApprovalWaitOptions } from './approval-wait.js';
 export { RECEIPT_TYP, ReceiptInvalidError, verifyReceipt, type ReceiptClaims, type ReceiptProblem } from './receipt.js';
 export { fileStateStore, type InstallStateStore, type SavedActivation } from './install-state.js';
 export type {

@@ -1,3 +1,4 @@
+import { activateWhenApproved } from './approval-wait.js';
 import type { Activation, ConfirmResult, InstallStatus, PrecheckResult, SlowdnsClient } from './client.js';
 import type { InstallStateStore } from './install-state.js';
 import { releaseActivation, type ReleaseReport } from './release.js';
@@ -81,6 +82,13 @@ export interface RunInstallOptions {
   signal?: AbortSignal;
   /** Release gets this long before it is given up on (a hung network must not keep a SIGTERM waiting). Default 10 s. */
   releaseTimeoutMs?: number;
+  /**
+   * Told once when the code waits for its owner's approval on the SlowDNS page (DESIGN §14): "Waiting for
+   * approval on the SlowDNS page (code SDNS-SD-…HX3W8N)". Default: `console.error`. The run waits up to
+   * the code's expiry as the service sees it (then fails at `activate` with `SlowdnsApprovalExpiredError`); denied, it fails with
+   * the service's 403 `approval_denied`.
+   */
+  onApprovalWaiting?(message: string): void;
   /** Called with the release outcome before runInstall returns or re-raises: the place to tell the operator. */
   onRelease?(report: ReleaseReport): void;
 }
@@ -174,8 +182,9 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     const address = await interruptible(() => options.confirmAddress(precheck, context));
     stage = 'activate';
     if (interruption) throw new Interrupted(interruption);
-    // Not interruptible: an activation created on the server but unknown here could not be released.
-    const created = await client.activate({
+    // Not interruptible while a request is on the wire: an activation created on the server but unknown here
+    // could not be released. The wait for the person's approval between two tries is.
+    const body = {
       install_code: code,
       precheck_token: precheck.precheck_token,
       hostname: address.hostname,
@@ -183,7 +192,8 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
       ...machine,
       requested_ref: options.requestedRef,
       installer_version: options.installerVersion,
-    });
+    };
+    const created = await activateWhenApproved(client, precheck, body, { signal: steps.signal, ...(options.onApprovalWaiting ? { onWaiting: options.onApprovalWaiting } : {}) });
     return { precheck, activation: created };
   };
 

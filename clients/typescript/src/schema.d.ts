@@ -4539,7 +4539,7 @@ export interface components {
          */
         "X-Content-Type-Options": "nosniff";
         /**
-         * @description Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable; on activate's 409 `approval_pending`, until the installer may ask again (at most 5). Always sent on 429 and 503.
+         * @description Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable.
          * @example 720
          */
         "Retry-After": number;
@@ -6423,7 +6423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. With `approval_pending` the answer carries `Retry-After`: seconds until this precheck token may ask again (at most 5). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6433,8 +6433,6 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
-                    /** @description With `approval_pending` only: seconds until this precheck token may ask again (at most 5). */
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

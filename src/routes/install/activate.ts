@@ -17,7 +17,6 @@ import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '
 import { changeContext } from '../../http/change-context.js';
 import type { AppEnv, Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
-import { headerRef } from '../../schemas/response-headers.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
 
@@ -87,7 +86,8 @@ ${rateLimitDescription('activate')}`,
       },
     },
     ...activateErrors,
-    409: { ...activateErrors[409]!, headers: { 'Retry-After': headerRef('Retry-After', 'With `approval_pending` only: seconds until this precheck token may ask again (at most 5).') } },
+    // Retry-After comes with one of the 409's codes only (approval_pending), so it is said in words, not as a required header.
+    409: { ...activateErrors[409]!, description: `${activateErrors[409]!.description} With \`approval_pending\` the answer carries \`Retry-After\`: seconds until this precheck token may ask again (at most 5).` },
     429: rateLimitedResponse('activate'),
   },
 });

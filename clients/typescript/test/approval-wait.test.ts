@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { activateWhenApproved, runInstall, SlowdnsApiError, SlowdnsApprovalExpiredError, type RunInstallOptions } from '../src/index.js';
+import { activateBody, address, browserSession, inProcess, INSTALLER_VERSION, machine, precheckBody, type ClientHarness } from './client-harness.js';
+
+describe('waiting for the person\'s approval (DESIGN §14)', () => {
+  let h: ClientHarness;
+  beforeAll(async () => {
+    h = await inProcess();
+  });
+  beforeEach(async () => {
+    await h.t.database.reset();
+    h.t.clock.set('2026-11-22T10:00:00.000Z');
+  });
+  afterAll(() => h?.close());
+
+  /** A code issued with approval, and the session that decides on it. */
+  async function waitingCode() {
+    const session = await browserSession(h);
+    const issued = await h.client.issueInstallCode({ browserSession: session, requireApproval: true });
+    expect(issued.require_approval).toBe(true);
+    return { session, issued };
+  }
+
+  const options = (installCode: string, said: string[], overrides: Partial<RunInstallOptions> = {}): RunInstallOptions => ({
+    client: h.client,
+    installCode,
+    machine,
+    installerVersion: INSTALLER_VERSION,
+    requestedRef: 'main',
+    confirmAddress: async () => address,
+    install: async () => {},
+    signals: [],
+    onApprovalWaiting: (message) => said.push(message),
+    ...overrides,
+  });
+
+  /** The person, once the installer says it waits and its precheck shows on their page, approves or denies it. */
+  async function decideWhenShown(session: string, installCodeId: string, decision: 'approve' | 'deny', said: string[]): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      if (said.length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      const code = (await h.client.installCodeStatus({ browserSession: session })).items.find((c) => c.install_code_id === installCodeId)!;
+      const waiting = code.prechecks.find((p) => p.approval === 'pending');
+      if (waiting) {
+        const body = { install_code_id: installCodeId, precheck_id: waiting.precheck_id };
+        const decided = decision === 'approve' ? await h.client.approveInstallCodePrecheck(body, { browserSession: session }) : await h.client.denyInstallCodePrecheck(body, { browserSession: session });
+        expect(decided.approval).toBe(decision === 'approve' ? 'approved' : 'denied');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('no precheck waiting on the page');
+  }
+
+  it('runInstall says once that it waits, with the code\'s hint, and confirms once the person approves', async () => {
+    const { session, issued } = await waitingCode();
+    const said: string[] = [];
+    const [result] = await Promise.all([runInstall(options(issued.install_code, said)), decideWhenShown(session, issued.install_code_id, 'approve', said)]);
+    expect(result.outcome).toBe('confirmed');
+    expect(said).toEqual([`Waiting for approval on the SlowDNS page (code ${issued.install_code_hint})`]);
+  }, 30_000);
+
+  it('runInstall fails at activate with 403 approval_denied when the person denies, and nothing was activated', async () => {
+    const { session, issued } = await waitingCode();
+    const said: string[] = [];
+    const [result] = await Promise.all([runInstall(options(issued.install_code, said)), decideWhenShown(session, issued.install_code_id, 'deny', said)]);
+    expect(result).toMatchObject({ outcome: 'failed', stage: 'activate' });
+    if (result.outcome !== 'failed') throw new Error('not failed');
+    expect(result.error).toBeInstanceOf(SlowdnsApiError);
+    expect((result.error as SlowdnsApiError).code).toBe('approval_denied');
+    expect(result.release).toBeUndefined();
+    expect(said).toHaveLength(1);
+  }, 30_000);
+
+  it('activateWhenApproved stops at the code\'s expiry (as the service sees it) with SlowdnsApprovalExpiredError', async () => {
+    const { issued } = await waitingCode();
+    const precheck = await h.client.precheck(precheckBody(issued.install_code));
+    expect(precheck.approval).toBe('pending');
+    const said: string[] = [];
+    // The service's clock passes the code's expiry once the wait has begun.
+    const wait = activateWhenApproved(h.client, precheck, activateBody(issued.install_code, precheck.precheck_token), {
+      onWaiting: (m) => {
+        said.push(m);
+        h.t.clock.set(new Date(Date.parse(precheck.precheck_expires_at) + 1000).toISOString());
+      },
+    });
+    await expect(wait).rejects.toBeInstanceOf(SlowdnsApprovalExpiredError);
+    expect(said).toHaveLength(1);
+  });
+
+  it('activateWhenApproved activates a code issued without approval at once, saying nothing', async () => {
+    const session = await browserSession(h);
+    const issued = await h.client.issueInstallCode({ browserSession: session });
+    const precheck = await h.client.precheck(precheckBody(issued.install_code));
+    expect(precheck.approval).toBeUndefined();
+    const said: string[] = [];
+    const activation = await activateWhenApproved(h.client, precheck, activateBody(issued.install_code, precheck.precheck_token), { onWaiting: (m) => said.push(m) });
+    expect(activation.activation_id).toMatch(/^act_/);
+    expect(said).toEqual([]);
+  });
+});
