@@ -49,15 +49,13 @@ export function createApp(appDeps: AppDeps): App {
   useCommonMiddleware(app, deps, availability, metrics);
 
   registerHealth(app, { db: deps.db, availability, isDraining: deps.isDraining ?? (() => false) });
-  // The shell client is served by its own route, and the page shows the command that fetches it.
-  const installerScript = loadInstallerScript();
-  registerBrowserPage(app, deps, installerScript);
+  registerBrowserPage(app, deps);
   registerInstallCodes(app, deps);
   registerCodeStatus(app, deps);
   registerCodeCancel(app, deps);
   registerCodeApproval(app, deps);
   registerInstall(app, deps);
-  registerInstallerScript(app, installerScript);
+  registerInstallerScript(app, loadInstallerScript());
   registerSigningKeys(app, deps.receiptKeys, deps.clock);
   registerBearerSchemes(app);
   registerLegacy(app, deps);

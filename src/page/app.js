@@ -5,16 +5,13 @@
 
 (() => {
   const ISSUE_URL = '/api/v2/slowdns/code/issue';
-  const REQUEST_TIMEOUT_MS = 20_000;
   const COPIED_LABEL_MS = 2_500;
 
-  /** @param {string} id */
-  const element = (id) => {
-    const found = document.getElementById(id);
-    if (!found) throw new Error(`the page has no #${id}`);
-    return found;
-  };
+  const { element, post } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window)).slowdnsPage;
   const issueButton = element('issue-button');
+  const replaceConfirm = element('replace-confirm');
+  const replaceYes = element('replace-yes');
+  const replaceNo = element('replace-no');
   const copyButton = /** @type {HTMLButtonElement} */ (element('copy-button'));
   const statusLine = element('status');
   const result = element('result');
@@ -25,6 +22,9 @@
   const countdownLabel = element('countdown-label');
   const finePrint = element('code-fine-print');
   const nextSteps = element('next');
+  const approveStep = element('next-approve');
+  /** "Ask me before a machine can use this code": absent when the service never asks (APPROVAL_POLICY=off). */
+  const askFirst = /** @type {HTMLInputElement | null} */ (document.getElementById('require-approval'));
 
   /**
    * The code this page issued last. `usable` and `status` follow what watch.js learns from the service.
@@ -103,9 +103,21 @@
     return h ? `${h}:${mmss}` : mmss;
   }
 
+  /** A code that can still be entered, or whose install is running: replacing it on screen asks first. */
+  const inPlay = () => Boolean(current && (current.usable || current.status === 'activated'));
+
+  /** Once a code is on screen, copying it is the main action: getting another steps back to a secondary button. */
   function setIssueLabel() {
+    issueButton.className = current ? 'button secondary' : 'button primary wide';
     if (!current) issueButton.textContent = 'Get an install code';
-    else issueButton.textContent = current.usable || current.status === 'activated' ? 'Get another code' : 'Get a new install code';
+    else issueButton.textContent = inPlay() ? 'Get another code' : 'Get a new install code';
+    if (!inPlay()) setReplaceOpen(false);
+  }
+
+  /** @param {boolean} open */
+  function setReplaceOpen(open) {
+    replaceConfirm.hidden = !open;
+    issueButton.setAttribute('aria-expanded', String(open));
   }
 
   /** What the code's label and countdown say once it can no longer be entered. */
@@ -152,8 +164,9 @@
     document.dispatchEvent(new CustomEvent('slowdns:code-expired', { detail: { hint: current.hint } }));
   }
 
-  /** @param {{ install_code: string, install_code_hint: string, install_code_id?: string, ttl_seconds: number }} data @param {number} receivedAt */
+  /** @param {{ install_code: string, install_code_hint: string, install_code_id?: string, ttl_seconds: number, require_approval?: boolean }} data @param {number} receivedAt */
   function showCode(data, receivedAt) {
+    approveStep.hidden = !data.require_approval;
     current = { code: data.install_code, hint: data.install_code_hint, deadline: receivedAt + data.ttl_seconds * 1000, usable: true, status: 'issued' };
     codeText.textContent = data.install_code;
     hintText.textContent = data.install_code_hint;
@@ -162,9 +175,11 @@
     applyCodeState();
     clearInterval(ticker);
     ticker = setInterval(tick, 1000);
+    // A second Enter now copies the code instead of throwing it away for another.
+    copyButton.focus();
     say(`Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`, 'success');
-    // watch.js follows the code by its id; installer-command.js shows the activate.sh command with the code.
-    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id, install_code: data.install_code } }));
+    // watch.js follows the code by its id.
+    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id } }));
   }
 
   /** After a failed request, a code already on screen is still good: say so. */
@@ -198,19 +213,9 @@
     issueButton.setAttribute('aria-disabled', 'true');
     issueButton.setAttribute('aria-busy', 'true');
     say('Requesting an install code…', 'info');
-    const abort = new AbortController();
-    const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
     try {
-      const response = await fetch(ISSUE_URL, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ browser_signal: browserSignal() }),
-        credentials: 'same-origin',
-        cache: 'no-store',
-        signal: abort.signal,
-      });
+      const { response, body } = await post(ISSUE_URL, askFirst ? { browser_signal: browserSignal(), require_approval: askFirst.checked } : { browser_signal: browserSignal() });
       const receivedAt = Date.now();
-      const body = await response.json().catch(() => undefined);
       if (response.status === 201 && body && body.data && typeof body.data.install_code === 'string') {
         showCode(body.data, receivedAt);
       } else {
@@ -219,7 +224,6 @@
     } catch {
       say(`The SlowDNS service could not be reached. Check your connection and try again.${stillValidNote()}`, 'error');
     } finally {
-      clearTimeout(timeout);
       busy = false;
       issueButton.removeAttribute('aria-disabled');
       issueButton.removeAttribute('aria-busy');
@@ -279,7 +283,27 @@
     // "Your code is ready" no longer holds once a machine took it.
     if (wasUsable && !usable) say('', 'info');
   });
-  issueButton.addEventListener('click', () => void requestCode());
+  issueButton.addEventListener('click', () => {
+    if (!inPlay()) return void requestCode();
+    setReplaceOpen(true);
+    // The safe answer has the focus: Enter again keeps the code.
+    replaceNo.focus();
+  });
+  replaceYes.addEventListener('click', () => {
+    setReplaceOpen(false);
+    issueButton.focus();
+    void requestCode();
+  });
+  const keepCode = () => {
+    setReplaceOpen(false);
+    issueButton.focus();
+  };
+  replaceNo.addEventListener('click', keepCode);
+  replaceConfirm.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') keepCode();
+  });
+  // watch.js cancelled a code this page no longer shows (after a reload) and the person asked for a new one.
+  document.addEventListener('slowdns:code-wanted', () => void requestCode());
   copyButton.addEventListener('click', () => void copyCode());
   // Background tabs run timers rarely; bring the countdown up to date as soon as the page is seen again.
   document.addEventListener('visibilitychange', tick);

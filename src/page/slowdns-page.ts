@@ -5,12 +5,15 @@ import { renderPage } from './page-frame.js';
  * fills it in and switches states. Nothing here comes from the request, so nothing needs escaping.
  */
 export interface SlowdnsPageOptions {
+  /** page-kit.js: what the other scripts share; loaded first. */
+  kitScriptUrl: string;
   scriptUrl: string;
   watchScriptUrl: string;
+  approvalScriptUrl: string;
   styleUrl: string;
   installCodeTtlSeconds: number;
-  /** What the ready-to-paste activate.sh command is built from (installer-command.js fills in the code). */
-  installerCommand: { baseUrl: string; scriptSha256: string; scriptUrl: string };
+  /** `APPROVAL_POLICY` (DESIGN §14): whether the page offers, presets or leaves out "Ask me before a machine can use this code". */
+  approvalPolicy: 'off' | 'optional' | 'required';
 }
 
 /**
@@ -34,34 +37,85 @@ function lifetimeInWords(seconds: number): string {
   return seconds === 1 ? '1 second' : `${seconds} seconds`;
 }
 
-const escapeAttribute = (value: string) => value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
 /**
- * Hidden until a code is issued; then installer-command.js writes the command with the code in it, and hides
- * it again while the code cannot be entered (in use, cancelled, expired, used up).
+ * "Ask me before a machine can use this code": offered unticked (`optional`), ticked and fixed (`required`:
+ * the service asks about every code), left out (`off`). app.js sends what it says with the issue.
  */
-function installerCommandSection({ baseUrl, scriptSha256 }: SlowdnsPageOptions['installerCommand']): string {
-  return `<section id="installer-command" class="card installer-command" aria-labelledby="installer-command-heading" data-base-url="${escapeAttribute(baseUrl)}" data-script-sha256="${escapeAttribute(scriptSha256)}" hidden>
-    <h2 id="installer-command-heading">Or paste one command on your server</h2>
-    <p>It downloads <a href="/slowdns/activate.sh">activate.sh</a>, checks its SHA-256, and runs your installer through it
-    with this code, passed in its environment (never as an argument, so it stays out of the process list). If the
-    install fails or is interrupted, the code is given back. Replace <code>./install.sh</code> with your installer's command.</p>
-    <pre class="command"><code id="installer-command-text"></code></pre>
-    <button type="button" id="installer-command-copy" class="button secondary">Copy command</button>
-  </section>`;
+function approvalChoice(policy: SlowdnsPageOptions['approvalPolicy']): string {
+  if (policy === 'off') return '';
+  const required = policy === 'required';
+  const help = required
+    ? 'This service asks you about every machine: when the installer checks the code, it waits until you approve its machine here.'
+    : 'When the installer checks the code, it then waits until you approve its machine on this page. A stolen code is useless without your yes.';
+  return `
+    <div class="choice">
+      <input type="checkbox" id="require-approval" aria-describedby="require-approval-help"${required ? ' checked disabled' : ''}>
+      <label for="require-approval">Ask me before a machine can use this code</label>
+      <p id="require-approval-help" class="fine-print">${help}</p>
+    </div>`;
 }
 
-export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, installCodeTtlSeconds, installerCommand }: SlowdnsPageOptions): string {
+/**
+ * The machines that prechecked a code issued with approval, each with Approve and Deny (approval.js fills
+ * the list from the template, one line per precheck).
+ */
+const approvalSection = `
+      <section id="approvals" class="approvals" aria-labelledby="approvals-heading" hidden>
+        <h4 id="approvals-heading" class="approvals-heading">Machines that checked this code</h4>
+        <p class="approvals-count" data-part="count"></p>
+        <ul id="approval-list" class="approval-list"></ul>
+        <template id="approval-template">
+          <li class="approval">
+            <dl class="machine">
+              <div><dt>Address</dt><dd class="mono" data-part="address"></dd></div>
+              <div><dt>Machine id</dt><dd class="mono" data-part="machine-id"></dd></div>
+              <div><dt>SSH key</dt><dd class="fingerprint" data-part="key"></dd></div>
+              <div><dt>Installer</dt><dd class="mono" data-part="version"></dd></div>
+              <div><dt>Checked</dt><dd data-part="when"></dd></div>
+            </dl>
+            <p class="approval-state" tabindex="-1" data-part="state"></p>
+            <div class="approval-actions" role="group" data-part="actions">
+              <p class="fine-print"><strong>Approve</strong> only if this is the server you are installing (compare its
+              address and SSH key): this machine, and no other, can then install with the code. <strong>Deny</strong>
+              cancels the code: this machine and every other are refused.</p>
+              <div class="confirm-actions">
+                <button type="button" class="button primary" data-part="approve">Approve</button>
+                <button type="button" class="button secondary" data-part="deny" aria-expanded="false" aria-controls="deny-confirm">Deny</button>
+              </div>
+              <div class="confirm" role="group" data-part="deny-confirm" data-id="deny-confirm" aria-labelledby="deny-question" hidden>
+                <p class="confirm-question" data-id="deny-question">Deny this machine? The code is cancelled: this machine and
+                every other are refused, and you need a new code to install. This cannot be undone.</p>
+                <div class="confirm-actions">
+                  <button type="button" class="button danger" data-part="deny-yes">Yes, deny this machine</button>
+                  <button type="button" class="button secondary" data-part="deny-no">Keep waiting</button>
+                </div>
+              </div>
+            </div>
+            <p class="fine-print approval-note" role="status" data-part="note" hidden></p>
+          </li>
+        </template>
+      </section>`;
+
+export function renderSlowdnsPage({ kitScriptUrl, scriptUrl, watchScriptUrl, approvalScriptUrl, styleUrl, installCodeTtlSeconds, approvalPolicy }: SlowdnsPageOptions): string {
   return renderPage({
     title: 'Get an install code',
     styleUrl,
-    scriptUrls: [scriptUrl, watchScriptUrl, installerCommand.scriptUrl],
+    scriptUrls: [kitScriptUrl, scriptUrl, watchScriptUrl, approvalScriptUrl],
     heading: 'Get an install code',
     lead: `The SlowDNS installer on your server asks for an install code. Get one here: it works
     for one installation and expires ${lifetimeInWords(installCodeTtlSeconds)} after you get it.`,
     content: `  <section class="card" aria-labelledby="code-heading">
-    <h2 id="code-heading" class="visually-hidden">Install code</h2>
-    <button type="button" id="issue-button" class="button primary">Get an install code</button>
+    <h2 id="code-heading" class="visually-hidden">Install code</h2>${approvalChoice(approvalPolicy)}
+    <button type="button" id="issue-button" class="button primary wide" aria-controls="replace-confirm">Get an install code</button>
+    <div id="replace-confirm" class="confirm" role="group" aria-labelledby="replace-question" hidden>
+      <p id="replace-question" class="confirm-question">Replace the code on screen? It is shown only once: after this, this
+      page shows only the new code, and only a few codes can be had each hour. The code on screen keeps working
+      until it expires or you cancel it.</p>
+      <div class="confirm-actions">
+        <button type="button" id="replace-yes" class="button secondary">Yes, get a new code</button>
+        <button type="button" id="replace-no" class="button primary">Keep this code</button>
+      </div>
+    </div>
     <p id="status" class="status" role="status" aria-live="polite"></p>
     <noscript><p class="status" data-tone="error">This page needs JavaScript to request an install code.</p></noscript>
 
@@ -69,7 +123,7 @@ export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, install
       <p id="code-label" class="label">Your install code</p>
       <div class="code-row">
         <code id="install-code" class="code"></code>
-        <button type="button" id="copy-button" class="button secondary">Copy code</button>
+        <button type="button" id="copy-button" class="button primary">Copy code</button>
       </div>
       <dl class="facts">
         <div><dt id="countdown-label">Expires in</dt><dd><span id="countdown" role="timer" aria-live="off"></span></dd></div>
@@ -81,7 +135,7 @@ export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, install
 
     <div id="watch" class="watch" role="group" aria-labelledby="watch-heading" hidden>
       <h3 id="watch-heading" class="watch-heading">What happened to <span id="watch-hint" class="hint"></span></h3>
-      <p id="watch-state" class="watch-state" tabindex="-1" role="status" aria-live="polite" aria-atomic="true"></p>
+      <p id="watch-state" class="watch-state" tabindex="-1" role="status" aria-live="polite" aria-atomic="true"></p>${approvalSection}
       <dl id="watch-machine" class="machine" hidden>
         <div id="machine-host-row"><dt>Host</dt><dd id="machine-host"></dd></div>
         <div id="machine-ip-row"><dt>Public IP</dt><dd id="machine-ip"></dd></div>
@@ -105,13 +159,13 @@ export function renderSlowdnsPage({ scriptUrl, watchScriptUrl, styleUrl, install
     </div>
   </section>
 
-  ${installerCommandSection(installerCommand)}
-
   <section id="next" class="next" aria-labelledby="next-heading" hidden>
     <h2 id="next-heading">What to do next</h2>
     <ol>
       <li>On your server, run the SlowDNS installer.</li>
       <li>When it asks for an install code, enter this one (or paste it).</li>
+      <li id="next-approve" hidden>When this page shows your server's machine (compare its address and SSH key), approve it.
+      The installer waits until you do.</li>
       <li>Check the hostname and public IP it shows, and let it finish. This page follows the install and
       shows which machine uses your code.</li>
     </ol>

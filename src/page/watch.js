@@ -7,19 +7,13 @@
 (() => {
   const STATUS_URL = '/api/v2/slowdns/code/status';
   const CANCEL_URL = '/api/v2/slowdns/code/cancel';
-  const REQUEST_TIMEOUT_MS = 20_000;
   // Quick after a change, slower (up to POLL_MAX_MS) while nothing happens, slower still after errors.
   const POLL_FIRST_MS = 1_000;
   const POLL_MAX_MS = 5_000;
   const POLL_ERROR_MAX_MS = 30_000;
   const FAILURES_BEFORE_NOTE = 3;
 
-  /** @param {string} id */
-  const element = (id) => {
-    const found = document.getElementById(id);
-    if (!found) throw new Error(`the page has no #${id}`);
-    return found;
-  };
+  const { element, request, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window)).slowdnsPage;
   const watch = element('watch');
   const watchHint = element('watch-hint');
   const watchState = element('watch-state');
@@ -28,6 +22,7 @@
   const cancelArea = element('cancel-area');
   const cancelButton = element('cancel-button');
   const cancelConfirm = element('cancel-confirm');
+  const cancelQuestion = element('cancel-question');
   const cancelYes = element('cancel-yes');
   const cancelNo = element('cancel-no');
 
@@ -35,7 +30,8 @@
    * @typedef {{ hostname: string | null, public_ip: string | null, machine_id_short: string, ssh_fingerprint: string }} Machine
    * @typedef {{ install_code_id: string, install_code_hint: string, status: string, usable: boolean, machine: Machine | null,
    *   precheck_ip: string | null, issued_at: string, prechecked_at: string | null, activated_at: string | null,
-   *   confirmed_at: string | null, released_at: string | null, identity_in_use: boolean }} Item
+   *   confirmed_at: string | null, released_at: string | null, identity_in_use: boolean,
+   *   require_approval?: boolean, approval?: string, prechecks?: unknown[] }} Item
    */
 
   /** The code being followed; `id` is learned from the service when the issue answer did not carry it. @type {{ hint: string, id?: string } | undefined} */
@@ -50,8 +46,17 @@
   let delay = POLL_FIRST_MS;
   let locallyExpired = false;
   let cancelling = false;
-  /** Said before the state's own note: why a code without its text is on screen after a reload. */
-  let preface = '';
+  /** Following a code this page no longer shows (after a reload): it offers to cancel it and get a new one. */
+  let resumed = false;
+  /** Whether the cancel controls, as last shown, also ask for a new code. */
+  let cancelAndReplace = false;
+  /**
+   * Status answers can arrive out of order (a poll in flight while the person cancels): each request is
+   * numbered, and an answer older than the one on screen is dropped. A change's own answer (cancel) is
+   * numbered when it arrives, so that no poll sent before it can undo it.
+   */
+  let asked = 0;
+  let onScreen = 0;
   /** The note the current state brings, to put back after a passing error note. */
   let stateNote = '';
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -59,9 +64,6 @@
 
   /** "SHA256:nThbg6kXUpJW…": enough of a key to recognise it in a sentence; the list shows all of it. @param {string} fingerprint */
   const shortKey = (fingerprint) => (fingerprint.length > 19 ? `${fingerprint.slice(0, 19)}…` : fingerprint);
-
-  /** @param {string | null} iso */
-  const clockTime = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '');
 
   /** Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is. */
   const IDENTITY_IN_USE =
@@ -79,8 +81,17 @@
     const m = item.machine;
     switch (status) {
       case 'issued':
-        return { text: 'Waiting for the installer. No machine has used this code yet.', state: 'waiting', final: false, cancellable: true };
+        return item.require_approval
+          ? { text: 'Waiting for the installer. No machine has used this code yet; when one checks it, this page asks you first.', state: 'waiting', final: false, cancellable: true }
+          : { text: 'Waiting for the installer. No machine has used this code yet.', state: 'waiting', final: false, cancellable: true };
       case 'prechecked':
+        // Which machine, and what each button does, is in the list of machines asking (approval.js).
+        if (item.approval === 'pending') {
+          return { text: 'A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.', state: 'asking', final: false, cancellable: true };
+        }
+        if (item.approval === 'approved') {
+          return { text: 'Approved. The machine you approved can now activate the code and install.', state: 'approved', final: false, cancellable: true, note: 'Changed your mind? Cancel the code: the machine then gets nothing.' };
+        }
         return {
           text: `Checked by a machine${m ? ` (key ${shortKey(m.ssh_fingerprint)}${item.precheck_ip ? `, from ${item.precheck_ip}` : ''})` : ''}. It has not been activated yet.`,
           state: 'checked',
@@ -109,7 +120,9 @@
           ? { text: `The install on ${hostOf(item)} failed and was rolled back. The code is ready again: enter it in the installer to retry.`, state: 'failed', final: false, cancellable: true }
           : { text: `The install on ${hostOf(item)} failed and was rolled back. This code can no longer be used: get a new one with the button above.`, state: 'failed', final: true, cancellable: false };
       case 'revoked':
-        return { text: 'Cancelled. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false };
+        return item.approval === 'denied'
+          ? { text: 'Denied. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false }
+          : { text: 'Cancelled. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false };
       default:
         return { text: 'Expired: no machine activated this code in time, and none can now.', state: 'expired', final: true, cancellable: false };
     }
@@ -123,31 +136,40 @@
     row.hidden = !value;
   }
 
-  /** @param {Item} item */
-  function whenText(item) {
-    const steps = [
-      ['checked', item.prechecked_at],
-      ['activated', item.activated_at],
-      ['installed', item.confirmed_at],
-      ['rolled back', item.released_at],
-    ];
-    return steps
-      .filter(([, at]) => at)
-      .map(([what, at]) => `${what} ${clockTime(at)}`)
-      .join(', ');
+  /** One line per step the code went through, each with its date and time zone. @param {Item} item */
+  function showWhen(item) {
+    const steps = /** @type {[string, string | null][]} */ ([
+      ['Checked', item.prechecked_at],
+      ['Activated', item.activated_at],
+      ['Installed', item.confirmed_at],
+      ['Rolled back', item.released_at],
+    ]);
+    const lines = steps.flatMap(([what, at]) => {
+      if (!at) return [];
+      const line = document.createElement('span');
+      line.className = 'when-step';
+      line.append(`${what} `, timeElement(at));
+      return [line];
+    });
+    const dd = element('machine-when');
+    dd.replaceChildren(...lines);
+    /** @type {HTMLElement} */ (dd.parentElement).hidden = lines.length === 0;
   }
 
   /** @param {Item} item @param {string} status */
   function showMachine(item, status) {
     const m = item.machine;
-    machineList.hidden = !m;
-    if (!m) return;
+    // The machines that only prechecked a code issued with approval are listed by approval.js; the one that
+    // activated it (known by its hostname) is shown here.
+    const listedByApproval = Array.isArray(item.prechecks) && item.prechecks.length > 0 && !(m && m.hostname);
+    machineList.hidden = !m || listedByApproval;
+    if (!m || listedByApproval) return;
     fill('machine-host', m.hostname);
     fill('machine-ip', m.public_ip);
     fill('machine-seen', status === 'prechecked' ? item.precheck_ip : null);
     fill('machine-id', m.machine_id_short);
     fill('machine-key', m.ssh_fingerprint);
-    fill('machine-when', whenText(item));
+    showWhen(item);
   }
 
   /** @param {string} text @param {'info' | 'error'} [tone] */
@@ -164,10 +186,34 @@
   }
 
   /**
-   * Shows an item; answers whether it was news.
-   * @param {Item} item
+   * The cancel controls: "Not you? Cancel this code", or, for a code this page can no longer show, the way
+   * forward: cancel it and get a new one.
+   * @param {boolean} andReplace
    */
-  function show(item) {
+  function setCancelWords(andReplace) {
+    if (andReplace === cancelAndReplace) return;
+    cancelAndReplace = andReplace;
+    cancelButton.textContent = andReplace ? 'Cancel it and get a new code' : 'Not you? Cancel this code';
+    cancelQuestion.textContent = andReplace
+      ? 'Cancel this code and get a new one? No machine will be able to use the old code, and an install that has not finished is stopped. This cannot be undone.'
+      : 'Cancel this code? No machine will be able to use it, and an install that has not finished is stopped. This cannot be undone.';
+    cancelYes.textContent = andReplace ? 'Yes, cancel it and get a new one' : 'Yes, cancel this code';
+  }
+
+  /** Why a code without its text is on screen after a reload, and what the person can do. @param {Item} item */
+  function prefaceFor(item) {
+    if (!resumed) return '';
+    const once = 'You got this code earlier in this browser, and a code is shown only once, so this page cannot show it again.';
+    return item.usable && !locallyExpired ? `${once} If you no longer have it, cancel it and get a new one.` : once;
+  }
+
+  /**
+   * Shows an item unless an answer to a later request is already on screen; answers whether it was news.
+   * @param {Item} item @param {number} number the request's number (`asked`)
+   */
+  function show(item, number) {
+    if (number < onScreen) return false;
+    onScreen = number;
     // A code this page saw expire stays expired, whatever a slower server clock still says.
     const status = item.usable && locallyExpired ? 'expired' : item.status;
     const seen = JSON.stringify([item, status]);
@@ -179,26 +225,14 @@
     watch.dataset.state = view.state;
     watchState.textContent = view.text;
     showMachine(item, status);
-    stateNote = [preface, item.identity_in_use ? IDENTITY_IN_USE : '', view.note].filter(Boolean).join(' ');
+    stateNote = [prefaceFor(item), item.identity_in_use ? IDENTITY_IN_USE : '', view.note].filter(Boolean).join(' ');
     if (!cancelling) showNote(stateNote);
+    setCancelWords(resumed && item.usable && !locallyExpired);
     cancelArea.hidden = !view.cancellable;
     if (!view.cancellable) setConfirmOpen(false);
     if (view.final) stopFollowing();
-    document.dispatchEvent(new CustomEvent('slowdns:code-state', { detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired } }));
+    document.dispatchEvent(new CustomEvent('slowdns:code-state', { detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired, item } }));
     return true;
-  }
-
-  /** @param {string} url @param {RequestInit} init */
-  async function request(url, init) {
-    const abort = new AbortController();
-    const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
-    try {
-      const response = await fetch(url, { ...init, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
-      const body = await response.json().catch(() => undefined);
-      return { response, body };
-    } finally {
-      clearTimeout(timeout);
-    }
   }
 
   /** @param {Item[]} items */
@@ -221,13 +255,14 @@
   async function poll() {
     if (!polling || inFlight || document.hidden) return;
     inFlight = true;
+    const number = ++asked;
     try {
       const { response, body } = await request(STATUS_URL, { headers: { Accept: 'application/json' } });
       if (response.ok && body && body.data && Array.isArray(body.data.items)) {
         if (failures >= FAILURES_BEFORE_NOTE) showNote(stateNote);
         failures = 0;
         const item = findFollowed(body.data.items);
-        delay = item && show(item) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
+        delay = item && show(item, number) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
       } else if (body && body.error && body.error.code === 'browser_session_required') {
         stopFollowing();
         showNote('This browser session has ended, so this page can no longer follow the code. Reload the page to start a new one.', 'error');
@@ -244,16 +279,18 @@
     }
   }
 
-  /** @param {{ hint: string, id?: string }} code */
-  function follow(code) {
+  /** @param {{ hint: string, id?: string }} code @param {boolean} [again] a code issued before a reload, whose text this page no longer has */
+  function follow(code, again = false) {
     followed = { ...code };
     shown = undefined;
     lastSeen = '';
+    // An answer to a request sent before this code was followed is about the code before it.
+    onScreen = ++asked;
+    resumed = again;
     locallyExpired = false;
     failures = 0;
     delay = POLL_FIRST_MS;
     polling = true;
-    preface = '';
     stateNote = '';
     watchHint.textContent = code.hint;
     watchState.textContent = 'Waiting for the installer. No machine has used this code yet.';
@@ -262,6 +299,7 @@
     showNote('');
     cancelArea.hidden = true;
     setConfirmOpen(false);
+    setCancelWords(false);
     watch.hidden = false;
     void poll();
   }
@@ -269,21 +307,20 @@
   async function cancel() {
     if (cancelling || !shown) return;
     cancelling = true;
+    const andReplace = cancelAndReplace;
     cancelYes.setAttribute('aria-disabled', 'true');
     cancelYes.setAttribute('aria-busy', 'true');
     showNote('Cancelling the code…');
     try {
-      const { response, body } = await request(CANCEL_URL, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ install_code_id: shown.install_code_id }),
-      });
+      const { response, body } = await post(CANCEL_URL, { install_code_id: shown.install_code_id });
       cancelling = false;
       if (response.ok && body && body.data) {
-        show(body.data);
+        show(body.data, ++asked);
         showNote(stateNote);
         // The cancel controls are gone: keep keyboard focus on what replaced them.
         watchState.focus();
+        // app.js gets the new code (and moves the focus to its copy button).
+        if (andReplace) document.dispatchEvent(new CustomEvent('slowdns:code-wanted'));
       } else if (body && body.error && body.error.code === 'activation_confirmed') {
         setConfirmOpen(false);
         showNote('This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.', 'error');
@@ -310,10 +347,7 @@
       /** @type {Item | undefined} */
       const newest = body.data.items[0];
       if (!newest || !(newest.usable || newest.status === 'activated')) return;
-      follow({ hint: newest.install_code_hint, id: newest.install_code_id });
-      preface = 'You got this code earlier in this browser; the code itself is shown only once.';
-      stateNote = preface;
-      showNote(preface);
+      follow({ hint: newest.install_code_hint, id: newest.install_code_id }, true);
     } catch {
       // Nothing to resume: the page works as if freshly opened.
     }
@@ -327,11 +361,12 @@
     const { hint } = /** @type {CustomEvent<{ hint: string }>} */ (event).detail;
     if (!followed || followed.hint !== hint) return;
     locallyExpired = true;
-    if (shown) show(shown);
+    if (shown) show(shown, onScreen);
   });
   cancelButton.addEventListener('click', () => {
     setConfirmOpen(true);
-    cancelYes.focus();
+    // The safe answer has the focus: a second Enter keeps the code.
+    cancelNo.focus();
   });
   cancelNo.addEventListener('click', () => {
     setConfirmOpen(false);
@@ -343,6 +378,18 @@
     cancelButton.focus();
   });
   cancelYes.addEventListener('click', () => void cancel());
+  // approval.js: the person approved or denied a machine; the answer is the code as it now is.
+  document.addEventListener('slowdns:code-decided', (event) => {
+    const item = /** @type {CustomEvent<Item>} */ (event).detail;
+    if (!followed || item.install_code_id !== (followed.id || shown?.install_code_id)) return;
+    show(item, ++asked);
+    // The installer moves on at once: follow it closely.
+    delay = POLL_FIRST_MS;
+    schedule();
+  });
+  document.addEventListener('slowdns:code-refresh', () => {
+    if (polling) void poll();
+  });
   // Background tabs are not polled; catch up as soon as the page is seen again.
   document.addEventListener('visibilitychange', () => {
     if (!document.hidden && polling) void poll();

@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { AxeBuilder } from '@axe-core/playwright';
+import type { Request } from 'playwright-core';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createClient, SlowdnsApiError, type SlowdnsClient } from '../../clients/typescript/src/index.js';
 import { installCodes } from '../../src/db/schema.js';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import { describeWithBrowser, expectAccessible, openBrowser, saveScreenshots, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
 import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -36,8 +36,6 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
   const page = () => browser!.page;
   const watchState = () => page().locator('#watch-state');
   const codeText = () => page().locator('#install-code');
-  /** The "Or paste one command on your server" card (installer-command.js). */
-  const commandCard = () => page().locator('#installer-command');
 
   beforeAll(async () => {
     server = await serveOverHttp(async (o) => (t = await createTestApp({ PUBLIC_BASE_URL: o })).app);
@@ -85,37 +83,16 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     });
   }
 
-  /** axe-core finds nothing, in light and in dark mode. */
-  async function expectAccessible(state: string) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page().emulateMedia({ colorScheme });
-      const { violations } = await new AxeBuilder({ page: page() }).analyze();
-      expect(
-        violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-        `axe in state ${state}, ${colorScheme}`,
-      ).toEqual([]);
-    }
-    await page().emulateMedia({ colorScheme: 'light' });
-  }
-
   /** A state the page is in: axe finds nothing, and its screenshots are taken. */
   async function inState(state: string) {
-    await expectAccessible(state);
+    await expectAccessible(page(), state);
     await screenshots(state);
   }
 
-  /** page-<state>-1280.png and page-<state>-375.png (and -375-dark), with nothing wider than the screen. */
+  /** page-<state>-1280.png and page-<state>-375.png (and -375-dark), without a focus ring. */
   async function screenshots(state: string) {
     await page().evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    for (const width of [1280, 375]) {
-      await page().setViewportSize({ width, height: width === 375 ? 812 : 900 });
-      expect(await page().evaluate(() => document.documentElement.scrollWidth), `${state} at ${width} px`).toBeLessThanOrEqual(width);
-      await page().screenshot({ path: `${SCREENS}page-${state}-${width}.png`, fullPage: true });
-    }
-    await page().emulateMedia({ colorScheme: 'dark' });
-    await page().screenshot({ path: `${SCREENS}page-${state}-375-dark.png`, fullPage: true });
-    await page().emulateMedia({ colorScheme: 'light' });
-    await page().setViewportSize({ width: 1280, height: 900 });
+    await saveScreenshots(page(), `${SCREENS}page-${state}`, { width: 375, height: 812 });
   }
 
   it('before the first press shows only the button: no empty status band, no steps about a code', async () => {
@@ -131,7 +108,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
   it('shows the host and IP within seconds of activate, then "installed" on confirm', async () => {
     const code = await getCode();
     expect(await page().locator('#next').isVisible()).toBe(true);
-    expect(await commandCard().isVisible()).toBe(true);
+    // The activate.sh command is for installer authors (docs/installers.md): a person cannot know what follows `--`.
+    expect(await page().getByText('activate.sh').count()).toBe(0);
     await inState('issued');
 
     await precheck(code);
@@ -139,6 +117,11 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#machine-id').textContent()).toBe(machine.machine_id.slice(0, 8));
     expect(await page().locator('#machine-key').textContent()).toBe(machine.ssh_fingerprint);
     expect(await page().locator('#machine-host').isHidden()).toBe(true);
+    // When, with the date and the time zone (in this browser's own), not only "08:43 PM".
+    const checkedAt = page().locator('#machine-when time');
+    expect(await checkedAt.count()).toBe(1);
+    expect(new Date((await checkedAt.getAttribute('datetime'))!).getFullYear()).toBeGreaterThan(2000);
+    expect(await page().locator('#machine-when').textContent()).toMatch(/^Checked [A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d [AP]M (UTC|GMT[+-]?[\d:]*|[A-Z]{2,5})$/);
     await inState('prechecked');
 
     const activation = await activate(code);
@@ -151,7 +134,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     // under load) the next: every such check waits as the state's does.
     await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('Your install code is in use');
     expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
-    expect(await commandCard().isHidden()).toBe(true);
+    expect(await page().locator('#machine-when .when-step').allTextContents()).toEqual([expect.stringMatching(/^Checked .*\d{4}/), expect.stringMatching(/^Activated .*\d{4}/)]);
     await inState('activated');
 
     await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
@@ -160,7 +143,6 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(true);
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().locator('#watch-note').textContent()).toContain('cannot be undone from this page');
-    expect(await commandCard().isHidden()).toBe(true);
     await inState('installed');
 
     // Nothing but this service was asked, and the page never saw the code again after issue.
@@ -182,13 +164,11 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('Your install code');
     await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(false);
     await expect.poll(() => page().locator('#countdown').textContent(), FEW_SECONDS).toMatch(/^1[45]:\d\d$/);
-    // The code works again, and so does the command that carries it.
-    expect(await commandCard().isVisible()).toBe(true);
     await inState('released');
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
-  it('cancels a code after a confirmation step, by keyboard; precheck then refuses it with install_code_revoked', async () => {
+  it('cancels a code after a confirmation step that focuses "Keep it", by keyboard; precheck then refuses it with install_code_revoked', async () => {
     const code = await getCode();
     await precheck(code);
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Checked by a machine');
@@ -199,22 +179,30 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await cancelButton.getAttribute('aria-expanded')).toBe('true');
     const confirm = page().getByRole('group', { name: /Cancel this code\?/ });
     expect(await confirm.isVisible()).toBe(true);
-    expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-yes');
+    // The safe answer has the focus: a second Enter keeps the code.
+    expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-no');
     await inState('cancel-confirm');
 
-    // Escape (or "Keep it") closes the question and changes nothing.
-    await page().locator('#cancel-yes').focus();
+    await page().locator('#cancel-no').focus();
+    await page().keyboard.press('Enter');
+    expect(await confirm.isHidden()).toBe(true);
+    expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-button');
+    // Escape closes the question too, and changes nothing.
+    await page().keyboard.press('Enter');
     await page().keyboard.press('Escape');
     expect(await confirm.isHidden()).toBe(true);
     expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-button');
+    expect((await t!.database.db.select({ status: installCodes.status }).from(installCodes))[0]!.status).not.toBe('revoked');
+
     await page().keyboard.press('Enter');
+    await page().keyboard.press('Shift+Tab');
+    expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-yes');
     await page().keyboard.press('Enter');
 
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Cancelled. No machine can use this code any more.');
     await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('This install code was cancelled');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
-    expect(await commandCard().isHidden()).toBe(true);
     await inState('cancelled');
 
     const refused = await precheck(code).catch((error: unknown) => error);
@@ -223,25 +211,37 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
-  it('takes the paste-one-command card away when the code is cancelled, and brings it back with a new code', async () => {
+  it('keeps a cancelled code cancelled when a status answer sent before the cancel arrives after it', async () => {
     const code = await getCode();
-    expect(await commandCard().isVisible()).toBe(true);
-    expect(await page().locator('#installer-command-text').textContent()).toContain(`SLOWDNS_INSTALL_CODE=${code} `);
+    await precheck(code);
+    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Checked by a machine');
 
+    // Hold the next status answer (it says "prechecked") until the cancel has been answered.
+    let cancelAnswered!: () => void;
+    const afterCancel = new Promise<void>((resolve) => (cancelAnswered = resolve));
+    let held!: (request: Request) => void;
+    const heldRequest = new Promise<Request>((resolve) => (held = resolve));
+    await page().route(`${origin()}/api/v2/slowdns/code/status`, async (route) => {
+      const answer = await route.fetch();
+      held(route.request());
+      await afterCancel;
+      await route.fulfill({ response: answer });
+    });
+    const inFlight = await heldRequest;
     await page().getByRole('button', { name: 'Not you? Cancel this code' }).click();
+    const cancelled = page().waitForResponse(`${origin()}/api/v2/slowdns/code/cancel`);
     await page().getByRole('button', { name: 'Yes, cancel this code' }).click();
+    await cancelled;
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Cancelled. No machine can use this code any more.');
-    expect(await commandCard().isHidden()).toBe(true);
-    expect(await page().getByRole('heading', { name: 'Or paste one command on your server' }).count()).toBe(0);
-    await expectAccessible('cancelled-command');
 
-    // The card follows the code it carries: a new code shows it again, with the new code in it.
-    await page().getByRole('button', { name: 'Get a new install code' }).click();
-    await expect.poll(() => codeText().textContent()).not.toBe(code);
-    const next = (await codeText().textContent())!;
-    expect(next).toMatch(CODE_SHAPE);
-    await expect.poll(() => commandCard().isVisible()).toBe(true);
-    expect(await page().locator('#installer-command-text').textContent()).toContain(`SLOWDNS_INSTALL_CODE=${next} `);
+    const finished = page().waitForEvent('requestfinished', (request) => request === inFlight);
+    cancelAnswered();
+    await finished;
+    // The late answer has been read by the page (one more turn of its event loop); the state stays.
+    await page().evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    expect(await watchState().textContent()).toBe('Cancelled. No machine can use this code any more.');
+    expect(await page().locator('#code-label').textContent()).toBe('This install code was cancelled');
+    expect(await page().locator('#cancel-area').isHidden()).toBe(true);
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
@@ -303,7 +303,6 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     // after its 2 s error backoff, so give it the few seconds every other state gets.
     await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Expired: no machine activated this code in time, and none can now.');
     expect(await page().locator('#cancel-area').isHidden()).toBe(true);
-    expect(await commandCard().isHidden()).toBe(true);
     await inState('expired');
     expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
@@ -317,7 +316,29 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     expect(await page().locator('#watch-hint').textContent()).toBe(hint);
     expect(await page().locator('#result').isHidden()).toBe(true);
     expect(await page().content()).not.toContain(code);
+    // What the person can do: the code cannot be shown again, so cancel it and get a new one.
+    expect(await page().locator('#watch-note').textContent()).toContain('If you no longer have it, cancel it and get a new one.');
+    const offer = page().getByRole('button', { name: 'Cancel it and get a new code' });
+    expect(await offer.isVisible()).toBe(true);
     await inState('resumed');
+
+    await offer.focus();
+    await page().keyboard.press('Enter');
+    expect(await page().getByRole('group', { name: /Cancel this code and get a new one\?/ }).isVisible()).toBe(true);
+    expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-no');
+    await inState('resumed-confirm');
+    await page().getByRole('button', { name: 'Yes, cancel it and get a new one' }).click();
+
+    // A new code, followed and ready to copy; the old one is refused.
+    await expect.poll(() => codeText().textContent(), FEW_SECONDS).toMatch(CODE_SHAPE);
+    const next = (await codeText().textContent())!;
+    expect(next).not.toBe(code);
+    await expect.poll(() => page().locator('#watch-hint').textContent(), FEW_SECONDS).toBe(`SDNS-SD-…${next.slice(-6)}`);
+    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Waiting for the installer');
+    expect(await page().evaluate(() => document.activeElement?.id)).toBe('copy-button');
+    expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
+    expect(((await precheck(code).catch((error: unknown) => error)) as SlowdnsApiError).code).toBe('install_code_revoked');
+    expect(browser!.errors).toEqual([]);
   }, MANY_STATES_MS);
 
   it('over the new-session limit, GET /slowdns is a page saying when to come back', async () => {

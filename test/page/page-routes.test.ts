@@ -15,11 +15,11 @@ afterAll(async () => {
 });
 
 /** The URLs of the scripts and stylesheet the page links to. */
-function assetUrls(html: string): { script: string; watchScript: string; style: string } {
-  const [script, watchScript] = [...html.matchAll(/<script src="([^"]+)" defer><\/script>/g)].map((m) => m[1]);
+function assetUrls(html: string): { scripts: string[]; style: string } {
+  const scripts = [...html.matchAll(/<script src="([^"]+)" defer><\/script>/g)].map((m) => m[1]!);
   const style = /<link rel="stylesheet" href="([^"]+)">/.exec(html)?.[1];
-  if (!script || !watchScript || !style) throw new Error('the page links no scripts or stylesheet');
-  return { script, watchScript, style };
+  if (scripts.length === 0 || !style) throw new Error('the page links no scripts or stylesheet');
+  return { scripts, style };
 }
 
 describe('GET /slowdns', () => {
@@ -34,11 +34,10 @@ describe('GET /slowdns', () => {
     expect(SLOWDNS_PAGE_CSP).not.toMatch(/unsafe-(inline|eval)/);
     const html = await res.text();
     expect(html).not.toMatch(/<script>|<style|style="|\son[a-z]+=/);
-    // Nothing is loaded from elsewhere: the one absolute URL is PUBLIC_BASE_URL, as text for the activate.sh command.
-    expect(html.replace(/ data-base-url="https?:\/\/[^"]*"/, '')).not.toMatch(/https?:\/\//);
+    // Nothing is loaded from elsewhere: no absolute URL at all.
+    expect(html).not.toMatch(/https?:\/\//);
     expect(assetUrls(html)).toEqual({
-      script: expect.stringMatching(/^\/slowdns\/app\.js\?v=[0-9a-f]{16}$/),
-      watchScript: expect.stringMatching(/^\/slowdns\/watch\.js\?v=[0-9a-f]{16}$/),
+      scripts: ['page-kit', 'app', 'watch', 'approval'].map((name) => expect.stringMatching(new RegExp(`^/slowdns/${name}\\.js\\?v=[0-9a-f]{16}$`))),
       style: expect.stringMatching(/^\/slowdns\/app\.css\?v=[0-9a-f]{16}$/),
     });
   });
@@ -67,12 +66,9 @@ describe('GET /slowdns', () => {
 
 describe('the page script and stylesheet', () => {
   it('are served by the service with their types, the page CSP, and a long cache for the versioned URL', async () => {
-    const { script, watchScript, style } = assetUrls(await (await t.request('/slowdns')).text());
-    for (const [url, type] of [
-      [script, 'text/javascript; charset=utf-8'],
-      [watchScript, 'text/javascript; charset=utf-8'],
-      [style, 'text/css; charset=utf-8'],
-    ] as const) {
+    const { scripts, style } = assetUrls(await (await t.request('/slowdns')).text());
+    expect(scripts.map((url) => url.replace(/\?v=[0-9a-f]{16}$/, ''))).toEqual(['/slowdns/page-kit.js', '/slowdns/app.js', '/slowdns/watch.js', '/slowdns/approval.js']);
+    for (const [url, type] of [...scripts.map((url) => [url, 'text/javascript; charset=utf-8'] as const), [style, 'text/css; charset=utf-8'] as const]) {
       const res = await t.request(url);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(type);

@@ -30,10 +30,11 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     return response!;
   }
 
-  /** Presses the action and waits for a code other than the one on screen. */
+  /** Presses the action (saying yes when asked to replace a code still in play) and waits for a code other than the one on screen. */
   async function getCode(): Promise<string> {
     const before = (await codeText().textContent()) ?? '';
     await page().locator('#issue-button').click();
+    if (before) await page().getByRole('button', { name: 'Yes, get a new code' }).click();
     await expect.poll(async () => (await codeText().textContent()) ?? '').not.toBe(before);
     return (await codeText().textContent()) ?? '';
   }
@@ -84,6 +85,8 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     expect(await page().locator('#code-hint').textContent()).toBe(`SDNS-SD-…${code.slice(-6)}`);
     expect(await page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
     expect(await page().getByText('run the SlowDNS installer').count()).toBe(1);
+    // Not asked for: no step about approving a machine.
+    expect(await page().locator('#next-approve').isHidden()).toBe(true);
 
     const precheck = await precheckRequest(t!, code);
     expect(precheck.status).toBe(200);
@@ -92,7 +95,7 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     expect(browser!.errors).toEqual([]);
     expect(browser!.offOriginRequests()).toEqual([]);
     expect(new Set(browser!.requests.map((url) => new URL(url).pathname))).toEqual(
-      new Set(['/slowdns', '/slowdns/app.js', '/slowdns/watch.js', '/slowdns/installer-command.js', '/slowdns/app.css', ISSUE_PATH, '/api/v2/slowdns/code/status']),
+      new Set(['/slowdns', '/slowdns/page-kit.js', '/slowdns/app.js', '/slowdns/watch.js', '/slowdns/approval.js', '/slowdns/app.css', ISSUE_PATH, '/api/v2/slowdns/code/status']),
     );
   });
 
@@ -116,6 +119,7 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
 
     const refused = page().waitForResponse(`${origin()}${ISSUE_PATH}`);
     await page().locator('#issue-button').click();
+    await page().getByRole('button', { name: 'Yes, get a new code' }).click();
     const answer = await refused;
     expect(answer.status()).toBe(429);
     expect(answer.headers()['retry-after']).toBe('720');
@@ -126,10 +130,13 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     expect(browser!.offOriginRequests()).toEqual([]);
   });
 
-  it('works by keyboard alone: Tab to the action, Enter, Tab to copy, Enter', async () => {
+  it('works by keyboard alone: Tab to the action, Enter, and a second Enter copies the code (the copy action has the focus)', async () => {
     await openPage();
     await page().keyboard.press('Tab');
     const focused = () => page().evaluate(() => document.activeElement?.id);
+    // First the choice "Ask me before a machine can use this code" (test/page/approval.test.ts), then the action.
+    expect(await focused()).toBe('require-approval');
+    await page().keyboard.press('Tab');
     expect(await focused()).toBe('issue-button');
     // A visible focus ring on the focused control.
     const ring = await page().evaluate(() => {
@@ -143,12 +150,50 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     await expect.poll(() => codeText().textContent()).toMatch(CODE_SHAPE);
     const code = (await codeText().textContent())!;
 
-    await page().keyboard.press('Tab');
-    expect(await focused()).toBe('copy-button');
+    // Copying is now the main action; getting another code stepped back to a secondary button.
+    await expect.poll(focused).toBe('copy-button');
+    expect(await page().locator('#copy-button').getAttribute('class')).toContain('primary');
+    expect(await page().locator('#issue-button').getAttribute('class')).not.toContain('primary');
     await page().keyboard.press('Enter');
     await expect.poll(() => statusLine().textContent()).toBe('Install code copied to the clipboard.');
     expect(await page().locator('#copy-button').textContent()).toBe('Copied');
     expect(await page().evaluate(() => navigator.clipboard.readText())).toBe(code);
+    expect(browser!.errors).toEqual([]);
+  });
+
+  it('asks before replacing a code still in play: "Keep this code" has the focus and keeps it, "Yes, get a new code" replaces it', async () => {
+    await openPage();
+    const first = await getCode();
+    const issue = page().getByRole('button', { name: 'Get another code' });
+    await issue.focus();
+    await page().keyboard.press('Enter');
+    const question = page().getByRole('group', { name: /Replace the code on screen\?/ });
+    expect(await question.isVisible()).toBe(true);
+    expect(await issue.getAttribute('aria-expanded')).toBe('true');
+    const focused = () => page().evaluate(() => document.activeElement?.id);
+    expect(await focused()).toBe('replace-no');
+
+    // A second Enter keeps the code: nothing was asked of the service.
+    const asked: string[] = [];
+    page().on('request', (request) => {
+      if (request.url().endsWith(ISSUE_PATH)) asked.push(request.url());
+    });
+    await page().keyboard.press('Enter');
+    expect(await question.isHidden()).toBe(true);
+    expect(await focused()).toBe('issue-button');
+    expect(await codeText().textContent()).toBe(first);
+    // Escape keeps it too.
+    await page().keyboard.press('Enter');
+    await page().keyboard.press('Escape');
+    expect(await question.isHidden()).toBe(true);
+    expect(asked).toEqual([]);
+
+    await page().keyboard.press('Enter');
+    await page().getByRole('button', { name: 'Yes, get a new code' }).click();
+    await expect.poll(() => codeText().textContent()).not.toBe(first);
+    expect(await codeText().textContent()).toMatch(CODE_SHAPE);
+    expect(asked).toHaveLength(1);
+    await expect.poll(focused).toBe('copy-button');
     expect(browser!.errors).toEqual([]);
   });
 

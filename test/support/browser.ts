@@ -21,9 +21,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { serve } from '@hono/node-server';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import { fetchChecked } from './test-app.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -165,4 +166,33 @@ export async function openBrowser(origin: string, { alsoAllow = [] }: { alsoAllo
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** axe-core finds nothing on the page as it is, in light and in dark mode (left in light). */
+export async function expectAccessible(page: Page, state: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    expect(
+      violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      `axe in state ${state}, ${colorScheme}`,
+    ).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/**
+ * `<prefix>-<width>.png` at the desktop width and at the phone width (full page, nothing wider than the
+ * screen), and `<prefix>-<phone width>-dark.png`; the page is left at 1280 × 900, light.
+ */
+export async function saveScreenshots(page: Page, prefix: string, phone: { width: number; height: number }): Promise<void> {
+  for (const size of [{ width: 1280, height: 900 }, phone]) {
+    await page.setViewportSize(size);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${prefix} at ${size.width} px`).toBeLessThanOrEqual(size.width);
+    await page.screenshot({ path: `${prefix}-${size.width}.png`, fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: `${prefix}-${phone.width}-dark.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
 }
