@@ -24,11 +24,12 @@ export function registerTokensCommands(program: Command, context: CliContext): v
       .description('make a named operator token; it is printed this once (the service keeps only its hash)')
       .argument('<name>', 'who acts with it, as events name them (not root)')
       .requiredOption('--scope <scope>', 'read (lists and objects) or write (those and the operator actions)')
-      .option('--expires <when>', 'when it stops working: an ISO 8601 time or a duration from now (90m, 12h, 30d); left out, until revoked'),
+      .option('--expires <when>', 'when it stops working: an ISO 8601 time or a duration from now (90m, 12h, 30d); left out, until revoked')
+      .option('--reason <text>', 'why, kept in the event with the operator\'s name'),
   )
     .option('--json', 'print the token and its record as JSON')
-    .action(async (name: string, flags: ConnectionFlags & { scope: string; expires?: string; json?: boolean }) => {
-      const body: TokenRequest = { name, scope: flags.scope as TokenRequest['scope'], ...(flags.expires === undefined ? {} : { expires_at: expiresAt(flags.expires, systemClock) }) };
+    .action(async (name: string, flags: ConnectionFlags & { scope: string; expires?: string; reason?: string; json?: boolean }) => {
+      const body: TokenRequest = { name, scope: flags.scope as TokenRequest['scope'], ...(flags.expires === undefined ? {} : { expires_at: expiresAt(flags.expires, systemClock) }), ...(flags.reason === undefined ? {} : { reason: flags.reason }) };
       const connection = connectionFrom(context.env, flags);
       const made = await dataOf(connection.url, adminApi(connection).POST('/api/v2/admin/tokens', { body }));
       print(outputFor(context, flags), made, [row(made)], columns, `${made.operator_token_id} (${made.name}, ${made.scope}): ${made.token}\nKeep it now: it is not shown again.`);
@@ -42,11 +43,12 @@ export function registerTokensCommands(program: Command, context: CliContext): v
       print(outputFor(context, flags), list, list.items.map(row), columns, `${list.items.length} operator tokens.`);
     });
 
-  actionCommand<TokenRecord, ConnectionFlags & { json?: boolean }>(tokens, context, {
+  actionCommand<TokenRecord, ConnectionFlags & { json?: boolean; reason?: string }>(tokens, context, {
     name: 'revoke',
     argument: ['<id>', 'the token\'s id (opt_…), as `tokens list` shows it'],
     description: 'revoke a named operator token: it is refused from the next request on (idempotent)',
-    act: (api, id) => api.DELETE('/api/v2/admin/tokens/{id}', { params: { path: { id } } }),
+    options: (c) => c.option('--reason <text>', 'why, kept in the event with the operator\'s name'),
+    act: (api, id, flags) => api.DELETE('/api/v2/admin/tokens/{id}', { params: { path: { id } }, body: { reason: flags.reason } }),
     row,
     columns,
     done: (t) => `${t.operator_token_id} (${t.name}) is ${t.status}.`,

@@ -30,6 +30,8 @@ export const EVENT_TYPES = [
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.removed',
   'webhook_endpoint.disabled',
+  'operator_token.created',
+  'operator_token.revoked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -166,6 +166,31 @@ describe('named operator tokens: made, listed and revoked by ADMIN_TOKEN alone',
   });
 });
 
+describe('making and revoking a token are events naming the operator and the reason, never the token', () => {
+  const t = useTestApp({ ADMIN_TOKEN });
+
+  it('operator_token.created and operator_token.revoked (once) with the token id, name, scope, expiry, operator and reason', async () => {
+    const trail = eventTrail(t);
+    const made = await mint(t, { name: 'dashboard', scope: 'read', expires_at: '2027-01-01T00:00:00+00:00', reason: 'Ticket 7: the wall screen' });
+    expect(made.status).toBe(201);
+    const { data } = await made.json();
+    const created = await trail.take();
+    expect(created.map((e) => [e.type, e.actor, e.data])).toEqual([
+      ['operator_token.created', 'operator', { operator_token_id: data.operator_token_id, name: 'dashboard', scope: 'read', expires_at: '2027-01-01T00:00:00+00:00', operator: 'root', reason: 'Ticket 7: the wall screen' }],
+    ]);
+    expect(JSON.stringify(created)).not.toContain(data.token);
+
+    const revoke = (body?: unknown) => t.request(`/api/v2/admin/tokens/${data.operator_token_id}`, body === undefined ? { method: 'DELETE', headers: root } : { ...postJson(body, root), method: 'DELETE' });
+    expect((await revoke({ reason: 'a\u0000b' })).status).toBe(400);
+    expect(await trail.take()).toEqual([]);
+    expect((await revoke({ reason: 'The screen is gone' })).status).toBe(200);
+    expect((await revoke()).status).toBe(200);
+    expect((await trail.take()).map((e) => [e.type, e.data])).toEqual([
+      ['operator_token.revoked', { operator_token_id: data.operator_token_id, name: 'dashboard', scope: 'read', expires_at: '2027-01-01T00:00:00+00:00', operator: 'root', reason: 'The screen is gone' }],
+    ]);
+  });
+});
+
 describe('operator actions name the operator and keep the reason in their events', () => {
   const t = useTestApp({ ADMIN_TOKEN });
 

@@ -956,7 +956,7 @@ export interface paths {
         put?: never;
         /**
          * Make a named operator token
-         * @description Makes a token that acts on the admin API as `name` with `scope` (`read`: lists and objects; `write`: those and the operator actions), until `expires_at` if given and until revoked. The answer holds the token, this once: the service keeps only its hash. Events of what it does name it (`operator`). Refused with 400 `validation_failed`, nothing stored: a name empty, longer than 64 characters, with control characters or `root`; a scope other than `read` or `write`; an `expires_at` not in the future. Only `ADMIN_TOKEN` manages tokens: a named token is 403 `admin_scope_insufficient`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Makes a token that acts on the admin API as `name` with `scope` (`read`: lists and objects; `write`: those and the operator actions), until `expires_at` if given and until revoked. The answer holds the token, this once: the service keeps only its hash. Events of what it does name it (`operator`). Recorded as `operator_token.created` (its id, name, scope and expiry, never the token) with the operator and the optional `reason`. Refused with 400 `validation_failed`, nothing stored: a name empty, longer than 64 characters, with control characters or `root`; a scope other than `read` or `write`; an `expires_at` not in the future. Only `ADMIN_TOKEN` manages tokens: a named token is 403 `admin_scope_insufficient`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createOperatorToken"];
         delete?: never;
@@ -977,7 +977,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a named operator token
-         * @description The token is refused (401 `admin_token_invalid`) from the next request on, and stays listed as `revoked`. Idempotent: revoking a revoked token answers 200 with it as it is. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description The token is refused (401 `admin_token_invalid`) from the next request on, and stays listed as `revoked`; a console session it signed in ends. The body is optional: `{"reason": "…"}` says why. Recorded as `operator_token.revoked` with the operator and the reason. Idempotent: revoking a revoked token answers 200 with it as it is, recording nothing more. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         delete: operations["revokeOperatorToken"];
         options?: never;
@@ -2598,7 +2598,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -3897,7 +3897,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
@@ -4391,7 +4391,8 @@ export interface components {
          * @example {
          *       "name": "grafana",
          *       "scope": "read",
-         *       "expires_at": "2027-01-01T00:00:00+00:00"
+         *       "expires_at": "2027-01-01T00:00:00+00:00",
+         *       "reason": "Ticket 1234: the customer lost the machine."
          *     }
          */
         OperatorTokenRequest: {
@@ -4407,6 +4408,11 @@ export interface components {
              * @example 2027-01-01T00:00:00+00:00
              */
             expires_at?: string;
+            /**
+             * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
+             * @example Ticket 1234: the customer lost the machine.
+             */
+            reason?: string;
         };
         /**
          * @example {
@@ -12418,7 +12424,8 @@ export interface operations {
                  * @example {
                  *       "name": "grafana",
                  *       "scope": "read",
-                 *       "expires_at": "2027-01-01T00:00:00+00:00"
+                 *       "expires_at": "2027-01-01T00:00:00+00:00",
+                 *       "reason": "Ticket 1234: the customer lost the machine."
                  *     }
                  */
                 "application/json": components["schemas"]["OperatorTokenRequest"];
@@ -12580,7 +12587,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
         responses: {
             /** @description The token, revoked. */
             200: {
@@ -12677,6 +12693,18 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];

@@ -1,7 +1,9 @@
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { operatorTokens } from '../../db/schema.js';
+import { toIsoOffset } from '../../clock.js';
 import { ApiError } from '../../errors.js';
+import { operatorEventData, recordEvent, type ChangeContext, type NewEvent } from '../events.js';
 import { randomId, randomSecret, sha256Hex } from '../secret-hash.js';
 
 export type OperatorTokenRow = typeof operatorTokens.$inferSelect;
@@ -19,15 +21,23 @@ export interface NewOperatorToken {
   expiresAt: Date | null;
 }
 
-/** Makes a token: only its hash is stored; the token itself is in the answer, once. */
-export async function createOperatorToken(db: Database, input: NewOperatorToken, now: Date): Promise<{ row: OperatorTokenRow; token: string }> {
+/** The event of a change to a token: which token, never the token itself, and who changed it, why. */
+function tokenEvent(type: 'operator_token.created' | 'operator_token.revoked', row: OperatorTokenRow, change: ChangeContext): NewEvent {
+  return { type, data: { operator_token_id: row.id, name: row.name, scope: row.scope, expires_at: row.expiresAt ? toIsoOffset(row.expiresAt) : null, ...operatorEventData(change) } };
+}
+
+/** Makes a token, recorded as `operator_token.created` in the same transaction: only its hash is stored; the token itself is in the answer, once. */
+export async function createOperatorToken(db: Database, input: NewOperatorToken, now: Date, change: ChangeContext): Promise<{ row: OperatorTokenRow; token: string }> {
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) throw new ApiError('validation_failed', 'The request is not valid. expires_at: must be in the future.');
   const token = `${OPERATOR_TOKEN_PREFIX}${randomSecret()}`;
-  const [row] = await db
-    .insert(operatorTokens)
-    .values({ id: randomId('opt_', 8), name: input.name, scope: input.scope, tokenHash: sha256Hex(token), createdAt: now, expiresAt: input.expiresAt })
-    .returning();
-  return { row: row!, token };
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(operatorTokens)
+      .values({ id: randomId('opt_', 8), name: input.name, scope: input.scope, tokenHash: sha256Hex(token), createdAt: now, expiresAt: input.expiresAt })
+      .returning();
+    await recordEvent(tx, change, now, tokenEvent('operator_token.created', row!, change));
+    return { row: row!, token };
+  });
 }
 
 /** Every token, newest first (a service has a handful). */
@@ -35,9 +45,16 @@ export async function listOperatorTokens(db: Database): Promise<OperatorTokenRow
   return db.select().from(operatorTokens).orderBy(desc(operatorTokens.createdAt), desc(operatorTokens.id));
 }
 
-/** Revokes a token: it is refused from the next request on. Idempotent: a revoked token keeps its first `revoked_at`. */
-export async function revokeOperatorToken(db: Database, id: string, now: Date): Promise<{ row: OperatorTokenRow; revoked: boolean }> {
-  const [revoked] = await db.update(operatorTokens).set({ revokedAt: now }).where(and(eq(operatorTokens.id, id), isNull(operatorTokens.revokedAt))).returning();
+/**
+ * Revokes a token: it is refused from the next request on. Idempotent: a revoked token keeps its first
+ * `revoked_at`, and only the first revoke is an event (`operator_token.revoked`, in the same transaction).
+ */
+export async function revokeOperatorToken(db: Database, id: string, now: Date, change: ChangeContext): Promise<{ row: OperatorTokenRow; revoked: boolean }> {
+  const revoked = await db.transaction(async (tx) => {
+    const [row] = await tx.update(operatorTokens).set({ revokedAt: now }).where(and(eq(operatorTokens.id, id), isNull(operatorTokens.revokedAt))).returning();
+    if (row) await recordEvent(tx, change, now, tokenEvent('operator_token.revoked', row, change));
+    return row;
+  });
   if (revoked) return { row: revoked, revoked: true };
   const [row] = await db.select().from(operatorTokens).where(eq(operatorTokens.id, id));
   if (!row) throw new ApiError('operator_token_not_found');

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
 import { TimestampSchema } from '../install-code.js';
 import { nullableTimestamp } from './list.js';
+import { OperatorReasonSchema } from './operator-reason.js';
 
 export const OperatorTokenIdSchema = z
   .string()
@@ -32,6 +33,7 @@ export const OperatorTokenRequestSchema = z
       .max(40, 'must be an ISO 8601 timestamp such as 2027-01-01T00:00:00+00:00')
       .optional()
       .openapi({ description: 'When the token stops working, by itself: in the future (else 400 `validation_failed`). Left out, it works until revoked.', example: '2027-01-01T00:00:00+00:00' }),
+    reason: OperatorReasonSchema,
   })
   .openapi('OperatorTokenRequest');
 
