@@ -113,7 +113,7 @@ describe('rate-limit overrides change a bucket\'s quota, never the counting', ()
     const usage = await usageOf(t, { ip: '203.0.113.10' });
     expect(usage).toMatchObject({ subject: 'ip', value: '203.0.113.10', counted_as: '203.0.113.10' });
     const byName = Object.fromEntries(usage.limits.map((l) => [l.limit_name, l]));
-    expect(Object.keys(byName)).toEqual(['session-ip-hour', 'issue-ip-hour', 'issue-ip-day', 'precheck-ip-day', 'activate-ip-day', 'register-ip-hour']);
+    expect(Object.keys(byName)).toEqual(['session-ip-hour', 'issue-ip-hour', 'issue-ip-day', 'precheck-ip-day', 'activate-ip-day', 'register-ip-hour', 'console-sign-in-ip-hour']);
     expect(byName['issue-ip-hour']).toEqual({
       limit_name: 'issue-ip-hour',
       window_seconds: 3600,

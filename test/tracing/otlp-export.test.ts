@@ -100,7 +100,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('traces sent over OTLP %s
     });
     const children = (test: (s: ReceivedSpan) => boolean) => receiver.waitFor((s) => s.traceId === traceId && s.parentSpanId === server.spanId && test(s));
     const statement = await children((s) => s.kind === CLIENT);
-    expect(statement.name).toBe('INSERT rate_limit_buckets UPDATE install_codes');
+    expect(statement.name).toBe('INSERT rate_limit_buckets UPDATE install_codes INSERT install_code_prechecks');
     expect(statement.attributes).toMatchObject({ 'db.system.name': 'postgresql', 'db.query.summary': statement.name });
     expect(statement.attributes['db.query.text']).toMatch(/update install_codes set prechecked_at = \$3::timestamptz, precheck_machine_id = \$4/);
     await children((s) => s.name === 'sign precheck token');

@@ -362,6 +362,10 @@ it('the cases above cover every error code of the contract', () => {
   // and the webhook admin routes' own codes (no client method; test/webhooks covers them).
   const beforeRouting = ['malformed_request', 'request_timeout', 'request_headers_too_large'];
   const webhookAdmin = ['webhook_url_not_allowed', 'webhook_endpoint_not_found', 'webhook_delivery_not_found', 'webhook_endpoint_limit_reached'];
-  const covered = new Set<string>([...cases.map((c) => c.code), 'method_not_allowed', 'admin_api_disabled', 'admin_scope_insufficient', 'rate_limit_override_not_found', 'operator_token_not_found', ...beforeRouting, ...webhookAdmin]);
+  // The approval's codes need a person's browser session on the other side: the client's waiting meets
+  // approval_pending and approval_denied in clients/typescript/test/approval-wait.test.ts, and every one of
+  // them is asserted as the envelope in test/approval/approval.test.ts.
+  const approval = ['approval_pending', 'approval_denied', 'approval_decided', 'precheck_not_found'];
+  const covered = new Set<string>([...cases.map((c) => c.code), 'method_not_allowed', 'admin_api_disabled', 'admin_scope_insufficient', 'rate_limit_override_not_found', 'operator_token_not_found', ...beforeRouting, ...webhookAdmin, ...approval]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());
 });
