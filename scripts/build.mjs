@@ -19,7 +19,14 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 /** What the build reads: when any of it is newer than dist/, dist/ is stale. */
-const inputs = ['src', 'drizzle', 'clients/shell/activate.sh', 'clients/typescript/src/receipt.ts', 'package-lock.json', 'scripts/build.mjs'];
+const inputs = [
+  'src',
+  'drizzle',
+  'clients/shell/activate.sh',
+  'clients/typescript/src/receipt.ts',
+  'package-lock.json',
+  'scripts/build.mjs',
+];
 /** Written last: its presence says the build finished. */
 const stamp = join(dist, 'drizzle', 'pglite-seed.tar.gz');
 
@@ -35,7 +42,8 @@ export async function buildIsCurrent() {
   const built = await stat(stamp).catch(() => undefined);
   if (!built) return false;
   for (const input of inputs) {
-    for (const file of await filesUnder(join(root, input))) if ((await stat(file)).mtimeMs > built.mtimeMs) return false;
+    for (const file of await filesUnder(join(root, input)))
+      if ((await stat(file)).mtimeMs > built.mtimeMs) return false;
   }
   return true;
 }
@@ -53,7 +61,10 @@ function ownImportMetaUrl(source) {
         const text = await readFile(path, 'utf8');
         if (!text.includes('import.meta.url')) return undefined;
         const compiled = `./${relative(source, path).replace(/\.ts$/, '.js')}`;
-        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, import.meta.url).href`), loader: 'ts' };
+        return {
+          contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, import.meta.url).href`),
+          loader: 'ts',
+        };
       });
     },
   };
@@ -66,7 +77,12 @@ export async function buildServer() {
   await rm(dist, { recursive: true, force: true });
   const entries = [join(source, 'main.ts'), join(source, 'cli', 'main.ts')];
   const common = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
-  await build({ ...common, entryPoints: files.filter((f) => f.endsWith('.ts') && !entries.includes(f)), outdir: join(dist, 'src'), outbase: source });
+  await build({
+    ...common,
+    entryPoints: files.filter((f) => f.endsWith('.ts') && !entries.includes(f)),
+    outdir: join(dist, 'src'),
+    outbase: source,
+  });
   await build({
     ...common,
     entryPoints: entries,
@@ -77,7 +93,9 @@ export async function buildServer() {
     chunkNames: 'main-[name]-[hash]',
     external: ['@electric-sql/pglite'],
     // The CommonJS dependencies (prom-client, ipaddr.js) require node's modules.
-    banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);",
+    },
     plugins: [ownImportMetaUrl(source)],
   });
   for (const file of files.filter((f) => !f.endsWith('.ts'))) await cp(file, join(dist, 'src', relative(source, file)));

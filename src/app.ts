@@ -42,7 +42,12 @@ export interface App {
 export function createApp(appDeps: AppDeps): App {
   const app = createRouter();
   const metrics = appDeps.metrics ?? createMetrics();
-  const rateLimitOverrides = new RateLimitOverrides(appDeps.db, appDeps.clock, (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }), appDeps.config.rateLimitProfile.quotaFactor);
+  const rateLimitOverrides = new RateLimitOverrides(
+    appDeps.db,
+    appDeps.clock,
+    (err) => appDeps.logger.warn('rate-limit overrides not refreshed', { ...errorFields(err) }),
+    appDeps.config.rateLimitProfile.quotaFactor,
+  );
   const receiptKeys = new ReceiptKeys(appDeps.db, appDeps.keys, appDeps.clock, appDeps.config.receiptVerifyDays);
   const deps: RouteDeps = { ...appDeps, rateLimitOverrides, receiptKeys };
   const availability = deps.availability ?? alwaysAvailable;

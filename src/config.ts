@@ -4,8 +4,13 @@ import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
-const seconds = (fallback: number) => z.coerce.number().int().positive().max(7 * 24 * 3600).default(fallback);
-
+const seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(7 * 24 * 3600)
+    .default(fallback);
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -29,7 +34,10 @@ const EnvSchema = z.object({
   SIGNING_KEYS: z.string().optional(),
   KEY_ENCRYPTION_KEY: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url, 43 characters (npx slowdns keys generate prints one)')
+    .regex(
+      /^[A-Za-z0-9_-]{43}$/,
+      'must be 32 random bytes in base64url, 43 characters (npx slowdns keys generate prints one)',
+    )
     .optional(),
   // Unset: true on PostgreSQL (its backups and replicas carry the keys), false on the embedded database.
   REQUIRE_KEY_ENCRYPTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
@@ -39,22 +47,26 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[\x21-\x7e]{32,512}$/, 'must be 32 to 512 printable ASCII characters without spaces')
     .optional(),
-  MIN_INSTALLER_VERSION: z
-    .string()
-    .regex(INSTALLER_VERSION_PATTERN, 'must look like 2026.11.20.1')
-    .optional(),
+  MIN_INSTALLER_VERSION: z.string().regex(INSTALLER_VERSION_PATTERN, 'must look like 2026.11.20.1').optional(),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   CONSOLE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   CONSOLE_HOST: z.string().min(1).default('127.0.0.1'),
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().max(3650).default(90),
-  SERVER_DEAD_AFTER_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(24 * 3600),
+  SERVER_DEAD_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(365 * 24 * 3600)
+    .default(24 * 3600),
   RECEIPT_VERIFY_DAYS: z.coerce.number().int().positive().max(3650).default(365),
   DUPLICATE_MACHINE_POLICY: z.enum(['flag', 'refuse'], { error: 'must be flag or refuse' }).default('flag'),
   APPROVAL_POLICY: z.enum(APPROVAL_POLICIES, { error: 'must be off, optional or required' }).default('optional'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
-  RATE_LIMIT_PROFILE: z.enum(['default', 'development'], { error: 'must be default or development' }).default('default'),
+  RATE_LIMIT_PROFILE: z
+    .enum(['default', 'development'], { error: 'must be default or development' })
+    .default('default'),
   RATE_LIMIT_PROFILE_FORCE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   // Read for one refusal only: the development rate limits never run where NODE_ENV says production.
   NODE_ENV: z.string().optional(),
@@ -120,13 +132,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
-  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
-  if (e.CONSOLE_PORT !== undefined && (e.CONSOLE_PORT === e.PORT || e.CONSOLE_PORT === e.METRICS_PORT)) throw new ConfigError('invalid CONSOLE_PORT: must differ from PORT and METRICS_PORT');
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT)
+    throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
+  if (e.CONSOLE_PORT !== undefined && (e.CONSOLE_PORT === e.PORT || e.CONSOLE_PORT === e.METRICS_PORT))
+    throw new ConfigError('invalid CONSOLE_PORT: must differ from PORT and METRICS_PORT');
   if (e.RATE_LIMIT_PROFILE === 'development' && e.NODE_ENV === 'production') {
     throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production');
   }
   if (e.RATE_LIMIT_PROFILE === 'development' && e.DATABASE_URL !== undefined && e.RATE_LIMIT_PROFILE_FORCE !== 'true') {
-    throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused on PostgreSQL (DATABASE_URL), it is for trying the service locally; set RATE_LIMIT_PROFILE_FORCE=true to use it there anyway');
+    throw new ConfigError(
+      'invalid RATE_LIMIT_PROFILE: development is refused on PostgreSQL (DATABASE_URL), it is for trying the service locally; set RATE_LIMIT_PROFILE_FORCE=true to use it there anyway',
+    );
   }
   let trustProxy: TrustProxy;
   try {
@@ -148,7 +164,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     browserSessionTtlSeconds: e.BROWSER_SESSION_TTL_SECONDS,
     signingKeys: e.SIGNING_KEYS,
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(e.KEY_ENCRYPTION_KEY, 'base64url'),
-    requireKeyEncryption: e.REQUIRE_KEY_ENCRYPTION === undefined ? e.DATABASE_URL !== undefined : e.REQUIRE_KEY_ENCRYPTION === 'true',
+    requireKeyEncryption:
+      e.REQUIRE_KEY_ENCRYPTION === undefined ? e.DATABASE_URL !== undefined : e.REQUIRE_KEY_ENCRYPTION === 'true',
     adminToken: e.ADMIN_TOKEN,
     minInstallerVersion: e.MIN_INSTALLER_VERSION,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },

@@ -14,21 +14,44 @@ export const errorCatalog = {
   server_not_found: { status: 404, message: 'No server has this id.' },
   operator_token_not_found: { status: 404, message: 'No operator token has this id.' },
   rate_limit_override_not_found: { status: 404, message: 'No rate-limit override has this id.' },
-  webhook_url_not_allowed: { status: 400, message: 'This URL cannot be a webhook target: see docs/operators.md, "Webhooks".' },
+  webhook_url_not_allowed: {
+    status: 400,
+    message: 'This URL cannot be a webhook target: see docs/operators.md, "Webhooks".',
+  },
   webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint has this id.' },
   webhook_delivery_not_found: { status: 404, message: 'No webhook delivery has this id.' },
-  webhook_endpoint_limit_reached: { status: 409, message: 'The service already has as many webhook endpoints as it allows (50); remove one first.' },
-  install_code_expired: { status: 410, message: 'This install code has expired. Request a new one on the SlowDNS page.' },
-  install_code_revoked: { status: 410, message: 'This install code was revoked. Request a new one on the SlowDNS page.' },
+  webhook_endpoint_limit_reached: {
+    status: 409,
+    message: 'The service already has as many webhook endpoints as it allows (50); remove one first.',
+  },
+  install_code_expired: {
+    status: 410,
+    message: 'This install code has expired. Request a new one on the SlowDNS page.',
+  },
+  install_code_revoked: {
+    status: 410,
+    message: 'This install code was revoked. Request a new one on the SlowDNS page.',
+  },
   install_code_unavailable: { status: 409, message: 'This install code is already in use by an activation.' },
   machine_duplicate: {
     status: 409,
     message:
       'This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again.',
   },
-  approval_pending: { status: 409, message: 'This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds.' },
-  approval_decided: { status: 409, message: 'The person already decided on this install code: the other decision can no longer be made.' },
-  approval_denied: { status: 403, message: 'The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake.' },
+  approval_pending: {
+    status: 409,
+    message:
+      'This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds.',
+  },
+  approval_decided: {
+    status: 409,
+    message: 'The person already decided on this install code: the other decision can no longer be made.',
+  },
+  approval_denied: {
+    status: 403,
+    message:
+      'The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake.',
+  },
   precheck_not_found: { status: 404, message: 'This install code has no precheck with this id.' },
   install_token_used: { status: 409, message: 'This install token has already been used.' },
   activation_released: { status: 409, message: 'This activation was released; start again with the install code.' },
@@ -38,7 +61,7 @@ export const errorCatalog = {
   install_token_invalid: { status: 401, message: 'The install token is invalid or expired.' },
   agent_token_invalid: { status: 401, message: 'The agent token is missing or invalid.' },
   admin_token_invalid: { status: 401, message: 'The operator token is missing or invalid.' },
-  admin_scope_insufficient: { status: 403, message: 'This operator token\'s scope does not allow this action.' },
+  admin_scope_insufficient: { status: 403, message: "This operator token's scope does not allow this action." },
   admin_api_disabled: { status: 403, message: 'The admin API is disabled: the service has no ADMIN_TOKEN set.' },
   installer_outdated: { status: 426, message: 'This installer is too old; download the current installer.' },
   rate_limit_exceeded: { status: 429, message: 'Too many requests; wait before retrying.' },

@@ -22,12 +22,14 @@ export function createLogger(
   write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   context?: () => LogFields | undefined,
 ): Logger {
-  const emit = (at: Exclude<LogLevel, 'silent'>) => (msg: string, fields: LogFields = {}) => {
-    if (rank[at] < rank[level]) return;
-    // Wall time, not the injected clock: a log line is read next to other systems' logs, so it must say
-    // when it was really written, even when a test (or a clock-shifted app) runs on a fixed clock.
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...context?.(), ...fields }));
-  };
+  const emit =
+    (at: Exclude<LogLevel, 'silent'>) =>
+    (msg: string, fields: LogFields = {}) => {
+      if (rank[at] < rank[level]) return;
+      // Wall time, not the injected clock: a log line is read next to other systems' logs, so it must say
+      // when it was really written, even when a test (or a clock-shifted app) runs on a fixed clock.
+      write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...context?.(), ...fields }));
+    };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
 
@@ -49,7 +51,11 @@ export function errorFields(err: unknown): ErrorFields {
   if (!(err instanceof Error)) return { error: withoutParams(describeNonError(err)) };
   const messages = [withoutParams(err.message)];
   let code = codeOf(err);
-  for (let e = err.cause, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as ErrorLike).cause, depth++) {
+  for (
+    let e = err.cause, depth = 0;
+    typeof e === 'object' && e !== null && depth < 5;
+    e = (e as ErrorLike).cause, depth++
+  ) {
     const { message } = e as ErrorLike;
     const causeCode = codeOf(e);
     code ??= causeCode;
@@ -89,6 +95,7 @@ function withoutParams(message: string): string {
 function withoutParamsInStack(err: Error, stack: string): string {
   const messageAt = err.message ? stack.indexOf(err.message) : -1;
   const firstFrame = stack.indexOf('\n    at ');
-  const frames = messageAt !== -1 ? stack.slice(messageAt + err.message.length) : firstFrame !== -1 ? stack.slice(firstFrame) : '';
+  const frames =
+    messageAt !== -1 ? stack.slice(messageAt + err.message.length) : firstFrame !== -1 ? stack.slice(firstFrame) : '';
   return `${err.name}: ${withoutParams(err.message)}${frames}`;
 }

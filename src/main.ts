@@ -46,7 +46,12 @@ function listen(fetch: Fetch, config: Config): Promise<ServerType> {
         fetch,
         port: config.port,
         hostname: config.host,
-        serverOptions: { requestTimeout: timeoutMs, headersTimeout: timeoutMs, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+        serverOptions: {
+          requestTimeout: timeoutMs,
+          headersTimeout: timeoutMs,
+          keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+          connectionsCheckingInterval: 1000,
+        },
       },
       () => resolve(server),
     );
@@ -141,27 +146,60 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     onAvailabilityChange: (available, err) => {
       if (available) logger.info('database available again', { database: label });
-      else logger.warn('database unavailable', { database: label, error: errorFields(err).error, code: errorFields(err).code });
+      else
+        logger.warn('database unavailable', {
+          database: label,
+          error: errorFields(err).error,
+          code: errorFields(err).code,
+        });
     },
     traceStatement: tracing?.statement,
   });
-  const keyStore = keyStoreOptions(config, { clock: systemClock, warn: (message) => logger.warn(message), error: (message, fields) => logger.error(message, fields) });
-  const keys = await prepareDatabase(database, { keys: configuredKeys, keyStore, clock: systemClock, logger, label, stopping: () => stopping });
+  const keyStore = keyStoreOptions(config, {
+    clock: systemClock,
+    warn: (message) => logger.warn(message),
+    error: (message, fields) => logger.error(message, fields),
+  });
+  const keys = await prepareDatabase(database, {
+    keys: configuredKeys,
+    keyStore,
+    clock: systemClock,
+    logger,
+    label,
+    stopping: () => stopping,
+  });
   if (!keys || stopping) return;
 
   const ready = database;
-  const metrics = createMetrics({ poolStats: () => ready.poolStats(), processMetrics: true, fleet: () => fleetCounts(ready.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }) });
+  const metrics = createMetrics({
+    poolStats: () => ready.poolStats(),
+    processMetrics: true,
+    fleet: () => fleetCounts(ready.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
+  });
   tracing?.registerMetrics(metrics.registry);
-  const { app, consoleApp } = createApp({ db: ready.db, availability: ready.availability, isDraining: () => stopping, clock: systemClock, config, logger, keys, metrics, tracing });
+  const { app, consoleApp } = createApp({
+    db: ready.db,
+    availability: ready.availability,
+    isDraining: () => stopping,
+    clock: systemClock,
+    config,
+    logger,
+    keys,
+    metrics,
+    tracing,
+  });
   handler = app.fetch;
   // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
   keyRefresh = startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) }));
   logger.info('ready', { database: ready.kind, startup_ms: Math.round(performance.now() - started) });
   // Prometheus metrics on their own port, never on the public one (docs/operators.md, "Metrics").
   metricsServer = config.metrics
-    ? serve({ fetch: createMetricsApp(metrics).fetch, port: config.metrics.port, hostname: config.metrics.host }, (info) => {
-        logger.info('metrics listening', { address: info.address, port: info.port });
-      })
+    ? serve(
+        { fetch: createMetricsApp(metrics).fetch, port: config.metrics.port, hostname: config.metrics.host },
+        (info) => {
+          logger.info('metrics listening', { address: info.address, port: info.port });
+        },
+      )
     : undefined;
   // The operator console on a listener of its own (CONSOLE_PORT), where the main one is public (docs/operators.md, "The console").
   consoleServer =

@@ -60,17 +60,28 @@ export function buildOpenApiDocument(app: Router) {
     tags: [
       { name: 'health', description: 'Liveness of the service and its database.' },
       { name: 'install-codes', description: 'Install codes for people on the SlowDNS page.' },
-      { name: 'install', description: 'The installer lifecycle: precheck, activate, confirm, release, and status to read an install back.' },
+      {
+        name: 'install',
+        description:
+          'The installer lifecycle: precheck, activate, confirm, release, and status to read an install back.',
+      },
       { name: 'keys', description: 'Public keys that verify precheck and install tokens.' },
       { name: 'legacy', description: 'Version-less routes used by server agents and the installer.' },
-      { name: 'admin', description: 'The operator\'s API (`Authorization: Bearer <ADMIN_TOKEN>`): install codes, activations, servers and the event trail, newest first with cursors, and the operator actions.' },
+      {
+        name: 'admin',
+        description:
+          "The operator's API (`Authorization: Bearer <ADMIN_TOKEN>`): install codes, activations, servers and the event trail, newest first with cursors, and the operator actions.",
+      },
     ],
   });
   addDocumentedHeaders(document.paths as Record<string, Record<string, DocumentedOperation>>);
   // No webhooks: an empty `webhooks: {}` only says so less clearly than its absence.
   delete (document as { webhooks?: unknown }).webhooks;
   (document.components ??= {}).responses = unroutedResponses;
-  composeExamples(document.components.schemas as Parameters<typeof composeExamples>[0], document.paths as Parameters<typeof composeExamples>[1]);
+  composeExamples(
+    document.components.schemas as Parameters<typeof composeExamples>[0],
+    document.paths as Parameters<typeof composeExamples>[1],
+  );
   typeObjectUnions(document.components.schemas as Parameters<typeof typeObjectUnions>[0]);
   return document;
 }
@@ -89,7 +100,10 @@ function addDocumentedHeaders(paths: Record<string, Record<string, DocumentedOpe
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
       const limits = operation.responses['429']?.headers;
-      const limitHeaders = limits && 'RateLimit' in limits ? { 'RateLimit-Policy': limits['RateLimit-Policy'], RateLimit: limits.RateLimit } : undefined;
+      const limitHeaders =
+        limits && 'RateLimit' in limits
+          ? { 'RateLimit-Policy': limits['RateLimit-Policy'], RateLimit: limits.RateLimit }
+          : undefined;
       for (const [status, response] of Object.entries(operation.responses)) {
         const limited = limitHeaders && /^[24]/.test(status) ? limitHeaders : {};
         response.headers = { ...headerRefs(...commonResponseHeaders), ...limited, ...response.headers };
@@ -103,12 +117,22 @@ const unroutedResponses = {
   NotFound: {
     description: '`not_found`: no route has this path. Answered for any method.',
     headers: headerRefs(...commonResponseHeaders),
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, examples: { not_found: { value: envelopeOf('not_found') } } } },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        examples: { not_found: { value: envelopeOf('not_found') } },
+      },
+    },
   },
   MethodNotAllowed: {
     description: '`method_not_allowed`: the path exists, but not with this method; `Allow` lists the methods it takes.',
     headers: { ...headerRefs(...commonResponseHeaders), Allow: headerRef('Allow') },
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, examples: { method_not_allowed: { value: envelopeOf('method_not_allowed') } } } },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        examples: { method_not_allowed: { value: envelopeOf('method_not_allowed') } },
+      },
+    },
   },
 };
 

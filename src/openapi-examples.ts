@@ -16,7 +16,16 @@ type Schema = Record<string, unknown> & {
 };
 
 type Media = { schema?: Schema; example?: unknown; examples?: unknown };
-type Paths = Record<string, Record<string, { requestBody?: { content?: Record<string, Media> }; responses?: Record<string, { content?: Record<string, Media> }> }>>;
+type Paths = Record<
+  string,
+  Record<
+    string,
+    {
+      requestBody?: { content?: Record<string, Media> };
+      responses?: Record<string, { content?: Record<string, Media> }>;
+    }
+  >
+>;
 
 export function composeExamples(schemas: Record<string, Schema>, paths: Paths): void {
   const named = (ref: string) => schemas[ref.split('/').pop()!];
@@ -48,7 +57,9 @@ export function composeExamples(schemas: Record<string, Schema>, paths: Paths): 
   for (const schema of Object.values(schemas)) fill(schema);
   // Request and response bodies a route gave no example of: the example of their schema.
   for (const operation of Object.values(paths).flatMap((item) => Object.values(item))) {
-    const bodies = [operation.requestBody, ...Object.values(operation.responses ?? {})].flatMap((r) => Object.values(r?.content ?? {}));
+    const bodies = [operation.requestBody, ...Object.values(operation.responses ?? {})].flatMap((r) =>
+      Object.values(r?.content ?? {}),
+    );
     for (const media of bodies) {
       if ('example' in media || 'examples' in media) continue;
       const example = exampleOf(media.schema);

@@ -10,6 +10,7 @@ export function typeObjectUnions(schemas: Record<string, Schema>): void {
   const typeOf = (schema: Schema) => (schema.$ref ? schemas[schema.$ref.split('/').pop()!]?.type : schema.type);
   for (const schema of Object.values(schemas)) {
     const members = schema.anyOf ?? schema.oneOf;
-    if (schema.type === undefined && members?.length && members.every((member) => typeOf(member) === 'object')) schema.type = 'object';
+    if (schema.type === undefined && members?.length && members.every((member) => typeOf(member) === 'object'))
+      schema.type = 'object';
   }
 }

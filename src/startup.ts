@@ -47,7 +47,13 @@ export async function prepareDatabase(database: DatabaseHandle, options: Startup
       if (!isDatabaseUnavailable(err)) throw err;
       const { error, code } = errorFields(err);
       const delay = retryDelayMs(attempt);
-      options.logger.warn('database not ready, retrying', { attempt, retry_in_ms: delay, database: options.label, error, code });
+      options.logger.warn('database not ready, retrying', {
+        attempt,
+        retry_in_ms: delay,
+        database: options.label,
+        error,
+        code,
+      });
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

@@ -19,7 +19,10 @@ export function actionCommand<T, F extends ConnectionFlags & { json?: boolean }>
     done(item: T): string;
   },
 ): void {
-  const command = group.command(spec.name).description(spec.description).argument(...spec.argument);
+  const command = group
+    .command(spec.name)
+    .description(spec.description)
+    .argument(...spec.argument);
   spec.options?.(command);
   connectionOptions(command)
     .option('--json', 'print the result as JSON')

@@ -12,42 +12,66 @@ export interface AdminConnection {
 
 /** The generated client for the admin API of the service at `url`, authenticated with the operator token. */
 export function adminApi({ url, token }: AdminConnection): AdminApi {
-  if (!token) throw new CliError("SLOWDNS_ADMIN_TOKEN is not set: export the service's ADMIN_TOKEN, or a named operator token (slowdns tokens create), as SLOWDNS_ADMIN_TOKEN", 2);
-  return createFetchClient<paths, 'application/json'>({ baseUrl: url.replace(/\/+$/, ''), headers: { authorization: `Bearer ${token}` } });
+  if (!token)
+    throw new CliError(
+      "SLOWDNS_ADMIN_TOKEN is not set: export the service's ADMIN_TOKEN, or a named operator token (slowdns tokens create), as SLOWDNS_ADMIN_TOKEN",
+      2,
+    );
+  return createFetchClient<paths, 'application/json'>({
+    baseUrl: url.replace(/\/+$/, ''),
+    headers: { authorization: `Bearer ${token}` },
+  });
 }
 
 /** How a request that never got an answer fails: exit 3, naming the service. */
 function unreachable(url: string, err: unknown): CliError {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return new CliError(`cannot reach the service at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, 3);
+  return new CliError(
+    `cannot reach the service at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+    3,
+  );
 }
 
 /** A refused answer as one line: its status, error code and message; or that it is not this service's. */
 function refusal(url: string, response: Response, body: unknown): CliError {
   const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  if (typeof error?.code === 'string' && typeof error.message === 'string') return new CliError(`${response.status} ${error.code}: ${error.message}`);
-  return new CliError(`unexpected answer from ${url}: HTTP ${response.status} (is this the SlowDNS activation service?)`);
+  if (typeof error?.code === 'string' && typeof error.message === 'string')
+    return new CliError(`${response.status} ${error.code}: ${error.message}`);
+  return new CliError(
+    `unexpected answer from ${url}: HTTP ${response.status} (is this the SlowDNS activation service?)`,
+  );
 }
 
 /**
  * A list's NDJSON export (every matching item, `Accept: application/x-ndjson`), handed to `write` chunk by
  * chunk as it arrives: the command holds no more of it than the service does.
  */
-export async function exportList(connection: AdminConnection, path: string, query: Record<string, string | number | undefined>, write: (text: string) => void): Promise<void> {
+export async function exportList(
+  connection: AdminConnection,
+  path: string,
+  query: Record<string, string | number | undefined>,
+  write: (text: string) => void,
+): Promise<void> {
   if (!connection.token) adminApi(connection); // the same refusal as every admin command
-  const search = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+  const search = new URLSearchParams(
+    Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])),
+  );
   const url = `${connection.url.replace(/\/+$/, '')}${path}${search.size ? `?${search}` : ''}`;
   let response: Response;
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${connection.token}`, accept: 'application/x-ndjson' } });
+    response = await fetch(url, {
+      headers: { authorization: `Bearer ${connection.token}`, accept: 'application/x-ndjson' },
+    });
   } catch (err) {
     throw unreachable(connection.url, err);
   }
-  if (!response.ok || !response.body) throw refusal(connection.url, response, await response.json().catch(() => undefined));
+  if (!response.ok || !response.body)
+    throw refusal(connection.url, response, await response.json().catch(() => undefined));
   const decoder = new TextDecoder();
   try {
     const reader = response.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) write(decoder.decode(read.value, { stream: true }));
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      write(decoder.decode(read.value, { stream: true }));
   } catch (err) {
     throw new CliError(`the export from ${connection.url} ended early: ${(err as Error).message}`);
   }

@@ -24,16 +24,20 @@ type ListFilters = ListFlags & SearchFlags & { status?: InstallCodeRecord['statu
 
 /** `codes list|revoke` over the admin API. */
 export function registerCodesCommands(program: Command, context: CliContext): void {
-  const codes = program.command('codes').description('install codes on a running service (admin API): list, show, revoke');
+  const codes = program
+    .command('codes')
+    .description('install codes on a running service (admin API): list, show, revoke');
   showCommand<components['schemas']['InstallCodeWithEvents']>(codes, context, {
-    argument: ['<install_code_id>', 'the code\'s id (ic_…)'],
+    argument: ['<install_code_id>', "the code's id (ic_…)"],
     description: 'one install code and its events (issued, activated, revoked, …), oldest first',
-    fetch: (api, id) => api.GET('/api/v2/admin/install-codes/{install_code_id}', { params: { path: { install_code_id: id } } }),
+    fetch: (api, id) =>
+      api.GET('/api/v2/admin/install-codes/{install_code_id}', { params: { path: { install_code_id: id } } }),
     row,
     columns,
   });
   listCommand(codes, context, {
-    description: 'install codes, newest first: hint, status, times and the activation that used each (never the code itself)',
+    description:
+      'install codes, newest first: hint, status, times and the activation that used each (never the code itself)',
     filters: (c) =>
       searchOptions(c, 'the hint or the code id', 'the machine of an activation that used the code')
         .option('--status <status>', 'issued, activated, consumed, expired or revoked')
@@ -46,10 +50,14 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
   });
   actionCommand<InstallCodeRecord, { json?: boolean; reason?: string }>(codes, context, {
     name: 'revoke',
-    argument: ['<install_code_id>', 'the code\'s id (ic_…), as `codes list` shows it'],
+    argument: ['<install_code_id>', "the code's id (ic_…), as `codes list` shows it"],
     description: 'revoke an issued code: it can no longer be prechecked or activated (idempotent)',
-    options: (c) => c.option('--reason <text>', 'why, kept in the event with the operator\'s name'),
-    act: (api, id, flags) => api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', { params: { path: { install_code_id: id } }, body: { reason: flags.reason } }),
+    options: (c) => c.option('--reason <text>', "why, kept in the event with the operator's name"),
+    act: (api, id, flags) =>
+      api.POST('/api/v2/admin/install-codes/{install_code_id}/revoke', {
+        params: { path: { install_code_id: id } },
+        body: { reason: flags.reason },
+      }),
     row,
     columns,
     done: (c) => `${c.install_code_id} is ${c.status}.`,

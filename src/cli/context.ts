@@ -10,4 +10,7 @@ export interface CliContext {
   serve(): Promise<void>;
 }
 
-export const outputFor = (context: CliContext, options: { json?: boolean }): Output => ({ json: options.json === true, write: context.write });
+export const outputFor = (context: CliContext, options: { json?: boolean }): Output => ({
+  json: options.json === true,
+  write: context.write,
+});

@@ -14,7 +14,9 @@ export function registerEventsCommands(program: Command, context: CliContext): v
   listCommand(events, context, {
     description: 'events, newest first: what changed, when, by whom, for which code, activation or server',
     filters: (c) =>
-      c.option('--type <type>', 'e.g. install_code.issued, activation.released, server.revoked').option('--subject-id <id>', 'an install code (ic_…), activation (act_…) or server (srv_…) id'),
+      c
+        .option('--type <type>', 'e.g. install_code.issued, activation.released, server.revoked')
+        .option('--subject-id <id>', 'an install code (ic_…), activation (act_…) or server (srv_…) id'),
     query: (f: ListFilters) => ({ type: f.type, subject_id: f.subjectId }),
     fetch: (api, query) => api.GET('/api/v2/admin/events', { params: { query } }),
     path: '/api/v2/admin/events',

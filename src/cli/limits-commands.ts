@@ -25,7 +25,18 @@ const overrideRow = (o: OverrideRecord): Row => ({
   reason: o.reason,
   removed: o.removed_at ? `${o.removed_at} by ${o.removed_by}${o.removal_reason ? `: ${o.removal_reason}` : ''}` : null,
 });
-const overrideColumns = ['id', 'status', 'limit_name', 'subject', 'value', 'limit', 'expires_at', 'set_by', 'reason', 'removed'];
+const overrideColumns = [
+  'id',
+  'status',
+  'limit_name',
+  'subject',
+  'value',
+  'limit',
+  'expires_at',
+  'set_by',
+  'reason',
+  'removed',
+];
 
 const usageRow = (l: Usage['limits'][number]): Row => ({
   limit_name: l.limit_name,
@@ -33,7 +44,9 @@ const usageRow = (l: Usage['limits'][number]): Row => ({
   limit: l.limit,
   remaining: l.remaining,
   resets_at: l.resets_at,
-  because: l.override ? `override ${l.override.rate_limit_override_id} (${l.override.subject} ${l.override.value}, by ${l.override.created_by}, until ${l.override.expires_at}): ${l.override.reason}` : `default`,
+  because: l.override
+    ? `override ${l.override.rate_limit_override_id} (${l.override.subject} ${l.override.value}, by ${l.override.created_by}, until ${l.override.expires_at}): ${l.override.reason}`
+    : `default`,
 });
 const usageColumns = ['limit_name', 'used', 'limit', 'remaining', 'resets_at', 'because'];
 
@@ -46,28 +59,48 @@ export function expiresAt(text: string, clock: Clock): string {
 }
 
 /** Exactly one of the target flags, as the API's `subject` and `value`. */
-function targetOf<S extends string>(flags: Partial<Record<S, string>>, subjects: readonly S[]): { subject: S; value: string } {
+function targetOf<S extends string>(
+  flags: Partial<Record<S, string>>,
+  subjects: readonly S[],
+): { subject: S; value: string } {
   const given = subjects.filter((s) => flags[s] !== undefined);
   if (given.length !== 1) throw new CliError(`give exactly one of ${subjects.map((s) => `--${s}`).join(', ')}`, 2);
   return { subject: given[0]!, value: flags[given[0]!]! };
 }
 
-type OverrideFlags = ConnectionFlags & { ip?: string; cidr?: string; machine?: string; expires: string; reason: string; json?: boolean };
+type OverrideFlags = ConnectionFlags & {
+  ip?: string;
+  cidr?: string;
+  machine?: string;
+  expires: string;
+  reason: string;
+  json?: boolean;
+};
 
 /** `limits override|list|remove|show` over the admin API. */
 export function registerLimitsCommands(program: Command, context: CliContext): void {
-  const limits = program.command('limits').description('rate-limit overrides and usage on a running service (admin API): override, list, remove, show');
+  const limits = program
+    .command('limits')
+    .description('rate-limit overrides and usage on a running service (admin API): override, list, remove, show');
 
   connectionOptions(
     limits
       .command('override')
-      .description('set the quota of one limit for an address, a network or a machine, until it expires (replaces the override in place for that limit and target)')
-      .argument('<limit_name>', 'a limit counted per IP (for --ip, --cidr) or per machine (for --machine), e.g. issue-ip-hour')
+      .description(
+        'set the quota of one limit for an address, a network or a machine, until it expires (replaces the override in place for that limit and target)',
+      )
+      .argument(
+        '<limit_name>',
+        'a limit counted per IP (for --ip, --cidr) or per machine (for --machine), e.g. issue-ip-hour',
+      )
       .argument('<limit>', 'the quota, 1 to 10000')
       .option('--ip <address>', 'one IPv4 or IPv6 address (an IPv6 address sets its /64)')
       .option('--cidr <network>', 'a network: /16 to /32 of IPv4, /32 to /64 of IPv6')
       .option('--machine <machine_id>', 'one machine-id')
-      .requiredOption('--expires <when>', 'when it stops applying: an ISO 8601 time or a duration from now (90m, 12h, 30d; at most 365 days)')
+      .requiredOption(
+        '--expires <when>',
+        'when it stops applying: an ISO 8601 time or a duration from now (90m, 12h, 30d; at most 365 days)',
+      )
       .requiredOption('--reason <text>', 'why, for whoever reads the list later'),
   )
     .option('--json', 'print the override as JSON')
@@ -81,14 +114,30 @@ export function registerLimitsCommands(program: Command, context: CliContext): v
         reason: flags.reason,
       };
       const connection = connectionFrom(context.env, flags);
-      const override = await dataOf(connection.url, adminApi(connection).POST('/api/v2/admin/rate-limit-overrides', { body }));
-      print(outputFor(context, flags), override, [overrideRow(override)], overrideColumns, `${override.rate_limit_override_id}: ${override.limit_name} is ${override.limit} for ${override.applies_to} until ${override.expires_at}.`);
+      const override = await dataOf(
+        connection.url,
+        adminApi(connection).POST('/api/v2/admin/rate-limit-overrides', { body }),
+      );
+      print(
+        outputFor(context, flags),
+        override,
+        [overrideRow(override)],
+        overrideColumns,
+        `${override.rate_limit_override_id}: ${override.limit_name} is ${override.limit} for ${override.applies_to} until ${override.expires_at}.`,
+      );
     });
 
   listCommand(limits, context, {
-    description: 'overrides, newest first, with who set each and why; expired and removed ones too, marked by their status',
-    filters: (c) => c.option('--status <status>', 'active, expired or removed').option('--limit-name <name>', 'one limit, e.g. issue-ip-hour'),
-    query: (f: ListFlags & { status?: OverrideRecord['status']; limitName?: OverrideRecord['limit_name'] }) => ({ status: f.status, limit_name: f.limitName }),
+    description:
+      'overrides, newest first, with who set each and why; expired and removed ones too, marked by their status',
+    filters: (c) =>
+      c
+        .option('--status <status>', 'active, expired or removed')
+        .option('--limit-name <name>', 'one limit, e.g. issue-ip-hour'),
+    query: (f: ListFlags & { status?: OverrideRecord['status']; limitName?: OverrideRecord['limit_name'] }) => ({
+      status: f.status,
+      limit_name: f.limitName,
+    }),
     fetch: (api, query) => api.GET('/api/v2/admin/rate-limit-overrides', { params: { query } }),
     path: '/api/v2/admin/rate-limit-overrides',
     row: overrideRow,
@@ -98,10 +147,14 @@ export function registerLimitsCommands(program: Command, context: CliContext): v
   actionCommand<OverrideRecord, ConnectionFlags & { json?: boolean; reason?: string }>(limits, context, {
     name: 'remove',
     argument: ['<rate_limit_override_id>', 'the override (rlo_…)'],
-    description: "remove an override: the limit's default (or a less specific override) applies again, on every instance within 10 s (idempotent)",
+    description:
+      "remove an override: the limit's default (or a less specific override) applies again, on every instance within 10 s (idempotent)",
     options: (c) => c.option('--reason <text>', 'why'),
     act: (api, id, flags) =>
-      api.DELETE('/api/v2/admin/rate-limit-overrides/{rate_limit_override_id}', { params: { path: { rate_limit_override_id: id } }, ...(flags.reason === undefined ? {} : { body: { reason: flags.reason } }) }),
+      api.DELETE('/api/v2/admin/rate-limit-overrides/{rate_limit_override_id}', {
+        params: { path: { rate_limit_override_id: id } },
+        ...(flags.reason === undefined ? {} : { body: { reason: flags.reason } }),
+      }),
     row: overrideRow,
     columns: overrideColumns,
     done: (o) => `${o.rate_limit_override_id} is ${o.status}.`,
@@ -110,7 +163,9 @@ export function registerLimitsCommands(program: Command, context: CliContext): v
   connectionOptions(
     limits
       .command('show')
-      .description('the buckets an address or machine has used in the current windows, and the quota that applies to each and why (an override, or the default)')
+      .description(
+        'the buckets an address or machine has used in the current windows, and the quota that applies to each and why (an override, or the default)',
+      )
       .option('--ip <address>', 'a client address (an IPv6 one is counted by its /64)')
       .option('--machine <machine_id>', 'a machine-id'),
   )
@@ -118,7 +173,18 @@ export function registerLimitsCommands(program: Command, context: CliContext): v
     .action(async (flags: ConnectionFlags & { ip?: string; machine?: string; json?: boolean }) => {
       const target = targetOf(flags, ['ip', 'machine'] as const);
       const connection = connectionFrom(context.env, flags);
-      const usage = await dataOf(connection.url, adminApi(connection).GET('/api/v2/admin/rate-limit-usage', { params: { query: { [target.subject]: target.value } } }));
-      print(outputFor(context, flags), usage, usage.limits.map(usageRow), usageColumns, `${usage.subject} ${usage.value}, counted as ${usage.counted_as}.`);
+      const usage = await dataOf(
+        connection.url,
+        adminApi(connection).GET('/api/v2/admin/rate-limit-usage', {
+          params: { query: { [target.subject]: target.value } },
+        }),
+      );
+      print(
+        outputFor(context, flags),
+        usage,
+        usage.limits.map(usageRow),
+        usageColumns,
+        `${usage.subject} ${usage.value}, counted as ${usage.counted_as}.`,
+      );
     });
 }

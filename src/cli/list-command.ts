@@ -27,13 +27,15 @@ const FORMATS = ['table', 'json', 'ndjson'] as const;
 
 function formatOf(flags: ListFlags): (typeof FORMATS)[number] {
   const format = flags.format ?? (flags.json ? 'json' : 'table');
-  if (!(FORMATS as readonly string[]).includes(format)) throw new CliError(`--format must be table, json or ndjson, not ${format}`, 2);
+  if (!(FORMATS as readonly string[]).includes(format))
+    throw new CliError(`--format must be table, json or ndjson, not ${format}`, 2);
   return format as (typeof FORMATS)[number];
 }
 
 function pageQuery(flags: ListFlags) {
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-  if (limit !== undefined && !Number.isInteger(limit)) throw new CliError(`--limit must be a whole number, not ${flags.limit}`, 2);
+  if (limit !== undefined && !Number.isInteger(limit))
+    throw new CliError(`--limit must be a whole number, not ${flags.limit}`, 2);
   return { limit, cursor: flags.cursor, since: flags.since, until: flags.until };
 }
 
@@ -78,8 +80,16 @@ export function listCommand<T, F extends ListFlags, Q extends object>(
         if (format === 'ndjson') return exportList(connection, spec.path, params, context.write);
         let text = '';
         await exportList(connection, spec.path, params, (chunk) => (text += chunk));
-        const items = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
-        return print({ json: format === 'json', write: context.write }, { items, next_cursor: null }, items.map(spec.row), spec.columns);
+        const items = text
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as T);
+        return print(
+          { json: format === 'json', write: context.write },
+          { items, next_cursor: null },
+          items.map(spec.row),
+          spec.columns,
+        );
       }
       const page = await dataOf(connection.url, spec.fetch(adminApi(connection), query));
       if (format === 'ndjson') return context.write(page.items.map((item) => `${JSON.stringify(item)}\n`).join(''));

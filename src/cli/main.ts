@@ -35,6 +35,7 @@ try {
     // Commander has printed the help or its one-line usage error already.
     process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else if (err instanceof CliError) fail(err.message, err.exitCode);
-  else if (err instanceof ConfigError || err instanceof SigningKeyError || err instanceof DataDirError) fail(err.message, 1);
+  else if (err instanceof ConfigError || err instanceof SigningKeyError || err instanceof DataDirError)
+    fail(err.message, 1);
   else fail(`failed: ${errorFields(err).error.split('\n')[0]}`, 1);
 }

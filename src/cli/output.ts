@@ -11,8 +11,15 @@ export function formatTable(rows: Row[], columns: string[]): string {
   if (rows.length === 0) return '(none)\n';
   const cell = (value: Row[string]) => (value === null || value === undefined || value === '' ? '-' : String(value));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') + '\n';
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return (
+    [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') +
+    '\n'
+  );
 }
 
 /** Prints `data` as JSON, or the rows as a table (with a closing note, e.g. where the next page starts). */

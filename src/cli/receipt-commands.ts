@@ -36,7 +36,9 @@ async function readJwks(source: string): Promise<JSONWebKeySet> {
 
 /** `receipt verify`: an activation receipt checked offline against a JWKS, with the client's own verifyReceipt. */
 export function registerReceiptCommands(program: Command, context: CliContext): void {
-  const receipt = program.command('receipt').description('activation receipts: verify one offline against the service\'s public keys');
+  const receipt = program
+    .command('receipt')
+    .description("activation receipts: verify one offline against the service's public keys");
   receipt
     .command('verify')
     .description(
@@ -45,14 +47,18 @@ export function registerReceiptCommands(program: Command, context: CliContext): 
     .argument('<file>', 'the receipt, or - to read it from stdin')
     .requiredOption('--jwks <file-or-url>', 'the JWK Set: a saved copy of /.well-known/jwks.json, or its URL')
     .action(async (file: string, options: { jwks: string }) => {
-      const text = file === '-' ? await context.readStdin() : await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-        throw new CliError(`cannot read ${file}: ${err.code ?? err.message}`, 2);
-      });
+      const text =
+        file === '-'
+          ? await context.readStdin()
+          : await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+              throw new CliError(`cannot read ${file}: ${err.code ?? err.message}`, 2);
+            });
       const jwks = await readJwks(options.jwks);
       try {
         context.write(`${JSON.stringify(await verifyReceipt(text, jwks), null, 2)}\n`);
       } catch (err) {
-        if (err instanceof ReceiptInvalidError) throw new CliError(`receipt refused: ${err.message}`, RECEIPT_EXIT_CODES[err.problem]);
+        if (err instanceof ReceiptInvalidError)
+          throw new CliError(`receipt refused: ${err.message}`, RECEIPT_EXIT_CODES[err.problem]);
         throw err;
       }
     });

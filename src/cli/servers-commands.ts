@@ -25,7 +25,9 @@ type ListFilters = ListFlags & SearchFlags & { status?: ServerRecord['health']; 
 
 /** `servers list|revoke` over the admin API. */
 export function registerServersCommands(program: Command, context: CliContext): void {
-  const servers = program.command('servers').description('registered servers on a running service (admin API): list, show, revoke');
+  const servers = program
+    .command('servers')
+    .description('registered servers on a running service (admin API): list, show, revoke');
   showCommand<components['schemas']['ServerWithEvents']>(servers, context, {
     argument: ['<server_id>', 'the server (srv_…)'],
     description: 'one server, its health, and its events, oldest first',
@@ -34,7 +36,8 @@ export function registerServersCommands(program: Command, context: CliContext): 
     columns,
   });
   listCommand(servers, context, {
-    description: 'servers, newest first, with their health from check-ins (active, stale, dead, revoked), last seen and agent version',
+    description:
+      'servers, newest first, with their health from check-ins (active, stale, dead, revoked), last seen and agent version',
     filters: (c) =>
       searchOptions(c, 'the hostname or the server id', 'the server')
         .option('--status <health>', 'active, stale, dead or revoked')
@@ -49,8 +52,12 @@ export function registerServersCommands(program: Command, context: CliContext): 
     name: 'revoke',
     argument: ['<server_id>', 'the server (srv_…)'],
     description: 'revoke a server: its agent token stops working and its next check-in is told so (idempotent)',
-    options: (c) => c.option('--reason <text>', 'why, kept in the event with the operator\'s name'),
-    act: (api, id, flags) => api.POST('/api/v2/admin/servers/{server_id}/revoke', { params: { path: { server_id: id } }, body: { reason: flags.reason } }),
+    options: (c) => c.option('--reason <text>', "why, kept in the event with the operator's name"),
+    act: (api, id, flags) =>
+      api.POST('/api/v2/admin/servers/{server_id}/revoke', {
+        params: { path: { server_id: id } },
+        body: { reason: flags.reason },
+      }),
     row: (r) => ({ id: r.server_id, status: r.status, revoked_at: r.revoked_at }),
     columns: ['id', 'status', 'revoked_at'],
     done: (r) => `${r.server_id} is ${r.status}.`,

@@ -23,13 +23,23 @@ export function registerServiceCommands(program: Command, context: CliContext): 
 
   program
     .command('prune')
-    .description('delete old rate-limit buckets, expired sessions, long-expired unused codes and old events once (for cron)')
+    .description(
+      'delete old rate-limit buckets, expired sessions, long-expired unused codes and old events once (for cron)',
+    )
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => {
-      const result = await withServiceDatabase(context.env, (db, config, now) => pruneOnce(db, now, config.eventRetentionDays));
+      const result = await withServiceDatabase(context.env, (db, config, now) =>
+        pruneOnce(db, now, config.eventRetentionDays),
+      );
       const out = outputFor(context, options);
-      if (out.json) out.write(`${JSON.stringify(result ? { pruned: result } : { skipped: 'another instance is pruning' })}\n`);
+      if (out.json)
+        out.write(`${JSON.stringify(result ? { pruned: result } : { skipped: 'another instance is pruning' })}\n`);
       else if (!result) out.write('skipped: another instance is pruning\n');
-      else out.write(`pruned: ${Object.entries(result).map(([what, count]) => `${count} ${what}`).join(', ')}\n`);
+      else
+        out.write(
+          `pruned: ${Object.entries(result)
+            .map(([what, count]) => `${count} ${what}`)
+            .join(', ')}\n`,
+        );
     });
 }

@@ -12,9 +12,20 @@ type EventRecord = components['schemas']['EventRecord'];
 export function showCommand<T extends { events: EventRecord[] }>(
   group: Command,
   context: CliContext,
-  spec: { argument: [string, string]; description: string; fetch(api: AdminApi, id: string): Promise<Answer<T>>; row(item: NoInfer<T>): Row; columns: string[] },
+  spec: {
+    argument: [string, string];
+    description: string;
+    fetch(api: AdminApi, id: string): Promise<Answer<T>>;
+    row(item: NoInfer<T>): Row;
+    columns: string[];
+  },
 ): void {
-  connectionOptions(group.command('show').description(spec.description).argument(...spec.argument))
+  connectionOptions(
+    group
+      .command('show')
+      .description(spec.description)
+      .argument(...spec.argument),
+  )
     .option('--json', 'print the object and its events as JSON')
     .action(async (id: string, flags: ConnectionFlags & { json?: boolean }) => {
       const connection = connectionFrom(context.env, flags);

@@ -20,7 +20,12 @@ const row = (e: Endpoint): Row => ({
 });
 const columns = ['id', 'health', 'host', 'events', 'pending', 'last_success_at', 'failing_since'];
 
-const endpointAction = (name: string, description: string, act: Parameters<typeof actionCommand<Endpoint, { json?: boolean }>>[2]['act'], done: (e: Endpoint) => string) => ({
+const endpointAction = (
+  name: string,
+  description: string,
+  act: Parameters<typeof actionCommand<Endpoint, { json?: boolean }>>[2]['act'],
+  done: (e: Endpoint) => string,
+) => ({
   name,
   argument: ['<webhook_id>', 'the endpoint (wh_…)'] as [string, string],
   description,
@@ -48,21 +53,40 @@ const deliveryColumns = ['id', 'type', 'status', 'attempts', 'last_result', 'nex
 
 /** `webhooks add|list|show|pause|resume|rotate-secret|test|deliveries|replay|remove` over the admin API. */
 export function registerWebhooksCommands(program: Command, context: CliContext): void {
-  const webhooks = program.command('webhooks').description('signed webhooks from the event trail (admin API): add, list, show, pause, resume, rotate-secret, test, deliveries, replay, remove');
+  const webhooks = program
+    .command('webhooks')
+    .description(
+      'signed webhooks from the event trail (admin API): add, list, show, pause, resume, rotate-secret, test, deliveries, replay, remove',
+    );
 
-  actionCommand<Endpoint & { secret: string }, { json?: boolean; events: string; description?: string }>(webhooks, context, {
-    name: 'add',
-    argument: ['<url>', 'where messages are POSTed (https)'],
-    description: 'add an endpoint; its signing secret is printed once',
-    options: (c) => c.option('--events <types>', 'event types, comma-separated, or * for all', '*').option('--description <text>', 'a note for operators'),
-    act: (api, url, flags) =>
-      api.POST('/api/v2/admin/webhooks', { body: { url, events: flags.events.split(',').map((e) => e.trim()) as EventFilter[], ...(flags.description ? { description: flags.description } : {}) } }),
-    row: (e) => ({ ...row(e), secret: e.secret }),
-    columns: [...columns, 'secret'],
-    done: (e) => `${e.webhook_id} added. Its secret is shown this once: ${e.secret}`,
-  });
+  actionCommand<Endpoint & { secret: string }, { json?: boolean; events: string; description?: string }>(
+    webhooks,
+    context,
+    {
+      name: 'add',
+      argument: ['<url>', 'where messages are POSTed (https)'],
+      description: 'add an endpoint; its signing secret is printed once',
+      options: (c) =>
+        c
+          .option('--events <types>', 'event types, comma-separated, or * for all', '*')
+          .option('--description <text>', 'a note for operators'),
+      act: (api, url, flags) =>
+        api.POST('/api/v2/admin/webhooks', {
+          body: {
+            url,
+            events: flags.events.split(',').map((e) => e.trim()) as EventFilter[],
+            ...(flags.description ? { description: flags.description } : {}),
+          },
+        }),
+      row: (e) => ({ ...row(e), secret: e.secret }),
+      columns: [...columns, 'secret'],
+      done: (e) => `${e.webhook_id} added. Its secret is shown this once: ${e.secret}`,
+    },
+  );
 
-  connectionOptions(webhooks.command('list').description('every endpoint with its health, pending deliveries and last success'))
+  connectionOptions(
+    webhooks.command('list').description('every endpoint with its health, pending deliveries and last success'),
+  )
     .option('--json', 'print the result as JSON')
     .action(async (flags: ConnectionFlags & { json?: boolean }) => {
       const connection = connectionFrom(context.env, flags);
@@ -71,12 +95,35 @@ export function registerWebhooksCommands(program: Command, context: CliContext):
     });
 
   const path = (id: string) => ({ params: { path: { webhook_id: id } } });
-  actionCommand(webhooks, context, endpointAction('show', 'one endpoint', (api, id) => api.GET('/api/v2/admin/webhooks/{webhook_id}', path(id)), (e) => `${e.webhook_id}: ${e.url}`));
-  actionCommand(webhooks, context, endpointAction('pause', 'pause an endpoint: its messages wait', (api, id) => api.PATCH('/api/v2/admin/webhooks/{webhook_id}', { ...path(id), body: { paused: true } }), (e) => `${e.webhook_id} is ${e.status}.`));
   actionCommand(
     webhooks,
     context,
-    endpointAction('resume', 'resume (or re-enable) an endpoint: its waiting messages go out', (api, id) => api.PATCH('/api/v2/admin/webhooks/{webhook_id}', { ...path(id), body: { paused: false } }), (e) => `${e.webhook_id} is ${e.status}.`),
+    endpointAction(
+      'show',
+      'one endpoint',
+      (api, id) => api.GET('/api/v2/admin/webhooks/{webhook_id}', path(id)),
+      (e) => `${e.webhook_id}: ${e.url}`,
+    ),
+  );
+  actionCommand(
+    webhooks,
+    context,
+    endpointAction(
+      'pause',
+      'pause an endpoint: its messages wait',
+      (api, id) => api.PATCH('/api/v2/admin/webhooks/{webhook_id}', { ...path(id), body: { paused: true } }),
+      (e) => `${e.webhook_id} is ${e.status}.`,
+    ),
+  );
+  actionCommand(
+    webhooks,
+    context,
+    endpointAction(
+      'resume',
+      'resume (or re-enable) an endpoint: its waiting messages go out',
+      (api, id) => api.PATCH('/api/v2/admin/webhooks/{webhook_id}', { ...path(id), body: { paused: false } }),
+      (e) => `${e.webhook_id} is ${e.status}.`,
+    ),
   );
   actionCommand<components['schemas']['RotatedWebhookSecret'], { json?: boolean }>(webhooks, context, {
     name: 'rotate-secret',
@@ -96,18 +143,27 @@ export function registerWebhooksCommands(program: Command, context: CliContext):
     columns: deliveryColumns,
     done: (d) => `Test message ${d.delivery_id} queued.`,
   });
-  connectionOptions(webhooks.command('deliveries').description("an endpoint's newest 100 messages with their attempts").argument('<webhook_id>', 'the endpoint (wh_…)'))
+  connectionOptions(
+    webhooks
+      .command('deliveries')
+      .description("an endpoint's newest 100 messages with their attempts")
+      .argument('<webhook_id>', 'the endpoint (wh_…)'),
+  )
     .option('--json', 'print the result as JSON')
     .action(async (id: string, flags: ConnectionFlags & { json?: boolean }) => {
       const connection = connectionFrom(context.env, flags);
-      const list = await dataOf(connection.url, adminApi(connection).GET('/api/v2/admin/webhooks/{webhook_id}/deliveries', path(id)));
+      const list = await dataOf(
+        connection.url,
+        adminApi(connection).GET('/api/v2/admin/webhooks/{webhook_id}/deliveries', path(id)),
+      );
       print(outputFor(context, flags), list, list.items.map(deliveryRow), deliveryColumns);
     });
   actionCommand<Delivery, { json?: boolean }>(webhooks, context, {
     name: 'replay',
     argument: ['<delivery_id>', 'the delivery (whd_…)'],
     description: 'send a message again, with the same webhook-id',
-    act: (api, id) => api.POST('/api/v2/admin/webhook-deliveries/{delivery_id}/replay', { params: { path: { delivery_id: id } } }),
+    act: (api, id) =>
+      api.POST('/api/v2/admin/webhook-deliveries/{delivery_id}/replay', { params: { path: { delivery_id: id } } }),
     row: deliveryRow,
     columns: deliveryColumns,
     done: (d) => `${d.delivery_id} queued again.`,

@@ -33,5 +33,7 @@ export function actionForm(viewer: ConsoleViewer, action: ConsoleAction, id: str
 
 /** The note a read-scope operator sees where the actions would be. */
 export function readOnlyNote(viewer: ConsoleViewer): Html {
-  return viewer.scope === 'write' ? html`` : html`<p class="fine-print">You are signed in with a read-only token: actions need a token with the write scope.</p>`;
+  return viewer.scope === 'write'
+    ? html``
+    : html`<p class="fine-print">You are signed in with a read-only token: actions need a token with the write scope.</p>`;
 }

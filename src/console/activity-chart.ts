@@ -37,7 +37,13 @@ export function renderActivityChart(hours: ActivationHour[]): Html {
     });
   });
   // A faint line at each midnight but the first: the day labels below share the width equally, as the days do.
-  const midnights = hours.flatMap(({ start }, i) => (i > 0 && start.getUTCHours() === 0 ? [`<line class="chart-day" vector-effect="non-scaling-stroke" x1="${i * BAR_WIDTH}" x2="${i * BAR_WIDTH}" y1="0" y2="${HEIGHT}"></line>`] : []));
+  const midnights = hours.flatMap(({ start }, i) =>
+    i > 0 && start.getUTCHours() === 0
+      ? [
+          `<line class="chart-day" vector-effect="non-scaling-stroke" x1="${i * BAR_WIDTH}" x2="${i * BAR_WIDTH}" y1="0" y2="${HEIGHT}"></line>`,
+        ]
+      : [],
+  );
   const days = hours.filter(({ start }) => start.getUTCHours() === 0);
   const summary = `Activations per hour over the last ${days.length} days (UTC): ${totals.confirmed} confirmed, ${totals.released} released, ${totals.activated} waiting for confirm. The busiest hour had ${tallest}.`;
   const width = hours.length * BAR_WIDTH;
@@ -54,4 +60,3 @@ export function renderActivityChart(hours: ActivationHour[]): Html {
     </ul>
   </figure>`;
 }
-

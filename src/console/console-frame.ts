@@ -57,7 +57,10 @@ export function formTokenField(viewer: ConsoleViewer): Html {
 
 function masthead(viewer: ConsoleViewer | undefined, section: ConsoleSection | undefined): Html {
   if (!viewer) return html``;
-  const links = SECTIONS.map(([name, label, href]) => html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`);
+  const links = SECTIONS.map(
+    ([name, label, href]) =>
+      html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
+  );
   return html`
     <nav class="console-nav" aria-label="Console">
       <ul>${links}</ul>
@@ -68,7 +71,11 @@ function masthead(viewer: ConsoleViewer | undefined, section: ConsoleSection | u
     </div>`;
 }
 
-export function renderConsoleView(assets: ConsoleAssets, viewer: ConsoleViewer | undefined, { title, heading, section, content }: ConsoleView): string {
+export function renderConsoleView(
+  assets: ConsoleAssets,
+  viewer: ConsoleViewer | undefined,
+  { title, heading, section, content }: ConsoleView,
+): string {
   return `<!doctype html>
 ${html`<html lang="en">
 <head>

@@ -30,7 +30,13 @@ function actions(viewer: ConsoleViewer, forms: Html[]): Html {
 }
 
 /** A detail view's body: what the last action did, the object's facts, its actions, its events. */
-function detailContent(done: DoneNotice, heading: string, pairs: Parameters<typeof facts>[0], actionsSection: Html, events: EventRow[]): Html {
+function detailContent(
+  done: DoneNotice,
+  heading: string,
+  pairs: Parameters<typeof facts>[0],
+  actionsSection: Html,
+  events: EventRow[],
+): Html {
   return html`${doneNote(done)}
   <section class="card" aria-labelledby="facts-heading">
     <h2 id="facts-heading">${heading}</h2>
@@ -40,87 +46,152 @@ function detailContent(done: DoneNotice, heading: string, pairs: Parameters<type
   ${history(events)}`;
 }
 
-export function codeDetailView(viewer: ConsoleViewer, { code, status, activation }: InstallCodeListItem, events: EventRow[], done: DoneNotice): ConsoleView {
+export function codeDetailView(
+  viewer: ConsoleViewer,
+  { code, status, activation }: InstallCodeListItem,
+  events: EventRow[],
+  done: DoneNotice,
+): ConsoleView {
   const revocable = code.status === 'issued' || code.status === 'activated';
   return {
     title: code.id,
     heading: `Install code ${code.hint}`,
     section: 'codes',
-    content: detailContent(done, 'The code', [
-      ['Id', html`<span class="id">${code.id}</span>`],
-      ['Hint', html`<code>${code.hint}</code>`],
-      ['Status', badge(status)],
-      ['Issued', when(code.issuedAt)],
-      ['Expires', when(code.expiresAt)],
-      ['Revoked', code.revokedAt ? when(code.revokedAt) : null],
-      ['Latest activation', activation ? html`${idLink(activation.id)} on ${activation.hostname} (${activation.status})` : null],
-    ], actions(viewer, revocable ? [actionForm(viewer, { path: `/admin/codes/${code.id}/revoke`, summary: 'Revoke this code…', consequence: `Revoke ${code.hint}: no machine can use it again, and an install with it that has not been confirmed is stopped. This cannot be undone.`, button: `Revoke ${code.hint}` }, 'revoke')] : []), events),
+    content: detailContent(
+      done,
+      'The code',
+      [
+        ['Id', html`<span class="id">${code.id}</span>`],
+        ['Hint', html`<code>${code.hint}</code>`],
+        ['Status', badge(status)],
+        ['Issued', when(code.issuedAt)],
+        ['Expires', when(code.expiresAt)],
+        ['Revoked', code.revokedAt ? when(code.revokedAt) : null],
+        [
+          'Latest activation',
+          activation ? html`${idLink(activation.id)} on ${activation.hostname} (${activation.status})` : null,
+        ],
+      ],
+      actions(
+        viewer,
+        revocable
+          ? [
+              actionForm(
+                viewer,
+                {
+                  path: `/admin/codes/${code.id}/revoke`,
+                  summary: 'Revoke this code…',
+                  consequence: `Revoke ${code.hint}: no machine can use it again, and an install with it that has not been confirmed is stopped. This cannot be undone.`,
+                  button: `Revoke ${code.hint}`,
+                },
+                'revoke',
+              ),
+            ]
+          : [],
+      ),
+      events,
+    ),
   };
 }
 
-export function activationDetailView(viewer: ConsoleViewer, { activation: a, server }: ActivationListItem, events: EventRow[], done: DoneNotice): ConsoleView {
+export function activationDetailView(
+  viewer: ConsoleViewer,
+  { activation: a, server }: ActivationListItem,
+  events: EventRow[],
+  done: DoneNotice,
+): ConsoleView {
   return {
     title: a.id,
     heading: `Activation on ${a.hostname}`,
     section: 'activations',
-    content: detailContent(done, 'The activation', [
-      ['Id', html`<span class="id">${a.id}</span>`],
-      ['Status', badge(a.status)],
-      ['Install code', idLink(a.installCodeId)],
-      ['Host', a.hostname],
-      ['Public IP', a.publicIp],
-      ['Machine id', html`<span class="id">${a.machineId}</span>`],
-      ['SSH key', html`<span class="fingerprint">${a.sshFingerprint}</span>`],
-      ['Installer', `${a.installerVersion} (ref ${a.requestedRef})`],
-      ['Created', when(a.createdAt)],
-      ['Confirmed', a.confirmedAt ? when(a.confirmedAt) : null],
-      ['Released', a.releasedAt ? when(a.releasedAt) : null],
-      ['Duplicate of', a.duplicateOf ? idLink(a.duplicateOf) : null],
-      ['Server', server ? html`${idLink(server.id)} (${server.status})` : null],
-    ], actions(
-    viewer,
-    a.status === 'activated'
-      ? [
-          actionForm(
-            viewer,
-            {
-              path: `/admin/activations/${a.id}/release`,
-              summary: 'Release this activation…',
-              consequence: `Release the activation on ${a.hostname} (${a.publicIp}): its install stops, a server registered for it is revoked, and its code can be used again if it has not expired.`,
-              button: `Release ${a.id}`,
-            },
-            'release',
-          ),
-        ]
-      : a.status === 'confirmed' && server?.status === 'active'
-        ? [html`<p class="fine-print">A confirmed activation is not released: revoke its server (${idLink(server.id)}) instead.</p>`]
-        : [],
-  ), events),
+    content: detailContent(
+      done,
+      'The activation',
+      [
+        ['Id', html`<span class="id">${a.id}</span>`],
+        ['Status', badge(a.status)],
+        ['Install code', idLink(a.installCodeId)],
+        ['Host', a.hostname],
+        ['Public IP', a.publicIp],
+        ['Machine id', html`<span class="id">${a.machineId}</span>`],
+        ['SSH key', html`<span class="fingerprint">${a.sshFingerprint}</span>`],
+        ['Installer', `${a.installerVersion} (ref ${a.requestedRef})`],
+        ['Created', when(a.createdAt)],
+        ['Confirmed', a.confirmedAt ? when(a.confirmedAt) : null],
+        ['Released', a.releasedAt ? when(a.releasedAt) : null],
+        ['Duplicate of', a.duplicateOf ? idLink(a.duplicateOf) : null],
+        ['Server', server ? html`${idLink(server.id)} (${server.status})` : null],
+      ],
+      actions(
+        viewer,
+        a.status === 'activated'
+          ? [
+              actionForm(
+                viewer,
+                {
+                  path: `/admin/activations/${a.id}/release`,
+                  summary: 'Release this activation…',
+                  consequence: `Release the activation on ${a.hostname} (${a.publicIp}): its install stops, a server registered for it is revoked, and its code can be used again if it has not expired.`,
+                  button: `Release ${a.id}`,
+                },
+                'release',
+              ),
+            ]
+          : a.status === 'confirmed' && server?.status === 'active'
+            ? [
+                html`<p class="fine-print">A confirmed activation is not released: revoke its server (${idLink(server.id)}) instead.</p>`,
+              ]
+            : [],
+      ),
+      events,
+    ),
   };
 }
 
-export function serverDetailView(viewer: ConsoleViewer, { server: s, health }: ServerListItem, events: EventRow[], done: DoneNotice): ConsoleView {
+export function serverDetailView(
+  viewer: ConsoleViewer,
+  { server: s, health }: ServerListItem,
+  events: EventRow[],
+  done: DoneNotice,
+): ConsoleView {
   return {
     title: s.id,
     heading: `Server ${s.hostname}`,
     section: 'servers',
-    content: detailContent(done, 'The server', [
-      ['Id', html`<span class="id">${s.id}</span>`],
-      ['Health', badge(health)],
-      ['Activation', idLink(s.activationId)],
-      ['Host', s.hostname],
-      ['Public IP', s.publicIp],
-      ['Machine id', html`<span class="id">${s.machineId}</span>`],
-      ['SSH key', html`<span class="fingerprint">${s.sshFingerprint}</span>`],
-      ['Agent', s.agentVersion],
-      ['Registered', when(s.registeredAt)],
-      ['Last check-in', s.lastSeenAt ? when(s.lastSeenAt) : null],
-      ['Revoked', s.revokedAt ? when(s.revokedAt) : null],
-    ], actions(
-    viewer,
-    s.status === 'active'
-      ? [actionForm(viewer, { path: `/admin/servers/${s.id}/revoke`, summary: 'Revoke this server…', consequence: `Revoke ${s.hostname} (${s.publicIp}): its agent token stops working at its next check-in. This cannot be undone.`, button: `Revoke ${s.hostname}` }, 'revoke')]
-      : [],
-  ), events),
+    content: detailContent(
+      done,
+      'The server',
+      [
+        ['Id', html`<span class="id">${s.id}</span>`],
+        ['Health', badge(health)],
+        ['Activation', idLink(s.activationId)],
+        ['Host', s.hostname],
+        ['Public IP', s.publicIp],
+        ['Machine id', html`<span class="id">${s.machineId}</span>`],
+        ['SSH key', html`<span class="fingerprint">${s.sshFingerprint}</span>`],
+        ['Agent', s.agentVersion],
+        ['Registered', when(s.registeredAt)],
+        ['Last check-in', s.lastSeenAt ? when(s.lastSeenAt) : null],
+        ['Revoked', s.revokedAt ? when(s.revokedAt) : null],
+      ],
+      actions(
+        viewer,
+        s.status === 'active'
+          ? [
+              actionForm(
+                viewer,
+                {
+                  path: `/admin/servers/${s.id}/revoke`,
+                  summary: 'Revoke this server…',
+                  consequence: `Revoke ${s.hostname} (${s.publicIp}): its agent token stops working at its next check-in. This cannot be undone.`,
+                  button: `Revoke ${s.hostname}`,
+                },
+                'revoke',
+              ),
+            ]
+          : [],
+      ),
+      events,
+    ),
   };
 }

@@ -13,19 +13,31 @@ export function badge(state: string): Html {
   return html`<span class="badge" data-state="${state}">${state.replaceAll('_', ' ')}</span>`;
 }
 
-const DETAIL_PATHS: Record<string, string> = { ic_: '/admin/codes/', act_: '/admin/activations/', srv_: '/admin/servers/' };
+const DETAIL_PATHS: Record<string, string> = {
+  ic_: '/admin/codes/',
+  act_: '/admin/activations/',
+  srv_: '/admin/servers/',
+};
 
 /** An install code, activation or server id as a link to its detail view; any other id as text. */
 export function idLink(id: string | null | undefined): Html {
   if (!id) return html`<span class="muted">—</span>`;
   const path = Object.entries(DETAIL_PATHS).find(([prefix]) => id.startsWith(prefix))?.[1];
-  return path ? html`<a class="id" href="${path}${encodeURIComponent(id)}">${id}</a>` : html`<span class="id">${id}</span>`;
+  return path
+    ? html`<a class="id" href="${path}${encodeURIComponent(id)}">${id}</a>`
+    : html`<span class="id">${id}</span>`;
 }
 
 /** "Next page" for a list with a cursor, keeping the list's filters. */
-export function nextPageLink(path: string, filters: Record<string, string | undefined>, nextCursor: string | null): Html {
+export function nextPageLink(
+  path: string,
+  filters: Record<string, string | undefined>,
+  nextCursor: string | null,
+): Html {
   if (!nextCursor) return html``;
-  const query = new URLSearchParams(Object.entries({ ...filters, cursor: nextCursor }).filter((e): e is [string, string] => !!e[1]));
+  const query = new URLSearchParams(
+    Object.entries({ ...filters, cursor: nextCursor }).filter((e): e is [string, string] => !!e[1]),
+  );
   return html`<p class="pager"><a href="${path}?${query.toString()}">Next page</a></p>`;
 }
 
@@ -33,7 +45,9 @@ function eventDetail(e: EventRow): Html {
   const data = (e.data ?? {}) as Record<string, unknown>;
   const operator = typeof data.operator === 'string' ? data.operator : undefined;
   const reason = typeof data.reason === 'string' ? data.reason : undefined;
-  const rest = Object.entries(data).filter(([k, v]) => k !== 'operator' && k !== 'reason' && v !== null && v !== undefined);
+  const rest = Object.entries(data).filter(
+    ([k, v]) => k !== 'operator' && k !== 'reason' && v !== null && v !== undefined,
+  );
   return html`${operator ? html`<span class="operator">by ${operator}</span>` : ''}${reason ? html` <q class="reason">${reason}</q>` : ''}${rest.length ? html` <span class="muted">${rest.map(([k, v]) => `${k}: ${String(v)}`).join(', ')}</span>` : ''}`;
 }
 

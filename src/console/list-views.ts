@@ -29,7 +29,15 @@ function filterForm(path: string, fields: FilterField[], filters: ListFilters): 
   return html`<form method="get" action="${path}" class="filters" role="search" aria-label="Filter the list">${inputs}<button type="submit" class="button secondary">Filter</button></form>`;
 }
 
-function listView(section: ConsoleSection, title: string, path: string, fields: FilterField[], filters: ListFilters, table: Html, nextCursor: string | null): ConsoleView {
+function listView(
+  section: ConsoleSection,
+  title: string,
+  path: string,
+  fields: FilterField[],
+  filters: ListFilters,
+  table: Html,
+  nextCursor: string | null,
+): ConsoleView {
   return {
     title,
     heading: title,
@@ -47,32 +55,93 @@ export const ACTIVATION_STATUSES = ['activated', 'confirmed', 'released'] as con
 export const SERVER_HEALTHS = ['active', 'stale', 'dead', 'revoked'] as const;
 
 export function codeRows(items: InstallCodeListItem[]): Html[][] {
-  return items.map(({ code, status, activation }) => [idLink(code.id), html`<code>${code.hint}</code>`, badge(status), when(code.issuedAt), when(code.expiresAt), activation ? html`${activation.hostname}` : html`<span class="muted">—</span>`]);
+  return items.map(({ code, status, activation }) => [
+    idLink(code.id),
+    html`<code>${code.hint}</code>`,
+    badge(status),
+    when(code.issuedAt),
+    when(code.expiresAt),
+    activation ? html`${activation.hostname}` : html`<span class="muted">—</span>`,
+  ]);
 }
 export const CODE_HEADINGS = ['Id', 'Hint', 'Status', 'Issued', 'Expires', 'Used on'];
 
 export function activationRows(items: ActivationListItem[]): Html[][] {
-  return items.map(({ activation: a, server }) => [idLink(a.id), html`${a.hostname}`, html`${a.publicIp}`, badge(a.status), when(a.createdAt), server ? idLink(server.id) : html`<span class="muted">—</span>`]);
+  return items.map(({ activation: a, server }) => [
+    idLink(a.id),
+    html`${a.hostname}`,
+    html`${a.publicIp}`,
+    badge(a.status),
+    when(a.createdAt),
+    server ? idLink(server.id) : html`<span class="muted">—</span>`,
+  ]);
 }
 export const ACTIVATION_HEADINGS = ['Id', 'Host', 'Public IP', 'Status', 'Created', 'Server'];
 
 export function serverRows(items: ServerListItem[]): Html[][] {
-  return items.map(({ server: s, health }) => [idLink(s.id), html`${s.hostname}`, html`${s.publicIp}`, badge(health), when(s.lastSeenAt), when(s.registeredAt)]);
+  return items.map(({ server: s, health }) => [
+    idLink(s.id),
+    html`${s.hostname}`,
+    html`${s.publicIp}`,
+    badge(health),
+    when(s.lastSeenAt),
+    when(s.registeredAt),
+  ]);
 }
 export const SERVER_HEADINGS = ['Id', 'Host', 'Public IP', 'Health', 'Last check-in', 'Registered'];
 
-export function codesListView(page: Page<InstallCodeListItem>, filters: ListFilters, search: FilterField[]): ConsoleView {
-  return listView('codes', 'Install codes', '/admin/codes', [...search, { name: 'status', label: 'Status', options: CODE_STATUSES }], filters, dataTable('Install codes, newest first', CODE_HEADINGS, codeRows(page.items), 'No install code matches.'), page.nextCursor);
+export function codesListView(
+  page: Page<InstallCodeListItem>,
+  filters: ListFilters,
+  search: FilterField[],
+): ConsoleView {
+  return listView(
+    'codes',
+    'Install codes',
+    '/admin/codes',
+    [...search, { name: 'status', label: 'Status', options: CODE_STATUSES }],
+    filters,
+    dataTable('Install codes, newest first', CODE_HEADINGS, codeRows(page.items), 'No install code matches.'),
+    page.nextCursor,
+  );
 }
 
-export function activationsListView(page: Page<ActivationListItem>, filters: ListFilters, search: FilterField[]): ConsoleView {
-  return listView('activations', 'Activations', '/admin/activations', [...search, { name: 'status', label: 'Status', options: ACTIVATION_STATUSES }], filters, dataTable('Activations, newest first', ACTIVATION_HEADINGS, activationRows(page.items), 'No activation matches.'), page.nextCursor);
+export function activationsListView(
+  page: Page<ActivationListItem>,
+  filters: ListFilters,
+  search: FilterField[],
+): ConsoleView {
+  return listView(
+    'activations',
+    'Activations',
+    '/admin/activations',
+    [...search, { name: 'status', label: 'Status', options: ACTIVATION_STATUSES }],
+    filters,
+    dataTable('Activations, newest first', ACTIVATION_HEADINGS, activationRows(page.items), 'No activation matches.'),
+    page.nextCursor,
+  );
 }
 
 export function serversListView(page: Page<ServerListItem>, filters: ListFilters, search: FilterField[]): ConsoleView {
-  return listView('servers', 'Servers', '/admin/servers', [...search, { name: 'health', label: 'Health', options: SERVER_HEALTHS }], filters, dataTable('Servers, newest registered first', SERVER_HEADINGS, serverRows(page.items), 'No server matches.'), page.nextCursor);
+  return listView(
+    'servers',
+    'Servers',
+    '/admin/servers',
+    [...search, { name: 'health', label: 'Health', options: SERVER_HEALTHS }],
+    filters,
+    dataTable('Servers, newest registered first', SERVER_HEADINGS, serverRows(page.items), 'No server matches.'),
+    page.nextCursor,
+  );
 }
 
 export function eventsListView(page: Page<EventRow>, filters: ListFilters, types: readonly string[]): ConsoleView {
-  return listView('events', 'Events', '/admin/events', [{ name: 'type', label: 'Type', options: types }], filters, eventsTable(page.items, 'Events, newest first', 'No event matches.'), page.nextCursor);
+  return listView(
+    'events',
+    'Events',
+    '/admin/events',
+    [{ name: 'type', label: 'Type', options: types }],
+    filters,
+    eventsTable(page.items, 'Events, newest first', 'No event matches.'),
+    page.nextCursor,
+  );
 }

@@ -4,7 +4,14 @@ import type { ServerListItem } from '../domain/admin/server-list.js';
 import type { ConsoleView } from './console-frame.js';
 import { dataTable } from './format.js';
 import { html, type Html } from './html.js';
-import { ACTIVATION_HEADINGS, activationRows, CODE_HEADINGS, codeRows, SERVER_HEADINGS, serverRows } from './list-views.js';
+import {
+  ACTIVATION_HEADINGS,
+  activationRows,
+  CODE_HEADINGS,
+  codeRows,
+  SERVER_HEADINGS,
+  serverRows,
+} from './list-views.js';
 import { searchForm } from './overview-view.js';
 
 /** How many of each kind the search view shows; the list behind "All … matching" has the rest. */
@@ -34,9 +41,35 @@ export function searchView(q: string | undefined, found: SearchFound | undefined
   ${
     found && q
       ? [
-          foundSection('found-activations', 'Activations', q, 'activations', dataTable(`Activations matching ${q}`, ACTIVATION_HEADINGS, activationRows(found.activations), 'No activation matches.'), found.activations.length),
-          foundSection('found-servers', 'Servers', q, 'servers', dataTable(`Servers matching ${q}`, SERVER_HEADINGS, serverRows(found.servers), 'No server matches.'), found.servers.length),
-          foundSection('found-codes', 'Install codes', q, 'codes', dataTable(`Install codes matching ${q}`, CODE_HEADINGS, codeRows(found.codes), 'No install code matches.'), found.codes.length),
+          foundSection(
+            'found-activations',
+            'Activations',
+            q,
+            'activations',
+            dataTable(
+              `Activations matching ${q}`,
+              ACTIVATION_HEADINGS,
+              activationRows(found.activations),
+              'No activation matches.',
+            ),
+            found.activations.length,
+          ),
+          foundSection(
+            'found-servers',
+            'Servers',
+            q,
+            'servers',
+            dataTable(`Servers matching ${q}`, SERVER_HEADINGS, serverRows(found.servers), 'No server matches.'),
+            found.servers.length,
+          ),
+          foundSection(
+            'found-codes',
+            'Install codes',
+            q,
+            'codes',
+            dataTable(`Install codes matching ${q}`, CODE_HEADINGS, codeRows(found.codes), 'No install code matches.'),
+            found.codes.length,
+          ),
         ]
       : ''
   }`,

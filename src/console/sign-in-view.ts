@@ -5,10 +5,19 @@ import { html } from './html.js';
 export type SignInNotice = 'refused' | 'ended' | 'signed_out' | 'disabled' | undefined;
 
 const NOTICES: Record<Exclude<SignInNotice, undefined>, { tone: string; text: string }> = {
-  refused: { tone: 'error', text: 'That token was not accepted: it is unknown, revoked or expired. Check it and try again.' },
-  ended: { tone: 'error', text: 'Your session has ended (signed out elsewhere, idle too long, or its token was revoked). Sign in again.' },
+  refused: {
+    tone: 'error',
+    text: 'That token was not accepted: it is unknown, revoked or expired. Check it and try again.',
+  },
+  ended: {
+    tone: 'error',
+    text: 'Your session has ended (signed out elsewhere, idle too long, or its token was revoked). Sign in again.',
+  },
   signed_out: { tone: 'success', text: 'You are signed out.' },
-  disabled: { tone: 'error', text: 'The console is off: the service has no ADMIN_TOKEN set (see the operators’ guide).' },
+  disabled: {
+    tone: 'error',
+    text: 'The console is off: the service has no ADMIN_TOKEN set (see the operators’ guide).',
+  },
 };
 
 /**

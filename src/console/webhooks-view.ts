@@ -20,9 +20,19 @@ function replayForm(viewer: ConsoleViewer, delivery: WebhookDeliveryRow): Html {
   return html`<form method="post" action="/admin/webhook-deliveries/${delivery.id}/replay" class="inline-form">${formTokenField(viewer)}<button type="submit" class="button secondary small" aria-label="Replay ${delivery.eventType} delivery ${delivery.id}">Replay</button></form>`;
 }
 
-function endpointSection(viewer: ConsoleViewer, { view: { endpoint: e, pendingDeliveries }, deliveries }: EndpointWithDeliveries): Html {
+function endpointSection(
+  viewer: ConsoleViewer,
+  { view: { endpoint: e, pendingDeliveries }, deliveries }: EndpointWithDeliveries,
+): Html {
   const canReplay = viewer.scope === 'write';
-  const rows = deliveries.map(({ delivery: d, attempts }) => [when(d.createdAt), html`<code>${d.eventType}</code>`, badge(d.status), html`${d.attempts}`, lastAnswer(attempts), ...(canReplay ? [replayForm(viewer, d)] : [])]);
+  const rows = deliveries.map(({ delivery: d, attempts }) => [
+    when(d.createdAt),
+    html`<code>${d.eventType}</code>`,
+    badge(d.status),
+    html`${d.attempts}`,
+    lastAnswer(attempts),
+    ...(canReplay ? [replayForm(viewer, d)] : []),
+  ]);
   return html`<section class="card" aria-labelledby="endpoint-${e.id}">
     <h2 id="endpoint-${e.id}">${e.urlHost}</h2>
     ${facts([
@@ -40,7 +50,11 @@ function endpointSection(viewer: ConsoleViewer, { view: { endpoint: e, pendingDe
 }
 
 /** Webhook endpoints with their health and their recent deliveries; replay for a write-scope session. */
-export function webhooksView(viewer: ConsoleViewer, endpoints: EndpointWithDeliveries[], replayed: string | undefined): ConsoleView {
+export function webhooksView(
+  viewer: ConsoleViewer,
+  endpoints: EndpointWithDeliveries[],
+  replayed: string | undefined,
+): ConsoleView {
   return {
     title: 'Webhooks',
     heading: 'Webhooks',

@@ -29,9 +29,15 @@ export function withAdvisoryLock<T>(db: Database, key: number, fn: (tx: Database
 }
 
 /** Like withAdvisoryLock, but answers undefined at once when another transaction holds the lock. */
-export function tryWithAdvisoryLock<T>(db: Database, key: number, fn: (tx: Database) => Promise<T>): Promise<T | undefined> {
+export function tryWithAdvisoryLock<T>(
+  db: Database,
+  key: number,
+  fn: (tx: Database) => Promise<T>,
+): Promise<T | undefined> {
   return db.transaction(async (tx) => {
-    const result = (await tx.execute(sql`select pg_try_advisory_xact_lock(${key}::bigint) as locked`)) as unknown as { rows: { locked: boolean }[] };
+    const result = (await tx.execute(sql`select pg_try_advisory_xact_lock(${key}::bigint) as locked`)) as unknown as {
+      rows: { locked: boolean }[];
+    };
     const [row] = result.rows;
     return row?.locked ? fn(tx) : undefined;
   });

@@ -24,7 +24,10 @@ export interface AvailabilityOptions {
   onChange?: (available: boolean, error?: unknown) => void;
 }
 
-export function watchAvailability(ping: Ping, { retryMs = 500, onChange }: AvailabilityOptions = {}): DatabaseAvailability {
+export function watchAvailability(
+  ping: Ping,
+  { retryMs = 500, onChange }: AvailabilityOptions = {},
+): DatabaseAvailability {
   let available = true;
   let closed = false;
   let inFlight: Promise<boolean> | undefined;

@@ -47,7 +47,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const watch = { onChange: options.onAvailabilityChange };
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, watch, options.traceStatement)
-    : openPglite(options.dataDir, options.pgliteSeed, watch, options.pgliteCheckpointIntervalMs, options.traceStatement);
+    : openPglite(
+        options.dataDir,
+        options.pgliteSeed,
+        watch,
+        options.pgliteCheckpointIntervalMs,
+        options.traceStatement,
+      );
 }
 
 /**

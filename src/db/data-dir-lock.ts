@@ -31,7 +31,9 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (err) {
-    throw new DataDirError(`DATA_DIR ${dataDir} cannot be created (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new DataDirError(
+      `DATA_DIR ${dataDir} cannot be created (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
   for (let attempt = 0; ; attempt++) {
     try {
@@ -41,10 +43,13 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
       break;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw new DataDirError(`DATA_DIR ${dataDir} is not writable (${code ?? (err as Error).message})`);
+      if (code !== 'EEXIST')
+        throw new DataDirError(`DATA_DIR ${dataDir} is not writable (${code ?? (err as Error).message})`);
       const owner = Number.parseInt(readLock(file), 10);
       if (Number.isInteger(owner) && owner > 0 && owner !== pid && isRunning(owner)) {
-        throw new DataDirError(`DATA_DIR ${dataDir} is in use by process ${owner} (lock file ${file}); stop it first, or point DATA_DIR elsewhere`);
+        throw new DataDirError(
+          `DATA_DIR ${dataDir} is in use by process ${owner} (lock file ${file}); stop it first, or point DATA_DIR elsewhere`,
+        );
       }
       // Stale (its process is gone) or unreadable: take it over. (Two processes taking over the same
       // stale lock in the same instant could both win; a start after a crash is not that.)

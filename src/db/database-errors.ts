@@ -14,13 +14,25 @@ const databaseCodeClasses = /^(08|53|57P)/;
  * (`Connection terminated unexpectedly`), this process closed it (`Connection terminated`, a pool ended
  * at shutdown), or it broke before. A connection not made in time is CONNECT_TIMEOUT (postgres-pool.ts).
  */
-const connectionLost = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/;
+const connectionLost =
+  /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/;
 /**
  * Socket codes: the database's when they come from a socket call (`syscall`: the service opens no
  * other outbound sockets) or a query. A client hanging up gives ECONNRESET too, but as the request's
  * `aborted` error, without a syscall.
  */
-const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const socketCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 
 type ErrorLike = { code?: unknown; cause?: unknown; message?: unknown; query?: unknown; syscall?: unknown } | undefined;
 
@@ -42,7 +54,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       if (databaseCodes.has(e.code) || databaseCodeClasses.test(e.code)) return true;
       if (socketCodes.has(e.code) && (fromDatabase || e.syscall !== undefined)) return true;
     }
-    if (typeof e.message === 'string' && (connectionLost.test(e.message) || /PGlite is closed/i.test(e.message))) return true;
+    if (typeof e.message === 'string' && (connectionLost.test(e.message) || /PGlite is closed/i.test(e.message)))
+      return true;
   }
   return false;
 }

@@ -22,8 +22,14 @@ export async function migrateDatabase(db: Database): Promise<void> {
   const migrations = readMigrationFiles({ migrationsFolder });
   await withAdvisoryLock(db, MIGRATION_LOCK, async (tx) => {
     await tx.execute(sql`create schema if not exists drizzle`);
-    await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
-    const [last] = await tx.select({ createdAt: appliedMigrations.createdAt }).from(appliedMigrations).orderBy(desc(appliedMigrations.createdAt)).limit(1);
+    await tx.execute(
+      sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`,
+    );
+    const [last] = await tx
+      .select({ createdAt: appliedMigrations.createdAt })
+      .from(appliedMigrations)
+      .orderBy(desc(appliedMigrations.createdAt))
+      .limit(1);
     for (const migration of migrations) {
       if (last && Number(last.createdAt) >= migration.folderMillis) continue;
       for (const statement of migration.sql) await tx.execute(sql.raw(statement));

@@ -63,7 +63,9 @@ class TimedConnection extends pg.Client {
   override connect(callback: (err: Error) => void): void;
   override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
     const tagged = (err: Error | undefined) =>
-      err?.message === 'timeout expired' ? Object.assign(new Error('database connection timed out', { cause: err }), { code: 'CONNECT_TIMEOUT' }) : err;
+      err?.message === 'timeout expired'
+        ? Object.assign(new Error('database connection timed out', { cause: err }), { code: 'CONNECT_TIMEOUT' })
+        : err;
     if (callback) return super.connect((err: Error) => callback(tagged(err) as Error));
     return super.connect().catch((err: Error) => {
       throw tagged(err);
@@ -81,8 +83,12 @@ class TimedConnection extends pg.Client {
  */
 class ServicePool extends pg.Pool {
   override connect(): Promise<pg.PoolClient>;
-  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
-  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+  override connect(
+    callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): void;
+  override connect(
+    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | void {
     // pool.query() takes its connection this way and listens for its errors itself.
     if (callback) return super.connect(callback);
     return super.connect().then((client) => {
@@ -125,11 +131,25 @@ class ServicePool extends pg.Pool {
   }
 }
 
-export async function openPostgres(url: string, watch: AvailabilityOptions, traceStatement?: StatementTracer): Promise<DatabaseHandle> {
+export async function openPostgres(
+  url: string,
+  watch: AvailabilityOptions,
+  traceStatement?: StatementTracer,
+): Promise<DatabaseHandle> {
   // The pool's state is read from PostgreSQL, for the connections of this instance's own application_name.
   const applicationName = `slowdns-${randomBytes(6).toString('hex')}`;
-  const connection: pg.ClientConfig = { connectionString: withLibpqSslModes(url), application_name: applicationName, ...sessionLimits };
-  const pool = new ServicePool({ ...connection, types: nodePostgresTextTimestamps, Client: TimedConnection, max: POOL_MAX, idleTimeoutMillis: 60_000 });
+  const connection: pg.ClientConfig = {
+    connectionString: withLibpqSslModes(url),
+    application_name: applicationName,
+    ...sessionLimits,
+  };
+  const pool = new ServicePool({
+    ...connection,
+    types: nodePostgresTextTimestamps,
+    Client: TimedConnection,
+    max: POOL_MAX,
+    idleTimeoutMillis: 60_000,
+  });
   // An idle connection the server closes is an 'error' event of the pool, which unheard would end the
   // process. pg-pool drops the connection; the next query that fails marks the database away.
   pool.on('error', () => {});
@@ -172,7 +192,10 @@ export async function openPostgres(url: string, watch: AvailabilityOptions, trac
           await current.query('select 1');
         })(),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' })), PROBE_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' })),
+            PROBE_TIMEOUT_MS,
+          );
         }),
       ]);
       // Kept only once it answered in time, and while the handle is open.

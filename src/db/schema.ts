@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -276,7 +288,9 @@ export const rateLimitOverrides = pgTable(
   },
   (t) => [
     index('rate_limit_overrides_created_at_idx').on(t.createdAt, t.id),
-    uniqueIndex('rate_limit_overrides_target_idx').on(t.limitName, t.subject, t.subjectKey).where(sql`${t.removedAt} is null`),
+    uniqueIndex('rate_limit_overrides_target_idx')
+      .on(t.limitName, t.subject, t.subjectKey)
+      .where(sql`${t.removedAt} is null`),
     check('rate_limit_overrides_subject_check', sql`${t.subject} in ('ip', 'cidr', 'machine')`),
     check('rate_limit_overrides_quota_check', sql`${t.quota} between 1 and 10000`),
   ],

@@ -14,7 +14,11 @@ interface DriverClient {
  * JSON as text) or booleans, cast in the SQL, read the same way by node-postgres and PGlite; timestamps
  * come back as PostgreSQL's text (text-timestamps.ts, set on both drivers; see `timestampOf`).
  */
-export async function runStatement<Row>(db: Database, text: string, params: (string | boolean | null)[]): Promise<Row[]> {
+export async function runStatement<Row>(
+  db: Database,
+  text: string,
+  params: (string | boolean | null)[],
+): Promise<Row[]> {
   const { client } = (db as unknown as { session: { client: DriverClient } }).session;
   try {
     return (await client.query(text, params)).rows as Row[];

@@ -19,5 +19,6 @@ export function useTextTimestamps(pglite: { parsers: Record<number, unknown> }):
 
 /** For node-postgres's client (and pool) option `types`. */
 export const nodePostgresTextTimestamps = {
-  getTypeParser: ((id: number, format?: 'text' | 'binary') => (TEXT_TYPE_IDS.has(id) ? asText : pg.types.getTypeParser(id, format))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((id: number, format?: 'text' | 'binary') =>
+    TEXT_TYPE_IDS.has(id) ? asText : pg.types.getTypeParser(id, format)) as typeof pg.types.getTypeParser,
 };

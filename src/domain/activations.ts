@@ -7,7 +7,14 @@ import { ApiError } from '../errors.js';
 import { EVENT_CONTEXT_COLUMNS, eventContextParams, operatorEventData, type ChangeContext } from './events.js';
 import { approvalPendingError } from './install-code-approval.js';
 import { installCodeProblem } from './install-codes.js';
-import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
+import {
+  COUNTED_CTE,
+  COUNTS_COLUMN,
+  countedStatement,
+  type BucketCount,
+  type CountedOutcome,
+  type RateLimitCheck,
+} from './rate-limits/limiter.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import type { ConfirmedInstall } from './receipts.js';
 import { assertInstallTokenJti } from './tokens.js';
@@ -143,7 +150,12 @@ export async function createActivation(
     duplicatePolicy === 'refuse',
     input.precheckId ?? null,
   ];
-  type Row = { counts: BucketCount[] | null; install_code_id: string | null; duplicate_of: string | null; refused: boolean };
+  type Row = {
+    counts: BucketCount[] | null;
+    install_code_id: string | null;
+    duplicate_of: string | null;
+    refused: boolean;
+  };
   const outcome = await countedStatement(db, limits, now, async (buckets) => {
     const [row] = await runStatement<Row>(db, ACTIVATE, [buckets, ...params]);
     return { counts: row!.counts, value: row! };
@@ -151,19 +163,37 @@ export async function createActivation(
   if (!outcome.decision.admitted) return { decision: outcome.decision };
   const row = outcome.value!;
   if (row.install_code_id) {
-    return { decision: outcome.decision, value: { ...created, installCodeId: row.install_code_id, duplicateOf: row.duplicate_of, duplicateDetected: row.duplicate_of !== null } };
+    return {
+      decision: outcome.decision,
+      value: {
+        ...created,
+        installCodeId: row.install_code_id,
+        duplicateOf: row.duplicate_of,
+        duplicateDetected: row.duplicate_of !== null,
+      },
+    };
   }
   return { decision: outcome.decision, value: await unclaimedActivation(db, input, now, row.refused) };
 }
 
 /** The code was not claimed: a repeat of the activate that claimed it, or the error of the code as it is now (read afresh). */
-async function unclaimedActivation(db: Database, input: NewActivation, now: Date, refusedDuplicate: boolean): Promise<CreatedActivation | ApiError> {
+async function unclaimedActivation(
+  db: Database,
+  input: NewActivation,
+  now: Date,
+  refusedDuplicate: boolean,
+): Promise<CreatedActivation | ApiError> {
   const [current] = await db.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
-  const repeated = current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
+  const repeated =
+    current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
   if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
   const usable = current !== undefined && !installCodeProblem(current, now);
   // Usable but not approved for this precheck (the person has not decided, or a release asked again): §14.
-  if (usable && current.approval !== null && !(current.approval === 'approved' && current.approvalPrecheckId === input.precheckId)) {
+  if (
+    usable &&
+    current.approval !== null &&
+    !(current.approval === 'approved' && current.approvalPrecheckId === input.precheckId)
+  ) {
     return current.approval === 'approved' ? new ApiError('machine_mismatch') : approvalPendingError();
   }
   // The code is still usable: the claim was held back by DUPLICATE_MACHINE_POLICY=refuse alone.
@@ -182,7 +212,12 @@ export function installTokenUsable(activation: ActivationRow, now: Date): boolea
  * unused and unexpired. Read with a lock, so a confirm or release in progress is waited for: it is
  * either before the read (and no activation is handed out again) or after it.
  */
-async function findRepeatedActivation(tx: Database, installCodeId: string, input: NewActivation, now: Date): Promise<ActivationRow | undefined> {
+async function findRepeatedActivation(
+  tx: Database,
+  installCodeId: string,
+  input: NewActivation,
+  now: Date,
+): Promise<ActivationRow | undefined> {
   const [row] = await tx
     .select()
     .from(activations)
@@ -243,8 +278,18 @@ interface ConfirmedRow {
  * the activation, marks the code `consumed` and records both events. Usable once, across all instances.
  * Only a refused confirm reads the activation again, to say why.
  */
-export async function confirmActivation(db: Database, activationId: string, jti: string, now: Date, context: ChangeContext): Promise<ConfirmedActivation> {
-  const [confirmed] = await runStatement<ConfirmedRow>(db, CONFIRM, [activationId, sha256Hex(jti), ...eventContextParams(context, now)]);
+export async function confirmActivation(
+  db: Database,
+  activationId: string,
+  jti: string,
+  now: Date,
+  context: ChangeContext,
+): Promise<ConfirmedActivation> {
+  const [confirmed] = await runStatement<ConfirmedRow>(db, CONFIRM, [
+    activationId,
+    sha256Hex(jti),
+    ...eventContextParams(context, now),
+  ]);
   if (confirmed) {
     return {
       id: confirmed.id,
@@ -333,8 +378,15 @@ export async function releaseActivation(
     const [current] = await tx.select().from(activations).where(eq(activations.id, activationId)).for('update');
     if (!current) throw new ApiError('activation_not_found');
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
-    if (current.status === 'released') return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
-    const params = [activationId, code === 'restore', installTokenUsable(current, now), ...eventContextParams(context, now), JSON.stringify(operatorEventData(context))];
+    if (current.status === 'released')
+      return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
+    const params = [
+      activationId,
+      code === 'restore',
+      installTokenUsable(current, now),
+      ...eventContextParams(context, now),
+      JSON.stringify(operatorEventData(context)),
+    ];
     const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }>(tx, RELEASE, params);
     return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };
   });

@@ -4,7 +4,13 @@ import { sha256Hex } from './secret-hash.js';
  * Request headers a browser sends the same way on every request and that differ between browsers.
  * Volatile ones (cookies, Referer, Accept of the page vs. fetch) would give one browser many fingerprints.
  */
-export const FINGERPRINT_HEADERS = ['user-agent', 'accept-language', 'sec-ch-ua', 'sec-ch-ua-platform', 'sec-ch-ua-mobile'] as const;
+export const FINGERPRINT_HEADERS = [
+  'user-agent',
+  'accept-language',
+  'sec-ch-ua',
+  'sec-ch-ua-platform',
+  'sec-ch-ua-mobile',
+] as const;
 
 export const BROWSER_SIGNAL_MAX_LENGTH = 512;
 

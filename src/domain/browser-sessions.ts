@@ -2,7 +2,14 @@ import { and, eq, gt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { browserSessions } from '../db/schema.js';
 import { runStatement } from '../db/statement.js';
-import { COUNTED_CTE, COUNTS_COLUMN, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
+import {
+  COUNTED_CTE,
+  COUNTS_COLUMN,
+  countedStatement,
+  type BucketCount,
+  type CountedOutcome,
+  type RateLimitCheck,
+} from './rate-limits/limiter.js';
 import { randomSecret, sha256Hex } from './secret-hash.js';
 
 export const BROWSER_SESSION_COOKIE = 'slowdns_browser';
@@ -26,11 +33,21 @@ select ${COUNTS_COLUMN}`;
  * A new session, counted in `limits` in the same statement (none created when one is exhausted): the
  * cookie value goes to the browser, only its hash to the database.
  */
-export async function openBrowserSession(db: Database, now: Date, ttlSeconds: number, limits: RateLimitCheck[]): Promise<CountedOutcome<NewBrowserSession>> {
+export async function openBrowserSession(
+  db: Database,
+  now: Date,
+  ttlSeconds: number,
+  limits: RateLimitCheck[],
+): Promise<CountedOutcome<NewBrowserSession>> {
   const cookieValue = randomSecret();
   const session = { tokenHash: sha256Hex(cookieValue), expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
   return countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<{ counts: BucketCount[] | null }>(db, CREATE, [buckets, session.tokenHash, now.toISOString(), session.expiresAt.toISOString()]);
+    const [row] = await runStatement<{ counts: BucketCount[] | null }>(db, CREATE, [
+      buckets,
+      session.tokenHash,
+      now.toISOString(),
+      session.expiresAt.toISOString(),
+    ]);
     return { counts: row!.counts, value: { cookieValue, session } };
   });
 }
@@ -46,7 +63,11 @@ export function browserSessionHash(cookieValue: string | undefined): string | un
   return !cookieValue || cookieValue.length > 128 ? undefined : sha256Hex(cookieValue);
 }
 
-export async function findBrowserSession(db: Database, cookieValue: string | undefined, now: Date): Promise<BrowserSession | undefined> {
+export async function findBrowserSession(
+  db: Database,
+  cookieValue: string | undefined,
+  now: Date,
+): Promise<BrowserSession | undefined> {
   const tokenHash = browserSessionHash(cookieValue);
   if (!tokenHash) return undefined;
   const [row] = await db

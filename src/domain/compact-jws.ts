@@ -88,6 +88,7 @@ export async function verifyCompactJws(
   const key = await keyFor(header);
   const signature = Buffer.from(encodedSignature, 'base64url');
   if (!key || signature.length !== ED25519_SIGNATURE_BYTES) throw new JwsInvalid();
-  if (!signedHere && !verify(null, Buffer.from(`${encodedHeader}.${encodedPayload}`), key, signature)) throw new JwsInvalid();
+  if (!signedHere && !verify(null, Buffer.from(`${encodedHeader}.${encodedPayload}`), key, signature))
+    throw new JwsInvalid();
   return { header, payload: decodeJsonObject(encodedPayload) };
 }

@@ -53,7 +53,9 @@ export interface ChangeContext {
 /** The facts an operator's change adds to the data of each of its events: `operator`, and `reason` when the action takes one. */
 export function operatorEventData(context: ChangeContext): Record<string, string | null> {
   if (context.operator === undefined) return {};
-  return context.reason === undefined ? { operator: context.operator } : { operator: context.operator, reason: context.reason };
+  return context.reason === undefined
+    ? { operator: context.operator }
+    : { operator: context.operator, reason: context.reason };
 }
 
 export interface NewEvent {
@@ -74,7 +76,12 @@ export function eventClientKeyHash(clientKey: string): string {
  * Writes the events of one change (one per object whose state changed) in one statement. Call it
  * with the transaction that makes the change, so that the change and its events commit together or not at all.
  */
-export async function recordEvent(tx: Database, context: ChangeContext, now: Date, ...changes: NewEvent[]): Promise<void> {
+export async function recordEvent(
+  tx: Database,
+  context: ChangeContext,
+  now: Date,
+  ...changes: NewEvent[]
+): Promise<void> {
   const clientKeyHash = context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey);
   await tx.insert(events).values(
     changes.map((event) => ({
@@ -100,5 +107,10 @@ export const EVENT_CONTEXT_COLUMNS = 'occurred_at, actor, request_id, client_key
 
 /** The values of `EVENT_CONTEXT_COLUMNS` for a change: when (ISO text, cast to timestamptz), who, request id, hashed client key. */
 export function eventContextParams(context: ChangeContext, now: Date): [string, string, string | null, string | null] {
-  return [now.toISOString(), context.actor, context.requestId ?? null, context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey)];
+  return [
+    now.toISOString(),
+    context.actor,
+    context.requestId ?? null,
+    context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey),
+  ];
 }

@@ -35,7 +35,10 @@ export function codeApproval(code: Pick<InstallCodeRow, 'approval'>): CodeApprov
   return code.approval ?? 'not_required';
 }
 
-export function precheckApproval(code: Pick<InstallCodeRow, 'approval' | 'approvalPrecheckId'>, precheckId: string): PrecheckApproval {
+export function precheckApproval(
+  code: Pick<InstallCodeRow, 'approval' | 'approvalPrecheckId'>,
+  precheckId: string,
+): PrecheckApproval {
   if (code.approval === null || code.approval === 'pending') return 'pending';
   return code.approvalPrecheckId === precheckId ? code.approval : 'not_chosen';
 }
@@ -44,11 +47,18 @@ export function precheckApproval(code: Pick<InstallCodeRow, 'approval' | 'approv
 export const SHOWN_PRECHECKS_LIMIT = 20;
 
 /** The prechecks of these codes (those issued with approval), newest first, at most SHOWN_PRECHECKS_LIMIT each. */
-export async function prechecksOf(db: Database, codes: Pick<InstallCodeRow, 'id' | 'approval'>[]): Promise<Map<string, InstallCodePrecheckRow[]>> {
+export async function prechecksOf(
+  db: Database,
+  codes: Pick<InstallCodeRow, 'id' | 'approval'>[],
+): Promise<Map<string, InstallCodePrecheckRow[]>> {
   const ids = codes.filter((c) => c.approval !== null).map((c) => c.id);
   const byCode = new Map<string, InstallCodePrecheckRow[]>();
   if (ids.length === 0) return byCode;
-  const rows = await db.select().from(installCodePrechecks).where(inArray(installCodePrechecks.installCodeId, ids)).orderBy(asc(installCodePrechecks.precheckedAt), asc(installCodePrechecks.id));
+  const rows = await db
+    .select()
+    .from(installCodePrechecks)
+    .where(inArray(installCodePrechecks.installCodeId, ids))
+    .orderBy(asc(installCodePrechecks.precheckedAt), asc(installCodePrechecks.id));
   for (const row of rows.reverse()) {
     const list = byCode.get(row.installCodeId) ?? [];
     if (list.length < SHOWN_PRECHECKS_LIMIT) list.push(row);
@@ -95,10 +105,24 @@ export async function decideApproval(
     if (problem) throw problem;
     await tx
       .update(installCodes)
-      .set({ approval: outcome, approvalPrecheckId: precheckId, approvalDecidedAt: now, ...(outcome === 'denied' ? { status: 'revoked' as const, revokedAt: now } : {}) })
+      .set({
+        approval: outcome,
+        approvalPrecheckId: precheckId,
+        approvalDecidedAt: now,
+        ...(outcome === 'denied' ? { status: 'revoked' as const, revokedAt: now } : {}),
+      })
       .where(eq(installCodes.id, installCodeId));
-    const data = { precheck_id: precheckId, precheck_ip: precheck.ip, ssh_fingerprint: precheck.sshFingerprint, ...(outcome === 'denied' ? { reason: 'denied' } : {}) };
-    await recordEvent(tx, context, now, { type: outcome === 'approved' ? 'install_code.approved' : 'install_code.denied', installCodeId, data });
+    const data = {
+      precheck_id: precheckId,
+      precheck_ip: precheck.ip,
+      ssh_fingerprint: precheck.sshFingerprint,
+      ...(outcome === 'denied' ? { reason: 'denied' } : {}),
+    };
+    await recordEvent(tx, context, now, {
+      type: outcome === 'approved' ? 'install_code.approved' : 'install_code.denied',
+      installCodeId,
+      data,
+    });
     return { changed: true };
   });
 }
@@ -122,10 +146,26 @@ const GATE = `select c.status, c.expires_at, c.approval, c.approval_precheck_id,
 from install_codes c where c.code_hash = $1`;
 
 /** One read, no lock and no write: where the person's approval stands for this precheck of the code. */
-export async function approvalGate(db: Database, codeHash: string, precheckId: string, now: Date): Promise<ApprovalGate> {
-  type Row = { status: InstallCodeRow['status']; expires_at: string; approval: InstallCodeRow['approval']; approval_precheck_id: string | null; known: boolean };
+export async function approvalGate(
+  db: Database,
+  codeHash: string,
+  precheckId: string,
+  now: Date,
+): Promise<ApprovalGate> {
+  type Row = {
+    status: InstallCodeRow['status'];
+    expires_at: string;
+    approval: InstallCodeRow['approval'];
+    approval_precheck_id: string | null;
+    known: boolean;
+  };
   const [row] = await runStatement<Row>(db, GATE, [codeHash, precheckId]);
-  if (!row || row.approval === null || installCodeProblem({ status: row.status, expiresAt: timestampOf(row.expires_at), approval: row.approval }, now)) return 'as_usual';
+  if (
+    !row ||
+    row.approval === null ||
+    installCodeProblem({ status: row.status, expiresAt: timestampOf(row.expires_at), approval: row.approval }, now)
+  )
+    return 'as_usual';
   if (row.approval === 'approved') return row.approval_precheck_id === precheckId ? 'approved' : 'other_precheck';
   return row.known ? 'pending' : 'unknown_precheck';
 }

@@ -31,7 +31,10 @@ export function normaliseInstallCode(input: string): string | null {
   if (prefixLength < 2 || prefixLength > 8) return null;
   const prefix = compact.slice(0, prefixLength);
   const sd = compact.slice(prefixLength, prefixLength + 2);
-  const random = compact.slice(prefixLength + 2).replace(/O/g, '0').replace(/[IL]/g, '1');
+  const random = compact
+    .slice(prefixLength + 2)
+    .replace(/O/g, '0')
+    .replace(/[IL]/g, '1');
   if (!prefixPattern.test(prefix) || sd !== 'SD') return null;
   const groups = [random.slice(0, GROUP), random.slice(GROUP, 2 * GROUP), random.slice(2 * GROUP)];
   if (!groups.every((g) => groupPattern.test(g))) return null;

@@ -5,7 +5,14 @@ import { installCodes } from '../db/schema.js';
 import { runStatement, timestampOf } from '../db/statement.js';
 import { ApiError } from '../errors.js';
 import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext } from './events.js';
-import { COUNTS_COLUMN, countedCte, countedStatement, type BucketCount, type CountedOutcome, type RateLimitCheck } from './rate-limits/limiter.js';
+import {
+  COUNTS_COLUMN,
+  countedCte,
+  countedStatement,
+  type BucketCount,
+  type CountedOutcome,
+  type RateLimitCheck,
+} from './rate-limits/limiter.js';
 import { generateInstallCode, installCodeHint, installCodePrefix } from './install-code-format.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 
@@ -52,10 +59,30 @@ export async function issueInstallCode(
   requireApproval = false,
 ): Promise<CountedOutcome<IssuedInstallCode>> {
   const code = generateInstallCode(prefix);
-  const issued = { id: randomId('ic_', 8), code, hint: installCodeHint(code), expiresAt: new Date(wholeSecond(now).getTime() + ttlSeconds * 1000), requireApproval };
-  const data = JSON.stringify({ hint: issued.hint, expires_at: toIsoOffset(issued.expiresAt), ...(requireApproval ? { require_approval: true } : {}) });
+  const issued = {
+    id: randomId('ic_', 8),
+    code,
+    hint: installCodeHint(code),
+    expiresAt: new Date(wholeSecond(now).getTime() + ttlSeconds * 1000),
+    requireApproval,
+  };
+  const data = JSON.stringify({
+    hint: issued.hint,
+    expires_at: toIsoOffset(issued.expiresAt),
+    ...(requireApproval ? { require_approval: true } : {}),
+  });
   return countedStatement(db, limits, now, async (buckets) => {
-    const params = [buckets, issued.id, sha256Hex(code), issued.hint, issued.expiresAt.toISOString(), browserSessionHash, data, ...eventContextParams(context, now), requireApproval ? 'pending' : null];
+    const params = [
+      buckets,
+      issued.id,
+      sha256Hex(code),
+      issued.hint,
+      issued.expiresAt.toISOString(),
+      browserSessionHash,
+      data,
+      ...eventContextParams(context, now),
+      requireApproval ? 'pending' : null,
+    ];
     const [row] = await runStatement<{ session: boolean; counts: BucketCount[] | null }>(db, ISSUE, params);
     if (!row!.session) throw new ApiError('browser_session_required');
     return { counts: row!.counts, value: issued };
@@ -63,7 +90,10 @@ export async function issueInstallCode(
 }
 
 /** The error a code that cannot be used gives, or undefined when it is `issued` and unexpired. */
-export function installCodeProblem(row: (Pick<InstallCodeRow, 'status' | 'expiresAt'> & { approval?: InstallCodeRow['approval'] }) | undefined, now: Date): ApiError | undefined {
+export function installCodeProblem(
+  row: (Pick<InstallCodeRow, 'status' | 'expiresAt'> & { approval?: InstallCodeRow['approval'] }) | undefined,
+  now: Date,
+): ApiError | undefined {
   if (!row) return new ApiError('install_code_not_found');
   // Denied by the person: not 410, so that an installer can tell the person said no (DESIGN §14).
   if (row.approval === 'denied') return new ApiError('approval_denied');
@@ -78,7 +108,12 @@ export function installCodeProblem(row: (Pick<InstallCodeRow, 'status' | 'expire
  * `install_code_revoked`). Idempotent: a revoked code answers as it is, with no second event. A code an
  * activation holds (`activated`, `consumed`) cannot be revoked: release the activation instead.
  */
-export async function revokeInstallCode(db: Database, installCodeId: string, now: Date, context: ChangeContext): Promise<InstallCodeRow> {
+export async function revokeInstallCode(
+  db: Database,
+  installCodeId: string,
+  now: Date,
+  context: ChangeContext,
+): Promise<InstallCodeRow> {
   return db.transaction(async (tx) => {
     const [revoked] = await tx
       .update(installCodes)
@@ -92,7 +127,10 @@ export async function revokeInstallCode(db: Database, installCodeId: string, now
     const [current] = await tx.select().from(installCodes).where(eq(installCodes.id, installCodeId));
     if (!current) throw new ApiError('install_code_not_found', 'No install code has this id.');
     if (current.status === 'revoked') return current;
-    throw new ApiError('install_code_unavailable', 'This install code is in use by an activation: release the activation instead.');
+    throw new ApiError(
+      'install_code_unavailable',
+      'This install code is in use by an activation: release the activation instead.',
+    );
   });
 }
 
@@ -144,13 +182,38 @@ export async function precheckInstallCode(
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
   const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
   return countedStatement<PrecheckedInstallCode | ApiError>(db, limits, now, async (buckets) => {
-    type Row = { counts: BucketCount[] | null; id: string | null; status: InstallCodeRow['status'] | null; expires_at: string | null; approval: InstallCodeRow['approval'] };
-    const params = [buckets, codeHash, now.toISOString(), sighting.machineId, sighting.sshFingerprint, sighting.ip, precheckId, sighting.installerVersion];
+    type Row = {
+      counts: BucketCount[] | null;
+      id: string | null;
+      status: InstallCodeRow['status'] | null;
+      expires_at: string | null;
+      approval: InstallCodeRow['approval'];
+    };
+    const params = [
+      buckets,
+      codeHash,
+      now.toISOString(),
+      sighting.machineId,
+      sighting.sshFingerprint,
+      sighting.ip,
+      precheckId,
+      sighting.installerVersion,
+    ];
     const [row] = await runStatement<Row>(db, PRECHECK, params);
-    const code = row!.id === null ? undefined : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
+    const code =
+      row!.id === null
+        ? undefined
+        : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
     const problem = installCodeProblem(code, now);
     if (problem) return { counts: row!.counts, value: problem };
     // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.
-    return { counts: row!.counts, value: { id: code!.id, expiresAt: code!.expiresAt, approval: code!.approval === null ? 'not_required' : 'pending' } };
+    return {
+      counts: row!.counts,
+      value: {
+        id: code!.id,
+        expiresAt: code!.expiresAt,
+        approval: code!.approval === null ? 'not_required' : 'pending',
+      },
+    };
   });
 }

@@ -20,7 +20,12 @@ export interface InstallStatus {
  * An install read back by its activation id and install token (the token's jti must be the row's, so
  * only the installer that activated can read it). Changes nothing.
  */
-export async function readInstallStatus(db: Database, activationId: string, jti: string, now: Date): Promise<InstallStatus> {
+export async function readInstallStatus(
+  db: Database,
+  activationId: string,
+  jti: string,
+  now: Date,
+): Promise<InstallStatus> {
   const [row] = await db
     .select({ activation: activations, code: installCodes, server: servers })
     .from(activations)
@@ -37,6 +42,9 @@ export async function readInstallStatus(db: Database, activationId: string, jti:
     tokenExpired: activation.installTokenExpiresAt.getTime() <= now.getTime(),
     // The same conditions releaseActivation applies (its update of the code states the code's half in SQL).
     releaseRestoresCode:
-      activation.status === 'activated' && installTokenUsable(activation, now) && code.status === 'activated' && code.expiresAt.getTime() > now.getTime(),
+      activation.status === 'activated' &&
+      installTokenUsable(activation, now) &&
+      code.status === 'activated' &&
+      code.expiresAt.getTime() > now.getTime(),
   };
 }

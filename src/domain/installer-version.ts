@@ -17,6 +17,9 @@ export function isOlderInstaller(version: string, minimum: string): boolean {
 /** 426 `installer_outdated` when the operator set a minimum and this installer is below it. */
 export function assertInstallerSupported(version: string, minimum: string | undefined): void {
   if (minimum && isOlderInstaller(version, minimum)) {
-    throw new ApiError('installer_outdated', `This installer (${version}) is older than ${minimum}, the oldest this service accepts. Download the current installer.`);
+    throw new ApiError(
+      'installer_outdated',
+      `This installer (${version}) is older than ${minimum}, the oldest this service accepts. Download the current installer.`,
+    );
   }
 }

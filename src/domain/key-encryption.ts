@@ -38,18 +38,25 @@ export function sealText(kek: Buffer, associated: Buffer, plain: string): string
 /** Opens what `sealText` sealed; `what` names the row in the error (never its content). */
 export function openText(kek: Buffer, associated: Buffer, sealed: string, what: string): string {
   const [version, kekId, iv, body] = sealed.split('.');
-  if (version !== VERSION || !kekId || !iv || !body) throw new KeyEncryptionError(`${what}: not a sealed value this version can read`);
+  if (version !== VERSION || !kekId || !iv || !body)
+    throw new KeyEncryptionError(`${what}: not a sealed value this version can read`);
   if (kekId !== keyEncryptionKeyId(kek)) {
-    throw new KeyEncryptionError(`${what} is encrypted under another KEY_ENCRYPTION_KEY (id ${kekId}; this one is ${keyEncryptionKeyId(kek)})`);
+    throw new KeyEncryptionError(
+      `${what} is encrypted under another KEY_ENCRYPTION_KEY (id ${kekId}; this one is ${keyEncryptionKeyId(kek)})`,
+    );
   }
   const bytes = Buffer.from(body, 'base64url');
   try {
     const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
     decipher.setAAD(associated);
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
   } catch {
-    throw new KeyEncryptionError(`${what} does not open with KEY_ENCRYPTION_KEY: the row was altered or belongs to another id`);
+    throw new KeyEncryptionError(
+      `${what} does not open with KEY_ENCRYPTION_KEY: the row was altered or belongs to another id`,
+    );
   }
 }
 

@@ -19,7 +19,8 @@ type KeySettings = Pick<Config, 'databaseUrl' | 'signingKeys' | 'keyEncryptionKe
  * to set.
  */
 export function keyProtection(config: KeySettings): KeyProtection {
-  if (config.signingKeys) return { mode: 'configured', detail: 'the signing keys come from SIGNING_KEYS; none is kept in the database' };
+  if (config.signingKeys)
+    return { mode: 'configured', detail: 'the signing keys come from SIGNING_KEYS; none is kept in the database' };
   const onPostgres = config.databaseUrl !== undefined;
   if (config.keyEncryptionKey) {
     return {
@@ -28,9 +29,17 @@ export function keyProtection(config: KeySettings): KeyProtection {
     };
   }
   if (config.requireKeyEncryption) {
-    const ways = ['set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one)', 'give the keys in SIGNING_KEYS', ...(onPostgres ? ['set REQUIRE_KEY_ENCRYPTION=false to keep them in clear'] : [])];
-    const why = onPostgres ? 'on PostgreSQL (REQUIRE_KEY_ENCRYPTION is true, the default with DATABASE_URL)' : '(REQUIRE_KEY_ENCRYPTION=true)';
-    throw new ConfigError(`KEY_ENCRYPTION_KEY is required ${why} to seal the signing keys kept in the database: ${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`);
+    const ways = [
+      'set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one)',
+      'give the keys in SIGNING_KEYS',
+      ...(onPostgres ? ['set REQUIRE_KEY_ENCRYPTION=false to keep them in clear'] : []),
+    ];
+    const why = onPostgres
+      ? 'on PostgreSQL (REQUIRE_KEY_ENCRYPTION is true, the default with DATABASE_URL)'
+      : '(REQUIRE_KEY_ENCRYPTION=true)';
+    throw new ConfigError(
+      `KEY_ENCRYPTION_KEY is required ${why} to seal the signing keys kept in the database: ${ways.slice(0, -1).join(', ')} or ${ways.at(-1)}`,
+    );
   }
   return {
     mode: 'clear',

@@ -33,7 +33,11 @@ const before = (now: Date, seconds: number) => new Date(now.getTime() - seconds 
  * expired more than a week ago without ever being activated (issued or revoked), and events older
  * than the event retention. Codes an activation refers to stay: they are the history of a server.
  */
-export async function pruneExpired(db: Database, now: Date, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS): Promise<PruneResult> {
+export async function pruneExpired(
+  db: Database,
+  now: Date,
+  eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS,
+): Promise<PruneResult> {
   const buckets = await db
     .delete(rateLimitBuckets)
     .where(lt(rateLimitBuckets.bucketStart, before(now, BUCKET_RETENTION_SECONDS)))
@@ -57,11 +61,20 @@ export async function pruneExpired(db: Database, now: Date, eventRetentionDays =
     .delete(events)
     .where(lt(events.occurredAt, before(now, eventRetentionDays * DAY_SECONDS)))
     .returning({ id: events.id });
-  return { buckets: buckets.length, sessions: sessions.length + consoleSessionsPruned, installCodes: codes.length, events: pruned.length };
+  return {
+    buckets: buckets.length,
+    sessions: sessions.length + consoleSessionsPruned,
+    installCodes: codes.length,
+    events: pruned.length,
+  };
 }
 
 /** One pruning pass under the advisory lock; undefined when another instance is pruning right now. */
-export function pruneOnce(db: Database, now: Date, eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS): Promise<PruneResult | undefined> {
+export function pruneOnce(
+  db: Database,
+  now: Date,
+  eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS,
+): Promise<PruneResult | undefined> {
   return tryWithAdvisoryLock(db, PRUNE_LOCK, (tx) => pruneExpired(tx, now, eventRetentionDays));
 }
 

@@ -29,8 +29,20 @@ async function recordReceiptKey(db: Database, kid: string, x: string, now: Date)
 /** The receipt keys whose last receipt is recent enough to verify (`verifyDays`, plus the minute a record may lag). */
 async function readReceiptKeys(db: Database, now: Date, verifyDays: number): Promise<PublicJwk[]> {
   const since = new Date(now.getTime() - verifyDays * DAY_MS - KEY_REFRESH_INTERVAL_MS);
-  const rows = await db.select().from(receiptKeys).where(gt(receiptKeys.lastSignedAt, since)).orderBy(desc(receiptKeys.lastSignedAt)).limit(MAX_RECEIPT_KEYS);
-  return rows.map((r) => ({ kty: 'OKP', crv: 'Ed25519', x: r.publicKey, kid: r.kid, alg: TOKEN_ALGORITHM, use: 'sig' }));
+  const rows = await db
+    .select()
+    .from(receiptKeys)
+    .where(gt(receiptKeys.lastSignedAt, since))
+    .orderBy(desc(receiptKeys.lastSignedAt))
+    .limit(MAX_RECEIPT_KEYS);
+  return rows.map((r) => ({
+    kty: 'OKP',
+    crv: 'Ed25519',
+    x: r.publicKey,
+    kid: r.kid,
+    alg: TOKEN_ALGORITHM,
+    use: 'sig',
+  }));
 }
 
 /**
@@ -56,7 +68,12 @@ export class ReceiptKeys {
     for (;;) {
       const signing = this.ring.signing;
       const now = this.clock.now();
-      if (this.recorded?.kid === signing.kid && now.getTime() - this.recorded.at < KEY_REFRESH_INTERVAL_MS && now.getTime() >= this.recorded.at) return signing;
+      if (
+        this.recorded?.kid === signing.kid &&
+        now.getTime() - this.recorded.at < KEY_REFRESH_INTERVAL_MS &&
+        now.getTime() >= this.recorded.at
+      )
+        return signing;
       // One record at a time; a signer that changed meanwhile is recorded on the next turn.
       this.recording ??= this.record(signing.kid, now).finally(() => (this.recording = undefined));
       await this.recording;
@@ -79,7 +96,11 @@ export class ReceiptKeys {
 
   /** The token ring's keys, then every other key a receipt that may still be checked was signed with. */
   async publicJwks(now: Date): Promise<{ keys: PublicJwk[] }> {
-    if (!this.published || now.getTime() - this.published.readAt >= KEY_REFRESH_INTERVAL_MS || now.getTime() < this.published.readAt) {
+    if (
+      !this.published ||
+      now.getTime() - this.published.readAt >= KEY_REFRESH_INTERVAL_MS ||
+      now.getTime() < this.published.readAt
+    ) {
       this.published = { keys: await readReceiptKeys(this.db, now, this.verifyDays), readAt: now.getTime() };
     }
     const ring = this.ring.publicJwks(now).keys;

@@ -12,7 +12,8 @@ export const RECEIPT_TYP = 'slowdns-receipt+jwt';
 /** The HMAC key of `machine_id_hmac`: the application's own id, as machine-id(5) recommends. */
 export const MACHINE_ID_HMAC_KEY = 'slowdns-receipt-v1';
 
-export const machineIdHmac = (machineId: string) => createHmac('sha256', MACHINE_ID_HMAC_KEY).update(machineId).digest('hex');
+export const machineIdHmac = (machineId: string) =>
+  createHmac('sha256', MACHINE_ID_HMAC_KEY).update(machineId).digest('hex');
 
 /** What a receipt is made from: a confirmed activation as its row keeps it. */
 export interface ConfirmedInstall {

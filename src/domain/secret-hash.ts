@@ -25,7 +25,8 @@ let idPoolOffset = 0;
 
 /** `prefix` + hex of `bytes` random bytes, e.g. `act_` + 16 hex characters. */
 export function randomId(prefix: string, bytes = 8): string {
-  if (!Number.isInteger(bytes) || bytes < 1) throw new RangeError(`an id takes a whole number of bytes, at least 1 (not ${bytes})`);
+  if (!Number.isInteger(bytes) || bytes < 1)
+    throw new RangeError(`an id takes a whole number of bytes, at least 1 (not ${bytes})`);
   if (idPoolOffset + bytes > idPool.length) {
     idPool = randomBytes(Math.max(ID_POOL_BYTES, bytes));
     idPoolOffset = 0;

@@ -26,11 +26,16 @@ export async function registerServer(
 ): Promise<{ server: ServerRow; agentToken: string }> {
   return db.transaction(async (tx) => {
     // Locked so that a confirm or release cannot slip between these checks and the insert.
-    const [activation] = await tx.select().from(activations).where(eq(activations.id, input.activationId)).for('update');
+    const [activation] = await tx
+      .select()
+      .from(activations)
+      .where(eq(activations.id, input.activationId))
+      .for('update');
     if (!activation) throw new ApiError('activation_not_found');
     assertInstallTokenJti(activation, input.installTokenJti);
     if (activation.status === 'released') throw new ApiError('activation_released');
-    if (activation.status === 'confirmed' || activation.installTokenUsedAt !== null) throw new ApiError('install_token_used');
+    if (activation.status === 'confirmed' || activation.installTokenUsedAt !== null)
+      throw new ApiError('install_token_used');
     if (activation.installTokenExpiresAt.getTime() <= now.getTime()) throw new ApiError('install_token_invalid');
 
     const agentToken = randomSecret();
@@ -64,12 +69,19 @@ export async function registerServer(
 
 /** The server an agent token belongs to (revoked ones included), or undefined. */
 export async function findServerByAgentToken(db: Database, agentToken: string): Promise<ServerRow | undefined> {
-  const [row] = await db.select().from(servers).where(eq(servers.agentTokenHash, sha256Hex(agentToken)));
+  const [row] = await db
+    .select()
+    .from(servers)
+    .where(eq(servers.agentTokenHash, sha256Hex(agentToken)));
   return row;
 }
 
 /** Applies `values` if the server is still active; either way answers its row (undefined if there is none) and whether it changed. */
-async function updateIfActive(db: Database, serverId: string, values: PgUpdateSetSource<typeof servers>): Promise<{ row: ServerRow | undefined; changed: boolean }> {
+async function updateIfActive(
+  db: Database,
+  serverId: string,
+  values: PgUpdateSetSource<typeof servers>,
+): Promise<{ row: ServerRow | undefined; changed: boolean }> {
   const [updated] = await db
     .update(servers)
     .set(values)
@@ -85,8 +97,21 @@ async function updateIfActive(db: Database, serverId: string, values: PgUpdateSe
  * A revoked server's check-in changes nothing and answers the revoked row, so that its agent learns it.
  * A check-in records no event: it changes no state, and health is derived from `last_seen_at`.
  */
-export async function checkInServer(db: Database, serverId: string, report: AgentReport, now: Date, address: string | null = null): Promise<ServerRow | undefined> {
-  return (await updateIfActive(db, serverId, { lastSeenAt: now, lastReport: report, agentVersion: report.agent_version, ...addressTracking(address) })).row;
+export async function checkInServer(
+  db: Database,
+  serverId: string,
+  report: AgentReport,
+  now: Date,
+  address: string | null = null,
+): Promise<ServerRow | undefined> {
+  return (
+    await updateIfActive(db, serverId, {
+      lastSeenAt: now,
+      lastReport: report,
+      agentVersion: report.agent_version,
+      ...addressTracking(address),
+    })
+  ).row;
 }
 
 /** One agent token that alternates this many times between two addresses is flagged (DESIGN §16: a copied agent). */
@@ -110,11 +135,22 @@ function addressTracking(address: string | null): PgUpdateSetSource<typeof serve
 }
 
 /** Marks a server revoked. Idempotent: a revoked server keeps its first `revoked_at` (and `revoked` is false); only the first revoke is an event. */
-export async function revokeServer(db: Database, serverId: string, now: Date, context: ChangeContext): Promise<{ server: ServerRow; revoked: boolean }> {
+export async function revokeServer(
+  db: Database,
+  serverId: string,
+  now: Date,
+  context: ChangeContext,
+): Promise<{ server: ServerRow; revoked: boolean }> {
   return db.transaction(async (tx) => {
     const { row, changed } = await updateIfActive(tx, serverId, { status: 'revoked', revokedAt: now });
     if (!row) throw new ApiError('server_not_found');
-    if (changed) await recordEvent(tx, context, now, { type: 'server.revoked', activationId: row.activationId, serverId, data: { reason: 'revoked' } });
+    if (changed)
+      await recordEvent(tx, context, now, {
+        type: 'server.revoked',
+        activationId: row.activationId,
+        serverId,
+        data: { reason: 'revoked' },
+      });
     return { server: row, revoked: changed };
   });
 }

@@ -23,7 +23,8 @@ export class SignedTokenMemo {
   #held = 0;
 
   constructor(readonly capacity = 20_000) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`the memo holds a whole number of tokens, at least 1 (not ${capacity})`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`the memo holds a whole number of tokens, at least 1 (not ${capacity})`);
     this.#order = new Array<string | undefined>(capacity);
   }
 

@@ -5,12 +5,24 @@ import { SIGNING_KEY_LOCK, withAdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/client.js';
 import { signingKeys } from '../db/schema.js';
 import { KeyEncryptionError, openPrivateJwk, sealPrivateJwk } from './key-encryption.js';
-import { createKeyRing, generatePrivateJwk, importSigningKey, keyRingFromConfig, MAX_VERIFYING_KEYS, type KeyRing, type KeySet } from './signing-keys.js';
+import {
+  createKeyRing,
+  generatePrivateJwk,
+  importSigningKey,
+  keyRingFromConfig,
+  MAX_VERIFYING_KEYS,
+  type KeyRing,
+  type KeySet,
+} from './signing-keys.js';
 
 type SigningKeyRow = typeof signingKeys.$inferSelect;
 
 /** Newest first; of keys made in the same instant, the one still signing first. */
-const newestFirst = [desc(signingKeys.createdAt), sql`${signingKeys.signingEndedAt} desc nulls first`, desc(signingKeys.kid)];
+const newestFirst = [
+  desc(signingKeys.createdAt),
+  sql`${signingKeys.signingEndedAt} desc nulls first`,
+  desc(signingKeys.kid),
+];
 
 /**
  * How the keys kept in the database are protected and for how long a key that stopped signing still
@@ -35,16 +47,29 @@ export interface KeyStoreOptions {
 export const KEY_REFRESH_INTERVAL_MS = 60_000;
 
 /** The verify window for the configured token lifetimes: every token a key signed has expired when it ends. */
-export function verifyWindowSeconds(config: { precheckTokenTtlSeconds: number; installTokenTtlSeconds: number }): number {
+export function verifyWindowSeconds(config: {
+  precheckTokenTtlSeconds: number;
+  installTokenTtlSeconds: number;
+}): number {
   return Math.max(config.precheckTokenTtlSeconds, config.installTokenTtlSeconds) + KEY_REFRESH_INTERVAL_MS / 1000 + 5;
 }
 
 /** The key store's options from the service's settings: one place for the server and the `slowdns keys` command. */
 export function keyStoreOptions(
-  config: { keyEncryptionKey: Buffer | undefined; requireKeyEncryption: boolean; precheckTokenTtlSeconds: number; installTokenTtlSeconds: number },
+  config: {
+    keyEncryptionKey: Buffer | undefined;
+    requireKeyEncryption: boolean;
+    precheckTokenTtlSeconds: number;
+    installTokenTtlSeconds: number;
+  },
   extra: Pick<KeyStoreOptions, 'warn' | 'error' | 'clock'> = {},
 ): KeyStoreOptions {
-  return { kek: config.keyEncryptionKey, requireEncryption: config.requireKeyEncryption, verifyWindowSeconds: verifyWindowSeconds(config), ...extra };
+  return {
+    kek: config.keyEncryptionKey,
+    requireEncryption: config.requireKeyEncryption,
+    verifyWindowSeconds: verifyWindowSeconds(config),
+    ...extra,
+  };
 }
 
 /** Reloads the ring every KEY_REFRESH_INTERVAL_MS on an unref'd timer, so a rotation anywhere reaches this instance. */
@@ -77,7 +102,9 @@ function privateJwkOf(row: SigningKeyRow, kek: Buffer | undefined): JWK {
 function storedForm(jwk: JWK, options: KeyStoreOptions): Pick<SigningKeyRow, 'privateJwk' | 'privateJwkSealed'> {
   if (options.kek) return { privateJwk: null, privateJwkSealed: sealPrivateJwk(options.kek, jwk.kid!, jwk) };
   if (options.requireEncryption) {
-    throw new ConfigError('a signing key cannot be stored in clear: REQUIRE_KEY_ENCRYPTION is true (the default on PostgreSQL); set KEY_ENCRYPTION_KEY (the service\'s) to store it sealed');
+    throw new ConfigError(
+      "a signing key cannot be stored in clear: REQUIRE_KEY_ENCRYPTION is true (the default on PostgreSQL); set KEY_ENCRYPTION_KEY (the service's) to store it sealed",
+    );
   }
   return { privateJwk: jwk, privateJwkSealed: null };
 }
@@ -90,8 +117,15 @@ async function insertKey(db: Database, now: Date, options: KeyStoreOptions): Pro
   const jwk = await generatePrivateJwk();
   const stored = storedForm(jwk, options);
   if (stored.privateJwk) {
-    const [sealed] = await db.select({ kid: signingKeys.kid }).from(signingKeys).where(isNotNull(signingKeys.privateJwkSealed)).limit(1);
-    if (sealed) throw new ConfigError('the signing keys in this database are sealed: set KEY_ENCRYPTION_KEY (the service\'s) to store a new one sealed too');
+    const [sealed] = await db
+      .select({ kid: signingKeys.kid })
+      .from(signingKeys)
+      .where(isNotNull(signingKeys.privateJwkSealed))
+      .limit(1);
+    if (sealed)
+      throw new ConfigError(
+        "the signing keys in this database are sealed: set KEY_ENCRYPTION_KEY (the service's) to store a new one sealed too",
+      );
   }
   await db.insert(signingKeys).values({ kid: jwk.kid!, ...stored, createdAt: now });
   return jwk.kid!;
@@ -102,7 +136,12 @@ export async function retireExpiredSigningKeys(db: Database, now: Date, windowSe
   const rows = await db
     .update(signingKeys)
     .set({ retiredAt: now, privateJwk: null, privateJwkSealed: null })
-    .where(and(isNull(signingKeys.retiredAt), lt(signingKeys.signingEndedAt, new Date(now.getTime() - windowSeconds * 1000))))
+    .where(
+      and(
+        isNull(signingKeys.retiredAt),
+        lt(signingKeys.signingEndedAt, new Date(now.getTime() - windowSeconds * 1000)),
+      ),
+    )
     .returning({ kid: signingKeys.kid });
   return rows.map((r) => r.kid);
 }
@@ -112,19 +151,35 @@ export async function retireExpiredSigningKeys(db: Database, now: Date, windowSe
  * verifying; undefined when none signs. Under REQUIRE_KEY_ENCRYPTION a key found in clear (put there
  * behind the service's back) is left out and handed to `refuse`: never loaded, published or signed with.
  */
-async function readKeySet(db: Database, now: Date, options: KeyStoreOptions, refuse: (row: SigningKeyRow) => void = () => {}): Promise<KeySet | undefined> {
-  const rows = await db.select().from(signingKeys).where(isNull(signingKeys.retiredAt)).orderBy(...newestFirst);
+async function readKeySet(
+  db: Database,
+  now: Date,
+  options: KeyStoreOptions,
+  refuse: (row: SigningKeyRow) => void = () => {},
+): Promise<KeySet | undefined> {
+  const rows = await db
+    .select()
+    .from(signingKeys)
+    .where(isNull(signingKeys.retiredAt))
+    .orderBy(...newestFirst);
   const allowed = rows.filter((r) => {
     if (!options.requireEncryption || !r.privateJwk) return true;
     refuse(r);
     return false;
   });
-  const live = allowed.filter((r) => !r.signingEndedAt || r.signingEndedAt.getTime() + options.verifyWindowSeconds * 1000 > now.getTime());
+  const live = allowed.filter(
+    (r) => !r.signingEndedAt || r.signingEndedAt.getTime() + options.verifyWindowSeconds * 1000 > now.getTime(),
+  );
   const signer = live.find((r) => !r.signingEndedAt);
   if (!signer) return undefined;
-  const keys = live.map((r) => importSigningKey(privateJwkOf(r, options.kek), verifyUntil(r, options.verifyWindowSeconds)));
+  const keys = live.map((r) =>
+    importSigningKey(privateJwkOf(r, options.kek), verifyUntil(r, options.verifyWindowSeconds)),
+  );
   const signing = keys.find((k) => k.kid === signer.kid)!;
-  return { signing: { kid: signing.kid, key: signing.privateKey }, verifying: [signing, ...keys.filter((k) => k !== signing)] };
+  return {
+    signing: { kid: signing.kid, key: signing.privateKey },
+    verifying: [signing, ...keys.filter((k) => k !== signing)],
+  };
 }
 
 /**
@@ -132,12 +187,21 @@ async function readKeySet(db: Database, now: Date, options: KeyStoreOptions, ref
  * when there is none. Then the key set, read again on every refresh.
  */
 async function prepareKeys(db: Database, now: Date, options: KeyStoreOptions): Promise<KeySet> {
-  const plain = await db.select().from(signingKeys).where(and(isNull(signingKeys.retiredAt), isNotNull(signingKeys.privateJwk)));
+  const plain = await db
+    .select()
+    .from(signingKeys)
+    .where(and(isNull(signingKeys.retiredAt), isNotNull(signingKeys.privateJwk)));
   if (plain.length > 0 && options.kek) {
-    for (const row of plain) await db.update(signingKeys).set(storedForm(row.privateJwk as JWK, options)).where(eq(signingKeys.kid, row.kid));
+    for (const row of plain)
+      await db
+        .update(signingKeys)
+        .set(storedForm(row.privateJwk as JWK, options))
+        .where(eq(signingKeys.kid, row.kid));
     options.warn?.(`sealed ${plain.length} signing key(s) kept in clear under KEY_ENCRYPTION_KEY`);
   } else if (plain.length > 0 && options.requireEncryption) {
-    throw new ConfigError('invalid KEY_ENCRYPTION_KEY: REQUIRE_KEY_ENCRYPTION is set and a signing key is stored in clear; set KEY_ENCRYPTION_KEY to seal it');
+    throw new ConfigError(
+      'invalid KEY_ENCRYPTION_KEY: REQUIRE_KEY_ENCRYPTION is set and a signing key is stored in clear; set KEY_ENCRYPTION_KEY to seal it',
+    );
   }
   await retireExpiredSigningKeys(db, now, options.verifyWindowSeconds);
   const existing = await readKeySet(db, now, options);
@@ -163,7 +227,10 @@ export async function loadKeyRing(
   const refuse = (row: SigningKeyRow) => {
     if (refused.has(row.kid)) return;
     refused.add(row.kid);
-    options.error?.('a signing key stored in clear was refused: REQUIRE_KEY_ENCRYPTION is true, so it is not used; restart an instance with KEY_ENCRYPTION_KEY (it seals keys kept in clear) or retire the key', { kid: row.kid });
+    options.error?.(
+      'a signing key stored in clear was refused: REQUIRE_KEY_ENCRYPTION is true, so it is not used; restart an instance with KEY_ENCRYPTION_KEY (it seals keys kept in clear) or retire the key',
+      { kid: row.kid },
+    );
   };
   // No signer among the keys allowed: the ring keeps what it has.
   return createKeyRing(initial, async () => {
@@ -183,11 +250,21 @@ export function rotateSigningKey(db: Database, now: Date, options: KeyStoreOptio
     const [verifying] = await tx
       .select({ count: sql<number>`count(*)::int` })
       .from(signingKeys)
-      .where(and(isNull(signingKeys.retiredAt), or(isNull(signingKeys.signingEndedAt), gt(signingKeys.signingEndedAt, windowStart))));
+      .where(
+        and(
+          isNull(signingKeys.retiredAt),
+          or(isNull(signingKeys.signingEndedAt), gt(signingKeys.signingEndedAt, windowStart)),
+        ),
+      );
     if ((verifying?.count ?? 0) >= MAX_VERIFYING_KEYS) {
-      throw new SigningKeyError(`${MAX_VERIFYING_KEYS} signing keys still verify tokens: retire one (keys retire) or wait until the oldest one's tokens expired`);
+      throw new SigningKeyError(
+        `${MAX_VERIFYING_KEYS} signing keys still verify tokens: retire one (keys retire) or wait until the oldest one's tokens expired`,
+      );
     }
-    await tx.update(signingKeys).set({ signingEndedAt: now }).where(and(isNull(signingKeys.retiredAt), isNull(signingKeys.signingEndedAt)));
+    await tx
+      .update(signingKeys)
+      .set({ signingEndedAt: now })
+      .where(and(isNull(signingKeys.retiredAt), isNull(signingKeys.signingEndedAt)));
     return insertKey(tx, now, options);
   });
 }
@@ -207,11 +284,28 @@ export interface SigningKeyInfo {
 
 /** Every key kept in the database, newest first, with its state at `now`. */
 export async function listSigningKeys(db: Database, now: Date, windowSeconds: number): Promise<SigningKeyInfo[]> {
-  const rows = await db.select().from(signingKeys).orderBy(...newestFirst);
+  const rows = await db
+    .select()
+    .from(signingKeys)
+    .orderBy(...newestFirst);
   return rows.map((r) => {
     const until = verifyUntil(r, windowSeconds) ?? null;
-    const state: SigningKeyState = r.retiredAt ? 'retired' : !r.signingEndedAt ? 'signing' : until!.getTime() > now.getTime() ? 'verifying' : 'expired';
-    return { kid: r.kid, state, encrypted: r.privateJwkSealed !== null, createdAt: r.createdAt, signingEndedAt: r.signingEndedAt, verifyUntil: until, retiredAt: r.retiredAt };
+    const state: SigningKeyState = r.retiredAt
+      ? 'retired'
+      : !r.signingEndedAt
+        ? 'signing'
+        : until!.getTime() > now.getTime()
+          ? 'verifying'
+          : 'expired';
+    return {
+      kid: r.kid,
+      state,
+      encrypted: r.privateJwkSealed !== null,
+      createdAt: r.createdAt,
+      signingEndedAt: r.signingEndedAt,
+      verifyUntil: until,
+      retiredAt: r.retiredAt,
+    };
   });
 }
 
@@ -220,7 +314,13 @@ export async function listSigningKeys(db: Database, now: Date, windowSeconds: nu
  * trusted. Refused while it signs, and while tokens it signed may still be valid unless `force` (those
  * tokens then fail). Idempotent.
  */
-export async function retireSigningKey(db: Database, kid: string, now: Date, windowSeconds: number, force = false): Promise<SigningKeyInfo> {
+export async function retireSigningKey(
+  db: Database,
+  kid: string,
+  now: Date,
+  windowSeconds: number,
+  force = false,
+): Promise<SigningKeyInfo> {
   return withAdvisoryLock(db, SIGNING_KEY_LOCK, async (tx) => {
     const [row] = await tx.select().from(signingKeys).where(eq(signingKeys.kid, kid));
     if (!row) throw new SigningKeyError(`no signing key ${kid}`);
@@ -228,11 +328,15 @@ export async function retireSigningKey(db: Database, kid: string, now: Date, win
       if (!row.signingEndedAt) throw new SigningKeyError(`signing key ${kid} is the one signing: rotate first`);
       const until = verifyUntil(row, windowSeconds)!;
       if (until.getTime() > now.getTime() && !force) {
-        throw new SigningKeyError(`signing key ${kid} may still verify tokens until ${until.toISOString()}; retire it then, or use --force (its tokens stop working)`);
+        throw new SigningKeyError(
+          `signing key ${kid} may still verify tokens until ${until.toISOString()}; retire it then, or use --force (its tokens stop working)`,
+        );
       }
-      await tx.update(signingKeys).set({ retiredAt: now, privateJwk: null, privateJwkSealed: null }).where(eq(signingKeys.kid, kid));
+      await tx
+        .update(signingKeys)
+        .set({ retiredAt: now, privateJwk: null, privateJwkSealed: null })
+        .where(eq(signingKeys.kid, kid));
     }
     return (await listSigningKeys(tx, now, windowSeconds)).find((k) => k.kid === kid)!;
   });
 }
-

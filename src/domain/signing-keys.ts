@@ -73,14 +73,21 @@ export function createKeyRing(initial: KeySet, reload?: () => Promise<KeySet | u
       }
     })());
   const find = (kid: string, now: Date) =>
-    current.verifying.find((k) => k.kid === kid && (k.verifyUntil === undefined || k.verifyUntil.getTime() > now.getTime()));
+    current.verifying.find(
+      (k) => k.kid === kid && (k.verifyUntil === undefined || k.verifyUntil.getTime() > now.getTime()),
+    );
   return {
     get signing() {
       return current.signing;
     },
     async verifierFor(kid, now) {
       let found = find(kid, now);
-      if (!found && reload && !current.verifying.some((k) => k.kid === kid) && performance.now() - lastReload >= UNKNOWN_KID_RELOAD_MS) {
+      if (
+        !found &&
+        reload &&
+        !current.verifying.some((k) => k.kid === kid) &&
+        performance.now() - lastReload >= UNKNOWN_KID_RELOAD_MS
+      ) {
         await refresh();
         found = find(kid, now);
       }
@@ -102,7 +109,7 @@ export function importSigningKey(jwk: JWK, verifyUntil?: Date): VerifyingKey & {
     throw new Error('every key must be a private Ed25519 JWK (kty OKP, crv Ed25519, d, x, kid)');
   }
   // The kid travels in every token's header and in the JWKS: the same character set as every id.
-  if (!KID_PATTERN.test(jwk.kid)) throw new Error('every key\'s kid must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
+  if (!KID_PATTERN.test(jwk.kid)) throw new Error("every key's kid must be 1 to 64 characters of A-Z a-z 0-9 . _ -");
   const privateKey = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
   // The private key is made from `d` alone: an `x` that is not its public half would publish a key
   // that verifies none of the tokens signed.
@@ -126,7 +133,8 @@ export const MAX_VERIFYING_KEYS = 16;
 
 export async function keyRingFromJwks(privateJwks: JWK[]): Promise<KeyRing> {
   if (privateJwks.length === 0) throw new Error('no keys');
-  if (privateJwks.length > MAX_VERIFYING_KEYS) throw new Error(`${privateJwks.length} keys; at most ${MAX_VERIFYING_KEYS}`);
+  if (privateJwks.length > MAX_VERIFYING_KEYS)
+    throw new Error(`${privateJwks.length} keys; at most ${MAX_VERIFYING_KEYS}`);
   const keys = privateJwks.map((jwk) => importSigningKey(jwk));
   const first = keys[0]!;
   return createKeyRing({ signing: { kid: first.kid, key: first.privateKey }, verifying: keys });

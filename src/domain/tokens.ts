@@ -33,9 +33,25 @@ export interface InstallClaims {
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-async function sign(ring: KeyRing, kind: Kind, claims: JsonObject, subject: string, now: Date, expiresAt: Date, jti: string): Promise<string> {
+async function sign(
+  ring: KeyRing,
+  kind: Kind,
+  claims: JsonObject,
+  subject: string,
+  now: Date,
+  expiresAt: Date,
+  jti: string,
+): Promise<string> {
   const { kid, key } = ring.signing;
-  const payload = { ...claims, iss: ISSUER, aud: kinds[kind].audience, sub: subject, jti, iat: seconds(now), exp: seconds(expiresAt) };
+  const payload = {
+    ...claims,
+    iss: ISSUER,
+    aud: kinds[kind].audience,
+    sub: subject,
+    jti,
+    iat: seconds(now),
+    exp: seconds(expiresAt),
+  };
   const token = await signCompactJws({ typ: kinds[kind].typ, kid }, payload, key);
   ring.signed.remember(token, new Date(payload.exp * 1000), now);
   return token;
@@ -58,11 +74,18 @@ const isTime = (value: unknown): value is number => typeof value === 'number' &&
  * (`iat` and `nbf`, when present, are times and `nbf` has come). `expired: 'accept'` still pins all
  * of that but lets a token up to EXPIRED_READABLE_SECONDS past its `exp` through.
  */
-async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<VerifiedClaims> {
+async function verify(
+  ring: KeyRing,
+  kind: Kind,
+  token: string,
+  now: Date,
+  expired: 'refuse' | 'accept' = 'refuse',
+): Promise<VerifiedClaims> {
   const refused = () => new ApiError(kinds[kind].invalid);
   let verified: Awaited<ReturnType<typeof verifyCompactJws>>;
   try {
-    const keyFor = async (header: JsonObject) => (typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined);
+    const keyFor = async (header: JsonObject) =>
+      typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined;
     verified = await verifyCompactJws(token, keyFor, ring.signed.signedHere(token, now));
   } catch (err) {
     if (err instanceof JwsInvalid) throw refused();
@@ -73,8 +96,10 @@ async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expir
   const tolerance = expired === 'accept' ? EXPIRED_READABLE_SECONDS : 0;
   const at = seconds(now);
   const audience = claims.aud;
-  const forThisKind = audience === kinds[kind].audience || (Array.isArray(audience) && audience.includes(kinds[kind].audience));
-  if (claims.iss !== ISSUER || !forThisKind || typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw refused();
+  const forThisKind =
+    audience === kinds[kind].audience || (Array.isArray(audience) && audience.includes(kinds[kind].audience));
+  if (claims.iss !== ISSUER || !forThisKind || typeof claims.sub !== 'string' || typeof claims.jti !== 'string')
+    throw refused();
   if (!isTime(claims.exp) || claims.exp <= at - tolerance) throw refused();
   if (claims.iat !== undefined && !isTime(claims.iat)) throw refused();
   if (claims.nbf !== undefined && (!isTime(claims.nbf) || claims.nbf > at)) throw refused();
@@ -82,27 +107,46 @@ async function verify(ring: KeyRing, kind: Kind, token: string, now: Date, expir
 }
 
 export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Date, expiresAt: Date): Promise<string> {
-  const bound = { mid: claims.machineId, ssh: claims.sshFingerprint, ...(claims.precheckId === undefined ? {} : { pci: claims.precheckId }) };
-  return inSpan('sign precheck token', {}, () => sign(ring, 'precheck', bound, claims.codeHash, now, expiresAt, randomId('pre_', 12)));
+  const bound = {
+    mid: claims.machineId,
+    ssh: claims.sshFingerprint,
+    ...(claims.precheckId === undefined ? {} : { pci: claims.precheckId }),
+  };
+  return inSpan('sign precheck token', {}, () =>
+    sign(ring, 'precheck', bound, claims.codeHash, now, expiresAt, randomId('pre_', 12)),
+  );
 }
 
 /** The claims, and the token's own jti: what tells one precheck from another. */
-export async function verifyPrecheckToken(ring: KeyRing, token: string, now: Date): Promise<PrecheckClaims & { jti: string }> {
+export async function verifyPrecheckToken(
+  ring: KeyRing,
+  token: string,
+  now: Date,
+): Promise<PrecheckClaims & { jti: string }> {
   const p = await inSpan('verify precheck token', {}, () => verify(ring, 'precheck', token, now));
-  if (typeof p.mid !== 'string' || typeof p.ssh !== 'string' || (p.pci !== undefined && typeof p.pci !== 'string')) throw new ApiError('precheck_token_invalid');
+  if (typeof p.mid !== 'string' || typeof p.ssh !== 'string' || (p.pci !== undefined && typeof p.pci !== 'string'))
+    throw new ApiError('precheck_token_invalid');
   return { codeHash: p.sub, machineId: p.mid, sshFingerprint: p.ssh, jti: p.jti, precheckId: p.pci };
 }
 
 export function signInstallToken(ring: KeyRing, claims: InstallClaims, now: Date, expiresAt: Date): Promise<string> {
-  return inSpan('sign install token', {}, () => sign(ring, 'install', {}, claims.activationId, now, expiresAt, claims.jti));
+  return inSpan('sign install token', {}, () =>
+    sign(ring, 'install', {}, claims.activationId, now, expiresAt, claims.jti),
+  );
 }
 
-async function verifyInstallToken(ring: KeyRing, token: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<InstallClaims> {
+async function verifyInstallToken(
+  ring: KeyRing,
+  token: string,
+  now: Date,
+  expired: 'refuse' | 'accept' = 'refuse',
+): Promise<InstallClaims> {
   const p = await inSpan('verify install token', {}, () => verify(ring, 'install', token, now, expired));
   return { activationId: p.sub, jti: p.jti };
 }
 
-const foreignInstallToken = () => new ApiError('install_token_invalid', 'This install token belongs to another activation.');
+const foreignInstallToken = () =>
+  new ApiError('install_token_invalid', 'This install token belongs to another activation.');
 
 /**
  * Verifies an install token and that it was made for `activationId`; answers its jti. The caller
@@ -110,7 +154,13 @@ const foreignInstallToken = () => new ApiError('install_token_invalid', 'This in
  * Only reading an install back (the status route) passes `expired: 'accept'`: a rerun most needs to
  * learn where it stands when the token has run out.
  */
-export async function verifyInstallTokenFor(ring: KeyRing, token: string, activationId: string, now: Date, expired: 'refuse' | 'accept' = 'refuse'): Promise<string> {
+export async function verifyInstallTokenFor(
+  ring: KeyRing,
+  token: string,
+  activationId: string,
+  now: Date,
+  expired: 'refuse' | 'accept' = 'refuse',
+): Promise<string> {
   const claims = await verifyInstallToken(ring, token, now, expired);
   if (claims.activationId !== activationId) throw foreignInstallToken();
   return claims.jti;

@@ -4,11 +4,26 @@ import { activations, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { releaseActivation, type ActivationRow } from './activations.js';
 import type { ChangeContext } from './events.js';
-import { codeApproval, precheckApproval, prechecksOf, type CodeApproval, type InstallCodePrecheckRow, type PrecheckApproval } from './install-code-approval.js';
+import {
+  codeApproval,
+  precheckApproval,
+  prechecksOf,
+  type CodeApproval,
+  type InstallCodePrecheckRow,
+  type PrecheckApproval,
+} from './install-code-approval.js';
 import { revokeInstallCode, type InstallCodeRow } from './install-codes.js';
 
 /** What became of an install code, as the page that issued it tells the person. */
-export const WATCHED_STATUSES = ['issued', 'prechecked', 'activated', 'confirmed', 'released', 'expired', 'revoked'] as const;
+export const WATCHED_STATUSES = [
+  'issued',
+  'prechecked',
+  'activated',
+  'confirmed',
+  'released',
+  'expired',
+  'revoked',
+] as const;
 export type WatchedStatus = (typeof WATCHED_STATUSES)[number];
 
 /** A session sees at most this many of its codes, newest first (the issue limits allow far fewer per hour). */
@@ -79,13 +94,28 @@ function watchedStatus(code: InstallCodeRow, activation: ActivationRow | undefin
   return 'issued';
 }
 
-export function watchInstallCode(code: InstallCodeRow, activation: ActivationRow | undefined, now: Date, prechecks: InstallCodePrecheckRow[] = []): WatchedInstallCode {
+export function watchInstallCode(
+  code: InstallCodeRow,
+  activation: ActivationRow | undefined,
+  now: Date,
+  prechecks: InstallCodePrecheckRow[] = [],
+): WatchedInstallCode {
   const status = watchedStatus(code, activation, now);
   let machine: WatchedMachine | null = null;
   if (activation && status !== 'prechecked') {
-    machine = { hostname: activation.hostname, publicIp: activation.publicIp, machineIdShort: activation.machineId.slice(0, MACHINE_ID_SHORT_LENGTH), sshFingerprint: activation.sshFingerprint };
+    machine = {
+      hostname: activation.hostname,
+      publicIp: activation.publicIp,
+      machineIdShort: activation.machineId.slice(0, MACHINE_ID_SHORT_LENGTH),
+      sshFingerprint: activation.sshFingerprint,
+    };
   } else if (code.precheckedAt && code.precheckMachineId && code.precheckSshFingerprint) {
-    machine = { hostname: null, publicIp: null, machineIdShort: code.precheckMachineId.slice(0, MACHINE_ID_SHORT_LENGTH), sshFingerprint: code.precheckSshFingerprint };
+    machine = {
+      hostname: null,
+      publicIp: null,
+      machineIdShort: code.precheckMachineId.slice(0, MACHINE_ID_SHORT_LENGTH),
+      sshFingerprint: code.precheckSshFingerprint,
+    };
   }
   return {
     id: code.id,
@@ -141,7 +171,11 @@ async function watchCodes(db: Database, codes: InstallCodeRow[], now: Date): Pro
 }
 
 /** The codes one browser session issued, newest first, each with what became of it. */
-export async function listWatchedInstallCodes(db: Database, browserSessionHash: string, now: Date): Promise<WatchedInstallCode[]> {
+export async function listWatchedInstallCodes(
+  db: Database,
+  browserSessionHash: string,
+  now: Date,
+): Promise<WatchedInstallCode[]> {
   const codes = await db
     .select()
     .from(installCodes)
@@ -152,7 +186,11 @@ export async function listWatchedInstallCodes(db: Database, browserSessionHash: 
 }
 
 /** A code of this session, or 404: another browser's code is as unknown as a code that never existed. */
-async function sessionInstallCode(db: Database, browserSessionHash: string, installCodeId: string): Promise<InstallCodeRow> {
+async function sessionInstallCode(
+  db: Database,
+  browserSessionHash: string,
+  installCodeId: string,
+): Promise<InstallCodeRow> {
   const [code] = await db
     .select()
     .from(installCodes)
@@ -162,7 +200,12 @@ async function sessionInstallCode(db: Database, browserSessionHash: string, inst
 }
 
 /** One code of this session as its page watches it, or 404. */
-export async function readWatchedInstallCode(db: Database, browserSessionHash: string, installCodeId: string, now: Date): Promise<WatchedInstallCode> {
+export async function readWatchedInstallCode(
+  db: Database,
+  browserSessionHash: string,
+  installCodeId: string,
+  now: Date,
+): Promise<WatchedInstallCode> {
   const [watched] = await watchCodes(db, [await sessionInstallCode(db, browserSessionHash, installCodeId)], now);
   return watched!;
 }
@@ -182,7 +225,13 @@ export interface CancelOutcome {
  * No lock is taken here: each change is the domain's own conditional update, so a confirm or an activate
  * racing the cancel either wins (and the cancel says so) or loses cleanly.
  */
-export async function cancelWatchedInstallCode(db: Database, browserSessionHash: string, installCodeId: string, now: Date, context: ChangeContext): Promise<CancelOutcome> {
+export async function cancelWatchedInstallCode(
+  db: Database,
+  browserSessionHash: string,
+  installCodeId: string,
+  now: Date,
+  context: ChangeContext,
+): Promise<CancelOutcome> {
   let cancelled: CancelOutcome['cancelled'] = 'nothing';
   let serverRevoked = false;
   // Two rounds at most: a code activated between the read and the revoke is then cancelled as an install.
@@ -209,7 +258,8 @@ export async function cancelWatchedInstallCode(db: Database, browserSessionHash:
         if (release.released) cancelled = 'install';
         serverRevoked = release.serverRevoked;
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'activation_confirmed') throw new ApiError('activation_confirmed', CONFIRMED_MESSAGE);
+        if (error instanceof ApiError && error.code === 'activation_confirmed')
+          throw new ApiError('activation_confirmed', CONFIRMED_MESSAGE);
         throw error;
       }
     } else {
@@ -219,4 +269,5 @@ export async function cancelWatchedInstallCode(db: Database, browserSessionHash:
   return { code: await readWatchedInstallCode(db, browserSessionHash, installCodeId, now), cancelled, serverRevoked };
 }
 
-export const CONFIRMED_MESSAGE = 'This install is confirmed: a finished install cannot be cancelled from the page. If the server is not yours, ask the operator to revoke it.';
+export const CONFIRMED_MESSAGE =
+  'This install is confirmed: a finished install cannot be cancelled from the page. If the server is not yours, ask the operator to revoke it.';

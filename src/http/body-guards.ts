@@ -31,7 +31,9 @@ export const emptyJsonBodyAsObject: MiddlewareHandler<AppEnv> = async (c, next) 
 export function bodySizeLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
   const tooLarge = () => {
     // The rest of the body is never read: this connection cannot carry another request.
-    throw new ApiError('payload_too_large', `The request body is larger than ${maxBytes / 1024} KiB.`, { Connection: 'close' });
+    throw new ApiError('payload_too_large', `The request body is larger than ${maxBytes / 1024} KiB.`, {
+      Connection: 'close',
+    });
   };
   const countWhileReading = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return async (c, next) => {

@@ -8,6 +8,9 @@ export function changeContext(c: Context<AppEnv>, actor: EventActor): ChangeCont
 }
 
 /** What the domain records with an operator's change: as `changeContext`, plus who (`c.var.operator`) and why. */
-export function operatorChangeContext(c: Context<AppEnv>, reason?: string | null): ChangeContext & { operator: string } {
+export function operatorChangeContext(
+  c: Context<AppEnv>,
+  reason?: string | null,
+): ChangeContext & { operator: string } {
   return { ...changeContext(c, 'operator'), operator: c.var.operator, ...(reason === undefined ? {} : { reason }) };
 }

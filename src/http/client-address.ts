@@ -16,7 +16,10 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
     return { kind: 'hops', hops };
   }
   const list = new BlockList();
-  for (const entry of trimmed.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of trimmed
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [address, prefixText] = entry.split('/');
     const family = isIP(address ?? '');
     if (family === 0) throw new Error(`"${entry}" is neither a hop count nor an IP or CIDR`);
@@ -38,7 +41,8 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
  */
 export function normaliseAddress(address: string): string {
   const trimmed = address.trim();
-  const withoutPort = /^\[([^\]]*)\](?::\d+)?$/.exec(trimmed)?.[1] ?? /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed)?.[1] ?? trimmed;
+  const withoutPort =
+    /^\[([^\]]*)\](?::\d+)?$/.exec(trimmed)?.[1] ?? /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed)?.[1] ?? trimmed;
   const family = isIP(withoutPort);
   // Node's isIP takes IPv4 only as the canonical dotted quad (no leading zeros): nothing to rewrite.
   if (family !== 6) return withoutPort;
@@ -61,7 +65,11 @@ function isTrusted(list: BlockList, address: string): boolean {
  * the count onto an entry the client wrote. When the entry taken is not an address, the answer is the
  * nearest trusted hop to its right (a proxy's address, or the socket peer), never something further left.
  */
-export function resolveClientAddress(socketAddress: string, forwardedFor: string | undefined, trust: TrustProxy): string {
+export function resolveClientAddress(
+  socketAddress: string,
+  forwardedFor: string | undefined,
+  trust: TrustProxy,
+): string {
   const socket = normaliseAddress(socketAddress);
   if (trust.kind === 'none' || !forwardedFor) return socket;
   const chain = [...forwardedFor.split(',').map(normaliseAddress), socket];

@@ -25,7 +25,9 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Encoding 
  * never compressed twice. Brotli at quality 5: within a few percent of the best and fast enough to
  * make on the first request (quality 11 takes over a minute for Scalar's 3.5 MB bundle).
  */
-export function compressedBody(load: () => Promise<string | Buffer>): (c: Context, headers: Record<string, string>) => Promise<Response> {
+export function compressedBody(
+  load: () => Promise<string | Buffer>,
+): (c: Context, headers: Record<string, string>) => Promise<Response> {
   let raw: Promise<Buffer> | undefined;
   const encoded = new Map<Encoding, Promise<Buffer>>();
   const bytes = () => (raw ??= load().then((b) => (typeof b === 'string' ? Buffer.from(b) : b)));

@@ -2,7 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { RouteDeps } from '../deps.js';
-import { CONSOLE_MAX_SECONDS, findConsoleSession, openConsoleSession, type ConsoleCredential, type ConsoleSession } from '../domain/operators/console-sessions.js';
+import {
+  CONSOLE_MAX_SECONDS,
+  findConsoleSession,
+  openConsoleSession,
+  type ConsoleCredential,
+  type ConsoleSession,
+} from '../domain/operators/console-sessions.js';
 import { operatorOfToken, type OperatorTokenScope } from '../domain/operators/operator-tokens.js';
 import { sha256Hex } from '../domain/secret-hash.js';
 import { ROOT_OPERATOR } from './admin-auth.js';
@@ -22,16 +28,27 @@ export async function operatorSigningIn(
 ): Promise<{ operator: string; scope: OperatorTokenScope; credential: ConsoleCredential } | undefined> {
   const adminToken = deps.config.adminToken;
   if (!adminToken || presented.length > 512) return undefined;
-  if (isAdminToken(presented, adminToken)) return { operator: ROOT_OPERATOR, scope: 'write', credential: { rootTokenHash: sha256Hex(adminToken) } };
+  if (isAdminToken(presented, adminToken))
+    return { operator: ROOT_OPERATOR, scope: 'write', credential: { rootTokenHash: sha256Hex(adminToken) } };
   const token = await operatorOfToken(deps.db, presented, deps.clock.now());
   return token ? { operator: token.name, scope: token.scope, credential: { operatorTokenId: token.id } } : undefined;
 }
 
 /** Opens the session and sets its cookie: HttpOnly, SameSite=Strict, Path=/, Secure on https. */
-export async function startConsoleSession(c: Context<AppEnv>, deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>, who: NonNullable<Awaited<ReturnType<typeof operatorSigningIn>>>): Promise<void> {
+export async function startConsoleSession(
+  c: Context<AppEnv>,
+  deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>,
+  who: NonNullable<Awaited<ReturnType<typeof operatorSigningIn>>>,
+): Promise<void> {
   const { cookieValue } = await openConsoleSession(deps.db, who, deps.clock.now());
   const secure = deps.config.publicBaseUrl.protocol === 'https:';
-  setCookie(c, consoleCookieName(deps.config.publicBaseUrl), cookieValue, { httpOnly: true, sameSite: 'Strict', path: '/', secure, maxAge: CONSOLE_MAX_SECONDS });
+  setCookie(c, consoleCookieName(deps.config.publicBaseUrl), cookieValue, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    path: '/',
+    secure,
+    maxAge: CONSOLE_MAX_SECONDS,
+  });
 }
 
 export function clearConsoleCookie(c: Context<AppEnv>, publicBaseUrl: URL): void {
@@ -50,7 +67,12 @@ export function hasConsoleCookie(c: Context<AppEnv>, publicBaseUrl: URL): boolea
  */
 export function consoleSession(deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const session = await findConsoleSession(deps.db, getCookie(c, consoleCookieName(deps.config.publicBaseUrl)), deps.clock.now(), deps.config.adminToken);
+    const session = await findConsoleSession(
+      deps.db,
+      getCookie(c, consoleCookieName(deps.config.publicBaseUrl)),
+      deps.clock.now(),
+      deps.config.adminToken,
+    );
     if (session) {
       c.set('consoleSession', session);
       c.set('operator', session.operator);
@@ -67,7 +89,12 @@ export type FormRefusal = 'cross_site' | 'form_token';
  * A console form's POST must come from a console page of this very session: same origin (Origin,
  * Sec-Fetch-Site), and the form token of this session (another session's, or none, is refused).
  */
-export function formRefusal(c: Context<AppEnv>, publicBaseUrl: URL, session: ConsoleSession, formToken: unknown): FormRefusal | undefined {
+export function formRefusal(
+  c: Context<AppEnv>,
+  publicBaseUrl: URL,
+  session: ConsoleSession,
+  formToken: unknown,
+): FormRefusal | undefined {
   try {
     assertSameOrigin(c, publicBaseUrl);
   } catch {

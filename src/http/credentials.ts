@@ -10,9 +10,14 @@ export function bearerToken(c: Context): string | undefined {
 }
 
 /** 401 with the `WWW-Authenticate: Bearer` challenge RFC 6750 asks for. */
-export function bearerRejected(code: Extract<ErrorCode, 'agent_token_invalid' | 'admin_token_invalid'>, tokenGiven: boolean): ApiError {
+export function bearerRejected(
+  code: Extract<ErrorCode, 'agent_token_invalid' | 'admin_token_invalid'>,
+  tokenGiven: boolean,
+): ApiError {
   const realm = code === 'agent_token_invalid' ? 'slowdns-agent' : 'slowdns-operator';
-  return new ApiError(code, undefined, { 'WWW-Authenticate': `Bearer realm="${realm}"${tokenGiven ? ', error="invalid_token"' : ''}` });
+  return new ApiError(code, undefined, {
+    'WWW-Authenticate': `Bearer realm="${realm}"${tokenGiven ? ', error="invalid_token"' : ''}`,
+  });
 }
 
 /** Constant-time: both sides are hashed first so that neither their contents nor their lengths leak. */
@@ -32,6 +37,7 @@ export function registerBearerSchemes(app: Router): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'adminToken', {
     type: 'http',
     scheme: 'bearer',
-    description: 'The operator secret `ADMIN_TOKEN` (32 to 512 characters, compared in constant time; it acts as the operator `root` with every scope), or a named operator token (`sdo_…`, made by `createOperatorToken`) with the scope `read` or `write`. Each admin operation names the scope it needs in its security requirement (`read` < `write` < `root`). When `ADMIN_TOKEN` is not set, the admin routes answer 403 `admin_api_disabled`, named tokens included.',
+    description:
+      'The operator secret `ADMIN_TOKEN` (32 to 512 characters, compared in constant time; it acts as the operator `root` with every scope), or a named operator token (`sdo_…`, made by `createOperatorToken`) with the scope `read` or `write`. Each admin operation names the scope it needs in its security requirement (`read` < `write` < `root`). When `ADMIN_TOKEN` is not set, the admin routes answer 403 `admin_api_disabled`, named tokens included.',
   });
 }

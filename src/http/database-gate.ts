@@ -7,7 +7,8 @@ import type { AppEnv } from './router.js';
 /** What every 503 says in `Retry-After`: an unavailable database is probed twice a second. */
 export const RETRY_AFTER_SECONDS = '5';
 
-export const serviceUnavailable = (message?: string) => new ApiError('service_unavailable', message, { 'Retry-After': RETRY_AFTER_SECONDS });
+export const serviceUnavailable = (message?: string) =>
+  new ApiError('service_unavailable', message, { 'Retry-After': RETRY_AFTER_SECONDS });
 
 /**
  * How long a request may wait on the database before the database itself is asked (one probe on a
@@ -37,7 +38,10 @@ function needsNoDatabase(path: string): boolean {
  * database alive. The abandoned work finishes (or fails) in the background; the connection limits of
  * src/db/client.ts keep it from piling up. A request that failed as unreachable triggers a probe.
  */
-export function databaseGate(availability: DatabaseAvailability, deadlineMs = REQUEST_DEADLINE_MS): MiddlewareHandler<AppEnv> {
+export function databaseGate(
+  availability: DatabaseAvailability,
+  deadlineMs = REQUEST_DEADLINE_MS,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (needsNoDatabase(c.req.path)) return next();
     if (!availability.available) throw serviceUnavailable();

@@ -1,6 +1,12 @@
 import type { Context } from 'hono';
 import type { Database } from '../db/client.js';
-import { consumeRateLimits, type CountedOutcome, type PolicyState, type RateLimitCheck, type RateLimitDecision } from '../domain/rate-limits/limiter.js';
+import {
+  consumeRateLimits,
+  type CountedOutcome,
+  type PolicyState,
+  type RateLimitCheck,
+  type RateLimitDecision,
+} from '../domain/rate-limits/limiter.js';
 import { summarisePolicy } from '../domain/rate-limits/policies.js';
 import { ApiError } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
@@ -10,7 +16,12 @@ import type { AppEnv } from './router.js';
  * Counts the request in `checks` (a statement of its own: for a route that counts nothing else). See
  * `applyRateLimitDecision` for what the answer gets.
  */
-export async function enforceRateLimits(c: Context<AppEnv>, db: Database, now: Date, checks: RateLimitCheck[]): Promise<void> {
+export async function enforceRateLimits(
+  c: Context<AppEnv>,
+  db: Database,
+  now: Date,
+  checks: RateLimitCheck[],
+): Promise<void> {
   applyRateLimitDecision(c, await consumeRateLimits(db, checks, now));
 }
 
@@ -26,7 +37,10 @@ export function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDe
   }
   const { blocking } = decision;
   c.var.metrics?.refusal(blocking.policy.name);
-  throw new ApiError('rate_limit_exceeded', refusalMessage(blocking), { ...headers, 'Retry-After': String(blocking.resetSeconds) });
+  throw new ApiError('rate_limit_exceeded', refusalMessage(blocking), {
+    ...headers,
+    'Retry-After': String(blocking.resetSeconds),
+  });
 }
 
 /** What a counted statement answered once its decision is applied (headers set, or 429 thrown). */

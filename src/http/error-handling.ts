@@ -18,7 +18,8 @@ function classify(err: unknown, c: Context<AppEnv>, logger: Logger): ApiError {
   if (err instanceof ApiError) return err;
   // Hono's validators speak HTTPException: 400 for a body that is not JSON, 415 (zod-openapi's media
   // type gate) for a body that is not `application/json`. Anything else from them would be a bug.
-  if (err instanceof HTTPException && err.status === 400) return new ApiError('validation_failed', 'The request body is not valid JSON.');
+  if (err instanceof HTTPException && err.status === 400)
+    return new ApiError('validation_failed', 'The request body is not valid JSON.');
   if (err instanceof HTTPException && err.status === 415) return new ApiError('unsupported_media_type');
   if (isDatabaseUnavailable(err)) {
     c.var.metrics?.databaseError('unavailable');

@@ -14,7 +14,13 @@ import type { AppEnv } from './router.js';
  */
 type Deps = Pick<AppDeps, 'db' | 'clock'>;
 
-export async function releaseActivationCounted(c: Context<AppEnv>, deps: Deps, activationId: string, context: ChangeContext, code: 'restore' | 'revoke' = 'restore'): Promise<ReleaseResult> {
+export async function releaseActivationCounted(
+  c: Context<AppEnv>,
+  deps: Deps,
+  activationId: string,
+  context: ChangeContext,
+  code: 'restore' | 'revoke' = 'restore',
+): Promise<ReleaseResult> {
   const result = await releaseActivation(deps.db, activationId, deps.clock.now(), context, { code });
   const metrics = c.var.metrics;
   if (result.released) metrics.transition('activation.released', context.actor);
@@ -24,13 +30,23 @@ export async function releaseActivationCounted(c: Context<AppEnv>, deps: Deps, a
   return result;
 }
 
-export async function revokeServerCounted(c: Context<AppEnv>, deps: Deps, serverId: string, context: ChangeContext): Promise<ServerRow> {
+export async function revokeServerCounted(
+  c: Context<AppEnv>,
+  deps: Deps,
+  serverId: string,
+  context: ChangeContext,
+): Promise<ServerRow> {
   const { server, revoked } = await revokeServer(deps.db, serverId, deps.clock.now(), context);
   if (revoked) c.var.metrics.transition('server.revoked', context.actor);
   return server;
 }
 
-export async function revokeInstallCodeCounted(c: Context<AppEnv>, deps: Deps, installCodeId: string, context: ChangeContext): Promise<InstallCodeRow> {
+export async function revokeInstallCodeCounted(
+  c: Context<AppEnv>,
+  deps: Deps,
+  installCodeId: string,
+  context: ChangeContext,
+): Promise<InstallCodeRow> {
   const { code, revoked } = await revokeInstallCodeAsOperator(deps.db, installCodeId, deps.clock.now(), context);
   if (revoked) c.var.metrics.transition('install_code.revoked', context.actor);
   return code;

@@ -1,6 +1,11 @@
 import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
 import type { PolicyState } from '../domain/rate-limits/limiter.js';
-import { policiesFor, rateLimitTable, type RateLimitedRoute, type RateLimitPolicy } from '../domain/rate-limits/policies.js';
+import {
+  policiesFor,
+  rateLimitTable,
+  type RateLimitedRoute,
+  type RateLimitPolicy,
+} from '../domain/rate-limits/policies.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
 
@@ -18,7 +23,10 @@ export function rateLimitHeader(states: PolicyState[]): string {
 
 /** `q` is the quota the request was counted against: an operator's override shows here too. */
 export function rateLimitHeaders(states: PolicyState[]): Record<string, string> {
-  return { 'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => ({ ...s.policy, quota: s.quota }))), RateLimit: rateLimitHeader(states) };
+  return {
+    'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => ({ ...s.policy, quota: s.quota }))),
+    RateLimit: rateLimitHeader(states),
+  };
 }
 
 /** Which requests of a route are counted, and in which limits, where that is not simply "every request in every limit". */
@@ -54,10 +62,23 @@ Every answer after the limits were checked carries \`RateLimit-Policy\` (each po
 /** The `RateLimit-Policy` / `RateLimit` headers of a limited route's answers, saying this route's policies. */
 export function rateLimitHeaderDocs(route: RateLimitedRoute) {
   const policies = policiesFor(route);
-  const fresh = policies.map((policy) => ({ policy, quota: policy.quota, remaining: policy.quota - 1, resetAt: new Date(0), resetSeconds: 1800, exhausted: false }));
+  const fresh = policies.map((policy) => ({
+    policy,
+    quota: policy.quota,
+    remaining: policy.quota - 1,
+    resetAt: new Date(0),
+    resetSeconds: 1800,
+    exhausted: false,
+  }));
   return {
-    'RateLimit-Policy': headerRef('RateLimit-Policy', `The limits of this route, one item per policy (\`q\` requests per \`w\` seconds, a fixed UTC bucket; \`q\` is an operator's override where one applies to this client): \`${rateLimitPolicyHeader(policies)}\`.`),
-    RateLimit: headerRef('RateLimit', `Where this client stands in each policy (\`r\` requests remaining, \`t\` seconds until the bucket resets), e.g. for a fresh client \`${rateLimitHeader(fresh)}\`.`),
+    'RateLimit-Policy': headerRef(
+      'RateLimit-Policy',
+      `The limits of this route, one item per policy (\`q\` requests per \`w\` seconds, a fixed UTC bucket; \`q\` is an operator's override where one applies to this client): \`${rateLimitPolicyHeader(policies)}\`.`,
+    ),
+    RateLimit: headerRef(
+      'RateLimit',
+      `Where this client stands in each policy (\`r\` requests remaining, \`t\` seconds until the bucket resets), e.g. for a fresh client \`${rateLimitHeader(fresh)}\`.`,
+    ),
   };
 }
 

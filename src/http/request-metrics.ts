@@ -16,7 +16,10 @@ export function requestMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
     } finally {
       // A path no route matched is left with the app-wide middleware's pattern `*`.
       const route = c.req.routePath === '*' || c.req.routePath === '/*' ? 'unmatched' : c.req.routePath;
-      metrics.observeRequest({ method: c.req.method, route, status: c.res.status }, (performance.now() - started) / 1000);
+      metrics.observeRequest(
+        { method: c.req.method, route, status: c.res.status },
+        (performance.now() - started) / 1000,
+      );
     }
   };
 }

@@ -134,7 +134,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const { fleet } = options;
   if (fleet) {
     const read = perScrape(fleet);
-    const fleetGauge = <L extends string>(name: string, help: string, labelNames: readonly L[], show: (gauge: Gauge<L>, counts: FleetCounts) => void) =>
+    const fleetGauge = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[],
+      show: (gauge: Gauge<L>, counts: FleetCounts) => void,
+    ) =>
       new Gauge({
         name,
         help,
@@ -145,15 +150,40 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
           if (counts) show(this, counts);
         },
       });
-    fleetGauge('slowdns_servers', 'Registered servers by health (active, stale, dead, revoked), as the admin list derives it from check-ins (every instance, from the database).', ['health'], (gauge, counts) => {
-      for (const health of SERVER_HEALTHS) gauge.set({ health }, counts.servers[health]);
-    });
-    fleetGauge('slowdns_install_codes', 'Unexpired install codes by status (issued, activated, consumed, revoked).', ['status'], (gauge, counts) => {
-      for (const status of LIVE_INSTALL_CODE_STATUSES) gauge.set({ status }, counts.installCodes[status]);
-    });
-    fleetGauge('slowdns_activations_awaiting_confirm', 'Activations neither confirmed nor released whose install token has not expired.', [], (gauge, counts) => gauge.set(counts.activationsAwaitingConfirm));
-    fleetGauge('slowdns_webhook_deliveries_pending', 'Webhook messages not yet delivered and still to be tried (every instance, from the database).', [], (gauge, counts) => gauge.set(counts.webhookDeliveriesPending));
-    fleetGauge('slowdns_webhook_oldest_pending_age_seconds', 'Age of the oldest pending webhook message (0 when none is pending).', [], (gauge, counts) => gauge.set(counts.oldestPendingWebhookAgeSeconds));
+    fleetGauge(
+      'slowdns_servers',
+      'Registered servers by health (active, stale, dead, revoked), as the admin list derives it from check-ins (every instance, from the database).',
+      ['health'],
+      (gauge, counts) => {
+        for (const health of SERVER_HEALTHS) gauge.set({ health }, counts.servers[health]);
+      },
+    );
+    fleetGauge(
+      'slowdns_install_codes',
+      'Unexpired install codes by status (issued, activated, consumed, revoked).',
+      ['status'],
+      (gauge, counts) => {
+        for (const status of LIVE_INSTALL_CODE_STATUSES) gauge.set({ status }, counts.installCodes[status]);
+      },
+    );
+    fleetGauge(
+      'slowdns_activations_awaiting_confirm',
+      'Activations neither confirmed nor released whose install token has not expired.',
+      [],
+      (gauge, counts) => gauge.set(counts.activationsAwaitingConfirm),
+    );
+    fleetGauge(
+      'slowdns_webhook_deliveries_pending',
+      'Webhook messages not yet delivered and still to be tried (every instance, from the database).',
+      [],
+      (gauge, counts) => gauge.set(counts.webhookDeliveriesPending),
+    );
+    fleetGauge(
+      'slowdns_webhook_oldest_pending_age_seconds',
+      'Age of the oldest pending webhook message (0 when none is pending).',
+      [],
+      (gauge, counts) => gauge.set(counts.oldestPendingWebhookAgeSeconds),
+    );
   }
 
   const { poolStats } = options;
@@ -186,7 +216,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
    * hash the labels twice per request. Bounded as the series are: routes are patterns, and Node's
    * parser knows a fixed set of methods.
    */
-  const requestSeries = new Map<string, { requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }>();
+  const requestSeries = new Map<
+    string,
+    { requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }
+  >();
 
   return {
     registry,

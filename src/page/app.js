@@ -7,7 +7,8 @@
   const ISSUE_URL = '/api/v2/slowdns/code/issue';
   const COPIED_LABEL_MS = 2_500;
 
-  const { element, post } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window)).slowdnsPage;
+  const { element, post } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window))
+    .slowdnsPage;
   const issueButton = element('issue-button');
   const replaceConfirm = element('replace-confirm');
   const replaceYes = element('replace-yes');
@@ -132,7 +133,9 @@
   /** Shows the code as usable, in use, or done with (struck through, nothing to copy). */
   function applyCodeState() {
     if (!current) return;
-    const shown = current.usable ? undefined : UNUSABLE[/** @type {keyof typeof UNUSABLE} */ (current.status)] || UNUSABLE.expired;
+    const shown = current.usable
+      ? undefined
+      : UNUSABLE[/** @type {keyof typeof UNUSABLE} */ (current.status)] || UNUSABLE.expired;
     result.dataset.state = current.usable ? 'usable' : current.status;
     codeLabel.textContent = shown ? shown.label : 'Your install code';
     copyButton.disabled = !current.usable;
@@ -167,7 +170,13 @@
   /** @param {{ install_code: string, install_code_hint: string, install_code_id?: string, ttl_seconds: number, require_approval?: boolean }} data @param {number} receivedAt */
   function showCode(data, receivedAt) {
     approveStep.hidden = !data.require_approval;
-    current = { code: data.install_code, hint: data.install_code_hint, deadline: receivedAt + data.ttl_seconds * 1000, usable: true, status: 'issued' };
+    current = {
+      code: data.install_code,
+      hint: data.install_code_hint,
+      deadline: receivedAt + data.ttl_seconds * 1000,
+      usable: true,
+      status: 'issued',
+    };
     codeText.textContent = data.install_code;
     hintText.textContent = data.install_code_hint;
     copyButton.textContent = 'Copy code';
@@ -177,9 +186,14 @@
     ticker = setInterval(tick, 1000);
     // A second Enter now copies the code instead of throwing it away for another.
     copyButton.focus();
-    say(`Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`, 'success');
+    say(
+      `Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`,
+      'success',
+    );
     // watch.js follows the code by its id.
-    document.dispatchEvent(new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id } }));
+    document.dispatchEvent(
+      new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id } }),
+    );
   }
 
   /** After a failed request, a code already on screen is still good: say so. */
@@ -193,9 +207,17 @@
     const reload = { href: '/slowdns', text: 'Reload the page' };
     const stillValid = stillValidNote();
     if (code === 'browser_session_required') {
-      say('Your browser session is missing or has expired. Reload the page, then ask for a code again.', 'error', reload);
+      say(
+        'Your browser session is missing or has expired. Reload the page, then ask for a code again.',
+        'error',
+        reload,
+      );
     } else if (code === 'cross_site_request') {
-      say('The request was refused because it did not come from this page. Open the SlowDNS page directly and try again.', 'error', reload);
+      say(
+        'The request was refused because it did not come from this page. Open the SlowDNS page directly and try again.',
+        'error',
+        reload,
+      );
     } else if (code === 'rate_limit_exceeded' || response.status === 429) {
       const wait = waitInWords(retryAfterSeconds(response.headers.get('Retry-After')));
       say(`You have reached the limit of install codes for now. Try again in ${wait}.${stillValid}`, 'error');
@@ -214,7 +236,12 @@
     issueButton.setAttribute('aria-busy', 'true');
     say('Requesting an install code…', 'info');
     try {
-      const { response, body } = await post(ISSUE_URL, askFirst ? { browser_signal: browserSignal(), require_approval: askFirst.checked } : { browser_signal: browserSignal() });
+      const { response, body } = await post(
+        ISSUE_URL,
+        askFirst
+          ? { browser_signal: browserSignal(), require_approval: askFirst.checked }
+          : { browser_signal: browserSignal() },
+      );
       const receivedAt = Date.now();
       if (response.status === 201 && body && body.data && typeof body.data.install_code === 'string') {
         showCode(body.data, receivedAt);
@@ -267,12 +294,15 @@
       copied = false;
     }
     if (copied) showCopied();
-    else say('This browser did not allow copying. The code is selected: press Ctrl+C (⌘C on a Mac) to copy it.', 'info');
+    else
+      say('This browser did not allow copying. The code is selected: press Ctrl+C (⌘C on a Mac) to copy it.', 'info');
   }
 
   // What watch.js learned about a code from the service.
   document.addEventListener('slowdns:code-state', (event) => {
-    const { hint, status, usable } = /** @type {CustomEvent<{ hint: string, status: string, usable: boolean }>} */ (event).detail;
+    const { hint, status, usable } = /** @type {CustomEvent<{ hint: string, status: string, usable: boolean }>} */ (
+      event
+    ).detail;
     if (!current || current.hint !== hint || (current.status === status && current.usable === usable)) return;
     // A code this page saw expire stays expired, whatever a slower server clock still says.
     if (current.status === 'expired' && usable) return;

@@ -8,7 +8,9 @@
 (() => {
   const DECIDE_URL = { approve: '/api/v2/slowdns/code/approve', deny: '/api/v2/slowdns/code/deny' };
 
-  const { element, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window)).slowdnsPage;
+  const { element, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
+    /** @type {unknown} */ (window)
+  ).slowdnsPage;
   const section = element('approvals');
   const list = element('approval-list');
   const template = /** @type {HTMLTemplateElement} */ (element('approval-template'));
@@ -57,18 +59,29 @@
 
   /** A new line for a machine, with its own ids (labels and controls point at them). @param {Precheck} precheck */
   function newEntry(precheck) {
-    const entry = /** @type {HTMLElement} */ (/** @type {DocumentFragment} */ (template.content.cloneNode(true)).firstElementChild);
+    const entry = /** @type {HTMLElement} */ (
+      /** @type {DocumentFragment} */ (template.content.cloneNode(true)).firstElementChild
+    );
     const id = precheck.precheck_id;
     entry.dataset.precheckId = id;
     for (const element of entry.querySelectorAll('[data-id]')) element.id = `${element.getAttribute('data-id')}-${id}`;
     for (const attribute of ['aria-labelledby', 'aria-controls', 'aria-describedby']) {
       for (const element of entry.querySelectorAll(`[${attribute}]`)) {
-        element.setAttribute(attribute, (element.getAttribute(attribute) || '').split(' ').map((name) => `${name}-${id}`).join(' '));
+        element.setAttribute(
+          attribute,
+          (element.getAttribute(attribute) || '')
+            .split(' ')
+            .map((name) => `${name}-${id}`)
+            .join(' '),
+        );
       }
     }
     part(entry, 'address').textContent = precheck.precheck_ip || 'not known';
     // Every machine has its own Approve and Deny: the group says whose they are.
-    part(entry, 'actions').setAttribute('aria-label', `Your decision on the machine at ${precheck.precheck_ip || 'an unknown address'}, SSH key ${precheck.ssh_fingerprint}`);
+    part(entry, 'actions').setAttribute(
+      'aria-label',
+      `Your decision on the machine at ${precheck.precheck_ip || 'an unknown address'}, SSH key ${precheck.ssh_fingerprint}`,
+    );
     part(entry, 'machine-id').textContent = precheck.machine_id_short;
     part(entry, 'key').textContent = precheck.ssh_fingerprint;
     part(entry, 'version').textContent = precheck.installer_version;
@@ -98,7 +111,9 @@
     const decided = precheck.approval === 'pending' ? (open ? '' : 'closed') : precheck.approval;
     entry.dataset.approval = decided || 'pending';
     const state = part(entry, 'state');
-    state.textContent = decided ? DECIDED[/** @type {keyof typeof DECIDED} */ (decided)] : 'Waiting for your decision. It cannot install until you approve it.';
+    state.textContent = decided
+      ? DECIDED[/** @type {keyof typeof DECIDED} */ (decided)]
+      : 'Waiting for your decision. It cannot install until you approve it.';
     const hadFocus = entry.contains(document.activeElement) && document.activeElement !== state;
     part(entry, 'actions').hidden = !open;
     if (!open) {
@@ -123,7 +138,8 @@
     section.hidden = prechecks.length === 0;
     /** @type {Map<string, HTMLElement>} */
     const entries = new Map();
-    for (const entry of /** @type {NodeListOf<HTMLElement>} */ (list.querySelectorAll('li[data-precheck-id]'))) entries.set(entry.dataset.precheckId || '', entry);
+    for (const entry of /** @type {NodeListOf<HTMLElement>} */ (list.querySelectorAll('li[data-precheck-id]')))
+      entries.set(entry.dataset.precheckId || '', entry);
     // Newest first, as the service lists them; a line once shown keeps its place (and its focus).
     prechecks.forEach((precheck, index) => {
       const entry = entries.get(precheck.precheck_id) || newEntry(precheck);
@@ -134,7 +150,11 @@
     for (const gone of entries.values()) gone.remove();
     const waiting = prechecks.filter((p) => p.approval === 'pending' && item.usable).length;
     part(section, 'count').textContent =
-      waiting === 0 ? '' : waiting === 1 ? 'One machine is waiting for your decision.' : `${waiting} machines are waiting for your decision. Approve only the one you are installing.`;
+      waiting === 0
+        ? ''
+        : waiting === 1
+          ? 'One machine is waiting for your decision.'
+          : `${waiting} machines are waiting for your decision. Approve only the one you are installing.`;
   }
 
   /** @param {HTMLElement} entry @param {'approve' | 'deny'} decision */
@@ -146,7 +166,10 @@
     button.setAttribute('aria-busy', 'true');
     say(entry, decision === 'approve' ? 'Approving…' : 'Denying…');
     try {
-      const { response, body } = await post(DECIDE_URL[decision], { install_code_id: current.install_code_id, precheck_id: entry.dataset.precheckId });
+      const { response, body } = await post(DECIDE_URL[decision], {
+        install_code_id: current.install_code_id,
+        precheck_id: entry.dataset.precheckId,
+      });
       if (response.ok && body && body.data) {
         // watch.js shows the code as it now is, and hands it back here with `slowdns:code-state`.
         document.dispatchEvent(new CustomEvent('slowdns:code-decided', { detail: body.data }));
@@ -161,7 +184,11 @@
       // Whatever happened, the next look at the code shows it.
       document.dispatchEvent(new CustomEvent('slowdns:code-refresh'));
     } catch {
-      say(entry, 'The service could not be reached, so nothing was decided. Check your connection and try again.', 'error');
+      say(
+        entry,
+        'The service could not be reached, so nothing was decided. Check your connection and try again.',
+        'error',
+      );
     } finally {
       deciding = false;
       button.removeAttribute('aria-disabled');

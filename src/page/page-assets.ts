@@ -20,12 +20,26 @@ export function loadAsset(file: URL, path: string, contentType: string): PageAss
 }
 
 /** Read once when the app is built: a missing file stops the start instead of breaking the page later. */
-export function loadPageAssets(): { kitScript: PageAsset; script: PageAsset; watchScript: PageAsset; approvalScript: PageAsset; style: PageAsset } {
+export function loadPageAssets(): {
+  kitScript: PageAsset;
+  script: PageAsset;
+  watchScript: PageAsset;
+  approvalScript: PageAsset;
+  style: PageAsset;
+} {
   return {
-    kitScript: loadAsset(new URL('page-kit.js', import.meta.url), '/slowdns/page-kit.js', 'text/javascript; charset=utf-8'),
+    kitScript: loadAsset(
+      new URL('page-kit.js', import.meta.url),
+      '/slowdns/page-kit.js',
+      'text/javascript; charset=utf-8',
+    ),
     script: loadAsset(new URL('app.js', import.meta.url), '/slowdns/app.js', 'text/javascript; charset=utf-8'),
     watchScript: loadAsset(new URL('watch.js', import.meta.url), '/slowdns/watch.js', 'text/javascript; charset=utf-8'),
-    approvalScript: loadAsset(new URL('approval.js', import.meta.url), '/slowdns/approval.js', 'text/javascript; charset=utf-8'),
+    approvalScript: loadAsset(
+      new URL('approval.js', import.meta.url),
+      '/slowdns/approval.js',
+      'text/javascript; charset=utf-8',
+    ),
     style: loadAsset(new URL('app.css', import.meta.url), '/slowdns/app.css', 'text/css; charset=utf-8'),
   };
 }

@@ -29,7 +29,12 @@
     const abort = new AbortController();
     const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
     try {
-      const response = await fetch(url, { ...init, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
+      const response = await fetch(url, {
+        ...init,
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: abort.signal,
+      });
       const body = await response.json().catch(() => undefined);
       return { response, body };
     } finally {
@@ -38,11 +43,23 @@
   }
 
   /** A JSON POST. @param {string} url @param {unknown} body */
-  const post = (url, body) => request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body) });
+  const post = (url, body) =>
+    request(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   /** "Nov 25, 2026, 08:43 PM UTC": with the date and the time zone, in this browser's own. @param {string} iso */
   const dateTime = (iso) =>
-    new Date(iso).toLocaleString([], { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+    new Date(iso).toLocaleString([], {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    });
 
   /** A `<time>` holding `iso`, written as dateTime writes it. @param {string} iso */
   function timeElement(iso) {

@@ -96,7 +96,15 @@ const approvalSection = `
         </template>
       </section>`;
 
-export function renderSlowdnsPage({ kitScriptUrl, scriptUrl, watchScriptUrl, approvalScriptUrl, styleUrl, installCodeTtlSeconds, approvalPolicy }: SlowdnsPageOptions): string {
+export function renderSlowdnsPage({
+  kitScriptUrl,
+  scriptUrl,
+  watchScriptUrl,
+  approvalScriptUrl,
+  styleUrl,
+  installCodeTtlSeconds,
+  approvalPolicy,
+}: SlowdnsPageOptions): string {
   return renderPage({
     title: 'Get an install code',
     styleUrl,

@@ -13,7 +13,9 @@
   const POLL_ERROR_MAX_MS = 30_000;
   const FAILURES_BEFORE_NOTE = 3;
 
-  const { element, request, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window)).slowdnsPage;
+  const { element, request, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
+    /** @type {unknown} */ (window)
+  ).slowdnsPage;
   const watch = element('watch');
   const watchHint = element('watch-hint');
   const watchState = element('watch-state');
@@ -67,7 +69,7 @@
 
   /** Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is. */
   const IDENTITY_IN_USE =
-    'This machine\'s identity (its machine id or SSH host key) is already in use by another installed server, as happens with a cloned image. The operator of this service can see where.';
+    "This machine's identity (its machine id or SSH host key) is already in use by another installed server, as happens with a cloned image. The operator of this service can see where.";
 
   /** @param {Item} item */
   const hostOf = (item) => (item.machine && item.machine.hostname ? `host ${item.machine.hostname}` : 'the machine');
@@ -82,15 +84,36 @@
     switch (status) {
       case 'issued':
         return item.require_approval
-          ? { text: 'Waiting for the installer. No machine has used this code yet; when one checks it, this page asks you first.', state: 'waiting', final: false, cancellable: true }
-          : { text: 'Waiting for the installer. No machine has used this code yet.', state: 'waiting', final: false, cancellable: true };
+          ? {
+              text: 'Waiting for the installer. No machine has used this code yet; when one checks it, this page asks you first.',
+              state: 'waiting',
+              final: false,
+              cancellable: true,
+            }
+          : {
+              text: 'Waiting for the installer. No machine has used this code yet.',
+              state: 'waiting',
+              final: false,
+              cancellable: true,
+            };
       case 'prechecked':
         // Which machine, and what each button does, is in the list of machines asking (approval.js).
         if (item.approval === 'pending') {
-          return { text: 'A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.', state: 'asking', final: false, cancellable: true };
+          return {
+            text: 'A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.',
+            state: 'asking',
+            final: false,
+            cancellable: true,
+          };
         }
         if (item.approval === 'approved') {
-          return { text: 'Approved. The machine you approved can now activate the code and install.', state: 'approved', final: false, cancellable: true, note: 'Changed your mind? Cancel the code: the machine then gets nothing.' };
+          return {
+            text: 'Approved. The machine you approved can now activate the code and install.',
+            state: 'approved',
+            final: false,
+            cancellable: true,
+            note: 'Changed your mind? Cancel the code: the machine then gets nothing.',
+          };
         }
         return {
           text: `Checked by a machine${m ? ` (key ${shortKey(m.ssh_fingerprint)}${item.precheck_ip ? `, from ${item.precheck_ip}` : ''})` : ''}. It has not been activated yet.`,
@@ -117,14 +140,39 @@
         };
       case 'released':
         return item.usable
-          ? { text: `The install on ${hostOf(item)} failed and was rolled back. The code is ready again: enter it in the installer to retry.`, state: 'failed', final: false, cancellable: true }
-          : { text: `The install on ${hostOf(item)} failed and was rolled back. This code can no longer be used: get a new one with the button above.`, state: 'failed', final: true, cancellable: false };
+          ? {
+              text: `The install on ${hostOf(item)} failed and was rolled back. The code is ready again: enter it in the installer to retry.`,
+              state: 'failed',
+              final: false,
+              cancellable: true,
+            }
+          : {
+              text: `The install on ${hostOf(item)} failed and was rolled back. This code can no longer be used: get a new one with the button above.`,
+              state: 'failed',
+              final: true,
+              cancellable: false,
+            };
       case 'revoked':
         return item.approval === 'denied'
-          ? { text: 'Denied. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false }
-          : { text: 'Cancelled. No machine can use this code any more.', state: 'cancelled', final: true, cancellable: false };
+          ? {
+              text: 'Denied. No machine can use this code any more.',
+              state: 'cancelled',
+              final: true,
+              cancellable: false,
+            }
+          : {
+              text: 'Cancelled. No machine can use this code any more.',
+              state: 'cancelled',
+              final: true,
+              cancellable: false,
+            };
       default:
-        return { text: 'Expired: no machine activated this code in time, and none can now.', state: 'expired', final: true, cancellable: false };
+        return {
+          text: 'Expired: no machine activated this code in time, and none can now.',
+          state: 'expired',
+          final: true,
+          cancellable: false,
+        };
     }
   }
 
@@ -203,7 +251,8 @@
   /** Why a code without its text is on screen after a reload, and what the person can do. @param {Item} item */
   function prefaceFor(item) {
     if (!resumed) return '';
-    const once = 'You got this code earlier in this browser, and a code is shown only once, so this page cannot show it again.';
+    const once =
+      'You got this code earlier in this browser, and a code is shown only once, so this page cannot show it again.';
     return item.usable && !locallyExpired ? `${once} If you no longer have it, cancel it and get a new one.` : once;
   }
 
@@ -231,7 +280,11 @@
     cancelArea.hidden = !view.cancellable;
     if (!view.cancellable) setConfirmOpen(false);
     if (view.final) stopFollowing();
-    document.dispatchEvent(new CustomEvent('slowdns:code-state', { detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired, item } }));
+    document.dispatchEvent(
+      new CustomEvent('slowdns:code-state', {
+        detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired, item },
+      }),
+    );
     return true;
   }
 
@@ -265,14 +318,18 @@
         delay = item && show(item, number) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
       } else if (body && body.error && body.error.code === 'browser_session_required') {
         stopFollowing();
-        showNote('This browser session has ended, so this page can no longer follow the code. Reload the page to start a new one.', 'error');
+        showNote(
+          'This browser session has ended, so this page can no longer follow the code. Reload the page to start a new one.',
+          'error',
+        );
       } else {
         throw new Error(`status answered ${response.status}`);
       }
     } catch {
       failures += 1;
       delay = Math.min(POLL_ERROR_MAX_MS, Math.max(POLL_FIRST_MS, delay) * 2);
-      if (failures === FAILURES_BEFORE_NOTE) showNote('The service cannot be reached right now. This page keeps trying.', 'error');
+      if (failures === FAILURES_BEFORE_NOTE)
+        showNote('The service cannot be reached right now. This page keeps trying.', 'error');
     } finally {
       inFlight = false;
       schedule();
@@ -323,15 +380,24 @@
         if (andReplace) document.dispatchEvent(new CustomEvent('slowdns:code-wanted'));
       } else if (body && body.error && body.error.code === 'activation_confirmed') {
         setConfirmOpen(false);
-        showNote('This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.', 'error');
+        showNote(
+          'This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.',
+          'error',
+        );
         polling = true;
         void poll();
       } else {
-        showNote(`The code could not be cancelled: ${(body && body.error && body.error.message) || `the service answered ${response.status}`}. Try again.`, 'error');
+        showNote(
+          `The code could not be cancelled: ${(body && body.error && body.error.message) || `the service answered ${response.status}`}. Try again.`,
+          'error',
+        );
       }
     } catch {
       cancelling = false;
-      showNote('The service could not be reached, so the code was not cancelled. Check your connection and try again.', 'error');
+      showNote(
+        'The service could not be reached, so the code was not cancelled. Check your connection and try again.',
+        'error',
+      );
     } finally {
       cancelling = false;
       cancelYes.removeAttribute('aria-disabled');

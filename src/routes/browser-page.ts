@@ -36,15 +36,28 @@ ${rateLimitDescription('page')}`,
       headers: {
         'Set-Cookie': headerRef('Set-Cookie'),
         ...rateLimitHeaderDocs('page'),
-        'Content-Security-Policy': headerRef('Content-Security-Policy', `Only this service's own scripts, styles and API: \`${SLOWDNS_PAGE_CSP}\`.`),
+        'Content-Security-Policy': headerRef(
+          'Content-Security-Policy',
+          `Only this service's own scripts, styles and API: \`${SLOWDNS_PAGE_CSP}\`.`,
+        ),
         'Referrer-Policy': headerRef('Referrer-Policy'),
         'Cache-Control': headerRef('Cache-Control', 'Always `no-store`.'),
       },
-      content: { 'text/html': { schema: z.string().max(65_536).openapi({ example: '<!doctype html><html lang="en"><head><title>SlowDNS</title></head><body>…</body></html>' }) } },
+      content: {
+        'text/html': {
+          schema: z
+            .string()
+            .max(65_536)
+            .openapi({
+              example: '<!doctype html><html lang="en"><head><title>SlowDNS</title></head><body>…</body></html>',
+            }),
+        },
+      },
     },
     ...errorResponses(),
     429: {
-      description: 'Over `session-ip-hour`: an HTML page that says when to come back (after how long, and the UTC time). No cookie is set.',
+      description:
+        'Over `session-ip-hour`: an HTML page that says when to come back (after how long, and the UTC time). No cookie is set.',
       headers: {
         'Retry-After': headerRef('Retry-After'),
         ...rateLimitHeaderDocs('page'),
@@ -52,7 +65,17 @@ ${rateLimitDescription('page')}`,
         'Referrer-Policy': headerRef('Referrer-Policy'),
         'Cache-Control': headerRef('Cache-Control', 'Always `no-store`.'),
       },
-      content: { 'text/html': { schema: z.string().max(65_536).openapi({ example: '<!doctype html><html lang="en"><head><title>SlowDNS · Come back later</title></head><body>…</body></html>' }) } },
+      content: {
+        'text/html': {
+          schema: z
+            .string()
+            .max(65_536)
+            .openapi({
+              example:
+                '<!doctype html><html lang="en"><head><title>SlowDNS · Come back later</title></head><body>…</body></html>',
+            }),
+        },
+      },
     },
   },
 });
@@ -100,13 +123,25 @@ export function registerBrowserPage(app: Router, deps: RouteDeps): void {
       const ttl = deps.config.browserSessionTtlSeconds;
       let cookieValue: string;
       try {
-        ({ cookieValue } = admitCounted(c, await openBrowserSession(deps.db, now, ttl, checksFor('page', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)))));
+        ({ cookieValue } = admitCounted(
+          c,
+          await openBrowserSession(
+            deps.db,
+            now,
+            ttl,
+            checksFor('page', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)),
+          ),
+        ));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'rate_limit_exceeded') throw error;
         // A person, not an integrator, is reading this answer: a page saying when to come back.
         const retryAfterSeconds = Number(error.headers['Retry-After']);
         setPageSecurityHeaders(c);
-        const page = renderComeBackPage({ styleUrl: assets.style.versionedUrl, retryAfterSeconds, resetAt: new Date(now.getTime() + retryAfterSeconds * 1000) });
+        const page = renderComeBackPage({
+          styleUrl: assets.style.versionedUrl,
+          retryAfterSeconds,
+          resetAt: new Date(now.getTime() + retryAfterSeconds * 1000),
+        });
         return c.html(page, 429, error.headers);
       }
       setCookie(c, BROWSER_SESSION_COOKIE, cookieValue, {

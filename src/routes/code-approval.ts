@@ -10,7 +10,11 @@ import { sameOriginOnly } from '../http/same-origin.js';
 import { DecideApprovalRequestSchema } from '../schemas/approval.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
-import { EXAMPLE_PRECHECKED_CODE, watchedInstallCodeJson, WatchedInstallCodeSchema } from '../schemas/watched-install-code.js';
+import {
+  EXAMPLE_PRECHECKED_CODE,
+  watchedInstallCodeJson,
+  WatchedInstallCodeSchema,
+} from '../schemas/watched-install-code.js';
 import type { AppDeps } from '../deps.js';
 
 /** The watched code of the examples: one machine prechecked it and the person decided. */
@@ -51,7 +55,10 @@ const verbs = {
     effect: `Denial revokes the code (\`status: "revoked"\`, \`approval: "denied"\`): precheck and activate of it then answer 403 \`approval_denied\`, to every machine. Recorded as \`install_code.denied\` (\`reason: "denied"\`). The page asks before it sends this: "Yes, deny this machine" or "Keep waiting".`,
     done: 'Denied: the code is revoked and no machine can use it.',
   },
-} as const satisfies Record<ApprovalDecision, { path: string; operationId: string; summary: string; effect: string; done: string }>;
+} as const satisfies Record<
+  ApprovalDecision,
+  { path: string; operationId: string; summary: string; effect: string; done: string }
+>;
 
 function decisionRoute(decision: ApprovalDecision) {
   const verb = verbs[decision];
@@ -77,7 +84,10 @@ Same-origin only, checked before the body is read: another site's request is 403
         content: {
           'application/json': {
             schema: successEnvelope(WatchedInstallCodeSchema),
-            example: { data: exampleCode(decision === 'approve' ? 'approved' : 'denied'), meta: { message: verb.done } },
+            example: {
+              data: exampleCode(decision === 'approve' ? 'approved' : 'denied'),
+              meta: { message: verb.done },
+            },
           },
         },
       },
@@ -107,10 +117,25 @@ export function registerCodeApproval(app: Router, deps: AppDeps): void {
       const now = deps.clock.now();
       const session = await requireBrowserSession(c, deps.db, now);
       const { install_code_id, precheck_id } = c.req.valid('json');
-      const { changed } = await decideApproval(deps.db, session.tokenHash, install_code_id, precheck_id, decision, now, changeContext(c, 'browser'));
-      if (changed) c.var.metrics.transition(decision === 'approve' ? 'install_code.approved' : 'install_code.denied', 'browser');
+      const { changed } = await decideApproval(
+        deps.db,
+        session.tokenHash,
+        install_code_id,
+        precheck_id,
+        decision,
+        now,
+        changeContext(c, 'browser'),
+      );
+      if (changed)
+        c.var.metrics.transition(decision === 'approve' ? 'install_code.approved' : 'install_code.denied', 'browser');
       const code = await readWatchedInstallCode(deps.db, session.tokenHash, install_code_id, now);
-      return c.json({ data: watchedInstallCodeJson(code), meta: { message: changed ? verbs[decision].done : 'Already decided so: nothing changed.' } }, 200);
+      return c.json(
+        {
+          data: watchedInstallCodeJson(code),
+          meta: { message: changed ? verbs[decision].done : 'Already decided so: nothing changed.' },
+        },
+        200,
+      );
     });
   }
 }

@@ -8,7 +8,12 @@ import type { Router } from '../http/router.js';
 import { sameOriginOnly } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
-import { CancelInstallCodeRequestSchema, EXAMPLE_PRECHECKED_CODE, watchedInstallCodeJson, WatchedInstallCodeSchema } from '../schemas/watched-install-code.js';
+import {
+  CancelInstallCodeRequestSchema,
+  EXAMPLE_PRECHECKED_CODE,
+  watchedInstallCodeJson,
+  WatchedInstallCodeSchema,
+} from '../schemas/watched-install-code.js';
 import type { AppDeps } from '../deps.js';
 
 const messages: Record<CancelOutcome['cancelled'], string> = {
@@ -49,7 +54,15 @@ Same-origin only, checked before the body is read: another site's request is 403
         },
       },
     },
-    ...errorResponses('validation_failed', 'browser_session_required', 'cross_site_request', 'install_code_not_found', 'activation_confirmed', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'browser_session_required',
+      'cross_site_request',
+      'install_code_not_found',
+      'activation_confirmed',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
@@ -61,7 +74,13 @@ export function registerCodeCancel(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const session = await requireBrowserSession(c, deps.db, now);
     const { install_code_id } = c.req.valid('json');
-    const { code, cancelled, serverRevoked } = await cancelWatchedInstallCode(deps.db, session.tokenHash, install_code_id, now, changeContext(c, 'browser'));
+    const { code, cancelled, serverRevoked } = await cancelWatchedInstallCode(
+      deps.db,
+      session.tokenHash,
+      install_code_id,
+      now,
+      changeContext(c, 'browser'),
+    );
     if (cancelled !== 'nothing') c.var.metrics.transition('install_code.revoked', 'browser');
     if (cancelled === 'install') c.var.metrics.transition('activation.released', 'browser');
     if (serverRevoked) c.var.metrics.transition('server.revoked', 'browser');

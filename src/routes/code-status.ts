@@ -34,7 +34,12 @@ Never the code itself and never a token: only the \`install_code_id\` handle and
                   usable: false,
                   issued_at: '2026-11-22T10:00:00+00:00',
                   expires_at: '2026-11-22T10:15:00+00:00',
-                  machine: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id_short: '4c4c4544', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
+                  machine: {
+                    hostname: 'vpn1.example.net',
+                    public_ip: '203.0.113.7',
+                    machine_id_short: '4c4c4544',
+                    ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+                  },
                   precheck_ip: '203.0.113.7',
                   prechecked_at: '2026-11-22T10:02:10+00:00',
                   activated_at: '2026-11-22T10:03:40+00:00',
@@ -65,6 +70,9 @@ export function registerCodeStatus(app: Router, deps: AppDeps): void {
     const session = await requireBrowserSession(c, deps.db, now);
     const codes = await listWatchedInstallCodes(deps.db, session.tokenHash, now);
     const count = codes.length === 1 ? '1 install code' : `${codes.length} install codes`;
-    return c.json({ data: { items: codes.map(watchedInstallCodeJson) }, meta: { message: `${count} issued by this browser.` } }, 200);
+    return c.json(
+      { data: { items: codes.map(watchedInstallCodeJson) }, meta: { message: `${count} issued by this browser.` } },
+      200,
+    );
   });
 }

@@ -15,7 +15,9 @@ function probeResponses<T extends z.ZodTypeAny>(description: string, schema: T, 
   return {
     200: {
       description,
-      content: { 'application/json': { schema: successEnvelope(schema), example: { data: { status }, meta: { message } } } },
+      content: {
+        'application/json': { schema: successEnvelope(schema), example: { data: { status }, meta: { message } } },
+      },
     },
     ...errorResponses(),
   };
@@ -29,7 +31,8 @@ const healthz = createRoute({
   summary: 'Health check',
   // Public: no credentials of any kind (an explicit empty list, so the reference says so).
   security: [],
-  description: 'Answers 200 after a real round trip to the database, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached or does not answer. Not rate-limited.',
+  description:
+    'Answers 200 after a real round trip to the database, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached or does not answer. Not rate-limited.',
   responses: probeResponses('The service and its database are up.', HealthSchema, 'ok', 'The service is healthy.'),
 });
 
@@ -41,7 +44,7 @@ const livez = createRoute({
   summary: 'Liveness probe',
   security: [],
   description:
-    'Answers 200 whenever the process can answer at all, without touching the database: also while the service starts, while the database is away and while it drains for shutdown. For an orchestrator\'s liveness probe (restart when it fails). Not rate-limited.',
+    "Answers 200 whenever the process can answer at all, without touching the database: also while the service starts, while the database is away and while it drains for shutdown. For an orchestrator's liveness probe (restart when it fails). Not rate-limited.",
   responses: probeResponses('The process answers.', LivenessSchema, 'alive', 'The process is running.'),
 });
 
@@ -53,7 +56,7 @@ const readyz = createRoute({
   summary: 'Readiness probe',
   security: [],
   description:
-    'Answers 200 when the service takes requests: its database answered a round trip just now and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator\'s readiness probe (send no traffic while it fails). Not rate-limited.',
+    "Answers 200 when the service takes requests: its database answered a round trip just now and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.",
   responses: probeResponses('The service takes requests.', ReadinessSchema, 'ready', 'The service is ready.'),
 });
 
@@ -66,7 +69,9 @@ export interface HealthDeps {
 
 /** Liveness alone: the one route that also answers while the service starts (src/starting-app.ts). */
 export function registerLiveness(app: Router): void {
-  app.openapi(livez, (c) => c.json({ data: { status: 'alive' as const }, meta: { message: 'The process is running.' } }, 200));
+  app.openapi(livez, (c) =>
+    c.json({ data: { status: 'alive' as const }, meta: { message: 'The process is running.' } }, 200),
+  );
 }
 
 export function registerHealth(app: Router, deps: HealthDeps): void {

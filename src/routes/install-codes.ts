@@ -39,18 +39,34 @@ ${rateLimitDescription('issue')}`,
   responses: {
     201: {
       description: 'The new install code.',
-      headers: { ...rateLimitHeaderDocs('issue'), 'Cache-Control': headerRef('Cache-Control', 'Always `no-store`: the code is shown once.') },
+      headers: {
+        ...rateLimitHeaderDocs('issue'),
+        'Cache-Control': headerRef('Cache-Control', 'Always `no-store`: the code is shown once.'),
+      },
       content: {
         'application/json': {
           schema: successEnvelope(IssuedInstallCodeSchema),
           example: {
-            data: { install_code_id: 'ic_5b2e9f0c81d4a7e3', install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_hint: 'SDNS-SD-…HX3W8N', expires_at: '2026-11-22T10:15:00+00:00', ttl_seconds: 900, require_approval: false },
+            data: {
+              install_code_id: 'ic_5b2e9f0c81d4a7e3',
+              install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
+              install_code_hint: 'SDNS-SD-…HX3W8N',
+              expires_at: '2026-11-22T10:15:00+00:00',
+              ttl_seconds: 900,
+              require_approval: false,
+            },
             meta: { message: 'Install code issued. Enter it in the installer before it expires.' },
           },
         },
       },
     },
-    ...errorResponses('validation_failed', 'browser_session_required', 'cross_site_request', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'browser_session_required',
+      'cross_site_request',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
     429: rateLimitedResponse('issue'),
   },
 });
@@ -73,9 +89,25 @@ export function registerInstallCodes(app: Router, deps: RouteDeps): void {
     const body = c.req.valid('json');
     const fingerprint = browserFingerprint((name) => c.req.header(name), body.browser_signal);
     const requireApproval = approvalAtIssue(deps.config.approvalPolicy, body.require_approval);
-    const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint }, await deps.rateLimitOverrides.at(now));
+    const limits = checksFor(
+      'issue',
+      { ip: c.get('clientKey'), session, fingerprint },
+      await deps.rateLimitOverrides.at(now),
+    );
     const ttl = deps.config.installCodeTtlSeconds;
-    const issued = admitCounted(c, await issueInstallCode(deps.db, deps.config.installCodePrefix, now, ttl, session, changeContext(c, 'browser'), limits, requireApproval));
+    const issued = admitCounted(
+      c,
+      await issueInstallCode(
+        deps.db,
+        deps.config.installCodePrefix,
+        now,
+        ttl,
+        session,
+        changeContext(c, 'browser'),
+        limits,
+        requireApproval,
+      ),
+    );
     c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(
       {

@@ -31,8 +31,14 @@ const script = createRoute({
   responses: {
     200: {
       description: 'The script.',
-      headers: { 'Cache-Control': headerRef('Cache-Control', 'Always `no-cache`: a new release is picked up at once.') },
-      content: { [MEDIA_TYPE]: { schema: z.string().max(262_144).openapi({ example: '#!/bin/sh\n# SlowDNS activation client …' }) } },
+      headers: {
+        'Cache-Control': headerRef('Cache-Control', 'Always `no-cache`: a new release is picked up at once.'),
+      },
+      content: {
+        [MEDIA_TYPE]: {
+          schema: z.string().max(262_144).openapi({ example: '#!/bin/sh\n# SlowDNS activation client …' }),
+        },
+      },
     },
     ...errorResponses(),
   },
@@ -45,12 +51,21 @@ const checksum = createRoute({
   tags: ['install'],
   security: [],
   summary: 'SHA-256 of the shell activation client',
-  description: 'One line in the format of `sha256sum`: the hex SHA-256 of `GET /slowdns/activate.sh`, two spaces and `activate.sh`. Check a download with `sha256sum -c activate.sh.sha256` next to it.',
+  description:
+    'One line in the format of `sha256sum`: the hex SHA-256 of `GET /slowdns/activate.sh`, two spaces and `activate.sh`. Check a download with `sha256sum -c activate.sh.sha256` next to it.',
   responses: {
     200: {
       description: 'The checksum line.',
       headers: { 'Cache-Control': headerRef('Cache-Control', 'Always `no-cache`.') },
-      content: { [MEDIA_TYPE]: { schema: z.string().max(80).regex(/^[0-9a-f]{64} {2}activate\.sh\n$/).openapi({ example: `${'0'.repeat(64)}  activate.sh\n` }) } },
+      content: {
+        [MEDIA_TYPE]: {
+          schema: z
+            .string()
+            .max(80)
+            .regex(/^[0-9a-f]{64} {2}activate\.sh\n$/)
+            .openapi({ example: `${'0'.repeat(64)}  activate.sh\n` }),
+        },
+      },
     },
     ...errorResponses(),
   },

@@ -36,7 +36,9 @@ function introduction(description: string): string {
     const lines = block.split('\n');
     if (LIST_ITEM.test(lines[0]!)) {
       const tag = /^\s*\d/.test(lines[0]!) ? 'ol' : 'ul';
-      blocks.push(`<${tag}>${lines.map((line) => `<li>${inlineMarkdown(line.replace(LIST_ITEM, '').trim())}</li>`).join('')}</${tag}>`);
+      blocks.push(
+        `<${tag}>${lines.map((line) => `<li>${inlineMarkdown(line.replace(LIST_ITEM, '').trim())}</li>`).join('')}</${tag}>`,
+      );
     } else {
       blocks.push(`<p>${inlineMarkdown(block.replace(/\s+/g, ' ').trim())}</p>`);
     }
@@ -62,7 +64,11 @@ function operationsByTag(document: ShellDocument): Map<string, string[]> {
 }
 
 const schemeLabel = ({ type, scheme, in: where, name }: SecurityScheme) =>
-  type === 'http' ? `HTTP ${scheme ?? ''}`.trim() : type === 'apiKey' ? `API key, ${where ?? ''} ${name ?? ''}`.trim() : (type ?? '');
+  type === 'http'
+    ? `HTTP ${scheme ?? ''}`.trim()
+    : type === 'apiKey'
+      ? `API key, ${where ?? ''} ${name ?? ''}`.trim()
+      : (type ?? '');
 
 /**
  * What /docs shows before Scalar's bundle has run, and without JavaScript: the API's title, version,
@@ -81,10 +87,12 @@ export function referenceShell(document: ShellDocument): { markup: string; style
     .map(([tag, operations]) => `<h2>${escapeHtml(tag)}</h2><ul>${operations.join('')}</ul>`)
     .join('');
   const servers = (document.servers ?? []).map(
-    (server) => `<p><code>${escapeHtml(server.url)}</code></p>${server.description ? `<p class="note">${escapeHtml(server.description)}</p>` : ''}`,
+    (server) =>
+      `<p><code>${escapeHtml(server.url)}</code></p>${server.description ? `<p class="note">${escapeHtml(server.description)}</p>` : ''}`,
   );
   const schemes = Object.entries(document.components?.securitySchemes ?? {}).map(
-    ([name, scheme]) => `<p><code>${escapeHtml(name)}</code> <span class="note">${escapeHtml(schemeLabel(scheme))}</span></p>`,
+    ([name, scheme]) =>
+      `<p><code>${escapeHtml(name)}</code> <span class="note">${escapeHtml(schemeLabel(scheme))}</span></p>`,
   );
   const { title, version, description = '' } = document.info;
   const markup =

@@ -34,7 +34,8 @@ function scalarBundle(): { file: string; version: string } {
 
 /** Replaces the one `from` in Scalar's page; throws if a Scalar upgrade changed it (the tests render the page). */
 function replaceOnce(html: string, from: string | RegExp, to: string): string {
-  if (!(typeof from === 'string' ? html.includes(from) : from.test(html))) throw new Error(`Scalar's page changed: ${String(from)} not found`);
+  if (!(typeof from === 'string' ? html.includes(from) : from.test(html)))
+    throw new Error(`Scalar's page changed: ${String(from)} not found`);
   return html.replace(from, () => to);
 }
 
@@ -69,7 +70,11 @@ function withFastFirstPaint(html: string, bundleUrl: string, shell: { markup: st
   html = replaceOnce(html, '</style>', `${shell.style}\n    </style>`);
   html = replaceOnce(html, '<div id="app"></div>', `${shell.markup}<div id="app"></div>`);
   html = replaceOnce(html, `<script src="${bundleUrl}"></script>`, `<script src="${bundleUrl}" defer></script>`);
-  return replaceOnce(html, /<script type="text\/javascript">\s*(?=Scalar\.createApiReference)/, `<script type="module">\n      ${SHELL_HANDOVER}`);
+  return replaceOnce(
+    html,
+    /<script type="text\/javascript">\s*(?=Scalar\.createApiReference)/,
+    `<script type="module">\n      ${SHELL_HANDOVER}`,
+  );
 }
 
 /**

@@ -18,8 +18,10 @@ import {
 import { InstallCodeHintSchema, InstallCodeInputSchema, InstallCodeSchema, TimestampSchema } from './install-code.js';
 import { SHELL_SAFE_SENTENCE } from './shell-safe.js';
 
-const EXAMPLE_PRECHECK_TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl';
-export const EXAMPLE_INSTALL_TOKEN = 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl';
+const EXAMPLE_PRECHECK_TOKEN =
+  'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl';
+export const EXAMPLE_INSTALL_TOKEN =
+  'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl';
 
 /**
  * A token as a client sends it back: bounded, and otherwise the signature check decides (a token that is
@@ -34,20 +36,28 @@ const issuedToken = (description: string, example: string) =>
     .string()
     .max(4096)
     .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
-    .openapi({ description: `${description} A JWS compact token: three base64url parts joined by dots. ${SHELL_SAFE_SENTENCE}`, example });
+    .openapi({
+      description: `${description} A JWS compact token: three base64url parts joined by dots. ${SHELL_SAFE_SENTENCE}`,
+      example,
+    });
 
 export const ActivationIdSchema = z
   .string()
   .max(20, 'must be act_ followed by 16 hex characters')
   .regex(/^act_[0-9a-f]{16}$/, 'must be act_ followed by 16 hex characters')
-  .openapi({ description: `Activation id: \`act_\` + 16 lower-case hex characters. ${SHELL_SAFE_SENTENCE}`, example: 'act_3f9a12b45cd67e89' });
+  .openapi({
+    description: `Activation id: \`act_\` + 16 lower-case hex characters. ${SHELL_SAFE_SENTENCE}`,
+    example: 'act_3f9a12b45cd67e89',
+  });
 
 export const PrecheckRequestSchema = z
   .object({
     install_code: InstallCodeInputSchema,
     machine_id: MachineIdSchema,
     ssh_fingerprint: SshFingerprintSchema,
-    product: z.literal('slowdns', { error: 'must be slowdns' }).openapi({ description: 'The product: always `slowdns`.', example: 'slowdns' }),
+    product: z
+      .literal('slowdns', { error: 'must be slowdns' })
+      .openapi({ description: 'The product: always `slowdns`.', example: 'slowdns' }),
     installer_version: InstallerVersionSchema,
   })
   .openapi('PrecheckRequest');
@@ -60,26 +70,32 @@ export const PrecheckResultSchema = z
   .object({
     install_code: InstallCodeSchema,
     install_code_hint: InstallCodeHintSchema,
-    precheck_token: issuedToken('Signed token (EdDSA JWT) for activate. It never outlives the install code.', EXAMPLE_PRECHECK_TOKEN),
+    precheck_token: issuedToken(
+      'Signed token (EdDSA JWT) for activate. It never outlives the install code.',
+      EXAMPLE_PRECHECK_TOKEN,
+    ),
     precheck_expires_at: TimestampSchema,
     machine_binding: PrecheckBindingSchema,
     observed_ip: ObservedIpSchema,
-    approval: z
-      .enum(['pending', 'approved', 'not_required'])
-      .optional()
-      .openapi({
-        description:
-          'Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code approves this precheck on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.',
-        example: 'pending',
-      }),
-    precheck_id: PrecheckIdSchema.optional().openapi({ description: 'Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).' }),
+    approval: z.enum(['pending', 'approved', 'not_required']).optional().openapi({
+      description:
+        'Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code approves this precheck on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.',
+      example: 'pending',
+    }),
+    precheck_id: PrecheckIdSchema.optional().openapi({
+      description:
+        'Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).',
+    }),
   })
   .openapi('PrecheckResult');
 
 export const ActivateRequestSchema = z
   .object({
     install_code: InstallCodeInputSchema,
-    precheck_token: tokenInput('The precheck token from precheck, for the same code and machine.', EXAMPLE_PRECHECK_TOKEN),
+    precheck_token: tokenInput(
+      'The precheck token from precheck, for the same code and machine.',
+      EXAMPLE_PRECHECK_TOKEN,
+    ),
     hostname: HostnameSchema,
     public_ip: PublicIpSchema,
     machine_id: MachineIdSchema,
@@ -90,13 +106,21 @@ export const ActivateRequestSchema = z
   .openapi('ActivateRequest');
 
 export const MachineBindingSchema = z
-  .object({ hostname: HostnameValueSchema, public_ip: PublicIpValueSchema, machine_id: MachineIdValueSchema, ssh_fingerprint: SshFingerprintValueSchema })
+  .object({
+    hostname: HostnameValueSchema,
+    public_ip: PublicIpValueSchema,
+    machine_id: MachineIdValueSchema,
+    ssh_fingerprint: SshFingerprintValueSchema,
+  })
   .openapi('MachineBinding', { description: 'The machine the activation is bound to.' });
 
 export const ActivationSchema = z
   .object({
     activation_id: ActivationIdSchema,
-    install_token: issuedToken('Signed single-use token (EdDSA JWT). Confirm consumes it for good.', EXAMPLE_INSTALL_TOKEN),
+    install_token: issuedToken(
+      'Signed single-use token (EdDSA JWT). Confirm consumes it for good.',
+      EXAMPLE_INSTALL_TOKEN,
+    ),
     install_token_expires_at: TimestampSchema,
     install_code: InstallCodeSchema,
     machine_binding: MachineBindingSchema,
@@ -110,11 +134,18 @@ export const ActivationSchema = z
   .openapi('Activation');
 
 export const ConfirmRequestSchema = z
-  .object({ activation_id: ActivationIdSchema, install_token: tokenInput('The install token activate returned.', EXAMPLE_INSTALL_TOKEN) })
+  .object({
+    activation_id: ActivationIdSchema,
+    install_token: tokenInput('The install token activate returned.', EXAMPLE_INSTALL_TOKEN),
+  })
   .openapi('ConfirmRequest');
 
 export const ConfirmResultSchema = z
-  .object({ activation_id: ActivationIdSchema, status: z.literal('confirmed').openapi({ example: 'confirmed' }), receipt: ReceiptSchema })
+  .object({
+    activation_id: ActivationIdSchema,
+    status: z.literal('confirmed').openapi({ example: 'confirmed' }),
+    receipt: ReceiptSchema,
+  })
   .openapi('ConfirmResult');
 
 export const ReleaseRequestSchema = z.object({ activation_id: ActivationIdSchema }).openapi('ReleaseRequest');
@@ -123,6 +154,11 @@ export const ReleaseResultSchema = z
   .object({
     activation_id: ActivationIdSchema,
     status: z.literal('released').openapi({ example: 'released' }),
-    install_code_restored: z.boolean().openapi({ description: 'True when the install code is `issued` again and can be used for a retry.', example: true }),
+    install_code_restored: z
+      .boolean()
+      .openapi({
+        description: 'True when the install code is `issued` again and can be used for a retry.',
+        example: true,
+      }),
   })
   .openapi('ReleaseResult');

@@ -10,15 +10,28 @@ export const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
       code: ErrorCodeSchema,
-      message: z.string().max(1000).openapi({ description: 'Human-readable, safe to show to operators.', example: 'No install code matches what was entered.' }),
+      message: z
+        .string()
+        .max(1000)
+        .openapi({
+          description: 'Human-readable, safe to show to operators.',
+          example: 'No install code matches what was entered.',
+        }),
     }),
   })
-  .openapi('ErrorEnvelope', { example: { error: { code: 'install_code_not_found', message: 'No install code matches what was entered.' } } });
+  .openapi('ErrorEnvelope', {
+    example: { error: { code: 'install_code_not_found', message: 'No install code matches what was entered.' } },
+  });
 
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
 
 export const MetaSchema = z
-  .object({ message: z.string().max(1000).openapi({ description: 'Human-readable, safe to show.', example: 'Install code is valid for this machine.' }) })
+  .object({
+    message: z
+      .string()
+      .max(1000)
+      .openapi({ description: 'Human-readable, safe to show.', example: 'Install code is valid for this machine.' }),
+  })
   .openapi('Meta', { example: { message: 'Install code is valid for this machine.' } });
 
 /** The v2 success envelope `{data, meta: {message}}` around a resource schema. */
@@ -50,12 +63,21 @@ function headersOf(codes: ErrorCode[]): Record<string, HeaderRef> | undefined {
  * headers too large: answered before routing, src/http/client-error-answer.ts), a body over the limit
  * (a GET declaring one too: src/http/body-guards.ts), a failure of ours, the database out of reach.
  */
-const answeredOnEveryRoute: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_headers_too_large', 'payload_too_large', 'internal_error', 'service_unavailable'];
+const answeredOnEveryRoute: ErrorCode[] = [
+  'malformed_request',
+  'request_timeout',
+  'request_headers_too_large',
+  'payload_too_large',
+  'internal_error',
+  'service_unavailable',
+];
 
 export interface ErrorResponse {
   description: string;
   headers?: Record<string, HeaderRef>;
-  content: { 'application/json': { schema: typeof ErrorEnvelopeSchema; examples: Record<string, { value: ErrorEnvelope }> } };
+  content: {
+    'application/json': { schema: typeof ErrorEnvelopeSchema; examples: Record<string, { value: ErrorEnvelope }> };
+  };
 }
 
 /**

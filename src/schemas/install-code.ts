@@ -17,8 +17,10 @@ export const InstallCodeSchema = z
  * writes them), with whitespace, zero-width characters, dashes of any kind, `_` and `.` anywhere.
  * The pattern admits every spelling the normalisation forgives; the normalisation then decides.
  */
-const INSTALL_CODE_INPUT_PATTERN = /^[0-9A-Za-z\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A\s\u200B-\u200D\u2060\uFEFF\u2010-\u2015\u2212\uFE58\uFE63\uFF0D\uFF0E\uFF3F_.-]{22,80}$/;
-const INSTALL_CODE_SHAPE_MESSAGE = 'must look like <PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX, the code shown on the SlowDNS page';
+const INSTALL_CODE_INPUT_PATTERN =
+  /^[0-9A-Za-z\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A\s\u200B-\u200D\u2060\uFEFF\u2010-\u2015\u2212\uFE58\uFE63\uFF0D\uFF0E\uFF3F_.-]{22,80}$/;
+const INSTALL_CODE_SHAPE_MESSAGE =
+  'must look like <PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX, the code shown on the SlowDNS page';
 
 /** What an installer may send: any case, spaces anywhere, O for 0 and I or L for 1 are all forgiven. */
 export const InstallCodeInputSchema = z
@@ -38,7 +40,8 @@ export const InstallCodeInputSchema = z
     minLength: 22,
     maxLength: 80,
     pattern: INSTALL_CODE_INPUT_PATTERN.source,
-    description: 'The install code as the person typed it, forgiven: any case; whitespace, zero-width characters, dashes of any kind, `_` or `.` anywhere (or no separator at all); full-width letters and digits; Crockford look-alikes (O for 0, I or L for 1). The pattern admits these spellings; what is left after removing the separators must be the prefix, `SD` and 18 Crockford base32 characters.',
+    description:
+      'The install code as the person typed it, forgiven: any case; whitespace, zero-width characters, dashes of any kind, `_` or `.` anywhere (or no separator at all); full-width letters and digits; Crockford look-alikes (O for 0, I or L for 1). The pattern admits these spellings; what is left after removing the separators must be the prefix, `SD` and 18 Crockford base32 characters.',
     example: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
   });
 
@@ -66,7 +69,11 @@ export const InstallCodeIdSchema = z
   .string()
   .max(19, 'must be ic_ followed by 16 hex characters')
   .regex(/^ic_[0-9a-f]{16}$/, 'must be ic_ followed by 16 hex characters')
-  .openapi({ description: 'The install code\'s public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.', example: 'ic_5b2e9f0c81d4a7e3' });
+  .openapi({
+    description:
+      "The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.",
+    example: 'ic_5b2e9f0c81d4a7e3',
+  });
 
 export const IssuedInstallCodeSchema = z
   .object({
@@ -74,9 +81,19 @@ export const IssuedInstallCodeSchema = z
     install_code: InstallCodeSchema,
     install_code_hint: InstallCodeHintSchema,
     expires_at: TimestampSchema,
-    ttl_seconds: z.number().int().min(1).max(604_800).openapi({ format: 'int32', description: 'Lifetime of the code in seconds (`INSTALL_CODE_TTL_SECONDS`).', example: 900 }),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(604_800)
+      .openapi({
+        format: 'int32',
+        description: 'Lifetime of the code in seconds (`INSTALL_CODE_TTL_SECONDS`).',
+        example: 900,
+      }),
     require_approval: z.boolean().openapi({
-      description: 'Whether a machine waits for this browser to approve it before activate can succeed (DESIGN §14): asked for with `require_approval`, always under `APPROVAL_POLICY=required`, never under `off`.',
+      description:
+        'Whether a machine waits for this browser to approve it before activate can succeed (DESIGN §14): asked for with `require_approval`, always under `APPROVAL_POLICY=required`, never under `off`.',
       example: false,
     }),
   })
@@ -89,11 +106,13 @@ export const IssueRequestSchema = z
       .max(BROWSER_SIGNAL_MAX_LENGTH, `must be at most ${BROWSER_SIGNAL_MAX_LENGTH} characters`)
       .optional()
       .openapi({
-        description: 'Optional: what the page script knows of the browser (screen, time zone, languages…), as one string. It refines the browser fingerprint the issue limit counts; the service keeps only a hash of it.',
+        description:
+          'Optional: what the page script knows of the browser (screen, time zone, languages…), as one string. It refines the browser fingerprint the issue limit counts; the service keeps only a hash of it.',
         example: '1920x1080x24|Europe/Berlin|de-DE,en',
       }),
     require_approval: z.boolean().optional().openapi({
-      description: 'Optional: `true` asks that every machine wait for this browser\'s approval on the page (`POST /api/v2/slowdns/code/approve`) before it can activate. Ignored under `APPROVAL_POLICY=off`; under `required` every code waits, whatever this says.',
+      description:
+        "Optional: `true` asks that every machine wait for this browser's approval on the page (`POST /api/v2/slowdns/code/approve`) before it can activate. Ignored under `APPROVAL_POLICY=off`; under `required` every code waits, whatever this says.",
       example: true,
     }),
   })

@@ -22,22 +22,37 @@ function written(address: ipaddr.IPv4 | ipaddr.IPv6): string {
  */
 export function parseNetwork(value: string): IpNetwork | { problem: string } {
   const [address = '', prefixText, ...rest] = value.split('/');
-  if (prefixText === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefixText) || address.includes('%') || isIP(address) === 0) return { problem: CIDR_PROBLEM };
+  if (
+    prefixText === undefined ||
+    rest.length > 0 ||
+    !/^\d{1,3}$/.test(prefixText) ||
+    address.includes('%') ||
+    isIP(address) === 0
+  )
+    return { problem: CIDR_PROBLEM };
   const prefix = Number(prefixText);
   const parsed = ipaddr.parse(address);
   const kind = parsed.kind();
-  if (kind === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return { problem: 'must write an IPv4 network as IPv4 (203.0.113.0/24), not as IPv4-mapped IPv6' };
+  if (kind === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    return { problem: 'must write an IPv4 network as IPv4 (203.0.113.0/24), not as IPv4-mapped IPv6' };
   if (prefix > (kind === 'ipv4' ? 32 : 128)) return { problem: CIDR_PROBLEM };
-  const base = kind === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${address}/${prefix}`) : ipaddr.IPv6.networkAddressFromCIDR(`${address}/${prefix}`);
+  const base =
+    kind === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${address}/${prefix}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${address}/${prefix}`);
   const network = `${written(base)}/${prefix}`;
-  if (written(base) !== written(parsed)) return { problem: `has address bits set after its /${prefix}: write the network as ${network}` };
+  if (written(base) !== written(parsed))
+    return { problem: `has address bits set after its /${prefix}: write the network as ${network}` };
   return { kind, prefix, network };
 }
 
 /** An address (as one network of itself: `/32`, `/128`) or a network, or why it is neither. */
 export function addressOrNetwork(value: string): IpNetwork | { problem: string } {
   if (value.includes('/')) return parseNetwork(value);
-  if (value.includes('%') || isIP(value) === 0) return { problem: `must be an IPv4 or IPv6 address, or a network in CIDR notation (203.0.113.0/24, 2001:db8::/32)` };
+  if (value.includes('%') || isIP(value) === 0)
+    return {
+      problem: `must be an IPv4 or IPv6 address, or a network in CIDR notation (203.0.113.0/24, 2001:db8::/32)`,
+    };
   const parsed = ipaddr.process(value);
   const prefix = parsed.kind() === 'ipv4' ? 32 : 128;
   return parseNetwork(`${written(parsed)}/${prefix}`);

@@ -9,14 +9,21 @@ export const MachineIdSchema = z
   .max(64, 'is too long to be a machine id')
   .regex(/^\s*[0-9a-f]{32}\s*$/, 'must be the 32 lower-case hex characters of /etc/machine-id')
   .trim()
-  .openapi({ description: 'Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace (the file\'s trailing newline) is ignored.', example: '4c4c4544003957108052b4c04f384833' });
+  .openapi({
+    description:
+      "Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace (the file's trailing newline) is ignored.",
+    example: '4c4c4544003957108052b4c04f384833',
+  });
 
 /** The machine id as the service answers it: trimmed. */
 export const MachineIdValueSchema = z
   .string()
   .max(32)
   .regex(/^[0-9a-f]{32}$/)
-  .openapi({ description: 'The machine id: 32 lower-case hex characters.', example: '4c4c4544003957108052b4c04f384833' });
+  .openapi({
+    description: 'The machine id: 32 lower-case hex characters.',
+    example: '4c4c4544003957108052b4c04f384833',
+  });
 
 const FINGERPRINT = 'SHA256:[A-Za-z0-9+/]{43}';
 const sshFingerprintPattern = new RegExp(`^${FINGERPRINT}$`);
@@ -33,7 +40,9 @@ const WHITESPACE = '[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029
  * fingerprint or the line `ssh-keygen -lf` prints (`256 SHA256:… comment (ED25519)`: people paste it
  * whole), the key size, whitespace, the fingerprint, then anything after whitespace.
  */
-const SSH_FINGERPRINT_INPUT_PATTERN = new RegExp(`^${WHITESPACE}*(?:${FINGERPRINT}${WHITESPACE}*|[0-9]{1,5}${WHITESPACE}+${FINGERPRINT}(?:${WHITESPACE}[\\s\\S]*)?)$`);
+const SSH_FINGERPRINT_INPUT_PATTERN = new RegExp(
+  `^${WHITESPACE}*(?:${FINGERPRINT}${WHITESPACE}*|[0-9]{1,5}${WHITESPACE}+${FINGERPRINT}(?:${WHITESPACE}[\\s\\S]*)?)$`,
+);
 
 /** The fingerprint an accepted input holds: its first (in a line, the one after the key size). */
 const firstFingerprint = new RegExp(FINGERPRINT);
@@ -42,7 +51,10 @@ const fingerprintIn = (value: string) => firstFingerprint.exec(value)![0];
 export const SshFingerprintSchema = z
   .string()
   .max(1024, 'is too long to be an SSH fingerprint')
-  .regex(SSH_FINGERPRINT_INPUT_PATTERN, 'must be SHA256: followed by 43 base64 characters (or the whole line ssh-keygen -lf prints)')
+  .regex(
+    SSH_FINGERPRINT_INPUT_PATTERN,
+    'must be SHA256: followed by 43 base64 characters (or the whole line ssh-keygen -lf prints)',
+  )
   .transform(fingerprintIn)
   .openapi({
     description:
@@ -55,16 +67,24 @@ export const SshFingerprintValueSchema = z
   .string()
   .max(50)
   .regex(sshFingerprintPattern)
-  .openapi({ description: 'SSH host key fingerprint: `SHA256:` + 43 base64 characters.', example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' });
+  .openapi({
+    description: 'SSH host key fingerprint: `SHA256:` + 43 base64 characters.',
+    example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+  });
 
 export const InstallerVersionSchema = z
   .string()
   .regex(INSTALLER_VERSION_PATTERN, 'must be a dotted date with a trailing counter, like 2026.11.20.1')
   .max(24)
-  .openapi({ description: 'Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.', example: '2026.11.20.1' });
+  .openapi({
+    description:
+      'Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.',
+    example: '2026.11.20.1',
+  });
 
 /** At most 253 characters of RFC 1123 labels (1 to 63 letters, digits and inner hyphens); any case, an optional trailing dot, surrounding whitespace forgiven. */
-const HOSTNAME_PATTERN = /^(?=\s*\S{1,253}\.?\s*$)\s*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\s*$/;
+const HOSTNAME_PATTERN =
+  /^(?=\s*\S{1,253}\.?\s*$)\s*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\s*$/;
 
 /** 253 characters, a trailing dot and a newline. */
 const HOSTNAME_INPUT_MAX = 255;
@@ -72,7 +92,10 @@ const HOSTNAME_INPUT_MAX = 255;
 export const HostnameSchema = z
   .string()
   .max(HOSTNAME_INPUT_MAX, 'must be at most 253 characters')
-  .regex(HOSTNAME_PATTERN, 'must be a hostname (RFC 1123: letters, digits and hyphens in dot-separated labels of 1 to 63 characters)')
+  .regex(
+    HOSTNAME_PATTERN,
+    'must be a hostname (RFC 1123: letters, digits and hyphens in dot-separated labels of 1 to 63 characters)',
+  )
   .trim()
   .toLowerCase()
   .transform((h) => h.replace(/\.$/, ''))
@@ -80,7 +103,8 @@ export const HostnameSchema = z
     type: 'string',
     maxLength: HOSTNAME_INPUT_MAX,
     pattern: HOSTNAME_PATTERN.source,
-    description: 'The final hostname the operator confirmed (RFC 1123): dot-separated labels of 1 to 63 letters, digits and hyphens (not at a label\'s start or end), at most 253 characters. Forgiving: any case, a trailing dot and surrounding whitespace are accepted; it is stored lower-case, without the trailing dot.',
+    description:
+      "The final hostname the operator confirmed (RFC 1123): dot-separated labels of 1 to 63 letters, digits and hyphens (not at a label's start or end), at most 253 characters. Forgiving: any case, a trailing dot and surrounding whitespace are accepted; it is stored lower-case, without the trailing dot.",
     example: 'vpn1.example.net',
   });
 
@@ -89,9 +113,17 @@ export const HostnameValueSchema = z
   .string()
   .max(253)
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/)
-  .openapi({ description: 'The hostname: lower-case RFC 1123 labels, without a trailing dot.', example: 'vpn1.example.net' });
+  .openapi({
+    description: 'The hostname: lower-case RFC 1123 labels, without a trailing dot.',
+    example: 'vpn1.example.net',
+  });
 
-export const ipAddressFormats = { anyOf: [{ type: 'string' as const, maxLength: 15, format: 'ipv4' }, { type: 'string' as const, maxLength: 45, format: 'ipv6' }] };
+export const ipAddressFormats = {
+  anyOf: [
+    { type: 'string' as const, maxLength: 15, format: 'ipv4' },
+    { type: 'string' as const, maxLength: 45, format: 'ipv6' },
+  ],
+};
 
 /** What public_ip may be as sent, surrounding whitespace included. */
 const PUBLIC_IP_INPUT_MAX = 64;
@@ -106,8 +138,17 @@ export const PublicIpSchema = z
   .openapi({
     type: 'string',
     maxLength: PUBLIC_IP_INPUT_MAX,
-    anyOf: [...ipAddressFormats.anyOf, { type: 'string', maxLength: PUBLIC_IP_INPUT_MAX, pattern: PADDED_IP_ADDRESS_PATTERN, description: 'Either, with surrounding whitespace (ignored).' }],
-    description: 'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored (`curl -s https://icanhazip.com` ends in a newline), at most 64 characters with it. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.',
+    anyOf: [
+      ...ipAddressFormats.anyOf,
+      {
+        type: 'string',
+        maxLength: PUBLIC_IP_INPUT_MAX,
+        pattern: PADDED_IP_ADDRESS_PATTERN,
+        description: 'Either, with surrounding whitespace (ignored).',
+      },
+    ],
+    description:
+      'The public IP address the operator confirmed: IPv4 dotted (`203.0.113.7`) or IPv6 (`2001:db8::7`) without a zone index; surrounding whitespace is ignored (`curl -s https://icanhazip.com` ends in a newline), at most 64 characters with it. IPv6 is stored lower-case, and `::ffff:a.b.c.d` as `a.b.c.d`. It is not checked for being globally routable: NAT and lab installs confirm what they see.',
     example: '203.0.113.7',
   });
 
@@ -115,7 +156,11 @@ export const PublicIpSchema = z
 export const PublicIpValueSchema = z
   .string()
   .max(45)
-  .openapi({ ...ipAddressFormats, description: 'The public IP address: IPv4 dotted or IPv6 lower-case.', example: '203.0.113.7' });
+  .openapi({
+    ...ipAddressFormats,
+    description: 'The public IP address: IPv4 dotted or IPv6 lower-case.',
+    example: '203.0.113.7',
+  });
 
 /** A git ref name: letters, digits and `._/-`, starting with a letter or digit; no `..`, no `//`, not ending in `/`, `.` or `.lock`. */
 const REQUESTED_REF_PATTERN = /^(?!.*\.\.)(?!.*\/\/)(?!.*(?:\/|\.|\.lock)$)[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
@@ -123,9 +168,13 @@ const REQUESTED_REF_PATTERN = /^(?!.*\.\.)(?!.*\/\/)(?!.*(?:\/|\.|\.lock)$)[A-Za
 export const RequestedRefSchema = z
   .string()
   .max(100, 'must be at most 100 characters')
-  .regex(REQUESTED_REF_PATTERN, 'must be a git ref name: letters, digits, ".", "_", "-" and "/", starting with a letter or digit, without "..", "//" or a trailing "/", "." or ".lock"')
+  .regex(
+    REQUESTED_REF_PATTERN,
+    'must be a git ref name: letters, digits, ".", "_", "-" and "/", starting with a letter or digit, without "..", "//" or a trailing "/", "." or ".lock"',
+  )
   .openapi({
-    description: 'Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.',
+    description:
+      'Reference (a branch-like name) of the software to install: a git ref name of at most 100 characters: letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit, without `..` or `//`, not ending in `/`, `.` or `.lock`.',
     example: 'main',
   });
 

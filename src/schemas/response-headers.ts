@@ -7,13 +7,15 @@ import type { Router } from '../http/router.js';
  */
 export const responseHeaders = {
   'X-Request-Id': {
-    description: 'The id of this request: the one the client sent in `X-Request-Id` when it was sane (1 to 128 characters of `[A-Za-z0-9._:-]`), otherwise a new UUID. On every answer; quote it when reporting a problem.',
+    description:
+      'The id of this request: the one the client sent in `X-Request-Id` when it was sane (1 to 128 characters of `[A-Za-z0-9._:-]`), otherwise a new UUID. On every answer; quote it when reporting a problem.',
     required: true,
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128 },
     example: '5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90',
   },
   traceresponse: {
-    description: 'Only while the service sends traces (its operator set the `OTEL_*` variables): the trace this request was recorded in, `00-<trace id>-<span id>-<flags>` (W3C Trace Context Level 2), the span being the service\'s own span of this request. The trace id is the one of the `traceparent` you sent, when you sent one; flags `01` when the trace is recorded. Not on the health probes.',
+    description:
+      "Only while the service sends traces (its operator set the `OTEL_*` variables): the trace this request was recorded in, `00-<trace id>-<span id>-<flags>` (W3C Trace Context Level 2), the span being the service's own span of this request. The trace id is the one of the `traceparent` you sent, when you sent one; flags `01` when the trace is recorded. Not on the health probes.",
     required: false,
     schema: { type: 'string', pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$', maxLength: 55 },
     example: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
@@ -25,27 +27,43 @@ export const responseHeaders = {
     example: 'nosniff',
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable.',
+    description:
+      'Seconds to wait before retrying: on 429, until the exhausted rate-limit bucket ends (the latest one, when several are exhausted); on 503, while the database is unreachable.',
     required: true,
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
     example: 720,
   },
   'RateLimit-Policy': {
-    description: 'On the answers of a rate-limited route once its limits were checked (always on its 2xx and 429 answers; not on a refusal made before the limits, such as 400 or 426): the limits of the route, one item per policy, `"name";q=<requests>;w=<window seconds>` (draft-ietf-httpapi-ratelimit-headers-11).',
+    description:
+      'On the answers of a rate-limited route once its limits were checked (always on its 2xx and 429 answers; not on a refusal made before the limits, such as 400 or 426): the limits of the route, one item per policy, `"name";q=<requests>;w=<window seconds>` (draft-ietf-httpapi-ratelimit-headers-11).',
     required: false,
-    schema: { type: 'string', maxLength: 512, pattern: '^"[a-z0-9-]{1,64}";q=[0-9]{1,9};w=[0-9]{1,9}(, "[a-z0-9-]{1,64}";q=[0-9]{1,9};w=[0-9]{1,9})*$' },
+    schema: {
+      type: 'string',
+      maxLength: 512,
+      pattern: '^"[a-z0-9-]{1,64}";q=[0-9]{1,9};w=[0-9]{1,9}(, "[a-z0-9-]{1,64}";q=[0-9]{1,9};w=[0-9]{1,9})*$',
+    },
     example: '"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400',
   },
   RateLimit: {
-    description: 'Next to `RateLimit-Policy`: where this client stands in each policy, `"name";r=<requests remaining>;t=<seconds until the bucket resets>`.',
+    description:
+      'Next to `RateLimit-Policy`: where this client stands in each policy, `"name";r=<requests remaining>;t=<seconds until the bucket resets>`.',
     required: false,
-    schema: { type: 'string', maxLength: 512, pattern: '^"[a-z0-9-]{1,64}";r=[0-9]{1,9};t=[0-9]{1,9}(, "[a-z0-9-]{1,64}";r=[0-9]{1,9};t=[0-9]{1,9})*$' },
+    schema: {
+      type: 'string',
+      maxLength: 512,
+      pattern: '^"[a-z0-9-]{1,64}";r=[0-9]{1,9};t=[0-9]{1,9}(, "[a-z0-9-]{1,64}";r=[0-9]{1,9};t=[0-9]{1,9})*$',
+    },
     example: '"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800',
   },
   'WWW-Authenticate': {
-    description: 'The RFC 6750 challenge of a refused bearer token: `Bearer realm="slowdns-agent"` or `Bearer realm="slowdns-operator"`, with `error="invalid_token"` when a token was sent.',
+    description:
+      'The RFC 6750 challenge of a refused bearer token: `Bearer realm="slowdns-agent"` or `Bearer realm="slowdns-operator"`, with `error="invalid_token"` when a token was sent.',
     required: true,
-    schema: { type: 'string', maxLength: 128, pattern: '^Bearer realm="slowdns-(agent|operator)"(, error="invalid_token")?$' },
+    schema: {
+      type: 'string',
+      maxLength: 128,
+      pattern: '^Bearer realm="slowdns-(agent|operator)"(, error="invalid_token")?$',
+    },
     example: 'Bearer realm="slowdns-agent", error="invalid_token"',
   },
   Allow: {
@@ -55,22 +73,26 @@ export const responseHeaders = {
     example: 'POST',
   },
   'Cache-Control': {
-    description: 'Whether and how long the answer may be cached; where a route sets it, its documentation says the value.',
+    description:
+      'Whether and how long the answer may be cached; where a route sets it, its documentation says the value.',
     required: true,
     schema: { type: 'string', maxLength: 128, pattern: '^[a-z0-9=, -]{1,128}$' },
     example: 'no-store',
   },
   'Set-Cookie': {
-    description: 'The browser session cookie `slowdns_browser` (HttpOnly, SameSite=Lax, Path=/, Max-Age; Secure when `PUBLIC_BASE_URL` is https), only when the request had no valid session.',
+    description:
+      'The browser session cookie `slowdns_browser` (HttpOnly, SameSite=Lax, Path=/, Max-Age; Secure when `PUBLIC_BASE_URL` is https), only when the request had no valid session.',
     required: false,
     schema: { type: 'string', maxLength: 256, pattern: '^slowdns_browser=[A-Za-z0-9._-]{1,128}; ' },
-    example: 'slowdns_browser=q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax',
+    example:
+      'slowdns_browser=q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax',
   },
   'Content-Security-Policy': {
-    description: 'What the page may load: only this service\'s own scripts, styles and API.',
+    description: "What the page may load: only this service's own scripts, styles and API.",
     required: true,
     schema: { type: 'string', maxLength: 1024 },
-    example: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    example:
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   },
   'Referrer-Policy': {
     description: 'Always `no-referrer`.',

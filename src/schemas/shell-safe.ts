@@ -7,9 +7,13 @@ import { z } from '@hono/zod-openapi';
  */
 export const SHELL_SAFE_PATTERN = /^[A-Za-z0-9._-]+$/;
 
-export const SHELL_SAFE_SENTENCE = 'Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.';
+export const SHELL_SAFE_SENTENCE =
+  'Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.';
 
 /** A string of the answer that keeps the shell-safe promise, documented with its pattern. */
 export function shellSafeString(description: string, example: string) {
-  return z.string().regex(SHELL_SAFE_PATTERN).openapi({ description: `${description} ${SHELL_SAFE_SENTENCE}`, example });
+  return z
+    .string()
+    .regex(SHELL_SAFE_PATTERN)
+    .openapi({ description: `${description} ${SHELL_SAFE_SENTENCE}`, example });
 }

@@ -1,24 +1,48 @@
 import { z } from '@hono/zod-openapi';
 import { toIsoOffset } from '../clock.js';
 import { CodeApprovalSchema, RequireApprovalSchema, WatchedPrechecksSchema } from './approval.js';
-import { MACHINE_ID_SHORT_LENGTH, WATCHED_CODES_LIMIT, WATCHED_STATUSES, type WatchedInstallCode } from '../domain/watched-install-codes.js';
-import { HostnameValueSchema, ipAddressFormats, ObservedIpSchema, PublicIpValueSchema, SshFingerprintValueSchema } from './machine.js';
+import {
+  MACHINE_ID_SHORT_LENGTH,
+  WATCHED_CODES_LIMIT,
+  WATCHED_STATUSES,
+  type WatchedInstallCode,
+} from '../domain/watched-install-codes.js';
+import {
+  HostnameValueSchema,
+  ipAddressFormats,
+  ObservedIpSchema,
+  PublicIpValueSchema,
+  SshFingerprintValueSchema,
+} from './machine.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from './install-code.js';
 
 const nullableTimestamp = (description: string) => TimestampSchema.nullable().openapi({ description, example: null });
 
 export const WatchedMachineSchema = z
   .object({
-    hostname: HostnameValueSchema.nullable().openapi({ description: 'The hostname the operator confirmed at activate; null after a precheck only.', example: 'vpn1.example.net' }),
-    public_ip: PublicIpValueSchema.nullable().openapi({ anyOf: [...ipAddressFormats.anyOf, { type: 'null' }], description: 'The public IP the operator confirmed at activate; null after a precheck only.', example: '203.0.113.7' }),
+    hostname: HostnameValueSchema.nullable().openapi({
+      description: 'The hostname the operator confirmed at activate; null after a precheck only.',
+      example: 'vpn1.example.net',
+    }),
+    public_ip: PublicIpValueSchema.nullable().openapi({
+      anyOf: [...ipAddressFormats.anyOf, { type: 'null' }],
+      description: 'The public IP the operator confirmed at activate; null after a precheck only.',
+      example: '203.0.113.7',
+    }),
     machine_id_short: z
       .string()
       .max(MACHINE_ID_SHORT_LENGTH)
       .regex(/^[0-9a-f]{1,8}$/)
-      .openapi({ description: `The first ${MACHINE_ID_SHORT_LENGTH} characters of the machine id: enough to recognise the machine, not all of it.`, example: '4c4c4544' }),
+      .openapi({
+        description: `The first ${MACHINE_ID_SHORT_LENGTH} characters of the machine id: enough to recognise the machine, not all of it.`,
+        example: '4c4c4544',
+      }),
     ssh_fingerprint: SshFingerprintValueSchema,
   })
-  .openapi('WatchedMachine', { description: 'The machine that used the code last: the activation\'s, or the precheck\'s while no activation tells more.' });
+  .openapi('WatchedMachine', {
+    description:
+      "The machine that used the code last: the activation's, or the precheck's while no activation tells more.",
+  });
 
 export const WatchedInstallCodeSchema = z
   .object({
@@ -37,11 +61,20 @@ export const WatchedInstallCodeSchema = z
       ].join(' '),
       example: 'activated',
     }),
-    usable: z.boolean().openapi({ description: 'Whether an installer can still enter the code: it is issued (or restored) and unexpired.', example: false }),
+    usable: z
+      .boolean()
+      .openapi({
+        description: 'Whether an installer can still enter the code: it is issued (or restored) and unexpired.',
+        example: false,
+      }),
     issued_at: TimestampSchema,
     expires_at: TimestampSchema,
     machine: WatchedMachineSchema.nullable(),
-    precheck_ip: ObservedIpSchema.openapi({ description: 'The address the last precheck came from, as the service saw it (after `TRUST_PROXY`); null when none since the code was issued or restored, or when the service could not tell.', example: '203.0.113.7' }),
+    precheck_ip: ObservedIpSchema.openapi({
+      description:
+        'The address the last precheck came from, as the service saw it (after `TRUST_PROXY`); null when none since the code was issued or restored, or when the service could not tell.',
+      example: '203.0.113.7',
+    }),
     prechecked_at: nullableTimestamp('The last precheck since the code was issued or restored.'),
     activated_at: nullableTimestamp('When the current (or last released) activation was made.'),
     confirmed_at: nullableTimestamp('When the install was confirmed.'),
@@ -51,15 +84,21 @@ export const WatchedInstallCodeSchema = z
     approval: CodeApprovalSchema,
     prechecks: WatchedPrechecksSchema,
     identity_in_use: z.boolean().openapi({
-      description: 'True when the machine that activated the code has an identity (machine id or SSH host key) another installed server already holds, as a cloned image does. The operator sees which; this never says where.',
+      description:
+        'True when the machine that activated the code has an identity (machine id or SSH host key) another installed server already holds, as a cloned image does. The operator sees which; this never says where.',
       example: false,
     }),
   })
-  .openapi('WatchedInstallCode', { description: 'One install code this browser session issued. Never the code itself, never a token.' });
+  .openapi('WatchedInstallCode', {
+    description: 'One install code this browser session issued. Never the code itself, never a token.',
+  });
 
 export const WatchedInstallCodesSchema = z
   .object({
-    items: z.array(WatchedInstallCodeSchema).max(WATCHED_CODES_LIMIT).openapi({ description: `Newest first; at most ${WATCHED_CODES_LIMIT}.` }),
+    items: z
+      .array(WatchedInstallCodeSchema)
+      .max(WATCHED_CODES_LIMIT)
+      .openapi({ description: `Newest first; at most ${WATCHED_CODES_LIMIT}.` }),
   })
   .openapi('WatchedInstallCodes');
 
@@ -112,7 +151,12 @@ export const EXAMPLE_PRECHECKED_CODE = {
   usable: false,
   issued_at: '2026-11-22T10:00:00+00:00',
   expires_at: '2026-11-22T10:15:00+00:00',
-  machine: { hostname: null, public_ip: null, machine_id_short: '4c4c4544', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
+  machine: {
+    hostname: null,
+    public_ip: null,
+    machine_id_short: '4c4c4544',
+    ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+  },
   precheck_ip: '198.51.100.4',
   prechecked_at: '2026-11-22T10:02:10+00:00',
   activated_at: null,

@@ -17,6 +17,11 @@ export function inSpan<T>(name: string, attributes: SpanAttributes, run: () => P
 }
 
 /** `run` as a span starting a trace of its own when tracing is on (work outside any request); otherwise `run()`. */
-export function inRootSpan<T>(name: string, attributes: SpanAttributes, run: () => Promise<T>, outcome: (result: T) => SpanAttributes): Promise<T> {
+export function inRootSpan<T>(
+  name: string,
+  attributes: SpanAttributes,
+  run: () => Promise<T>,
+  outcome: (result: T) => SpanAttributes,
+): Promise<T> {
   return active ? active.inRootSpan(name, attributes, run, outcome) : run();
 }

@@ -53,7 +53,9 @@ export function requestSpans(tracer: Tracer): MiddlewareHandler<AppEnv> {
           [ATTR_SERVER_ADDRESS]: url.hostname,
           ...(url.port ? { [ATTR_SERVER_PORT]: Number(url.port) } : {}),
           ...(c.req.header('user-agent') ? { [ATTR_USER_AGENT_ORIGINAL]: c.req.header('user-agent') } : {}),
-          ...((c.env as NodeBindings | undefined)?.incoming?.httpVersion ? { [ATTR_NETWORK_PROTOCOL_VERSION]: (c.env as NodeBindings).incoming!.httpVersion } : {}),
+          ...((c.env as NodeBindings | undefined)?.incoming?.httpVersion
+            ? { [ATTR_NETWORK_PROTOCOL_VERSION]: (c.env as NodeBindings).incoming!.httpVersion }
+            : {}),
         },
       },
       parent,

@@ -16,7 +16,14 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import { ATTR_DB_QUERY_SUMMARY, ATTR_DB_QUERY_TEXT, ATTR_DB_RESPONSE_STATUS_CODE, ATTR_DB_SYSTEM_NAME, ATTR_ERROR_TYPE, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_DB_QUERY_SUMMARY,
+  ATTR_DB_QUERY_TEXT,
+  ATTR_DB_RESPONSE_STATUS_CODE,
+  ATTR_DB_SYSTEM_NAME,
+  ATTR_ERROR_TYPE,
+  DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+} from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../logger.js';
 import { setActiveTracing } from './active-tracing.js';
 import { ConsoleSpanExporter } from './console-exporter.js';
@@ -50,7 +57,9 @@ function exporterFor(settings: TracingSettings, logger: Logger): SpanExporter {
     headers: target.headers,
     timeoutMillis: target.timeoutMs,
     // The exporter's CompressionAlgorithm enum, whose values are these very strings.
-    compression: target.compression as NonNullable<ConstructorParameters<typeof OtlpProtobufExporter>[0]>['compression'],
+    compression: target.compression as NonNullable<
+      ConstructorParameters<typeof OtlpProtobufExporter>[0]
+    >['compression'],
     httpAgentOptions: { keepAlive: true },
   };
   return target.protocol === 'http/json' ? new OtlpJsonExporter(options) : new OtlpProtobufExporter(options);
@@ -92,7 +101,13 @@ export function createTracing(settings: TracingSettings, logger: Logger): Tracin
   });
   const tracer = provider.getTracer(TRACER_NAME);
 
-  const inChildSpan = <T>(name: string, kind: SpanKind, attributes: SpanAttributes, run: () => Promise<T>, failure?: (span: Span, error: unknown) => void): Promise<T> => {
+  const inChildSpan = <T>(
+    name: string,
+    kind: SpanKind,
+    attributes: SpanAttributes,
+    run: () => Promise<T>,
+    failure?: (span: Span, error: unknown) => void,
+  ): Promise<T> => {
     if (!recordingParent()) return run();
     return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
       try {
@@ -113,10 +128,15 @@ export function createTracing(settings: TracingSettings, logger: Logger): Tracin
     requestSpans: requestSpans(tracer),
     statement: (text, run) => {
       const summary = statementSummary(text);
-      const attributes = { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL, [ATTR_DB_QUERY_SUMMARY]: summary, [ATTR_DB_QUERY_TEXT]: text };
+      const attributes = {
+        [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+        [ATTR_DB_QUERY_SUMMARY]: summary,
+        [ATTR_DB_QUERY_TEXT]: text,
+      };
       return inChildSpan(summary, SpanKind.CLIENT, attributes, run, (span, error) => {
         const code = (error as { code?: unknown } | undefined)?.code;
-        if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) span.setAttribute(ATTR_DB_RESPONSE_STATUS_CODE, code);
+        if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
+          span.setAttribute(ATTR_DB_RESPONSE_STATUS_CODE, code);
       });
     },
     inSpan: (name, attributes, run) => inChildSpan(name, SpanKind.INTERNAL, attributes, run),
@@ -146,7 +166,10 @@ export function createTracing(settings: TracingSettings, logger: Logger): Tracin
     shutdown: async (timeoutMs) => {
       setActiveTracing(undefined);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([provider.shutdown().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      await Promise.race([
+        provider.shutdown().catch(() => {}),
+        new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
       clearTimeout(timer);
       context.disable();
     },

@@ -28,9 +28,20 @@ const TracingEnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).max(255).optional(),
   OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
   OTEL_TRACES_SAMPLER: z
-    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'], {
-      error: 'must be always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio',
-    })
+    .enum(
+      [
+        'always_on',
+        'always_off',
+        'traceidratio',
+        'parentbased_always_on',
+        'parentbased_always_off',
+        'parentbased_traceidratio',
+      ],
+      {
+        error:
+          'must be always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio',
+      },
+    )
     .optional(),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number({ error: 'must be a number from 0 to 1' }).min(0).max(1).optional(),
   OTEL_BSP_SCHEDULE_DELAY: milliseconds(600_000),
@@ -79,19 +90,25 @@ const DEFAULT_ENDPOINT = 'http://localhost:4318/';
  * header can hold a collector's key).
  */
 export function loadTracingSettings(env: Record<string, string | undefined>): TracingSettings | undefined {
-  const cleaned = Object.fromEntries(Object.keys(TracingEnvSchema.shape).map((name) => [name, env[name] === '' ? undefined : env[name]]));
+  const cleaned = Object.fromEntries(
+    Object.keys(TracingEnvSchema.shape).map((name) => [name, env[name] === '' ? undefined : env[name]]),
+  );
   const parsed = TracingEnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`invalid ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
-  const wanted = e.OTEL_TRACES_EXPORTER !== undefined || e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
+  const wanted =
+    e.OTEL_TRACES_EXPORTER !== undefined ||
+    e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined ||
+    e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
   if (!wanted || e.OTEL_TRACES_EXPORTER === 'none' || e.OTEL_SDK_DISABLED === 'true') return undefined;
 
   const maxQueueSize = e.OTEL_BSP_MAX_QUEUE_SIZE ?? 2048;
   const maxExportBatchSize = e.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ?? Math.min(512, maxQueueSize);
-  if (maxExportBatchSize > maxQueueSize) throw new ConfigError('invalid OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not exceed OTEL_BSP_MAX_QUEUE_SIZE');
+  if (maxExportBatchSize > maxQueueSize)
+    throw new ConfigError('invalid OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not exceed OTEL_BSP_MAX_QUEUE_SIZE');
   const sampler = e.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on';
   const resource = { ...keyValueList(e.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES') };
   resource['service.name'] = e.OTEL_SERVICE_NAME ?? resource['service.name'] ?? DEFAULT_SERVICE_NAME;
@@ -99,15 +116,25 @@ export function loadTracingSettings(env: Record<string, string | undefined>): Tr
     export: e.OTEL_TRACES_EXPORTER === 'console' ? { kind: 'console' } : otlpExport(e),
     resource,
     sampler: { name: sampler, ratio: e.OTEL_TRACES_SAMPLER_ARG ?? 1 },
-    batch: { scheduledDelayMs: e.OTEL_BSP_SCHEDULE_DELAY ?? 5000, exportTimeoutMs: e.OTEL_BSP_EXPORT_TIMEOUT ?? 30_000, maxQueueSize, maxExportBatchSize },
+    batch: {
+      scheduledDelayMs: e.OTEL_BSP_SCHEDULE_DELAY ?? 5000,
+      exportTimeoutMs: e.OTEL_BSP_EXPORT_TIMEOUT ?? 30_000,
+      maxQueueSize,
+      maxExportBatchSize,
+    },
   };
 }
 
 function otlpExport(e: z.infer<typeof TracingEnvSchema>): OtlpExport {
-  const protocolVariable = e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolVariable =
+    e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL !== undefined
+      ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+      : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  if (protocol === 'grpc') throw new ConfigError(`invalid ${protocolVariable}: grpc is not supported, use http/protobuf or http/json`);
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') throw new ConfigError(`invalid ${protocolVariable}: must be http/protobuf or http/json`);
+  if (protocol === 'grpc')
+    throw new ConfigError(`invalid ${protocolVariable}: grpc is not supported, use http/protobuf or http/json`);
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json')
+    throw new ConfigError(`invalid ${protocolVariable}: must be http/protobuf or http/json`);
   // The generic endpoint is the collector's base: the traces path is appended to it (the specification's rule).
   const generic = e.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_ENDPOINT;
   const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${generic.endsWith('/') ? generic : `${generic}/`}v1/traces`;
@@ -140,7 +167,8 @@ function keyValueList(raw: string | undefined, variable: string): Record<string,
     } catch {
       value = '\n';
     }
-    if (!TOKEN.test(key) || /[\r\n\0]/.test(value)) throw new ConfigError(`invalid ${variable}: must be key=value pairs separated by commas, values percent-encoded`);
+    if (!TOKEN.test(key) || /[\r\n\0]/.test(value))
+      throw new ConfigError(`invalid ${variable}: must be key=value pairs separated by commas, values percent-encoded`);
     pairs[key] = value;
   }
   return pairs;

@@ -1,4 +1,10 @@
-import { createNoopMeter, type Attributes, type Meter, type MeterProvider, type ObservableCallback } from '@opentelemetry/api';
+import {
+  createNoopMeter,
+  type Attributes,
+  type Meter,
+  type MeterProvider,
+  type ObservableCallback,
+} from '@opentelemetry/api';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** The batch span processor's own report of each span it is done with (OpenTelemetry's SDK conventions). */
@@ -28,7 +34,10 @@ export class SpanCounts {
     const meter: Meter = Object.create(noop) as Meter;
     meter.createCounter = ((name: string, options) => {
       if (name !== PROCESSED) return noop.createCounter(name, options);
-      return { add: (count: number, attributes?: Attributes) => void (attributes?.['error.type'] === 'queue_full' && (this.dropped.queue_full += count)) };
+      return {
+        add: (count: number, attributes?: Attributes) =>
+          void (attributes?.['error.type'] === 'queue_full' && (this.dropped.queue_full += count)),
+      };
     }) as Meter['createCounter'];
     meter.createObservableUpDownCounter = ((name: string, options) => {
       if (name !== QUEUE_SIZE) return noop.createObservableUpDownCounter(name, options);

@@ -25,7 +25,12 @@ export interface Tracing {
    * Work of the service's own, outside any request (a webhook delivery attempt), as a client span that
    * starts a trace of its own; `outcome` adds what the result says (an `error.type` marks it failed).
    */
-  inRootSpan<T>(name: string, attributes: SpanAttributes, run: () => Promise<T>, outcome: (result: T) => SpanAttributes): Promise<T>;
+  inRootSpan<T>(
+    name: string,
+    attributes: SpanAttributes,
+    run: () => Promise<T>,
+    outcome: (result: T) => SpanAttributes,
+  ): Promise<T>;
   /** For each JSON log line: the active span's `trace_id` and `span_id`, when one is active. */
   logFields(): { trace_id: string; span_id: string } | undefined;
   /** Publishes the spans dropped and queued in the app's Prometheus registry. */

@@ -24,7 +24,10 @@ export class WatchedExporter implements SpanExporter {
         this.#failing = false;
       } else {
         this.counts.dropped.export_failed += spans.length;
-        if (!this.#failing) this.logger.warn('trace export failed, spans are dropped until it works again', { error: result.error?.message ?? 'unknown' });
+        if (!this.#failing)
+          this.logger.warn('trace export failed, spans are dropped until it works again', {
+            error: result.error?.message ?? 'unknown',
+          });
         this.#failing = true;
       }
       done(result);

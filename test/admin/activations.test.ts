@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_VERSION, registeredServer, registerRequest } from '../legacy/agent-requests.js';
 import { eventTrail } from '../support/event-trail.js';
-import { activatedInstall, confirmRequest, expectError, freshClient, precheckRequest, randomMachine, releaseRequest } from '../support/install-flow.js';
+import {
+  activatedInstall,
+  confirmRequest,
+  expectError,
+  freshClient,
+  precheckRequest,
+  randomMachine,
+  releaseRequest,
+} from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN, adminAction, adminList, allPages } from './admin-requests.js';
 
@@ -19,7 +27,12 @@ describe('admin: activations', () => {
       activation_id: server.activationId,
       install_code_id: expect.stringMatching(/^ic_[0-9a-f]{16}$/),
       status: 'activated',
-      machine_binding: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: expect.any(String), ssh_fingerprint: expect.stringMatching(/^SHA256:/) },
+      machine_binding: {
+        hostname: 'vpn1.example.net',
+        public_ip: '203.0.113.7',
+        machine_id: expect.any(String),
+        ssh_fingerprint: expect.stringMatching(/^SHA256:/),
+      },
       requested_ref: 'main',
       installer_version: '2026.11.20.1',
       created_at: '2026-11-22T10:00:00+00:00',
@@ -43,7 +56,8 @@ describe('admin: activations', () => {
     const code = released.code;
     t.clock.advance(1);
     const again = await activatedInstall(t); // another code, other machine
-    const ids = async (query: Record<string, string>) => (await adminList(t, 'activations', query)).items.map((i) => i.activation_id);
+    const ids = async (query: Record<string, string>) =>
+      (await adminList(t, 'activations', query)).items.map((i) => i.activation_id);
 
     expect(await ids({ status: 'confirmed' })).toEqual([confirmed.activationId]);
     expect(await ids({ status: 'released' })).toEqual([released.activationId]);
@@ -63,7 +77,9 @@ describe('admin: activations', () => {
   it('pages with no duplicate or gap while activations are added between pages', async () => {
     const before: string[] = [];
     for (let i = 0; i < 5; i++) before.push((await activatedInstall(t)).activationId);
-    const seen = (await allPages(t, 'activations', { limit: 2 }, async () => void (await activatedInstall(t)))).map((i) => i.activation_id);
+    const seen = (await allPages(t, 'activations', { limit: 2 }, async () => void (await activatedInstall(t)))).map(
+      (i) => i.activation_id,
+    );
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual(expect.arrayContaining(before));
   });
@@ -74,7 +90,11 @@ describe('admin: activations', () => {
     await trail.take();
     const res = await adminAction(t, `activations/${server.activationId}/release`);
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toEqual({ activation_id: server.activationId, status: 'released', install_code_restored: true });
+    expect((await res.json()).data).toEqual({
+      activation_id: server.activationId,
+      status: 'released',
+      install_code_restored: true,
+    });
     expect((await trail.take()).map((e) => [e.type, e.actor])).toEqual([
       ['activation.released', 'operator'],
       ['install_code.restored', 'operator'],
@@ -82,7 +102,9 @@ describe('admin: activations', () => {
     ]);
     expect((await adminList(t, 'servers')).items[0]).toMatchObject({ server_id: server.serverId, health: 'revoked' });
     // Idempotent, and the installer's own release of it answers the same.
-    expect((await (await adminAction(t, `activations/${server.activationId}/release`)).json()).data.install_code_restored).toBe(true);
+    expect(
+      (await (await adminAction(t, `activations/${server.activationId}/release`)).json()).data.install_code_restored,
+    ).toBe(true);
     expect((await releaseRequest(t, server.activationId)).status).toBe(200);
     expect(await trail.types()).toEqual([]);
     expect((await precheckRequest(t, server.code, {}, freshClient().address)).status).toBe(200);
@@ -93,13 +115,29 @@ describe('admin: activations', () => {
     const trail = eventTrail(t);
     await trail.take();
     const res = await adminAction(t, `activations/${a.activationId}/release`, { restore_install_code: false });
-    expect((await res.json()).data).toEqual({ activation_id: a.activationId, status: 'released', install_code_restored: false });
+    expect((await res.json()).data).toEqual({
+      activation_id: a.activationId,
+      status: 'released',
+      install_code_restored: false,
+    });
     expect((await trail.take()).map((e) => [e.type, e.actor, e.data])).toEqual([
-      ['activation.released', 'operator', { install_code_restored: false, released_by: 'operator', operator: 'root', reason: null }],
+      [
+        'activation.released',
+        'operator',
+        { install_code_restored: false, released_by: 'operator', operator: 'root', reason: null },
+      ],
       ['install_code.revoked', 'operator', { operator: 'root', reason: null }],
     ]);
     await expectError(await precheckRequest(t, a.code, {}, freshClient().address), 410, 'install_code_revoked');
-    await expectError(await registerRequest(t, { activation_id: a.activationId, install_token: a.installToken, agent_version: AGENT_VERSION }), 409, 'activation_released');
+    await expectError(
+      await registerRequest(t, {
+        activation_id: a.activationId,
+        install_token: a.installToken,
+        agent_version: AGENT_VERSION,
+      }),
+      409,
+      'activation_released',
+    );
   });
 
   it('force-release of a confirmed activation is 409, of an unknown one 404, with a bad body 400', async () => {
@@ -107,6 +145,10 @@ describe('admin: activations', () => {
     expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
     await expectError(await adminAction(t, `activations/${a.activationId}/release`), 409, 'activation_confirmed');
     await expectError(await adminAction(t, 'activations/act_0000000000000000/release'), 404, 'activation_not_found');
-    await expectError(await adminAction(t, `activations/${a.activationId}/release`, { restore_install_code: 'no' }), 400, 'validation_failed');
+    await expectError(
+      await adminAction(t, `activations/${a.activationId}/release`, { restore_install_code: 'no' }),
+      400,
+      'validation_failed',
+    );
   });
 });

@@ -14,7 +14,12 @@ export async function adminList(t: TestApp, path: string, query: Record<string, 
 }
 
 /** Every item of a list, page by page; `between` runs after each page (to add rows while paging). */
-export async function allPages(t: TestApp, path: string, query: Record<string, string | number>, between: () => Promise<void> = async () => {}) {
+export async function allPages(
+  t: TestApp,
+  path: string,
+  query: Record<string, string | number>,
+  between: () => Promise<void> = async () => {},
+) {
   const items: Record<string, any>[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 50; pages++) {
@@ -28,5 +33,8 @@ export async function allPages(t: TestApp, path: string, query: Record<string, s
 }
 
 export function adminAction(t: TestApp, path: string, body?: unknown) {
-  return t.request(`/api/v2/admin/${path}`, body === undefined ? { method: 'POST', headers: auth } : postJson(body, auth));
+  return t.request(
+    `/api/v2/admin/${path}`,
+    body === undefined ? { method: 'POST', headers: auth } : postJson(body, auth),
+  );
 }

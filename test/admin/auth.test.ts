@@ -34,56 +34,73 @@ const routes = [
 describe('the admin API asks for ADMIN_TOKEN', () => {
   const t = useTestApp({ ADMIN_TOKEN });
 
-  it.each(routes)('%s %s: 401 admin_token_invalid without the token, with another one, or with an agent-style token; the challenge names the realm', async (method, path) => {
-    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${ADMIN_TOKEN}x` }, { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}` }, { authorization: ADMIN_TOKEN }, { authorization: `Basic ${ADMIN_TOKEN}` }]) {
-      const res = await t.request(`${path}?limit=oops`, { method, headers });
-      expect(res.status).toBe(401);
-      expect((await res.json()).error.code).toBe('admin_token_invalid');
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="slowdns-operator"/);
-    }
-  });
+  it.each(routes)(
+    '%s %s: 401 admin_token_invalid without the token, with another one, or with an agent-style token; the challenge names the realm',
+    async (method, path) => {
+      for (const headers of [
+        {} as Record<string, string>,
+        { authorization: `Bearer ${ADMIN_TOKEN}x` },
+        { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}` },
+        { authorization: ADMIN_TOKEN },
+        { authorization: `Basic ${ADMIN_TOKEN}` },
+      ]) {
+        const res = await t.request(`${path}?limit=oops`, { method, headers });
+        expect(res.status).toBe(401);
+        expect((await res.json()).error.code).toBe('admin_token_invalid');
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="slowdns-operator"/);
+      }
+    },
+  );
 
   it('the token is checked before the input: a bad query without it is 401, with it 400', async () => {
     expect((await t.request('/api/v2/admin/events?limit=500')).status).toBe(401);
-    const res = await t.request('/api/v2/admin/events?limit=500', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const res = await t.request('/api/v2/admin/events?limit=500', {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toEqual({ code: 'validation_failed', message: expect.stringContaining('limit') });
   });
 
   it('every admin operation is in the document with the admin tag and the adminToken scheme', () => {
-    const paths = t.document.paths as Record<string, Record<string, { tags: string[]; security: unknown; operationId: string }>>;
+    const paths = t.document.paths as Record<
+      string,
+      Record<string, { tags: string[]; security: unknown; operationId: string }>
+    >;
     const admin = Object.entries(paths).filter(([path]) => path.startsWith('/api/v2/admin/'));
-    expect(admin.flatMap(([, ops]) => Object.values(ops).map((op) => op.operationId)).sort()).toEqual(
-      [
-        'createOperatorToken',
-        'createRateLimitOverride',
-        'createWebhook',
-        'getActivation',
-        'getInstallCode',
-        'getRateLimitUsage',
-        'getServer',
-        'getWebhook',
-        'listActivations',
-        'listEvents',
-        'listInstallCodes',
-        'listOperatorTokens',
-        'listRateLimitOverrides',
-        'listServers',
-        'listWebhookDeliveries',
-        'listWebhooks',
-        'releaseActivation',
-        'removeRateLimitOverride',
-        'removeWebhook',
-        'replayWebhookDelivery',
-        'revokeInstallCode',
-        'revokeOperatorToken',
-        'revokeServerAsOperator',
-        'rotateWebhookSecret',
-        'testWebhook',
-        'updateWebhook',
-      ],
-    );
-    for (const [, ops] of admin) for (const op of Object.values(ops)) expect(op).toMatchObject({ tags: ['admin'], security: [{ adminToken: [expect.stringMatching(/^(read|write|root)$/)] }] });
+    expect(admin.flatMap(([, ops]) => Object.values(ops).map((op) => op.operationId)).sort()).toEqual([
+      'createOperatorToken',
+      'createRateLimitOverride',
+      'createWebhook',
+      'getActivation',
+      'getInstallCode',
+      'getRateLimitUsage',
+      'getServer',
+      'getWebhook',
+      'listActivations',
+      'listEvents',
+      'listInstallCodes',
+      'listOperatorTokens',
+      'listRateLimitOverrides',
+      'listServers',
+      'listWebhookDeliveries',
+      'listWebhooks',
+      'releaseActivation',
+      'removeRateLimitOverride',
+      'removeWebhook',
+      'replayWebhookDelivery',
+      'revokeInstallCode',
+      'revokeOperatorToken',
+      'revokeServerAsOperator',
+      'rotateWebhookSecret',
+      'testWebhook',
+      'updateWebhook',
+    ]);
+    for (const [, ops] of admin)
+      for (const op of Object.values(ops))
+        expect(op).toMatchObject({
+          tags: ['admin'],
+          security: [{ adminToken: [expect.stringMatching(/^(read|write|root)$/)] }],
+        });
   });
 });
 

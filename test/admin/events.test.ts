@@ -13,7 +13,13 @@ describe('admin: events', () => {
     expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
 
     const all = (await adminList(t, 'events')).items;
-    expect(all.map((e) => e.type)).toEqual(['install_code.consumed', 'activation.confirmed', 'activation.created', 'install_code.activated', 'install_code.issued']);
+    expect(all.map((e) => e.type)).toEqual([
+      'install_code.consumed',
+      'activation.confirmed',
+      'activation.created',
+      'install_code.activated',
+      'install_code.issued',
+    ]);
     expect(all[1]).toEqual({
       event_id: expect.any(Number),
       type: 'activation.confirmed',
@@ -30,14 +36,31 @@ describe('admin: events', () => {
     const ids = all.map((e) => e.event_id as number);
     expect([...ids].sort((x, y) => y - x)).toEqual(ids);
 
-    const types = async (query: Record<string, string>) => (await adminList(t, 'events', query)).items.map((e) => e.type);
+    const types = async (query: Record<string, string>) =>
+      (await adminList(t, 'events', query)).items.map((e) => e.type);
     expect(await types({ type: 'activation.created' })).toEqual(['activation.created']);
-    expect(await types({ subject_id: a.activationId })).toEqual(['install_code.consumed', 'activation.confirmed', 'activation.created', 'install_code.activated']);
+    expect(await types({ subject_id: a.activationId })).toEqual([
+      'install_code.consumed',
+      'activation.confirmed',
+      'activation.created',
+      'install_code.activated',
+    ]);
     expect(await types({ subject_id: all[4]!.install_code_id })).toHaveLength(5);
-    expect(await types({ since: '2026-11-22T10:00:30+00:00' })).toEqual(['install_code.consumed', 'activation.confirmed']);
+    expect(await types({ since: '2026-11-22T10:00:30+00:00' })).toEqual([
+      'install_code.consumed',
+      'activation.confirmed',
+    ]);
     expect(await types({ until: '2026-11-22T10:00:30+00:00' })).toHaveLength(3);
-    await expectError(await t.request('/api/v2/admin/events?type=code.stolen', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), 400, 'validation_failed');
-    await expectError(await t.request('/api/v2/admin/events?subject_id=x', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), 400, 'validation_failed');
+    await expectError(
+      await t.request('/api/v2/admin/events?type=code.stolen', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      400,
+      'validation_failed',
+    );
+    await expectError(
+      await t.request('/api/v2/admin/events?subject_id=x', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('pages by id: every event once, none missed, while events are written between pages', async () => {
@@ -45,7 +68,9 @@ describe('admin: events', () => {
     await registeredServer(t);
     const before = (await allPages(t, 'events', { limit: 200 })).map((e) => e.event_id);
     expect(before).toHaveLength(8);
-    const seen = (await allPages(t, 'events', { limit: 3 }, async () => void (await issueCode(t)))).map((e) => e.event_id);
+    const seen = (await allPages(t, 'events', { limit: 3 }, async () => void (await issueCode(t)))).map(
+      (e) => e.event_id,
+    );
     expect(seen).toEqual(before);
   });
 });

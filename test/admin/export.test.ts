@@ -11,7 +11,12 @@ const ndjson = { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-
 async function lines(res: Response): Promise<Record<string, any>[]> {
   const text = await res.text();
   if (text !== '') expect(text.endsWith('\n')).toBe(true);
-  return text === '' ? [] : text.slice(0, -1).split('\n').map((line) => JSON.parse(line));
+  return text === ''
+    ? []
+    : text
+        .slice(0, -1)
+        .split('\n')
+        .map((line) => JSON.parse(line));
 }
 
 describe('admin lists as NDJSON (Accept: application/x-ndjson): every matching row, one object per line', () => {
@@ -24,7 +29,10 @@ describe('admin lists as NDJSON (Accept: application/x-ndjson): every matching r
     expect(res.headers.get('content-type')).toBe('application/x-ndjson');
     const items = await lines(res);
     expect(items.length).toBe(10_000);
-    const stored = await queryRows<{ id: string }>(t.database.db, sql`select id from activations order by created_at desc, id desc`);
+    const stored = await queryRows<{ id: string }>(
+      t.database.db,
+      sql`select id from activations order by created_at desc, id desc`,
+    );
     expect(items.map((item) => item.activation_id)).toEqual(stored.map((row) => row.id));
     // Each line is an item as a page's `items` holds it.
     const page = await adminList(t, 'activations', { limit: 3 });
@@ -33,21 +41,36 @@ describe('admin lists as NDJSON (Accept: application/x-ndjson): every matching r
 
   it('applies the filters, starts at the cursor, and ignores limit', async () => {
     await fillFleet(t.database.db, 1_400, t.clock.now());
-    const filtered = await lines(await t.request('/api/v2/admin/servers?q=example.net&ip=10.0.0.0/16&limit=1', { headers: ndjson }));
+    const filtered = await lines(
+      await t.request('/api/v2/admin/servers?q=example.net&ip=10.0.0.0/16&limit=1', { headers: ndjson }),
+    );
     expect(filtered.length).toBeGreaterThan(500);
     expect(filtered.every((s) => s.hostname.endsWith('.example.net') && s.public_ip.startsWith('10.0.'))).toBe(true);
     const first = await adminList(t, 'servers', { q: 'example.net', ip: '10.0.0.0/16', limit: 10 });
-    const rest = await lines(await t.request(`/api/v2/admin/servers?q=example.net&ip=10.0.0.0/16&cursor=${first.next_cursor}`, { headers: ndjson }));
+    const rest = await lines(
+      await t.request(`/api/v2/admin/servers?q=example.net&ip=10.0.0.0/16&cursor=${first.next_cursor}`, {
+        headers: ndjson,
+      }),
+    );
     expect([...first.items, ...rest]).toEqual(filtered);
   });
 
   it('every admin list answers NDJSON; an empty one is an empty body', async () => {
     for (const list of ['install-codes', 'activations', 'servers', 'events', 'rate-limit-overrides']) {
       const res = await t.request(`/api/v2/admin/${list}`, { headers: ndjson });
-      expect({ list, status: res.status, type: res.headers.get('content-type'), body: await res.text() }).toEqual({ list, status: 200, type: 'application/x-ndjson', body: '' });
+      expect({ list, status: res.status, type: res.headers.get('content-type'), body: await res.text() }).toEqual({
+        list,
+        status: 200,
+        type: 'application/x-ndjson',
+        body: '',
+      });
     }
     await fillFleet(t.database.db, 30, t.clock.now());
-    for (const [list, key] of [['install-codes', 'install_code_id'], ['activations', 'activation_id'], ['servers', 'server_id']] as const) {
+    for (const [list, key] of [
+      ['install-codes', 'install_code_id'],
+      ['activations', 'activation_id'],
+      ['servers', 'server_id'],
+    ] as const) {
       const items = await lines(await t.request(`/api/v2/admin/${list}`, { headers: ndjson }));
       expect(new Set(items.map((item) => item[key])).size).toBe(30);
     }
@@ -62,7 +85,11 @@ describe('admin lists as NDJSON (Accept: application/x-ndjson): every matching r
     }
     for (const query of ['cursor=bm90LWEtY3Vyc29y', 'ip=10.0.0.1/8', 'q=ab']) {
       const res = await t.request(`/api/v2/admin/activations?${query}`, { headers: ndjson });
-      expect({ status: res.status, type: res.headers.get('content-type'), code: (await res.json()).error.code }).toEqual({ status: 400, type: 'application/json', code: 'validation_failed' });
+      expect({
+        status: res.status,
+        type: res.headers.get('content-type'),
+        code: (await res.json()).error.code,
+      }).toEqual({ status: 400, type: 'application/json', code: 'validation_failed' });
     }
   });
 
@@ -71,7 +98,8 @@ describe('admin lists as NDJSON (Accept: application/x-ndjson): every matching r
     const res = await t.request('/api/v2/admin/activations', { headers: ndjson });
     const reader = res.body!.getReader();
     const chunks: number[] = [];
-    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(new TextDecoder().decode(read.value).split('\n').length - 1);
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      chunks.push(new TextDecoder().decode(read.value).split('\n').length - 1);
     expect(chunks).toEqual([500, 500, 300]);
   });
 });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { eventTrail } from '../support/event-trail.js';
-import { activatedInstall, confirmRequest, expectError, freshClient, issue, newBrowser, precheckRequest } from '../support/install-flow.js';
+import {
+  activatedInstall,
+  confirmRequest,
+  expectError,
+  freshClient,
+  issue,
+  newBrowser,
+  precheckRequest,
+} from '../support/install-flow.js';
 import { type TestApp, useTestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN, adminAction, adminList, allPages } from './admin-requests.js';
 
@@ -27,7 +35,15 @@ describe('admin: install codes', () => {
       approval: 'not_required',
       activation: null,
     });
-    expect(page.items[0]).toMatchObject({ status: 'activated', activation: { activation_id: used.activationId, status: 'activated', hostname: 'vpn1.example.net', public_ip: '203.0.113.7' } });
+    expect(page.items[0]).toMatchObject({
+      status: 'activated',
+      activation: {
+        activation_id: used.activationId,
+        status: 'activated',
+        hostname: 'vpn1.example.net',
+        public_ip: '203.0.113.7',
+      },
+    });
     const text = JSON.stringify(page);
     expect(text).not.toContain(first.code);
     expect(text).not.toContain(used.code);
@@ -43,7 +59,8 @@ describe('admin: install codes', () => {
     expect((await confirmRequest(t, consumed.activationId, consumed.installToken)).status).toBe(200);
     const activated = await activatedInstall(t);
 
-    const ids = async (query: Record<string, string>) => (await adminList(t, 'install-codes', query)).items.map((i) => i.install_code_hint);
+    const ids = async (query: Record<string, string>) =>
+      (await adminList(t, 'install-codes', query)).items.map((i) => i.install_code_hint);
     const hintOf = (code: string) => `${code.slice(0, 8)}…${code.slice(-6)}`;
     expect(await ids({ status: 'expired' })).toEqual([old.hint]);
     expect(await ids({ status: 'issued' })).toEqual([fresh.hint]);
@@ -76,7 +93,13 @@ describe('admin: install codes', () => {
 
   it('rejects a limit over 200, a cursor it did not give and a malformed time with 400', async () => {
     for (const query of ['limit=201', 'limit=0', 'cursor=bm90LWEtY3Vyc29y', 'since=yesterday', 'status=lost']) {
-      await expectError(await t.request(`/api/v2/admin/install-codes?${query}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), 400, 'validation_failed');
+      await expectError(
+        await t.request(`/api/v2/admin/install-codes?${query}`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        }),
+        400,
+        'validation_failed',
+      );
     }
   });
 
@@ -84,10 +107,24 @@ describe('admin: install codes', () => {
     const code = await issued(t);
     const trail = eventTrail(t);
     await trail.take();
-    const res = await t.request(`/api/v2/admin/install-codes/${code.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-request-id': 'op-revoke-1' } });
+    const res = await t.request(`/api/v2/admin/install-codes/${code.id}/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-request-id': 'op-revoke-1' },
+    });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ install_code_id: code.id, status: 'revoked', revoked_at: '2026-11-22T10:00:00+00:00' });
-    expect(await trail.take()).toEqual([expect.objectContaining({ type: 'install_code.revoked', actor: 'operator', installCodeId: code.id, requestId: 'op-revoke-1' })]);
+    expect((await res.json()).data).toMatchObject({
+      install_code_id: code.id,
+      status: 'revoked',
+      revoked_at: '2026-11-22T10:00:00+00:00',
+    });
+    expect(await trail.take()).toEqual([
+      expect.objectContaining({
+        type: 'install_code.revoked',
+        actor: 'operator',
+        installCodeId: code.id,
+        requestId: 'op-revoke-1',
+      }),
+    ]);
     expect((await adminAction(t, `install-codes/${code.id}/revoke`)).status).toBe(200);
     expect(await trail.types()).toEqual([]);
     await expectError(await precheckRequest(t, code.code, {}, freshClient().address), 410, 'install_code_revoked');
@@ -96,10 +133,13 @@ describe('admin: install codes', () => {
   it('revoke of a code an activation holds is 409, of an unknown one 404, of a malformed id 400', async () => {
     const a = await activatedInstall(t);
     const [item] = (await adminList(t, 'install-codes', { status: 'activated' })).items;
-    await expectError(await adminAction(t, `install-codes/${item!.install_code_id}/revoke`), 409, 'install_code_unavailable');
+    await expectError(
+      await adminAction(t, `install-codes/${item!.install_code_id}/revoke`),
+      409,
+      'install_code_unavailable',
+    );
     await expectError(await adminAction(t, 'install-codes/ic_0000000000000000/revoke'), 404, 'install_code_not_found');
     await expectError(await adminAction(t, 'install-codes/code_1/revoke'), 400, 'validation_failed');
     expect((await adminList(t, 'activations')).items[0]!.activation_id).toBe(a.activationId);
   });
-
 });

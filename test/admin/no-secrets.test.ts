@@ -22,7 +22,8 @@ describe('no secret in any admin answer', () => {
     const spare = await issue(t, await newBrowser(t));
     secrets.push(spare.code);
     answers.push(await (await adminAction(t, `install-codes/${spare.id}/revoke`)).json());
-    for (const list of ['install-codes', 'activations', 'servers', 'events']) answers.push(await allPages(t, list, { limit: 200 }));
+    for (const list of ['install-codes', 'activations', 'servers', 'events'])
+      answers.push(await allPages(t, list, { limit: 200 }));
 
     const text = JSON.stringify(answers);
     expect(text).toContain('install_code.issued');

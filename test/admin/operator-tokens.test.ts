@@ -14,7 +14,12 @@ async function mint(t: TestApp, body: Record<string, unknown>, headers: Record<s
   return t.request('/api/v2/admin/tokens', postJson(body, headers));
 }
 
-async function minted(t: TestApp, name: string, scope: 'read' | 'write', expires_at?: string): Promise<{ id: string; token: string }> {
+async function minted(
+  t: TestApp,
+  name: string,
+  scope: 'read' | 'write',
+  expires_at?: string,
+): Promise<{ id: string; token: string }> {
   const res = await mint(t, { name, scope, ...(expires_at ? { expires_at } : {}) });
   expect(res.status).toBe(201);
   const { data } = await res.json();
@@ -24,7 +29,13 @@ async function minted(t: TestApp, name: string, scope: 'read' | 'write', expires
 /** The query an operation cannot answer 200 without (the usage of one subject). */
 const QUERY: Record<string, string> = { getRateLimitUsage: '?ip=203.0.113.7' };
 
-type Operation = { method: string; path: string; operationId: string; scope: string; parameters?: { in: string; name: string; example?: string; schema?: { example?: string } }[] };
+type Operation = {
+  method: string;
+  path: string;
+  operationId: string;
+  scope: string;
+  parameters?: { in: string; name: string; example?: string; schema?: { example?: string } }[];
+};
 
 /** Every admin operation of the served document, with the one scope its security requirement names and a concrete path. */
 function adminOperations(t: TestApp): Operation[] {
@@ -37,7 +48,13 @@ function adminOperations(t: TestApp): Operation[] {
           const param = (op.parameters ?? []).find((p: any) => p.in === 'path' && p.name === name);
           return param?.schema?.example ?? param?.example;
         });
-        return { method: method.toUpperCase(), path: `${concrete}${QUERY[op.operationId] ?? ''}`, operationId: op.operationId, scope: op.security?.[0]?.adminToken?.[0], parameters: op.parameters };
+        return {
+          method: method.toUpperCase(),
+          path: `${concrete}${QUERY[op.operationId] ?? ''}`,
+          operationId: op.operationId,
+          scope: op.security?.[0]?.adminToken?.[0],
+          parameters: op.parameters,
+        };
       }),
     );
 }
@@ -59,10 +76,15 @@ describe('named operator tokens: every admin operation enforces the scope its de
   });
 
   it('a token is let through exactly where its scope reaches: 403 admin_scope_insufficient beyond it, never 401 or 403 within it', async () => {
-    const tokens = { read: (await minted(t, 'dashboard', 'read')).token, write: (await minted(t, 'support', 'write')).token, root: ADMIN_TOKEN };
+    const tokens = {
+      read: (await minted(t, 'dashboard', 'read')).token,
+      write: (await minted(t, 'support', 'write')).token,
+      root: ADMIN_TOKEN,
+    };
     for (const op of adminOperations(t)) {
       for (const [scope, token] of Object.entries(tokens) as [keyof typeof RANK, string][]) {
-        const init = op.method === 'GET' ? { headers: bearer(token) } : { ...postJson({}, bearer(token)), method: op.method };
+        const init =
+          op.method === 'GET' ? { headers: bearer(token) } : { ...postJson({}, bearer(token)), method: op.method };
         const res = await t.request(op.path, init);
         const body = await res.json();
         if (RANK[scope] < RANK[op.scope as keyof typeof RANK]) {
@@ -80,7 +102,9 @@ describe('named operator tokens: every admin operation enforces the scope its de
   it('an expired or revoked token is 401 admin_token_invalid on every admin operation', async () => {
     const expiring = await minted(t, 'contractor', 'write', '2026-11-22T11:00:00+00:00');
     const revoked = await minted(t, 'leaver', 'write');
-    expect((await t.request(`/api/v2/admin/tokens/${revoked.id}`, { method: 'DELETE', headers: root })).status).toBe(200);
+    expect((await t.request(`/api/v2/admin/tokens/${revoked.id}`, { method: 'DELETE', headers: root })).status).toBe(
+      200,
+    );
     t.clock.advance(3600);
     for (const op of adminOperations(t)) {
       for (const token of [expiring.token, revoked.token, `${revoked.token}x`]) {
@@ -110,18 +134,26 @@ describe('named operator tokens: made, listed and revoked by ADMIN_TOKEN alone',
       revoked_at: null,
       token: expect.stringMatching(/^sdo_[A-Za-z0-9_-]{43}$/),
     });
-    const [row] = await t.database.db.select().from(operatorTokens).where(eq(operatorTokens.id, data.operator_token_id));
+    const [row] = await t.database.db
+      .select()
+      .from(operatorTokens)
+      .where(eq(operatorTokens.id, data.operator_token_id));
     expect(JSON.stringify(row)).not.toContain(data.token);
 
     expect((await t.request('/api/v2/admin/servers', { headers: bearer(data.token) })).status).toBe(200);
     const listed = await (await t.request('/api/v2/admin/tokens', { headers: root })).json();
-    expect(listed.data.items).toEqual([{ ...data, token: undefined, last_used_at: '2026-11-22T10:00:00+00:00' }].map(({ token, ...rest }) => rest));
+    expect(listed.data.items).toEqual(
+      [{ ...data, token: undefined, last_used_at: '2026-11-22T10:00:00+00:00' }].map(({ token, ...rest }) => rest),
+    );
     expect(JSON.stringify(listed)).not.toContain(data.token);
   });
 
   it('last use is written at most once a minute per token', async () => {
     const { id, token } = await minted(t, 'poller', 'read');
-    const lastUsed = async () => (await t.database.db.select().from(operatorTokens).where(eq(operatorTokens.id, id)))[0]!.lastUsedAt?.toISOString();
+    const lastUsed = async () =>
+      (
+        await t.database.db.select().from(operatorTokens).where(eq(operatorTokens.id, id))
+      )[0]!.lastUsedAt?.toISOString();
     await t.request('/api/v2/admin/events', { headers: bearer(token) });
     expect(await lastUsed()).toBe('2026-11-22T10:00:00.000Z');
     t.clock.advance(59);
@@ -134,9 +166,21 @@ describe('named operator tokens: made, listed and revoked by ADMIN_TOKEN alone',
 
   it('a write token may not make, list or revoke tokens: 403 admin_scope_insufficient', async () => {
     const write = await minted(t, 'support', 'write');
-    await expectError(await mint(t, { name: 'escalated', scope: 'write' }, bearer(write.token)), 403, 'admin_scope_insufficient');
-    await expectError(await t.request('/api/v2/admin/tokens', { headers: bearer(write.token) }), 403, 'admin_scope_insufficient');
-    await expectError(await t.request(`/api/v2/admin/tokens/${write.id}`, { method: 'DELETE', headers: bearer(write.token) }), 403, 'admin_scope_insufficient');
+    await expectError(
+      await mint(t, { name: 'escalated', scope: 'write' }, bearer(write.token)),
+      403,
+      'admin_scope_insufficient',
+    );
+    await expectError(
+      await t.request('/api/v2/admin/tokens', { headers: bearer(write.token) }),
+      403,
+      'admin_scope_insufficient',
+    );
+    await expectError(
+      await t.request(`/api/v2/admin/tokens/${write.id}`, { method: 'DELETE', headers: bearer(write.token) }),
+      403,
+      'admin_scope_insufficient',
+    );
     expect(await t.database.db.select().from(operatorTokens)).toHaveLength(1);
   });
 
@@ -156,7 +200,11 @@ describe('named operator tokens: made, listed and revoked by ADMIN_TOKEN alone',
   });
 
   it('revoking an unknown token is 404 operator_token_not_found; revoking twice answers the first revoke', async () => {
-    await expectError(await t.request('/api/v2/admin/tokens/opt_0000000000000000', { method: 'DELETE', headers: root }), 404, 'operator_token_not_found');
+    await expectError(
+      await t.request('/api/v2/admin/tokens/opt_0000000000000000', { method: 'DELETE', headers: root }),
+      404,
+      'operator_token_not_found',
+    );
     const { id } = await minted(t, 'x', 'read');
     const first = await (await t.request(`/api/v2/admin/tokens/${id}`, { method: 'DELETE', headers: root })).json();
     t.clock.advance(5);
@@ -171,22 +219,52 @@ describe('making and revoking a token are events naming the operator and the rea
 
   it('operator_token.created and operator_token.revoked (once) with the token id, name, scope, expiry, operator and reason', async () => {
     const trail = eventTrail(t);
-    const made = await mint(t, { name: 'dashboard', scope: 'read', expires_at: '2027-01-01T00:00:00+00:00', reason: 'Ticket 7: the wall screen' });
+    const made = await mint(t, {
+      name: 'dashboard',
+      scope: 'read',
+      expires_at: '2027-01-01T00:00:00+00:00',
+      reason: 'Ticket 7: the wall screen',
+    });
     expect(made.status).toBe(201);
     const { data } = await made.json();
     const created = await trail.take();
     expect(created.map((e) => [e.type, e.actor, e.data])).toEqual([
-      ['operator_token.created', 'operator', { operator_token_id: data.operator_token_id, name: 'dashboard', scope: 'read', expires_at: '2027-01-01T00:00:00+00:00', operator: 'root', reason: 'Ticket 7: the wall screen' }],
+      [
+        'operator_token.created',
+        'operator',
+        {
+          operator_token_id: data.operator_token_id,
+          name: 'dashboard',
+          scope: 'read',
+          expires_at: '2027-01-01T00:00:00+00:00',
+          operator: 'root',
+          reason: 'Ticket 7: the wall screen',
+        },
+      ],
     ]);
     expect(JSON.stringify(created)).not.toContain(data.token);
 
-    const revoke = (body?: unknown) => t.request(`/api/v2/admin/tokens/${data.operator_token_id}`, body === undefined ? { method: 'DELETE', headers: root } : { ...postJson(body, root), method: 'DELETE' });
+    const revoke = (body?: unknown) =>
+      t.request(
+        `/api/v2/admin/tokens/${data.operator_token_id}`,
+        body === undefined ? { method: 'DELETE', headers: root } : { ...postJson(body, root), method: 'DELETE' },
+      );
     expect((await revoke({ reason: 'a\u0000b' })).status).toBe(400);
     expect(await trail.take()).toEqual([]);
     expect((await revoke({ reason: 'The screen is gone' })).status).toBe(200);
     expect((await revoke()).status).toBe(200);
     expect((await trail.take()).map((e) => [e.type, e.data])).toEqual([
-      ['operator_token.revoked', { operator_token_id: data.operator_token_id, name: 'dashboard', scope: 'read', expires_at: '2027-01-01T00:00:00+00:00', operator: 'root', reason: 'The screen is gone' }],
+      [
+        'operator_token.revoked',
+        {
+          operator_token_id: data.operator_token_id,
+          name: 'dashboard',
+          scope: 'read',
+          expires_at: '2027-01-01T00:00:00+00:00',
+          operator: 'root',
+          reason: 'The screen is gone',
+        },
+      ],
     ]);
   });
 });
@@ -202,22 +280,51 @@ describe('operator actions name the operator and keep the reason in their events
     const server = await registeredServer(t);
     await trail.take();
 
-    expect((await t.request(`/api/v2/admin/install-codes/${code.id}/revoke`, postJson({ reason: 'Ticket 1: leaked' }, bearer(token)))).status).toBe(200);
-    expect((await trail.take()).map((e) => [e.type, e.actor, e.data])).toEqual([['install_code.revoked', 'operator', { operator: 'alice', reason: 'Ticket 1: leaked' }]]);
+    expect(
+      (
+        await t.request(
+          `/api/v2/admin/install-codes/${code.id}/revoke`,
+          postJson({ reason: 'Ticket 1: leaked' }, bearer(token)),
+        )
+      ).status,
+    ).toBe(200);
+    expect((await trail.take()).map((e) => [e.type, e.actor, e.data])).toEqual([
+      ['install_code.revoked', 'operator', { operator: 'alice', reason: 'Ticket 1: leaked' }],
+    ]);
 
-    expect((await t.request(`/api/v2/admin/activations/${activated.activationId}/release`, postJson({ restore_install_code: false, reason: 'Wrong box' }, bearer(token)))).status).toBe(200);
-    expect((await trail.take()).map((e) => [e.type, (e.data as Record<string, unknown>).operator, (e.data as Record<string, unknown>).reason])).toEqual([
+    expect(
+      (
+        await t.request(
+          `/api/v2/admin/activations/${activated.activationId}/release`,
+          postJson({ restore_install_code: false, reason: 'Wrong box' }, bearer(token)),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await trail.take()).map((e) => [
+        e.type,
+        (e.data as Record<string, unknown>).operator,
+        (e.data as Record<string, unknown>).reason,
+      ]),
+    ).toEqual([
       ['activation.released', 'alice', 'Wrong box'],
       ['install_code.revoked', 'alice', 'Wrong box'],
     ]);
 
-    expect((await t.request(`/api/v2/admin/servers/${server.serverId}/revoke`, { method: 'POST', headers: root })).status).toBe(200);
-    expect((await trail.take()).map((e) => [e.type, e.data])).toEqual([['server.revoked', { operator: 'root', reason: null }]]);
+    expect(
+      (await t.request(`/api/v2/admin/servers/${server.serverId}/revoke`, { method: 'POST', headers: root })).status,
+    ).toBe(200);
+    expect((await trail.take()).map((e) => [e.type, e.data])).toEqual([
+      ['server.revoked', { operator: 'root', reason: null }],
+    ]);
   });
 
   it('a reason with a control character is 400 validation_failed and changes nothing', async () => {
     const code = await issue(t, await newBrowser(t));
-    const res = await t.request(`/api/v2/admin/install-codes/${code.id}/revoke`, postJson({ reason: 'a\u0000b' }, root));
+    const res = await t.request(
+      `/api/v2/admin/install-codes/${code.id}/revoke`,
+      postJson({ reason: 'a\u0000b' }, root),
+    );
     expect(res.status).toBe(400);
     expect((await res.json()).error).toEqual({ code: 'validation_failed', message: expect.stringContaining('reason') });
   });
@@ -235,7 +342,9 @@ describe('webhook endpoints as a read-scope operator sees them', () => {
     const writer = bearer((await minted(t, 'alice', 'write')).token);
 
     const listed = await (await t.request('/api/v2/admin/webhooks', { headers: reader })).json();
-    expect(listed.data.items).toEqual([expect.objectContaining({ webhook_id: id, url: null, url_host: '127.0.0.1:9' })]);
+    expect(listed.data.items).toEqual([
+      expect.objectContaining({ webhook_id: id, url: null, url_host: '127.0.0.1:9' }),
+    ]);
     const shown = await t.request(`/api/v2/admin/webhooks/${id}`, { headers: reader });
     expect(shown.status).toBe(200);
     const body = await shown.text();

@@ -6,7 +6,14 @@ import { OVERRIDES, overrideRequest, removeOverride, setOverride } from '../rate
 import { ADMIN_TOKEN, adminList, allPages } from './admin-requests.js';
 
 const MACHINE_ID = '4c4c4544003957108052b4c04f384833';
-const valid = { subject: 'ip', value: '203.0.113.7', limit_name: 'issue-ip-hour', limit: 20, expires_at: '2026-12-01T00:00:00+00:00', reason: 'Office NAT (ticket 1234)' };
+const valid = {
+  subject: 'ip',
+  value: '203.0.113.7',
+  limit_name: 'issue-ip-hour',
+  limit: 20,
+  expires_at: '2026-12-01T00:00:00+00:00',
+  reason: 'Office NAT (ticket 1234)',
+};
 
 /** Each refused body: what differs from `valid`, and the field the message must name. */
 const refused: [string, Record<string, unknown>, string][] = [
@@ -16,19 +23,31 @@ const refused: [string, Record<string, unknown>, string][] = [
   ['a prefix beyond the address', { subject: 'cidr', value: '203.0.113.0/33' }, 'value'],
   ['an IPv4 CIDR wider than /16', { subject: 'cidr', value: '10.0.0.0/8' }, 'value'],
   ['an IPv6 CIDR wider than /32', { subject: 'cidr', value: '2001:db8::/16' }, 'value'],
-  ['an IPv6 CIDR narrower than the /64 clients are counted by', { subject: 'cidr', value: '2001:db8:1:2::/96' }, 'value'],
+  [
+    'an IPv6 CIDR narrower than the /64 clients are counted by',
+    { subject: 'cidr', value: '2001:db8:1:2::/96' },
+    'value',
+  ],
   ['a CIDR with host bits set', { subject: 'cidr', value: '203.0.113.7/24' }, 'value'],
   ['an IPv4 network written as IPv4-mapped IPv6', { subject: 'cidr', value: '::ffff:203.0.113.0/120' }, 'value'],
   ['a network as an ip', { value: '203.0.113.0/24' }, 'value'],
   ['a hostname as an ip', { value: 'vpn1.example.net' }, 'value'],
   ['an address with a port', { value: '203.0.113.7:8080' }, 'value'],
   ['an address as a machine', { subject: 'machine', limit_name: 'activate-machine-day' }, 'value'],
-  ['an upper-case machine id', { subject: 'machine', value: MACHINE_ID.toUpperCase(), limit_name: 'activate-machine-day' }, 'value'],
+  [
+    'an upper-case machine id',
+    { subject: 'machine', value: MACHINE_ID.toUpperCase(), limit_name: 'activate-machine-day' },
+    'value',
+  ],
   ['an unknown limit', { limit_name: 'issue-ip-minute' }, 'limit_name'],
   ['a limit not counted per IP or machine', { limit_name: 'issue-session-hour' }, 'limit_name'],
   ['a machine override of a per-IP limit', { subject: 'machine', value: MACHINE_ID }, 'limit_name'],
   ['an ip override of a per-machine limit', { limit_name: 'activate-machine-day' }, 'limit_name'],
-  ['a CIDR override of a per-machine limit', { subject: 'cidr', value: '203.0.113.0/24', limit_name: 'precheck-machine-day' }, 'limit_name'],
+  [
+    'a CIDR override of a per-machine limit',
+    { subject: 'cidr', value: '203.0.113.0/24', limit_name: 'precheck-machine-day' },
+    'limit_name',
+  ],
   ['a zero limit', { limit: 0 }, 'limit'],
   ['a negative limit', { limit: -5 }, 'limit'],
   ['a fractional limit', { limit: 2.5 }, 'limit'],
@@ -76,20 +95,40 @@ describe('the admin API of rate-limit overrides', () => {
       removed_by: null,
       removal_reason: null,
     });
-    expect(await t.database.db.select().from(rateLimitOverrides)).toEqual([expect.objectContaining({ id: data.rate_limit_override_id, subjectKey: '203.0.113.7', quota: 20, createdBy: 'root' })]);
+    expect(await t.database.db.select().from(rateLimitOverrides)).toEqual([
+      expect.objectContaining({
+        id: data.rate_limit_override_id,
+        subjectKey: '203.0.113.7',
+        quota: 20,
+        createdBy: 'root',
+      }),
+    ]);
     expect(await trail.take()).toEqual([
       expect.objectContaining({
         type: 'rate_limit_override.created',
         actor: 'operator',
         requestId: expect.any(String),
-        data: { rate_limit_override_id: data.rate_limit_override_id, subject: 'ip', value: '203.0.113.7', limit_name: 'issue-ip-hour', limit: 20, expires_at: '2026-12-01T00:00:00+00:00', operator: 'root', reason: 'Office NAT (ticket 1234)' },
+        data: {
+          rate_limit_override_id: data.rate_limit_override_id,
+          subject: 'ip',
+          value: '203.0.113.7',
+          limit_name: 'issue-ip-hour',
+          limit: 20,
+          expires_at: '2026-12-01T00:00:00+00:00',
+          operator: 'root',
+          reason: 'Office NAT (ticket 1234)',
+        },
       }),
     ]);
   });
 
   it.each(refused)('%s: 400 validation_failed naming the field, nothing stored', async (_case, change, field) => {
     const trail = eventTrail(t);
-    const res = await t.request(OVERRIDES, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ ...valid, ...change }) });
+    const res = await t.request(OVERRIDES, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ ...valid, ...change }),
+    });
     const body = await res.json();
     expect({ status: res.status, code: body.error?.code }).toEqual({ status: 400, code: 'validation_failed' });
     expect(body.error.message).toContain(`${field}:`);
@@ -98,12 +137,21 @@ describe('the admin API of rate-limit overrides', () => {
   });
 
   it('says what is wrong in words an operator can act on', async () => {
-    const message = async (change: Record<string, unknown>) => (await (await overrideRequest(t, { ...valid, ...change })).json()).error.message as string;
-    expect(await message({ subject: 'cidr', value: '203.0.113.7/24' })).toContain('write the network as 203.0.113.0/24');
+    const message = async (change: Record<string, unknown>) =>
+      (await (await overrideRequest(t, { ...valid, ...change })).json()).error.message as string;
+    expect(await message({ subject: 'cidr', value: '203.0.113.7/24' })).toContain(
+      'write the network as 203.0.113.0/24',
+    );
     expect(await message({ subject: 'cidr', value: '10.0.0.0/8' })).toContain('never covers more than a /16');
-    expect(await message({ subject: 'machine', value: MACHINE_ID })).toContain('issue-ip-hour is counted per ip, not per machine: a machine override can set precheck-machine-day, activate-machine-day');
-    expect(await message({ limit: 10_001 })).toContain('must be at most 10000: an override never makes a limit unlimited');
-    expect(await message({ expires_at: '2027-11-23T00:00:00+00:00' })).toContain('expires_at: must be at most 365 days ahead');
+    expect(await message({ subject: 'machine', value: MACHINE_ID })).toContain(
+      'issue-ip-hour is counted per ip, not per machine: a machine override can set precheck-machine-day, activate-machine-day',
+    );
+    expect(await message({ limit: 10_001 })).toContain(
+      'must be at most 10000: an override never makes a limit unlimited',
+    );
+    expect(await message({ expires_at: '2027-11-23T00:00:00+00:00' })).toContain(
+      'expires_at: must be at most 365 days ahead',
+    );
     expect(await message({ expires_at: undefined })).toContain('expires_at: is required');
     expect(await message({ reason: undefined })).toContain('reason: is required');
   });
@@ -122,7 +170,13 @@ describe('the admin API of rate-limit overrides', () => {
       [other.rate_limit_override_id, 'active', null],
       [first.rate_limit_override_id, 'removed', `Replaced by ${second.rate_limit_override_id}.`],
     ]);
-    expect((await trail.take()).map((e) => [e.type, (e.data as Record<string, unknown>).rate_limit_override_id, (e.data as Record<string, unknown>).operator])).toEqual([
+    expect(
+      (await trail.take()).map((e) => [
+        e.type,
+        (e.data as Record<string, unknown>).rate_limit_override_id,
+        (e.data as Record<string, unknown>).operator,
+      ]),
+    ).toEqual([
       ['rate_limit_override.removed', first.rate_limit_override_id, 'root'],
       ['rate_limit_override.created', second.rate_limit_override_id, 'root'],
     ]);
@@ -136,16 +190,35 @@ describe('the admin API of rate-limit overrides', () => {
   });
 
   it('removes an override with a reason: 200, listed as removed with who and why, an event; a second removal changes nothing', async () => {
-    const override = await setOverride(t, { subject: 'cidr', value: '203.0.113.0/24', limit_name: 'issue-ip-hour', limit: 20 });
+    const override = await setOverride(t, {
+      subject: 'cidr',
+      value: '203.0.113.0/24',
+      limit_name: 'issue-ip-hour',
+      limit: 20,
+    });
     const trail = eventTrail(t);
     await trail.take();
     t.clock.advance(60);
     const res = await removeOverride(t, override.rate_limit_override_id, 'Workshop over');
     expect(res.status).toBe(200);
-    const removed = { ...override, status: 'removed', removed_at: '2026-11-22T10:01:00+00:00', removed_by: 'root', removal_reason: 'Workshop over' };
+    const removed = {
+      ...override,
+      status: 'removed',
+      removed_at: '2026-11-22T10:01:00+00:00',
+      removed_by: 'root',
+      removal_reason: 'Workshop over',
+    };
     expect((await res.json()).data).toEqual(removed);
     expect(await trail.take()).toEqual([
-      expect.objectContaining({ type: 'rate_limit_override.removed', actor: 'operator', data: expect.objectContaining({ rate_limit_override_id: override.rate_limit_override_id, operator: 'root', reason: 'Workshop over' }) }),
+      expect.objectContaining({
+        type: 'rate_limit_override.removed',
+        actor: 'operator',
+        data: expect.objectContaining({
+          rate_limit_override_id: override.rate_limit_override_id,
+          operator: 'root',
+          reason: 'Workshop over',
+        }),
+      }),
     ]);
 
     const again = await removeOverride(t, override.rate_limit_override_id);
@@ -155,10 +228,18 @@ describe('the admin API of rate-limit overrides', () => {
   });
 
   it('removes without a body (the reason is optional); refuses an unknown id, a malformed id and a control character in the reason', async () => {
-    const override = await setOverride(t, { subject: 'ip', value: '203.0.113.7', limit_name: 'issue-ip-hour', limit: 20 });
+    const override = await setOverride(t, {
+      subject: 'ip',
+      value: '203.0.113.7',
+      limit_name: 'issue-ip-hour',
+      limit: 20,
+    });
     const refusedReason = await removeOverride(t, override.rate_limit_override_id, 'over\u0000');
     expect(refusedReason.status).toBe(400);
-    expect((await refusedReason.json()).error).toEqual({ code: 'validation_failed', message: expect.stringContaining('reason:') });
+    expect((await refusedReason.json()).error).toEqual({
+      code: 'validation_failed',
+      message: expect.stringContaining('reason:'),
+    });
     expect((await adminList(t, 'rate-limit-overrides', { status: 'active' })).items).toHaveLength(1);
 
     const res = await removeOverride(t, override.rate_limit_override_id);
@@ -172,17 +253,31 @@ describe('the admin API of rate-limit overrides', () => {
     expect((await malformed.json()).error.code).toBe('validation_failed');
   });
 
-  it('lists newest first with the admin lists\' envelope and cursor, marks expired ones, filters by status and limit name', async () => {
+  it("lists newest first with the admin lists' envelope and cursor, marks expired ones, filters by status and limit name", async () => {
     const set = [];
-    for (const [value, expires] of [['203.0.113.1', '2026-11-22T10:30:00+00:00'], ['203.0.113.2', '2026-12-01T00:00:00+00:00'], ['203.0.113.3', '2026-12-01T00:00:00+00:00']] as const) {
-      set.push(await setOverride(t, { subject: 'ip', value, limit_name: 'issue-ip-hour', limit: 10, expires_at: expires }));
+    for (const [value, expires] of [
+      ['203.0.113.1', '2026-11-22T10:30:00+00:00'],
+      ['203.0.113.2', '2026-12-01T00:00:00+00:00'],
+      ['203.0.113.3', '2026-12-01T00:00:00+00:00'],
+    ] as const) {
+      set.push(
+        await setOverride(t, { subject: 'ip', value, limit_name: 'issue-ip-hour', limit: 10, expires_at: expires }),
+      );
       t.clock.advance(1);
     }
-    const machine = await setOverride(t, { subject: 'machine', value: MACHINE_ID, limit_name: 'activate-machine-day', limit: 9 });
+    const machine = await setOverride(t, {
+      subject: 'machine',
+      value: MACHINE_ID,
+      limit_name: 'activate-machine-day',
+      limit: 9,
+    });
     t.clock.set('2026-11-22T11:00:00Z');
 
     const first = await adminList(t, 'rate-limit-overrides', { limit: 2 });
-    expect(first.items.map((i) => i.rate_limit_override_id)).toEqual([machine.rate_limit_override_id, set[2]!.rate_limit_override_id]);
+    expect(first.items.map((i) => i.rate_limit_override_id)).toEqual([
+      machine.rate_limit_override_id,
+      set[2]!.rate_limit_override_id,
+    ]);
     expect(first.next_cursor).toEqual(expect.any(String));
     const second = await adminList(t, 'rate-limit-overrides', { limit: 2, cursor: first.next_cursor! });
     expect(second.items.map((i) => [i.rate_limit_override_id, i.status])).toEqual([
@@ -191,16 +286,32 @@ describe('the admin API of rate-limit overrides', () => {
     ]);
     expect(second.next_cursor).toBeNull();
 
-    expect((await adminList(t, 'rate-limit-overrides', { status: 'expired' })).items.map((i) => i.value)).toEqual(['203.0.113.1']);
-    expect((await adminList(t, 'rate-limit-overrides', { status: 'active', limit_name: 'issue-ip-hour' })).items.map((i) => i.value)).toEqual(['203.0.113.3', '203.0.113.2']);
+    expect((await adminList(t, 'rate-limit-overrides', { status: 'expired' })).items.map((i) => i.value)).toEqual([
+      '203.0.113.1',
+    ]);
+    expect(
+      (await adminList(t, 'rate-limit-overrides', { status: 'active', limit_name: 'issue-ip-hour' })).items.map(
+        (i) => i.value,
+      ),
+    ).toEqual(['203.0.113.3', '203.0.113.2']);
     const bad = await t.request(`${OVERRIDES}?status=gone`, { headers: auth });
     expect(bad.status).toBe(400);
   });
 
   it('the usage route takes exactly one of ip and machine, each well-formed', async () => {
-    for (const query of ['', '?ip=203.0.113.7&machine=4c4c4544003957108052b4c04f384833', '?ip=203.0.113.0/24', '?ip=203.0.113.7%00', '?machine=nothex']) {
+    for (const query of [
+      '',
+      '?ip=203.0.113.7&machine=4c4c4544003957108052b4c04f384833',
+      '?ip=203.0.113.0/24',
+      '?ip=203.0.113.7%00',
+      '?machine=nothex',
+    ]) {
       const res = await t.request(`/api/v2/admin/rate-limit-usage${query}`, { headers: auth });
-      expect({ query, status: res.status, code: (await res.json()).error?.code }).toEqual({ query, status: 400, code: 'validation_failed' });
+      expect({ query, status: res.status, code: (await res.json()).error?.code }).toEqual({
+        query,
+        status: 400,
+        code: 'validation_failed',
+      });
     }
   });
 });

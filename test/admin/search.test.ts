@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_VERSION, registerRequest } from '../legacy/agent-requests.js';
-import { activateRequest, freshClient, issueCode, precheckToken, randomMachine, type Machine } from '../support/install-flow.js';
+import {
+  activateRequest,
+  freshClient,
+  issueCode,
+  precheckToken,
+  randomMachine,
+  type Machine,
+} from '../support/install-flow.js';
 import { useTestApp, type TestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN, adminList } from './admin-requests.js';
 
@@ -17,10 +24,20 @@ interface Installed {
 async function installed(t: TestApp, hostname: string, publicIp: string): Promise<Installed> {
   const machine = randomMachine();
   const code = await issueCode(t);
-  const activated = await activateRequest(t, code, await precheckToken(t, code, machine), { ...machine, hostname, public_ip: publicIp }, freshClient().address);
+  const activated = await activateRequest(
+    t,
+    code,
+    await precheckToken(t, code, machine),
+    { ...machine, hostname, public_ip: publicIp },
+    freshClient().address,
+  );
   expect(activated.status).toBe(200);
   const { activation_id: activationId, install_token } = (await activated.json()).data;
-  const registered = await registerRequest(t, { activation_id: activationId, install_token, agent_version: AGENT_VERSION });
+  const registered = await registerRequest(t, {
+    activation_id: activationId,
+    install_token,
+    agent_version: AGENT_VERSION,
+  });
   expect(registered.status).toBe(201);
   return { code, activationId, serverId: (await registered.json()).data.server_id, machine };
 }
@@ -29,10 +46,17 @@ describe('admin search: q, ip, machine_id, ssh_fingerprint on the lists of codes
   const t = useTestApp({ ADMIN_TOKEN });
 
   /** The ids a list answers for `query`, as a set of names of the installs above. */
-  const found = async (list: 'install-codes' | 'activations' | 'servers', query: Record<string, string>, installs: Record<string, Installed>) => {
+  const found = async (
+    list: 'install-codes' | 'activations' | 'servers',
+    query: Record<string, string>,
+    installs: Record<string, Installed>,
+  ) => {
     const idKey = { 'install-codes': 'install_code_id', activations: 'activation_id', servers: 'server_id' }[list];
     const ids = (await adminList(t, list, query)).items.map((item) => item[idKey] as string);
-    const names = Object.entries(installs).map(([name, i]) => [name, { 'install-codes': codeIdOf(i), activations: i.activationId, servers: i.serverId }[list]] as const);
+    const names = Object.entries(installs).map(
+      ([name, i]) =>
+        [name, { 'install-codes': codeIdOf(i), activations: i.activationId, servers: i.serverId }[list]] as const,
+    );
     return ids.map((id) => names.find(([, known]) => known === id)?.[0] ?? id).sort();
   };
   const codeIds = new Map<string, string>();
@@ -70,19 +94,36 @@ describe('admin search: q, ip, machine_id, ssh_fingerprint on the lists of codes
       expect(await found(list, { machine_id: installs.b.machine.machine_id }, installs), list).toEqual(['b']);
       expect(await found(list, { ssh_fingerprint: installs.d.machine.ssh_fingerprint }, installs), list).toEqual(['d']);
       // together: every filter holds
-      expect(await found(list, { q: 'vpn', ip: '203.0.113.0/24', machine_id: installs.a.machine.machine_id }, installs), list).toEqual(['a']);
+      expect(
+        await found(list, { q: 'vpn', ip: '203.0.113.0/24', machine_id: installs.a.machine.machine_id }, installs),
+        list,
+      ).toEqual(['a']);
       expect(await found(list, { q: 'mail', ip: '203.0.113.0/24' }, installs), list).toEqual([]);
     }
 
     // Codes: q looks in the hint and the id; the machine filters find the code its activation used.
-    const hint = (await adminList(t, 'install-codes')).items.find((item) => item.install_code_id === codeIdOf(installs.c))!.install_code_hint as string;
+    const hint = (await adminList(t, 'install-codes')).items.find(
+      (item) => item.install_code_id === codeIdOf(installs.c),
+    )!.install_code_hint as string;
     expect(await found('install-codes', { q: hint.slice(-6).toLowerCase() }, installs)).toEqual(['c']);
     expect(await found('install-codes', { q: codeIdOf(installs.a).slice(3, 11) }, installs)).toEqual(['a']);
     expect(await found('install-codes', { ip: '203.0.113.0/24' }, installs)).toEqual(['a', 'b']);
     expect(await found('install-codes', { ip: '2001:db8:1200::7' }, installs)).toEqual(['d']);
     expect(await found('install-codes', { machine_id: installs.c.machine.machine_id }, installs)).toEqual(['c']);
-    expect(await found('install-codes', { ssh_fingerprint: installs.b.machine.ssh_fingerprint, ip: '203.0.113.0/24' }, installs)).toEqual(['b']);
-    expect(await found('install-codes', { ssh_fingerprint: installs.b.machine.ssh_fingerprint, ip: '198.51.100.0/24' }, installs)).toEqual([]);
+    expect(
+      await found(
+        'install-codes',
+        { ssh_fingerprint: installs.b.machine.ssh_fingerprint, ip: '203.0.113.0/24' },
+        installs,
+      ),
+    ).toEqual(['b']);
+    expect(
+      await found(
+        'install-codes',
+        { ssh_fingerprint: installs.b.machine.ssh_fingerprint, ip: '198.51.100.0/24' },
+        installs,
+      ),
+    ).toEqual([]);
   });
 
   it('pages through a search without repeating or skipping a row', async () => {
@@ -93,8 +134,18 @@ describe('admin search: q, ip, machine_id, ssh_fingerprint on the lists of codes
     }
     await installed(t, 'core.example.net', '192.0.2.100');
     const first = await adminList(t, 'activations', { q: 'edge-', ip: '192.0.2.0/24', limit: 2 });
-    const second = await adminList(t, 'activations', { q: 'edge-', ip: '192.0.2.0/24', limit: 2, cursor: first.next_cursor! });
-    const third = await adminList(t, 'activations', { q: 'edge-', ip: '192.0.2.0/24', limit: 2, cursor: second.next_cursor! });
+    const second = await adminList(t, 'activations', {
+      q: 'edge-',
+      ip: '192.0.2.0/24',
+      limit: 2,
+      cursor: first.next_cursor!,
+    });
+    const third = await adminList(t, 'activations', {
+      q: 'edge-',
+      ip: '192.0.2.0/24',
+      limit: 2,
+      cursor: second.next_cursor!,
+    });
     expect([...first.items, ...second.items, ...third.items].map((a) => a.activation_id)).toEqual(ids.reverse());
     expect(third.next_cursor).toBeNull();
   });
@@ -115,14 +166,24 @@ describe('admin search: q, ip, machine_id, ssh_fingerprint on the lists of codes
   ])('ip: %s is 400 validation_failed naming ip, on every list', async (_, ip) => {
     for (const list of ['install-codes', 'activations', 'servers']) {
       const res = await t.request(`/api/v2/admin/${list}?ip=${encodeURIComponent(ip)}`, { headers: auth });
-      expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: { code: 'validation_failed', message: expect.stringMatching(/^The request is not valid\. ip: /) } } });
+      expect({ status: res.status, body: await res.json() }).toEqual({
+        status: 400,
+        body: {
+          error: { code: 'validation_failed', message: expect.stringMatching(/^The request is not valid\. ip: /) },
+        },
+      });
     }
   });
 
   it('q shorter than 3 characters is 400 validation_failed naming q (a part that short has no trigram to look up)', async () => {
     for (const list of ['install-codes', 'activations', 'servers']) {
       const res = await t.request(`/api/v2/admin/${list}?q=vp`, { headers: auth });
-      expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: { code: 'validation_failed', message: 'The request is not valid. q: must be at least 3 characters.' } } });
+      expect({ status: res.status, body: await res.json() }).toEqual({
+        status: 400,
+        body: {
+          error: { code: 'validation_failed', message: 'The request is not valid. q: must be at least 3 characters.' },
+        },
+      });
     }
   });
 });

@@ -8,8 +8,10 @@ import { ADMIN_TOKEN, adminAction, adminList, allPages } from './admin-requests.
 describe('admin: servers and their health', () => {
   const t = useTestApp({ ADMIN_TOKEN, SERVER_DEAD_AFTER_SECONDS: '3600' });
 
-  const health = async (serverId: string) => (await adminList(t, 'servers')).items.find((s) => s.server_id === serverId)!.health as string;
-  const withHealth = async (status: string) => (await adminList(t, 'servers', { status })).items.map((s) => s.server_id);
+  const health = async (serverId: string) =>
+    (await adminList(t, 'servers')).items.find((s) => s.server_id === serverId)!.health as string;
+  const withHealth = async (status: string) =>
+    (await adminList(t, 'servers', { status })).items.map((s) => s.server_id);
 
   it('health follows check-ins on a fixed clock: active, stale after 2 missed intervals, dead after SERVER_DEAD_AFTER_SECONDS, active again, revoked', async () => {
     const server = await registeredServer(t);
@@ -60,10 +62,14 @@ describe('admin: servers and their health', () => {
     for (let i = 0; i < 3; i++) before.push((await registeredServer(t)).serverId);
     const [item] = (await adminList(t, 'servers', { until: '2026-11-22T10:00:05+00:00' })).items;
     expect(item!.server_id).toBe(first.serverId);
-    expect((await adminList(t, 'servers', { machine_id: item!.machine_id })).items.map((s) => s.server_id)).toEqual([first.serverId]);
+    expect((await adminList(t, 'servers', { machine_id: item!.machine_id })).items.map((s) => s.server_id)).toEqual([
+      first.serverId,
+    ]);
     expect((await adminList(t, 'servers', { hostname: 'vpn1.example.net' })).items).toHaveLength(4);
     expect((await adminList(t, 'servers', { since: '2026-11-22T10:00:05+00:00' })).items).toHaveLength(3);
-    const seen = (await allPages(t, 'servers', { limit: 2 }, async () => void (await registeredServer(t)))).map((s) => s.server_id);
+    const seen = (await allPages(t, 'servers', { limit: 2 }, async () => void (await registeredServer(t)))).map(
+      (s) => s.server_id,
+    );
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual(expect.arrayContaining(before));
   });
@@ -74,10 +80,23 @@ describe('admin: servers and their health', () => {
     await trail.take();
     const res = await adminAction(t, `servers/${server.serverId}/revoke`);
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toEqual({ server_id: server.serverId, status: 'revoked', revoked_at: '2026-11-22T10:00:00+00:00' });
-    expect(await trail.take()).toEqual([expect.objectContaining({ type: 'server.revoked', actor: 'operator', serverId: server.serverId, activationId: server.activationId })]);
+    expect((await res.json()).data).toEqual({
+      server_id: server.serverId,
+      status: 'revoked',
+      revoked_at: '2026-11-22T10:00:00+00:00',
+    });
+    expect(await trail.take()).toEqual([
+      expect.objectContaining({
+        type: 'server.revoked',
+        actor: 'operator',
+        serverId: server.serverId,
+        activationId: server.activationId,
+      }),
+    ]);
     t.clock.advance(60);
-    expect((await (await adminAction(t, `servers/${server.serverId}/revoke`)).json()).data.revoked_at).toBe('2026-11-22T10:00:00+00:00');
+    expect((await (await adminAction(t, `servers/${server.serverId}/revoke`)).json()).data.revoked_at).toBe(
+      '2026-11-22T10:00:00+00:00',
+    );
     expect(await trail.types()).toEqual([]);
     expect((await (await checkinRequest(t, bearer(server.agentToken))).json()).data.status).toBe('revoked');
     await expectError(await adminAction(t, 'servers/srv_0000000000000000/revoke'), 404, 'server_not_found');

@@ -37,10 +37,16 @@ async function expectNothingChanged(send: () => Promise<Response>, status: numbe
 }
 
 const eventTypes = async (installCodeId: string) =>
-  (await t.database.db.select().from(events).where(eq(events.installCodeId, installCodeId)).orderBy(events.id)).map((e) => e.type);
+  (await t.database.db.select().from(events).where(eq(events.installCodeId, installCodeId)).orderBy(events.id)).map(
+    (e) => e.type,
+  );
 
 async function watched(browser: Browser, installCodeId: string) {
-  const res = await t.request('/api/v2/slowdns/code/status', { headers: { cookie: browser.cookie, ...browser.headers } }, browser.address);
+  const res = await t.request(
+    '/api/v2/slowdns/code/status',
+    { headers: { cookie: browser.cookie, ...browser.headers } },
+    browser.address,
+  );
   expect(res.status).toBe(200);
   return (await res.json()).data.items.find((i: { install_code_id: string }) => i.install_code_id === installCodeId);
 }
@@ -57,7 +63,11 @@ describe('issue and precheck of a code issued with approval', () => {
   it('issue answers require_approval: true when asked, false without a body', async () => {
     const browser = await newBrowser(t);
     await issueWithApproval(t, browser);
-    const res = await t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie: browser.cookie, ...browser.headers } }, browser.address);
+    const res = await t.request(
+      '/api/v2/slowdns/code/issue',
+      { method: 'POST', headers: { cookie: browser.cookie, ...browser.headers } },
+      browser.address,
+    );
     expect(res.status).toBe(201);
     expect((await res.json()).data.require_approval).toBe(false);
   });
@@ -91,14 +101,26 @@ describe('issue and precheck of a code issued with approval', () => {
     const res = await precheckRequest(t, code, {}, INSTALLER_IP);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(Object.keys(body.data).sort()).toEqual(['install_code', 'install_code_hint', 'machine_binding', 'observed_ip', 'precheck_expires_at', 'precheck_token']);
+    expect(Object.keys(body.data).sort()).toEqual([
+      'install_code',
+      'install_code_hint',
+      'machine_binding',
+      'observed_ip',
+      'precheck_expires_at',
+      'precheck_token',
+    ]);
     expect(body.meta.message).toBe('Install code is valid for this machine.');
     const claims = JSON.parse(Buffer.from(body.data.precheck_token.split('.')[1]!, 'base64url').toString());
     expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'mid', 'ssh', 'sub']);
     const activated = await activateRequest(t, code, body.data.precheck_token, {}, INSTALLER_IP);
     expect(activated.status).toBe(200);
     expect(await t.database.db.select().from(installCodePrechecks)).toEqual([]);
-    expect(await watched(browser, id)).toMatchObject({ require_approval: false, approval: 'not_required', prechecks: [], status: 'activated' });
+    expect(await watched(browser, id)).toMatchObject({
+      require_approval: false,
+      approval: 'not_required',
+      prechecks: [],
+      status: 'activated',
+    });
     expect(await eventTypes(id)).toEqual(['install_code.issued', 'install_code.activated', 'activation.created']);
   });
 });
@@ -134,12 +156,26 @@ describe('activate of a code awaiting approval', () => {
     const approved = await decisionRequest(t, 'approve', browser, id, precheckId);
     expect(approved.status).toBe(200);
     const body = await approved.json();
-    expect(body.data).toMatchObject({ install_code_id: id, approval: 'approved', require_approval: true, usable: true, prechecks: [{ precheck_id: precheckId, approval: 'approved' }] });
+    expect(body.data).toMatchObject({
+      install_code_id: id,
+      approval: 'approved',
+      require_approval: true,
+      usable: true,
+      prechecks: [{ precheck_id: precheckId, approval: 'approved' }],
+    });
     expect(approved.headers.get('cache-control')).toBe('no-store');
     expect((await activateRequest(t, code, token, {}, INSTALLER_IP)).status).toBe(200);
-    expect(await eventTypes(id)).toEqual(['install_code.issued', 'install_code.approved', 'install_code.activated', 'activation.created']);
+    expect(await eventTypes(id)).toEqual([
+      'install_code.issued',
+      'install_code.approved',
+      'install_code.activated',
+      'activation.created',
+    ]);
     const [approvedEvent] = await t.database.db.select().from(events).where(eq(events.type, 'install_code.approved'));
-    expect(approvedEvent).toMatchObject({ actor: 'browser', data: { precheck_id: precheckId, precheck_ip: INSTALLER_IP, ssh_fingerprint: machine.ssh_fingerprint } });
+    expect(approvedEvent).toMatchObject({
+      actor: 'browser',
+      data: { precheck_id: precheckId, precheck_ip: INSTALLER_IP, ssh_fingerprint: machine.ssh_fingerprint },
+    });
   });
 
   it('binds the approval to that precheck: another precheck token, even of the same machine, is 403 machine_mismatch', async () => {
@@ -148,25 +184,50 @@ describe('activate of a code awaiting approval', () => {
     const sameIdentity = await precheckWaiting(t, code, machine, '198.51.100.99');
     t.clock.advance(1);
     const second = await precheckWaiting(t, code, otherMachine, '198.51.100.98');
-    expect((await watched(browser, id)).prechecks.map((p: { precheck_id: string }) => p.precheck_id)).toEqual([second.precheckId, sameIdentity.precheckId, precheckId]);
+    expect((await watched(browser, id)).prechecks.map((p: { precheck_id: string }) => p.precheck_id)).toEqual([
+      second.precheckId,
+      sameIdentity.precheckId,
+      precheckId,
+    ]);
     t.clock.advance(1);
     expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
-    await expectNothingChanged(() => activateRequest(t, code, sameIdentity.token, {}, '198.51.100.99'), 403, 'machine_mismatch');
-    await expectNothingChanged(() => activateRequest(t, code, second.token, otherMachine, '198.51.100.98'), 403, 'machine_mismatch');
-    expect((await watched(browser, id)).prechecks.map((p: { approval: string }) => p.approval)).toEqual(['not_chosen', 'not_chosen', 'approved']);
+    await expectNothingChanged(
+      () => activateRequest(t, code, sameIdentity.token, {}, '198.51.100.99'),
+      403,
+      'machine_mismatch',
+    );
+    await expectNothingChanged(
+      () => activateRequest(t, code, second.token, otherMachine, '198.51.100.98'),
+      403,
+      'machine_mismatch',
+    );
+    expect((await watched(browser, id)).prechecks.map((p: { approval: string }) => p.approval)).toEqual([
+      'not_chosen',
+      'not_chosen',
+      'approved',
+    ]);
   });
 
   it('denied: the code is revoked with approval denied; precheck and activate answer 403 approval_denied', async () => {
     const { browser, code, id, token, precheckId } = await waitingInstall();
     const denied = await decisionRequest(t, 'deny', browser, id, precheckId);
     expect(denied.status).toBe(200);
-    expect((await denied.json()).data).toMatchObject({ status: 'revoked', approval: 'denied', usable: false, prechecks: [{ approval: 'denied' }] });
+    expect((await denied.json()).data).toMatchObject({
+      status: 'revoked',
+      approval: 'denied',
+      usable: false,
+      prechecks: [{ approval: 'denied' }],
+    });
     await expectNothingChanged(() => activateRequest(t, code, token, {}, INSTALLER_IP), 403, 'approval_denied');
     await expectError(await precheckRequest(t, code, {}, INSTALLER_IP), 403, 'approval_denied');
     const [row] = await t.database.db.select().from(installCodes).where(eq(installCodes.id, id));
     expect(row).toMatchObject({ status: 'revoked', approval: 'denied', approvalPrecheckId: precheckId });
     const [deniedEvent] = await t.database.db.select().from(events).where(eq(events.type, 'install_code.denied'));
-    expect(deniedEvent).toMatchObject({ actor: 'browser', installCodeId: id, data: { precheck_id: precheckId, reason: 'denied' } });
+    expect(deniedEvent).toMatchObject({
+      actor: 'browser',
+      installCodeId: id,
+      data: { precheck_id: precheckId, reason: 'denied' },
+    });
   });
 
   it('a release that restores an approved code asks again: old tokens are 401 precheck_token_invalid, a new precheck waits', async () => {
@@ -206,8 +267,16 @@ describe('POST /api/v2/slowdns/code/approve and /code/deny', () => {
     const { browser, code, id, precheckId } = await waitingInstall();
     const second = await precheckWaiting(t, code, otherMachine);
     expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
-    await expectNothingChanged(() => decisionRequest(t, 'approve', browser, id, second.precheckId), 409, 'approval_decided');
-    await expectNothingChanged(() => decisionRequest(t, 'deny', browser, id, second.precheckId), 409, 'approval_decided');
+    await expectNothingChanged(
+      () => decisionRequest(t, 'approve', browser, id, second.precheckId),
+      409,
+      'approval_decided',
+    );
+    await expectNothingChanged(
+      () => decisionRequest(t, 'deny', browser, id, second.precheckId),
+      409,
+      'approval_decided',
+    );
   });
 
   it('refuses without a session, from another session, cross-site, and with an unknown or foreign precheck_id, changing nothing', async () => {
@@ -216,13 +285,41 @@ describe('POST /api/v2/slowdns/code/approve and /code/deny', () => {
     const otherCode = await issueWithApproval(t, browser);
     const foreign = await precheckWaiting(t, otherCode.code, otherMachine);
     for (const decision of ['approve', 'deny'] as const) {
-      await expectNothingChanged(() => decisionRequest(t, decision, { ...browser, cookie: '' }, id, precheckId), 403, 'browser_session_required');
-      await expectNothingChanged(() => decisionRequest(t, decision, stranger, id, precheckId), 404, 'install_code_not_found');
-      await expectNothingChanged(() => decisionRequest(t, decision, browser, id, precheckId, { origin: 'https://evil.example' }), 403, 'cross_site_request');
-      await expectNothingChanged(() => decisionRequest(t, decision, browser, id, precheckId, { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');
-      await expectNothingChanged(() => decisionRequest(t, decision, browser, id, 'pc_0000000000000000'), 404, 'precheck_not_found');
-      await expectNothingChanged(() => decisionRequest(t, decision, browser, id, foreign.precheckId), 404, 'precheck_not_found');
-      await expectNothingChanged(() => decisionRequest(t, decision, browser, id, 'pc_nothex'), 400, 'validation_failed');
+      await expectNothingChanged(
+        () => decisionRequest(t, decision, { ...browser, cookie: '' }, id, precheckId),
+        403,
+        'browser_session_required',
+      );
+      await expectNothingChanged(
+        () => decisionRequest(t, decision, stranger, id, precheckId),
+        404,
+        'install_code_not_found',
+      );
+      await expectNothingChanged(
+        () => decisionRequest(t, decision, browser, id, precheckId, { origin: 'https://evil.example' }),
+        403,
+        'cross_site_request',
+      );
+      await expectNothingChanged(
+        () => decisionRequest(t, decision, browser, id, precheckId, { 'sec-fetch-site': 'cross-site' }),
+        403,
+        'cross_site_request',
+      );
+      await expectNothingChanged(
+        () => decisionRequest(t, decision, browser, id, 'pc_0000000000000000'),
+        404,
+        'precheck_not_found',
+      );
+      await expectNothingChanged(
+        () => decisionRequest(t, decision, browser, id, foreign.precheckId),
+        404,
+        'precheck_not_found',
+      );
+      await expectNothingChanged(
+        () => decisionRequest(t, decision, browser, id, 'pc_nothex'),
+        400,
+        'validation_failed',
+      );
     }
     expect(await watched(browser, id)).toMatchObject({ approval: 'pending' });
     expect(code).toBeTruthy();
@@ -231,11 +328,27 @@ describe('POST /api/v2/slowdns/code/approve and /code/deny', () => {
   it('refuses a decision on an expired or cancelled code with its error, changing nothing', async () => {
     const expired = await waitingInstall();
     t.clock.advance(900);
-    await expectNothingChanged(() => decisionRequest(t, 'approve', expired.browser, expired.id, expired.precheckId), 410, 'install_code_expired');
-    await expectNothingChanged(() => decisionRequest(t, 'deny', expired.browser, expired.id, expired.precheckId), 410, 'install_code_expired');
+    await expectNothingChanged(
+      () => decisionRequest(t, 'approve', expired.browser, expired.id, expired.precheckId),
+      410,
+      'install_code_expired',
+    );
+    await expectNothingChanged(
+      () => decisionRequest(t, 'deny', expired.browser, expired.id, expired.precheckId),
+      410,
+      'install_code_expired',
+    );
     const cancelled = await waitingInstall();
     expect((await cancelRequest(t, cancelled.browser, cancelled.id)).status).toBe(200);
-    await expectNothingChanged(() => decisionRequest(t, 'approve', cancelled.browser, cancelled.id, cancelled.precheckId), 410, 'install_code_revoked');
-    await expectNothingChanged(() => decisionRequest(t, 'deny', cancelled.browser, cancelled.id, cancelled.precheckId), 410, 'install_code_revoked');
+    await expectNothingChanged(
+      () => decisionRequest(t, 'approve', cancelled.browser, cancelled.id, cancelled.precheckId),
+      410,
+      'install_code_revoked',
+    );
+    await expectNothingChanged(
+      () => decisionRequest(t, 'deny', cancelled.browser, cancelled.id, cancelled.precheckId),
+      410,
+      'install_code_revoked',
+    );
   });
 });

@@ -23,10 +23,18 @@ export async function openExplainingPostgres(url: string) {
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   RecordingConnection.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-    sent.push({ text: typeof first === 'string' ? first : first.text, values: (typeof first === 'string' ? undefined : first.values) ?? (Array.isArray(second) ? second : []) });
+    sent.push({
+      text: typeof first === 'string' ? first : first.text,
+      values: (typeof first === 'string' ? undefined : first.values) ?? (Array.isArray(second) ? second : []),
+    });
     return query.apply(this, args);
   } as pg.Client['query'];
-  const pool = new pg.Pool({ connectionString: url, max: 2, types: nodePostgresTextTimestamps, Client: RecordingConnection });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 2,
+    types: nodePostgresTextTimestamps,
+    Client: RecordingConnection,
+  });
   const db = drizzle({ client: pool, schema }) as unknown as Database;
   /** Runs `run`, then EXPLAIN (ANALYZE, BUFFERS) of each statement it sent: the plan's lines. */
   const explain = async (run: () => Promise<unknown>): Promise<string[][]> => {
@@ -49,7 +57,8 @@ const summary = (plan: string[]) =>
     .map((line) => /^\s*(?:->\s*)?([A-Z][^(]*?)\s*\(cost=[^)]*\)\s*\(actual time=[^ ]* rows=([\d.]+)/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => `${m[1]} (${Number(m[2])})`);
-const executionMs = (plan: string[]) => plan.find((line) => line.startsWith('Execution Time'))?.replace('Execution Time: ', '') ?? '?';
+const executionMs = (plan: string[]) =>
+  plan.find((line) => line.startsWith('Execution Time'))?.replace('Execution Time: ', '') ?? '?';
 
 export async function benchAdminSearch(adminUrl: string, rows: number): Promise<void> {
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
@@ -61,33 +70,63 @@ export async function benchAdminSearch(adminUrl: string, rows: number): Promise<
     const now = new Date();
     const started = performance.now();
     await fillFleet(db, rows, now);
-    console.log(`filled ${rows} install codes, activations and servers in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `filled ${rows} install codes, activations and servers in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
     const i = Math.floor(rows / 3) + 7;
-    const one = (await pool.query(`select a.id, a.machine_id, a.ssh_fingerprint, a.public_ip, s.id as server_id, c.hint from activations a join servers s on s.activation_id = a.id join install_codes c on c.id = a.install_code_id where a.hostname like $1`, [`host-${i}.%`])).rows[0];
+    const one = (
+      await pool.query(
+        `select a.id, a.machine_id, a.ssh_fingerprint, a.public_ip, s.id as server_id, c.hint from activations a join servers s on s.activation_id = a.id join install_codes c on c.id = a.install_code_id where a.hostname like $1`,
+        [`host-${i}.%`],
+      )
+    ).rows[0];
     const thresholds = { deadAfterSeconds: 86_400 };
     const page = { limit: 50 };
     const network = `10.${(i >> 16) % 256}.${(i >> 8) % 256}.0/24`;
     const cases: [string, () => Promise<unknown>][] = [
       [`activations q=host-${i} (part of a hostname)`, () => listActivations(db, { ...page, q: `host-${i}` })],
-      [`activations q=${one.id.slice(4, 12)} (part of an id)`, () => listActivations(db, { ...page, q: one.id.slice(4, 12) })],
+      [
+        `activations q=${one.id.slice(4, 12)} (part of an id)`,
+        () => listActivations(db, { ...page, q: one.id.slice(4, 12) }),
+      ],
       ['activations q=zzzzz (matches nothing)', () => listActivations(db, { ...page, q: 'zzzzz' })],
       ['activations q=example.net (half the rows)', () => listActivations(db, { ...page, q: 'example.net' })],
-      [`activations ip=${one.public_ip} (an address)`, () => listActivations(db, { ...page, ip: `${one.public_ip}/${one.public_ip.includes(':') ? 128 : 32}` })],
+      [
+        `activations ip=${one.public_ip} (an address)`,
+        () => listActivations(db, { ...page, ip: `${one.public_ip}/${one.public_ip.includes(':') ? 128 : 32}` }),
+      ],
       [`activations ip=${network} (256 addresses)`, () => listActivations(db, { ...page, ip: network })],
-      ['activations ip=2001:db8::/32 (a tenth of the rows)', () => listActivations(db, { ...page, ip: '2001:db8::/32' })],
+      [
+        'activations ip=2001:db8::/32 (a tenth of the rows)',
+        () => listActivations(db, { ...page, ip: '2001:db8::/32' }),
+      ],
       ['activations machine_id', () => listActivations(db, { ...page, machineId: one.machine_id })],
       ['activations ssh_fingerprint', () => listActivations(db, { ...page, sshFingerprint: one.ssh_fingerprint })],
       [`servers q=host-${i}`, () => listServers(db, { ...page, q: `host-${i}` }, now, thresholds)],
-      [`servers q=${one.server_id.slice(4, 12)} (part of an id)`, () => listServers(db, { ...page, q: one.server_id.slice(4, 12) }, now, thresholds)],
+      [
+        `servers q=${one.server_id.slice(4, 12)} (part of an id)`,
+        () => listServers(db, { ...page, q: one.server_id.slice(4, 12) }, now, thresholds),
+      ],
       [`servers ip=${network}`, () => listServers(db, { ...page, ip: network }, now, thresholds)],
       ['servers machine_id', () => listServers(db, { ...page, machineId: one.machine_id }, now, thresholds)],
-      ['servers ssh_fingerprint', () => listServers(db, { ...page, sshFingerprint: one.ssh_fingerprint }, now, thresholds)],
-      [`install codes q=${one.hint.slice(-6)} (part of a hint)`, () => listInstallCodes(db, { ...page, q: one.hint.slice(-6) }, now)],
-      [`install codes machine_id (through activations)`, () => listInstallCodes(db, { ...page, machineId: one.machine_id }, now)],
+      [
+        'servers ssh_fingerprint',
+        () => listServers(db, { ...page, sshFingerprint: one.ssh_fingerprint }, now, thresholds),
+      ],
+      [
+        `install codes q=${one.hint.slice(-6)} (part of a hint)`,
+        () => listInstallCodes(db, { ...page, q: one.hint.slice(-6) }, now),
+      ],
+      [
+        `install codes machine_id (through activations)`,
+        () => listInstallCodes(db, { ...page, machineId: one.machine_id }, now),
+      ],
       [`install codes ip=${network} (through activations)`, () => listInstallCodes(db, { ...page, ip: network }, now)],
       ['fleet gauges (fleetCounts: one statement)', () => fleetCounts(db, now, thresholds)],
     ];
-    console.log(`\nadmin search on PostgreSQL, ${rows} rows per table: EXPLAIN (ANALYZE, BUFFERS) of the list's statement (ms)`);
+    console.log(
+      `\nadmin search on PostgreSQL, ${rows} rows per table: EXPLAIN (ANALYZE, BUFFERS) of the list's statement (ms)`,
+    );
     const full: string[] = [];
     for (const [name, run] of cases) {
       await run(); // warm

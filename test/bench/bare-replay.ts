@@ -41,7 +41,8 @@ export function barePostgres(url: string, namedStatements: boolean): BareClient 
   const sql = postgres(url, { max: 10, prepare: namedStatements, onnotice: () => {} });
   // The captured parameters are the text the service put on the wire: send them as they are (postgres.js
   // would otherwise encode a string bound to a json parameter as a JSON string).
-  for (const type of Object.keys(sql.options.serializers)) sql.options.serializers[type as unknown as number] = (value: unknown) => value as string;
+  for (const type of Object.keys(sql.options.serializers))
+    sql.options.serializers[type as unknown as number] = (value: unknown) => value as string;
   const run = (client: postgres.Sql | postgres.TransactionSql, s: CapturedStatement) =>
     client.unsafe(s.text, (s.params ?? []) as postgres.ParameterOrJSON<never>[], { prepare: namedStatements });
   return bareClient({
@@ -68,7 +69,8 @@ export function bareNodePostgres(url: string): BareClient {
   // pool.end() answers before the server has seen each connection close: dropping the database then
   // terminates them, an 'error' event that unheard would end the process.
   pool.on('error', () => {});
-  const run = (client: pg.Pool | pg.PoolClient, s: CapturedStatement) => client.query(s.params === undefined ? s.text : { text: s.text, values: s.params });
+  const run = (client: pg.Pool | pg.PoolClient, s: CapturedStatement) =>
+    client.query(s.params === undefined ? s.text : { text: s.text, values: s.params });
   return bareClient({
     statement: (s) => run(pool, s),
     async transaction(statements, rollback) {
@@ -88,7 +90,8 @@ export function bareNodePostgres(url: string): BareClient {
 /** The PGlite instance under a started database, called directly. */
 export function barePglite(handle: DatabaseHandle): BareClient {
   const client = (handle.db as unknown as { $client: PGlite }).$client;
-  const run = (on: PGlite | Transaction, s: CapturedStatement) => (s.params === undefined ? on.exec(s.text) : on.query(s.text, s.params));
+  const run = (on: PGlite | Transaction, s: CapturedStatement) =>
+    s.params === undefined ? on.exec(s.text) : on.query(s.text, s.params);
   return bareClient({
     statement: (s) => run(client, s),
     transaction: (statements, rollback) =>

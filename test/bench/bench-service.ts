@@ -33,6 +33,7 @@ export async function startBenchService(databaseUrl: string | undefined): Promis
   return {
     handle,
     // The client address as @hono/node-server hands it to the app.
-    request: async (path, init, address) => app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
+    request: async (path, init, address) =>
+      app.request(path, init, { incoming: { socket: { remoteAddress: address } } }),
   };
 }

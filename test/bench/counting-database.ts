@@ -72,7 +72,12 @@ export async function openCountingPostgres(adminUrl: string): Promise<CountingDa
     count += 1;
     return query.apply(this, args);
   } as pg.Client['query'];
-  const pool = new pg.Pool({ connectionString: scratch.url, max: 10, types: nodePostgresTextTimestamps, Client: CountingConnection });
+  const pool = new pg.Pool({
+    connectionString: scratch.url,
+    max: 10,
+    types: nodePostgresTextTimestamps,
+    Client: CountingConnection,
+  });
   const db = drizzleNodePostgres({ client: pool, schema }) as unknown as Database;
   return {
     kind: 'postgres',

@@ -18,13 +18,23 @@ async function rssBytes(pid: number): Promise<number> {
 
 async function heapUsedBytes(metricsPort: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  return Number(text.split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes '))!.split(' ')[1]);
+  return Number(
+    text
+      .split('\n')
+      .find((l) => l.startsWith('nodejs_heap_size_used_bytes '))!
+      .split(' ')[1],
+  );
 }
 
 export async function benchExportMemory(adminUrl: string, sizes: number[]): Promise<void> {
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
   const metricsPort = 40_000 + Math.floor(Math.random() * 20_000);
-  const server = spawnService({ DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK, ADMIN_TOKEN, METRICS_PORT: String(metricsPort) });
+  const server = spawnService({
+    DATABASE_URL: scratch.url,
+    KEY_ENCRYPTION_KEY: TEST_KEK,
+    ADMIN_TOKEN,
+    METRICS_PORT: String(metricsPort),
+  });
   const port = await server.port;
   await server.logged('ready');
   // A pool of its own, without the service's statement timeout: filling takes longer than a request may.
@@ -33,8 +43,12 @@ export async function benchExportMemory(adminUrl: string, sizes: number[]): Prom
     const pid = server.process.pid!;
     const now = new Date();
     await fillFleet(database.db, Math.max(...sizes), now);
-    console.log(`\nNDJSON export of activations by the compiled server on PostgreSQL (${new URL(adminUrl).host}), memory sampled every 50 ms`);
-    console.log('| rows | bytes | seconds | RSS before → highest → after (MiB) | heap used before → highest → after (MiB) |');
+    console.log(
+      `\nNDJSON export of activations by the compiled server on PostgreSQL (${new URL(adminUrl).host}), memory sampled every 50 ms`,
+    );
+    console.log(
+      '| rows | bytes | seconds | RSS before → highest → after (MiB) | heap used before → highest → after (MiB) |',
+    );
     console.log('|---|---|---|---|---|');
     for (const rows of sizes) {
       const since = new Date(now.getTime() - rows * 1000).toISOString();
@@ -64,7 +78,9 @@ export async function benchExportMemory(adminUrl: string, sizes: number[]): Prom
       await sampler;
       const after = { rss: await rssBytes(pid), heap: await heapUsedBytes(metricsPort) };
       const mib = (n: number) => (n / MiB).toFixed(0);
-      console.log(`| ${lines} | ${bytes} | ${seconds.toFixed(1)} | ${mib(before.rss)} → ${mib(highest.rss)} → ${mib(after.rss)} | ${mib(before.heap)} → ${mib(highest.heap)} → ${mib(after.heap)} |`);
+      console.log(
+        `| ${lines} | ${bytes} | ${seconds.toFixed(1)} | ${mib(before.rss)} → ${mib(highest.rss)} → ${mib(after.rss)} | ${mib(before.heap)} → ${mib(highest.heap)} → ${mib(after.heap)} |`,
+      );
     }
   } finally {
     await database.pool.end();

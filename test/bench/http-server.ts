@@ -25,16 +25,20 @@ function httpClient(port: number, agent: http.Agent): StepClient {
     request: (path, init, address) =>
       new Promise((resolve, reject) => {
         const headers = { ...(init.headers as Record<string, string> | undefined), 'x-forwarded-for': address };
-        const req = http.request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, agent }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const answerHeaders = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) for (const v of [value ?? []].flat()) answerHeaders.append(name, v);
-            resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: answerHeaders }));
-          });
-          res.on('error', reject);
-        });
+        const req = http.request(
+          { host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, agent },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              const answerHeaders = new Headers();
+              for (const [name, value] of Object.entries(res.headers))
+                for (const v of [value ?? []].flat()) answerHeaders.append(name, v);
+              resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: answerHeaders }));
+            });
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(init.body as string | undefined);
       }),
@@ -46,11 +50,18 @@ async function waitReady(server: SpawnedService, port: number): Promise<void> {
   let exited: number | string | undefined;
   void server.exited.then((code) => (exited = code));
   for (let i = 0; i < 300 && exited === undefined; i++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/api/v2/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/api/v2/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(exited === undefined ? 'the server did not become ready in 30 s' : `the server exited (${exited}): ${server.stderr()}`);
+  throw new Error(
+    exited === undefined
+      ? 'the server did not become ready in 30 s'
+      : `the server exited (${exited}): ${server.stderr()}`,
+  );
 }
 
 export async function benchHttpServer(adminUrl: string, installs: number, concurrency: number): Promise<void> {
@@ -59,8 +70,19 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
   // What `npm start` runs: it builds dist/ first when it is stale, then serves in this same process. No
   // request log (LOG_LEVEL warn), so no `listening` line either: readiness is polled.
   // The bench's own OTEL_* variables go to the server: with an endpoint, it is measured with tracing on.
-  const tracing = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[1] !== undefined));
-  const server = spawnService({ DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK, PORT: String(port), TRUST_PROXY: '1', LOG_LEVEL: 'warn', ...tracing });
+  const tracing = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[1] !== undefined,
+    ),
+  );
+  const server = spawnService({
+    DATABASE_URL: scratch.url,
+    KEY_ENCRYPTION_KEY: TEST_KEK,
+    PORT: String(port),
+    TRUST_PROXY: '1',
+    LOG_LEVEL: 'warn',
+    ...tracing,
+  });
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   try {
     await waitReady(server, port);
@@ -68,8 +90,11 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     // Warm-up (not measured): connections opened, code paths compiled.
     for (const install of createInstalls(32, 253)) for (const step of LIFECYCLE) await runStep(client, step, install);
     const list = createInstalls(installs, 3);
-    const traced = tracing.OTEL_EXPORTER_OTLP_ENDPOINT ?? tracing.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? tracing.OTEL_TRACES_EXPORTER;
-    console.log(`\nthe compiled server over HTTP on PostgreSQL (${new URL(adminUrl).host}), concurrency ${concurrency}, ${installs} installs, tracing ${traced ? `to ${traced}` : 'off'}`);
+    const traced =
+      tracing.OTEL_EXPORTER_OTLP_ENDPOINT ?? tracing.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? tracing.OTEL_TRACES_EXPORTER;
+    console.log(
+      `\nthe compiled server over HTTP on PostgreSQL (${new URL(adminUrl).host}), concurrency ${concurrency}, ${installs} installs, tracing ${traced ? `to ${traced}` : 'off'}`,
+    );
     console.log('| step | req/s | server CPU ms per request | client CPU ms per request |');
     console.log('|---|---|---|---|');
     for (const step of LIFECYCLE as Step[]) {
@@ -87,7 +112,9 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
       const serverMs = (await serverCpuMs(server.process.pid!)) - serverBefore;
       const clientUsed = process.cpuUsage(clientBefore);
       const per = (ms: number) => (ms / indices.length).toFixed(2);
-      console.log(`| ${step} | ${Math.round((indices.length / wall) * 1000)} | ${per(serverMs)} | ${per((clientUsed.user + clientUsed.system) / 1000)} |`);
+      console.log(
+        `| ${step} | ${Math.round((indices.length / wall) * 1000)} | ${per(serverMs)} | ${per((clientUsed.user + clientUsed.system) / 1000)} |`,
+      );
     }
   } finally {
     agent.destroy();

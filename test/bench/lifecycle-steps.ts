@@ -24,7 +24,11 @@ const INSTALLER_VERSION = '2026.11.20.1';
 
 function json(body: unknown): RequestInit {
   const text = JSON.stringify(body);
-  return { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }, body: text };
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) },
+    body: text,
+  };
 }
 
 async function data(res: Response, status: number): Promise<Record<string, string>> {
@@ -37,7 +41,10 @@ export function createInstalls(count: number, run: number): Install[] {
   return Array.from({ length: count }, (_, i) => ({
     address: `10.${run & 255}.${(i >> 8) & 255}.${i & 255}`,
     userAgent: `bench-browser/${run}.${i}`,
-    machine: { machine_id: randomBytes(16).toString('hex'), ssh_fingerprint: `SHA256:${randomBytes(32).toString('base64').slice(0, 43)}` },
+    machine: {
+      machine_id: randomBytes(16).toString('hex'),
+      ssh_fingerprint: `SHA256:${randomBytes(32).toString('base64').slice(0, 43)}`,
+    },
   }));
 }
 
@@ -61,12 +68,21 @@ export async function runStep(service: StepClient, step: Step, install: Install)
     }
     case 'issue': {
       const headers = { cookie: install.cookie ?? '', 'user-agent': install.userAgent };
-      install.code = (await data(await service.request('/api/v2/slowdns/code/issue', { method: 'POST', headers }, address), 201)).install_code;
+      install.code = (
+        await data(await service.request('/api/v2/slowdns/code/issue', { method: 'POST', headers }, address), 201)
+      ).install_code;
       return;
     }
     case 'precheck': {
-      const body = { install_code: install.code, ...install.machine, product: 'slowdns', installer_version: INSTALLER_VERSION };
-      install.precheckToken = (await data(await service.request('/api/v2/slowdns/install/precheck', json(body), address), 200)).precheck_token;
+      const body = {
+        install_code: install.code,
+        ...install.machine,
+        product: 'slowdns',
+        installer_version: INSTALLER_VERSION,
+      };
+      install.precheckToken = (
+        await data(await service.request('/api/v2/slowdns/install/precheck', json(body), address), 200)
+      ).precheck_token;
       return;
     }
     case 'activate': {
@@ -85,10 +101,24 @@ export async function runStep(service: StepClient, step: Step, install: Install)
       return;
     }
     case 'confirm':
-      await data(await service.request('/api/v2/slowdns/install/confirm', json({ activation_id: install.activationId, install_token: install.installToken }), address), 200);
+      await data(
+        await service.request(
+          '/api/v2/slowdns/install/confirm',
+          json({ activation_id: install.activationId, install_token: install.installToken }),
+          address,
+        ),
+        200,
+      );
       return;
     case 'release':
-      await data(await service.request('/api/v2/slowdns/install/release', json({ activation_id: install.activationId }), address), 200);
+      await data(
+        await service.request(
+          '/api/v2/slowdns/install/release',
+          json({ activation_id: install.activationId }),
+          address,
+        ),
+        200,
+      );
       return;
     case 'healthz':
       await data(await service.request('/api/v2/healthz', {}, address), 200);

@@ -35,7 +35,10 @@ export async function benchLifecycle(database: CountingDatabase, runs: number): 
   const { app } = createApp({
     db,
     clock: { now: () => NOW },
-    config: loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef0123' }),
+    config: loadConfig({
+      PUBLIC_BASE_URL: 'http://localhost:8080',
+      ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef0123',
+    }),
     logger: createLogger('silent'),
     keys: await keyRingFromJwks([await generatePrivateJwk()]),
   });
@@ -49,45 +52,98 @@ export async function benchLifecycle(database: CountingDatabase, runs: number): 
   const flows: Flow[] = [];
   for (let i = 0; i < 2 * (runs + WARMUP); i++) {
     const session = await createBrowserSession(db, NOW, 3600);
-    flows.push({ cookie: `slowdns_browser=${session.cookieValue}`, address: address(i), machineId: i.toString(16).padStart(32, '0') });
+    flows.push({
+      cookie: `slowdns_browser=${session.cookieValue}`,
+      address: address(i),
+      machineId: i.toString(16).padStart(32, '0'),
+    });
   }
-  const machine = (f: Flow) => ({ machine_id: f.machineId, ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' });
+  const machine = (f: Flow) => ({
+    machine_id: f.machineId,
+    ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+  });
   const results: Measurement[] = [];
   // Steps every flow takes run 2N times; the others once per pair (the first flow confirms, the second releases).
   const step = async (name: string, run: (f: Flow) => Promise<void>, which: 'both' | 'first' | 'second' = 'both') => {
-    const at = which === 'both' ? (i: number) => i : which === 'first' ? (i: number) => 2 * i : (i: number) => 2 * i + 1;
+    const at =
+      which === 'both' ? (i: number) => i : which === 'first' ? (i: number) => 2 * i : (i: number) => 2 * i + 1;
     const factor = which === 'both' ? 2 : 1;
     results.push(await measure(database, name, factor * runs, (i) => run(flows[at(i)]!), factor * WARMUP));
   };
 
   await step('issue', async (f) => {
-    f.code = (await send('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie: f.cookie, 'user-agent': `bench/${f.address}` } }, f.address, 201)).data.install_code;
+    f.code = (
+      await send(
+        '/api/v2/slowdns/code/issue',
+        { method: 'POST', headers: { cookie: f.cookie, 'user-agent': `bench/${f.address}` } },
+        f.address,
+        201,
+      )
+    ).data.install_code;
   });
   await step('precheck', async (f) => {
     const body = { install_code: f.code, ...machine(f), product: 'slowdns', installer_version: '2026.11.20.1' };
     f.precheckToken = (await send('/api/v2/slowdns/install/precheck', json(body), f.address, 200)).data.precheck_token;
   });
   await step('activate', async (f) => {
-    const body = { install_code: f.code, precheck_token: f.precheckToken, hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...machine(f), requested_ref: 'main', installer_version: '2026.11.20.1' };
+    const body = {
+      install_code: f.code,
+      precheck_token: f.precheckToken,
+      hostname: 'vpn1.example.net',
+      public_ip: '203.0.113.7',
+      ...machine(f),
+      requested_ref: 'main',
+      installer_version: '2026.11.20.1',
+    };
     const { data } = await send('/api/v2/slowdns/install/activate', json(body), f.address, 200);
     f.activationId = data.activation_id;
     f.installToken = data.install_token;
   });
-  await step('register', async (f) => {
-    const body = { activation_id: f.activationId, install_token: f.installToken, agent_version: '1.0.0' };
-    f.agentToken = (await send('/register', json(body), f.address, 201)).data.agent_token;
-  }, 'first');
-  await step('check-in', async (f) => {
-    await send('/checkin', json({ agent_version: '1.0.0', uptime_seconds: 60, services: [] }, { authorization: `Bearer ${f.agentToken}` }), f.address, 200);
-  }, 'first');
-  await step('confirm', async (f) => {
-    await send('/api/v2/slowdns/install/confirm', json({ activation_id: f.activationId, install_token: f.installToken }), f.address, 200);
-  }, 'first');
-  await step('release', async (f) => {
-    await send('/api/v2/slowdns/install/release', json({ activation_id: f.activationId }), f.address, 200);
-  }, 'second');
-  await step('revoke (agent)', async (f) => {
-    await send('/revoke', { method: 'POST', headers: { authorization: `Bearer ${f.agentToken}` } }, f.address, 200);
-  }, 'first');
+  await step(
+    'register',
+    async (f) => {
+      const body = { activation_id: f.activationId, install_token: f.installToken, agent_version: '1.0.0' };
+      f.agentToken = (await send('/register', json(body), f.address, 201)).data.agent_token;
+    },
+    'first',
+  );
+  await step(
+    'check-in',
+    async (f) => {
+      await send(
+        '/checkin',
+        json({ agent_version: '1.0.0', uptime_seconds: 60, services: [] }, { authorization: `Bearer ${f.agentToken}` }),
+        f.address,
+        200,
+      );
+    },
+    'first',
+  );
+  await step(
+    'confirm',
+    async (f) => {
+      await send(
+        '/api/v2/slowdns/install/confirm',
+        json({ activation_id: f.activationId, install_token: f.installToken }),
+        f.address,
+        200,
+      );
+    },
+    'first',
+  );
+  await step(
+    'release',
+    async (f) => {
+      await send('/api/v2/slowdns/install/release', json({ activation_id: f.activationId }), f.address, 200);
+    },
+    'second',
+  );
+  await step(
+    'revoke (agent)',
+    async (f) => {
+      await send('/revoke', { method: 'POST', headers: { authorization: `Bearer ${f.agentToken}` } }, f.address, 200);
+    },
+    'first',
+  );
   return results;
 }

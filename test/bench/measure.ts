@@ -10,7 +10,13 @@ export interface Measurement {
   meanUs: number;
 }
 
-export async function measure(database: CountingDatabase, name: string, runs: number, run: (i: number) => Promise<void>, warmup = 100): Promise<Measurement> {
+export async function measure(
+  database: CountingDatabase,
+  name: string,
+  runs: number,
+  run: (i: number) => Promise<void>,
+  warmup = 100,
+): Promise<Measurement> {
   for (let i = 0; i < warmup; i++) await run(runs + i);
   const durations: number[] = [];
   const before = database.statements();
@@ -31,4 +37,3 @@ export async function measure(database: CountingDatabase, name: string, runs: nu
     meanUs: Math.round(durations.reduce((a, b) => a + b, 0) / durations.length),
   };
 }
-

@@ -15,11 +15,38 @@ function overrideRows(count: number, from: number) {
   return Array.from({ length: count }, (_, k) => {
     const i = from + k;
     const kind = i % 3;
-    const common = { id: `rlo_${i.toString(16).padStart(16, '0')}`, quota: 50, expiresAt: EXPIRES, reason: 'bench', createdAt: NOW, createdBy: 'root' };
-    if (kind === 0) return { ...common, subject: 'ip' as const, value: `198.18.${(i >> 8) & 255}.${i & 255}`, subjectKey: `198.18.${(i >> 8) & 255}.${i & 255}`, limitName: 'issue-ip-hour' };
-    if (kind === 1) return { ...common, subject: 'cidr' as const, value: `100.${64 + ((i >> 8) & 63)}.${i & 255}.0/24`, subjectKey: `100.${64 + ((i >> 8) & 63)}.${i & 255}.0/24`, limitName: 'issue-ip-hour' };
+    const common = {
+      id: `rlo_${i.toString(16).padStart(16, '0')}`,
+      quota: 50,
+      expiresAt: EXPIRES,
+      reason: 'bench',
+      createdAt: NOW,
+      createdBy: 'root',
+    };
+    if (kind === 0)
+      return {
+        ...common,
+        subject: 'ip' as const,
+        value: `198.18.${(i >> 8) & 255}.${i & 255}`,
+        subjectKey: `198.18.${(i >> 8) & 255}.${i & 255}`,
+        limitName: 'issue-ip-hour',
+      };
+    if (kind === 1)
+      return {
+        ...common,
+        subject: 'cidr' as const,
+        value: `100.${64 + ((i >> 8) & 63)}.${i & 255}.0/24`,
+        subjectKey: `100.${64 + ((i >> 8) & 63)}.${i & 255}.0/24`,
+        limitName: 'issue-ip-hour',
+      };
     const machine = i.toString(16).padStart(32, '0');
-    return { ...common, subject: 'machine' as const, value: machine, subjectKey: machine, limitName: 'precheck-machine-day' };
+    return {
+      ...common,
+      subject: 'machine' as const,
+      value: machine,
+      subjectKey: machine,
+      limitName: 'precheck-machine-day',
+    };
   });
 }
 
@@ -30,12 +57,23 @@ export async function benchRateLimitOverrides(database: CountingDatabase, runs: 
   for (const target of [0, 100, 1000]) {
     if (target > inPlace) await db.insert(rateLimitOverrides).values(overrideRows(target - inPlace, inPlace));
     inPlace = target;
-    results.push(await measure(database, `read of ${target} overrides in place (and the table built)`, runs, async () => void new OverrideTable(await loadActiveOverrides(db, NOW))));
+    results.push(
+      await measure(
+        database,
+        `read of ${target} overrides in place (and the table built)`,
+        runs,
+        async () => void new OverrideTable(await loadActiveOverrides(db, NOW)),
+      ),
+    );
     const quotas = new OverrideTable(await loadActiveOverrides(db, NOW)).at(NOW);
     // An address no override holds: every network of the limit is tried (the worst case).
     results.push(
       await measure(database, `quotas of one issue (4 limits), ${target} overrides in memory`, runs, async (i) => {
-        checksFor('issue', { ip: `203.0.${(i >> 8) & 255}.${i & 255}`, session: 'session', fingerprint: 'fingerprint' }, quotas);
+        checksFor(
+          'issue',
+          { ip: `203.0.${(i >> 8) & 255}.${i & 255}`, session: 'session', fingerprint: 'fingerprint' },
+          quotas,
+        );
       }),
     );
   }

@@ -13,7 +13,8 @@ import { measure, type Measurement } from './measure.js';
 const NOW = new Date('2026-11-22T10:30:00Z');
 
 /** The four issue policies for the i-th distinct client. */
-const issueChecks = (i: number) => checksFor('issue', { ip: `198.51.${i >> 8}.${i & 255}`, session: `session-${i}`, fingerprint: `fingerprint-${i}` });
+const issueChecks = (i: number) =>
+  checksFor('issue', { ip: `198.51.${i >> 8}.${i & 255}`, session: `session-${i}`, fingerprint: `fingerprint-${i}` });
 
 export async function benchRateLimiter(database: CountingDatabase, runs: number): Promise<Measurement[]> {
   const { db } = database;
@@ -27,10 +28,16 @@ export async function benchRateLimiter(database: CountingDatabase, runs: number)
   );
   // The same clients again: their buckets exist, each upsert updates 4 rows (each now at 2, under every quota).
   results.push(
-    await measure(database, 'limiter, admitted (4 existing buckets)', runs, async (i) => {
-      const decision = await consumeRateLimits(db, issueChecks(i), NOW);
-      if (!decision.admitted) throw new Error('expected admission');
-    }, 0),
+    await measure(
+      database,
+      'limiter, admitted (4 existing buckets)',
+      runs,
+      async (i) => {
+        const decision = await consumeRateLimits(db, issueChecks(i), NOW);
+        if (!decision.admitted) throw new Error('expected admission');
+      },
+      0,
+    ),
   );
   // One client over its session quota every time: increments, then the rollback.
   const exhausted = issueChecks(1_000_000);

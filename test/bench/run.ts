@@ -32,20 +32,30 @@ import { benchDatabase, pgliteTarget, postgresTarget, printReport } from './step
 const only = process.env.BENCH_ONLY;
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-const parts: { name: string; title: string; run: (database: CountingDatabase, runs: number) => Promise<Measurement[]> }[] = [
+const parts: {
+  name: string;
+  title: string;
+  run: (database: CountingDatabase, runs: number) => Promise<Measurement[]>;
+}[] = [
   { name: 'limiter', title: 'rate limiter', run: benchRateLimiter },
   { name: 'lifecycle', title: 'install steps through the app', run: benchLifecycle },
   { name: 'overrides', title: 'rate-limit overrides', run: benchRateLimitOverrides },
 ];
 
-async function benchPart(part: (typeof parts)[number], kind: string, open: () => Promise<CountingDatabase>, runs: number): Promise<void> {
+async function benchPart(
+  part: (typeof parts)[number],
+  kind: string,
+  open: () => Promise<CountingDatabase>,
+  runs: number,
+): Promise<void> {
   const database = await open();
   try {
     const rows = await part.run(database, runs);
     console.log(`\n${part.title} on ${kind} (N=${runs} per case, after a warm-up)`);
     console.log('| case | SQL statements / request | median µs | p95 µs | mean µs |');
     console.log('|---|---|---|---|---|');
-    for (const r of rows) console.log(`| ${r.case} | ${r.statementsPerRun} | ${r.medianUs} | ${r.p95Us} | ${r.meanUs} |`);
+    for (const r of rows)
+      console.log(`| ${r.case} | ${r.statementsPerRun} | ${r.medianUs} | ${r.p95Us} | ${r.meanUs} |`);
   } finally {
     await database.close();
   }
@@ -71,7 +81,17 @@ if (only === 'export') {
   const installs = Number(process.env.BENCH_INSTALLS ?? 400);
   const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
   const databases = (process.env.BENCH_DATABASES ?? 'pglite,postgres').split(',');
-  console.log(`node ${process.version}, ${new Date().toISOString()}, ${installs} installs per run, concurrency ${concurrencies.join(' and ')}`);
-  if (databases.includes('pglite')) printReport('PGlite (in memory, in this process)', await benchDatabase('pglite', pgliteTarget, installs, concurrencies));
-  if (databases.includes('postgres')) printReport(`PostgreSQL (${new URL(adminUrl).host})`, await benchDatabase('postgres', postgresTarget(adminUrl), installs, concurrencies));
+  console.log(
+    `node ${process.version}, ${new Date().toISOString()}, ${installs} installs per run, concurrency ${concurrencies.join(' and ')}`,
+  );
+  if (databases.includes('pglite'))
+    printReport(
+      'PGlite (in memory, in this process)',
+      await benchDatabase('pglite', pgliteTarget, installs, concurrencies),
+    );
+  if (databases.includes('postgres'))
+    printReport(
+      `PostgreSQL (${new URL(adminUrl).host})`,
+      await benchDatabase('postgres', postgresTarget(adminUrl), installs, concurrencies),
+    );
 }

@@ -83,7 +83,12 @@ interface Spent {
 const nothingSpent = (): Spent => ({ requests: 0, wallMs: 0, cpuMicros: 0, latencies: [], sliceRps: [] });
 
 /** Runs `indices` at `concurrency` and adds what it took to `spent`. */
-async function timed(indices: number[], concurrency: number, run: (i: number) => Promise<void>, spent: Spent): Promise<void> {
+async function timed(
+  indices: number[],
+  concurrency: number,
+  run: (i: number) => Promise<void>,
+  spent: Spent,
+): Promise<void> {
   let next = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -108,7 +113,13 @@ async function timed(indices: number[], concurrency: number, run: (i: number) =>
 function timing(spent: Spent): Timing {
   const latencies = [...spent.latencies].sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { rps: (spent.requests / spent.wallMs) * 1000, p50: at(0.5), p99: at(0.99), cpuMs: spent.cpuMicros / 1000 / spent.requests, sliceRps: spent.sliceRps };
+  return {
+    rps: (spent.requests / spent.wallMs) * 1000,
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuMs: spent.cpuMicros / 1000 / spent.requests,
+    sliceRps: spent.sliceRps,
+  };
 }
 
 /**
@@ -122,13 +133,20 @@ const MAX_SLICES = 8;
 function slicesOf(indices: number[]): number[][] {
   const count = Math.max(1, Math.min(MAX_SLICES, Math.floor(indices.length / 200)));
   const size = Math.ceil(indices.length / count);
-  return Array.from({ length: count }, (_, k) => indices.slice(k * size, (k + 1) * size)).filter((slice) => slice.length > 0);
+  return Array.from({ length: count }, (_, k) => indices.slice(k * size, (k + 1) * size)).filter(
+    (slice) => slice.length > 0,
+  );
 }
 
 /** One request at a time through the counting recorder: what each step costs, and what to replay. */
-async function capture(service: BenchService, recorder: CostRecorder, installs: number): Promise<{ counts: StepCount[]; units: Map<Step, ReplayUnit[][]> }> {
+async function capture(
+  service: BenchService,
+  recorder: CostRecorder,
+  installs: number,
+): Promise<{ counts: StepCount[]; units: Map<Step, ReplayUnit[][]> }> {
   // Warm-up (not counted): connections opened, types fetched, statements prepared.
-  for (const install of createInstalls(5, 254)) for (const step of STEPS) if (step !== 'release') await runStep(service, step, install);
+  for (const install of createInstalls(5, 254))
+    for (const step of STEPS) if (step !== 'release') await runStep(service, step, install);
   const list = createInstalls(installs, 1);
   const counts: StepCount[] = [];
   const units = new Map<Step, ReplayUnit[][]>();
@@ -146,13 +164,23 @@ async function capture(service: BenchService, recorder: CostRecorder, installs: 
       perRequest[i] = cost.units;
     }
     const per = (n: number) => Math.round((n / indices.length) * 100) / 100;
-    counts.push({ step, statements: per(total.statements), roundTrips: per(total.roundTrips), transactions: per(total.transactions) });
+    counts.push({
+      step,
+      statements: per(total.statements),
+      roundTrips: per(total.roundTrips),
+      transactions: per(total.transactions),
+    });
     units.set(step, perRequest);
   }
   return { counts, units };
 }
 
-export async function benchDatabase(kind: 'pglite' | 'postgres', target: Target, installs: number, concurrencies: number[]): Promise<DatabaseReport> {
+export async function benchDatabase(
+  kind: 'pglite' | 'postgres',
+  target: Target,
+  installs: number,
+  concurrencies: number[],
+): Promise<DatabaseReport> {
   // 1. Counting: one request at a time, every statement read off the wire (or PGlite's calls).
   const captureDb = await target.fresh();
   let counted: Awaited<ReturnType<typeof capture>>;
@@ -200,7 +228,8 @@ export async function benchDatabase(kind: 'pglite' | 'postgres', target: Target,
         const bareSpent = bares.map(nothingSpent);
         for (const slice of slicesOf(indicesFor(step, installs))) {
           await timed(slice, concurrency, (i) => runStep(service, step, list[i]!), serviceSpent);
-          for (const [b, bare] of bares.entries()) await timed(slice, concurrency, (i) => bare.client.replay(units[i]!), bareSpent[b]!);
+          for (const [b, bare] of bares.entries())
+            await timed(slice, concurrency, (i) => bare.client.replay(units[i]!), bareSpent[b]!);
         }
         timings.push({ step, concurrency, service: timing(serviceSpent), bare: bareSpent.map(timing) });
       }
@@ -226,22 +255,30 @@ function sliceSpread(service: Timing, bare: Timing): string {
 export function printReport(title: string, report: DatabaseReport): void {
   const r = (n: number, d = 1) => n.toFixed(d);
   console.log(`\n${title}`);
-  console.log(`statements (BEGIN/COMMIT included) and round trips, counted on the wire; named prepared statements: ${report.namedStatements ? 'yes' : 'no'}`);
+  console.log(
+    `statements (BEGIN/COMMIT included) and round trips, counted on the wire; named prepared statements: ${report.namedStatements ? 'yes' : 'no'}`,
+  );
   console.log('| step | statements | round trips | transactions |');
   console.log('|---|---|---|---|');
   for (const c of report.counts) console.log(`| ${c.step} | ${c.statements} | ${c.roundTrips} | ${c.transactions} |`);
   const lifecycle = report.counts.filter((c) => LIFECYCLE.includes(c.step));
   const sum = (f: (c: StepCount) => number) => Math.round(lifecycle.reduce((a, c) => a + f(c), 0) * 100) / 100;
-  console.log(`| lifecycle (${LIFECYCLE.join(', ')}) | ${sum((c) => c.statements)} | ${sum((c) => c.roundTrips)} | ${sum((c) => c.transactions)} |`);
+  console.log(
+    `| lifecycle (${LIFECYCLE.join(', ')}) | ${sum((c) => c.statements)} | ${sum((c) => c.roundTrips)} | ${sum((c) => c.transactions)} |`,
+  );
   const names = report.bareNames;
   console.log(
     `\n| step | concurrency | service req/s | ${names.map((n) => `${n} req/s | service / ${n}`).join(' | ')} | service p50 / p99 ms | ${names.map((n) => `${n} p50 / p99 ms`).join(' | ')} | CPU ms per request, service / ${names.join(' / ')} |`,
   );
   console.log(`|---|---|---|${names.map(() => '---|---|').join('')}---|${names.map(() => '---|').join('')}---|`);
   for (const t of report.timings) {
-    const ratios = t.bare.map((b) => `${r(b.rps, 0)} | ${r(t.service.rps / b.rps, 2)}${sliceSpread(t.service, b)}`).join(' | ');
+    const ratios = t.bare
+      .map((b) => `${r(b.rps, 0)} | ${r(t.service.rps / b.rps, 2)}${sliceSpread(t.service, b)}`)
+      .join(' | ');
     const latencies = t.bare.map((b) => `${r(b.p50, 2)} / ${r(b.p99, 2)}`).join(' | ');
     const cpu = [t.service, ...t.bare].map((x) => r(x.cpuMs, 2)).join(' / ');
-    console.log(`| ${t.step} | ${t.concurrency} | ${r(t.service.rps, 0)} | ${ratios} | ${r(t.service.p50, 2)} / ${r(t.service.p99, 2)} | ${latencies} | ${cpu} |`);
+    console.log(
+      `| ${t.step} | ${t.concurrency} | ${r(t.service.rps, 0)} | ${ratios} | ${r(t.service.p50, 2)} / ${r(t.service.p99, 2)} | ${latencies} | ${cpu} |`,
+    );
   }
 }

@@ -20,14 +20,20 @@ async function prechecks(env: Record<string, string>): Promise<{ ms: number; sta
     await service.logged('ready');
     const page = await fetch(`http://127.0.0.1:${port}/slowdns`);
     const cookie = /slowdns_browser=[^;]+/.exec(page.headers.get('set-cookie') ?? '')![0];
-    const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, { method: 'POST', headers: { cookie, origin: 'http://localhost:8080' } });
+    const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, {
+      method: 'POST',
+      headers: { cookie, origin: 'http://localhost:8080' },
+    });
     const installCode = ((await issued.json()) as { data: { install_code: string } }).data.install_code;
     const statuses: Record<number, number> = {};
     let next = 0;
     const one = async (n: number) => {
       const res = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/install/precheck`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+        },
         body: JSON.stringify({
           install_code: installCode,
           machine_id: randomBytes(16).toString('hex'),
@@ -64,15 +70,21 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const [name, env] of modes) {
     const { ms, statuses } = await prechecks(env);
     times.get(name)!.push(ms);
-    console.log(`round ${round} ${name.padEnd(22)} ${PRECHECKS} prechecks in ${ms.toFixed(0)} ms  statuses ${JSON.stringify(statuses)}`);
+    console.log(
+      `round ${round} ${name.padEnd(22)} ${PRECHECKS} prechecks in ${ms.toFixed(0)} ms  statuses ${JSON.stringify(statuses)}`,
+    );
   }
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const off = median(times.get('off')!);
 for (const [name, values] of times) {
   const ratios = values.map((v) => v / off);
-  console.log(`${name.padEnd(22)} median ${median(values).toFixed(0)} ms  ratio to off ${(median(values) / off).toFixed(2)} (runs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+  console.log(
+    `${name.padEnd(22)} median ${median(values).toFixed(0)} ms  ratio to off ${(median(values) / off).toFixed(2)} (runs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+  );
 }
-console.log(`spans received by the answering collector: ${receiver.spans.length}; connections the hung one accepted: ${hung.connections()}`);
+console.log(
+  `spans received by the answering collector: ${receiver.spans.length}; connections the hung one accepted: ${hung.connections()}`,
+);
 await receiver.close();
 await hung.close();

@@ -9,7 +9,9 @@ export interface CapturedStatement {
 }
 
 /** What a bare client replays for one request: statements alone, or grouped in a transaction. */
-export type ReplayUnit = { transaction: false; statement: CapturedStatement } | { transaction: true; statements: CapturedStatement[]; rollback: boolean };
+export type ReplayUnit =
+  | { transaction: false; statement: CapturedStatement }
+  | { transaction: true; statements: CapturedStatement[]; rollback: boolean };
 
 export interface RequestCost {
   statements: number;
@@ -33,7 +35,10 @@ export class CostRecorder {
   end(): RequestCost {
     const cost = this.current;
     if (!cost) throw new Error('no request is being recorded');
-    if (this.open) throw new Error(`a request ended inside an open transaction: ${JSON.stringify(cost)} ${JSON.stringify(this.open)}`);
+    if (this.open)
+      throw new Error(
+        `a request ended inside an open transaction: ${JSON.stringify(cost)} ${JSON.stringify(this.open)}`,
+      );
     this.current = undefined;
     return cost;
   }

@@ -1,7 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import {
+  describeWithBrowser,
+  openBrowser,
+  serveOverHttp,
+  type BrowserSession,
+  type HttpServer,
+} from '../support/browser.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { seedFleet } from './console-fleet.js';
 import { ADMIN_TOKEN, mintToken } from './console-support.js';
@@ -24,14 +30,26 @@ describeWithBrowser('the operator console in headless Chromium', () => {
   const origin = () => server!.origin;
 
   beforeAll(async () => {
-    server = await serveOverHttp(async (o) => (t = await createTestApp({ PUBLIC_BASE_URL: o, ADMIN_TOKEN, RATE_LIMIT_PROFILE: 'development', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' })).app);
+    server = await serveOverHttp(
+      async (o) =>
+        (t = await createTestApp({
+          PUBLIC_BASE_URL: o,
+          ADMIN_TOKEN,
+          RATE_LIMIT_PROFILE: 'development',
+          WEBHOOK_ALLOW_HTTP: 'true',
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+        })).app,
+    );
     browser = await openBrowser(server.origin);
     await mkdir(SCREENS, { recursive: true });
   });
   beforeEach(async () => {
     await t!.reset();
     await browser!.reset(DESKTOP);
-    tokens = { alice: (await mintToken(t!, 'alice', 'write')).token, viewer: (await mintToken(t!, 'viewer', 'read')).token };
+    tokens = {
+      alice: (await mintToken(t!, 'alice', 'write')).token,
+      viewer: (await mintToken(t!, 'viewer', 'read')).token,
+    };
     await seedFleet(t!);
   });
   afterAll(async () => {
@@ -44,28 +62,43 @@ describeWithBrowser('the operator console in headless Chromium', () => {
   async function signIn(token: string) {
     await page().goto(`${origin()}/admin`);
     await page().getByLabel('Operator token').fill(token);
-    await Promise.all([page().waitForResponse((res) => res.url().endsWith('/admin/sign-in')), page().keyboard.press('Enter')]);
-    await page().locator('.console-who').waitFor({ timeout: 10_000 }).catch(async (error) => {
-      throw new Error(`not signed in: ${page().url()} ${await page().textContent('main')}`, { cause: error });
-    });
+    await Promise.all([
+      page().waitForResponse((res) => res.url().endsWith('/admin/sign-in')),
+      page().keyboard.press('Enter'),
+    ]);
+    await page()
+      .locator('.console-who')
+      .waitFor({ timeout: 10_000 })
+      .catch(async (error) => {
+        throw new Error(`not signed in: ${page().url()} ${await page().textContent('main')}`, { cause: error });
+      });
   }
 
   async function expectNoAxeViolations(label: string) {
     for (const scheme of ['light', 'dark'] as const) {
       await page().emulateMedia({ colorScheme: scheme });
       const { violations } = await new AxeBuilder({ page: page() }).analyze();
-      expect({ label, scheme, violations: violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`) }).toEqual({ label, scheme, violations: [] });
+      expect({
+        label,
+        scheme,
+        violations: violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      }).toEqual({ label, scheme, violations: [] });
     }
     await page().emulateMedia({ colorScheme: 'light' });
   }
 
   async function screenshots(name: string) {
-    for (const [size, viewport] of [['desktop', DESKTOP], ['390', PHONE]] as const) {
+    for (const [size, viewport] of [
+      ['desktop', DESKTOP],
+      ['390', PHONE],
+    ] as const) {
       await page().setViewportSize(viewport);
       await page().screenshot({ path: `${SCREENS}/${name}-${size}.png`, fullPage: true });
       // Readable at 390 px: nothing wider than the screen but the tables, which scroll inside their own box.
       if (size === '390') {
-        const overflow = await page().evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await page().evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
         expect({ name, overflow }).toEqual({ name, overflow: 0 });
       }
     }
@@ -79,10 +112,17 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       const chart = page().locator('figure.chart svg[role="img"]');
       await expect.poll(() => chart.count()).toBe(1);
       expect(await page().locator('figure.chart rect').count()).toBeGreaterThan(10);
-      expect(await page().locator('#chart-summary').textContent()).toMatch(/\d+ confirmed, \d+ released, \d+ waiting for confirm/);
+      expect(await page().locator('#chart-summary').textContent()).toMatch(
+        /\d+ confirmed, \d+ released, \d+ waiting for confirm/,
+      );
       // The counts: codes issued, activations waiting, deliveries waiting, and servers by each health.
       expect(await page().locator('.tile').count()).toBe(7);
-      expect(await page().locator('.tile', { hasText: 'activations waiting for confirm' }).locator('.tile-value').textContent()).toBe('1');
+      expect(
+        await page()
+          .locator('.tile', { hasText: 'activations waiting for confirm' })
+          .locator('.tile-value')
+          .textContent(),
+      ).toBe('1');
 
       await page().keyboard.press('/');
       expect(await page().evaluate(() => document.activeElement?.id)).toBe('q');
@@ -99,8 +139,12 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       const summary = page().locator('details.action summary');
       await summary.focus();
       await page().keyboard.press('Enter');
-      expect(await page().locator('.confirm-question').textContent()).toContain('Release the activation on vpn-amsterdam-3.example.net (198.51.100.23)');
-      await page().getByLabel(/^Reason/).fill('Ticket 4321: the customer reinstalls');
+      expect(await page().locator('.confirm-question').textContent()).toContain(
+        'Release the activation on vpn-amsterdam-3.example.net (198.51.100.23)',
+      );
+      await page()
+        .getByLabel(/^Reason/)
+        .fill('Ticket 4321: the customer reinstalls');
       await page().keyboard.press('Enter');
       await page().waitForURL(/\?done=released$/);
       expect(await page().locator('.status[role="status"]').textContent()).toContain('Released.');
@@ -121,7 +165,11 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       await page().getByRole('link', { name: /^act_/ }).first().click();
       await page().waitForURL(/\/admin\/activations\/act_/);
       expect(await page().locator('details.action').count()).toBe(0);
-      expect(await page().locator('button', { hasText: /Release|Revoke/ }).count()).toBe(0);
+      expect(
+        await page()
+          .locator('button', { hasText: /Release|Revoke/ })
+          .count(),
+      ).toBe(0);
       expect(await page().textContent('main')).toContain('read-only token');
       const path = new URL(page().url()).pathname;
       // The page's own form token, posted from the page itself (a form, as the CSP allows): only the scope is missing.
@@ -131,7 +179,10 @@ describeWithBrowser('the operator console in headless Chromium', () => {
           const form = document.createElement('form');
           form.method = 'post';
           form.action = action;
-          for (const [name, value] of [['form_token', (document.querySelector('input[name="form_token"]') as HTMLInputElement).value], ['reason', 'forged']]) {
+          for (const [name, value] of [
+            ['form_token', (document.querySelector('input[name="form_token"]') as HTMLInputElement).value],
+            ['reason', 'forged'],
+          ]) {
             const input = document.createElement('input');
             input.name = name!;
             input.value = value!;
@@ -152,7 +203,11 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       expect(await page().locator('#sign-in-notice').textContent()).toContain('You are signed out.');
       for (const view of ['/admin/activations', '/admin/servers', '/admin/events', '/admin/webhooks']) {
         await page().goto(`${origin()}${view}`);
-        expect({ view, nav: await page().locator('.console-nav').count(), ids: (await page().textContent('main'))!.includes('act_') }).toEqual({ view, nav: 0, ids: false });
+        expect({
+          view,
+          nav: await page().locator('.console-nav').count(),
+          ids: (await page().textContent('main'))!.includes('act_'),
+        }).toEqual({ view, nav: 0, ids: false });
       }
       browser!.errors.length = 0;
     },
@@ -164,7 +219,8 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       const res = await page().goto(`${origin()}${path}`);
       expect({ name, status: res?.status() }).toEqual({ name, status: name === 'not-found' ? 404 : 200 });
       // Open the action, so that its confirmation is checked and seen too.
-      if (await page().locator('details.action').count()) await page().locator('details.action summary').first().click();
+      if (await page().locator('details.action').count())
+        await page().locator('details.action summary').first().click();
       await expectNoAxeViolations(name);
       await screenshots(name);
     }

@@ -15,7 +15,12 @@ describe('the console signs an operator in with a token, into a session of its o
     for (const path of ['/admin', '/admin/activations', '/admin/events', '/admin/webhooks']) {
       const res = await t.request(path);
       const html = await res.text();
-      expect({ path, status: res.status, form: html.includes('action="/admin/sign-in"'), host: html.includes('act_') }).toEqual({ path, status: path === '/admin' ? 200 : 401, form: true, host: false });
+      expect({
+        path,
+        status: res.status,
+        form: html.includes('action="/admin/sign-in"'),
+        host: html.includes('act_'),
+      }).toEqual({ path, status: path === '/admin' ? 200 : 401, form: true, host: false });
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(res.headers.get('content-security-policy')).toContain("form-action 'self'");
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
@@ -31,7 +36,11 @@ describe('the console signs an operator in with a token, into a session of its o
     expect(setCookie).toMatch(/^slowdns_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/);
     const cookieValue = setCookie.split(';')[0]!.split('=')[1]!;
     const [row] = await t.database.db.select().from(consoleSessions);
-    expect({ operator: row!.operator, scope: row!.scope, stored: JSON.stringify(row).includes(cookieValue) }).toEqual({ operator: 'support-desk', scope: 'write', stored: false });
+    expect({ operator: row!.operator, scope: row!.scope, stored: JSON.stringify(row).includes(cookieValue) }).toEqual({
+      operator: 'support-desk',
+      scope: 'write',
+      stored: false,
+    });
     const page = await consolePage(t, '/admin', setCookie.split(';')[0]!);
     expect(page.status).toBe(200);
     expect(page.html).toContain('Signed in as <strong>support-desk</strong>');
@@ -69,7 +78,12 @@ describe('the console signs an operator in with a token, into a session of its o
   });
 
   it('refuses a sign-in posted from another site', async () => {
-    const res = await postForm(t, '/admin/sign-in', { token: ADMIN_TOKEN }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+    const res = await postForm(
+      t,
+      '/admin/sign-in',
+      { token: ADMIN_TOKEN },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    );
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await t.database.db.select().from(consoleSessions)).toEqual([]);
@@ -98,7 +112,10 @@ describe('the console signs an operator in with a token, into a session of its o
     const { id, token } = await mintToken(t, 'night-shift', 'read');
     const cookie = await signIn(t, token);
     expect((await consolePage(t, '/admin', cookie)).html).toContain('night-shift');
-    const revoke = await t.request(`/api/v2/admin/tokens/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const revoke = await t.request(`/api/v2/admin/tokens/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(revoke.status).toBe(200);
     const after = await consolePage(t, '/admin', cookie);
     expect(after.html).not.toContain('night-shift');
@@ -117,21 +134,33 @@ describe('the console signs an operator in with a token, into a session of its o
 
 describe('console actions: a write-scope session, from a console page of that same session, or nothing changes', () => {
   const t = useTestApp({ ADMIN_TOKEN, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
-  const activationOf = async (id: string) => (await t.database.db.select().from(activations).where(eq(activations.id, id)))[0]!;
+  const activationOf = async (id: string) =>
+    (await t.database.db.select().from(activations).where(eq(activations.id, id)))[0]!;
   const eventCount = async () => (await t.database.db.select().from(events)).length;
 
   it('releases an activation with a reason that lands in the event with the operator name', async () => {
     const { activationId } = await activatedInstall(t);
     const { token } = await mintToken(t, 'alice', 'write');
     const cookie = await signIn(t, token);
-    const res = await postForm(t, `/admin/activations/${activationId}/release`, { form_token: await formTokenOf(t, cookie), reason: 'Ticket 77: customer asked' }, { cookie });
+    const res = await postForm(
+      t,
+      `/admin/activations/${activationId}/release`,
+      { form_token: await formTokenOf(t, cookie), reason: 'Ticket 77: customer asked' },
+      { cookie },
+    );
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`/admin/activations/${activationId}?done=released`);
     expect((await activationOf(activationId)).status).toBe('released');
     const [released] = await t.database.db.select().from(events).where(eq(events.type, 'activation.released'));
-    expect(released!.data).toMatchObject({ operator: 'alice', reason: 'Ticket 77: customer asked', released_by: 'operator' });
+    expect(released!.data).toMatchObject({
+      operator: 'alice',
+      reason: 'Ticket 77: customer asked',
+      released_by: 'operator',
+    });
     const page = await consolePage(t, `/admin/activations/${activationId}?done=released`, cookie);
-    expect(page.html).toContain('<span class="operator">by alice</span> <q class="reason">Ticket 77: customer asked</q>');
+    expect(page.html).toContain(
+      '<span class="operator">by alice</span> <q class="reason">Ticket 77: customer asked</q>',
+    );
   });
 
   it('refuses a cross-site action, a form token of another session, none at all, and a missing reason', async () => {
@@ -141,12 +170,22 @@ describe('console actions: a write-scope session, from a console page of that sa
     const before = await eventCount();
     const path = `/admin/activations/${activationId}/release`;
     const attempts = {
-      crossSite: await postForm(t, path, { form_token: await formTokenOf(t, mine), reason: 'x' }, { cookie: mine, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
+      crossSite: await postForm(
+        t,
+        path,
+        { form_token: await formTokenOf(t, mine), reason: 'x' },
+        { cookie: mine, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      ),
       otherSession: await postForm(t, path, { form_token: await formTokenOf(t, other), reason: 'x' }, { cookie: mine }),
       noToken: await postForm(t, path, { reason: 'x' }, { cookie: mine }),
       noReason: await postForm(t, path, { form_token: await formTokenOf(t, mine), reason: '  ' }, { cookie: mine }),
     };
-    expect(Object.fromEntries(Object.entries(attempts).map(([k, r]) => [k, r.status]))).toEqual({ crossSite: 403, otherSession: 403, noToken: 403, noReason: 400 });
+    expect(Object.fromEntries(Object.entries(attempts).map(([k, r]) => [k, r.status]))).toEqual({
+      crossSite: 403,
+      otherSession: 403,
+      noToken: 403,
+      noReason: 400,
+    });
     expect(await attempts.otherSession.text()).toContain('does not belong to your session');
     expect((await activationOf(activationId)).status).toBe('activated');
     expect(await eventCount()).toBe(before);
@@ -160,24 +199,43 @@ describe('console actions: a write-scope session, from a console page of that sa
     expect(page.status).toBe(200);
     expect(page.html).not.toContain('/release"');
     expect(page.html).toContain('read-only token');
-    const forged = await postForm(t, `/admin/activations/${activationId}/release`, { form_token: await formTokenOf(t, cookie), reason: 'forged' }, { cookie });
+    const forged = await postForm(
+      t,
+      `/admin/activations/${activationId}/release`,
+      { form_token: await formTokenOf(t, cookie), reason: 'forged' },
+      { cookie },
+    );
     expect(forged.status).toBe(403);
     expect(await forged.text()).toContain('read-only token');
     expect((await activationOf(activationId)).status).toBe('activated');
   });
 
   it('shows webhook endpoints with their deliveries and replays one (write scope)', async () => {
-    const endpoint = await t.request('/api/v2/admin/webhooks', postJson({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }, { authorization: `Bearer ${ADMIN_TOKEN}` }));
+    const endpoint = await t.request(
+      '/api/v2/admin/webhooks',
+      postJson({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }, { authorization: `Bearer ${ADMIN_TOKEN}` }),
+    );
     expect(endpoint.status).toBe(201);
-    const test = await t.request(`/api/v2/admin/webhooks/${(await endpoint.json()).data.webhook_id}/test`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const test = await t.request(`/api/v2/admin/webhooks/${(await endpoint.json()).data.webhook_id}/test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(test.status).toBe(202);
     const [delivery] = await t.database.db.select().from(webhookDeliveries);
-    await t.database.db.update(webhookDeliveries).set({ status: 'failed', attempts: 8 }).where(eq(webhookDeliveries.id, delivery!.id));
+    await t.database.db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', attempts: 8 })
+      .where(eq(webhookDeliveries.id, delivery!.id));
     const cookie = await signIn(t, ADMIN_TOKEN);
     const page = await consolePage(t, '/admin/webhooks', cookie);
     expect(page.html).toContain('127.0.0.1:9');
     expect(page.html).toContain(`/admin/webhook-deliveries/${delivery!.id}/replay`);
-    const replay = await postForm(t, `/admin/webhook-deliveries/${delivery!.id}/replay`, { form_token: await formTokenOf(t, cookie) }, { cookie });
+    const replay = await postForm(
+      t,
+      `/admin/webhook-deliveries/${delivery!.id}/replay`,
+      { form_token: await formTokenOf(t, cookie) },
+      { cookie },
+    );
     expect(replay.status).toBe(303);
     const [after] = await t.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery!.id));
     expect({ status: after!.status, attempts: after!.attempts }).toEqual({ status: 'pending', attempts: 0 });
@@ -206,7 +264,9 @@ describe('the console on https', () => {
 
   it('names its cookie __Host- and makes it Secure', async () => {
     const res = await postForm(t, '/admin/sign-in', { token: ADMIN_TOKEN });
-    expect(res.headers.get('set-cookie')).toMatch(/^__Host-slowdns_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
+    expect(res.headers.get('set-cookie')).toMatch(
+      /^__Host-slowdns_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+    );
   });
 });
 

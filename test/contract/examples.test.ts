@@ -49,21 +49,26 @@ describe('the examples of the document', () => {
     const check = (at: string[], value: unknown) => {
       const validate = validatorAt(at);
       checked += 1;
-      if (!validate(value)) problems.push(`${at.join('.')}: ${JSON.stringify(value).slice(0, 120)} ${ajv.errorsText(validate.errors)}`);
+      if (!validate(value))
+        problems.push(`${at.join('.')}: ${JSON.stringify(value).slice(0, 120)} ${ajv.errorsText(validate.errors)}`);
     };
     for (const [at, schema] of schemas) if ('example' in schema) check(at, schema.example);
-    for (const [name, header] of Object.entries<Json>(document.components.headers)) check(['components', 'headers', name, 'schema'], header.example);
+    for (const [name, header] of Object.entries<Json>(document.components.headers))
+      check(['components', 'headers', name, 'schema'], header.example);
     for (const [path, item] of Object.entries<Record<string, Json>>(document.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const media: [string[], Json][] = [];
         const body = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
-        for (const [type, m] of Object.entries(body ?? {})) media.push([['paths', path, method, 'requestBody', 'content', type], m]);
+        for (const [type, m] of Object.entries(body ?? {}))
+          media.push([['paths', path, method, 'requestBody', 'content', type], m]);
         for (const [status, r] of Object.entries(op.responses as Record<string, Json>)) {
-          for (const [type, m] of Object.entries((r.content as Record<string, Json>) ?? {})) media.push([['paths', path, method, 'responses', status, 'content', type], m]);
+          for (const [type, m] of Object.entries((r.content as Record<string, Json>) ?? {}))
+            media.push([['paths', path, method, 'responses', status, 'content', type], m]);
         }
         for (const [at, m] of media) {
           if ('example' in m) check([...at, 'schema'], m.example);
-          for (const ex of Object.values((m.examples as Record<string, { value: unknown }>) ?? {})) check([...at, 'schema'], ex.value);
+          for (const ex of Object.values((m.examples as Record<string, { value: unknown }>) ?? {}))
+            check([...at, 'schema'], ex.value);
         }
       }
     }
@@ -85,7 +90,8 @@ describe('the examples of the document', () => {
             const schema = m.schema as Json;
             const ref = schema.$ref as string | undefined;
             const named = ref ? document.components.schemas[ref.split('/').pop()!] : schema;
-            if (!('example' in m) && !('examples' in m) && !('example' in named)) missing.push(`${method} ${path} ${status} ${type}`);
+            if (!('example' in m) && !('examples' in m) && !('example' in named))
+              missing.push(`${method} ${path} ${status} ${type}`);
           }
         }
       }

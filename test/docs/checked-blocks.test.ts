@@ -8,7 +8,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { blocksOf, configurationVariables, docPages, grammarProblems, isOutput, repoRoot, runs, where, type DocBlock } from './doc-blocks.js';
+import {
+  blocksOf,
+  configurationVariables,
+  docPages,
+  grammarProblems,
+  isOutput,
+  repoRoot,
+  runs,
+  where,
+  type DocBlock,
+} from './doc-blocks.js';
 
 const pages = docPages.map((page) => ({ page, blocks: blocksOf(page) }));
 const all = pages.flatMap(({ blocks }) => blocks);
@@ -27,7 +37,10 @@ function shellcheck(parts: DocBlock[]): string[] {
   }
   let output: string;
   try {
-    output = execFileSync('shellcheck', ['-s', 'sh', '-f', 'gcc', '-e', SHELLCHECK_EXCLUDED, '-'], { input: script, encoding: 'utf8' });
+    output = execFileSync('shellcheck', ['-s', 'sh', '-f', 'gcc', '-e', SHELLCHECK_EXCLUDED, '-'], {
+      input: script,
+      encoding: 'utf8',
+    });
   } catch (error) {
     output = (error as { stdout?: string }).stdout ?? String(error);
   }
@@ -52,7 +65,10 @@ describe('the blocks of the README and the guides', () => {
     const problems = pages.flatMap(({ blocks }) => {
       const shell = blocks.filter((b) => b.language === 'sh');
       const session = shell.filter(runs);
-      return [...(session.length ? shellcheck(session) : []), ...shell.filter((b) => !runs(b)).flatMap((b) => shellcheck([b]))];
+      return [
+        ...(session.length ? shellcheck(session) : []),
+        ...shell.filter((b) => !runs(b)).flatMap((b) => shellcheck([b])),
+      ];
     });
     expect(problems).toEqual([]);
   });
@@ -70,14 +86,16 @@ describe('the blocks of the README and the guides', () => {
   });
 
   it('every JSON output block parses, so that it can be compared as data', () => {
-    const problems = all.filter((b) => isOutput(b) && b.language === 'json').flatMap((block) => {
-      try {
-        JSON.parse(block.text);
-        return [];
-      } catch (error) {
-        return [`${where(block)}: ${(error as Error).message}`];
-      }
-    });
+    const problems = all
+      .filter((b) => isOutput(b) && b.language === 'json')
+      .flatMap((block) => {
+        try {
+          JSON.parse(block.text);
+          return [];
+        } catch (error) {
+          return [`${where(block)}: ${(error as Error).message}`];
+        }
+      });
     expect(problems).toEqual([]);
   });
 
@@ -94,12 +112,20 @@ describe('the blocks of the README and the guides', () => {
       const set = new Set<string>();
       for (const line of block.text.split('\n')) {
         // `NAME=value` of an environment file, `Environment=A=1 B=2` of a unit, `ENV A=1 B=2` of a Dockerfile.
-        const assignments = /^(?:Environment=|ENV\s+)(.*)$/.exec(line)?.[1] ?? (/^[A-Z][A-Z0-9_]*=/.test(line) && !/^\[/.test(line) ? line : undefined);
+        const assignments =
+          /^(?:Environment=|ENV\s+)(.*)$/.exec(line)?.[1] ??
+          (/^[A-Z][A-Z0-9_]*=/.test(line) && !/^\[/.test(line) ? line : undefined);
         for (const m of assignments?.matchAll(/(?:^|\s)([A-Z][A-Z0-9_]*)=/g) ?? []) set.add(m[1]!);
       }
-      const unknown = [...set].filter((name) => !known.has(name)).map((name) => `${where(block)}: ${name} is not a variable the service reads`);
-      const files = [...block.text.matchAll(/\b((?:dist|src|scripts|bin)\/[\w./-]+\.(?:js|mjs|ts|sh))\b/g)].map((m) => m[1]!);
-      const missing = files.filter((file) => !existsSync(join(repoRoot, file))).map((file) => `${where(block)}: ${file} does not exist after the build`);
+      const unknown = [...set]
+        .filter((name) => !known.has(name))
+        .map((name) => `${where(block)}: ${name} is not a variable the service reads`);
+      const files = [...block.text.matchAll(/\b((?:dist|src|scripts|bin)\/[\w./-]+\.(?:js|mjs|ts|sh))\b/g)].map(
+        (m) => m[1]!,
+      );
+      const missing = files
+        .filter((file) => !existsSync(join(repoRoot, file)))
+        .map((file) => `${where(block)}: ${file} does not exist after the build`);
       return [...unknown, ...missing];
     });
     expect(problems).toEqual([]);
@@ -107,7 +133,9 @@ describe('the blocks of the README and the guides', () => {
 
   it('every diagram declares its type', () => {
     for (const block of ofLanguage('mermaid')) {
-      expect(block.text.trimStart(), where(block)).toMatch(/^(sequenceDiagram|flowchart|graph|stateDiagram-v2|classDiagram|erDiagram)\b/);
+      expect(block.text.trimStart(), where(block)).toMatch(
+        /^(sequenceDiagram|flowchart|graph|stateDiagram-v2|classDiagram|erDiagram)\b/,
+      );
     }
   });
 });

@@ -8,7 +8,16 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
-import { blocksOf, docPages, expectedOutput, repoRoot, runs, where, wildcardPattern, type DocBlock } from './doc-blocks.js';
+import {
+  blocksOf,
+  docPages,
+  expectedOutput,
+  repoRoot,
+  runs,
+  where,
+  wildcardPattern,
+  type DocBlock,
+} from './doc-blocks.js';
 import { openDocSession, type DocSession } from './doc-session.js';
 
 const adminUrl = process.env.DATABASE_URL;
@@ -16,9 +25,11 @@ const SERVICE_TIMEOUT_MS = 180_000;
 
 /** An expected JSON value with `…` in strings as wildcards, as a matcher. */
 function jsonMatcher(expected: unknown): unknown {
-  if (typeof expected === 'string') return expected.includes('…') ? expect.stringMatching(wildcardPattern(expected)) : expected;
+  if (typeof expected === 'string')
+    return expected.includes('…') ? expect.stringMatching(wildcardPattern(expected)) : expected;
   if (Array.isArray(expected)) return expected.map(jsonMatcher);
-  if (expected && typeof expected === 'object') return Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, jsonMatcher(v)]));
+  if (expected && typeof expected === 'object')
+    return Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, jsonMatcher(v)]));
   return expected;
 }
 
@@ -30,18 +41,28 @@ function expectOutput(block: DocBlock, stdout: string, expected: DocBlock): void
     } catch {
       expect.fail(`${where(block)} printed no JSON, the doc shows JSON (${where(expected)}):\n${stdout}`);
     }
-    expect(actual, `${where(block)}: its output against ${where(expected)}`).toEqual(jsonMatcher(JSON.parse(expected.text)));
+    expect(actual, `${where(block)}: its output against ${where(expected)}`).toEqual(
+      jsonMatcher(JSON.parse(expected.text)),
+    );
     return;
   }
-  const lines = (text: string) => text.replace(/\s+$/, '').split('\n').map((line) => line.trimEnd());
+  const lines = (text: string) =>
+    text
+      .replace(/\s+$/, '')
+      .split('\n')
+      .map((line) => line.trimEnd());
   const actual = lines(stdout);
   const wanted = lines(expected.text);
   const matches = actual.length === wanted.length && wanted.every((line, i) => wildcardPattern(line).test(actual[i]!));
-  expect(matches, `${where(block)}: its output against ${where(expected)}\n--- shown\n${wanted.join('\n')}\n--- printed\n${actual.join('\n')}`).toBe(true);
+  expect(
+    matches,
+    `${where(block)}: its output against ${where(expected)}\n--- shown\n${wanted.join('\n')}\n--- printed\n${actual.join('\n')}`,
+  ).toBe(true);
 }
 
 /** Untracked or changed files of the checkout: a page's blocks must leave none behind. */
-const checkoutChanges = () => execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repoRoot, encoding: 'utf8' });
+const checkoutChanges = () =>
+  execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repoRoot, encoding: 'utf8' });
 
 for (const page of docPages) {
   const blocks = blocksOf(page);
@@ -54,8 +75,13 @@ for (const page of docPages) {
     beforeAll(async () => {
       before = checkoutChanges();
       const adminToken = randomBytes(32).toString('hex');
-      scratch = adminUrl ? await createScratchDatabase(adminUrl, 'slowdns_docs', inject('templateDatabase')) : undefined;
-      service = spawnService({ ADMIN_TOKEN: adminToken, ...(scratch ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: 'memory://' }) });
+      scratch = adminUrl
+        ? await createScratchDatabase(adminUrl, 'slowdns_docs', inject('templateDatabase'))
+        : undefined;
+      service = spawnService({
+        ADMIN_TOKEN: adminToken,
+        ...(scratch ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: 'memory://' }),
+      });
       const port = await service.port;
       await service.logged('ready');
       session = openDocSession({ serviceUrl: `http://127.0.0.1:${port}`, adminToken });

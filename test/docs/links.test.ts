@@ -33,7 +33,9 @@ const pages = [...docPages, ...clientManuals];
 
 describe('links', () => {
   it.each(pages)('every relative link of %s leads somewhere', (page) => {
-    const targets = [...prose(page).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+    const targets = [...prose(page).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+      .map((m) => m[1]!)
+      .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
     const broken = targets.filter((target) => {
       const [path, anchor] = target.split('#') as [string, string | undefined];
       const file = path === '' ? page : relative(repoRoot, normalize(join(repoRoot, dirname(page), path)));

@@ -32,15 +32,21 @@ function shellExitCodes(): Map<string, number> {
 describe('the reference tables of the guides', () => {
   it('docs/integrators.md lists every error code with the status the error map gives it', () => {
     const errors = section('docs/integrators.md', 'Errors');
-    for (const code of errorCodes) expect(errors).toMatch(new RegExp(`\\| ${errorCatalog[code].status} \\| \`${code}\` \\|`));
+    for (const code of errorCodes)
+      expect(errors).toMatch(new RegExp(`\\| ${errorCatalog[code].status} \\| \`${code}\` \\|`));
     const listed = [...errors.matchAll(/\| \d{3} \| `([a-z_]+)` \|/g)].map((m) => m[1]);
     expect(listed.sort()).toEqual([...errorCodes].sort());
   });
 
   it('docs/configuration.md documents every environment variable the configuration reads', () => {
     // Each in the first cell of a row of its section's table (OpenTelemetry's pairs share a row: `A`, `B`).
-    const rows = (heading: string) => [...section('docs/configuration.md', heading).matchAll(/^\| ([^|]+) \|/gm)].map((m) => m[1]!);
-    const documented = new Set([...rows('The service'), ...rows('Traces')].flatMap((cell) => [...cell.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+    const rows = (heading: string) =>
+      [...section('docs/configuration.md', heading).matchAll(/^\| ([^|]+) \|/gm)].map((m) => m[1]!);
+    const documented = new Set(
+      [...rows('The service'), ...rows('Traces')].flatMap((cell) =>
+        [...cell.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!),
+      ),
+    );
     const variables = configurationVariables();
     expect(variables.length).toBeGreaterThan(30);
     expect(variables.filter((name) => !documented.has(name))).toEqual([]);
@@ -53,36 +59,48 @@ describe('the reference tables of the guides', () => {
   });
 
   it('the layout in docs/development.md names every script in scripts/, and every file it names exists', () => {
-    const layout = blocksOf('docs/development.md').find((b) => b.language === 'text' && b.text.includes('src/main.ts'))!.text;
+    const layout = blocksOf('docs/development.md').find(
+      (b) => b.language === 'text' && b.text.includes('src/main.ts'),
+    )!.text;
     for (const script of readdirSync(join(repoRoot, 'scripts'))) expect(layout).toContain(`scripts/${script}`);
     const named = [...layout.matchAll(/^([\w./-]+\/[\w.-]+\.[a-z]+)\s/gm)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(10);
     for (const file of named) expect(() => readFileSync(join(repoRoot, file)), file).not.toThrow();
   });
 
-  it('both tables of the shell client\'s exit codes agree with the script that maps them', () => {
+  it("both tables of the shell client's exit codes agree with the script that maps them", () => {
     const mapped = shellExitCodes();
     for (const page of ['docs/installers.md', 'clients/shell/README.md']) {
       const rows = [...readPage(page).matchAll(/^\| (\d+) \|[^|]+\|([^|]*)\|$/gm)];
       expect(rows.length, page).toBeGreaterThan(10);
       for (const [, exit, codes] of rows) {
         for (const code of codes!.matchAll(/`([a-z_]+)`/g)) {
-          expect({ page, code: code[1], exit: Number(exit) }).toEqual({ page, code: code[1], exit: mapped.get(code[1]!) ?? mapped.get('*') });
+          expect({ page, code: code[1], exit: Number(exit) }).toEqual({
+            page,
+            code: code[1],
+            exit: mapped.get(code[1]!) ?? mapped.get('*'),
+          });
         }
       }
       // Every code the script maps by name is in the table (the rest fall to 31, "…").
       const listed = rows.flatMap(([, , codes]) => [...codes!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]));
-      expect(listed, page).toEqual(expect.arrayContaining([...mapped.keys()].filter((c) => c !== '*' && c !== 'network')));
+      expect(listed, page).toEqual(
+        expect.arrayContaining([...mapped.keys()].filter((c) => c !== '*' && c !== 'network')),
+      );
     }
   });
 
-  it('the OpenAPI document\'s introduction names every guide', () => {
-    const document = JSON.parse(readFileSync(join(repoRoot, 'openapi/openapi.json'), 'utf8')) as { info: { description: string } };
-    for (const guide of docPages.filter((p) => p.startsWith('docs/'))) expect(document.info.description).toContain(`\`${guide}\``);
+  it("the OpenAPI document's introduction names every guide", () => {
+    const document = JSON.parse(readFileSync(join(repoRoot, 'openapi/openapi.json'), 'utf8')) as {
+      info: { description: string };
+    };
+    for (const guide of docPages.filter((p) => p.startsWith('docs/')))
+      expect(document.info.description).toContain(`\`${guide}\``);
   });
 
   it('the README states the Node versions package.json supports', () => {
-    const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } })
+      .engines.node;
     expect(engines).toBe('^20.19.0 || ^22.12.0 || >=24.0.0');
     const quickStart = section('README.md', 'Quick start');
     for (const version of ['22.12+', '24', '20.19+']) expect(quickStart).toContain(version);

@@ -47,13 +47,16 @@ describe('TypeScript blocks', () => {
       const block = d.file ? files.get(d.file.fileName) : undefined;
       const line = d.file ? d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1 : undefined;
       const place = block ? `${block.page}:${block.line + (line ?? 0)}` : d.file ? `${d.file.fileName}:${line}` : '';
-      return { page: block?.page, text: `${place} ${ts.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]}` };
+      return {
+        page: block?.page,
+        text: `${place} ${ts.flattenDiagnosticMessageText(d.messageText, '\n').split('\n')[0]}`,
+      };
     });
     problemsOf = (page) => problems.filter((p) => p.page === undefined || p.page === page).map((p) => p.text);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('are found in the installers\' guide and the client\'s README', () => {
+  it("are found in the installers' guide and the client's README", () => {
     expect(pages).toEqual(expect.arrayContaining(['docs/installers.md', 'clients/typescript/README.md']));
   });
 

@@ -7,7 +7,14 @@ import { revokeInstallCode } from '../../src/domain/install-codes.js';
 import { revokeServer } from '../../src/domain/servers.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { rateLimitAddressKey } from '../../src/http/client-address.js';
-import { AGENT_VERSION, bearer, checkinRequest, registeredServer, registerRequest, revokeRequest } from '../legacy/agent-requests.js';
+import {
+  AGENT_VERSION,
+  bearer,
+  checkinRequest,
+  registeredServer,
+  registerRequest,
+  revokeRequest,
+} from '../legacy/agent-requests.js';
 import { eventTrail } from '../support/event-trail.js';
 import {
   activatedInstall,
@@ -31,13 +38,23 @@ const operator = { actor: 'operator' as const };
 describe('the event trail: one event per state change, in the same transaction', () => {
   const t = useTestApp({ ADMIN_TOKEN });
 
-  const codeId = async (code: string) => (await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]!.id;
+  const codeId = async (code: string) =>
+    (
+      await t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)))
+    )[0]!.id;
 
   it('issue records install_code.issued with its actor, request id and hashed client key', async () => {
     const trail = eventTrail(t);
     const { address, userAgent } = freshClient();
     const cookie = await openBrowserSession(t, address, { 'user-agent': userAgent });
-    const res = await t.request('/api/v2/slowdns/code/issue', { method: 'POST', headers: { cookie, 'user-agent': userAgent, 'x-request-id': 'req-issue-1' } }, address);
+    const res = await t.request(
+      '/api/v2/slowdns/code/issue',
+      { method: 'POST', headers: { cookie, 'user-agent': userAgent, 'x-request-id': 'req-issue-1' } },
+      address,
+    );
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(data.install_code_id).toMatch(/^ic_[0-9a-f]{16}$/);
@@ -68,13 +85,36 @@ describe('the event trail: one event per state change, in the same transaction',
     const { activation_id: activationId, install_token: installToken } = (await activated.json()).data;
     const icId = await codeId(code);
     expect(await trail.take()).toEqual([
-      expect.objectContaining({ type: 'install_code.activated', actor: 'installer', installCodeId: icId, activationId }),
-      expect.objectContaining({ type: 'activation.created', actor: 'installer', installCodeId: icId, activationId, data: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: expect.any(String) } }),
+      expect.objectContaining({
+        type: 'install_code.activated',
+        actor: 'installer',
+        installCodeId: icId,
+        activationId,
+      }),
+      expect.objectContaining({
+        type: 'activation.created',
+        actor: 'installer',
+        installCodeId: icId,
+        activationId,
+        data: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: expect.any(String) },
+      }),
     ]);
 
-    const registered = await registerRequest(t, { activation_id: activationId, install_token: installToken, agent_version: AGENT_VERSION });
+    const registered = await registerRequest(t, {
+      activation_id: activationId,
+      install_token: installToken,
+      agent_version: AGENT_VERSION,
+    });
     const { server_id: serverId, agent_token: agentToken } = (await registered.json()).data;
-    expect(await trail.take()).toEqual([expect.objectContaining({ type: 'server.registered', actor: 'installer', installCodeId: icId, activationId, serverId })]);
+    expect(await trail.take()).toEqual([
+      expect.objectContaining({
+        type: 'server.registered',
+        actor: 'installer',
+        installCodeId: icId,
+        activationId,
+        serverId,
+      }),
+    ]);
 
     expect((await checkinRequest(t, bearer(agentToken))).status).toBe(200);
     expect(await trail.types()).toEqual([]);
@@ -86,7 +126,15 @@ describe('the event trail: one event per state change, in the same transaction',
     ]);
 
     expect((await revokeRequest(t, bearer(agentToken))).status).toBe(200);
-    expect(await trail.take()).toEqual([expect.objectContaining({ type: 'server.revoked', actor: 'agent', activationId, serverId, data: { reason: 'revoked' } })]);
+    expect(await trail.take()).toEqual([
+      expect.objectContaining({
+        type: 'server.revoked',
+        actor: 'agent',
+        activationId,
+        serverId,
+        data: { reason: 'revoked' },
+      }),
+    ]);
     // Idempotent: a second revoke changes nothing and records nothing.
     expect((await revokeRequest(t, bearer(agentToken))).status).toBe(200);
     expect(await trail.types()).toEqual([]);
@@ -100,9 +148,20 @@ describe('the event trail: one event per state change, in the same transaction',
     const icId = await codeId(server.code);
     const subjects = { installCodeId: icId, activationId: server.activationId };
     expect(await trail.take()).toEqual([
-      expect.objectContaining({ type: 'activation.released', actor: 'installer', ...subjects, data: { install_code_restored: true, released_by: 'installer' } }),
+      expect.objectContaining({
+        type: 'activation.released',
+        actor: 'installer',
+        ...subjects,
+        data: { install_code_restored: true, released_by: 'installer' },
+      }),
       expect.objectContaining({ type: 'install_code.restored', actor: 'installer', ...subjects }),
-      expect.objectContaining({ type: 'server.revoked', actor: 'installer', ...subjects, serverId: server.serverId, data: { reason: 'activation_released' } }),
+      expect.objectContaining({
+        type: 'server.revoked',
+        actor: 'installer',
+        ...subjects,
+        serverId: server.serverId,
+        data: { reason: 'activation_released' },
+      }),
     ]);
     expect((await releaseRequest(t, server.activationId)).status).toBe(200);
     expect(await trail.types()).toEqual([]);
@@ -114,7 +173,12 @@ describe('the event trail: one event per state change, in the same transaction',
     const trail = eventTrail(t);
     await trail.take();
     expect((await releaseRequest(t, a.activationId)).status).toBe(200);
-    expect(await trail.take()).toEqual([expect.objectContaining({ type: 'activation.released', data: { install_code_restored: false, released_by: 'installer' } })]);
+    expect(await trail.take()).toEqual([
+      expect.objectContaining({
+        type: 'activation.released',
+        data: { install_code_restored: false, released_by: 'installer' },
+      }),
+    ]);
   });
 
   it('the operator revoke of /revoke is recorded with the operator as actor', async () => {
@@ -123,7 +187,9 @@ describe('the event trail: one event per state change, in the same transaction',
     await trail.take();
     const res = await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: server.serverId });
     expect(res.status).toBe(200);
-    expect(await trail.take()).toEqual([expect.objectContaining({ type: 'server.revoked', actor: 'operator', serverId: server.serverId })]);
+    expect(await trail.take()).toEqual([
+      expect.objectContaining({ type: 'server.revoked', actor: 'operator', serverId: server.serverId }),
+    ]);
   });
 
   it('refused requests record nothing', async () => {
@@ -135,9 +201,29 @@ describe('the event trail: one event per state change, in the same transaction',
     await expectRefusal(t, () => confirmRequest(t, a.activationId, a.installToken), 409, 'install_token_used');
     await expectRefusal(t, () => releaseRequest(t, a.activationId), 409, 'activation_confirmed');
     await expectRefusal(t, () => precheckRequest(t, a.code), 409, 'install_code_unavailable');
-    await expectRefusal(t, () => registerRequest(t, { activation_id: a.activationId, install_token: a.installToken, agent_version: AGENT_VERSION }), 409, 'install_token_used');
-    await expectRefusal(t, () => revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'srv_0000000000000000' }), 404, 'server_not_found');
-    await expectRefusal(t, () => t.request('/api/v2/slowdns/code/issue', postJson({})), 403, 'browser_session_required');
+    await expectRefusal(
+      t,
+      () =>
+        registerRequest(t, {
+          activation_id: a.activationId,
+          install_token: a.installToken,
+          agent_version: AGENT_VERSION,
+        }),
+      409,
+      'install_token_used',
+    );
+    await expectRefusal(
+      t,
+      () => revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'srv_0000000000000000' }),
+      404,
+      'server_not_found',
+    );
+    await expectRefusal(
+      t,
+      () => t.request('/api/v2/slowdns/code/issue', postJson({})),
+      403,
+      'browser_session_required',
+    );
     expect(await trail.types()).toEqual([]);
   });
 
@@ -174,7 +260,8 @@ describe('no secret in any event', () => {
     for (const finish of ['confirm', 'release'] as const) {
       const install = await installCollectingSecrets(t);
       secrets.push(...install.secrets);
-      if (finish === 'confirm') expect((await confirmRequest(t, install.activationId, install.installToken)).status).toBe(200);
+      if (finish === 'confirm')
+        expect((await confirmRequest(t, install.activationId, install.installToken)).status).toBe(200);
       else expect((await releaseRequest(t, install.activationId)).status).toBe(200);
       expect((await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: install.serverId })).status).toBe(200);
     }
@@ -193,37 +280,73 @@ describe('no secret in any event', () => {
 describe('revoked install codes', () => {
   const t = useTestApp();
 
-  const codeId = async (code: string) => (await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]!.id;
+  const codeId = async (code: string) =>
+    (
+      await t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)))
+    )[0]!.id;
 
   it('a revoked code is 410 install_code_revoked at precheck and at activate (with a token made before); revoking is idempotent', async () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
     const trail = eventTrail(t);
     await trail.take();
-    const revoked = await revokeInstallCode(t.database.db, await codeId(code), t.clock.now(), { actor: 'operator', requestId: 'req-op' });
+    const revoked = await revokeInstallCode(t.database.db, await codeId(code), t.clock.now(), {
+      actor: 'operator',
+      requestId: 'req-op',
+    });
     expect(revoked).toMatchObject({ status: 'revoked', revokedAt: t.clock.now() });
     expect(await revokeInstallCode(t.database.db, revoked.id, t.clock.now(), { actor: 'operator' })).toEqual(revoked);
-    expect(await trail.take()).toEqual([expect.objectContaining({ type: 'install_code.revoked', actor: 'operator', installCodeId: revoked.id, requestId: 'req-op', clientKeyHash: null })]);
+    expect(await trail.take()).toEqual([
+      expect.objectContaining({
+        type: 'install_code.revoked',
+        actor: 'operator',
+        installCodeId: revoked.id,
+        requestId: 'req-op',
+        clientKeyHash: null,
+      }),
+    ]);
 
     await expectRefusal(t, () => precheckRequest(t, code, {}, freshClient().address), 410, 'install_code_revoked');
-    await expectRefusal(t, () => activateRequest(t, code, token, {}, freshClient().address), 410, 'install_code_revoked');
+    await expectRefusal(
+      t,
+      () => activateRequest(t, code, token, {}, freshClient().address),
+      410,
+      'install_code_revoked',
+    );
     expect(await trail.types()).toEqual([]);
   });
 
   it('a code an activation holds cannot be revoked (409), an unknown id is 404', async () => {
     const a = await activatedInstall(t);
-    await expect(revokeInstallCode(t.database.db, await codeId(a.code), t.clock.now(), { actor: 'operator' })).rejects.toMatchObject({ code: 'install_code_unavailable' });
-    await expect(revokeInstallCode(t.database.db, 'ic_0000000000000000', t.clock.now(), { actor: 'operator' })).rejects.toMatchObject({ code: 'install_code_not_found' });
+    await expect(
+      revokeInstallCode(t.database.db, await codeId(a.code), t.clock.now(), { actor: 'operator' }),
+    ).rejects.toMatchObject({ code: 'install_code_unavailable' });
+    await expect(
+      revokeInstallCode(t.database.db, 'ic_0000000000000000', t.clock.now(), { actor: 'operator' }),
+    ).rejects.toMatchObject({ code: 'install_code_not_found' });
   });
 
   it('a release that revokes the code: the code is revoked, not restored, and the events say so', async () => {
     const a = await activatedInstall(t);
     const trail = eventTrail(t);
     await trail.take();
-    const { codeRestored } = await releaseActivation(t.database.db, a.activationId, t.clock.now(), { actor: 'browser' }, { code: 'revoke' });
+    const { codeRestored } = await releaseActivation(
+      t.database.db,
+      a.activationId,
+      t.clock.now(),
+      { actor: 'browser' },
+      { code: 'revoke' },
+    );
     expect(codeRestored).toBe(false);
     expect(await trail.take()).toEqual([
-      expect.objectContaining({ type: 'activation.released', actor: 'browser', data: { install_code_restored: false, released_by: 'browser' } }),
+      expect.objectContaining({
+        type: 'activation.released',
+        actor: 'browser',
+        data: { install_code_restored: false, released_by: 'browser' },
+      }),
       expect.objectContaining({ type: 'install_code.revoked', actor: 'browser', activationId: a.activationId }),
     ]);
     await expectRefusal(t, () => precheckRequest(t, a.code, {}, freshClient().address), 410, 'install_code_revoked');

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATION_LOCK, PRUNE_LOCK, RATE_LIMIT_OVERRIDE_LOCK, SIGNING_KEY_LOCK, tryWithAdvisoryLock, withAdvisoryLock } from '../../src/db/advisory-locks.js';
+import {
+  MIGRATION_LOCK,
+  PRUNE_LOCK,
+  RATE_LIMIT_OVERRIDE_LOCK,
+  SIGNING_KEY_LOCK,
+  tryWithAdvisoryLock,
+  withAdvisoryLock,
+} from '../../src/db/advisory-locks.js';
 import { pruneOnce } from '../../src/domain/pruning.js';
 import { loadKeyRing } from '../../src/domain/signing-key-store.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -34,7 +41,9 @@ describe('advisory locks: transaction-scoped, one id per use', () => {
   });
 
   it('the lock ends with its transaction, also when the work fails', async () => {
-    await expect(withAdvisoryLock(database.db, PRUNE_LOCK, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(withAdvisoryLock(database.db, PRUNE_LOCK, () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
     expect(await tryWithAdvisoryLock(database.db, PRUNE_LOCK, async () => 'ran')).toBe('ran');
     expect(await withAdvisoryLock(database.db, PRUNE_LOCK, async () => 'ran again')).toBe('ran again');
   });
@@ -52,16 +61,20 @@ describe('advisory locks: transaction-scoped, one id per use', () => {
     expect(await tryWithAdvisoryLock(database.db, PRUNE_LOCK, async () => 'ran')).toBe('ran');
   });
 
-  onPostgres('an instance loading its signing keys does not wait for one that is pruning', { timeout: 15_000 }, async () => {
-    const pruning = await holdLock(database, PRUNE_LOCK);
-    try {
-      const ring = await loadKeyRing(database.db, undefined, NOW);
-      expect(ring.publicJwks(NOW).keys).toHaveLength(1);
-    } finally {
-      pruning.release();
-      await pruning.done;
-    }
-  });
+  onPostgres(
+    'an instance loading its signing keys does not wait for one that is pruning',
+    { timeout: 15_000 },
+    async () => {
+      const pruning = await holdLock(database, PRUNE_LOCK);
+      try {
+        const ring = await loadKeyRing(database.db, undefined, NOW);
+        expect(ring.publicJwks(NOW).keys).toHaveLength(1);
+      } finally {
+        pruning.release();
+        await pruning.done;
+      }
+    },
+  );
 
   onPostgres('a pruning pass is not skipped while another instance creates its signing key', async () => {
     const keyCreation = await holdLock(database, SIGNING_KEY_LOCK);

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rateLimitSubjectHash } from '../../src/domain/rate-limits/limiter.js';
-import { normaliseAddress, parseTrustProxy, rateLimitAddressKey, resolveClientAddress, sameAddress } from '../../src/http/client-address.js';
+import {
+  normaliseAddress,
+  parseTrustProxy,
+  rateLimitAddressKey,
+  resolveClientAddress,
+  sameAddress,
+} from '../../src/http/client-address.js';
 import { bucketRows, expectRateLimited, issueFrom, openBrowser } from '../rate-limits/rate-limit-support.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -43,7 +49,9 @@ describe('resolveClientAddress with trusted proxy CIDRs', () => {
   it('skips trusted IPv4 and IPv6 proxies from the right and takes the first untrusted address', () => {
     expect(resolveClientAddress('10.0.0.1', '6.6.6.6, 1.2.3.4', trust)).toBe('1.2.3.4');
     expect(resolveClientAddress('2001:db8:ffff::1', '6.6.6.6, 1.2.3.4', trust)).toBe('1.2.3.4');
-    expect(resolveClientAddress('::ffff:10.0.0.3', '6.6.6.6, 1.2.3.4, 10.9.9.9:80, [2001:db8:ffff::2]:8080', trust)).toBe('1.2.3.4');
+    expect(
+      resolveClientAddress('::ffff:10.0.0.3', '6.6.6.6, 1.2.3.4, 10.9.9.9:80, [2001:db8:ffff::2]:8080', trust),
+    ).toBe('1.2.3.4');
   });
 
   it('an untrusted socket peer is the client, whatever X-Forwarded-For says', () => {
@@ -70,10 +78,23 @@ describe('addresses and rate-limit keys', () => {
   });
 
   it('writes every spelling of one address the same way (IPv4 written as IPv6, RFC 5952 for IPv6, ports dropped)', () => {
-    for (const spelling of ['5.6.7.8', '::ffff:506:708', '0:0:0:0:0:ffff:5.6.7.8', '::FFFF:0506:0708', '[::ffff:5.6.7.8]:443', '5.6.7.8:8080', ' 5.6.7.8 ']) {
+    for (const spelling of [
+      '5.6.7.8',
+      '::ffff:506:708',
+      '0:0:0:0:0:ffff:5.6.7.8',
+      '::FFFF:0506:0708',
+      '[::ffff:5.6.7.8]:443',
+      '5.6.7.8:8080',
+      ' 5.6.7.8 ',
+    ]) {
       expect(normaliseAddress(spelling), spelling).toBe('5.6.7.8');
     }
-    for (const spelling of ['2001:db8::7', '2001:DB8:0::7', '2001:0db8:0000:0000:0000:0000:0000:0007', '[2001:db8::7]:8080']) {
+    for (const spelling of [
+      '2001:db8::7',
+      '2001:DB8:0::7',
+      '2001:0db8:0000:0000:0000:0000:0000:0007',
+      '[2001:db8::7]:8080',
+    ]) {
       expect(normaliseAddress(spelling), spelling).toBe('2001:db8::7');
     }
     expect(normaliseAddress('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1');
@@ -115,7 +136,7 @@ describe('behind one proxy, rate limits count the resolved address', () => {
   beforeEach(() => t.reset());
   afterAll(() => t.close());
 
-  it('forged entries left of the proxy\'s (with a port) give no fresh budget: the 4th issue from 1.2.3.4 is 429', async () => {
+  it("forged entries left of the proxy's (with a port) give no fresh budget: the 4th issue from 1.2.3.4 is 429", async () => {
     t.clock.set('2026-11-22T10:00:00Z');
     const issue = async (i: number) => {
       const headers = { 'x-forwarded-for': `6.6.6.${i}, 1.2.3.4:${5000 + i}` };
@@ -125,7 +146,9 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     for (let i = 1; i <= 3; i++) expect((await issue(i)).status).toBe(201);
     await expectRateLimited(await issue(4), 'issue-ip-hour', 3600);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
-    expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '1.2.3.4'), count: 3 })]);
+    expect(ipHour).toEqual([
+      expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '1.2.3.4'), count: 3 }),
+    ]);
   });
 
   it('an X-Forwarded-For address with a zone is that address, not a 500', async () => {
@@ -133,7 +156,9 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     const res = await issueFrom(behindProxy, browser, { headers: { 'x-forwarded-for': 'fe80::7%eth-0' } });
     expect(res.status).toBe(201);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
-    expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', 'fe80::/64'), count: 1 })]);
+    expect(ipHour).toEqual([
+      expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', 'fe80::/64'), count: 1 }),
+    ]);
   });
 
   it('other spellings of one IPv4 client share its budget: 5.6.7.8, ::ffff:506:708, 0:0:0:0:0:ffff:5.6.7.8, then 429', async () => {
@@ -146,6 +171,8 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     for (let i = 0; i < 3; i++) expect((await issue(i)).status).toBe(201);
     await expectRateLimited(await issue(3), 'issue-ip-hour', 3600);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
-    expect(ipHour).toEqual([expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '5.6.7.8'), count: 3 })]);
+    expect(ipHour).toEqual([
+      expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '5.6.7.8'), count: 3 }),
+    ]);
   });
 });

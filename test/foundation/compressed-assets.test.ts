@@ -9,10 +9,13 @@ import { useTestApp } from '../support/test-app.js';
 const t = useTestApp();
 
 const scalarDist = dirname(createRequire(import.meta.url).resolve('@scalar/api-reference'));
-const scalarVersion = (JSON.parse(await readFile(join(scalarDist, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const scalarVersion = (
+  JSON.parse(await readFile(join(scalarDist, '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 const scalarBundle = await readFile(join(scalarDist, 'browser', 'standalone.js'));
 
-const get = (path: string, acceptEncoding?: string) => t.request(path, acceptEncoding === undefined ? {} : { headers: { 'accept-encoding': acceptEncoding } });
+const get = (path: string, acceptEncoding?: string) =>
+  t.request(path, acceptEncoding === undefined ? {} : { headers: { 'accept-encoding': acceptEncoding } });
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 
 describe('the reference page, its document and its bundle', () => {
@@ -32,10 +35,15 @@ describe('the reference page, its document and its bundle', () => {
     };
     expect(html).toContain(`<h1>${document.info.title}</h1>`);
     // The sidebar as Scalar's starts: the introduction, each tag (collapsed), the models.
-    expect(html).toContain(`<ul>${['Introduction', ...document.tags.map((tag) => tag.name), 'Models'].map((entry) => `<li>${entry}</li>`).join('')}</ul>`);
-    expect(html).toContain('hands short-lived <strong>install codes</strong> to people on the page <code>GET /slowdns</code>');
+    expect(html).toContain(
+      `<ul>${['Introduction', ...document.tags.map((tag) => tag.name), 'Models'].map((entry) => `<li>${entry}</li>`).join('')}</ul>`,
+    );
+    expect(html).toContain(
+      'hands short-lived <strong>install codes</strong> to people on the page <code>GET /slowdns</code>',
+    );
     for (const item of Object.values(document.paths)) {
-      for (const operation of Object.values(item)) expect(html).toContain(` ${operation.summary.replace(/'/g, '&#39;')}</li>`);
+      for (const operation of Object.values(item))
+        expect(html).toContain(` ${operation.summary.replace(/'/g, '&#39;')}</li>`);
     }
     // The bundle does not hold up the first paint, and the document is fetched beside it rather than after it.
     expect(html).toContain('<link rel="preload" href="/openapi.json" as="fetch" crossorigin />');

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import {
+  describeWithBrowser,
+  openBrowser,
+  serveOverHttp,
+  type BrowserSession,
+  type HttpServer,
+} from '../support/browser.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 describeWithBrowser('the /docs reference in headless Chromium', () => {

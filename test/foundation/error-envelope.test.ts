@@ -32,7 +32,11 @@ describe('every non-2xx answer is the one error envelope', () => {
   });
 
   it('a body that is not JSON content is 415 unsupported_media_type', async () => {
-    const res = await t.request(JSON_ROUTE, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await t.request(JSON_ROUTE, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     await expectEnvelope(res, 415, 'unsupported_media_type');
   });
 

@@ -33,7 +33,13 @@ describe('a failed query is logged without its parameters', () => {
     expect((await res.json()).error.code).toBe('internal_error');
 
     const failure = t.logs.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'unhandled error');
-    expect(failure).toMatchObject({ level: 'error', code: '42P01', error: expect.stringMatching(/^Failed query: (select|with) .*install_codes.*: relation "install_codes" does not exist$/s) });
+    expect(failure).toMatchObject({
+      level: 'error',
+      code: '42P01',
+      error: expect.stringMatching(
+        /^Failed query: (select|with) .*install_codes.*: relation "install_codes" does not exist$/s,
+      ),
+    });
     expect(failure.stack).toMatch(/^Error: Failed query: (select|with) [^]*\n {4}at /);
     const logs = t.logs.join('\n');
     expect(logs).not.toContain(sha256Hex(CODE));
@@ -44,13 +50,21 @@ describe('a failed query is logged without its parameters', () => {
 
 describe('errorFields', () => {
   const queryError = () =>
-    new DrizzleQueryError('insert into "signing_keys" ("kid", "private_jwk") values ($1, $2)', ['kid_1', `{"kty":"OKP","d":"${PRIVATE_D}"}`], Object.assign(new Error('duplicate key value violates unique constraint "signing_keys_pkey"'), { code: '23505' }));
+    new DrizzleQueryError(
+      'insert into "signing_keys" ("kid", "private_jwk") values ($1, $2)',
+      ['kid_1', `{"kty":"OKP","d":"${PRIVATE_D}"}`],
+      Object.assign(new Error('duplicate key value violates unique constraint "signing_keys_pkey"'), { code: '23505' }),
+    );
 
   it('keeps the SQL, the cause and its code, and drops the parameters from message and stack', () => {
     const fields = errorFields(queryError());
-    expect(fields.error).toBe('Failed query: insert into "signing_keys" ("kid", "private_jwk") values ($1, $2): duplicate key value violates unique constraint "signing_keys_pkey"');
+    expect(fields.error).toBe(
+      'Failed query: insert into "signing_keys" ("kid", "private_jwk") values ($1, $2): duplicate key value violates unique constraint "signing_keys_pkey"',
+    );
     expect(fields.code).toBe('23505');
-    expect(fields.stack).toMatch(/^Error: Failed query: insert into "signing_keys" \("kid", "private_jwk"\) values \(\$1, \$2\)\n {4}at /);
+    expect(fields.stack).toMatch(
+      /^Error: Failed query: insert into "signing_keys" \("kid", "private_jwk"\) values \(\$1, \$2\)\n {4}at /,
+    );
     expect(JSON.stringify(fields)).not.toContain(PRIVATE_D);
     expect(JSON.stringify(fields)).not.toContain('params');
   });
@@ -64,7 +78,11 @@ describe('errorFields', () => {
 
   it('reports an ordinary error as it is, and a thrown non-error as text', () => {
     const plain = errorFields(Object.assign(new TypeError('x is not a function'), { code: 'ERR_X' }));
-    expect(plain).toMatchObject({ error: 'x is not a function', code: 'ERR_X', stack: expect.stringMatching(/^TypeError: x is not a function\n {4}at /) });
+    expect(plain).toMatchObject({
+      error: 'x is not a function',
+      code: 'ERR_X',
+      stack: expect.stringMatching(/^TypeError: x is not a function\n {4}at /),
+    });
     expect(errorFields('boom')).toEqual({ error: 'boom' });
   });
 });

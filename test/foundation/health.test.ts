@@ -23,7 +23,15 @@ describe('GET /api/v2/healthz', () => {
 
   it('livez answers 200 alive; readyz 200 ready while the database answers, 503 during the shutdown drain', async () => {
     let draining = false;
-    const { app } = createApp({ db: t.database.db, availability: t.database.availability, isDraining: () => draining, clock: t.clock, config: t.config, logger: createLogger('silent'), keys: t.keys });
+    const { app } = createApp({
+      db: t.database.db,
+      availability: t.database.availability,
+      isDraining: () => draining,
+      clock: t.clock,
+      config: t.config,
+      logger: createLogger('silent'),
+      keys: t.keys,
+    });
     const live = await app.request('/api/v2/livez');
     expect(live.status).toBe(200);
     expect(await live.json()).toEqual({ data: { status: 'alive' }, meta: { message: expect.any(String) } });
@@ -34,14 +42,33 @@ describe('GET /api/v2/healthz', () => {
     const drainingAnswer = await app.request('/api/v2/readyz');
     expect(drainingAnswer.status).toBe(503);
     expect(drainingAnswer.headers.get('retry-after')).toBe('5');
-    expect((await drainingAnswer.json()).error).toEqual({ code: 'service_unavailable', message: expect.stringMatching(/shutting down/) });
+    expect((await drainingAnswer.json()).error).toEqual({
+      code: 'service_unavailable',
+      message: expect.stringMatching(/shutting down/),
+    });
     expect((await app.request('/api/v2/livez')).status).toBe(200);
   });
 
   it('while the database is known to be away, what needs no database still answers: the probes, the contract, the keys, the assets and the shell client', async () => {
     const away = { available: false, check: async () => false, reportFailure: () => {}, close: () => {} };
-    const { app } = createApp({ db: t.database.db, availability: away, clock: t.clock, config: t.config, logger: createLogger('silent'), keys: t.keys });
-    for (const path of ['/api/v2/livez', '/openapi.json', '/.well-known/jwks.json', '/docs', '/slowdns/app.js', '/slowdns/app.css', '/slowdns/activate.sh', '/slowdns/activate.sh.sha256']) {
+    const { app } = createApp({
+      db: t.database.db,
+      availability: away,
+      clock: t.clock,
+      config: t.config,
+      logger: createLogger('silent'),
+      keys: t.keys,
+    });
+    for (const path of [
+      '/api/v2/livez',
+      '/openapi.json',
+      '/.well-known/jwks.json',
+      '/docs',
+      '/slowdns/app.js',
+      '/slowdns/app.css',
+      '/slowdns/activate.sh',
+      '/slowdns/activate.sh.sha256',
+    ]) {
       expect([path, (await app.request(path)).status]).toEqual([path, 200]);
     }
     for (const path of ['/api/v2/healthz', '/api/v2/readyz', '/slowdns']) {
@@ -71,7 +98,13 @@ describe('GET /api/v2/healthz with the database gone', () => {
   it('answers 503 service_unavailable when PostgreSQL cannot be reached', async () => {
     // A port nothing listens on: a real, refused connection.
     const database = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: 'unused' });
-    const { app } = createApp({ db: database.db, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
+    const { app } = createApp({
+      db: database.db,
+      clock: systemClock,
+      config: loadConfig({}),
+      logger: createLogger('silent'),
+      keys: await testKeyRing(),
+    });
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
@@ -81,7 +114,14 @@ describe('GET /api/v2/healthz with the database gone', () => {
 
   it('answers 503 when the embedded database has been closed', async () => {
     const database = await openDatabase({ dataDir: 'memory://', pgliteSeed: await testPgliteSeed() });
-    const { app } = createApp({ db: database.db, availability: database.availability, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
+    const { app } = createApp({
+      db: database.db,
+      availability: database.availability,
+      clock: systemClock,
+      config: loadConfig({}),
+      logger: createLogger('silent'),
+      keys: await testKeyRing(),
+    });
     await database.close();
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);

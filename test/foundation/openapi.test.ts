@@ -20,12 +20,19 @@ describe('the contract', () => {
   it('documents every error response with the status the error map gives its code', async () => {
     const doc = await (await t.request('/openapi.json')).json();
     let checked = 0;
-    for (const [path, item] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, unknown> }> }> }>>(doc.paths)) {
+    for (const [path, item] of Object.entries<
+      Record<
+        string,
+        { responses: Record<string, { content?: Record<string, { examples?: Record<string, unknown> }> }> }
+      >
+    >(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         for (const [status, response] of Object.entries(op.responses)) {
           const examples = response.content?.['application/json']?.examples ?? {};
           for (const code of Object.keys(examples)) {
-            expect(errorCatalog[code as keyof typeof errorCatalog]?.status, `${method} ${path} ${status} ${code}`).toBe(Number(status));
+            expect(errorCatalog[code as keyof typeof errorCatalog]?.status, `${method} ${path} ${status} ${code}`).toBe(
+              Number(status),
+            );
             checked += 1;
           }
         }
@@ -36,7 +43,9 @@ describe('the contract', () => {
 
   it('gives every operation an operationId, a tag and a summary', async () => {
     const doc = await (await t.request('/openapi.json')).json();
-    for (const item of Object.values<Record<string, { operationId?: string; tags?: string[]; summary?: string }>>(doc.paths)) {
+    for (const item of Object.values<Record<string, { operationId?: string; tags?: string[]; summary?: string }>>(
+      doc.paths,
+    )) {
       for (const op of Object.values(item)) {
         expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
         expect(op.tags?.length).toBeGreaterThan(0);
@@ -49,13 +58,17 @@ describe('the contract', () => {
     const doc = await (await t.request('/openapi.json')).json();
     const refOf = (h: { $ref?: string } | undefined) => h?.$ref;
     let responses = 0;
-    for (const [path, item] of Object.entries<Record<string, { responses: Record<string, { headers?: Record<string, { $ref?: string }> }> }>>(doc.paths)) {
+    for (const [path, item] of Object.entries<
+      Record<string, { responses: Record<string, { headers?: Record<string, { $ref?: string }> }> }>
+    >(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         for (const [status, response] of Object.entries(op.responses)) {
           const where = `${method} ${path} ${status}`;
-          for (const [name, header] of Object.entries(response.headers ?? {})) expect(refOf(header), `${where} ${name}`).toBe(`#/components/headers/${name}`);
+          for (const [name, header] of Object.entries(response.headers ?? {}))
+            expect(refOf(header), `${where} ${name}`).toBe(`#/components/headers/${name}`);
           expect(refOf(response.headers?.['X-Request-Id']), where).toBeDefined();
-          if (status === '429' || status === '503') expect(refOf(response.headers?.['Retry-After']), where).toBeDefined();
+          if (status === '429' || status === '503')
+            expect(refOf(response.headers?.['Retry-After']), where).toBeDefined();
           responses += 1;
         }
       }

@@ -27,13 +27,17 @@ describe('the embedded database starts from the build seed', () => {
     const first = await openDatabase({ dataDir, pgliteSeed: await seed() });
     await migrateDatabase(first.db);
     expect(await tableCount(first.db)).toBeGreaterThan(4);
-    await first.db.execute(sql`insert into signing_keys (kid, private_jwk, created_at) values ('seed-test', '{}', now())`);
+    await first.db.execute(
+      sql`insert into signing_keys (kid, private_jwk, created_at) values ('seed-test', '{}', now())`,
+    );
     await first.close();
     expect(await readdir(dataDir)).toContain('PG_VERSION');
 
     // Existing folder: the seed is not loaded again (PGlite refuses to load over a database), the row is still there.
     const second = await openDatabase({ dataDir, pgliteSeed: await seed() });
-    expect(await queryRows<{ kid: string }>(second.db, sql`select kid from signing_keys`)).toEqual([{ kid: 'seed-test' }]);
+    expect(await queryRows<{ kid: string }>(second.db, sql`select kid from signing_keys`)).toEqual([
+      { kid: 'seed-test' },
+    ]);
     await second.close();
   }, 120_000);
 

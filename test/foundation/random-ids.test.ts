@@ -4,7 +4,10 @@ import { randomId } from '../../src/domain/secret-hash.js';
 describe('random ids', () => {
   it('are the prefix and the hex of the bytes asked for, and never repeat across many draws from the pool', () => {
     // 3 000 ids of 8 bytes and 500 of 12 span several 4 KiB draws; an id that does not fit in what is left of one takes a fresh draw.
-    const ids = [...Array.from({ length: 3000 }, () => randomId('act_')), ...Array.from({ length: 500 }, () => randomId('pre_', 12))];
+    const ids = [
+      ...Array.from({ length: 3000 }, () => randomId('act_')),
+      ...Array.from({ length: 500 }, () => randomId('pre_', 12)),
+    ];
     expect(ids.slice(0, 3000).every((id) => /^act_[0-9a-f]{16}$/.test(id))).toBe(true);
     expect(ids.slice(3000).every((id) => /^pre_[0-9a-f]{24}$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);

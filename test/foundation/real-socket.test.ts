@@ -13,7 +13,13 @@ interface RawAnswer {
  * A request over a real socket, framed exactly as given: `app.request()` in the other tests has no
  * HTTP framing (no Content-Length, every POST has a body stream), which is where such bugs hide.
  */
-function raw(origin: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+function raw(
+  origin: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = httpRequest(`${origin}${path}`, { method, headers, agent: false }, (res) => {
@@ -40,7 +46,8 @@ function raw(origin: string, method: string, path: string, headers: Record<strin
   });
 }
 
-const envelope = (answer: RawAnswer) => JSON.parse(answer.body) as { error?: { code: string }; data?: Record<string, unknown> };
+const envelope = (answer: RawAnswer) =>
+  JSON.parse(answer.body) as { error?: { code: string }; data?: Record<string, unknown> };
 
 describe('the HTTP edge over a real socket', () => {
   let t: TestApp;
@@ -65,7 +72,11 @@ describe('the HTTP edge over a real socket', () => {
   });
 
   it('an empty body labelled JSON issues a code too', async () => {
-    const answer = await raw(server.origin, 'POST', '/api/v2/slowdns/code/issue', { cookie: await sessionCookie(), 'content-type': 'application/json', 'content-length': '0' });
+    const answer = await raw(server.origin, 'POST', '/api/v2/slowdns/code/issue', {
+      cookie: await sessionCookie(),
+      'content-type': 'application/json',
+      'content-length': '0',
+    });
     expect(answer.status).toBe(201);
   });
 
@@ -74,14 +85,21 @@ describe('the HTTP edge over a real socket', () => {
     expect([answer.status, envelope(answer).error?.code]).toEqual([401, 'agent_token_invalid']);
   });
 
-  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('%s on a GET route is 405 method_not_allowed with Allow', async (method) => {
-    const answer = await raw(server.origin, method, '/api/v2/healthz');
-    expect([answer.status, envelope(answer).error?.code]).toEqual([405, 'method_not_allowed']);
-    expect(answer.headers.allow).toBe('GET, HEAD');
-  });
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])(
+    '%s on a GET route is 405 method_not_allowed with Allow',
+    async (method) => {
+      const answer = await raw(server.origin, method, '/api/v2/healthz');
+      expect([answer.status, envelope(answer).error?.code]).toEqual([405, 'method_not_allowed']);
+      expect(answer.headers.allow).toBe('GET, HEAD');
+    },
+  );
 
   it.each([
-    ['an empty form body (curl -d \'\')', { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '0' }, ''],
+    [
+      "an empty form body (curl -d '')",
+      { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '0' },
+      '',
+    ],
     ['text/plain with no body', { 'content-type': 'text/plain', 'content-length': '0' }, ''],
     ['a form body', { 'content-type': 'application/x-www-form-urlencoded' }, 'install_code=x'],
   ])('%s on a JSON route is 415 unsupported_media_type', async (_, headers, body) => {
@@ -93,7 +111,13 @@ describe('the HTTP edge over a real socket', () => {
     const json = { 'content-type': 'application/json' };
     const malformed = await raw(server.origin, 'POST', '/api/v2/slowdns/install/precheck', json, '{"install_code": ');
     expect([malformed.status, envelope(malformed).error?.code]).toEqual([400, 'validation_failed']);
-    const huge = await raw(server.origin, 'POST', '/api/v2/slowdns/install/precheck', { ...json, 'transfer-encoding': 'chunked' }, JSON.stringify({ x: 'y'.repeat(2 * 1024 * 1024) }));
+    const huge = await raw(
+      server.origin,
+      'POST',
+      '/api/v2/slowdns/install/precheck',
+      { ...json, 'transfer-encoding': 'chunked' },
+      JSON.stringify({ x: 'y'.repeat(2 * 1024 * 1024) }),
+    );
     expect([huge.status, envelope(huge).error?.code]).toEqual([413, 'payload_too_large']);
     expect(huge.headers.connection).toBe('close');
     const unknown = await raw(server.origin, 'GET', '/no/such/route');
@@ -105,12 +129,16 @@ describe('the HTTP edge over a real socket', () => {
     // Only the headers go out: an answer proves the server decided without waiting for the body.
     const headersOnly = (path: string, method: string, length: number) =>
       new Promise<RawAnswer>((resolve, reject) => {
-        const req = httpRequest(`${server.origin}${path}`, { method, agent: false, headers: { 'content-type': 'application/json', 'content-length': String(length) } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-        });
+        const req = httpRequest(
+          `${server.origin}${path}`,
+          { method, agent: false, headers: { 'content-type': 'application/json', 'content-length': String(length) } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+          },
+        );
         req.on('error', reject);
         req.flushHeaders();
       });
@@ -120,15 +148,33 @@ describe('the HTTP edge over a real socket', () => {
       ['POST', '/register', 8 * 1024 + 1],
     ] as const) {
       const answer = await headersOnly(path, method, length);
-      expect([method, path, answer.status, envelope(answer).error?.code, answer.headers.connection]).toEqual([method, path, 413, 'payload_too_large', 'close']);
+      expect([method, path, answer.status, envelope(answer).error?.code, answer.headers.connection]).toEqual([
+        method,
+        path,
+        413,
+        'payload_too_large',
+        'close',
+      ]);
     }
     // At the limit the body is read and judged as usual.
-    const atLimit = await raw(server.origin, 'POST', '/api/v2/slowdns/install/precheck', { 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(64 * 1024 - 8) }));
+    const atLimit = await raw(
+      server.origin,
+      'POST',
+      '/api/v2/slowdns/install/precheck',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ x: 'y'.repeat(64 * 1024 - 8) }),
+    );
     expect([atLimit.status, envelope(atLimit).error?.code]).toEqual([400, 'validation_failed']);
   });
 
   it('a JSON media type with parameters is accepted', async () => {
-    const answer = await raw(server.origin, 'POST', '/api/v2/slowdns/install/precheck', { 'content-type': 'application/json; charset=utf-8' }, '{}');
+    const answer = await raw(
+      server.origin,
+      'POST',
+      '/api/v2/slowdns/install/precheck',
+      { 'content-type': 'application/json; charset=utf-8' },
+      '{}',
+    );
     expect([answer.status, envelope(answer).error?.code]).toEqual([400, 'validation_failed']);
   });
 });

@@ -9,7 +9,14 @@ import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-
 // transaction, and through drizzle, which gives its own type options with every query.
 const READ = `select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span,
   array['2026-11-22T10:15:00Z'::timestamptz] as ats, '{"n":1}'::json as data, 7::int as count, $1::text as echoed, $2::boolean as flag`;
-const EXPECTED = { at: '2026-11-22 10:15:00.123+00', day: '2026-11-22', span: '00:01:30', ats: '{"2026-11-22 10:15:00+00"}', data: { n: 1 }, count: 7 };
+const EXPECTED = {
+  at: '2026-11-22 10:15:00.123+00',
+  day: '2026-11-22',
+  span: '00:01:30',
+  ats: '{"2026-11-22 10:15:00+00"}',
+  data: { n: 1 },
+  count: 7,
+};
 
 interface Row {
   at: unknown;
@@ -34,7 +41,10 @@ describe('runStatement: one statement straight on the driver', () => {
     expect(row).toEqual({ ...EXPECTED, echoed: 'tok', flag: true });
     expect(timestampOf(row!.at as string).toISOString()).toBe('2026-11-22T10:15:00.123Z');
 
-    const [throughDrizzle] = await queryRows<Row>(database.db, sql`select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span, array['2026-11-22T10:15:00Z'::timestamptz] as ats`);
+    const [throughDrizzle] = await queryRows<Row>(
+      database.db,
+      sql`select '2026-11-22T10:15:00.123Z'::timestamptz as at, '2026-11-22'::date as day, '90 seconds'::interval as span, array['2026-11-22T10:15:00Z'::timestamptz] as ats`,
+    );
     expect(throughDrizzle).toEqual({ at: row!.at, day: row!.day, span: row!.span, ats: row!.ats });
   });
 
@@ -44,30 +54,35 @@ describe('runStatement: one statement straight on the driver', () => {
   });
 
   it('a failed statement is a DrizzleQueryError with its SQL, its parameters apart and the driver error as cause', async () => {
-    const failure = await runStatement(database.db, 'select * from no_such_table where id = $1', ['secret']).catch((error: unknown) => error);
+    const failure = await runStatement(database.db, 'select * from no_such_table where id = $1', ['secret']).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(DrizzleQueryError);
     expect((failure as DrizzleQueryError).query).toBe('select * from no_such_table where id = $1');
     expect((failure as DrizzleQueryError).params).toEqual(['secret']);
     expect((failure as DrizzleQueryError).cause).toMatchObject({ code: '42P01' });
   });
 
-  it.skipIf(!process.env.DATABASE_URL)('on PostgreSQL, a statement the server refused hands its connection back to the pool instead of dropping it', async () => {
-    const pool = (database.db as unknown as { $client: pg.Pool }).$client;
-    await Promise.all(Array.from({ length: 3 }, () => runStatement(database.db, 'select pg_sleep(0.05)', [])));
-    let opened = 0;
-    const countOpened = () => void (opened += 1);
-    pool.on('connect', countOpened);
-    try {
-      const connections = pool.totalCount;
-      for (let i = 0; i < 20; i++) {
-        const refused = await runStatement(database.db, 'select 1 / $1::int', ['0']).catch((error: unknown) => error);
-        expect((refused as DrizzleQueryError).cause).toMatchObject({ code: '22012', severity: 'ERROR' });
+  it.skipIf(!process.env.DATABASE_URL)(
+    'on PostgreSQL, a statement the server refused hands its connection back to the pool instead of dropping it',
+    async () => {
+      const pool = (database.db as unknown as { $client: pg.Pool }).$client;
+      await Promise.all(Array.from({ length: 3 }, () => runStatement(database.db, 'select pg_sleep(0.05)', [])));
+      let opened = 0;
+      const countOpened = () => void (opened += 1);
+      pool.on('connect', countOpened);
+      try {
+        const connections = pool.totalCount;
+        for (let i = 0; i < 20; i++) {
+          const refused = await runStatement(database.db, 'select 1 / $1::int', ['0']).catch((error: unknown) => error);
+          expect((refused as DrizzleQueryError).cause).toMatchObject({ code: '22012', severity: 'ERROR' });
+        }
+        expect(opened).toBe(0);
+        expect(pool.totalCount).toBe(connections);
+        expect(await runStatement(database.db, 'select 2 as two', [])).toEqual([{ two: 2 }]);
+      } finally {
+        pool.off('connect', countOpened);
       }
-      expect(opened).toBe(0);
-      expect(pool.totalCount).toBe(connections);
-      expect(await runStatement(database.db, 'select 2 as two', [])).toEqual([{ two: 2 }]);
-    } finally {
-      pool.off('connect', countOpened);
-    }
-  });
+    },
+  );
 });

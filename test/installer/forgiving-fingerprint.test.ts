@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { activateRequest, freshClient, issueCode, machine, precheckRequest, randomMachine } from '../support/install-flow.js';
+import {
+  activateRequest,
+  freshClient,
+  issueCode,
+  machine,
+  precheckRequest,
+  randomMachine,
+} from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
 
 const fingerprint = machine.ssh_fingerprint;
@@ -30,7 +37,8 @@ function seeded(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-  const text = (alphabet: string, min: number, max: number) => Array.from({ length: min + Math.floor(next() * (max - min + 1)) }, () => pick([...alphabet])).join('');
+  const text = (alphabet: string, min: number, max: number) =>
+    Array.from({ length: min + Math.floor(next() * (max - min + 1)) }, () => pick([...alphabet])).join('');
   return { next, pick, text };
 }
 
@@ -79,16 +87,28 @@ describe('ssh_fingerprint as people paste it', () => {
   });
 
   it('the document states the pattern of what is accepted, on precheck and activate: every accepted form matches it, no refused one does', () => {
-    const schemas = ['PrecheckRequest', 'ActivateRequest'].map((name) => (t.document.components!.schemas![name] as { properties: Record<string, { pattern?: string; maxLength?: number }> }).properties.ssh_fingerprint!);
+    const schemas = ['PrecheckRequest', 'ActivateRequest'].map(
+      (name) =>
+        (
+          t.document.components!.schemas![name] as {
+            properties: Record<string, { pattern?: string; maxLength?: number }>;
+          }
+        ).properties.ssh_fingerprint!,
+    );
     expect(schemas[0]).toEqual(schemas[1]);
     expect(schemas[0]).toMatchObject({ type: 'string', maxLength: 1024, pattern: expect.any(String) });
     const pattern = new RegExp(schemas[0]!.pattern!, 'u');
-    for (const [what, value] of [...accepted, ['the bare fingerprint', fingerprint]]) expect(pattern.test(value!), what).toBe(true);
+    for (const [what, value] of [...accepted, ['the bare fingerprint', fingerprint]])
+      expect(pattern.test(value!), what).toBe(true);
     for (const [what, value] of refused) expect(pattern.test(value!), what).toBe(false);
   });
 
   it('values generated from the documented pattern are accepted, each answered as the fingerprint it holds', async () => {
-    const { pattern, maxLength } = (t.document.components!.schemas!.PrecheckRequest as { properties: Record<string, { pattern: string; maxLength: number }> }).properties.ssh_fingerprint!;
+    const { pattern, maxLength } = (
+      t.document.components!.schemas!.PrecheckRequest as {
+        properties: Record<string, { pattern: string; maxLength: number }>;
+      }
+    ).properties.ssh_fingerprint!;
     expect(pattern).toEqual(expect.any(String));
     const code = await issueCode(t);
     const answers: string[] = [];

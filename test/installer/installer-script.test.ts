@@ -24,6 +24,8 @@ describe('the served shell client', () => {
   });
 
   it('both routes are in the OpenAPI document', () => {
-    expect(Object.keys(t.document.paths ?? {})).toEqual(expect.arrayContaining(['/slowdns/activate.sh', '/slowdns/activate.sh.sha256']));
+    expect(Object.keys(t.document.paths ?? {})).toEqual(
+      expect.arrayContaining(['/slowdns/activate.sh', '/slowdns/activate.sh.sha256']),
+    );
   });
 });

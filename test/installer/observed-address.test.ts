@@ -8,7 +8,11 @@ describe('the address the service sees', () => {
   async function precheckFrom(app: TestApp, code: string, address: string, headers: Record<string, string> = {}) {
     const res = await app.request(
       '/api/v2/slowdns/install/precheck',
-      { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ install_code: code, ...machine, product: 'slowdns', installer_version: '2026.11.20.1' }) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ install_code: code, ...machine, product: 'slowdns', installer_version: '2026.11.20.1' }),
+      },
       address,
     );
     expect(res.status).toBe(200);
@@ -23,7 +27,9 @@ describe('the address the service sees', () => {
 
   it('without TRUST_PROXY a forged X-Forwarded-For does not change observed_ip', async () => {
     const code = await issueCode(t);
-    expect((await precheckFrom(t, code, '198.51.100.23', { 'x-forwarded-for': '6.6.6.6' })).observed_ip).toBe('198.51.100.23');
+    expect((await precheckFrom(t, code, '198.51.100.23', { 'x-forwarded-for': '6.6.6.6' })).observed_ip).toBe(
+      '198.51.100.23',
+    );
   });
 
   describe('behind a trusted proxy', () => {
@@ -35,7 +41,9 @@ describe('the address the service sees', () => {
 
     it('observed_ip is the X-Forwarded-For entry TRUST_PROXY believes', async () => {
       const code = await issueCode(t);
-      expect((await precheckFrom(proxied, code, '10.0.0.2', { 'x-forwarded-for': '6.6.6.6, 203.0.113.99' })).observed_ip).toBe('203.0.113.99');
+      expect(
+        (await precheckFrom(proxied, code, '10.0.0.2', { 'x-forwarded-for': '6.6.6.6, 203.0.113.99' })).observed_ip,
+      ).toBe('203.0.113.99');
     });
   });
 
@@ -44,10 +52,15 @@ describe('the address the service sees', () => {
     const token = (await (await precheckRequest(t, code, {}, freshClient().address)).json()).data.precheck_token;
     const res = await activateRequest(t, code, token, { public_ip: '203.0.113.7' }, '192.0.2.44');
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ observed_ip: '192.0.2.44', public_ip_matches_observed: false, machine_binding: { public_ip: '203.0.113.7' } });
+    expect((await res.json()).data).toMatchObject({
+      observed_ip: '192.0.2.44',
+      public_ip_matches_observed: false,
+      machine_binding: { public_ip: '203.0.113.7' },
+    });
 
     const second = await issueCode(t);
-    const secondToken = (await (await precheckRequest(t, second, {}, freshClient().address)).json()).data.precheck_token;
+    const secondToken = (await (await precheckRequest(t, second, {}, freshClient().address)).json()).data
+      .precheck_token;
     const same = await activateRequest(t, second, secondToken, { public_ip: '2001:0DB8:0:0::7' }, '2001:db8::7');
     expect((await same.json()).data).toMatchObject({ observed_ip: '2001:db8::7', public_ip_matches_observed: true });
   });

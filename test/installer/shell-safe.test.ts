@@ -14,9 +14,32 @@ describe('codes, ids and tokens are shell-safe ([A-Za-z0-9._-])', () => {
       const onMachine = randomMachine();
       const code = await issueCode(t);
       const precheck = (await (await precheckRequest(t, code, onMachine, freshClient().address)).json()).data;
-      const activation = (await (await activateRequest(t, code, precheck.precheck_token, onMachine, freshClient().address)).json()).data;
-      const server = (await (await t.request('/register', postJson({ activation_id: activation.activation_id, install_token: activation.install_token, agent_version: '2026.11.20.1' }), freshClient().address)).json()).data;
-      for (const value of [code, precheck.install_code, precheck.precheck_token, activation.activation_id, activation.install_token, activation.install_code, server.server_id, server.agent_token]) {
+      const activation = (
+        await (await activateRequest(t, code, precheck.precheck_token, onMachine, freshClient().address)).json()
+      ).data;
+      const server = (
+        await (
+          await t.request(
+            '/register',
+            postJson({
+              activation_id: activation.activation_id,
+              install_token: activation.install_token,
+              agent_version: '2026.11.20.1',
+            }),
+            freshClient().address,
+          )
+        ).json()
+      ).data;
+      for (const value of [
+        code,
+        precheck.install_code,
+        precheck.precheck_token,
+        activation.activation_id,
+        activation.install_token,
+        activation.install_code,
+        server.server_id,
+        server.agent_token,
+      ]) {
         expect(value).toMatch(SHELL_SAFE_PATTERN);
       }
     }

@@ -21,26 +21,50 @@ describe('the life of a server agent', () => {
     t.clock.advance(60);
     const first = await checkinRequest(t, bearer(server.agentToken));
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ data: { status: 'active', checkin_interval_seconds: 300 }, meta: { message: expect.any(String) } });
-    expect(await serverRow(server.serverId)).toMatchObject({ status: 'active', lastSeenAt: t.clock.now(), lastReport: report });
+    expect(await first.json()).toEqual({
+      data: { status: 'active', checkin_interval_seconds: 300 },
+      meta: { message: expect.any(String) },
+    });
+    expect(await serverRow(server.serverId)).toMatchObject({
+      status: 'active',
+      lastSeenAt: t.clock.now(),
+      lastReport: report,
+    });
 
     t.clock.advance(300);
-    const upgraded = { agent_version: '2026.12.1.1', uptime_seconds: 86_700, services: [{ name: 'slowdns-server.service', state: 'failed' }] };
+    const upgraded = {
+      agent_version: '2026.12.1.1',
+      uptime_seconds: 86_700,
+      services: [{ name: 'slowdns-server.service', state: 'failed' }],
+    };
     expect((await checkinRequest(t, bearer(server.agentToken), upgraded)).status).toBe(200);
     const seenAt = t.clock.now();
-    expect(await serverRow(server.serverId)).toMatchObject({ lastSeenAt: seenAt, lastReport: upgraded, agentVersion: '2026.12.1.1' });
+    expect(await serverRow(server.serverId)).toMatchObject({
+      lastSeenAt: seenAt,
+      lastReport: upgraded,
+      agentVersion: '2026.12.1.1',
+    });
 
     t.clock.advance(10);
     const revoked = await revokeRequest(t, bearer(server.agentToken));
     expect(revoked.status).toBe(200);
     const revokedAt = t.clock.now();
-    expect((await revoked.json()).data).toEqual({ server_id: server.serverId, status: 'revoked', revoked_at: toIsoOffset(revokedAt) });
+    expect((await revoked.json()).data).toEqual({
+      server_id: server.serverId,
+      status: 'revoked',
+      revoked_at: toIsoOffset(revokedAt),
+    });
 
     t.clock.advance(300);
     const after = await checkinRequest(t, bearer(server.agentToken), { ...report, uptime_seconds: 1 });
     expect(after.status).toBe(200);
     expect((await after.json()).data).toEqual({ status: 'revoked', checkin_interval_seconds: 300 });
-    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt, lastSeenAt: seenAt, lastReport: upgraded });
+    expect(await serverRow(server.serverId)).toMatchObject({
+      status: 'revoked',
+      revokedAt,
+      lastSeenAt: seenAt,
+      lastReport: upgraded,
+    });
   });
 
   it('releasing the activation (a failed install) revokes its server: checkin then answers revoked', async () => {
@@ -52,7 +76,11 @@ describe('the life of a server agent', () => {
     const first = await releaseRequest(t, server.activationId);
     expect(first.status).toBe(200);
     const releasedAt = t.clock.now();
-    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt: releasedAt, lastSeenAt: null });
+    expect(await serverRow(server.serverId)).toMatchObject({
+      status: 'revoked',
+      revokedAt: releasedAt,
+      lastSeenAt: null,
+    });
 
     t.clock.advance(60);
     const after = await checkinRequest(t, bearer(server.agentToken));
@@ -64,7 +92,11 @@ describe('the life of a server agent', () => {
     const again = await releaseRequest(t, server.activationId);
     expect(again.status).toBe(200);
     expect((await again.json()).data).toEqual((await first.json()).data);
-    expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt: releasedAt, lastSeenAt: null });
+    expect(await serverRow(server.serverId)).toMatchObject({
+      status: 'revoked',
+      revokedAt: releasedAt,
+      lastSeenAt: null,
+    });
     // Another activation's server (confirmed, so not releasable) is untouched.
     await expectError(await releaseRequest(t, kept.activationId), 409, 'activation_confirmed');
     expect(await serverRow(kept.serverId)).toMatchObject({ status: 'active', revokedAt: null });
@@ -93,13 +125,26 @@ describe('the life of a server agent', () => {
       expect(checkin.headers.get('www-authenticate'), name).toMatch(/^Bearer realm="slowdns-agent"/);
       await expectError(checkin, 401, 'agent_token_invalid');
       // (The admin token on /revoke is an operator request: it needs a server_id, see revoke.test.ts.)
-      if (headers.authorization !== `Bearer ${ADMIN_TOKEN}`) await expectError(await revokeRequest(t, headers), 401, 'agent_token_invalid');
+      if (headers.authorization !== `Bearer ${ADMIN_TOKEN}`)
+        await expectError(await revokeRequest(t, headers), 401, 'agent_token_invalid');
     }
     // The token is checked before the body: an unauthenticated caller learns nothing about validation.
     await expectError(await checkinRequest(t, {}, { nonsense: true }), 401, 'agent_token_invalid');
     // Not even the body's media type: a caller without a token gets 401, one with a token 415.
-    await expectError(await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 401, 'agent_token_invalid');
-    await expectError(await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain', ...bearer(server.agentToken) }, body: 'x' }), 415, 'unsupported_media_type');
+    await expectError(
+      await t.request('/checkin', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }),
+      401,
+      'agent_token_invalid',
+    );
+    await expectError(
+      await t.request('/checkin', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', ...bearer(server.agentToken) },
+        body: 'x',
+      }),
+      415,
+      'unsupported_media_type',
+    );
     await expectError(await statusRequest(t, bearer('wrong-token')), 401, 'agent_token_invalid');
     expect((await serverRow(server.serverId)).status).toBe('active');
   });
@@ -114,11 +159,25 @@ describe('the life of a server agent', () => {
       { ...report, agent_version: 'latest' },
       { ...report, services: [{ name: 'a b', state: 'active' }] },
       { ...report, services: [{ name: 'x.service', state: 'running' }] },
-      { ...report, services: [{ name: 'x.service', state: 'active' }, { name: 'x.service', state: 'failed' }] },
+      {
+        ...report,
+        services: [
+          { name: 'x.service', state: 'active' },
+          { name: 'x.service', state: 'failed' },
+        ],
+      },
       { ...report, services: Array.from({ length: 33 }, (_, i) => ({ name: `s${i}.service`, state: 'active' })) },
     ];
     for (const body of bad) await expectError(await checkinRequest(t, auth, body), 400, 'validation_failed');
-    await expectError(await t.request('/checkin', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: 'not json' }), 400, 'validation_failed');
+    await expectError(
+      await t.request('/checkin', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: 'not json',
+      }),
+      400,
+      'validation_failed',
+    );
     await expectError(await checkinRequest(t, auth, { ...report, notes: 'n'.repeat(9000) }), 413, 'payload_too_large');
     expect((await serverRow(server.serverId)).lastSeenAt).toBeNull();
 

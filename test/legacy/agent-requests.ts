@@ -40,7 +40,11 @@ export interface Registered extends Activated {
 /** Issue → precheck → activate → register: a server with its agent token, before confirm. */
 export async function registeredServer(t: TestApp): Promise<Registered> {
   const activated = await activatedInstall(t);
-  const res = await registerRequest(t, { activation_id: activated.activationId, install_token: activated.installToken, agent_version: AGENT_VERSION });
+  const res = await registerRequest(t, {
+    activation_id: activated.activationId,
+    install_token: activated.installToken,
+    agent_version: AGENT_VERSION,
+  });
   expect(res.status).toBe(201);
   const { data } = await res.json();
   return { ...activated, serverId: data.server_id, agentToken: data.agent_token };

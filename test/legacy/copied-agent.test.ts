@@ -11,7 +11,8 @@ async function checkInFrom(t: TestApp, agentToken: string, addresses: string[]) 
   }
 }
 
-const serverRecord = async (t: TestApp, serverId: string) => (await adminList(t, 'servers')).items.find((s) => s.server_id === serverId)!;
+const serverRecord = async (t: TestApp, serverId: string) =>
+  (await adminList(t, 'servers')).items.find((s) => s.server_id === serverId)!;
 
 describe('a copied legacy agent: one agent token checking in from two addresses in alternation', () => {
   const t = useTestApp({ ADMIN_TOKEN });
@@ -19,20 +20,44 @@ describe('a copied legacy agent: one agent token checking in from two addresses 
   it('A, B, A, B: flagged for the operator on the admin server list, with both addresses', async () => {
     const server = await registeredServer(t);
     await checkInFrom(t, server.agentToken, ['198.51.100.1', '198.51.100.2', '198.51.100.1']);
-    expect(await serverRecord(t, server.serverId)).toMatchObject({ agent_copy_suspected: false, checkin_addresses: ['198.51.100.1', '198.51.100.2'] });
+    expect(await serverRecord(t, server.serverId)).toMatchObject({
+      agent_copy_suspected: false,
+      checkin_addresses: ['198.51.100.1', '198.51.100.2'],
+    });
     await checkInFrom(t, server.agentToken, ['198.51.100.2', '198.51.100.1']);
-    expect(await serverRecord(t, server.serverId)).toMatchObject({ agent_copy_suspected: true, checkin_addresses: ['198.51.100.1', '198.51.100.2'] });
+    expect(await serverRecord(t, server.serverId)).toMatchObject({
+      agent_copy_suspected: true,
+      checkin_addresses: ['198.51.100.1', '198.51.100.2'],
+    });
   });
 
   it('one agent that stays, or moves to a new address now and then, is never flagged', async () => {
     const server = await registeredServer(t);
-    await checkInFrom(t, server.agentToken, ['198.51.100.1', '198.51.100.1', '198.51.100.2', '198.51.100.2', '198.51.100.3', '198.51.100.3', '198.51.100.4']);
-    expect(await serverRecord(t, server.serverId)).toMatchObject({ agent_copy_suspected: false, checkin_addresses: ['198.51.100.4', '198.51.100.3'] });
+    await checkInFrom(t, server.agentToken, [
+      '198.51.100.1',
+      '198.51.100.1',
+      '198.51.100.2',
+      '198.51.100.2',
+      '198.51.100.3',
+      '198.51.100.3',
+      '198.51.100.4',
+    ]);
+    expect(await serverRecord(t, server.serverId)).toMatchObject({
+      agent_copy_suspected: false,
+      checkin_addresses: ['198.51.100.4', '198.51.100.3'],
+    });
   });
 
   it('a third address starts the count afresh', async () => {
     const server = await registeredServer(t);
-    await checkInFrom(t, server.agentToken, ['198.51.100.1', '198.51.100.2', '198.51.100.1', '198.51.100.9', '198.51.100.1', '198.51.100.9']);
+    await checkInFrom(t, server.agentToken, [
+      '198.51.100.1',
+      '198.51.100.2',
+      '198.51.100.1',
+      '198.51.100.9',
+      '198.51.100.1',
+      '198.51.100.9',
+    ]);
     expect(await serverRecord(t, server.serverId)).toMatchObject({ agent_copy_suspected: false });
   });
 });

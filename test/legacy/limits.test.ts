@@ -2,7 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countsByLimit, expectRateLimited, parseRateLimit } from '../rate-limits/rate-limit-support.js';
 import { expectError } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-import { AGENT_VERSION, bearer, checkinRequest, registeredServer, registerRequest, revokeRequest } from './agent-requests.js';
+import {
+  AGENT_VERSION,
+  bearer,
+  checkinRequest,
+  registeredServer,
+  registerRequest,
+  revokeRequest,
+} from './agent-requests.js';
 
 describe('limits of the legacy routes', () => {
   let t: TestApp;

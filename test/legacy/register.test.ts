@@ -10,7 +10,11 @@ import { AGENT_VERSION, registerRequest } from './agent-requests.js';
 describe('POST /register', () => {
   const t = useTestApp();
 
-  const registration = (a: { activationId: string; installToken: string }) => ({ activation_id: a.activationId, install_token: a.installToken, agent_version: AGENT_VERSION });
+  const registration = (a: { activationId: string; installToken: string }) => ({
+    activation_id: a.activationId,
+    install_token: a.installToken,
+    agent_version: AGENT_VERSION,
+  });
   const serverRows = () => t.database.db.select().from(servers);
 
   it('records the server of the activation, answers its id and agent token once, and leaves the install token for confirm', async () => {
@@ -20,10 +24,17 @@ describe('POST /register', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.json();
     expect(body).toEqual({
-      data: { server_id: expect.stringMatching(/^srv_[0-9a-f]{16}$/), agent_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), checkin_interval_seconds: 300 },
+      data: {
+        server_id: expect.stringMatching(/^srv_[0-9a-f]{16}$/),
+        agent_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        checkin_interval_seconds: 300,
+      },
       meta: { message: expect.any(String) },
     });
-    const [activation] = await t.database.db.select().from(activations).where(eq(activations.id, activated.activationId));
+    const [activation] = await t.database.db
+      .select()
+      .from(activations)
+      .where(eq(activations.id, activated.activationId));
     expect(await serverRows()).toEqual([
       {
         id: body.data.server_id,
@@ -89,15 +100,36 @@ describe('POST /register', () => {
     const first = await activatedInstall(t);
     const second = await activatedInstall(t);
     const tampered = `${first.installToken.slice(0, -4)}AAAA`;
-    await expectError(await registerRequest(t, { ...registration(first), install_token: tampered }), 401, 'install_token_invalid');
-    await expectError(await registerRequest(t, { ...registration(first), install_token: second.installToken }), 401, 'install_token_invalid');
+    await expectError(
+      await registerRequest(t, { ...registration(first), install_token: tampered }),
+      401,
+      'install_token_invalid',
+    );
+    await expectError(
+      await registerRequest(t, { ...registration(first), install_token: second.installToken }),
+      401,
+      'install_token_invalid',
+    );
     expect(await serverRows()).toHaveLength(0);
   });
 
   it('answers 404 activation_not_found for a validly signed token of an unknown activation', async () => {
     const now = t.clock.now();
-    const token = await signInstallToken(t.keys, { activationId: 'act_0000000000000000', jti: 'unknown-jti' }, now, new Date(now.getTime() + 600_000));
-    await expectError(await registerRequest(t, { activation_id: 'act_0000000000000000', install_token: token, agent_version: AGENT_VERSION }), 404, 'activation_not_found');
+    const token = await signInstallToken(
+      t.keys,
+      { activationId: 'act_0000000000000000', jti: 'unknown-jti' },
+      now,
+      new Date(now.getTime() + 600_000),
+    );
+    await expectError(
+      await registerRequest(t, {
+        activation_id: 'act_0000000000000000',
+        install_token: token,
+        agent_version: AGENT_VERSION,
+      }),
+      404,
+      'activation_not_found',
+    );
   });
 
   it('answers 400 validation_failed naming the fields of a bad body', async () => {
@@ -115,13 +147,34 @@ describe('POST /register', () => {
     for (const version of ['2026.11.20.1', '1.4.2', '1.4.2-rc.1', '1.4.2+build.7']) {
       await expectError(await registerRequest(t, { ...base, agent_version: version }), 401, 'install_token_invalid');
     }
-    await expectError(await registerRequest(t, { ...base, agent_version: `1.2.3-${'a'.repeat(60)}` }), 400, 'validation_failed');
+    await expectError(
+      await registerRequest(t, { ...base, agent_version: `1.2.3-${'a'.repeat(60)}` }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('answers 400 for a body that is not JSON, 415 for another content type and 413 over 8 KiB', async () => {
-    await expectError(await t.request('/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"activation_id":' }), 400, 'validation_failed');
-    await expectError(await t.request('/register', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }), 415, 'unsupported_media_type');
-    const big = { activation_id: 'act_0000000000000000', install_token: 'x', agent_version: AGENT_VERSION, padding: 'p'.repeat(9000) };
+    await expectError(
+      await t.request('/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"activation_id":',
+      }),
+      400,
+      'validation_failed',
+    );
+    await expectError(
+      await t.request('/register', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }),
+      415,
+      'unsupported_media_type',
+    );
+    const big = {
+      activation_id: 'act_0000000000000000',
+      install_token: 'x',
+      agent_version: AGENT_VERSION,
+      padding: 'p'.repeat(9000),
+    };
     await expectError(await registerRequest(t, big), 413, 'payload_too_large');
   });
 });

@@ -39,13 +39,21 @@ describe('POST /revoke', () => {
     const bystander = await registeredServer(t);
     const res = await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: target.serverId });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ server_id: target.serverId, status: 'revoked', revoked_at: expect.stringMatching(isoOffset) });
+    expect((await res.json()).data).toMatchObject({
+      server_id: target.serverId,
+      status: 'revoked',
+      revoked_at: expect.stringMatching(isoOffset),
+    });
     expect((await (await checkinRequest(t, bearer(target.agentToken))).json()).data.status).toBe('revoked');
     expect((await (await checkinRequest(t, bearer(bystander.agentToken))).json()).data.status).toBe('active');
   });
 
   it('operator revoke of an unknown server is 404 server_not_found; without server_id it is 400', async () => {
-    await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'srv_0000000000000000' }), 404, 'server_not_found');
+    await expectError(
+      await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'srv_0000000000000000' }),
+      404,
+      'server_not_found',
+    );
     await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), {}), 400, 'validation_failed');
     await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'nope' }), 400, 'validation_failed');
   });
@@ -53,7 +61,11 @@ describe('POST /revoke', () => {
   it('an agent cannot revoke another server: naming it is an operator request, 401 admin_token_invalid', async () => {
     const agent = await registeredServer(t);
     const other = await registeredServer(t);
-    await expectError(await revokeRequest(t, bearer(agent.agentToken), { server_id: other.serverId }), 401, 'admin_token_invalid');
+    await expectError(
+      await revokeRequest(t, bearer(agent.agentToken), { server_id: other.serverId }),
+      401,
+      'admin_token_invalid',
+    );
     expect((await serverRow(other.serverId)).status).toBe('active');
     const own = await revokeRequest(t, bearer(agent.agentToken), { server_id: agent.serverId });
     expect(own.status).toBe(200);
@@ -68,7 +80,11 @@ describe('POST /revoke', () => {
     }
     const withoutAdmin = buildTestApp(t.database, t.keys, {}, t.clock);
     expect(withoutAdmin.config.adminToken).toBeUndefined();
-    await expectError(await revokeRequest(withoutAdmin, bearer(ADMIN_TOKEN), { server_id: server.serverId }), 401, 'admin_token_invalid');
+    await expectError(
+      await revokeRequest(withoutAdmin, bearer(ADMIN_TOKEN), { server_id: server.serverId }),
+      401,
+      'admin_token_invalid',
+    );
     expect((await serverRow(server.serverId)).status).toBe('active');
   });
 });

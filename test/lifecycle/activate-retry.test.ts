@@ -33,12 +33,17 @@ async function prechecked(t: TestApp): Promise<Attempt> {
   return { code, token: await precheckToken(t, code, onMachine), onMachine, address: freshClient().address };
 }
 
-const activate = (t: TestApp, a: Attempt, overrides: Record<string, unknown> = {}) => activateRequest(t, a.code, a.token, { ...a.onMachine, ...overrides }, a.address);
+const activate = (t: TestApp, a: Attempt, overrides: Record<string, unknown> = {}) =>
+  activateRequest(t, a.code, a.token, { ...a.onMachine, ...overrides }, a.address);
 
 async function activated(res: Response): Promise<{ activationId: string; installToken: string; jti: string }> {
   expect(res.status).toBe(200);
   const { data } = await res.json();
-  return { activationId: data.activation_id, installToken: data.install_token, jti: decodeJwt(data.install_token).jti! };
+  return {
+    activationId: data.activation_id,
+    installToken: data.install_token,
+    jti: decodeJwt(data.install_token).jti!,
+  };
 }
 
 describe('activate is safe to retry after a lost answer', () => {
@@ -78,13 +83,17 @@ describe('activate is safe to retry after a lost answer', () => {
   it('compares the body as the service normalises it: the code in lower case with spaces is the same request', async () => {
     const attempt = await prechecked(t);
     const first = await activated(await activate(t, attempt));
-    const repeat = await activated(await activate(t, attempt, { install_code: ` ${attempt.code.toLowerCase().replaceAll('-', ' ')} ` }));
+    const repeat = await activated(
+      await activate(t, attempt, { install_code: ` ${attempt.code.toLowerCase().replaceAll('-', ' ')} ` }),
+    );
     expect(repeat.activationId).toBe(first.activationId);
   });
 
   it('a repeat on another instance, or many at the same time, never make a second activation', async () => {
     const attempt = await prechecked(t);
-    const answers = await Promise.all([t, other, t, other].map(async (instance) => activated(await activate(instance, attempt))));
+    const answers = await Promise.all(
+      [t, other, t, other].map(async (instance) => activated(await activate(instance, attempt))),
+    );
     expect(new Set(answers.map((a) => a.activationId)).size).toBe(1);
     expect(new Set(answers.map((a) => a.jti)).size).toBe(1);
     expect(await activationRows()).toHaveLength(1);
@@ -96,7 +105,12 @@ describe('activate is safe to retry after a lost answer', () => {
   it('another body is 409 install_code_unavailable and changes nothing', async () => {
     const attempt = await prechecked(t);
     await activated(await activate(t, attempt));
-    for (const change of [{ hostname: 'vpn2.example.net' }, { public_ip: '203.0.113.8' }, { requested_ref: 'beta' }, { installer_version: '2026.11.20.2' }]) {
+    for (const change of [
+      { hostname: 'vpn2.example.net' },
+      { public_ip: '203.0.113.8' },
+      { requested_ref: 'beta' },
+      { installer_version: '2026.11.20.2' },
+    ]) {
       await expectRefusal(t, () => activate(t, attempt, change), 409, 'install_code_unavailable');
     }
   });

@@ -5,7 +5,9 @@ import { signCompactJws, verifyCompactJws } from '../../src/domain/compact-jws.j
 describe('signatures made together at the end of a turn', () => {
   it('each of many signed at once carries its own payload and verifies under the key', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const tokens = await Promise.all(Array.from({ length: 20 }, (_, i) => signCompactJws({ typ: 'test', kid: 'k' }, { n: i }, privateKey)));
+    const tokens = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => signCompactJws({ typ: 'test', kid: 'k' }, { n: i }, privateKey)),
+    );
     expect(new Set(tokens).size).toBe(20);
     const verified = await Promise.all(tokens.map((token) => verifyCompactJws(token, async () => publicKey)));
     expect(verified.map((v) => v.payload.n)).toEqual(Array.from({ length: 20 }, (_, i) => i));

@@ -3,14 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { signInstallToken } from '../../src/domain/tokens.js';
-import { activatedInstall, confirmRequest, expectRefusal, precheckRequest, releaseRequest } from '../support/install-flow.js';
+import {
+  activatedInstall,
+  confirmRequest,
+  expectRefusal,
+  precheckRequest,
+  releaseRequest,
+} from '../support/install-flow.js';
 import { buildTestApp, postJson, type TestApp, useTestApp } from '../support/test-app.js';
 
 describe('confirm and release', () => {
   const t = useTestApp();
 
   const states = async (app: TestApp, code: string, activationId: string) => {
-    const [codeRow] = await app.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+    const [codeRow] = await app.database.db
+      .select()
+      .from(installCodes)
+      .where(eq(installCodes.codeHash, sha256Hex(code)));
     const [activation] = await app.database.db.select().from(activations).where(eq(activations.id, activationId));
     return { code: codeRow?.status, activation: activation?.status };
   };
@@ -30,13 +39,23 @@ describe('confirm and release', () => {
   });
 
   it('confirm of an unknown activation with a validly signed token is 404 activation_not_found', async () => {
-    const token = await signInstallToken(t.keys, { activationId: 'act_0000000000000000', jti: 'x' }, t.clock.now(), new Date(t.clock.now().getTime() + 60_000));
+    const token = await signInstallToken(
+      t.keys,
+      { activationId: 'act_0000000000000000', jti: 'x' },
+      t.clock.now(),
+      new Date(t.clock.now().getTime() + 60_000),
+    );
     await expectRefusal(t, () => confirmRequest(t, 'act_0000000000000000', token), 404, 'activation_not_found');
   });
 
   it('confirm and release refuse a malformed activation id with 400', async () => {
     await expectRefusal(t, () => confirmRequest(t, 'act_nothex', 'a.b.c'), 400, 'validation_failed');
-    await expectRefusal(t, () => t.request('/api/v2/slowdns/install/release', postJson({ activation_id: 42 })), 400, 'validation_failed');
+    await expectRefusal(
+      t,
+      () => t.request('/api/v2/slowdns/install/release', postJson({ activation_id: 42 })),
+      400,
+      'validation_failed',
+    );
   });
 
   it('release is idempotent: the second release answers the same', async () => {

@@ -4,7 +4,18 @@ import { activations, installCodes } from '../../src/db/schema.js';
 import { createMetricsApp } from '../../src/metrics/metrics-app.js';
 import { ADMIN_TOKEN, adminList } from '../admin/admin-requests.js';
 import { eventTrail } from '../support/event-trail.js';
-import { activatedInstall, activateRequest, confirmRequest, issue, issueCode, newBrowser, precheckToken, randomMachine, releaseRequest, type Machine } from '../support/install-flow.js';
+import {
+  activatedInstall,
+  activateRequest,
+  confirmRequest,
+  issue,
+  issueCode,
+  newBrowser,
+  precheckToken,
+  randomMachine,
+  releaseRequest,
+  type Machine,
+} from '../support/install-flow.js';
 import { buildTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
 /** A machine installed for good: activated and confirmed. */
@@ -15,11 +26,17 @@ async function installed(t: TestApp, onMachine: Machine) {
 }
 
 const duplicateOf = async (t: TestApp, activationId: string) =>
-  (await t.database.db.select({ d: activations.duplicateOf }).from(activations).where(eq(activations.id, activationId)))[0]!.d;
+  (
+    await t.database.db.select({ d: activations.duplicateOf }).from(activations).where(eq(activations.id, activationId))
+  )[0]!.d;
 
 const duplicateSamples = async (t: TestApp) => {
   const text = await (await createMetricsApp(t.metrics).request('/metrics')).text();
-  return Number(text.match(/^slowdns_lifecycle_transitions_total\{type="activation\.duplicate_detected",actor="installer"\} (\d+)/m)?.[1]);
+  return Number(
+    text.match(
+      /^slowdns_lifecycle_transitions_total\{type="activation\.duplicate_detected",actor="installer"\} (\d+)/m,
+    )?.[1],
+  );
 };
 
 describe('duplicate machines (a cloned image) at activate', () => {
@@ -35,8 +52,16 @@ describe('duplicate machines (a cloned image) at activate', () => {
     const clone = await activatedInstall(t, { ...randomMachine(), machine_id: first.machine_id });
     expect(await duplicateOf(t, clone.activationId)).toBe(original.activationId);
     const recorded = await trail.take();
-    expect(recorded.map((e) => e.type)).toEqual(['install_code.issued', 'install_code.activated', 'activation.created', 'activation.duplicate_detected']);
-    expect(recorded[3]).toMatchObject({ activationId: clone.activationId, data: { duplicate_of: original.activationId, match: 'machine_id' } });
+    expect(recorded.map((e) => e.type)).toEqual([
+      'install_code.issued',
+      'install_code.activated',
+      'activation.created',
+      'activation.duplicate_detected',
+    ]);
+    expect(recorded[3]).toMatchObject({
+      activationId: clone.activationId,
+      data: { duplicate_of: original.activationId, match: 'machine_id' },
+    });
     expect((await duplicateSamples(t)) - flaggedBefore).toBe(1);
 
     const all = await adminList(t, 'activations');
@@ -44,8 +69,12 @@ describe('duplicate machines (a cloned image) at activate', () => {
       [clone.activationId, original.activationId],
       [original.activationId, null],
     ]);
-    expect((await adminList(t, 'activations', { duplicate: 'true' })).items.map((i) => i.activation_id)).toEqual([clone.activationId]);
-    expect((await adminList(t, 'activations', { duplicate: 'false' })).items.map((i) => i.activation_id)).toEqual([original.activationId]);
+    expect((await adminList(t, 'activations', { duplicate: 'true' })).items.map((i) => i.activation_id)).toEqual([
+      clone.activationId,
+    ]);
+    expect((await adminList(t, 'activations', { duplicate: 'false' })).items.map((i) => i.activation_id)).toEqual([
+      original.activationId,
+    ]);
   });
 
   it('the same SSH key with another machine_id is flagged, with match ssh_fingerprint', async () => {
@@ -55,7 +84,10 @@ describe('duplicate machines (a cloned image) at activate', () => {
     await trail.take();
     const clone = await activatedInstall(t, { ...randomMachine(), ssh_fingerprint: first.ssh_fingerprint });
     expect(await duplicateOf(t, clone.activationId)).toBe(original.activationId);
-    expect((await trail.take()).at(-1)).toMatchObject({ type: 'activation.duplicate_detected', data: { duplicate_of: original.activationId, match: 'ssh_fingerprint' } });
+    expect((await trail.take()).at(-1)).toMatchObject({
+      type: 'activation.duplicate_detected',
+      data: { duplicate_of: original.activationId, match: 'ssh_fingerprint' },
+    });
   });
 
   it('a reinstall of the same machine after a release, and the same machine confirmed again, are no duplicates', async () => {
@@ -78,7 +110,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     expect(await t.database.db.select().from(activations).where(isNotNull(activations.duplicateOf))).toEqual([]);
   });
 
-  it('the person\'s page says the identity is in use, never where: identity_in_use, and not the other host\'s name or address', async () => {
+  it("the person's page says the identity is in use, never where: identity_in_use, and not the other host's name or address", async () => {
     const first = randomMachine();
     const code = await issueCode(t);
     const original = { ...first, hostname: 'secret-host.example.org', public_ip: '192.0.2.44' };
@@ -90,9 +122,17 @@ describe('duplicate machines (a cloned image) at activate', () => {
     const issued = await issue(t, browser);
     const clone = { ...randomMachine(), ssh_fingerprint: first.ssh_fingerprint };
     expect((await activateRequest(t, issued.code, await precheckToken(t, issued.code, clone), clone)).status).toBe(200);
-    const res = await t.request('/api/v2/slowdns/code/status', { headers: { cookie: browser.cookie, ...browser.headers } }, browser.address);
+    const res = await t.request(
+      '/api/v2/slowdns/code/status',
+      { headers: { cookie: browser.cookie, ...browser.headers } },
+      browser.address,
+    );
     const text = await res.text();
-    expect(JSON.parse(text).data.items[0]).toMatchObject({ install_code_id: issued.id, status: 'activated', identity_in_use: true });
+    expect(JSON.parse(text).data.items[0]).toMatchObject({
+      install_code_id: issued.id,
+      status: 'activated',
+      identity_in_use: true,
+    });
     expect(text).not.toContain('secret-host');
     expect(text).not.toContain('192.0.2.44');
     expect(text).not.toContain(data.activation_id);

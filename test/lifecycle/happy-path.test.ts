@@ -19,7 +19,12 @@ describe('the install lifecycle, step by step', () => {
   const t = useTestApp();
 
   const codeRow = async (code: string) =>
-    (await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0];
+    (
+      await t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)))
+    )[0];
 
   it('issue → precheck → activate → confirm consumes the code and the token', async () => {
     const cookie = await openBrowserSession(t);
@@ -63,7 +68,11 @@ describe('the install lifecycle, step by step', () => {
 
     const conf = await confirmRequest(t, activation.activation_id, activation.install_token);
     expect(conf.status).toBe(200);
-    expect((await conf.json()).data).toEqual({ activation_id: activation.activation_id, status: 'confirmed', receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
+    expect((await conf.json()).data).toEqual({
+      activation_id: activation.activation_id,
+      status: 'confirmed',
+      receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+    });
     expect((await codeRow(code.install_code))?.status).toBe('consumed');
     const [row] = await t.database.db.select().from(activations).where(eq(activations.id, activation.activation_id));
     expect(row).toMatchObject({ status: 'confirmed', installTokenUsedAt: t.clock.now() });
@@ -77,7 +86,11 @@ describe('the install lifecycle, step by step', () => {
 
     const rel = await releaseRequest(t, act.activation_id);
     expect(rel.status).toBe(200);
-    expect((await rel.json()).data).toEqual({ activation_id: act.activation_id, status: 'released', install_code_restored: true });
+    expect((await rel.json()).data).toEqual({
+      activation_id: act.activation_id,
+      status: 'released',
+      install_code_restored: true,
+    });
     expect((await codeRow(code.install_code))?.status).toBe('issued');
 
     const { data: pre2 } = await (await precheckRequest(t, code.install_code)).json();

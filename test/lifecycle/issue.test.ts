@@ -52,16 +52,31 @@ describe('GET /slowdns and POST /api/v2/slowdns/code/issue', () => {
 
   it('refuses another site by Origin or Sec-Fetch-Site: 403 cross_site_request', async () => {
     const cookie = await openBrowserSession(t);
-    await expectError(await issueRequest(t, cookie, undefined, { origin: 'https://evil.example' }), 403, 'cross_site_request');
-    await expectError(await issueRequest(t, cookie, undefined, { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');
-    await expectError(await issueRequest(t, cookie, undefined, { 'sec-fetch-site': 'same-site' }), 403, 'cross_site_request');
+    await expectError(
+      await issueRequest(t, cookie, undefined, { origin: 'https://evil.example' }),
+      403,
+      'cross_site_request',
+    );
+    await expectError(
+      await issueRequest(t, cookie, undefined, { 'sec-fetch-site': 'cross-site' }),
+      403,
+      'cross_site_request',
+    );
+    await expectError(
+      await issueRequest(t, cookie, undefined, { 'sec-fetch-site': 'same-site' }),
+      403,
+      'cross_site_request',
+    );
     await expectError(await issueRequest(t, cookie, undefined, { origin: 'null' }), 403, 'cross_site_request');
     expect(await t.database.db.select().from(installCodes)).toHaveLength(0);
   });
 
-  it('accepts the page\'s own origin, by PUBLIC_BASE_URL or by Host', async () => {
+  it("accepts the page's own origin, by PUBLIC_BASE_URL or by Host", async () => {
     const cookie = await openBrowserSession(t);
-    const viaBase = await issueRequest(t, cookie, undefined, { origin: 'http://localhost:8080', 'sec-fetch-site': 'same-origin' });
+    const viaBase = await issueRequest(t, cookie, undefined, {
+      origin: 'http://localhost:8080',
+      'sec-fetch-site': 'same-origin',
+    });
     expect(viaBase.status).toBe(201);
     const viaHost = await t.request('http://127.0.0.1:8080/api/v2/slowdns/code/issue', {
       method: 'POST',
@@ -71,10 +86,18 @@ describe('GET /slowdns and POST /api/v2/slowdns/code/issue', () => {
   });
 
   it('takes no body, an empty JSON body or an empty object alike', async () => {
-    for (const init of [{}, { headers: { 'content-type': 'application/json' } }, { headers: { 'content-type': 'application/json' }, body: '{}' }]) {
+    for (const init of [
+      {},
+      { headers: { 'content-type': 'application/json' } },
+      { headers: { 'content-type': 'application/json' }, body: '{}' },
+    ]) {
       await t.reset();
       const cookie = await openBrowserSession(t);
-      const res = await t.request('/api/v2/slowdns/code/issue', { method: 'POST', ...init, headers: { cookie, ...init.headers } });
+      const res = await t.request('/api/v2/slowdns/code/issue', {
+        method: 'POST',
+        ...init,
+        headers: { cookie, ...init.headers },
+      });
       expect(res.status).toBe(201);
     }
   });
@@ -85,7 +108,11 @@ describe('GET /slowdns and POST /api/v2/slowdns/code/issue', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const { data } = await res.json();
     const [row] = await t.database.db.select().from(installCodes);
-    expect(row).toMatchObject({ status: 'issued', hint: data.install_code_hint, codeHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(row).toMatchObject({
+      status: 'issued',
+      hint: data.install_code_hint,
+      codeHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(JSON.stringify(row)).not.toContain(data.install_code);
   });
 });

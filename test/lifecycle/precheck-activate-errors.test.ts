@@ -22,7 +22,8 @@ describe('precheck errors', () => {
     expect(res.status).toBe(400);
     const { error } = await res.json();
     expect(error.code).toBe('validation_failed');
-    for (const field of ['install_code', 'machine_id', 'ssh_fingerprint', 'product', 'installer_version']) expect(error.message).toContain(field);
+    for (const field of ['install_code', 'machine_id', 'ssh_fingerprint', 'product', 'installer_version'])
+      expect(error.message).toContain(field);
   });
 
   it.each([
@@ -53,15 +54,46 @@ describe('precheck errors', () => {
 
   it('answers 400 for malformed JSON and 415 for another content type', async () => {
     const path = '/api/v2/slowdns/install/precheck';
-    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"install_code": ' }), 400, 'validation_failed');
-    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'SDNS-SD' }), 415, 'unsupported_media_type');
-    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }), 415, 'unsupported_media_type');
+    await expectRefusal(
+      t,
+      () =>
+        t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"install_code": ' }),
+      400,
+      'validation_failed',
+    );
+    await expectRefusal(
+      t,
+      () => t.request(path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'SDNS-SD' }),
+      415,
+      'unsupported_media_type',
+    );
+    await expectRefusal(
+      t,
+      () =>
+        t.request(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'a=b',
+        }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('a 2 MB body is 413 payload_too_large, and an empty JSON body is 400 validation_failed', async () => {
     const path = '/api/v2/slowdns/install/precheck';
-    await expectRefusal(t, () => t.request(path, postJson({ install_code: 'x'.repeat(2 * 1024 * 1024) })), 413, 'payload_too_large');
-    await expectRefusal(t, () => t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
+    await expectRefusal(
+      t,
+      () => t.request(path, postJson({ install_code: 'x'.repeat(2 * 1024 * 1024) })),
+      413,
+      'payload_too_large',
+    );
+    await expectRefusal(
+      t,
+      () => t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' } }),
+      400,
+      'validation_failed',
+    );
   });
 
   it.each([
@@ -116,8 +148,18 @@ describe('precheck errors', () => {
   it('an installer below MIN_INSTALLER_VERSION is 426 installer_outdated at precheck and activate', async () => {
     const strict = buildTestApp(t.database, t.keys, { MIN_INSTALLER_VERSION: '2026.11.21.1' }, t.clock);
     const code = await issueCode(strict);
-    await expectRefusal(t, () => precheckRequest(strict, code, { installer_version: '2026.11.20.9' }), 426, 'installer_outdated');
-    await expectRefusal(t, () => activateRequest(strict, code, 'x.y.z', { installer_version: '2026.9.30.1' }), 426, 'installer_outdated');
+    await expectRefusal(
+      t,
+      () => precheckRequest(strict, code, { installer_version: '2026.11.20.9' }),
+      426,
+      'installer_outdated',
+    );
+    await expectRefusal(
+      t,
+      () => activateRequest(strict, code, 'x.y.z', { installer_version: '2026.9.30.1' }),
+      426,
+      'installer_outdated',
+    );
     expect((await precheckRequest(strict, code, { installer_version: '2026.11.21.1' })).status).toBe(200);
     expect((await precheckRequest(strict, code, { installer_version: '2027.1.1.1' })).status).toBe(200);
   });
@@ -127,13 +169,28 @@ describe('activate errors', () => {
   const t = useTestApp();
 
   const codeStatus = async (code: string) =>
-    (await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]?.status;
+    (
+      await t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)))
+    )[0]?.status;
 
-  it('another machine than the precheck\'s is 403 machine_mismatch and changes nothing', async () => {
+  it("another machine than the precheck's is 403 machine_mismatch and changes nothing", async () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
-    await expectRefusal(t, () => activateRequest(t, code, token, { machine_id: otherMachine.machine_id }), 403, 'machine_mismatch');
-    await expectRefusal(t, () => activateRequest(t, code, token, { ssh_fingerprint: otherMachine.ssh_fingerprint }), 403, 'machine_mismatch');
+    await expectRefusal(
+      t,
+      () => activateRequest(t, code, token, { machine_id: otherMachine.machine_id }),
+      403,
+      'machine_mismatch',
+    );
+    await expectRefusal(
+      t,
+      () => activateRequest(t, code, token, { ssh_fingerprint: otherMachine.ssh_fingerprint }),
+      403,
+      'machine_mismatch',
+    );
     expect(await codeStatus(code)).toBe('issued');
     expect(await t.database.db.select().from(activations)).toHaveLength(0);
   });
@@ -159,7 +216,12 @@ describe('activate errors', () => {
   it('refuses an IPv6 zone index and stores an IPv4-mapped address as IPv4', async () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
-    await expectRefusal(t, () => activateRequest(t, code, token, { public_ip: 'fe80::1%eth0' }), 400, 'validation_failed');
+    await expectRefusal(
+      t,
+      () => activateRequest(t, code, token, { public_ip: 'fe80::1%eth0' }),
+      400,
+      'validation_failed',
+    );
     const res = await activateRequest(t, code, token, { public_ip: '::ffff:203.0.113.9' });
     expect(res.status).toBe(200);
     expect((await res.json()).data.machine_binding.public_ip).toBe('203.0.113.9');
@@ -167,9 +229,15 @@ describe('activate errors', () => {
 
   it('accepts IPv6, a single-label hostname and a trailing dot, stored normalised', async () => {
     const code = await issueCode(t);
-    const res = await activateRequest(t, code, await precheckToken(t, code), { public_ip: '2001:db8::7', hostname: 'VPN1.Example.NET.' });
+    const res = await activateRequest(t, code, await precheckToken(t, code), {
+      public_ip: '2001:db8::7',
+      hostname: 'VPN1.Example.NET.',
+    });
     expect(res.status).toBe(200);
-    expect((await res.json()).data.machine_binding).toMatchObject({ hostname: 'vpn1.example.net', public_ip: '2001:db8::7' });
+    expect((await res.json()).data.machine_binding).toMatchObject({
+      hostname: 'vpn1.example.net',
+      public_ip: '2001:db8::7',
+    });
   });
 
   it('a second activation of an activated code is 409 install_code_unavailable', async () => {
@@ -177,7 +245,12 @@ describe('activate errors', () => {
     const token = await precheckToken(t, code);
     expect((await activateRequest(t, code, token)).status).toBe(200);
     // Another hostname: not a repeat of the first request (test/lifecycle/activate-retry.test.ts).
-    await expectRefusal(t, () => activateRequest(t, code, token, { hostname: 'vpn2.example.net' }), 409, 'install_code_unavailable');
+    await expectRefusal(
+      t,
+      () => activateRequest(t, code, token, { hostname: 'vpn2.example.net' }),
+      409,
+      'install_code_unavailable',
+    );
     expect(await t.database.db.select().from(activations)).toHaveLength(1);
   });
 });

@@ -27,21 +27,31 @@ describe('races on the real database', () => {
     // Different bodies: identical ones would be repeats, answered with the one activation (activate-retry.test.ts).
     const results = await statusesOf(
       await Promise.all(
-        Array.from({ length: 20 }, (_, i) => activateRequest(t, code, token, { ...onMachine, hostname: `vpn${i}.example.net` }, freshClient().address)),
+        Array.from({ length: 20 }, (_, i) =>
+          activateRequest(t, code, token, { ...onMachine, hostname: `vpn${i}.example.net` }, freshClient().address),
+        ),
       ),
     );
     expect(results.filter((r) => r === '200 ok')).toHaveLength(1);
     // The losers are refused because the code is taken (or, past 5, by the per-machine daily limit).
-    for (const r of results.filter((r) => r !== '200 ok')) expect(r).toMatch(/^(409 install_code_unavailable|429 rate_limit_exceeded)$/);
+    for (const r of results.filter((r) => r !== '200 ok'))
+      expect(r).toMatch(/^(409 install_code_unavailable|429 rate_limit_exceeded)$/);
     expect(results).toContain('409 install_code_unavailable');
-    const [codeRow] = await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+    const [codeRow] = await t.database.db
+      .select()
+      .from(installCodes)
+      .where(eq(installCodes.codeHash, sha256Hex(code)));
     expect(codeRow?.status).toBe('activated');
-    expect(await t.database.db.select().from(activations).where(eq(activations.installCodeId, codeRow!.id))).toHaveLength(1);
+    expect(
+      await t.database.db.select().from(activations).where(eq(activations.installCodeId, codeRow!.id)),
+    ).toHaveLength(1);
   });
 
   it('10 concurrent confirms of one install token: exactly one succeeds, the rest are install_token_used', async () => {
     const { activationId, installToken } = await activatedInstall(t);
-    const results = await statusesOf(await Promise.all(Array.from({ length: 10 }, () => confirmRequest(t, activationId, installToken))));
+    const results = await statusesOf(
+      await Promise.all(Array.from({ length: 10 }, () => confirmRequest(t, activationId, installToken))),
+    );
     expect(results.filter((r) => r === '200 ok')).toHaveLength(1);
     expect(results.filter((r) => r === '409 install_token_used')).toHaveLength(9);
   });
@@ -49,10 +59,16 @@ describe('races on the real database', () => {
   it('confirm racing release: exactly one wins and the code and activation agree', async () => {
     for (let round = 0; round < 5; round++) {
       const { code, activationId, installToken } = await activatedInstall(t);
-      const [confirmed, released] = await Promise.all([confirmRequest(t, activationId, installToken), releaseRequest(t, activationId)]);
+      const [confirmed, released] = await Promise.all([
+        confirmRequest(t, activationId, installToken),
+        releaseRequest(t, activationId),
+      ]);
       const outcome = await statusesOf([confirmed, released]);
       const [activation] = await t.database.db.select().from(activations).where(eq(activations.id, activationId));
-      const [codeRow] = await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+      const [codeRow] = await t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)));
       if (outcome[0] === '200 ok') {
         expect(outcome[1]).toBe('409 activation_confirmed');
         expect([activation?.status, codeRow?.status]).toEqual(['confirmed', 'consumed']);

@@ -7,7 +7,15 @@ import { loadKeyRing, rotateSigningKey, type KeyStoreOptions } from '../../src/d
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
 import { signPrecheckToken } from '../../src/domain/tokens.js';
-import { activatedInstall, activateRequest, confirmRequest, INSTALLER_VERSION, issueCode, machine, randomMachine } from '../support/install-flow.js';
+import {
+  activatedInstall,
+  activateRequest,
+  confirmRequest,
+  INSTALLER_VERSION,
+  issueCode,
+  machine,
+  randomMachine,
+} from '../support/install-flow.js';
 import { buildTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
 const WINDOW = 3665;
@@ -17,7 +25,11 @@ const jwksOf = async (app: TestApp) => (await (await app.request('/.well-known/j
 
 /** What any integrator does with jose: the algorithm, the type and the issuer pinned. */
 const verifyWithJose = (receipt: string, jwks: JSONWebKeySet) =>
-  jwtVerify(receipt, createLocalJWKSet(jwks), { algorithms: ['EdDSA'], typ: 'slowdns-receipt+jwt', issuer: 'slowdns-activation' });
+  jwtVerify(receipt, createLocalJWKSet(jwks), {
+    algorithms: ['EdDSA'],
+    typ: 'slowdns-receipt+jwt',
+    issuer: 'slowdns-activation',
+  });
 
 async function confirmedReceipt(app: TestApp, onMachine = randomMachine()) {
   const activated = await activatedInstall(app, onMachine);
@@ -28,7 +40,11 @@ async function confirmedReceipt(app: TestApp, onMachine = randomMachine()) {
 }
 
 const statusRequest = (app: TestApp, activationId: string, installToken: string) =>
-  app.request('/api/v2/slowdns/install/status', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ activation_id: activationId, install_token: installToken }) });
+  app.request('/api/v2/slowdns/install/status', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ activation_id: activationId, install_token: installToken }),
+  });
 
 describe('activation receipts', () => {
   const t = useTestApp();
@@ -108,7 +124,7 @@ describe('activation receipts', () => {
     expect((await res.json()).error.code).toBe('precheck_token_invalid');
   });
 
-  it('a receipt signed before SIGNING_KEYS changed still verifies on the service restarted with other keys; that key\'s tokens are refused', async () => {
+  it("a receipt signed before SIGNING_KEYS changed still verifies on the service restarted with other keys; that key's tokens are refused", async () => {
     const first = await generatePrivateJwk();
     const before = buildTestApp(t.database, await keyRingFromJwks([first]), {}, t.clock);
     const { receipt } = await confirmedReceipt(before);
@@ -121,7 +137,12 @@ describe('activation receipts', () => {
 
     const code = await issueCode(after);
     const tokenBy = async (ring: KeyRing) =>
-      signPrecheckToken(ring, { codeHash: sha256Hex(code), machineId: machine.machine_id, sshFingerprint: machine.ssh_fingerprint }, t.clock.now(), new Date(t.clock.now().getTime() + 600_000));
+      signPrecheckToken(
+        ring,
+        { codeHash: sha256Hex(code), machineId: machine.machine_id, sshFingerprint: machine.ssh_fingerprint },
+        t.clock.now(),
+        new Date(t.clock.now().getTime() + 600_000),
+      );
     const refused = await activateRequest(after, code, await tokenBy(await keyRingFromJwks([first])));
     expect((await refused.json()).error.code).toBe('precheck_token_invalid');
     // The same token signed by the ring's key passes: only the key made the difference.
@@ -137,8 +158,12 @@ describe('activation receipts', () => {
 
     const other = await keyRingFromJwks([await generatePrivateJwk()]);
     t.clock.advance(30 * DAY - 3600);
-    expect((await jwksOf(buildTestApp(t.database, other, { RECEIPT_VERIFY_DAYS: '30' }, t.clock))).keys.map((k) => k.kid)).toContain(first.kid);
+    expect(
+      (await jwksOf(buildTestApp(t.database, other, { RECEIPT_VERIFY_DAYS: '30' }, t.clock))).keys.map((k) => k.kid),
+    ).toContain(first.kid);
     t.clock.advance(3600 + 61);
-    expect((await jwksOf(buildTestApp(t.database, other, { RECEIPT_VERIFY_DAYS: '30' }, t.clock))).keys.map((k) => k.kid)).not.toContain(first.kid);
+    expect(
+      (await jwksOf(buildTestApp(t.database, other, { RECEIPT_VERIFY_DAYS: '30' }, t.clock))).keys.map((k) => k.kid),
+    ).not.toContain(first.kid);
   });
 });

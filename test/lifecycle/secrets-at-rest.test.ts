@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateRequest, confirmRequest, freshClient, issueRequest, openBrowserSession, precheckRequest, releaseRequest } from '../support/install-flow.js';
+import {
+  activateRequest,
+  confirmRequest,
+  freshClient,
+  issueRequest,
+  openBrowserSession,
+  precheckRequest,
+  releaseRequest,
+} from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { dumpAllTables } from '../support/test-database.js';
 
@@ -22,7 +30,8 @@ describe('secrets are never stored or logged in plain text', () => {
       secrets.push(pre.precheck_token);
       const { data: act } = await (await activateRequest(t, issued.install_code, pre.precheck_token)).json();
       secrets.push(act.install_token);
-      if (finish === 'confirm') expect((await confirmRequest(t, act.activation_id, act.install_token)).status).toBe(200);
+      if (finish === 'confirm')
+        expect((await confirmRequest(t, act.activation_id, act.install_token)).status).toBe(200);
       else expect((await releaseRequest(t, act.activation_id)).status).toBe(200);
     }
     // Random-part of each code too, in case a code were stored without its prefix.

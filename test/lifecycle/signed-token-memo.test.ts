@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { loadKeyRing, retireSigningKey, rotateSigningKey } from '../../src/domain/signing-key-store.js';
 import { SignedTokenMemo } from '../../src/domain/signed-token-memo.js';
-import { createKeyRing, generatePrivateJwk, importSigningKey, keyRingFromJwks, type KeySet } from '../../src/domain/signing-keys.js';
+import {
+  createKeyRing,
+  generatePrivateJwk,
+  importSigningKey,
+  keyRingFromJwks,
+  type KeySet,
+} from '../../src/domain/signing-keys.js';
 import { signPrecheckToken, verifyPrecheckToken } from '../../src/domain/tokens.js';
 import { ApiError } from '../../src/errors.js';
-import { activatedInstall, activateRequest, confirmRequest, expectError, issueCode, precheckToken } from '../support/install-flow.js';
+import {
+  activatedInstall,
+  activateRequest,
+  confirmRequest,
+  expectError,
+  issueCode,
+  precheckToken,
+} from '../support/install-flow.js';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
 
 const at = (iso: string) => new Date(iso);
@@ -48,7 +61,13 @@ describe('the memo of tokens this process signed', () => {
     expect(memo.size).toBe(0);
     expect(() => new SignedTokenMemo(0)).toThrow(RangeError);
     for (const token of ['u1', 'u2', 'u3', 'u4']) memo.remember(token, later, now);
-    expect(['t10', 'u1', 'u2', 'u3', 'u4'].map((t) => memo.signedHere(t, now))).toEqual([false, false, true, true, true]);
+    expect(['t10', 'u1', 'u2', 'u3', 'u4'].map((t) => memo.signedHere(t, now))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 });
 
@@ -82,7 +101,11 @@ describe('a token this process signed still meets every check but its signature'
     await retireSigningKey(t.database.db, oldKid, t.clock.now(), 3665, true);
     await ring.refresh();
     expect(ring.signed.signedHere(install.installToken, t.clock.now())).toBe(true);
-    await expectError(await confirmRequest(app, install.activationId, install.installToken), 401, 'install_token_invalid');
+    await expectError(
+      await confirmRequest(app, install.activationId, install.installToken),
+      401,
+      'install_token_invalid',
+    );
   });
 
   it('a remembered precheck token is still refused as an install token (its typ and audience are checked)', async () => {
@@ -110,6 +133,8 @@ describe('a token this process signed still meets every check but its signature'
     served = after;
     await ring.refresh();
     expect(ring.signed.signedHere(token, now)).toBe(false);
-    await expect(verifyPrecheckToken(ring, token, now)).rejects.toSatisfy((e) => e instanceof ApiError && e.code === 'precheck_token_invalid');
+    await expect(verifyPrecheckToken(ring, token, now)).rejects.toSatisfy(
+      (e) => e instanceof ApiError && e.code === 'precheck_token_invalid',
+    );
   });
 });

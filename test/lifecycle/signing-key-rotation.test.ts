@@ -1,12 +1,25 @@
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signingKeys } from '../../src/db/schema.js';
-import { listSigningKeys, loadKeyRing, retireSigningKey, rotateSigningKey, type KeyStoreOptions } from '../../src/domain/signing-key-store.js';
+import {
+  listSigningKeys,
+  loadKeyRing,
+  retireSigningKey,
+  rotateSigningKey,
+  type KeyStoreOptions,
+} from '../../src/domain/signing-key-store.js';
 import { openPrivateJwk } from '../../src/domain/key-encryption.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { generatePrivateJwk, keyRingFromJwks, MAX_VERIFYING_KEYS } from '../../src/domain/signing-keys.js';
 import { signPrecheckToken } from '../../src/domain/tokens.js';
-import { activatedInstall, activateRequest, confirmRequest, issueCode, machine, precheckToken } from '../support/install-flow.js';
+import {
+  activatedInstall,
+  activateRequest,
+  confirmRequest,
+  issueCode,
+  machine,
+  precheckToken,
+} from '../support/install-flow.js';
 import { buildTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
 /** The default token lifetimes: install tokens live 3600 s, so a rotated-out key verifies 3600 + 65 s. */
@@ -14,8 +27,16 @@ const WINDOW = 3665;
 
 describe('signing key rotation', () => {
   const t = useTestApp();
-  const options = (extra: Partial<KeyStoreOptions> = {}): KeyStoreOptions => ({ verifyWindowSeconds: WINDOW, clock: t.clock, kek: Buffer.alloc(32, 7), ...extra });
-  const jwksKids = async (app: TestApp) => ((await (await app.request('/.well-known/jwks.json')).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+  const options = (extra: Partial<KeyStoreOptions> = {}): KeyStoreOptions => ({
+    verifyWindowSeconds: WINDOW,
+    clock: t.clock,
+    kek: Buffer.alloc(32, 7),
+    ...extra,
+  });
+  const jwksKids = async (app: TestApp) =>
+    ((await (await app.request('/.well-known/jwks.json')).json()) as { keys: { kid: string }[] }).keys.map(
+      (k) => k.kid,
+    );
   const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 
   it('old tokens verify until they expire, new tokens use the new key, the JWKS follows, then the old key retires', async () => {
@@ -83,12 +104,24 @@ describe('signing key rotation', () => {
   it('retire refuses the signing key and a key whose tokens may still verify, unless forced; it is idempotent', async () => {
     const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
     const oldKid = ring.signing.kid;
-    await expect(retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).rejects.toThrow(`signing key ${oldKid} is the one signing: rotate first`);
-    await expect(retireSigningKey(t.database.db, 'key_nope', t.clock.now(), WINDOW)).rejects.toThrow('no signing key key_nope');
+    await expect(retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).rejects.toThrow(
+      `signing key ${oldKid} is the one signing: rotate first`,
+    );
+    await expect(retireSigningKey(t.database.db, 'key_nope', t.clock.now(), WINDOW)).rejects.toThrow(
+      'no signing key key_nope',
+    );
     await rotateSigningKey(t.database.db, t.clock.now(), options());
-    await expect(retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).rejects.toThrow(/may still verify tokens until 2026-11-22T11:01:05\.000Z/);
-    expect(await retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW, true)).toMatchObject({ kid: oldKid, state: 'retired' });
-    expect(await retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).toMatchObject({ kid: oldKid, state: 'retired' });
+    await expect(retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).rejects.toThrow(
+      /may still verify tokens until 2026-11-22T11:01:05\.000Z/,
+    );
+    expect(await retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW, true)).toMatchObject({
+      kid: oldKid,
+      state: 'retired',
+    });
+    expect(await retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).toMatchObject({
+      kid: oldKid,
+      state: 'retired',
+    });
     await ring.refresh();
     expect(ring.publicJwks(t.clock.now()).keys.map((k) => k.kid)).not.toContain(oldKid);
   });
@@ -97,7 +130,9 @@ describe('signing key rotation', () => {
     const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
     const firstKid = ring.signing.kid;
     for (let i = 1; i < MAX_VERIFYING_KEYS; i++) await rotateSigningKey(t.database.db, t.clock.now(), options());
-    await expect(rotateSigningKey(t.database.db, t.clock.now(), options())).rejects.toThrow(`${MAX_VERIFYING_KEYS} signing keys still verify tokens`);
+    await expect(rotateSigningKey(t.database.db, t.clock.now(), options())).rejects.toThrow(
+      `${MAX_VERIFYING_KEYS} signing keys still verify tokens`,
+    );
     const app = buildTestApp(t.database, ring, {}, t.clock);
     await ring.refresh();
     expect(await jwksKids(app)).toHaveLength(MAX_VERIFYING_KEYS);
@@ -110,8 +145,11 @@ describe('signing key rotation', () => {
 
   it(`SIGNING_KEYS with more than ${MAX_VERIFYING_KEYS} keys is refused`, async () => {
     const jwks = await Promise.all(Array.from({ length: MAX_VERIFYING_KEYS + 1 }, () => generatePrivateJwk()));
-    await expect(keyRingFromJwks(jwks)).rejects.toThrow(`${MAX_VERIFYING_KEYS + 1} keys; at most ${MAX_VERIFYING_KEYS}`);
-    expect((await keyRingFromJwks(jwks.slice(0, MAX_VERIFYING_KEYS))).publicJwks(t.clock.now()).keys).toHaveLength(MAX_VERIFYING_KEYS);
+    await expect(keyRingFromJwks(jwks)).rejects.toThrow(
+      `${MAX_VERIFYING_KEYS + 1} keys; at most ${MAX_VERIFYING_KEYS}`,
+    );
+    expect((await keyRingFromJwks(jwks.slice(0, MAX_VERIFYING_KEYS))).publicJwks(t.clock.now()).keys).toHaveLength(
+      MAX_VERIFYING_KEYS,
+    );
   });
-
 });

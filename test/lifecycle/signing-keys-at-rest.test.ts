@@ -16,14 +16,22 @@ const newKek = () => randomBytes(32);
 
 describe('signing keys at rest', () => {
   const t = useTestApp();
-  const options = (extra: Partial<KeyStoreOptions> = {}): KeyStoreOptions => ({ verifyWindowSeconds: 3665, clock: t.clock, ...extra });
+  const options = (extra: Partial<KeyStoreOptions> = {}): KeyStoreOptions => ({
+    verifyWindowSeconds: 3665,
+    clock: t.clock,
+    ...extra,
+  });
   const rows = () => t.database.db.select().from(signingKeys);
 
   it('with KEY_ENCRYPTION_KEY, a database dump holds no usable private key, and the sealed key opens only with that KEK and kid', async () => {
     const kek = newKek();
     const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek }));
     const [row] = await rows();
-    expect(row).toMatchObject({ kid: ring.signing.kid, privateJwk: null, privateJwkSealed: expect.stringMatching(/^v1\.[0-9a-f]{8}\./) });
+    expect(row).toMatchObject({
+      kid: ring.signing.kid,
+      privateJwk: null,
+      privateJwkSealed: expect.stringMatching(/^v1\.[0-9a-f]{8}\./),
+    });
     const privateJwk = openPrivateJwk(kek, row!.kid, row!.privateJwkSealed!);
     const { text: dump } = await dumpAllTables(t.database.db);
     expect(privateJwk.d).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -36,14 +44,24 @@ describe('signing keys at rest', () => {
 
   it('without a KEK the key is kept in clear (the start line says so: key-protection.ts); a later start with a KEK seals it, and its tokens keep working', async () => {
     const warnings: string[] = [];
-    const plain = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ warn: (m) => warnings.push(m) }));
+    const plain = await loadKeyRing(
+      t.database.db,
+      undefined,
+      t.clock.now(),
+      options({ warn: (m) => warnings.push(m) }),
+    );
     expect(warnings).toEqual([]);
     expect((await rows())[0]!.privateJwk).toMatchObject({ d: expect.any(String) });
     const before = buildTestApp(t.database, plain, {}, t.clock);
     const install = await activatedInstall(before);
 
     const kek = newKek();
-    const sealed = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek, warn: (m) => warnings.push(m) }));
+    const sealed = await loadKeyRing(
+      t.database.db,
+      undefined,
+      t.clock.now(),
+      options({ kek, warn: (m) => warnings.push(m) }),
+    );
     expect(warnings).toEqual(['sealed 1 signing key(s) kept in clear under KEY_ENCRYPTION_KEY']);
     expect(sealed.signing.kid).toBe(plain.signing.kid);
     expect(await rows()).toEqual([expect.objectContaining({ privateJwk: null, privateJwkSealed: expect.any(String) })]);
@@ -65,24 +83,33 @@ describe('signing keys at rest', () => {
   });
 
   it('REQUIRE_KEY_ENCRYPTION: no key is ever stored in clear', async () => {
-    await expect(loadKeyRing(t.database.db, undefined, t.clock.now(), options({ requireEncryption: true }))).rejects.toThrow(ConfigError);
+    await expect(
+      loadKeyRing(t.database.db, undefined, t.clock.now(), options({ requireEncryption: true })),
+    ).rejects.toThrow(ConfigError);
     expect(await rows()).toHaveLength(0);
     await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
-    await expect(loadKeyRing(t.database.db, undefined, t.clock.now(), options({ requireEncryption: true }))).rejects.toThrow(
-      /REQUIRE_KEY_ENCRYPTION is set and a signing key is stored in clear/,
-    );
+    await expect(
+      loadKeyRing(t.database.db, undefined, t.clock.now(), options({ requireEncryption: true })),
+    ).rejects.toThrow(/REQUIRE_KEY_ENCRYPTION is set and a signing key is stored in clear/);
   });
 
   it('REQUIRE_KEY_ENCRYPTION: a running server never loads, publishes or signs with a key it finds in clear; it logs one error line and keeps signing', async () => {
     const kek = newKek();
     const errors: { message: string; fields: Record<string, unknown> }[] = [];
-    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek, requireEncryption: true, error: (message, fields) => errors.push({ message, fields }) }));
+    const ring = await loadKeyRing(
+      t.database.db,
+      undefined,
+      t.clock.now(),
+      options({ kek, requireEncryption: true, error: (message, fields) => errors.push({ message, fields }) }),
+    );
     const app = buildTestApp(t.database, ring, {}, t.clock);
     const sealedKid = ring.signing.kid;
     // What `slowdns keys rotate` without KEY_ENCRYPTION_KEY did: the signer stops signing, a key in clear signs.
     const clear = await generatePrivateJwk();
     await t.database.db.update(signingKeys).set({ signingEndedAt: t.clock.now() });
-    await t.database.db.insert(signingKeys).values({ kid: clear.kid!, privateJwk: clear, privateJwkSealed: null, createdAt: t.clock.now() });
+    await t.database.db
+      .insert(signingKeys)
+      .values({ kid: clear.kid!, privateJwk: clear, privateJwkSealed: null, createdAt: t.clock.now() });
 
     t.clock.advance(60);
     await ring.refresh();
@@ -100,10 +127,17 @@ describe('signing keys at rest', () => {
   it('REQUIRE_KEY_ENCRYPTION: a key another instance rotated in, sealed, is still picked up beside a refused clear one', async () => {
     const kek = newKek();
     const errors: string[] = [];
-    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options({ kek, requireEncryption: true, error: (message) => errors.push(message) }));
+    const ring = await loadKeyRing(
+      t.database.db,
+      undefined,
+      t.clock.now(),
+      options({ kek, requireEncryption: true, error: (message) => errors.push(message) }),
+    );
     const clear = await generatePrivateJwk();
     await t.database.db.update(signingKeys).set({ signingEndedAt: t.clock.now() });
-    await t.database.db.insert(signingKeys).values({ kid: clear.kid!, privateJwk: clear, privateJwkSealed: null, createdAt: t.clock.now() });
+    await t.database.db
+      .insert(signingKeys)
+      .values({ kid: clear.kid!, privateJwk: clear, privateJwkSealed: null, createdAt: t.clock.now() });
     t.clock.advance(30);
     const sealed = await rotateSigningKey(t.database.db, t.clock.now(), options({ kek, requireEncryption: true }));
     await ring.refresh();
@@ -112,7 +146,7 @@ describe('signing keys at rest', () => {
     expect(errors).toHaveLength(1);
   });
 
-  it('install-token jtis are stored as their SHA-256: the row holds the hash of the token\'s jti, confirm consumes by it', async () => {
+  it("install-token jtis are stored as their SHA-256: the row holds the hash of the token's jti, confirm consumes by it", async () => {
     const install = await activatedInstall(t);
     const jti = decodeJwt(install.installToken).jti!;
     const [row] = await t.database.db.select().from(activations).where(eq(activations.id, install.activationId));
@@ -120,8 +154,10 @@ describe('signing keys at rest', () => {
     expect((await dumpAllTables(t.database.db)).text).not.toContain(jti);
     expect((await confirmRequest(t, install.activationId, install.installToken)).status).toBe(200);
     // The migration hashes existing jtis in SQL: the same function as sha256Hex.
-    const [hashed] = await queryRows<{ h: string }>(t.database.db, sql`select encode(sha256(convert_to(${jti}, 'UTF8')), 'hex') as h`);
+    const [hashed] = await queryRows<{ h: string }>(
+      t.database.db,
+      sql`select encode(sha256(convert_to(${jti}, 'UTF8')), 'hex') as h`,
+    );
     expect(hashed!.h).toBe(sha256Hex(jti));
   });
-
 });

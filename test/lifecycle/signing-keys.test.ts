@@ -21,8 +21,10 @@ describe('signing keys', () => {
       const verified = await verifyPrecheckToken(ring, await signPrecheckToken(ring, claims, now, new Date(now.getTime() + 60_000)), now);
       process.stdout.write(verified.machineId);`;
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--throw-deprecation', '--import', 'tsx', '--input-type=module', '-e', script], (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['--throw-deprecation', '--import', 'tsx', '--input-type=module', '-e', script],
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
       ),
     );
     expect(run).toEqual({ code: 0, stdout: 'b'.repeat(32), stderr: '' });
@@ -33,12 +35,19 @@ describe('signing keys', () => {
     const second = await loadKeyRing(t.database.db, undefined, t.clock.now());
     expect(second.signing.kid).toBe(first.signing.kid);
     expect(await t.database.db.select().from(signingKeys)).toHaveLength(1);
-    expect(first.publicJwks(t.clock.now()).keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+    expect(first.publicJwks(t.clock.now()).keys[0]).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      alg: 'EdDSA',
+      use: 'sig',
+    });
     expect(first.publicJwks(t.clock.now()).keys[0]).not.toHaveProperty('d');
   });
 
   it('instances starting together agree on one key', async () => {
-    const rings = await Promise.all(Array.from({ length: 4 }, () => loadKeyRing(t.database.db, undefined, t.clock.now())));
+    const rings = await Promise.all(
+      Array.from({ length: 4 }, () => loadKeyRing(t.database.db, undefined, t.clock.now())),
+    );
     expect(new Set(rings.map((r) => r.signing.kid)).size).toBe(1);
     expect(await t.database.db.select().from(signingKeys)).toHaveLength(1);
   });
@@ -82,6 +91,8 @@ describe('signing keys', () => {
   it('a SIGNING_KEYS key whose x is not the public half of its d stops the start (its tokens would never verify)', async () => {
     const [key, other] = [await generatePrivateJwk(), await generatePrivateJwk()];
     const value = JSON.stringify({ keys: [{ ...key, x: other.x }] });
-    await expect(loadKeyRing(t.database.db, value, t.clock.now())).rejects.toThrow(`invalid SIGNING_KEYS: key ${key.kid}: x is not the public key of d`);
+    await expect(loadKeyRing(t.database.db, value, t.clock.now())).rejects.toThrow(
+      `invalid SIGNING_KEYS: key ${key.kid}: x is not the public key of d`,
+    );
   });
 });

@@ -44,7 +44,10 @@ describe('token attacks are refused with 401', () => {
 
   /** A refused activate changes nothing: the code is still `issued` and has no activation. */
   async function expectCodeUntouched(code: string) {
-    const [row] = await t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+    const [row] = await t.database.db
+      .select()
+      .from(installCodes)
+      .where(eq(installCodes.codeHash, sha256Hex(code)));
     expect(row?.status).toBe('issued');
     expect(await t.database.db.select().from(activations).where(eq(activations.installCodeId, row!.id))).toEqual([]);
   }
@@ -76,7 +79,14 @@ describe('token attacks are refused with 401', () => {
     it('a token signed by a key the service does not have, under its kid', async () => {
       const foreign = await keyRingFromJwks([{ ...(await generatePrivateJwk()), kid: t.keys.signing.kid }]);
       const claims = decodeJwt(token);
-      await refused(await signPrecheckToken(foreign, { codeHash: claims.sub!, ...pick(claims) }, t.clock.now(), new Date(claims.exp! * 1000)));
+      await refused(
+        await signPrecheckToken(
+          foreign,
+          { codeHash: claims.sub!, ...pick(claims) },
+          t.clock.now(),
+          new Date(claims.exp! * 1000),
+        ),
+      );
     });
     it('an HS256 token using the public key as the secret', async () => {
       const forged = await new SignJWT(decodeJwt(token))
@@ -104,10 +114,14 @@ describe('token attacks are refused with 401', () => {
       await refused(`${h}.${p}.${s}.`);
     });
 
-    describe('signed with the service\'s own key, but not as it makes them', () => {
+    describe("signed with the service's own key, but not as it makes them", () => {
       /** The claims of the real token, changed, signed with the ring's signing key. */
       const resigned = (header: Record<string, unknown>, change: Record<string, unknown>) =>
-        signCompactJws({ typ: 'slowdns-precheck+jwt', kid: t.keys.signing.kid, ...header }, { ...decodeJwt(token), ...change }, t.keys.signing.key);
+        signCompactJws(
+          { typ: 'slowdns-precheck+jwt', kid: t.keys.signing.kid, ...header },
+          { ...decodeJwt(token), ...change },
+          t.keys.signing.key,
+        );
       it('the same claims verify (the control)', async () => {
         const answer = await activateRequest(t, code, await resigned({}, {}));
         expect(answer.status).toBe(200);
@@ -119,7 +133,8 @@ describe('token attacks are refused with 401', () => {
       it('no exp', async () => refused(await resigned({}, { exp: undefined })));
       it('an exp that is not a number', async () => refused(await resigned({}, { exp: String(decodeJwt(token).exp) })));
       it('a jti that is not a string', async () => refused(await resigned({}, { jti: 42 })));
-      it('not valid before a time still to come', async () => refused(await resigned({}, { nbf: decodeJwt(token).exp })));
+      it('not valid before a time still to come', async () =>
+        refused(await resigned({}, { nbf: decodeJwt(token).exp })));
     });
   });
 
@@ -136,7 +151,12 @@ describe('token attacks are refused with 401', () => {
       const a = await activatedInstall(t);
       const foreign = await keyRingFromJwks([{ ...(await generatePrivateJwk()), kid: t.keys.signing.kid }]);
       const claims = decodeJwt(a.installToken);
-      const forged = await signInstallToken(foreign, { activationId: a.activationId, jti: claims.jti! }, t.clock.now(), new Date(claims.exp! * 1000));
+      const forged = await signInstallToken(
+        foreign,
+        { activationId: a.activationId, jti: claims.jti! },
+        t.clock.now(),
+        new Date(claims.exp! * 1000),
+      );
       await refusedConfirm(a, forged);
     });
     it('an expired install token', async () => {
@@ -154,15 +174,23 @@ describe('token attacks are refused with 401', () => {
       const b = await activatedInstall(t);
       await refusedConfirm(a, b.installToken);
     });
-    it('a validly signed token whose jti is not the activation\'s', async () => {
+    it("a validly signed token whose jti is not the activation's", async () => {
       const a = await activatedInstall(t);
       const claims = decodeJwt(a.installToken);
-      const forged = await signInstallToken(t.keys, { activationId: a.activationId, jti: 'another-jti' }, t.clock.now(), new Date(claims.exp! * 1000));
+      const forged = await signInstallToken(
+        t.keys,
+        { activationId: a.activationId, jti: 'another-jti' },
+        t.clock.now(),
+        new Date(claims.exp! * 1000),
+      );
       await refusedConfirm(a, forged);
     });
   });
 });
 
 function pick(claims: Record<string, unknown>) {
-  return { machineId: String(claims.mid ?? machine.machine_id), sshFingerprint: String(claims.ssh ?? machine.ssh_fingerprint) };
+  return {
+    machineId: String(claims.mid ?? machine.machine_id),
+    sshFingerprint: String(claims.ssh ?? machine.ssh_fingerprint),
+  };
 }

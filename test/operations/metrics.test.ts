@@ -4,7 +4,14 @@ import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { createMetricsApp } from '../../src/metrics/metrics-app.js';
 import { ADMIN_TOKEN, adminAction } from '../admin/admin-requests.js';
-import { AGENT_VERSION, bearer, checkinRequest, registeredServer, registerRequest, revokeRequest } from '../legacy/agent-requests.js';
+import {
+  AGENT_VERSION,
+  bearer,
+  checkinRequest,
+  registeredServer,
+  registerRequest,
+  revokeRequest,
+} from '../legacy/agent-requests.js';
 import {
   activatedInstall,
   activateRequest,
@@ -56,7 +63,8 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     expect((await t.request('/no/such/path/abc123')).status).toBe(404);
 
     const text = await scrape(t);
-    const transition = (type: string, actor = 'installer') => sample(text, `slowdns_lifecycle_transitions_total{type="${type}",actor="${actor}"}`);
+    const transition = (type: string, actor = 'installer') =>
+      sample(text, `slowdns_lifecycle_transitions_total{type="${type}",actor="${actor}"}`);
     expect({
       issued: transition('install_code.issued', 'browser'),
       created: transition('activation.created'),
@@ -66,13 +74,35 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
       released: transition('activation.released'),
       restored: transition('install_code.restored'),
       registered: transition('server.registered'),
-    }).toEqual({ issued: 4, created: 2, activated: 2, confirmed: 1, consumed: 1, released: 1, restored: 1, registered: 0 });
+    }).toEqual({
+      issued: 4,
+      created: 2,
+      activated: 2,
+      confirmed: 1,
+      consumed: 1,
+      released: 1,
+      restored: 1,
+      registered: 0,
+    });
     // Nobody else acted: the operators' and browsers' series are there, at 0.
-    expect([transition('activation.released', 'operator'), transition('install_code.revoked', 'browser'), transition('server.revoked', 'agent')]).toEqual([0, 0, 0]);
+    expect([
+      transition('activation.released', 'operator'),
+      transition('install_code.revoked', 'browser'),
+      transition('server.revoked', 'agent'),
+    ]).toEqual([0, 0, 0]);
     expect(sample(text, 'slowdns_rate_limit_refusals_total{policy="issue-session-hour"}')).toBe(1);
-    expect(sample(text, 'slowdns_http_requests_total{method="POST",route="/api/v2/slowdns/install/release",status="200"}')).toBe(2);
-    expect(sample(text, 'slowdns_http_requests_total{method="POST",route="/api/v2/slowdns/code/issue",status="429"}')).toBe(1);
-    expect(sample(text, 'slowdns_http_request_duration_seconds_count{method="POST",route="/api/v2/slowdns/install/confirm",status="200"}')).toBe(1);
+    expect(
+      sample(text, 'slowdns_http_requests_total{method="POST",route="/api/v2/slowdns/install/release",status="200"}'),
+    ).toBe(2);
+    expect(
+      sample(text, 'slowdns_http_requests_total{method="POST",route="/api/v2/slowdns/code/issue",status="429"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'slowdns_http_request_duration_seconds_count{method="POST",route="/api/v2/slowdns/install/confirm",status="200"}',
+      ),
+    ).toBe(1);
     // The raw path of an unmatched request never becomes a label.
     expect(sample(text, 'slowdns_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
     expect(text).not.toContain('abc123');
@@ -84,7 +114,10 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     // Operator: force-release without restoring the code (its server revoked with it), release restoring
     // it, revoke a pending code, revoke a server by the admin route and by /revoke with ADMIN_TOKEN.
     const forced = await registeredServer(t);
-    for (let i = 0; i < 2; i++) expect((await adminAction(t, `activations/${forced.activationId}/release`, { restore_install_code: false })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await adminAction(t, `activations/${forced.activationId}/release`, { restore_install_code: false })).status,
+      ).toBe(200);
     const restored = await activatedInstall(t);
     expect((await adminAction(t, `activations/${restored.activationId}/release`, {})).status).toBe(200);
     const pending = await browserCode();
@@ -102,10 +135,17 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     const running = await browserCode();
     expect((await activateRequest(t, running.code, await precheckToken(t, running.code))).status).toBe(200);
     const registering = await browserCode();
-    const activated = await (await activateRequest(t, registering.code, await precheckToken(t, registering.code))).json();
-    const registration = { activation_id: activated.data.activation_id, install_token: activated.data.install_token, agent_version: AGENT_VERSION };
+    const activated = await (
+      await activateRequest(t, registering.code, await precheckToken(t, registering.code))
+    ).json();
+    const registration = {
+      activation_id: activated.data.activation_id,
+      install_token: activated.data.install_token,
+      agent_version: AGENT_VERSION,
+    };
     expect((await registerRequest(t, registration)).status).toBe(201);
-    for (const code of [waiting, running, registering, waiting, running, registering]) expect((await code.cancel()).status).toBe(200);
+    for (const code of [waiting, running, registering, waiting, running, registering])
+      expect((await code.cancel()).status).toBe(200);
 
     const after = await scrape(t);
     const added = (type: string, actor: string) => {
@@ -142,7 +182,9 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
   it('each app counts in its own registry', async () => {
     const other = createMetrics();
     t.metrics.transition('server.revoked', 'operator');
-    expect(await other.registry.getSingleMetricAsString('slowdns_lifecycle_transitions_total')).toContain('type="server.revoked",actor="operator"} 0');
+    expect(await other.registry.getSingleMetricAsString('slowdns_lifecycle_transitions_total')).toContain(
+      'type="server.revoked",actor="operator"} 0',
+    );
   });
 
   it('the pool gauges read the database at each scrape', async () => {
@@ -153,13 +195,30 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
   });
 
   it('the fleet gauges read the database at each scrape and move with the clock: a server goes stale, then dead; codes and install tokens expire', async () => {
-    const metrics = createMetrics({ fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }) });
+    const metrics = createMetrics({
+      fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }),
+    });
     const gauges = async () => {
       await new Promise((resolve) => setTimeout(resolve, 1)); // the previous scrape's reading is let go after it
       const text = await metrics.registry.metrics();
-      const servers = Object.fromEntries(['active', 'stale', 'dead', 'revoked'].map((health) => [health, sample(text, `slowdns_servers{health="${health}"}`)]));
-      const codes = Object.fromEntries(['issued', 'activated', 'consumed', 'revoked'].map((status) => [status, sample(text, `slowdns_install_codes{status="${status}"}`)]));
-      return { servers, codes, awaiting: sample(text, 'slowdns_activations_awaiting_confirm'), webhooks: sample(text, 'slowdns_webhook_deliveries_pending') };
+      const servers = Object.fromEntries(
+        ['active', 'stale', 'dead', 'revoked'].map((health) => [
+          health,
+          sample(text, `slowdns_servers{health="${health}"}`),
+        ]),
+      );
+      const codes = Object.fromEntries(
+        ['issued', 'activated', 'consumed', 'revoked'].map((status) => [
+          status,
+          sample(text, `slowdns_install_codes{status="${status}"}`),
+        ]),
+      );
+      return {
+        servers,
+        codes,
+        awaiting: sample(text, 'slowdns_activations_awaiting_confirm'),
+        webhooks: sample(text, 'slowdns_webhook_deliveries_pending'),
+      };
     };
     const server = await registeredServer(t);
     const confirmed = await activatedInstall(t);

@@ -64,33 +64,41 @@ const portIsFree = (port: number) =>
   });
 
 describe('npm start under a process supervisor', { timeout: SPAWN_TIMEOUT_MS }, () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the npm process stops the server the graceful way: npm exits 0, nothing answers, the port is free, no process of it is left', async (signal) => {
-    const service = spawnService({ DATA_DIR: 'memory://' }, ['npm', 'start']);
-    let started: number[] = [];
-    try {
-      const port = await service.port;
-      await service.logged('ready');
-      expect(await answers(port)).toBe(200);
-      // npm's children: the server's node (and, were the script not exec'd, the shell between them).
-      started = descendants(service.process.pid!);
-      expect(started.length).toBeGreaterThan(0);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s to the npm process stops the server the graceful way: npm exits 0, nothing answers, the port is free, no process of it is left',
+    async (signal) => {
+      const service = spawnService({ DATA_DIR: 'memory://' }, ['npm', 'start']);
+      let started: number[] = [];
+      try {
+        const port = await service.port;
+        await service.logged('ready');
+        expect(await answers(port)).toBe(200);
+        // npm's children: the server's node (and, were the script not exec'd, the shell between them).
+        started = descendants(service.process.pid!);
+        expect(started.length).toBeGreaterThan(0);
 
-      service.process.kill(signal);
-      // Bounded so that a stop that never comes fails here, with the cleanup below, not at the test's limit.
-      const exit = await exitedWithin(service.exited, 60_000);
-      expect({ exit, left: started.filter(alive), answers: await answers(port), portIsFree: await portIsFree(port) }).toEqual({
-        exit: 0,
-        left: [],
-        answers: 'nothing',
-        portIsFree: true,
-      });
-      expect(await service.logged('shutting down')).toMatchObject({ signal });
-      await service.logged('stopped');
-    } finally {
-      // A failing run must not leave a server behind.
-      for (const pid of new Set([...started, ...descendants(service.process.pid!), service.process.pid!])) {
-        if (alive(pid)) process.kill(pid, 'SIGKILL');
+        service.process.kill(signal);
+        // Bounded so that a stop that never comes fails here, with the cleanup below, not at the test's limit.
+        const exit = await exitedWithin(service.exited, 60_000);
+        expect({
+          exit,
+          left: started.filter(alive),
+          answers: await answers(port),
+          portIsFree: await portIsFree(port),
+        }).toEqual({
+          exit: 0,
+          left: [],
+          answers: 'nothing',
+          portIsFree: true,
+        });
+        expect(await service.logged('shutting down')).toMatchObject({ signal });
+        await service.logged('stopped');
+      } finally {
+        // A failing run must not leave a server behind.
+        for (const pid of new Set([...started, ...descendants(service.process.pid!), service.process.pid!])) {
+          if (alive(pid)) process.kill(pid, 'SIGKILL');
+        }
       }
-    }
-  });
+    },
+  );
 });

@@ -20,8 +20,12 @@ interface Run {
 /** `slowdns …` as a person runs it, with `input` on stdin. */
 function slowdns(args: string[], input?: string): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['bin/slowdns.js', ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['bin/slowdns.js', ...args],
+      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
     child.stdin!.end(input ?? '');
   });
@@ -64,19 +68,34 @@ describe('verifying a receipt offline: verifyReceipt and slowdns receipt verify'
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const refusal = (text: string) => verifyReceipt(text, jwks).then(() => undefined, (err: unknown) => (err instanceof ReceiptInvalidError ? err.problem : err));
+  const refusal = (text: string) =>
+    verifyReceipt(text, jwks).then(
+      () => undefined,
+      (err: unknown) => (err instanceof ReceiptInvalidError ? err.problem : err),
+    );
 
   it('the TypeScript client verifies the receipt from confirm and answers its claims', async () => {
     const claims = await verifyReceipt(receipt, jwks);
-    expect(claims).toMatchObject({ iss: 'slowdns-activation', sub: expect.stringMatching(/^act_/), machine_id_hmac: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(claims).toMatchObject({
+      iss: 'slowdns-activation',
+      sub: expect.stringMatching(/^act_/),
+      machine_id_hmac: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('the client refuses a tampered receipt, one signed by an unknown key, an install token and garbage, each for its reason', async () => {
     const stranger = await keyRingFromJwks([await generatePrivateJwk()]);
     const claims = await verifyReceipt(receipt, jwks);
     const foreign = await signReceipt(stranger.signing, {
-      id: claims.sub, installCodeId: claims.install_code_id, hostname: claims.hostname, publicIp: claims.public_ip, machineId: 'x',
-      sshFingerprint: claims.ssh_fingerprint, requestedRef: claims.requested_ref, installerVersion: claims.installer_version, confirmedAt: new Date(),
+      id: claims.sub,
+      installCodeId: claims.install_code_id,
+      hostname: claims.hostname,
+      publicIp: claims.public_ip,
+      machineId: 'x',
+      sshFingerprint: claims.ssh_fingerprint,
+      requestedRef: claims.requested_ref,
+      installerVersion: claims.installer_version,
+      confirmedAt: new Date(),
     });
     expect(await refusal(tampered(receipt))).toBe('bad_signature');
     expect(await refusal(foreign)).toBe('unknown_key');
@@ -85,7 +104,13 @@ describe('verifying a receipt offline: verifyReceipt and slowdns receipt verify'
   });
 
   it('slowdns receipt verify prints the claims and exits 0, from a file against the JWKS URL and from stdin against a saved JWKS', async () => {
-    const fromFile = await slowdns(['receipt', 'verify', await file('receipt.jwt', `${receipt}\n`), '--jwks', `${service.origin}/.well-known/jwks.json`]);
+    const fromFile = await slowdns([
+      'receipt',
+      'verify',
+      await file('receipt.jwt', `${receipt}\n`),
+      '--jwks',
+      `${service.origin}/.well-known/jwks.json`,
+    ]);
     expect(fromFile).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(fromFile.stdout)).toEqual(await verifyReceipt(receipt, jwks));
     const fromStdin = await slowdns(['receipt', 'verify', '-', '--jwks', jwksFile], receipt);
@@ -96,10 +121,21 @@ describe('verifying a receipt offline: verifyReceipt and slowdns receipt verify'
   it('slowdns receipt verify: 4 for a tampered receipt, 5 for an unknown key, 6 for an install token presented as a receipt', async () => {
     const stranger = await keyRingFromJwks([await generatePrivateJwk()]);
     const foreign = await signReceipt(stranger.signing, {
-      id: 'act_0000000000000000', installCodeId: 'ic_0000000000000000', hostname: 'h', publicIp: '203.0.113.1', machineId: 'x',
-      sshFingerprint: 'SHA256:x', requestedRef: 'main', installerVersion: '1', confirmedAt: new Date(),
+      id: 'act_0000000000000000',
+      installCodeId: 'ic_0000000000000000',
+      hostname: 'h',
+      publicIp: '203.0.113.1',
+      machineId: 'x',
+      sshFingerprint: 'SHA256:x',
+      requestedRef: 'main',
+      installerVersion: '1',
+      confirmedAt: new Date(),
     });
-    const runs = await Promise.all([tampered(receipt), foreign, installToken].map((text) => slowdns(['receipt', 'verify', '-', '--jwks', jwksFile], text)));
+    const runs = await Promise.all(
+      [tampered(receipt), foreign, installToken].map((text) =>
+        slowdns(['receipt', 'verify', '-', '--jwks', jwksFile], text),
+      ),
+    );
     expect(runs.map((r) => r.code)).toEqual([4, 5, 6]);
     expect(runs.map((r) => r.stdout)).toEqual(['', '', '']);
     expect(runs[0]!.stderr).toMatch(/^slowdns: receipt refused: the signature does not verify/);

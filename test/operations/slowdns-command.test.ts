@@ -27,7 +27,8 @@ function slowdns(args: string[], env: Record<string, string> = {}): Promise<Run>
       process.execPath,
       ['bin/slowdns.js', ...args],
       { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -65,25 +66,48 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     const listed = await slowdns(['codes', 'list', '--status', 'issued', '--json'], operator);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     const page = JSON.parse(listed.stdout);
-    expect(page).toEqual({ items: [expect.objectContaining({ install_code_id: code!.id, install_code_hint: code!.hint, status: 'issued' })], next_cursor: null });
+    expect(page).toEqual({
+      items: [expect.objectContaining({ install_code_id: code!.id, install_code_hint: code!.hint, status: 'issued' })],
+      next_cursor: null,
+    });
 
     const revoked = await slowdns(['codes', 'revoke', code!.id], operator);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toMatch(/^ID +HINT +STATUS/);
     expect(revoked.stdout).toContain(`${code!.id} is revoked.`);
-    expect((await t.database.db.select().from(installCodes).where(eq(installCodes.id, code!.id)))[0]!.status).toBe('revoked');
+    expect((await t.database.db.select().from(installCodes).where(eq(installCodes.id, code!.id)))[0]!.status).toBe(
+      'revoked',
+    );
 
-    const released = await slowdns(['activations', 'release', install.activationId, '--no-restore', '--json'], operator);
+    const released = await slowdns(
+      ['activations', 'release', install.activationId, '--no-restore', '--json'],
+      operator,
+    );
     expect(released.code).toBe(0);
-    expect(JSON.parse(released.stdout)).toEqual({ activation_id: install.activationId, status: 'released', install_code_restored: false });
-    expect((await t.database.db.select().from(activations).where(eq(activations.id, install.activationId)))[0]!.status).toBe('released');
+    expect(JSON.parse(released.stdout)).toEqual({
+      activation_id: install.activationId,
+      status: 'released',
+      install_code_restored: false,
+    });
+    expect(
+      (await t.database.db.select().from(activations).where(eq(activations.id, install.activationId)))[0]!.status,
+    ).toBe('released');
 
-    const serverRevoked = await slowdns(['servers', 'revoke', agent.serverId, '--url', service.origin], { SLOWDNS_ADMIN_TOKEN: ADMIN_TOKEN });
+    const serverRevoked = await slowdns(['servers', 'revoke', agent.serverId, '--url', service.origin], {
+      SLOWDNS_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
     expect(serverRevoked.code).toBe(0);
-    expect((await t.database.db.select().from(servers).where(eq(servers.id, agent.serverId)))[0]!.status).toBe('revoked');
+    expect((await t.database.db.select().from(servers).where(eq(servers.id, agent.serverId)))[0]!.status).toBe(
+      'revoked',
+    );
 
-    const [events, table] = await Promise.all([slowdns(['events', 'list', '--type', 'activation.released', '--json'], operator), slowdns(['servers', 'list'], operator)]);
-    expect(JSON.parse(events.stdout).items).toEqual([expect.objectContaining({ type: 'activation.released', activation_id: install.activationId, actor: 'operator' })]);
+    const [events, table] = await Promise.all([
+      slowdns(['events', 'list', '--type', 'activation.released', '--json'], operator),
+      slowdns(['servers', 'list'], operator),
+    ]);
+    expect(JSON.parse(events.stdout).items).toEqual([
+      expect.objectContaining({ type: 'activation.released', activation_id: install.activationId, actor: 'operator' }),
+    ]);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID +HEALTH +HOSTNAME/);
     expect(table.stdout).toContain(agent.serverId);
   });
@@ -92,31 +116,73 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     await t.reset();
     // `--expires 2d` counts from the command's clock, the real one: the service's must agree.
     t.clock.set(new Date());
-    const set = await slowdns(['limits', 'override', 'issue-ip-hour', '5', '--ip', '203.0.113.10', '--expires', '2d', '--reason', 'Office NAT', '--json'], operator);
+    const set = await slowdns(
+      [
+        'limits',
+        'override',
+        'issue-ip-hour',
+        '5',
+        '--ip',
+        '203.0.113.10',
+        '--expires',
+        '2d',
+        '--reason',
+        'Office NAT',
+        '--json',
+      ],
+      operator,
+    );
     expect(set).toMatchObject({ code: 0, stderr: '' });
     const override = JSON.parse(set.stdout);
-    expect(override).toMatchObject({ rate_limit_override_id: expect.stringMatching(/^rlo_[0-9a-f]{16}$/), subject: 'ip', value: '203.0.113.10', limit: 5, status: 'active', created_by: 'root', reason: 'Office NAT' });
+    expect(override).toMatchObject({
+      rate_limit_override_id: expect.stringMatching(/^rlo_[0-9a-f]{16}$/),
+      subject: 'ip',
+      value: '203.0.113.10',
+      limit: 5,
+      status: 'active',
+      created_by: 'root',
+      reason: 'Office NAT',
+    });
     // 2d from the command's own clock, whole seconds.
     expect(new Date(override.expires_at).getTime() - Date.now()).toBeGreaterThan(2 * 86_400_000 - 120_000);
     const [stored] = await t.database.db.select().from(rateLimitOverrides);
-    expect(stored).toMatchObject({ id: override.rate_limit_override_id, quota: 5, reason: 'Office NAT', createdBy: 'root' });
+    expect(stored).toMatchObject({
+      id: override.rate_limit_override_id,
+      quota: 5,
+      reason: 'Office NAT',
+      createdBy: 'root',
+    });
 
     const [listed, shown, refused] = await Promise.all([
       slowdns(['limits', 'list', '--status', 'active'], operator),
       slowdns(['limits', 'show', '--ip', '203.0.113.10'], operator),
-      slowdns(['limits', 'override', 'issue-ip-hour', '5', '--cidr', '10.0.0.0/8', '--expires', '1h', '--reason', 'too wide'], operator),
+      slowdns(
+        ['limits', 'override', 'issue-ip-hour', '5', '--cidr', '10.0.0.0/8', '--expires', '1h', '--reason', 'too wide'],
+        operator,
+      ),
     ]);
     expect(listed.stdout).toMatch(/^ID +STATUS +LIMIT_NAME +SUBJECT +VALUE +LIMIT/);
-    expect(listed.stdout).toContain(`${override.rate_limit_override_id}  active  issue-ip-hour  ip       203.0.113.10  5 (default 3)`);
+    expect(listed.stdout).toContain(
+      `${override.rate_limit_override_id}  active  issue-ip-hour  ip       203.0.113.10  5 (default 3)`,
+    );
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^LIMIT_NAME +USED +LIMIT +REMAINING +RESETS_AT +BECAUSE/);
-    expect(shown.stdout).toMatch(new RegExp(`issue-ip-hour +0 +5 +5 .+override ${override.rate_limit_override_id} \\(ip 203\\.0\\.113\\.10, by root, until .+\\): Office NAT`));
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `issue-ip-hour +0 +5 +5 .+override ${override.rate_limit_override_id} \\(ip 203\\.0\\.113\\.10, by root, until .+\\): Office NAT`,
+      ),
+    );
     expect(shown.stdout).toMatch(/issue-ip-day +0 +10 +10 .+default/);
     expect(shown.stdout).toContain('ip 203.0.113.10, counted as 203.0.113.10.');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^slowdns: 400 validation_failed: The request is not valid\. value: must be an IPv4 network from \/16 to \/32[^\n]*\n$/);
+    expect(refused.stderr).toMatch(
+      /^slowdns: 400 validation_failed: The request is not valid\. value: must be an IPv4 network from \/16 to \/32[^\n]*\n$/,
+    );
 
-    const removed = await slowdns(['limits', 'remove', override.rate_limit_override_id, '--reason', 'NAT gone'], operator);
+    const removed = await slowdns(
+      ['limits', 'remove', override.rate_limit_override_id, '--reason', 'NAT gone'],
+      operator,
+    );
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain(`${override.rate_limit_override_id} is removed.`);
     const events = JSON.parse((await slowdns(['events', 'list', '--json'], operator)).stdout).items;
@@ -124,15 +190,32 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
       ['rate_limit_override.removed', 'operator', 'root', 'NAT gone'],
       ['rate_limit_override.created', 'operator', 'root', 'Office NAT'],
     ]);
-    const usage = await slowdns(['limits', 'show', '--ip', '203.0.113.10', '--machine', '4c4c4544003957108052b4c04f384833'], operator);
+    const usage = await slowdns(
+      ['limits', 'show', '--ip', '203.0.113.10', '--machine', '4c4c4544003957108052b4c04f384833'],
+      operator,
+    );
     expect(usage).toMatchObject({ code: 2, stderr: 'slowdns: give exactly one of --ip, --machine\n' });
   });
 
   it('webhooks: add prints the secret once, list shows the health, pause, rotate-secret, remove; a refused URL is one line', async () => {
-    const added = await slowdns(['webhooks', 'add', 'https://hooks.example.com/slowdns', '--events', 'activation.confirmed,server.revoked', '--json'], operator);
+    const added = await slowdns(
+      [
+        'webhooks',
+        'add',
+        'https://hooks.example.com/slowdns',
+        '--events',
+        'activation.confirmed,server.revoked',
+        '--json',
+      ],
+      operator,
+    );
     expect(added).toMatchObject({ code: 0, stderr: '' });
     const endpoint = JSON.parse(added.stdout);
-    expect(endpoint).toMatchObject({ webhook_id: expect.stringMatching(/^wh_/), secret: expect.stringMatching(/^whsec_/), events: ['activation.confirmed', 'server.revoked'] });
+    expect(endpoint).toMatchObject({
+      webhook_id: expect.stringMatching(/^wh_/),
+      secret: expect.stringMatching(/^whsec_/),
+      events: ['activation.confirmed', 'server.revoked'],
+    });
     const paused = await slowdns(['webhooks', 'pause', endpoint.webhook_id], operator);
     expect(paused.stdout).toContain(`${endpoint.webhook_id} is paused.`);
     const list = await slowdns(['webhooks', 'list'], operator);
@@ -143,10 +226,16 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(tested).toMatchObject({ type: 'webhook.test', status: 'pending' });
     const deliveries = await slowdns(['webhooks', 'deliveries', endpoint.webhook_id], operator);
     expect(deliveries.stdout).toMatch(new RegExp(`^${tested.delivery_id} +webhook\\.test +pending`, 'm'));
-    expect((await slowdns(['webhooks', 'replay', tested.delivery_id], operator)).stdout).toContain(`${tested.delivery_id} queued again.`);
-    const rotated = JSON.parse((await slowdns(['webhooks', 'rotate-secret', endpoint.webhook_id, '--json'], operator)).stdout);
+    expect((await slowdns(['webhooks', 'replay', tested.delivery_id], operator)).stdout).toContain(
+      `${tested.delivery_id} queued again.`,
+    );
+    const rotated = JSON.parse(
+      (await slowdns(['webhooks', 'rotate-secret', endpoint.webhook_id, '--json'], operator)).stdout,
+    );
     expect(rotated.secret).not.toBe(endpoint.secret);
-    expect((await slowdns(['webhooks', 'remove', endpoint.webhook_id], operator)).stdout).toContain(`${endpoint.webhook_id} removed.`);
+    expect((await slowdns(['webhooks', 'remove', endpoint.webhook_id], operator)).stdout).toContain(
+      `${endpoint.webhook_id} removed.`,
+    );
     const refused = await slowdns(['webhooks', 'add', 'https://10.0.0.1/x'], operator);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/^slowdns: 400 webhook_url_not_allowed: .*10\.0\.0\.1/);
@@ -155,10 +244,19 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
   it('tokens: create shows the token once, a read token lists but cannot act, a write token acts with its name and reason on record, revoke ends it', async () => {
     await t.reset();
     t.clock.set(new Date());
-    const made = await slowdns(['tokens', 'create', 'dashboard', '--scope', 'read', '--expires', '30d', '--json'], operator);
+    const made = await slowdns(
+      ['tokens', 'create', 'dashboard', '--scope', 'read', '--expires', '30d', '--json'],
+      operator,
+    );
     expect(made).toMatchObject({ code: 0, stderr: '' });
     const read = JSON.parse(made.stdout);
-    expect(read).toMatchObject({ operator_token_id: expect.stringMatching(/^opt_[0-9a-f]{16}$/), name: 'dashboard', scope: 'read', status: 'active', token: expect.stringMatching(/^sdo_/) });
+    expect(read).toMatchObject({
+      operator_token_id: expect.stringMatching(/^opt_[0-9a-f]{16}$/),
+      name: 'dashboard',
+      scope: 'read',
+      status: 'active',
+      token: expect.stringMatching(/^sdo_/),
+    });
     const table = await slowdns(['tokens', 'create', 'alice', '--scope', 'write'], operator);
     expect(table.code).toBe(0);
     const writeToken = /: (sdo_\S+)\n/.exec(table.stdout)![1]!;
@@ -177,15 +275,24 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(refused.stderr).toMatch(/^slowdns: 403 admin_scope_insufficient: [^\n]+\n$/);
     expect(mint.stderr).toMatch(/^slowdns: 403 admin_scope_insufficient: [^\n]+\n$/);
 
-    const revoked = await slowdns(['codes', 'revoke', code!.id, '--reason', 'Ticket 7'], { ...operator, SLOWDNS_ADMIN_TOKEN: writeToken });
+    const revoked = await slowdns(['codes', 'revoke', code!.id, '--reason', 'Ticket 7'], {
+      ...operator,
+      SLOWDNS_ADMIN_TOKEN: writeToken,
+    });
     expect(revoked.code).toBe(0);
-    const events = JSON.parse((await slowdns(['events', 'list', '--type', 'install_code.revoked', '--json'], asRead)).stdout).items;
-    expect(events.map((e: Record<string, any>) => [e.actor, e.data.operator, e.data.reason])).toEqual([['operator', 'alice', 'Ticket 7']]);
+    const events = JSON.parse(
+      (await slowdns(['events', 'list', '--type', 'install_code.revoked', '--json'], asRead)).stdout,
+    ).items;
+    expect(events.map((e: Record<string, any>) => [e.actor, e.data.operator, e.data.reason])).toEqual([
+      ['operator', 'alice', 'Ticket 7'],
+    ]);
 
     const list = await slowdns(['tokens', 'list'], operator);
     expect(list.stdout).toMatch(/^ID +NAME +SCOPE +STATUS +CREATED_AT +EXPIRES_AT +LAST_USED_AT/);
     expect(list.stdout).not.toContain(read.token);
-    expect((await slowdns(['tokens', 'revoke', read.operator_token_id], operator)).stdout).toContain(`${read.operator_token_id} (dashboard) is revoked.`);
+    expect((await slowdns(['tokens', 'revoke', read.operator_token_id], operator)).stdout).toContain(
+      `${read.operator_token_id} (dashboard) is revoked.`,
+    );
     expect((await slowdns(['codes', 'list'], asRead)).stderr).toMatch(/^slowdns: 401 admin_token_invalid: /);
   });
 
@@ -207,8 +314,16 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
       ['server.registered', expect.any(String), 'installer', '-'],
       ['server.revoked', expect.any(String), 'operator root', 'Decommissioned'],
     ]);
-    expect(JSON.parse(activation.stdout)).toMatchObject({ activation_id: agent.activationId, server: { server_id: agent.serverId, status: 'revoked' } });
-    expect(JSON.parse(activation.stdout).events.map((e: Record<string, unknown>) => e.type)).toEqual(['install_code.activated', 'activation.created', 'server.registered', 'server.revoked']);
+    expect(JSON.parse(activation.stdout)).toMatchObject({
+      activation_id: agent.activationId,
+      server: { server_id: agent.serverId, status: 'revoked' },
+    });
+    expect(JSON.parse(activation.stdout).events.map((e: Record<string, unknown>) => e.type)).toEqual([
+      'install_code.activated',
+      'activation.created',
+      'server.registered',
+      'server.revoked',
+    ]);
     expect(code).toMatchObject({ code: 1, stdout: '' });
     expect(code.stderr).toMatch(/^slowdns: 404 install_code_not_found: [^\n]+\n$/);
   });
@@ -219,7 +334,8 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     const other = await activatedInstall(t);
     const [row] = await t.database.db.select().from(activations).where(eq(activations.id, agent.activationId));
     const { machineId, sshFingerprint, installCodeId } = row!;
-    const ids = (run: Run, key: string) => JSON.parse(run.stdout).items.map((item: Record<string, string>) => item[key]);
+    const ids = (run: Run, key: string) =>
+      JSON.parse(run.stdout).items.map((item: Record<string, string>) => item[key]);
     const [byQ, byIp, byMachine, byFingerprint, codes, refused] = await Promise.all([
       slowdns(['activations', 'list', '--q', 'VPN1.example', '--json'], operator),
       slowdns(['servers', 'list', '--ip', '203.0.113.0/24', '--json'], operator),
@@ -234,15 +350,28 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(ids(byFingerprint, 'server_id')).toEqual([agent.serverId]);
     expect(ids(codes, 'install_code_id')).toEqual([installCodeId]);
     expect(refused).toMatchObject({ code: 1, stdout: '' });
-    expect(refused.stderr).toMatch(/^slowdns: 400 validation_failed: The request is not valid\. ip: has address bits set after its \/24: write the network as 203\.0\.113\.0\/24\.\n$/);
+    expect(refused.stderr).toMatch(
+      /^slowdns: 400 validation_failed: The request is not valid\. ip: has address bits set after its \/24: write the network as 203\.0\.113\.0\/24\.\n$/,
+    );
     // --all: every matching item, read as the service streams it; --format ndjson prints one per line.
     const [exported, table, badFormat] = await Promise.all([
       slowdns(['activations', 'list', '--all', '--format', 'ndjson', '--limit', '1'], operator),
       slowdns(['servers', 'list', '--all', '--q', 'vpn1'], operator),
       slowdns(['codes', 'list', '--format', 'yaml'], operator),
     ]);
-    expect(exported.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).activation_id).sort()).toEqual([agent.activationId, other.activationId].sort());
-    expect(table.stdout.split('\n').filter(Boolean).map((line) => line.split(/ +/)[0])).toEqual(['ID', agent.serverId]);
+    expect(
+      exported.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).activation_id)
+        .sort(),
+    ).toEqual([agent.activationId, other.activationId].sort());
+    expect(
+      table.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(/ +/)[0]),
+    ).toEqual(['ID', agent.serverId]);
     expect(badFormat).toMatchObject({ code: 2, stderr: 'slowdns: --format must be table, json or ndjson, not yaml\n' });
   });
 
@@ -270,8 +399,17 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
 
   it('--help on every level; a usage error exits 2', async () => {
     // Independent runs, started together.
-    const helpArgs = [['--help'], ['codes', '--help'], ['activations', 'release', '--help'], ['keys', 'rotate', '--help'], ['limits', 'override', '--help']];
-    const [usage, ...helps] = await Promise.all([slowdns(['codes', 'list', '--colour']), ...helpArgs.map((args) => slowdns(args))]);
+    const helpArgs = [
+      ['--help'],
+      ['codes', '--help'],
+      ['activations', 'release', '--help'],
+      ['keys', 'rotate', '--help'],
+      ['limits', 'override', '--help'],
+    ];
+    const [usage, ...helps] = await Promise.all([
+      slowdns(['codes', 'list', '--colour']),
+      ...helpArgs.map((args) => slowdns(args)),
+    ]);
     helps.forEach((help, i) => {
       expect(help!.code, helpArgs[i]!.join(' ')).toBe(0);
       expect(help!.stdout).toMatch(/^Usage: slowdns/);
@@ -280,7 +418,9 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('keys: rotate and list act on the database the environment names, sealed under KEY_ENCRYPTION_KEY; retire refuses a key in use', { timeout: 180_000 }, async () => {
+  it('keys: rotate and list act on the database the environment names, sealed under KEY_ENCRYPTION_KEY; retire refuses a key in use', {
+    timeout: 180_000,
+  }, async () => {
     const folder = await mkdtemp(join(tmpdir(), 'slowdns-keys-'));
     if (!t.database.url) {
       // The embedded folder starts as a fresh DATA_DIR of the compiled server does, from the migrated
@@ -290,25 +430,41 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     }
     const generated = JSON.parse((await slowdns(['keys', 'generate', '--json'])).stdout);
     expect(generated.KEY_ENCRYPTION_KEY).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(JSON.parse(generated.SIGNING_KEYS).keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
+    expect(JSON.parse(generated.SIGNING_KEYS).keys[0]).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: expect.any(String),
+    });
     // Its own database: PostgreSQL's scratch one, or an embedded folder no server holds.
-    const env = { KEY_ENCRYPTION_KEY: generated.KEY_ENCRYPTION_KEY, ...(t.database.url ? { DATABASE_URL: t.database.url } : { DATA_DIR: folder }) };
+    const env = {
+      KEY_ENCRYPTION_KEY: generated.KEY_ENCRYPTION_KEY,
+      ...(t.database.url ? { DATABASE_URL: t.database.url } : { DATA_DIR: folder }),
+    };
     try {
       const first = JSON.parse((await slowdns(['keys', 'rotate', '--json'], env)).stdout);
       const second = JSON.parse((await slowdns(['keys', 'rotate', '--json'], env)).stdout);
       expect(second.keys).toEqual([
         expect.objectContaining({ kid: second.signing, state: 'signing', encrypted: true }),
-        expect.objectContaining({ kid: first.signing, state: 'verifying', encrypted: true, verify_until: expect.any(String) }),
+        expect.objectContaining({
+          kid: first.signing,
+          state: 'verifying',
+          encrypted: true,
+          verify_until: expect.any(String),
+        }),
       ]);
       const refused = await slowdns(['keys', 'retire', first.signing], env);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(new RegExp(`^slowdns: signing key ${first.signing} may still verify tokens until [^\\n]+\\n$`));
+      expect(refused.stderr).toMatch(
+        new RegExp(`^slowdns: signing key ${first.signing} may still verify tokens until [^\\n]+\\n$`),
+      );
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
   });
 
-  it('keys rotate never stores a private key in clear where keys are sealed or encryption is required: one line saying what to set, nothing stored', { timeout: 180_000 }, async () => {
+  it('keys rotate never stores a private key in clear where keys are sealed or encryption is required: one line saying what to set, nothing stored', {
+    timeout: 180_000,
+  }, async () => {
     const folders: string[] = [];
     /** A database with no signing key: an embedded folder no server holds, or PostgreSQL's scratch one emptied. */
     const freshDatabase = async (): Promise<Record<string, string>> => {
@@ -321,7 +477,8 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
       await (await openDatabase({ dataDir: folder, pgliteSeed: await testPgliteSeed() })).close();
       return { DATA_DIR: folder };
     };
-    const listed = async (where: Record<string, string>) => JSON.parse((await slowdns(['keys', 'list', '--json'], where)).stdout).keys as Record<string, unknown>[];
+    const listed = async (where: Record<string, string>) =>
+      JSON.parse((await slowdns(['keys', 'list', '--json'], where)).stdout).keys as Record<string, unknown>[];
     const oneLineNaming = (run: Run) => {
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
       expect(run.stderr).toMatch(/^slowdns: [^\n]*set KEY_ENCRYPTION_KEY[^\n]*\n$/);

@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { isDatabaseError, isDatabaseUnavailable } from '../../src/db/database-errors.js';
 
 /** An error the server answered, as node-postgres raises it. */
-const postgresError = (code: string) => Object.assign(new pg.DatabaseError(`server said ${code}`, 0, 'error'), { code });
+const postgresError = (code: string) =>
+  Object.assign(new pg.DatabaseError(`server said ${code}`, 0, 'error'), { code });
 /** As drizzle wraps a failed query: the driver's error is its cause. */
-const failedQuery = (cause: unknown) => Object.assign(new Error('Failed query: select 1\nparams: '), { query: 'select 1', cause });
+const failedQuery = (cause: unknown) =>
+  Object.assign(new Error('Failed query: select 1\nparams: '), { query: 'select 1', cause });
 
 describe('isDatabaseUnavailable: which errors answer 503 service_unavailable rather than 500', () => {
   it.each([
@@ -33,14 +35,26 @@ describe('isDatabaseUnavailable: which errors answer 503 service_unavailable rat
     expect(isDatabaseUnavailable(failedQuery(new Error(message)))).toBe(true);
   });
 
-  it('driver codes and the database socket\'s own errors', () => {
-    expect(isDatabaseUnavailable(Object.assign(new Error('write CONNECT_TIMEOUT'), { code: 'CONNECT_TIMEOUT' }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect' }))).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }))).toBe(true);
+  it("driver codes and the database socket's own errors", () => {
+    expect(isDatabaseUnavailable(Object.assign(new Error('write CONNECT_TIMEOUT'), { code: 'CONNECT_TIMEOUT' }))).toBe(
+      true,
+    );
+    expect(
+      isDatabaseUnavailable(
+        Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect' }),
+      ),
+    ).toBe(true);
+    expect(
+      isDatabaseUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' })),
+    ).toBe(true);
     for (const code of ['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ECONNABORTED']) {
-      expect(isDatabaseUnavailable(Object.assign(new Error(`connect ${code}`), { code, syscall: 'connect' }))).toBe(true);
+      expect(isDatabaseUnavailable(Object.assign(new Error(`connect ${code}`), { code, syscall: 'connect' }))).toBe(
+        true,
+      );
     }
-    expect(isDatabaseUnavailable(failedQuery(Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' })))).toBe(true);
+    expect(isDatabaseUnavailable(failedQuery(Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' })))).toBe(
+      true,
+    );
   });
 
   it('not a client hanging up, a constraint, a bug', () => {

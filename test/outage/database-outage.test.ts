@@ -53,7 +53,15 @@ describe.skipIf(!adminUrl)('PostgreSQL unreachable or stalled behind a proxy', (
     return { res, ms: performance.now() - started, body: await res.json() };
   };
   const precheck = () =>
-    request('/api/v2/slowdns/install/precheck', postJson({ install_code: 'SDNS-SD-AAAAAA-BBBBBB-CCCCCC', product: 'slowdns', installer_version: INSTALLER_VERSION, ...machine }));
+    request(
+      '/api/v2/slowdns/install/precheck',
+      postJson({
+        install_code: 'SDNS-SD-AAAAAA-BBBBBB-CCCCCC',
+        product: 'slowdns',
+        installer_version: INSTALLER_VERSION,
+        ...machine,
+      }),
+    );
 
   /** Several requests of each kind during the outage: every one a quick 503 with Retry-After. */
   async function expectFastUnavailable(): Promise<void> {
@@ -119,7 +127,14 @@ describe.skipIf(!adminUrl)('a PostgreSQL database that does not exist', () => {
     const url = new URL(adminUrl!);
     url.pathname = '/slowdns_no_such_database_ever';
     const database = await openDatabase({ databaseUrl: url.toString(), dataDir: 'unused' });
-    const { app } = createApp({ db: database.db, availability: database.availability, clock: systemClock, config: loadConfig({}), logger: createLogger('silent'), keys: await testKeyRing() });
+    const { app } = createApp({
+      db: database.db,
+      availability: database.availability,
+      clock: systemClock,
+      config: loadConfig({}),
+      logger: createLogger('silent'),
+      keys: await testKeyRing(),
+    });
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');

@@ -16,10 +16,11 @@ import { queryRows } from '../support/test-database.js';
 const adminUrl = process.env.DATABASE_URL;
 const POOL_MAX = 10;
 
-const failure = (promise: Promise<unknown>) => promise.then(
-  () => undefined,
-  (error: unknown) => error,
-);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The codes along an error's cause chain. */
 const codesOf = (error: unknown): unknown[] => {
@@ -64,20 +65,26 @@ describe.skipIf(!adminUrl)('node-postgres connections lost or stalled', () => {
     await expect(queryRows(database.db, sql`select 1 as one`)).resolves.toEqual([{ one: 1 }]);
   });
 
-  it(`${POOL_MAX} transactions whose begin fails with its connection hand every connection back`, { timeout: 15_000 }, async () => {
+  it(`${POOL_MAX} transactions whose begin fails with its connection hand every connection back`, {
+    timeout: 15_000,
+  }, async () => {
     // Every connection of the pool open and idle, then each lent to a transaction whose begin gets no answer.
     await Promise.all(Array.from({ length: POOL_MAX }, () => database.db.execute(sql`select pg_sleep(0.05)`)));
     proxy.stall();
-    const begun = Array.from({ length: POOL_MAX }, () => failure(database.db.transaction(async (tx) => void (await tx.execute(sql`select 1`)))));
+    const begun = Array.from({ length: POOL_MAX }, () =>
+      failure(database.db.transaction(async (tx) => void (await tx.execute(sql`select 1`)))),
+    );
     await sleep(200);
     proxy.drop();
     for (const error of await Promise.all(begun)) expect(isDatabaseUnavailable(error)).toBe(true);
     await proxy.forward();
     // A pool whose ten connections were never handed back would wait here for ever.
-    await expect(database.db.transaction(async (tx) => queryRows(tx, sql`select 1 as one`))).resolves.toEqual([{ one: 1 }]);
+    await expect(database.db.transaction(async (tx) => queryRows(tx, sql`select 1 as one`))).resolves.toEqual([
+      { one: 1 },
+    ]);
   });
 
-  it('the probe\'s connection closed while it waits: the next probe opens another and says available', async () => {
+  it("the probe's connection closed while it waits: the next probe opens another and says available", async () => {
     expect(await database.availability.check()).toBe(true);
     proxy.drop();
     await proxy.forward();
@@ -85,7 +92,9 @@ describe.skipIf(!adminUrl)('node-postgres connections lost or stalled', () => {
     expect(await database.availability.check()).toBe(true);
   });
 
-  it('a probe whose new connection is still opening when its time is up leaves no connection behind', { timeout: 15_000 }, async () => {
+  it('a probe whose new connection is still opening when its time is up leaves no connection behind', {
+    timeout: 15_000,
+  }, async () => {
     const own = await openDatabase({ databaseUrl: proxy.urlFor(scratch.url), dataDir: 'unused' });
     // The probe's connection closed, then every new connection held unanswered: the next probe times out connecting.
     proxy.drop();
@@ -100,7 +109,9 @@ describe.skipIf(!adminUrl)('node-postgres connections lost or stalled', () => {
     expect(proxy.open).toBe(0);
   });
 
-  it('a new connection that gets no answer fails in 2 s as unavailable (CONNECT_TIMEOUT), not as a bug', { timeout: 10_000 }, async () => {
+  it('a new connection that gets no answer fails in 2 s as unavailable (CONNECT_TIMEOUT), not as a bug', {
+    timeout: 10_000,
+  }, async () => {
     // The pool's open connections closed and noticed first, so that the query needs a new one.
     proxy.drop();
     await sleep(100);
@@ -112,13 +123,21 @@ describe.skipIf(!adminUrl)('node-postgres connections lost or stalled', () => {
 });
 
 describe('sslmode in DATABASE_URL means what it means to libpq', () => {
-  const sslOf = (url: string) => (new pg.Client({ connectionString: url }) as unknown as { connectionParameters: { ssl: unknown } }).connectionParameters.ssl;
+  const sslOf = (url: string) =>
+    (new pg.Client({ connectionString: url }) as unknown as { connectionParameters: { ssl: unknown } })
+      .connectionParameters.ssl;
 
   it('require encrypts without verifying the certificate; verify-full verifies; no sslmode is untouched', () => {
-    expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=require'))).toEqual({ rejectUnauthorized: false });
+    expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=require'))).toEqual({
+      rejectUnauthorized: false,
+    });
     expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=verify-full'))).toEqual({});
-    expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=no-verify'))).toEqual({ rejectUnauthorized: false });
+    expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=no-verify'))).toEqual({
+      rejectUnauthorized: false,
+    });
     expect(withLibpqSslModes('postgres://u@db.example/app')).toBe('postgres://u@db.example/app');
-    expect(withLibpqSslModes('postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false')).toBe('postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false');
+    expect(withLibpqSslModes('postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false')).toBe(
+      'postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false',
+    );
   });
 });

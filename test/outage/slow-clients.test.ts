@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnService, type SpawnedService } from '../support/spawn-service.js';
 
 /** Sends `head`, then `trickle` one byte every `everyMs`; resolves with what came back once the server closes the connection. */
-function trickle(port: number, head: string, trickle: string, everyMs: number): Promise<{ answer: string; bytesSent: number }> {
+function trickle(
+  port: number,
+  head: string,
+  trickle: string,
+  everyMs: number,
+): Promise<{ answer: string; bytesSent: number }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';

@@ -14,7 +14,10 @@ const SPAWN_TIMEOUT_MS = 180_000;
 const adminUrl = process.env.DATABASE_URL;
 const get = async (port: number, path: string) => {
   const res = await fetch(`http://127.0.0.1:${port}${path}`);
-  return { status: res.status, body: (await res.json()) as { data?: { status: string }; error?: { code: string; message: string } } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { data?: { status: string }; error?: { code: string; message: string } },
+  };
 };
 const stderrLines = (text: string) => text.split('\n').filter(Boolean);
 
@@ -37,14 +40,22 @@ describe.skipIf(!adminUrl)('started while PostgreSQL is down', { timeout: SPAWN_
     const service = spawnService({ DATABASE_URL: url.toString(), KEY_ENCRYPTION_KEY: TEST_KEK });
     try {
       const port = await service.port;
-      expect(await get(port, '/api/v2/livez')).toEqual({ status: 200, body: { data: { status: 'alive' }, meta: { message: expect.any(String) } } });
+      expect(await get(port, '/api/v2/livez')).toEqual({
+        status: 200,
+        body: { data: { status: 'alive' }, meta: { message: expect.any(String) } },
+      });
       for (const path of ['/api/v2/readyz', '/api/v2/healthz', '/.well-known/jwks.json']) {
         const answer = await get(port, path);
         expect(answer.status).toBe(503);
         expect(answer.body.error?.code).toBe('service_unavailable');
       }
       const attempt = await service.logged('database not ready, retrying');
-      expect(attempt).toMatchObject({ level: 'warn', attempt: 1, retry_in_ms: expect.any(Number), code: 'ECONNREFUSED' });
+      expect(attempt).toMatchObject({
+        level: 'warn',
+        attempt: 1,
+        retry_in_ms: expect.any(Number),
+        code: 'ECONNREFUSED',
+      });
       expect(attempt.database).toBe(`postgres://127.0.0.1:${proxy.port}${new URL(scratch.url).pathname}`);
       await service.logged('database not ready, retrying'); // still retrying, still up
       await proxy.forward();
@@ -75,16 +86,24 @@ describe('one owner per embedded DATA_DIR', { timeout: SPAWN_TIMEOUT_MS }, () =>
       // Data written by the first: a browser session and an issued code.
       const page = await fetch(`http://127.0.0.1:${port}/slowdns`);
       const cookie = /slowdns_browser=[^;]+/.exec(page.headers.get('set-cookie') ?? '')![0];
-      const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, { method: 'POST', headers: { cookie, origin: 'http://localhost:8080' } });
+      const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, {
+        method: 'POST',
+        headers: { cookie, origin: 'http://localhost:8080' },
+      });
       expect(issued.status).toBe(201);
 
       for (const command of [['scripts/start.mjs'], ['src/cli/main.ts', 'prune']]) {
         const second = spawnService({ DATA_DIR: dataDir }, command);
         expect(await second.exited).not.toBe(0);
-        expect(stderrLines(second.stderr())).toEqual([`slowdns: DATA_DIR ${dataDir} is in use by process ${first.process.pid} (lock file ${join(dataDir, 'slowdns.pid')}); stop it first, or point DATA_DIR elsewhere`]);
+        expect(stderrLines(second.stderr())).toEqual([
+          `slowdns: DATA_DIR ${dataDir} is in use by process ${first.process.pid} (lock file ${join(dataDir, 'slowdns.pid')}); stop it first, or point DATA_DIR elsewhere`,
+        ]);
       }
       // The first still serves its data: the session it issued for still works (a second code is issued).
-      const again = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, { method: 'POST', headers: { cookie, origin: 'http://localhost:8080' } });
+      const again = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, {
+        method: 'POST',
+        headers: { cookie, origin: 'http://localhost:8080' },
+      });
       expect(again.status).toBe(201);
       expect((await get(port, '/api/v2/readyz')).status).toBe(200);
     } finally {
@@ -115,7 +134,10 @@ describe('start-up errors are one clear line, early', { timeout: SPAWN_TIMEOUT_M
   it('a malformed SIGNING_KEYS stops the start before the database is opened', async () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 });
     try {
-      const service = spawnService({ DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres'), SIGNING_KEYS: '{"keys":[{"kty":"oct","k":"x"}]}' });
+      const service = spawnService({
+        DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres'),
+        SIGNING_KEYS: '{"keys":[{"kty":"oct","k":"x"}]}',
+      });
       expect(await service.exited).toBe(1);
       expect(stderrLines(service.stderr())).toEqual([expect.stringMatching(/^slowdns: invalid SIGNING_KEYS: /)]);
       expect(proxy.connections).toBe(0);
@@ -129,7 +151,11 @@ describe('start-up errors are one clear line, early', { timeout: SPAWN_TIMEOUT_M
     try {
       const service = spawnService({ DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres') });
       expect(await service.exited).toBe(1);
-      expect(stderrLines(service.stderr())).toEqual([expect.stringMatching(/^slowdns: KEY_ENCRYPTION_KEY is required on PostgreSQL .*set KEY_ENCRYPTION_KEY .*SIGNING_KEYS.*REQUIRE_KEY_ENCRYPTION=false/)]);
+      expect(stderrLines(service.stderr())).toEqual([
+        expect.stringMatching(
+          /^slowdns: KEY_ENCRYPTION_KEY is required on PostgreSQL .*set KEY_ENCRYPTION_KEY .*SIGNING_KEYS.*REQUIRE_KEY_ENCRYPTION=false/,
+        ),
+      ]);
       expect(proxy.connections).toBe(0);
     } finally {
       await proxy.close();
@@ -142,7 +168,11 @@ describe('start-up errors are one clear line, early', { timeout: SPAWN_TIMEOUT_M
     const port = (holder.address() as AddressInfo).port;
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 });
     try {
-      const service = spawnService({ PORT: String(port), DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres'), KEY_ENCRYPTION_KEY: TEST_KEK });
+      const service = spawnService({
+        PORT: String(port),
+        DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres'),
+        KEY_ENCRYPTION_KEY: TEST_KEK,
+      });
       expect(await service.exited).toBe(1);
       expect(stderrLines(service.stderr())).toEqual([`slowdns: port ${port} is already in use`]);
       expect(proxy.connections).toBe(0);
@@ -172,10 +202,18 @@ describe('the start says in one line how the signing keys are kept', { timeout: 
   /** The `signing key protection` line of a service started with `env` (on PostgreSQL, one that is never reached). */
   async function protectionLine(env: Record<string, string>) {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 });
-    const service = spawnService({ ...env, ...(env.DATABASE_URL === '' ? { DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres') } : {}) });
+    const service = spawnService({
+      ...env,
+      ...(env.DATABASE_URL === '' ? { DATABASE_URL: proxy.urlFor('postgres://postgres@127.0.0.1:5432/postgres') } : {}),
+    });
     try {
       const line = await service.logged('signing key protection');
-      return { level: line.level, mode: line.mode, detail: line.detail, lines: service.stdout.filter((l) => l.includes('signing key protection')).length };
+      return {
+        level: line.level,
+        mode: line.mode,
+        detail: line.detail,
+        lines: service.stdout.filter((l) => l.includes('signing key protection')).length,
+      };
     } finally {
       await service.stop();
       await proxy.close();
@@ -186,7 +224,9 @@ describe('the start says in one line how the signing keys are kept', { timeout: 
     expect(await protectionLine({ DATA_DIR: 'memory://' })).toEqual({
       level: 'warn',
       mode: 'clear',
-      detail: expect.stringMatching(/REQUIRE_KEY_ENCRYPTION=false, the default on the embedded database.*set KEY_ENCRYPTION_KEY/),
+      detail: expect.stringMatching(
+        /REQUIRE_KEY_ENCRYPTION=false, the default on the embedded database.*set KEY_ENCRYPTION_KEY/,
+      ),
       lines: 1,
     });
   });
@@ -197,9 +237,24 @@ describe('the start says in one line how the signing keys are kept', { timeout: 
       protectionLine({ DATABASE_URL: '', REQUIRE_KEY_ENCRYPTION: 'false' }),
       protectionLine({ DATABASE_URL: '', SIGNING_KEYS: JSON.stringify({ keys: [await generatePrivateJwk()] }) }),
     ]);
-    expect(sealed).toEqual({ level: 'info', mode: 'sealed', detail: expect.stringMatching(/KEY_ENCRYPTION_KEY.*REQUIRE_KEY_ENCRYPTION=true/), lines: 1 });
-    expect(optedOut).toEqual({ level: 'warn', mode: 'clear', detail: expect.stringMatching(/REQUIRE_KEY_ENCRYPTION=false.*set KEY_ENCRYPTION_KEY/), lines: 1 });
-    expect(configured).toEqual({ level: 'info', mode: 'configured', detail: expect.stringMatching(/SIGNING_KEYS/), lines: 1 });
+    expect(sealed).toEqual({
+      level: 'info',
+      mode: 'sealed',
+      detail: expect.stringMatching(/KEY_ENCRYPTION_KEY.*REQUIRE_KEY_ENCRYPTION=true/),
+      lines: 1,
+    });
+    expect(optedOut).toEqual({
+      level: 'warn',
+      mode: 'clear',
+      detail: expect.stringMatching(/REQUIRE_KEY_ENCRYPTION=false.*set KEY_ENCRYPTION_KEY/),
+      lines: 1,
+    });
+    expect(configured).toEqual({
+      level: 'info',
+      mode: 'configured',
+      detail: expect.stringMatching(/SIGNING_KEYS/),
+      lines: 1,
+    });
   });
 });
 
@@ -208,13 +263,20 @@ describe('RATE_LIMIT_PROFILE at start', { timeout: SPAWN_TIMEOUT_MS }, () => {
     const service = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development' });
     try {
       const line = await service.logged('rate limits scaled for development');
-      expect(line).toMatchObject({ level: 'warn', rate_limit_profile: 'development', quota_factor: 100, detail: expect.stringContaining('RATE_LIMIT_PROFILE=development') });
+      expect(line).toMatchObject({
+        level: 'warn',
+        rate_limit_profile: 'development',
+        quota_factor: 100,
+        detail: expect.stringContaining('RATE_LIMIT_PROFILE=development'),
+      });
       await service.logged('ready');
     } finally {
       expect(await service.stop()).toBe(0);
     }
     const refused = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development', NODE_ENV: 'production' });
     expect(await refused.exited).toBe(1);
-    expect(stderrLines(refused.stderr())).toEqual(['slowdns: invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production']);
+    expect(stderrLines(refused.stderr())).toEqual([
+      'slowdns: invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production',
+    ]);
   });
 });

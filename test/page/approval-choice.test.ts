@@ -15,7 +15,9 @@ describe('the /slowdns page under each APPROVAL_POLICY', () => {
       expect(box).toBeDefined();
       expect(box).not.toContain('checked');
       expect(box).not.toContain('disabled');
-      expect(await (await t.request('/slowdns')).text()).toContain('<label for="require-approval">Ask me before a machine can use this code</label>');
+      expect(await (await t.request('/slowdns')).text()).toContain(
+        '<label for="require-approval">Ask me before a machine can use this code</label>',
+      );
     });
   });
 

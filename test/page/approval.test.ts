@@ -14,12 +14,21 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createClient, SlowdnsApiError, type SlowdnsClient } from '../../clients/typescript/src/index.js';
 import { installCodes } from '../../src/db/schema.js';
-import { describeWithBrowser, expectAccessible, openBrowser, saveScreenshots, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import {
+  describeWithBrowser,
+  expectAccessible,
+  openBrowser,
+  saveScreenshots,
+  serveOverHttp,
+  type BrowserSession,
+  type HttpServer,
+} from '../support/browser.js';
 import { INSTALLER_VERSION, otherMachine, randomMachine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SCREENS = process.env.SLOWDNS_SCREENS_DIR ?? fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
+const SCREENS =
+  process.env.SLOWDNS_SCREENS_DIR ?? fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
 const CODE_SHAPE = /^SDNS-SD-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}$/;
 /** The page polls every 1 to 5 s; the waiting client asks again after Retry-After (5 s). */
 const FEW_SECONDS = { timeout: 8_000, interval: 200 };
@@ -56,7 +65,8 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   const watchState = () => page().locator('#watch-state');
   const codeText = () => page().locator('#install-code');
   const entries = () => page().locator('#approval-list > li');
-  const focused = () => page().evaluate(() => document.activeElement?.textContent?.trim() ?? document.activeElement?.id);
+  const focused = () =>
+    page().evaluate(() => document.activeElement?.textContent?.trim() ?? document.activeElement?.id);
 
   beforeAll(async () => {
     server = await serveOverHttp(async (o) => (t = await createTestApp({ PUBLIC_BASE_URL: o })).app);
@@ -90,29 +100,43 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     const machineId = randomBytes(16).toString('hex');
     await writeFile(join(dir, 'machine-id'), `${machineId}\n`);
     const key = join(dir, 'ssh_host_ed25519_key');
-    expect(spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'test@host', '-f', key], { stdio: 'ignore' }).status).toBe(0);
+    expect(
+      spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'test@host', '-f', key], { stdio: 'ignore' })
+        .status,
+    ).toBe(0);
     const fingerprint = spawnSync('ssh-keygen', ['-lf', `${key}.pub`], { encoding: 'utf8' }).stdout.split(' ')[1]!;
     let output = '';
     // detached: no terminal to prompt on; the hostname and public IP come from the environment.
     const go = join(dir, 'go');
-    const child = spawn('sh', ['clients/shell/activate.sh', 'run', '--', 'sh', '-c', `while [ ! -e '${go}' ]; do sleep 0.2; done; echo installed`], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        HOME: dir,
-        SLOWDNS_URL: origin(),
-        SLOWDNS_INSTALL_CODE: code,
-        SLOWDNS_MACHINE_ID_FILE: join(dir, 'machine-id'),
-        SLOWDNS_SSH_HOST_KEY: `${key}.pub`,
-        SLOWDNS_STATE_FILE: join(dir, 'state', 'activation.state'),
-        SLOWDNS_HOSTNAME: 'vpn1.example.net',
-        SLOWDNS_PUBLIC_IP: '203.0.113.7',
-        SLOWDNS_INSTALLER_VERSION: INSTALLER_VERSION,
-        SLOWDNS_RETRY_BASE_SECONDS: '0',
+    const child = spawn(
+      'sh',
+      [
+        'clients/shell/activate.sh',
+        'run',
+        '--',
+        'sh',
+        '-c',
+        `while [ ! -e '${go}' ]; do sleep 0.2; done; echo installed`,
+      ],
+      {
+        cwd: ROOT,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir,
+          SLOWDNS_URL: origin(),
+          SLOWDNS_INSTALL_CODE: code,
+          SLOWDNS_MACHINE_ID_FILE: join(dir, 'machine-id'),
+          SLOWDNS_SSH_HOST_KEY: `${key}.pub`,
+          SLOWDNS_STATE_FILE: join(dir, 'state', 'activation.state'),
+          SLOWDNS_HOSTNAME: 'vpn1.example.net',
+          SLOWDNS_PUBLIC_IP: '203.0.113.7',
+          SLOWDNS_INSTALLER_VERSION: INSTALLER_VERSION,
+          SLOWDNS_RETRY_BASE_SECONDS: '0',
+        },
       },
-    });
+    );
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
@@ -180,134 +204,194 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
 
   /** The page lists the installer's machine: address first, then machine id, SSH key, installer version, time. */
   async function expectAsking(installer: Installer, code: string) {
-    await expect.poll(() => installer.output(), CLIENT_SECONDS).toContain(`Waiting for approval on the SlowDNS page (code SDNS-SD-…${code.slice(-6)})`);
+    await expect
+      .poll(() => installer.output(), CLIENT_SECONDS)
+      .toContain(`Waiting for approval on the SlowDNS page (code SDNS-SD-…${code.slice(-6)})`);
     const entry = entries().filter({ hasText: installer.fingerprint });
     await expect.poll(() => entry.count(), FEW_SECONDS).toBe(1);
-    expect(await entry.locator('dt').allTextContents()).toEqual(['Address', 'Machine id', 'SSH key', 'Installer', 'Checked']);
-    expect(await entry.locator('dd').allTextContents()).toEqual(['127.0.0.1', installer.machineIdShort, installer.fingerprint, INSTALLER_VERSION, expect.stringMatching(/\d{4}, \d\d:\d\d [AP]M \S+$/)]);
-    expect(await entry.getByRole('group', { name: `Your decision on the machine at 127.0.0.1, SSH key ${installer.fingerprint}` }).isVisible()).toBe(true);
+    expect(await entry.locator('dt').allTextContents()).toEqual([
+      'Address',
+      'Machine id',
+      'SSH key',
+      'Installer',
+      'Checked',
+    ]);
+    expect(await entry.locator('dd').allTextContents()).toEqual([
+      '127.0.0.1',
+      installer.machineIdShort,
+      installer.fingerprint,
+      INSTALLER_VERSION,
+      expect.stringMatching(/\d{4}, \d\d:\d\d [AP]M \S+$/),
+    ]);
+    expect(
+      await entry
+        .getByRole('group', { name: `Your decision on the machine at 127.0.0.1, SSH key ${installer.fingerprint}` })
+        .isVisible(),
+    ).toBe(true);
     expect(await entry.getByText('Approve only if this is the server you are installing').count()).toBe(1);
-    expect(await watchState().textContent()).toBe('A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.');
+    expect(await watchState().textContent()).toBe(
+      'A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.',
+    );
     return entry;
   }
 
-  it('a person ticks the box, the shell client prechecks and waits, the page shows the machine, the person approves by keyboard, the install completes', async () => {
-    await openPage();
-    await atStage('start');
-    const code = await getCodeAskingFirst();
-    await atStage('issued');
+  it(
+    'a person ticks the box, the shell client prechecks and waits, the page shows the machine, the person approves by keyboard, the install completes',
+    async () => {
+      await openPage();
+      await atStage('start');
+      const code = await getCodeAskingFirst();
+      await atStage('issued');
 
-    const installer = await startInstaller(code);
-    const entry = await expectAsking(installer, code);
-    await atStage('asking');
-    // Still waiting: no install token exists until the person says yes.
-    expect(installer.output()).not.toContain('installed');
+      const installer = await startInstaller(code);
+      const entry = await expectAsking(installer, code);
+      await atStage('asking');
+      // Still waiting: no install token exists until the person says yes.
+      expect(installer.output()).not.toContain('installed');
 
-    await tabTo('Approve');
-    // Seen before the client's next try (within Retry-After) moves the page on to "Activated".
-    installer.hold();
-    const approved = page().waitForResponse(`${origin()}/api/v2/slowdns/code/approve`);
-    await page().keyboard.press('Enter');
-    expect((await approved).status()).toBe(200);
-    await expect.poll(() => entry.locator('[data-part="state"]').textContent(), FEW_SECONDS).toBe('Approved: this machine, and no other, can now use the code to install.');
-    // The buttons are gone; the focus stays on what replaced them, not on the page's top.
-    expect(await entry.getByRole('button').count()).toBe(0);
-    expect(await page().evaluate(() => document.activeElement?.getAttribute('data-part'))).toBe('state');
-    await atStage('approved');
-    installer.release();
+      await tabTo('Approve');
+      // Seen before the client's next try (within Retry-After) moves the page on to "Activated".
+      installer.hold();
+      const approved = page().waitForResponse(`${origin()}/api/v2/slowdns/code/approve`);
+      await page().keyboard.press('Enter');
+      expect((await approved).status()).toBe(200);
+      await expect
+        .poll(() => entry.locator('[data-part="state"]').textContent(), FEW_SECONDS)
+        .toBe('Approved: this machine, and no other, can now use the code to install.');
+      // The buttons are gone; the focus stays on what replaced them, not on the page's top.
+      expect(await entry.getByRole('button').count()).toBe(0);
+      expect(await page().evaluate(() => document.activeElement?.getAttribute('data-part'))).toBe('state');
+      await atStage('approved');
+      installer.release();
 
-    // The client activates at its next try; the page then shows the machine by its hostname, the list is done.
-    await expect.poll(() => watchState().textContent(), CLIENT_SECONDS).toMatch(/^Activated on host vpn1\.example\.net .*The install is running\.$/);
-    await expect.poll(() => page().locator('#approvals').isHidden(), FEW_SECONDS).toBe(true);
-    expect(await page().locator('#machine-host').textContent()).toBe('vpn1.example.net');
-    expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
-    await atStage('activated');
+      // The client activates at its next try; the page then shows the machine by its hostname, the list is done.
+      await expect
+        .poll(() => watchState().textContent(), CLIENT_SECONDS)
+        .toMatch(/^Activated on host vpn1\.example\.net .*The install is running\.$/);
+      await expect.poll(() => page().locator('#approvals').isHidden(), FEW_SECONDS).toBe(true);
+      expect(await page().locator('#machine-host').textContent()).toBe('vpn1.example.net');
+      expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
+      await atStage('activated');
 
-    await installer.finish();
-    expect(await installer.exited).toBe(0);
-    expect(installer.output()).toContain('installed');
-    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.');
-    const [row] = await t!.database.db.select({ status: installCodes.status }).from(installCodes);
-    expect(row!.status).toBe('consumed');
-    await atStage('installed');
-    expect(browser!.errors).toEqual([]);
-    expect(browser!.offOriginRequests()).toEqual([]);
-  }, FLOW_MS);
+      await installer.finish();
+      expect(await installer.exited).toBe(0);
+      expect(installer.output()).toContain('installed');
+      await expect
+        .poll(() => watchState().textContent(), FEW_SECONDS)
+        .toBe('Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.');
+      const [row] = await t!.database.db.select({ status: installCodes.status }).from(installCodes);
+      expect(row!.status).toBe('consumed');
+      await atStage('installed');
+      expect(browser!.errors).toEqual([]);
+      expect(browser!.offOriginRequests()).toEqual([]);
+    },
+    FLOW_MS,
+  );
 
-  it('the same with Deny: it asks first ("Keep waiting" has the focus), then the client exits with the denial code and the code is revoked', async () => {
-    await openPage();
-    const code = await getCodeAskingFirst();
-    const installer = await startInstaller(code);
-    const entry = await expectAsking(installer, code);
+  it(
+    'the same with Deny: it asks first ("Keep waiting" has the focus), then the client exits with the denial code and the code is revoked',
+    async () => {
+      await openPage();
+      const code = await getCodeAskingFirst();
+      const installer = await startInstaller(code);
+      const entry = await expectAsking(installer, code);
 
-    await tabTo('Deny');
-    await page().keyboard.press('Enter');
-    const question = entry.getByRole('group', { name: /Deny this machine\?/ });
-    expect(await question.isVisible()).toBe(true);
-    expect(await focused()).toBe('Keep waiting');
-    await atStage('deny-confirm');
-    // Enter on the focused "Keep waiting" changes nothing; neither does Escape.
-    await page().keyboard.press('Enter');
-    expect(await question.isHidden()).toBe(true);
-    expect(await focused()).toBe('Deny');
-    await page().keyboard.press('Enter');
-    await page().keyboard.press('Escape');
-    expect(await question.isHidden()).toBe(true);
-    const [still] = await t!.database.db.select({ status: installCodes.status }).from(installCodes);
-    expect(still!.status).toBe('issued');
+      await tabTo('Deny');
+      await page().keyboard.press('Enter');
+      const question = entry.getByRole('group', { name: /Deny this machine\?/ });
+      expect(await question.isVisible()).toBe(true);
+      expect(await focused()).toBe('Keep waiting');
+      await atStage('deny-confirm');
+      // Enter on the focused "Keep waiting" changes nothing; neither does Escape.
+      await page().keyboard.press('Enter');
+      expect(await question.isHidden()).toBe(true);
+      expect(await focused()).toBe('Deny');
+      await page().keyboard.press('Enter');
+      await page().keyboard.press('Escape');
+      expect(await question.isHidden()).toBe(true);
+      const [still] = await t!.database.db.select({ status: installCodes.status }).from(installCodes);
+      expect(still!.status).toBe('issued');
 
-    await page().keyboard.press('Enter');
-    await page().keyboard.press('Shift+Tab');
-    expect(await focused()).toBe('Yes, deny this machine');
-    const denied = page().waitForResponse(`${origin()}/api/v2/slowdns/code/deny`);
-    await page().keyboard.press('Enter');
-    expect((await denied).status()).toBe(200);
-    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toBe('Denied. No machine can use this code any more.');
-    expect(await entry.locator('[data-part="state"]').textContent()).toBe('Denied: the code is cancelled, and no machine can use it.');
-    await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('This install code was cancelled');
-    // The machine is listed once: in the list of machines that checked the code.
-    expect(await page().locator('#watch-machine').isHidden()).toBe(true);
-    await atStage('denied');
+      await page().keyboard.press('Enter');
+      await page().keyboard.press('Shift+Tab');
+      expect(await focused()).toBe('Yes, deny this machine');
+      const denied = page().waitForResponse(`${origin()}/api/v2/slowdns/code/deny`);
+      await page().keyboard.press('Enter');
+      expect((await denied).status()).toBe(200);
+      await expect
+        .poll(() => watchState().textContent(), FEW_SECONDS)
+        .toBe('Denied. No machine can use this code any more.');
+      expect(await entry.locator('[data-part="state"]').textContent()).toBe(
+        'Denied: the code is cancelled, and no machine can use it.',
+      );
+      await expect
+        .poll(() => page().locator('#code-label').textContent(), FEW_SECONDS)
+        .toBe('This install code was cancelled');
+      // The machine is listed once: in the list of machines that checked the code.
+      expect(await page().locator('#watch-machine').isHidden()).toBe(true);
+      await atStage('denied');
 
-    expect(await installer.exited).toBe(DENIED_EXIT);
-    expect(installer.output()).not.toContain('installed\n');
-    const [row] = await t!.database.db.select({ status: installCodes.status }).from(installCodes);
-    expect(row!.status).toBe('revoked');
-    expect(browser!.errors).toEqual([]);
-  }, FLOW_MS);
+      expect(await installer.exited).toBe(DENIED_EXIT);
+      expect(installer.output()).not.toContain('installed\n');
+      const [row] = await t!.database.db.select({ status: installCodes.status }).from(installCodes);
+      expect(row!.status).toBe('revoked');
+      expect(browser!.errors).toEqual([]);
+    },
+    FLOW_MS,
+  );
 
-  it('shows a second machine that prechecks the same code; approving one leaves the other refused', async () => {
-    await openPage();
-    const code = await getCodeAskingFirst();
-    const first = randomMachine();
-    const precheck = (who: typeof first) => client.precheck({ install_code: code, ...who, product: 'slowdns', installer_version: INSTALLER_VERSION });
-    const one = await precheck(first);
-    t!.clock.advance(5);
-    const two = await precheck(otherMachine);
-    await expect.poll(() => entries().count(), FEW_SECONDS).toBe(2);
-    expect(await page().locator('.approvals-count').textContent()).toBe('2 machines are waiting for your decision. Approve only the one you are installing.');
-    // Newest first.
-    expect(await entries().nth(0).locator('dd').nth(2).textContent()).toBe(otherMachine.ssh_fingerprint);
-    expect(await entries().nth(1).locator('dd').nth(2).textContent()).toBe(first.ssh_fingerprint);
-    await atStage('two-machines');
+  it(
+    'shows a second machine that prechecks the same code; approving one leaves the other refused',
+    async () => {
+      await openPage();
+      const code = await getCodeAskingFirst();
+      const first = randomMachine();
+      const precheck = (who: typeof first) =>
+        client.precheck({ install_code: code, ...who, product: 'slowdns', installer_version: INSTALLER_VERSION });
+      const one = await precheck(first);
+      t!.clock.advance(5);
+      const two = await precheck(otherMachine);
+      await expect.poll(() => entries().count(), FEW_SECONDS).toBe(2);
+      expect(await page().locator('.approvals-count').textContent()).toBe(
+        '2 machines are waiting for your decision. Approve only the one you are installing.',
+      );
+      // Newest first.
+      expect(await entries().nth(0).locator('dd').nth(2).textContent()).toBe(otherMachine.ssh_fingerprint);
+      expect(await entries().nth(1).locator('dd').nth(2).textContent()).toBe(first.ssh_fingerprint);
+      await atStage('two-machines');
 
-    await entries().nth(1).getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => entries().nth(0).locator('[data-part="state"]').textContent(), FEW_SECONDS).toBe(
-      'Not approved: you decided on another machine, so this one cannot use the code.',
-    );
-    expect(await entries().nth(1).locator('[data-part="state"]').textContent()).toBe('Approved: this machine, and no other, can now use the code to install.');
-    expect(await page().getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    await atStage('two-machines-approved');
+      await entries().nth(1).getByRole('button', { name: 'Approve' }).click();
+      await expect
+        .poll(() => entries().nth(0).locator('[data-part="state"]').textContent(), FEW_SECONDS)
+        .toBe('Not approved: you decided on another machine, so this one cannot use the code.');
+      expect(await entries().nth(1).locator('[data-part="state"]').textContent()).toBe(
+        'Approved: this machine, and no other, can now use the code to install.',
+      );
+      expect(await page().getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      await atStage('two-machines-approved');
 
-    // The other machine cannot ride on the approval; the approved one can activate.
-    const activate = (who: typeof first, token: string) =>
-      client.activate({ install_code: code, precheck_token: token, hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...who, requested_ref: 'main', installer_version: INSTALLER_VERSION });
-    const refused = await activate(otherMachine, two.precheck_token).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(SlowdnsApiError);
-    expect({ status: (refused as SlowdnsApiError).status, code: (refused as SlowdnsApiError).code }).toEqual({ status: 403, code: 'machine_mismatch' });
-    const activation = await activate(first, one.precheck_token);
-    expect(activation.install_token).toBeTruthy();
-    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Activated on host vpn1.example.net');
-    expect(browser!.errors).toEqual([]);
-  }, FLOW_MS);
+      // The other machine cannot ride on the approval; the approved one can activate.
+      const activate = (who: typeof first, token: string) =>
+        client.activate({
+          install_code: code,
+          precheck_token: token,
+          hostname: 'vpn1.example.net',
+          public_ip: '203.0.113.7',
+          ...who,
+          requested_ref: 'main',
+          installer_version: INSTALLER_VERSION,
+        });
+      const refused = await activate(otherMachine, two.precheck_token).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(SlowdnsApiError);
+      expect({ status: (refused as SlowdnsApiError).status, code: (refused as SlowdnsApiError).code }).toEqual({
+        status: 403,
+        code: 'machine_mismatch',
+      });
+      const activation = await activate(first, one.precheck_token);
+      expect(activation.install_token).toBeTruthy();
+      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Activated on host vpn1.example.net');
+      expect(browser!.errors).toEqual([]);
+    },
+    FLOW_MS,
+  );
 });

@@ -31,7 +31,9 @@ async function activate(code: string) {
 }
 
 const eventsOf = async (installCodeId: string) =>
-  (await t.database.db.select().from(events).where(eq(events.installCodeId, installCodeId)).orderBy(events.id)).map((e) => ({ type: e.type, actor: e.actor }));
+  (await t.database.db.select().from(events).where(eq(events.installCodeId, installCodeId)).orderBy(events.id)).map(
+    (e) => ({ type: e.type, actor: e.actor }),
+  );
 
 describe('POST /api/v2/slowdns/code/cancel', () => {
   it('revokes an issued code: precheck, and activate with a token already handed out, answer 410 install_code_revoked', async () => {
@@ -44,12 +46,19 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.json();
-    expect(body.data).toMatchObject({ install_code_id: id, status: 'revoked', usable: false, revoked_at: '2026-11-22T10:00:20+00:00' });
+    expect(body.data).toMatchObject({
+      install_code_id: id,
+      status: 'revoked',
+      usable: false,
+      revoked_at: '2026-11-22T10:00:20+00:00',
+    });
     expect(body.meta.message).toBe('Install code cancelled: no machine can use it.');
 
     await expectRefusal(t, () => precheckRequest(t, code, {}, '192.0.2.44'), 410, 'install_code_revoked');
     await expectRefusal(t, () => activateRequest(t, code, token, {}, '192.0.2.44'), 410, 'install_code_revoked');
-    expect((await eventsOf(id)).filter((e) => e.type === 'install_code.revoked')).toEqual([{ type: 'install_code.revoked', actor: 'browser' }]);
+    expect((await eventsOf(id)).filter((e) => e.type === 'install_code.revoked')).toEqual([
+      { type: 'install_code.revoked', actor: 'browser' },
+    ]);
   });
 
   it('is idempotent: a repeat answers the same code and records nothing more', async () => {
@@ -73,17 +82,31 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
     const res = await cancelRequest(t, browser, id);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.data).toMatchObject({ status: 'revoked', usable: false, machine: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7' } });
-    expect(body.meta.message).toBe('Install code cancelled: the install in progress was released and the code revoked.');
+    expect(body.data).toMatchObject({
+      status: 'revoked',
+      usable: false,
+      machine: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7' },
+    });
+    expect(body.meta.message).toBe(
+      'Install code cancelled: the install in progress was released and the code revoked.',
+    );
     const [activation] = await t.database.db.select().from(activations).where(eq(activations.id, activationId));
-    expect({ status: activation!.status, codeRestored: activation!.codeRestored }).toEqual({ status: 'released', codeRestored: false });
+    expect({ status: activation!.status, codeRestored: activation!.codeRestored }).toEqual({
+      status: 'released',
+      codeRestored: false,
+    });
 
     await expectError(await confirmRequest(t, activationId, installToken), 409, 'activation_released');
     // The installer's own release afterwards changes nothing and restores nothing.
     const release = await releaseRequest(t, activationId);
     expect((await release.json()).data.install_code_restored).toBe(false);
     await expectError(await precheckRequest(t, code, {}, '192.0.2.44'), 410, 'install_code_revoked');
-    expect((await eventsOf(id)).filter((e) => e.type !== 'install_code.issued' && e.actor === 'browser').map((e) => e.type).sort()).toEqual(['activation.released', 'install_code.revoked']);
+    expect(
+      (await eventsOf(id))
+        .filter((e) => e.type !== 'install_code.issued' && e.actor === 'browser')
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['activation.released', 'install_code.revoked']);
   });
 
   it('cannot undo a confirmed install: 409 activation_confirmed, and nothing changes', async () => {
@@ -101,19 +124,41 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
     await expectRefusal(t, () => cancelRequest(t, bob, id), 404, 'install_code_not_found');
     await expectRefusal(t, () => cancelRequest(t, alice, 'ic_0000000000000000'), 404, 'install_code_not_found');
     await expectRefusal(t, () => cancelRequest(t, alice, 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N'), 400, 'validation_failed');
-    const [row] = await t.database.db.select({ status: installCodes.status }).from(installCodes).where(eq(installCodes.id, id));
+    const [row] = await t.database.db
+      .select({ status: installCodes.status })
+      .from(installCodes)
+      .where(eq(installCodes.id, id));
     expect(row!.status).toBe('issued');
   });
 
   it('refuses another site before reading the body, and a request without a session', async () => {
     const browser = await newBrowser(t);
     const { id } = await issue(t, browser);
-    await expectRefusal(t, () => cancelRequest(t, browser, id, { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');
-    await expectRefusal(t, () => cancelRequest(t, browser, id, { origin: 'https://evil.example' }), 403, 'cross_site_request');
+    await expectRefusal(
+      t,
+      () => cancelRequest(t, browser, id, { 'sec-fetch-site': 'cross-site' }),
+      403,
+      'cross_site_request',
+    );
+    await expectRefusal(
+      t,
+      () => cancelRequest(t, browser, id, { origin: 'https://evil.example' }),
+      403,
+      'cross_site_request',
+    );
     // A form post from another site: text/plain, which would otherwise be 415.
     await expectRefusal(
       t,
-      () => t.request(CANCEL_PATH, { method: 'POST', headers: { cookie: browser.cookie, 'content-type': 'text/plain', 'sec-fetch-site': 'cross-site' }, body: JSON.stringify({ install_code_id: id }) }, browser.address),
+      () =>
+        t.request(
+          CANCEL_PATH,
+          {
+            method: 'POST',
+            headers: { cookie: browser.cookie, 'content-type': 'text/plain', 'sec-fetch-site': 'cross-site' },
+            body: JSON.stringify({ install_code_id: id }),
+          },
+          browser.address,
+        ),
       403,
       'cross_site_request',
     );

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { activateRequest, confirmRequest, expectError, issue, machine, newBrowser, precheckRequest, releaseRequest, type Browser } from '../support/install-flow.js';
+import {
+  activateRequest,
+  confirmRequest,
+  expectError,
+  issue,
+  machine,
+  newBrowser,
+  precheckRequest,
+  releaseRequest,
+  type Browser,
+} from '../support/install-flow.js';
 import { useTestApp, type TestApp } from '../support/test-app.js';
 
 // Sessions outlive an install token here, so a test can watch a release that came too late to restore the code.
@@ -7,7 +17,11 @@ const t = useTestApp({ BROWSER_SESSION_TTL_SECONDS: '86400' });
 const STATUS_PATH = '/api/v2/slowdns/code/status';
 
 function statusRequest(target: TestApp, browser: Browser, headers: Record<string, string> = {}) {
-  return target.request(STATUS_PATH, { headers: { cookie: browser.cookie, ...browser.headers, ...headers } }, browser.address);
+  return target.request(
+    STATUS_PATH,
+    { headers: { cookie: browser.cookie, ...browser.headers, ...headers } },
+    browser.address,
+  );
 }
 
 async function watched(browser: Browser) {
@@ -78,7 +92,12 @@ describe('GET /api/v2/slowdns/code/status', () => {
     expect(seen.items[0]).toMatchObject({
       status: 'activated',
       usable: false,
-      machine: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id_short: shortId, ssh_fingerprint: machine.ssh_fingerprint },
+      machine: {
+        hostname: 'vpn1.example.net',
+        public_ip: '203.0.113.7',
+        machine_id_short: shortId,
+        ssh_fingerprint: machine.ssh_fingerprint,
+      },
       activated_at: '2026-11-22T10:02:00+00:00',
       confirmed_at: null,
     });
@@ -86,9 +105,15 @@ describe('GET /api/v2/slowdns/code/status', () => {
     t.clock.advance(60);
     expect((await confirmRequest(t, activation_id, install_token)).status).toBe(200);
     seen = await watched(browser);
-    expect(seen.items[0]).toMatchObject({ status: 'confirmed', usable: false, confirmed_at: '2026-11-22T10:03:00+00:00', machine: { hostname: 'vpn1.example.net' } });
+    expect(seen.items[0]).toMatchObject({
+      status: 'confirmed',
+      usable: false,
+      confirmed_at: '2026-11-22T10:03:00+00:00',
+      machine: { hostname: 'vpn1.example.net' },
+    });
 
-    for (const secret of [code, code.replaceAll('-', ''), precheckToken, install_token, machine.machine_id]) expect(seen.body).not.toContain(secret);
+    for (const secret of [code, code.replaceAll('-', ''), precheckToken, install_token, machine.machine_id])
+      expect(seen.body).not.toContain(secret);
   });
 
   it('shows a released install as released and usable, then as prechecked when a machine checks the restored code', async () => {
@@ -111,7 +136,13 @@ describe('GET /api/v2/slowdns/code/status', () => {
 
     expect((await precheckRequest(t, code, {}, '192.0.2.45')).status).toBe(200);
     seen = await watched(browser);
-    expect(seen.items[0]).toMatchObject({ status: 'prechecked', usable: true, machine: { hostname: null }, precheck_ip: '192.0.2.45', released_at: '2026-11-22T10:00:30+00:00' });
+    expect(seen.items[0]).toMatchObject({
+      status: 'prechecked',
+      usable: true,
+      machine: { hostname: null },
+      precheck_ip: '192.0.2.45',
+      released_at: '2026-11-22T10:00:30+00:00',
+    });
   });
 
   it('shows a release that could not restore the code as released and not usable', async () => {
@@ -122,7 +153,11 @@ describe('GET /api/v2/slowdns/code/status', () => {
     t.clock.advance(2 * 3600);
     const released = await releaseRequest(t, activationId);
     expect((await released.json()).data.install_code_restored).toBe(false);
-    expect((await watched(browser)).items[0]).toMatchObject({ status: 'released', usable: false, machine: { hostname: 'vpn1.example.net' } });
+    expect((await watched(browser)).items[0]).toMatchObject({
+      status: 'released',
+      usable: false,
+      machine: { hostname: 'vpn1.example.net' },
+    });
   });
 
   it('shows an unused code past its expiry as expired, prechecked or not', async () => {
@@ -155,7 +190,11 @@ describe('GET /api/v2/slowdns/code/status', () => {
     const browser = await newBrowser(t);
     await issue(t, browser);
     await expectError(await t.request(STATUS_PATH), 403, 'browser_session_required');
-    await expectError(await statusRequest(t, { ...browser, cookie: 'slowdns_browser=not-a-session' }), 403, 'browser_session_required');
+    await expectError(
+      await statusRequest(t, { ...browser, cookie: 'slowdns_browser=not-a-session' }),
+      403,
+      'browser_session_required',
+    );
     await expectError(await statusRequest(t, browser, { 'sec-fetch-site': 'cross-site' }), 403, 'cross_site_request');
     await expectError(await statusRequest(t, browser, { origin: 'https://evil.example' }), 403, 'cross_site_request');
     t.clock.advance(86400);

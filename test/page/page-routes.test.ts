@@ -37,7 +37,9 @@ describe('GET /slowdns', () => {
     // Nothing is loaded from elsewhere: no absolute URL at all.
     expect(html).not.toMatch(/https?:\/\//);
     expect(assetUrls(html)).toEqual({
-      scripts: ['page-kit', 'app', 'watch', 'approval'].map((name) => expect.stringMatching(new RegExp(`^/slowdns/${name}\\.js\\?v=[0-9a-f]{16}$`))),
+      scripts: ['page-kit', 'app', 'watch', 'approval'].map((name) =>
+        expect.stringMatching(new RegExp(`^/slowdns/${name}\\.js\\?v=[0-9a-f]{16}$`)),
+      ),
       style: expect.stringMatching(/^\/slowdns\/app\.css\?v=[0-9a-f]{16}$/),
     });
   });
@@ -45,7 +47,12 @@ describe('GET /slowdns', () => {
   it('HEAD answers the page headers without a body, and never creates a session or counts a limit', async () => {
     for (let i = 0; i < 3; i++) {
       const res = await t.request('/slowdns', { method: 'HEAD' });
-      expect({ status: res.status, type: res.headers.get('content-type'), setCookie: res.headers.get('set-cookie'), rateLimit: res.headers.get('ratelimit') }).toEqual({
+      expect({
+        status: res.status,
+        type: res.headers.get('content-type'),
+        setCookie: res.headers.get('set-cookie'),
+        rateLimit: res.headers.get('ratelimit'),
+      }).toEqual({
         status: 200,
         type: 'text/html; charset=UTF-8',
         setCookie: null,
@@ -67,8 +74,16 @@ describe('GET /slowdns', () => {
 describe('the page script and stylesheet', () => {
   it('are served by the service with their types, the page CSP, and a long cache for the versioned URL', async () => {
     const { scripts, style } = assetUrls(await (await t.request('/slowdns')).text());
-    expect(scripts.map((url) => url.replace(/\?v=[0-9a-f]{16}$/, ''))).toEqual(['/slowdns/page-kit.js', '/slowdns/app.js', '/slowdns/watch.js', '/slowdns/approval.js']);
-    for (const [url, type] of [...scripts.map((url) => [url, 'text/javascript; charset=utf-8'] as const), [style, 'text/css; charset=utf-8'] as const]) {
+    expect(scripts.map((url) => url.replace(/\?v=[0-9a-f]{16}$/, ''))).toEqual([
+      '/slowdns/page-kit.js',
+      '/slowdns/app.js',
+      '/slowdns/watch.js',
+      '/slowdns/approval.js',
+    ]);
+    for (const [url, type] of [
+      ...scripts.map((url) => [url, 'text/javascript; charset=utf-8'] as const),
+      [style, 'text/css; charset=utf-8'] as const,
+    ]) {
       const res = await t.request(url);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(type);

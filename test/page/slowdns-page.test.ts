@@ -2,7 +2,13 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { SLOWDNS_PAGE_CSP } from '../../src/page/slowdns-page.js';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import {
+  describeWithBrowser,
+  openBrowser,
+  serveOverHttp,
+  type BrowserSession,
+  type HttpServer,
+} from '../support/browser.js';
 import { precheckRequest } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -80,7 +86,9 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     const code = (await codeText().textContent())!;
     await expect.poll(() => statusLine().textContent()).toContain('Your install code is ready');
     // Labelled for screen readers: the code sits in a group named by its visible label.
-    expect(await page().getByRole('group', { name: 'Your install code' }).getByText(code, { exact: true }).count()).toBe(1);
+    expect(
+      await page().getByRole('group', { name: 'Your install code' }).getByText(code, { exact: true }).count(),
+    ).toBe(1);
     expect(await page().getByRole('button', { name: 'Copy code' }).count()).toBe(1);
     expect(await page().locator('#code-hint').textContent()).toBe(`SDNS-SD-…${code.slice(-6)}`);
     expect(await page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
@@ -95,7 +103,16 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     expect(browser!.errors).toEqual([]);
     expect(browser!.offOriginRequests()).toEqual([]);
     expect(new Set(browser!.requests.map((url) => new URL(url).pathname))).toEqual(
-      new Set(['/slowdns', '/slowdns/page-kit.js', '/slowdns/app.js', '/slowdns/watch.js', '/slowdns/approval.js', '/slowdns/app.css', ISSUE_PATH, '/api/v2/slowdns/code/status']),
+      new Set([
+        '/slowdns',
+        '/slowdns/page-kit.js',
+        '/slowdns/app.js',
+        '/slowdns/watch.js',
+        '/slowdns/approval.js',
+        '/slowdns/app.css',
+        ISSUE_PATH,
+        '/api/v2/slowdns/code/status',
+      ]),
     );
   });
 
@@ -123,7 +140,9 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     const answer = await refused;
     expect(answer.status()).toBe(429);
     expect(answer.headers()['retry-after']).toBe('720');
-    await expect.poll(() => statusLine().textContent()).toContain('You have reached the limit of install codes for now. Try again in about 12 minutes.');
+    await expect
+      .poll(() => statusLine().textContent())
+      .toContain('You have reached the limit of install codes for now. Try again in about 12 minutes.');
     // The code already on screen is still good and stays.
     expect(await codeText().textContent()).toBe(second);
     expect(browser!.errors.filter(provokedStatus(429))).toEqual([]);
@@ -201,7 +220,9 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     await openPage();
     await browser!.context.clearCookies();
     await page().locator('#issue-button').click();
-    await expect.poll(() => statusLine().textContent()).toContain('Your browser session is missing or has expired. Reload the page');
+    await expect
+      .poll(() => statusLine().textContent())
+      .toContain('Your browser session is missing or has expired. Reload the page');
     expect(await statusLine().getByRole('link', { name: 'Reload the page' }).getAttribute('href')).toBe('/slowdns');
     expect(await page().locator('#result').isHidden()).toBe(true);
     expect(browser!.errors.filter(provokedStatus(403))).toEqual([]);
@@ -211,7 +232,9 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     await openPage();
     await page().route(`${origin()}${ISSUE_PATH}`, (route) => route.abort('connectionrefused'));
     await page().locator('#issue-button').click();
-    await expect.poll(() => statusLine().textContent()).toBe('The SlowDNS service could not be reached. Check your connection and try again.');
+    await expect
+      .poll(() => statusLine().textContent())
+      .toBe('The SlowDNS service could not be reached. Check your connection and try again.');
   });
 
   it('marks the code expired when the countdown reaches zero and offers a new one', async () => {
@@ -222,7 +245,9 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     await expect.poll(() => page().locator('#countdown').textContent()).toBe('expired');
     expect(await page().locator('#code-label').textContent()).toBe('This install code has expired');
     expect(await page().locator('#copy-button').isDisabled()).toBe(true);
-    expect(await statusLine().textContent()).toBe('Your install code has expired. Get a new one with the button above.');
+    expect(await statusLine().textContent()).toBe(
+      'Your install code has expired. Get a new one with the button above.',
+    );
 
     await page().getByRole('button', { name: 'Get a new install code' }).click();
     await expect.poll(() => codeText().textContent()).not.toBe(first);

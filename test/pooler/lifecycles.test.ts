@@ -4,7 +4,14 @@ import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { pruneOnce } from '../../src/domain/pruning.js';
 import { loadKeyRing } from '../../src/domain/signing-key-store.js';
-import { activateRequest, confirmRequest, freshClient, issueCode, precheckToken, randomMachine } from '../support/install-flow.js';
+import {
+  activateRequest,
+  confirmRequest,
+  freshClient,
+  issueCode,
+  precheckToken,
+  randomMachine,
+} from '../support/install-flow.js';
 import { describeBehindPooler } from '../support/pooler.js';
 import { buildTestApp, testKeyRing, type TestApp } from '../support/test-app.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -53,7 +60,9 @@ describeBehindPooler('behind a transaction-mode pooler (PgBouncer)', (poolerUrl)
   });
   afterAll(() => t?.close());
 
-  it('100 concurrent lifecycles lose nothing: every activation answered 200 is stored, every confirm answered 200 is confirmed', { timeout: 300_000 }, async () => {
+  it('100 concurrent lifecycles lose nothing: every activation answered 200 is stored, every confirm answered 200 is confirmed', {
+    timeout: 300_000,
+  }, async () => {
     const outcomes = await Promise.all(Array.from({ length: 100 }, () => lifecycle(t)));
     // Read back on a connection of its own, without named statements, whatever the app's driver does.
     const check = postgres(t.database.url!, { max: 1, prepare: false, onnotice: () => {} });
@@ -63,7 +72,12 @@ describeBehindPooler('behind a transaction-mode pooler (PgBouncer)', (poolerUrl)
       const activated = outcomes.filter((o) => o.activated);
       const lost = activated.filter((o) => !stored.has(o.activationId!));
       const unconfirmed = outcomes.filter((o) => o.confirmed && stored.get(o.activationId!) !== 'confirmed');
-      expect({ answered200: activated.length, lost: lost.length, confirmedButNotStored: unconfirmed.length, confirmed: outcomes.filter((o) => o.confirmed).length }).toEqual({
+      expect({
+        answered200: activated.length,
+        lost: lost.length,
+        confirmedButNotStored: unconfirmed.length,
+        confirmed: outcomes.filter((o) => o.confirmed).length,
+      }).toEqual({
         answered200: 100,
         lost: 0,
         confirmedButNotStored: 0,
@@ -75,20 +89,34 @@ describeBehindPooler('behind a transaction-mode pooler (PgBouncer)', (poolerUrl)
     }
   });
 
-  it('a second and a third instance start (migrations, signing key) while the first serves, and all three prune in turn', { timeout: 300_000 }, async () => {
+  it('a second and a third instance start (migrations, signing key) while the first serves, and all three prune in turn', {
+    timeout: 300_000,
+  }, async () => {
     const url = t.database.url!;
     const first = await within(60_000, 'the first instance', startInstance(url, t.database.reset));
     const others: TestApp[] = [];
     try {
       const serving = Promise.all(Array.from({ length: 30 }, () => lifecycle(first)));
-      others.push(...(await within(60_000, 'the second and third instances', Promise.all([startInstance(url, t.database.reset), startInstance(url, t.database.reset)]))));
+      others.push(
+        ...(await within(
+          60_000,
+          'the second and third instances',
+          Promise.all([startInstance(url, t.database.reset), startInstance(url, t.database.reset)]),
+        )),
+      );
       expect((await serving).filter((o) => o.confirmed)).toHaveLength(30);
       const [second, third] = others as [TestApp, TestApp];
       // One signing key for all: a token made by one instance is good on the others.
       expect(new Set([first, second, third].map((i) => i.keys.signing.kid)).size).toBe(1);
       const onMachine = randomMachine();
       const code = await issueCode(first);
-      const activated = await activateRequest(third, code, await precheckToken(second, code, onMachine), onMachine, freshClient().address);
+      const activated = await activateRequest(
+        third,
+        code,
+        await precheckToken(second, code, onMachine),
+        onMachine,
+        freshClient().address,
+      );
       expect(activated.status).toBe(200);
       const { data } = await activated.json();
       expect((await confirmRequest(second, data.activation_id, data.install_token)).status).toBe(200);
@@ -101,4 +129,3 @@ describeBehindPooler('behind a transaction-mode pooler (PgBouncer)', (poolerUrl)
     }
   });
 });
-

@@ -19,11 +19,17 @@ describe('RATE_LIMIT_PROFILE=development: every quota times 100, for trying the 
     }
     const over = await issueFrom(t, browser);
     expect(parseRateLimit(over.headers.get('ratelimit'))['issue-ip-hour']).toEqual({ r: 100, t: 1800 });
-    await expectRateLimited(over, 'issue-session-hour', 1800, 'Limit issue-session-hour reached: 200 install code requests per browser session per UTC hour.');
+    await expectRateLimited(
+      over,
+      'issue-session-hour',
+      1800,
+      'Limit issue-session-hour reached: 200 install code requests per browser session per UTC hour.',
+    );
   });
 
   it('the document still states the default quotas', () => {
-    const issue = (t.document.paths as Record<string, { post: { description: string } }>)['/api/v2/slowdns/code/issue']!.post.description;
+    const issue = (t.document.paths as Record<string, { post: { description: string } }>)['/api/v2/slowdns/code/issue']!
+      .post.description;
     expect(issue).toContain('| `issue-ip-hour` | 3 | UTC hour (resets at :00) |');
     expect(issue).not.toContain('| 300 |');
   });

@@ -1,10 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { policiesFor, rateLimitPolicies, rateLimitTable, type RateLimitedRoute } from '../../src/domain/rate-limits/policies.js';
+import {
+  policiesFor,
+  rateLimitPolicies,
+  rateLimitTable,
+  type RateLimitedRoute,
+} from '../../src/domain/rate-limits/policies.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /** The routes of the API document; the console's sign-in (an HTML form, not an API) is left out of it. */
-const routes: Record<Exclude<RateLimitedRoute, 'console-sign-in'>, { method: 'get' | 'post'; path: string; success: string }> = {
+const routes: Record<
+  Exclude<RateLimitedRoute, 'console-sign-in'>,
+  { method: 'get' | 'post'; path: string; success: string }
+> = {
   page: { method: 'get', path: '/slowdns', success: '200' },
   issue: { method: 'post', path: '/api/v2/slowdns/code/issue', success: '201' },
   precheck: { method: 'post', path: '/api/v2/slowdns/install/precheck', success: '200' },
@@ -17,7 +25,18 @@ const CLIENT_ADDRESS_NOTE = 'The client IP address is the socket peer';
 
 describe('the limits are documented from the one table', () => {
   let t: TestApp;
-  let doc: { paths: Record<string, Record<'get' | 'post', { description: string; responses: Record<string, { headers?: Record<string, { $ref?: string; description?: string }> }> }>> };
+  let doc: {
+    paths: Record<
+      string,
+      Record<
+        'get' | 'post',
+        {
+          description: string;
+          responses: Record<string, { headers?: Record<string, { $ref?: string; description?: string }> }>;
+        }
+      >
+    >;
+  };
   beforeAll(async () => {
     t = await createTestApp();
     doc = await (await t.request('/openapi.json')).json();
@@ -29,13 +48,22 @@ describe('the limits are documented from the one table', () => {
   });
 
   it('gives each limited route its limits table in the description and the RateLimit headers on its 2xx and 4xx answers', () => {
-    for (const [route, { method, path, success }] of Object.entries(routes) as [keyof typeof routes, (typeof routes)[keyof typeof routes]][]) {
+    for (const [route, { method, path, success }] of Object.entries(routes) as [
+      keyof typeof routes,
+      (typeof routes)[keyof typeof routes],
+    ][]) {
       const op = doc.paths[path]![method];
       expect(op.description).toContain(rateLimitTable(route));
-      const policyExample = policiesFor(route).map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(', ');
+      const policyExample = policiesFor(route)
+        .map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`)
+        .join(', ');
       expect(op.responses[success]!.headers!['RateLimit-Policy']!.description).toContain(policyExample);
       for (const [status, response] of Object.entries(op.responses).filter(([s]) => /^[24]/.test(s))) {
-        expect({ status, policy: response.headers?.['RateLimit-Policy']?.$ref, state: response.headers?.RateLimit?.$ref }).toEqual({
+        expect({
+          status,
+          policy: response.headers?.['RateLimit-Policy']?.$ref,
+          state: response.headers?.RateLimit?.$ref,
+        }).toEqual({
           status,
           policy: '#/components/headers/RateLimit-Policy',
           state: '#/components/headers/RateLimit',
@@ -44,22 +72,38 @@ describe('the limits are documented from the one table', () => {
       // The page's 429 is itself a page, with the page's own headers.
       const pageHeaders = route === 'page' ? ['Cache-Control', 'Content-Security-Policy', 'Referrer-Policy'] : [];
       expect(Object.keys(op.responses['429']!.headers!).sort()).toEqual(
-        [...pageHeaders, 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Content-Type-Options', 'X-Request-Id', 'traceresponse'].sort(),
+        [
+          ...pageHeaders,
+          'RateLimit',
+          'RateLimit-Policy',
+          'Retry-After',
+          'X-Content-Type-Options',
+          'X-Request-Id',
+          'traceresponse',
+        ].sort(),
       );
     }
   });
 
   it('states once per description how the client IP address is found, on the routes limited per IP', () => {
-    for (const [route, { method, path }] of Object.entries(routes) as [keyof typeof routes, (typeof routes)[keyof typeof routes]][]) {
+    for (const [route, { method, path }] of Object.entries(routes) as [
+      keyof typeof routes,
+      (typeof routes)[keyof typeof routes],
+    ][]) {
       const perIp = policiesFor(route).some((p) => p.subject === 'ip') ? 1 : 0;
-      expect({ route, notes: doc.paths[path]![method].description.split(CLIENT_ADDRESS_NOTE).length - 1 }).toEqual({ route, notes: perIp });
+      expect({ route, notes: doc.paths[path]![method].description.split(CLIENT_ADDRESS_NOTE).length - 1 }).toEqual({
+        route,
+        notes: perIp,
+      });
     }
   });
 
   it('documents a 429 only on the limited routes', () => {
     const limited = Object.values(routes).map(({ method, path }) => `${method} ${path}`);
     const with429 = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops as Record<string, { responses: Record<string, unknown> }>).filter(([, op]) => op.responses['429']).map(([method]) => `${method} ${path}`),
+      Object.entries(ops as Record<string, { responses: Record<string, unknown> }>)
+        .filter(([, op]) => op.responses['429'])
+        .map(([method]) => `${method} ${path}`),
     );
     expect(with429.sort()).toEqual(limited.sort());
   });
@@ -71,7 +115,10 @@ describe('the limits are documented from the one table', () => {
 
   it('has the table of every limit in docs/integrators.md exactly as the table renders it', async () => {
     const guide = await readFile('docs/integrators.md', 'utf8');
-    const section = guide.slice(guide.indexOf('## Rate limits'), guide.indexOf('\n## ', guide.indexOf('## Rate limits') + 1));
+    const section = guide.slice(
+      guide.indexOf('## Rate limits'),
+      guide.indexOf('\n## ', guide.indexOf('## Rate limits') + 1),
+    );
     expect(section).toContain(rateLimitTable());
   });
 });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
-import { bucketRows, countsByLimit, expectRateLimited, issueFrom, issueFromNewBrowser, openBrowser, parseRateLimit } from './rate-limit-support.js';
+import {
+  bucketRows,
+  countsByLimit,
+  expectRateLimited,
+  issueFrom,
+  issueFromNewBrowser,
+  openBrowser,
+  parseRateLimit,
+} from './rate-limit-support.js';
 
 const ISSUE = '/api/v2/slowdns/code/issue';
 
@@ -25,10 +33,20 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
     expect((await issueFrom(t, browser)).status).toBe(201);
     expect((await issueFrom(t, browser)).status).toBe(201);
-    await expectRateLimited(await issueFrom(t, browser), 'issue-session-hour', 1200, 'Try again in 20 minutes (after 11:00 UTC).');
+    await expectRateLimited(
+      await issueFrom(t, browser),
+      'issue-session-hour',
+      1200,
+      'Try again in 20 minutes (after 11:00 UTC).',
+    );
 
     t.clock.set('2026-11-22T10:59:59Z');
-    await expectRateLimited(await issueFrom(t, browser), 'issue-session-hour', 1, 'Try again in 1 second (after 11:00 UTC).');
+    await expectRateLimited(
+      await issueFrom(t, browser),
+      'issue-session-hour',
+      1,
+      'Try again in 1 second (after 11:00 UTC).',
+    );
     t.clock.set('2026-11-22T11:00:00Z');
     const next = await issueFrom(t, browser);
     expect(next.status).toBe(201);
@@ -37,8 +55,14 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
 
   it('issue-ip-hour: a fourth issue from one IP in an hour is 429 even from a new session and browser; it resets at 11:00:00', async () => {
     t.clock.set('2026-11-22T10:15:00Z');
-    for (const ua of ['ua-1', 'ua-2', 'ua-3']) expect((await issueFromNewBrowser(t, '203.0.113.10', ua)).status).toBe(201);
-    await expectRateLimited(await issueFromNewBrowser(t, '203.0.113.10', 'ua-4'), 'issue-ip-hour', 2700, 'Try again in 45 minutes (after 11:00 UTC).');
+    for (const ua of ['ua-1', 'ua-2', 'ua-3'])
+      expect((await issueFromNewBrowser(t, '203.0.113.10', ua)).status).toBe(201);
+    await expectRateLimited(
+      await issueFromNewBrowser(t, '203.0.113.10', 'ua-4'),
+      'issue-ip-hour',
+      2700,
+      'Try again in 45 minutes (after 11:00 UTC).',
+    );
     expect((await issueFromNewBrowser(t, '198.51.100.7', 'ua-4')).status).toBe(201);
 
     t.clock.set('2026-11-22T10:59:59Z');
@@ -55,10 +79,16 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
       return issueFromNewBrowser(t, '203.0.113.10', `ua-${n}`);
     };
     for (const hour of ['20', '21', '22']) {
-      for (const minute of ['00', '01', '02']) expect((await issueAt(`2026-11-22T${hour}:${minute}:00Z`)).status).toBe(201);
+      for (const minute of ['00', '01', '02'])
+        expect((await issueAt(`2026-11-22T${hour}:${minute}:00Z`)).status).toBe(201);
     }
     expect((await issueAt('2026-11-22T23:00:00Z')).status).toBe(201);
-    await expectRateLimited(await issueAt('2026-11-22T23:00:00Z'), 'issue-ip-day', 3600, 'Try again in 1 hour (after 00:00 UTC).');
+    await expectRateLimited(
+      await issueAt('2026-11-22T23:00:00Z'),
+      'issue-ip-day',
+      3600,
+      'Try again in 1 hour (after 00:00 UTC).',
+    );
     await expectRateLimited(await issueAt('2026-11-22T23:59:59Z'), 'issue-ip-day', 1);
     const next = await issueAt('2026-11-23T00:00:00Z');
     expect(next.status).toBe(201);
@@ -67,15 +97,25 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
 
   it('issue-fingerprint-day: a seventh issue by one browser in a UTC day is 429 from any IP and session, until 00:00 UTC', async () => {
     t.clock.set('2026-11-22T18:00:00Z');
-    for (let i = 1; i <= 6; i++) expect((await issueFromNewBrowser(t, `198.51.100.${i}`, 'Mozilla/5.0 same-browser')).status).toBe(201);
-    await expectRateLimited(await issueFromNewBrowser(t, '198.51.100.7', 'Mozilla/5.0 same-browser'), 'issue-fingerprint-day', 21_600, 'Try again in 6 hours (after 00:00 UTC).');
+    for (let i = 1; i <= 6; i++)
+      expect((await issueFromNewBrowser(t, `198.51.100.${i}`, 'Mozilla/5.0 same-browser')).status).toBe(201);
+    await expectRateLimited(
+      await issueFromNewBrowser(t, '198.51.100.7', 'Mozilla/5.0 same-browser'),
+      'issue-fingerprint-day',
+      21_600,
+      'Try again in 6 hours (after 00:00 UTC).',
+    );
     // Another browser, or the same headers refined by a different page signal, is another fingerprint.
     expect((await issueFromNewBrowser(t, '198.51.100.7', 'Mozilla/5.0 other-browser')).status).toBe(201);
     const refined = await openBrowser(t, '198.51.100.8', 'Mozilla/5.0 same-browser');
     expect((await issueFrom(t, refined, { body: { browser_signal: '1920x1080|Europe/Berlin' } })).status).toBe(201);
 
     t.clock.set('2026-11-22T23:59:59Z');
-    await expectRateLimited(await issueFromNewBrowser(t, '198.51.100.9', 'Mozilla/5.0 same-browser'), 'issue-fingerprint-day', 1);
+    await expectRateLimited(
+      await issueFromNewBrowser(t, '198.51.100.9', 'Mozilla/5.0 same-browser'),
+      'issue-fingerprint-day',
+      1,
+    );
     t.clock.set('2026-11-23T00:00:00Z');
     expect((await issueFromNewBrowser(t, '198.51.100.9', 'Mozilla/5.0 same-browser')).status).toBe(201);
   });
@@ -106,7 +146,10 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     t.clock.set('2026-11-22T22:30:00Z');
     const res = await issueFrom(t, browser);
     const states = parseRateLimit(res.headers.get('ratelimit'));
-    expect({ hour: states['issue-ip-hour'], session: states['issue-session-hour'] }).toEqual({ hour: { r: 1, t: 1800 }, session: { r: 0, t: 1800 } });
+    expect({ hour: states['issue-ip-hour'], session: states['issue-session-hour'] }).toEqual({
+      hour: { r: 1, t: 1800 },
+      session: { r: 0, t: 1800 },
+    });
     await expectRateLimited(res, 'issue-ip-day', 5400, 'Try again in 1 hour 30 minutes (after 00:00 UTC).');
   });
 
@@ -116,7 +159,12 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     await issueFrom(t, browser);
     await issueFrom(t, browser);
     const before = await bucketRows(t, 'issue');
-    expect(await countsByLimit(t, 'issue')).toEqual({ 'issue-ip-hour': 2, 'issue-ip-day': 2, 'issue-session-hour': 2, 'issue-fingerprint-day': 2 });
+    expect(await countsByLimit(t, 'issue')).toEqual({
+      'issue-ip-hour': 2,
+      'issue-ip-day': 2,
+      'issue-session-hour': 2,
+      'issue-fingerprint-day': 2,
+    });
     await expectRateLimited(await issueFrom(t, browser), 'issue-session-hour', 3600);
     expect(await bucketRows(t, 'issue')).toEqual(before);
 
@@ -137,9 +185,14 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
     t.clock.advance(3600);
     const expired = await issueFrom(t, browser);
-    expect({ status: expired.status, code: (await expired.json()).error.code }).toEqual({ status: 403, code: 'browser_session_required' });
+    expect({ status: expired.status, code: (await expired.json()).error.code }).toEqual({
+      status: 403,
+      code: 'browser_session_required',
+    });
     expect(expired.headers.get('ratelimit')).toBeNull();
-    const crossSite = await issueFrom(t, await openBrowser(t, '203.0.113.10', 'ua-1'), { headers: { 'sec-fetch-site': 'cross-site' } });
+    const crossSite = await issueFrom(t, await openBrowser(t, '203.0.113.10', 'ua-1'), {
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
     expect((await crossSite.json()).error.code).toBe('cross_site_request');
     expect(await bucketRows(t, 'issue')).toEqual([]);
   });
@@ -148,7 +201,10 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     t.clock.set('2026-11-22T10:00:00Z');
     const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
     const tooLong = await issueFrom(t, browser, { body: { browser_signal: 'x'.repeat(513) } });
-    expect({ status: tooLong.status, code: (await tooLong.json()).error.code }).toEqual({ status: 400, code: 'validation_failed' });
+    expect({ status: tooLong.status, code: (await tooLong.json()).error.code }).toEqual({
+      status: 400,
+      code: 'validation_failed',
+    });
     expect(await bucketRows(t, 'issue')).toEqual([]);
     expect((await issueFrom(t, browser)).status).toBe(201);
     expect((await issueFrom(t, browser, { body: {} })).status).toBe(201);
@@ -157,10 +213,14 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
   it('without TRUST_PROXY a forged X-Forwarded-For changes nothing: the socket address is counted', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
     for (let i = 1; i <= 3; i++) {
-      const res = await issueFrom(t, await openBrowser(t, '203.0.113.10', `ua-${i}`), { headers: { 'x-forwarded-for': `192.0.2.${i}` } });
+      const res = await issueFrom(t, await openBrowser(t, '203.0.113.10', `ua-${i}`), {
+        headers: { 'x-forwarded-for': `192.0.2.${i}` },
+      });
       expect(res.status).toBe(201);
     }
-    const forged = await issueFrom(t, await openBrowser(t, '203.0.113.10', 'ua-4'), { headers: { 'x-forwarded-for': '192.0.2.99' } });
+    const forged = await issueFrom(t, await openBrowser(t, '203.0.113.10', 'ua-4'), {
+      headers: { 'x-forwarded-for': '192.0.2.99' },
+    });
     await expectRateLimited(forged, 'issue-ip-hour', 3600);
   });
 
@@ -168,7 +228,9 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     t.clock.set('2026-11-22T10:00:00Z');
     const behindProxy = buildTestApp(t.database, t.keys, { TRUST_PROXY: '1' }, t.clock);
     const viaProxy = async (client: string, ua: string) =>
-      issueFrom(behindProxy, await openBrowser(behindProxy, '10.0.0.1', ua), { headers: { 'x-forwarded-for': client } });
+      issueFrom(behindProxy, await openBrowser(behindProxy, '10.0.0.1', ua), {
+        headers: { 'x-forwarded-for': client },
+      });
     for (let i = 1; i <= 4; i++) expect((await viaProxy(`192.0.2.${i}`, `ua-${i}`)).status).toBe(201);
     expect((await viaProxy('192.0.2.1', 'ua-5')).status).toBe(201);
     expect((await viaProxy('192.0.2.1', 'ua-6')).status).toBe(201);
@@ -177,8 +239,13 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
 
   it('counts an IPv6 client by its /64: another address in the /64 shares the bucket, another /64 does not', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
-    for (let i = 1; i <= 3; i++) expect((await issueFromNewBrowser(t, `2001:db8:1:2::${i}`, `ua-${i}`)).status).toBe(201);
-    await expectRateLimited(await issueFromNewBrowser(t, '2001:db8:1:2:ffff:ffff:ffff:ffff', 'ua-4'), 'issue-ip-hour', 3600);
+    for (let i = 1; i <= 3; i++)
+      expect((await issueFromNewBrowser(t, `2001:db8:1:2::${i}`, `ua-${i}`)).status).toBe(201);
+    await expectRateLimited(
+      await issueFromNewBrowser(t, '2001:db8:1:2:ffff:ffff:ffff:ffff', 'ua-4'),
+      'issue-ip-hour',
+      3600,
+    );
     expect((await issueFromNewBrowser(t, '2001:db8:1:3::1', 'ua-4')).status).toBe(201);
   });
 });

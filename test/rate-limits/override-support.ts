@@ -29,7 +29,10 @@ export async function setOverride(t: TestApp, body: OverrideBody): Promise<Recor
 }
 
 export function removeOverride(t: TestApp, id: string, reason?: string) {
-  return t.request(`${OVERRIDES}/${id}`, reason === undefined ? { method: 'DELETE', headers: auth } : { ...postJson({ reason }, auth), method: 'DELETE' });
+  return t.request(
+    `${OVERRIDES}/${id}`,
+    reason === undefined ? { method: 'DELETE', headers: auth } : { ...postJson({ reason }, auth), method: 'DELETE' },
+  );
 }
 
 /** Where `ip` or `machine` stands in its limits, as `slowdns limits show` reads it. */

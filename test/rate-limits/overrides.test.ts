@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { OVERRIDES_MAX_AGE_SECONDS, OVERRIDES_REFRESH_AFTER_SECONDS, RateLimitOverrides } from '../../src/domain/rate-limits/override-cache.js';
+import {
+  OVERRIDES_MAX_AGE_SECONDS,
+  OVERRIDES_REFRESH_AFTER_SECONDS,
+  RateLimitOverrides,
+} from '../../src/domain/rate-limits/override-cache.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 import { issueCode, precheckRequest, randomMachine } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, useTestApp, type TestApp } from '../support/test-app.js';
@@ -19,7 +23,7 @@ async function issueStatuses(t: TestApp, address: string, count: number): Promis
   return statuses;
 }
 
-describe('rate-limit overrides change a bucket\'s quota, never the counting', () => {
+describe("rate-limit overrides change a bucket's quota, never the counting", () => {
   const t = useTestApp({ ADMIN_TOKEN });
 
   it('an override of issue-ip-hour to 5 lets a 4th and 5th code through from one address and refuses the 6th', async () => {
@@ -51,7 +55,13 @@ describe('rate-limit overrides change a bucket\'s quota, never the counting', ()
   });
 
   it('an expired override stops applying at its expires_at, on the clock alone', async () => {
-    await setOverride(t, { subject: 'ip', value: '203.0.113.10', limit_name: 'issue-ip-hour', limit: 5, expires_at: '2026-11-22T10:00:05+00:00' });
+    await setOverride(t, {
+      subject: 'ip',
+      value: '203.0.113.10',
+      limit_name: 'issue-ip-hour',
+      limit: 5,
+      expires_at: '2026-11-22T10:00:05+00:00',
+    });
     expect(await issueStatuses(t, '203.0.113.10', 4)).toEqual([201, 201, 201, 201]);
     t.clock.set('2026-11-22T10:00:04.999Z');
     expect((await issueFrom(t, '203.0.113.10')).status).toBe(201);
@@ -73,7 +83,12 @@ describe('rate-limit overrides change a bucket\'s quota, never the counting', ()
   it('the most specific override wins: an address before a network, a narrower network before a wider one', async () => {
     await setOverride(t, { subject: 'cidr', value: '203.0.113.0/24', limit_name: 'issue-ip-hour', limit: 6 });
     await setOverride(t, { subject: 'cidr', value: '203.0.113.0/28', limit_name: 'issue-ip-hour', limit: 5 });
-    const single = await setOverride(t, { subject: 'ip', value: '203.0.113.10', limit_name: 'issue-ip-hour', limit: 1 });
+    const single = await setOverride(t, {
+      subject: 'ip',
+      value: '203.0.113.10',
+      limit_name: 'issue-ip-hour',
+      limit: 1,
+    });
     expect(await issueStatuses(t, '203.0.113.10', 2)).toEqual([201, 429]);
     expect(await issueStatuses(t, '203.0.113.11', 6)).toEqual([201, 201, 201, 201, 201, 429]);
     expect(await issueStatuses(t, '203.0.113.100', 7)).toEqual([201, 201, 201, 201, 201, 201, 429]);
@@ -84,7 +99,12 @@ describe('rate-limit overrides change a bucket\'s quota, never the counting', ()
   });
 
   it('an IPv6 address sets its /64, the unit IPv6 clients are counted by; another /64 keeps the default', async () => {
-    const override = await setOverride(t, { subject: 'ip', value: '2001:DB8:1:2:0:0:0:7', limit_name: 'issue-ip-hour', limit: 4 });
+    const override = await setOverride(t, {
+      subject: 'ip',
+      value: '2001:DB8:1:2:0:0:0:7',
+      limit_name: 'issue-ip-hour',
+      limit: 4,
+    });
     expect(override).toMatchObject({ value: '2001:db8:1:2::7', applies_to: '2001:db8:1:2::/64' });
     expect(await issueStatuses(t, '2001:db8:1:2::99', 2)).toEqual([201, 201]);
     expect(await issueStatuses(t, '2001:db8:1:2:ffff::1', 3)).toEqual([201, 201, 429]);
@@ -101,19 +121,46 @@ describe('rate-limit overrides change a bucket\'s quota, never the counting', ()
     for (let i = 1; i <= 13; i++) statuses.push((await precheck(i)).status);
     expect(statuses).toEqual([...Array(12).fill(200), 429]);
     expect((await usageOf(t, { machine: machine_id })).limits).toEqual([
-      expect.objectContaining({ limit_name: 'precheck-machine-day', used: 12, limit: 12, default_limit: 10, remaining: 0, override: expect.objectContaining({ subject: 'machine', value: machine_id }) }),
-      expect.objectContaining({ limit_name: 'activate-machine-day', used: 0, limit: 5, default_limit: 5, override: null }),
+      expect.objectContaining({
+        limit_name: 'precheck-machine-day',
+        used: 12,
+        limit: 12,
+        default_limit: 10,
+        remaining: 0,
+        override: expect.objectContaining({ subject: 'machine', value: machine_id }),
+      }),
+      expect.objectContaining({
+        limit_name: 'activate-machine-day',
+        used: 0,
+        limit: 5,
+        default_limit: 5,
+        override: null,
+      }),
     ]);
   });
 
   it('the usage of an address says each bucket, what it used and which override sets its quota', async () => {
-    await setOverride(t, { subject: 'cidr', value: '203.0.113.0/24', limit_name: 'issue-ip-hour', limit: 20, reason: 'Campus NAT during the workshop.' });
+    await setOverride(t, {
+      subject: 'cidr',
+      value: '203.0.113.0/24',
+      limit_name: 'issue-ip-hour',
+      limit: 20,
+      reason: 'Campus NAT during the workshop.',
+    });
     t.clock.set('2026-11-22T10:30:00Z');
     expect(await issueStatuses(t, '203.0.113.10', 2)).toEqual([201, 201]);
     const usage = await usageOf(t, { ip: '203.0.113.10' });
     expect(usage).toMatchObject({ subject: 'ip', value: '203.0.113.10', counted_as: '203.0.113.10' });
     const byName = Object.fromEntries(usage.limits.map((l) => [l.limit_name, l]));
-    expect(Object.keys(byName)).toEqual(['session-ip-hour', 'issue-ip-hour', 'issue-ip-day', 'precheck-ip-day', 'activate-ip-day', 'register-ip-hour', 'console-sign-in-ip-hour']);
+    expect(Object.keys(byName)).toEqual([
+      'session-ip-hour',
+      'issue-ip-hour',
+      'issue-ip-day',
+      'precheck-ip-day',
+      'activate-ip-day',
+      'register-ip-hour',
+      'console-sign-in-ip-hour',
+    ]);
     expect(byName['issue-ip-hour']).toEqual({
       limit_name: 'issue-ip-hour',
       window_seconds: 3600,
@@ -123,7 +170,12 @@ describe('rate-limit overrides change a bucket\'s quota, never the counting', ()
       limit: 20,
       default_limit: 3,
       remaining: 18,
-      override: expect.objectContaining({ subject: 'cidr', value: '203.0.113.0/24', reason: 'Campus NAT during the workshop.', created_by: 'root' }),
+      override: expect.objectContaining({
+        subject: 'cidr',
+        value: '203.0.113.0/24',
+        reason: 'Campus NAT during the workshop.',
+        created_by: 'root',
+      }),
     });
     expect(byName['issue-ip-day']).toMatchObject({ used: 2, limit: 10, override: null });
     expect(byName['session-ip-hour']).toMatchObject({ used: 2, limit: 30, override: null });
@@ -156,7 +208,12 @@ describe('two instances on one database', () => {
 
   it(`an override set through one instance is in force on the other within ${OVERRIDES_MAX_AGE_SECONDS} s, and so is its removal`, async () => {
     expect(await issueStatuses(b, '203.0.113.10', 4)).toEqual([201, 201, 201, 429]);
-    const override = await setOverride(a, { subject: 'ip', value: '203.0.113.10', limit_name: 'issue-ip-hour', limit: 5 });
+    const override = await setOverride(a, {
+      subject: 'ip',
+      value: '203.0.113.10',
+      limit_name: 'issue-ip-hour',
+      limit: 5,
+    });
     // Not a read per request: b goes on with the copy it read at 10:00:00 ...
     expect((await issueFrom(b, '203.0.113.10')).status).toBe(429);
     // ... which it reads again once it is 8 s old (or sooner, in the background: below).

@@ -30,12 +30,14 @@ async function seed(t: TestApp): Promise<void> {
     issuedAt: new Date(at(expiresAt).getTime() - 900_000),
     expiresAt: at(expiresAt),
   });
-  await db.insert(installCodes).values([
-    code('unused-8-days', 'issued', '2026-11-14T09:00:00Z'),
-    code('unused-6-days', 'issued', '2026-11-16T09:00:00Z'),
-    code('released-8-days', 'issued', '2026-11-14T09:00:00Z'),
-    code('consumed-8-days', 'consumed', '2026-11-14T09:00:00Z'),
-  ]);
+  await db
+    .insert(installCodes)
+    .values([
+      code('unused-8-days', 'issued', '2026-11-14T09:00:00Z'),
+      code('unused-6-days', 'issued', '2026-11-16T09:00:00Z'),
+      code('released-8-days', 'issued', '2026-11-14T09:00:00Z'),
+      code('consumed-8-days', 'consumed', '2026-11-14T09:00:00Z'),
+    ]);
   await db.insert(activations).values({
     id: 'act_0000000000000001',
     installCodeId: 'released-8-days',
@@ -52,9 +54,16 @@ async function seed(t: TestApp): Promise<void> {
     releasedAt: at('2026-11-14T08:55:00Z'),
     codeRestored: true,
   });
-  await db.insert(events).values(
-    ['2026-08-23T09:00:00Z', '2026-08-24T11:00:00Z'].map((occurred) => ({ type: 'install_code.issued', occurredAt: at(occurred), actor: 'browser' as const, data: {} })),
-  );
+  await db
+    .insert(events)
+    .values(
+      ['2026-08-23T09:00:00Z', '2026-08-24T11:00:00Z'].map((occurred) => ({
+        type: 'install_code.issued',
+        occurredAt: at(occurred),
+        actor: 'browser' as const,
+        data: {},
+      })),
+    );
 }
 
 async function remaining(t: TestApp) {
@@ -96,30 +105,39 @@ describe('pruning', () => {
     expect(await pruneOnce(t.database.db, NOW, 80)).toMatchObject({ events: 2 });
   });
 
-  it.skipIf(!process.env.DATABASE_URL)('on PostgreSQL skips the pass while another instance holds the pruning lock', async () => {
-    // Another instance's pruning transaction, holding the lock until it ends.
-    const holder = postgres(t.database.url!, { max: 1, prepare: false, onnotice: () => {} });
-    try {
-      await holder.begin(async (tx) => {
-        await tx`select pg_advisory_xact_lock(${PRUNE_LOCK})`;
-        expect(await pruneOnce(t.database.db, NOW)).toBeUndefined();
-        expect((await remaining(t)).sessions).toEqual(['expired', 'valid']);
-      });
-      expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1, events: 1 });
-    } finally {
-      await holder.end();
-    }
-  });
+  it.skipIf(!process.env.DATABASE_URL)(
+    'on PostgreSQL skips the pass while another instance holds the pruning lock',
+    async () => {
+      // Another instance's pruning transaction, holding the lock until it ends.
+      const holder = postgres(t.database.url!, { max: 1, prepare: false, onnotice: () => {} });
+      try {
+        await holder.begin(async (tx) => {
+          await tx`select pg_advisory_xact_lock(${PRUNE_LOCK})`;
+          expect(await pruneOnce(t.database.db, NOW)).toBeUndefined();
+          expect((await remaining(t)).sessions).toEqual(['expired', 'valid']);
+        });
+        expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1, events: 1 });
+      } finally {
+        await holder.end();
+      }
+    },
+  );
 
   it('the interval prunes every 10 minutes and stop() waits for the pass in progress', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const lines: string[] = [];
-      const schedule = startPruning(t.database.db, { now: () => NOW }, createLogger('info', (line) => lines.push(line)));
+      const schedule = startPruning(
+        t.database.db,
+        { now: () => NOW },
+        createLogger('info', (line) => lines.push(line)),
+      );
       await vi.advanceTimersByTimeAsync(PRUNE_INTERVAL_MS);
       await schedule.stop();
       expect(await remaining(t)).toEqual(afterPruning);
-      expect(lines.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ msg: 'pruned', buckets: 2, sessions: 1, installCodes: 1 })]);
+      expect(lines.map((l) => JSON.parse(l))).toEqual([
+        expect.objectContaining({ msg: 'pruned', buckets: 2, sessions: 1, installCodes: 1 }),
+      ]);
     } finally {
       vi.useRealTimers();
     }

@@ -17,8 +17,15 @@ export async function bucketRows(t: TestApp, route?: RateLimitedRoute) {
   const rows = await t.database.db.select().from(rateLimitBuckets);
   return rows
     .filter((r) => !names || names.has(r.limitName))
-    .map((r) => ({ limitName: r.limitName, subjectHash: r.subjectHash, bucketStart: r.bucketStart.toISOString(), count: r.count }))
-    .sort((a, b) => `${a.limitName}${a.subjectHash}${a.bucketStart}`.localeCompare(`${b.limitName}${b.subjectHash}${b.bucketStart}`));
+    .map((r) => ({
+      limitName: r.limitName,
+      subjectHash: r.subjectHash,
+      bucketStart: r.bucketStart.toISOString(),
+      count: r.count,
+    }))
+    .sort((a, b) =>
+      `${a.limitName}${a.subjectHash}${a.bucketStart}`.localeCompare(`${b.limitName}${b.subjectHash}${b.bucketStart}`),
+    );
 }
 
 /** Total count per limit name (of every limit, or of one route's) across subjects and buckets. */
@@ -43,7 +50,11 @@ export async function openBrowser(t: TestApp, address: string, userAgent: string
   return { address, userAgent, cookie: `slowdns_browser=${match[1]}` };
 }
 
-export function issueFrom(t: TestApp, browser: Browser, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+export function issueFrom(
+  t: TestApp,
+  browser: Browser,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { cookie: browser.cookie, 'user-agent': browser.userAgent, ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   return t.request(
@@ -61,7 +72,10 @@ export async function issueFromNewBrowser(t: TestApp, address: string, userAgent
 /** The `"name";r=…;t=…` items of a RateLimit header, by policy name. */
 export function parseRateLimit(header: string | null): Record<string, { r: number; t: number }> {
   const items: Record<string, { r: number; t: number }> = {};
-  for (const item of (header ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of (header ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^"([^"]+)";r=(\d+);t=(\d+)$/.exec(item);
     if (!match) throw new Error(`not a RateLimit item: ${item}`);
     items[match[1]!] = { r: Number(match[2]), t: Number(match[3]) };
@@ -70,7 +84,12 @@ export function parseRateLimit(header: string | null): Record<string, { r: numbe
 }
 
 /** A 429 of `policy`: the envelope, Retry-After, and both headers naming it with nothing remaining. */
-export async function expectRateLimited(res: Response, policy: string, retryAfter: number, retryText?: string): Promise<void> {
+export async function expectRateLimited(
+  res: Response,
+  policy: string,
+  retryAfter: number,
+  retryText?: string,
+): Promise<void> {
   const body = await res.json();
   expect({ status: res.status, code: body.error?.code, retryAfter: res.headers.get('retry-after') }).toEqual({
     status: 429,

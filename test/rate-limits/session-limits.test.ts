@@ -32,7 +32,8 @@ describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slo
   const t = useTestApp();
 
   const sessionRows = async () => (await t.database.db.select().from(browserSessions)).length;
-  const loadPage = (address: string, cookie?: string) => t.request('/slowdns', cookie ? { headers: { cookie } } : {}, address);
+  const loadPage = (address: string, cookie?: string) =>
+    t.request('/slowdns', cookie ? { headers: { cookie } } : {}, address);
 
   it('session-ip-hour: the 31st new session from one IP in an hour is 429, sets no cookie and stores no row, until 11:00:00', async () => {
     t.clock.set('2026-11-22T10:20:00Z');
@@ -44,7 +45,10 @@ describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slo
       expect(parseRateLimit(res.headers.get('ratelimit'))).toEqual({ 'session-ip-hour': { r: 30 - i, t: 2400 } });
     }
     const refused = await loadPage('203.0.113.10');
-    expect({ setCookie: refused.headers.get('set-cookie'), cacheControl: refused.headers.get('cache-control') }).toEqual({ setCookie: null, cacheControl: 'no-store' });
+    expect({
+      setCookie: refused.headers.get('set-cookie'),
+      cacheControl: refused.headers.get('cache-control'),
+    }).toEqual({ setCookie: null, cacheControl: 'no-store' });
     await expectComeBackPage(refused, 2400, ['Come back in 40 minutes', 'Try again after <strong>11:00 UTC</strong>']);
     expect(await sessionRows()).toBe(30);
     expect(await countsByLimit(t)).toEqual({ 'session-ip-hour': 30 });
@@ -66,7 +70,11 @@ describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slo
     const before = await bucketRows(t);
     for (let i = 0; i < 5; i++) {
       const res = await loadPage('203.0.113.10', browser.cookie);
-      expect({ status: res.status, setCookie: res.headers.get('set-cookie'), rateLimit: res.headers.get('ratelimit') }).toEqual({ status: 200, setCookie: null, rateLimit: null });
+      expect({
+        status: res.status,
+        setCookie: res.headers.get('set-cookie'),
+        rateLimit: res.headers.get('ratelimit'),
+      }).toEqual({ status: 200, setCookie: null, rateLimit: null });
     }
     expect(await bucketRows(t)).toEqual(before);
   });
@@ -76,7 +84,9 @@ describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slo
     const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
     t.clock.advance(3600);
     expect((await loadPage('203.0.113.10', browser.cookie)).headers.get('set-cookie')).toMatch(/^slowdns_browser=/);
-    expect((await loadPage('203.0.113.10', 'slowdns_browser=forged')).headers.get('set-cookie')).toMatch(/^slowdns_browser=/);
+    expect((await loadPage('203.0.113.10', 'slowdns_browser=forged')).headers.get('set-cookie')).toMatch(
+      /^slowdns_browser=/,
+    );
     expect(await countsByLimit(t)).toEqual({ 'session-ip-hour': 3 });
   });
 });

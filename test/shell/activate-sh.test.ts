@@ -17,7 +17,11 @@ function installed(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -36,12 +40,23 @@ describe('the shell client', () => {
   });
 
   it('the bats suite passes against the real service', async () => {
-    for (const tool of ['curl', 'ssh-keygen', 'setsid']) expect(installed(tool), `${tool} is needed by the bats suite`).toBe(true);
-    const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL, 'shell') : undefined;
+    for (const tool of ['curl', 'ssh-keygen', 'setsid'])
+      expect(installed(tool), `${tool} is needed by the bats suite`).toBe(true);
+    const scratch = process.env.DATABASE_URL
+      ? await createScratchDatabase(process.env.DATABASE_URL, 'shell')
+      : undefined;
     try {
       // On PostgreSQL the service needs a KEY_ENCRYPTION_KEY, as any deployment there (bats passes it on).
-      const env = { ...process.env, SLOWDNS_TEST_DATABASE_URL: scratch?.url ?? '', ...(scratch ? { KEY_ENCRYPTION_KEY: TEST_KEK } : {}) };
-      const { code, output } = await run('node_modules/bats/bin/bats', ['--print-output-on-failure', 'clients/shell/test'], env);
+      const env = {
+        ...process.env,
+        SLOWDNS_TEST_DATABASE_URL: scratch?.url ?? '',
+        ...(scratch ? { KEY_ENCRYPTION_KEY: TEST_KEK } : {}),
+      };
+      const { code, output } = await run(
+        'node_modules/bats/bin/bats',
+        ['--print-output-on-failure', 'clients/shell/test'],
+        env,
+      );
       if (code !== 0) console.error(output);
       expect(output).toMatch(/^1\.\.\d+/m);
       expect(output).not.toMatch(/^not ok/m);

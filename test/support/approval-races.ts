@@ -25,18 +25,25 @@ export function approvalRaces(t: () => TestApp): void {
     return (await app.database.db.select().from(installCodes).where(eq(installCodes.id, id)))[0]!;
   }
   async function decisions(app: TestApp, id: string) {
-    return (await app.database.db.select().from(events).where(eq(events.installCodeId, id))).map((e) => e.type).filter((type) => type === 'install_code.approved' || type === 'install_code.denied');
+    return (await app.database.db.select().from(events).where(eq(events.installCodeId, id)))
+      .map((e) => e.type)
+      .filter((type) => type === 'install_code.approved' || type === 'install_code.denied');
   }
 
   it('approve and deny at the same moment: one decision is taken, the other is 409 approval_decided', async () => {
     for (let round = 0; round < 5; round++) {
       const { app, browser, id, precheckId } = await waiting();
-      const [approved, denied] = await Promise.all([decisionRequest(app, 'approve', browser, id, precheckId), decisionRequest(app, 'deny', browser, id, precheckId)]);
+      const [approved, denied] = await Promise.all([
+        decisionRequest(app, 'approve', browser, id, precheckId),
+        decisionRequest(app, 'deny', browser, id, precheckId),
+      ]);
       const results = [await outcome(approved), await outcome(denied)];
       expect(results.sort()).toEqual(['200 ok', '409 approval_decided']);
       const row = await codeRow(app, id);
       const approveWon = approved.status === 200;
-      expect({ approval: row.approval, status: row.status }).toEqual(approveWon ? { approval: 'approved', status: 'issued' } : { approval: 'denied', status: 'revoked' });
+      expect({ approval: row.approval, status: row.status }).toEqual(
+        approveWon ? { approval: 'approved', status: 'issued' } : { approval: 'denied', status: 'revoked' },
+      );
       expect(await decisions(app, id)).toEqual([approveWon ? 'install_code.approved' : 'install_code.denied']);
     }
   });
@@ -44,14 +51,19 @@ export function approvalRaces(t: () => TestApp): void {
   it('approve racing a cancel: the code ends revoked, and an approval is recorded only when it came first', async () => {
     for (let round = 0; round < 5; round++) {
       const { app, browser, id, precheckId } = await waiting();
-      const [approved, cancelled] = await Promise.all([decisionRequest(app, 'approve', browser, id, precheckId), cancelRequest(app, browser, id)]);
+      const [approved, cancelled] = await Promise.all([
+        decisionRequest(app, 'approve', browser, id, precheckId),
+        cancelRequest(app, browser, id),
+      ]);
       expect(cancelled.status).toBe(200);
       const approveResult = await outcome(approved);
       expect(['200 ok', '410 install_code_revoked']).toContain(approveResult);
       const row = await codeRow(app, id);
       expect(row.status).toBe('revoked');
       expect({ approval: row.approval, decisions: await decisions(app, id) }).toEqual(
-        approveResult === '200 ok' ? { approval: 'approved', decisions: ['install_code.approved'] } : { approval: 'pending', decisions: [] },
+        approveResult === '200 ok'
+          ? { approval: 'approved', decisions: ['install_code.approved'] }
+          : { approval: 'pending', decisions: [] },
       );
     }
   });
@@ -60,7 +72,10 @@ export function approvalRaces(t: () => TestApp): void {
     const { app, browser, id, precheckId, code, token, onMachine } = await waiting();
     // From addresses of their own: the repeats that arrive after the approval count in the activate limits, as any repeat does.
     const poll = () => activateRequest(app, code, token, onMachine, freshClient().address);
-    const [answers] = await Promise.all([Promise.all(Array.from({ length: 12 }, poll)), decisionRequest(app, 'approve', browser, id, precheckId)]);
+    const [answers] = await Promise.all([
+      Promise.all(Array.from({ length: 12 }, poll)),
+      decisionRequest(app, 'approve', browser, id, precheckId),
+    ]);
     const after = await poll();
     const made = await app.database.db.select().from(activations).where(eq(activations.installCodeId, id));
     expect(made).toHaveLength(1);

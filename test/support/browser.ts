@@ -115,7 +115,10 @@ export interface BrowserSession {
  * also aborted, so a test that fails on them never reaches the internet (nor waits on it); `alsoAllow`
  * names further local origins a test serves itself (another site, for cross-site requests).
  */
-export async function openBrowser(origin: string, { alsoAllow = [] }: { alsoAllow?: string[] } = {}): Promise<BrowserSession> {
+export async function openBrowser(
+  origin: string,
+  { alsoAllow = [] }: { alsoAllow?: string[] } = {},
+): Promise<BrowserSession> {
   const profile = await mkdtemp(join(tmpdir(), 'slowdns-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
@@ -137,7 +140,8 @@ export async function openBrowser(origin: string, { alsoAllow = [] }: { alsoAllo
   };
   context.on('request', (request) => record(request.url()));
   await context.route(
-    (url) => url.origin !== origin && !alsoAllow.includes(url.origin) && url.protocol !== 'data:' && url.protocol !== 'blob:',
+    (url) =>
+      url.origin !== origin && !alsoAllow.includes(url.origin) && url.protocol !== 'data:' && url.protocol !== 'blob:',
     (route) => route.abort('blockedbyclient'),
   );
   const page = context.pages()[0] ?? (await context.newPage());
@@ -185,10 +189,17 @@ export async function expectAccessible(page: Page, state: string): Promise<void>
  * `<prefix>-<width>.png` at the desktop width and at the phone width (full page, nothing wider than the
  * screen), and `<prefix>-<phone width>-dark.png`; the page is left at 1280 × 900, light.
  */
-export async function saveScreenshots(page: Page, prefix: string, phone: { width: number; height: number }): Promise<void> {
+export async function saveScreenshots(
+  page: Page,
+  prefix: string,
+  phone: { width: number; height: number },
+): Promise<void> {
   for (const size of [{ width: 1280, height: 900 }, phone]) {
     await page.setViewportSize(size);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${prefix} at ${size.width} px`).toBeLessThanOrEqual(size.width);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth),
+      `${prefix} at ${size.width} px`,
+    ).toBeLessThanOrEqual(size.width);
     await page.screenshot({ path: `${prefix}-${size.width}.png`, fullPage: true });
   }
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -3,7 +3,8 @@ import { runStatement } from '../../src/db/statement.js';
 
 /** `rows` install codes, each activated by a machine of its own that registered a server, spread over addresses and times. */
 export async function fillFleet(db: Database, rows: number, now: Date): Promise<void> {
-  const run = async (text: string, params: unknown[] = []) => runStatement<Record<string, string>>(db, text, params as string[]);
+  const run = async (text: string, params: unknown[] = []) =>
+    runStatement<Record<string, string>>(db, text, params as string[]);
   const at = now.toISOString();
   // Indexes made after the rows, not kept up row by row: minutes instead of a quarter of an hour at a million.
   const tables = ['install_codes', 'activations', 'servers'];
@@ -12,13 +13,17 @@ export async function fillFleet(db: Database, rows: number, now: Date): Promise<
     [tables.join(',')],
   );
   for (const { indexname } of indexes) await run(`drop index ${indexname}`);
-  await run(`
+  await run(
+    `
     insert into install_codes (id, code_hash, hint, status, issued_at, expires_at)
     select 'ic_' || substr(md5('ic' || i), 1, 16), md5('code' || i), 'SDNS-SD-…' || upper(substr(md5('hint' || i), 1, 6)),
            case when i % 10 = 0 then 'issued' else 'consumed' end,
            $2::timestamptz - make_interval(secs => $1::int - i), $2::timestamptz - make_interval(secs => $1::int - i) + interval '1 hour'
-    from generate_series(1, $1::int) i`, [String(rows), at]);
-  await run(`
+    from generate_series(1, $1::int) i`,
+    [String(rows), at],
+  );
+  await run(
+    `
     insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
                              install_token_jti_hash, install_token_expires_at, created_at, confirmed_at)
     select 'act_' || substr(md5('act' || i), 1, 16), 'ic_' || substr(md5('ic' || i), 1, 16),
@@ -28,13 +33,18 @@ export async function fillFleet(db: Database, rows: number, now: Date): Promise<
                 else '10.' || (i >> 16) % 256 || '.' || (i >> 8) % 256 || '.' || i % 256 end,
            md5('machine' || i), 'SHA256:' || substr(md5('fingerprint' || i) || md5('key' || i), 1, 43), 'main', '2026.11.20.1',
            md5('jti' || i), $2::timestamptz - make_interval(secs => $1::int - i) + interval '1 hour', $2::timestamptz - make_interval(secs => $1::int - i), case when i % 10 = 0 then null else $2::timestamptz - make_interval(secs => $1::int - i) end
-    from generate_series(1, $1::int) i`, [String(rows), at]);
-  await run(`
+    from generate_series(1, $1::int) i`,
+    [String(rows), at],
+  );
+  await run(
+    `
     insert into servers (id, activation_id, agent_token_hash, hostname, public_ip, machine_id, ssh_fingerprint, agent_version, status, registered_at, last_seen_at)
     select 'srv_' || substr(md5('srv' || a.id), 1, 16), a.id, md5('agent' || a.id), a.hostname, a.public_ip, a.machine_id, a.ssh_fingerprint, '2026.11.20.1',
            case when a.created_at::text like '%7' then 'revoked' else 'active' end, a.created_at,
            $1::timestamptz - make_interval(secs => (abs(hashtext(a.id)) % 200000))
-    from activations a`, [at]);
+    from activations a`,
+    [at],
+  );
   for (const { indexdef } of indexes) await run(indexdef!);
   await run('vacuum analyze install_codes, activations, servers');
 }

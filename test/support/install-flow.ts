@@ -29,11 +29,18 @@ export function randomMachine(): Machine {
 /** A client address (and browser) no other step uses, for tests that are not about per-IP limits. */
 export function freshClient(): { address: string; userAgent: string } {
   counter += 1;
-  return { address: `198.51.${Math.floor(counter / 250) % 250}.${(counter % 250) + 1}`, userAgent: `vitest-browser/${counter}` };
+  return {
+    address: `198.51.${Math.floor(counter / 250) % 250}.${(counter % 250) + 1}`,
+    userAgent: `vitest-browser/${counter}`,
+  };
 }
 
 /** Loads /slowdns and returns the `Cookie` header value of the new session. */
-export async function openBrowserSession(t: TestApp, address?: string, headers: Record<string, string> = {}): Promise<string> {
+export async function openBrowserSession(
+  t: TestApp,
+  address?: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const res = await t.request('/slowdns', { headers }, address);
   expect(res.status).toBe(200);
   const setCookie = res.headers.get('set-cookie') ?? '';
@@ -75,8 +82,17 @@ export async function issue(t: TestApp, browser: Browser): Promise<IssuedCode> {
 }
 
 /** `browser` cancels one of its codes ("Not you?"); `headers` adds to (or overrides) what it sends. */
-export function cancelRequest(t: TestApp, browser: Browser, installCodeId: string, headers: Record<string, string> = {}) {
-  return t.request('/api/v2/slowdns/code/cancel', postJson({ install_code_id: installCodeId }, { cookie: browser.cookie, ...browser.headers, ...headers }), browser.address);
+export function cancelRequest(
+  t: TestApp,
+  browser: Browser,
+  installCodeId: string,
+  headers: Record<string, string> = {},
+) {
+  return t.request(
+    '/api/v2/slowdns/code/cancel',
+    postJson({ install_code_id: installCodeId }, { cookie: browser.cookie, ...browser.headers, ...headers }),
+    browser.address,
+  );
 }
 
 /** A new code from a new browser at a new address. */
@@ -84,21 +100,42 @@ export async function issueCode(t: TestApp): Promise<string> {
   return (await issue(t, await newBrowser(t))).code;
 }
 
-export function precheckRequest(t: TestApp, installCode: string, overrides: Record<string, unknown> = {}, address?: string) {
+export function precheckRequest(
+  t: TestApp,
+  installCode: string,
+  overrides: Record<string, unknown> = {},
+  address?: string,
+) {
   return t.request(
     '/api/v2/slowdns/install/precheck',
-    postJson({ install_code: installCode, ...machine, product: 'slowdns', installer_version: INSTALLER_VERSION, ...overrides }),
+    postJson({
+      install_code: installCode,
+      ...machine,
+      product: 'slowdns',
+      installer_version: INSTALLER_VERSION,
+      ...overrides,
+    }),
     address,
   );
 }
 
-export async function precheckToken(t: TestApp, installCode: string, overrides: Record<string, unknown> = {}): Promise<string> {
+export async function precheckToken(
+  t: TestApp,
+  installCode: string,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
   const res = await precheckRequest(t, installCode, overrides, freshClient().address);
   expect(res.status).toBe(200);
   return (await res.json()).data.precheck_token;
 }
 
-export function activateRequest(t: TestApp, installCode: string, token: string, overrides: Record<string, unknown> = {}, address?: string) {
+export function activateRequest(
+  t: TestApp,
+  installCode: string,
+  token: string,
+  overrides: Record<string, unknown> = {},
+  address?: string,
+) {
   return t.request(
     '/api/v2/slowdns/install/activate',
     postJson({
@@ -131,7 +168,10 @@ export async function activatedInstall(t: TestApp, onMachine: Machine = randomMa
 }
 
 export function confirmRequest(t: TestApp, activationId: string, installToken: string) {
-  return t.request('/api/v2/slowdns/install/confirm', postJson({ activation_id: activationId, install_token: installToken }));
+  return t.request(
+    '/api/v2/slowdns/install/confirm',
+    postJson({ activation_id: activationId, install_token: installToken }),
+  );
 }
 
 export function releaseRequest(t: TestApp, activationId: string) {
@@ -154,7 +194,12 @@ async function lifecycleRows(t: TestApp) {
 }
 
 /** A refused request: the error envelope, and not one install code, activation or server changed. */
-export async function expectRefusal(t: TestApp, send: () => Promise<Response>, status: number, code: string): Promise<void> {
+export async function expectRefusal(
+  t: TestApp,
+  send: () => Promise<Response>,
+  status: number,
+  code: string,
+): Promise<void> {
   const before = await lifecycleRows(t);
   await expectError(await send(), status, code);
   expect(await lifecycleRows(t)).toEqual(before);

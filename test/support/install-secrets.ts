@@ -13,13 +13,26 @@ export async function installCollectingSecrets(t: TestApp) {
   const issued = await issue(t, browser);
   const { data: pre } = await (await precheckRequest(t, issued.code, {}, address)).json();
   const { data: act } = await (await activateRequest(t, issued.code, pre.precheck_token, {}, address)).json();
-  const { data: reg } = await (await registerRequest(t, { activation_id: act.activation_id, install_token: act.install_token, agent_version: AGENT_VERSION }, address)).json();
+  const { data: reg } = await (
+    await registerRequest(
+      t,
+      { activation_id: act.activation_id, install_token: act.install_token, agent_version: AGENT_VERSION },
+      address,
+    )
+  ).json();
   const jti = JSON.parse(Buffer.from(act.install_token.split('.')[1], 'base64url').toString()).jti as string;
   return {
     activationId: act.activation_id as string,
     installToken: act.install_token as string,
     serverId: reg.server_id as string,
     agentToken: reg.agent_token as string,
-    secrets: [browser.cookie.split('=')[1]!, issued.code, pre.precheck_token, act.install_token, jti, reg.agent_token] as string[],
+    secrets: [
+      browser.cookie.split('=')[1]!,
+      issued.code,
+      pre.precheck_token,
+      act.install_token,
+      jti,
+      reg.agent_token,
+    ] as string[],
   };
 }

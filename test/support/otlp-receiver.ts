@@ -41,7 +41,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const body = Buffer.concat(chunks);
       const contentType = req.headers['content-type'] ?? '';
       bodies.push({ path: req.url ?? '', contentType, body });
-      const received = contentType.includes('json') ? spansFromJson(JSON.parse(body.toString('utf8'))) : spansFromProtobuf(body);
+      const received = contentType.includes('json')
+        ? spansFromJson(JSON.parse(body.toString('utf8')))
+        : spansFromProtobuf(body);
       spans.push(...received);
       for (const span of received) {
         for (const waiter of waiters.filter((w) => w.test(span))) {
@@ -50,7 +52,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         }
       }
       // An empty ExportTraceServiceResponse: no bytes in protobuf, `{}` in JSON.
-      res.writeHead(200, { 'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' });
+      res.writeHead(200, {
+        'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf',
+      });
       res.end(contentType.includes('json') ? '{}' : undefined);
     });
   });
@@ -70,7 +74,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 }
 
 /** A collector that accepts connections and never answers (a hung process, a black-holing proxy). */
-export async function startHungCollector(): Promise<{ endpoint: string; connections(): number; close(): Promise<void> }> {
+export async function startHungCollector(): Promise<{
+  endpoint: string;
+  connections(): number;
+  close(): Promise<void>;
+}> {
   const sockets = new Set<Socket>();
   let accepted = 0;
   const server = createTcpServer((socket) => {
@@ -110,11 +118,21 @@ type JsonAnyValue = { stringValue?: string; boolValue?: boolean; intValue?: numb
 type JsonKeyValue = { key: string; value: JsonAnyValue };
 
 function jsonAttributes(list: JsonKeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, value.stringValue ?? value.boolValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.doubleValue)]));
+  return Object.fromEntries(
+    (list ?? []).map(({ key, value }) => [
+      key,
+      value.stringValue ??
+        value.boolValue ??
+        (value.intValue !== undefined ? Number(value.intValue) : value.doubleValue),
+    ]),
+  );
 }
 
 function spansFromJson(request: {
-  resourceSpans?: { resource?: { attributes?: JsonKeyValue[] }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: JsonKeyValue[] };
+    scopeSpans?: { spans?: Record<string, unknown>[] }[];
+  }[];
 }): ReceivedSpan[] {
   return (request.resourceSpans ?? []).flatMap((resourceSpans) => {
     const resource = jsonAttributes(resourceSpans.resource?.attributes);
@@ -168,9 +186,14 @@ function fields(buffer: Buffer): Field[] {
   return out;
 }
 
-const messages = (buffer: Buffer, number: number) => fields(buffer).filter((f) => f.number === number).map((f) => f.value as Buffer);
-const bytesOf = (buffer: Buffer, number: number) => fields(buffer).find((f) => f.number === number)?.value as Buffer | undefined;
-const numberOf = (buffer: Buffer, number: number) => Number((fields(buffer).find((f) => f.number === number)?.value as bigint | undefined) ?? 0n);
+const messages = (buffer: Buffer, number: number) =>
+  fields(buffer)
+    .filter((f) => f.number === number)
+    .map((f) => f.value as Buffer);
+const bytesOf = (buffer: Buffer, number: number) =>
+  fields(buffer).find((f) => f.number === number)?.value as Buffer | undefined;
+const numberOf = (buffer: Buffer, number: number) =>
+  Number((fields(buffer).find((f) => f.number === number)?.value as bigint | undefined) ?? 0n);
 
 /** AnyValue: 1 string, 2 bool, 3 int64, 4 double. */
 function anyValue(buffer: Buffer): unknown {
@@ -184,7 +207,8 @@ function anyValue(buffer: Buffer): unknown {
 }
 
 /** KeyValue: 1 key, 2 value. */
-const protobufAttributes = (list: Buffer[]) => Object.fromEntries(list.map((kv) => [bytesOf(kv, 1)!.toString('utf8'), anyValue(bytesOf(kv, 2) ?? Buffer.alloc(0))]));
+const protobufAttributes = (list: Buffer[]) =>
+  Object.fromEntries(list.map((kv) => [bytesOf(kv, 1)!.toString('utf8'), anyValue(bytesOf(kv, 2) ?? Buffer.alloc(0))]));
 
 /**
  * ExportTraceServiceRequest: 1 ResourceSpans (1 Resource (1 attributes), 2 ScopeSpans (2 Span)).

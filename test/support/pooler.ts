@@ -15,7 +15,8 @@ export function describeBehindPooler(name: string, body: (url: string) => void):
     describe(name, () => body(poolerUrl));
     return;
   }
-  const message = 'TEST_POOLER_URL is not set: these tests need a transaction-mode PgBouncer (export TEST_POOLER_URL="$(scripts/pgbouncer.sh start)")';
+  const message =
+    'TEST_POOLER_URL is not set: these tests need a transaction-mode PgBouncer (export TEST_POOLER_URL="$(scripts/pgbouncer.sh start)")';
   if (process.env.CI) throw new Error(`${message}; CI must run them`);
   console.warn(`skipping "${name}": ${message}`);
   describe.skip(name, () => body(''));

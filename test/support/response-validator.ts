@@ -26,7 +26,8 @@ interface Document {
 }
 
 const DOCUMENT_ID = 'openapi.json';
-const pointer = (...parts: string[]) => `${DOCUMENT_ID}#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+const pointer = (...parts: string[]) =>
+  `${DOCUMENT_ID}#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
 let validated = 0;
 /** How many answers were validated in this test process since the last call (the run's count is their sum). */
@@ -65,7 +66,13 @@ export class ResponseValidator {
     let responsePointer: string[];
     if (operation) {
       const status = String(res.status);
-      const key = operation.responses?.[status] ? status : operation.responses?.[`${status[0]}XX`] ? `${status[0]}XX` : operation.responses?.default ? 'default' : undefined;
+      const key = operation.responses?.[status]
+        ? status
+        : operation.responses?.[`${status[0]}XX`]
+          ? `${status[0]}XX`
+          : operation.responses?.default
+            ? 'default'
+            : undefined;
       if (!key) return [`${where}, a status its OpenAPI responses do not document`];
       responsePointer = ['paths', path!, verb, 'responses', key];
     } else if (res.status === 405) {
@@ -79,7 +86,10 @@ export class ResponseValidator {
     }
     if (this.options.counted) validated += 1;
     const response = this.resolve<ResponseObject>(responsePointer);
-    return [...this.headerProblems(response, responsePointer, res), ...(await this.bodyProblems(method, response, responsePointer, res))].map((p) => `${where}: ${p}`);
+    return [
+      ...this.headerProblems(response, responsePointer, res),
+      ...(await this.bodyProblems(method, response, responsePointer, res)),
+    ].map((p) => `${where}: ${p}`);
   }
 
   async assert(method: string, url: string, res: Response): Promise<void> {
@@ -96,7 +106,16 @@ export class ResponseValidator {
     let node: unknown = this.document;
     for (const part of parts) node = (node as Record<string, unknown>)[part];
     const ref = (node as { $ref?: string }).$ref;
-    return (ref ? this.resolve(ref.replace(/^#\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) : node) as T;
+    return (
+      ref
+        ? this.resolve(
+            ref
+              .replace(/^#\//, '')
+              .split('/')
+              .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')),
+          )
+        : node
+    ) as T;
   }
 
   private schema(parts: string[]): ValidateFunction {
@@ -121,11 +140,17 @@ export class ResponseValidator {
         continue;
       }
       if (!header.schema) continue;
-      const schemaAt = componentName ? ['components', 'headers', componentName, 'schema'] : [...at, 'headers', name, 'schema'];
+      const schemaAt = componentName
+        ? ['components', 'headers', componentName, 'schema']
+        : [...at, 'headers', name, 'schema'];
       const type = header.schema.type;
-      const parsed = type === 'integer' || type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
+      const parsed =
+        type === 'integer' || type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
       const validate = this.schema(schemaAt);
-      if (!validate(parsed)) problems.push(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors, { dataVar: 'value' })}`);
+      if (!validate(parsed))
+        problems.push(
+          `header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors, { dataVar: 'value' })}`,
+        );
     }
     return problems;
   }
@@ -137,7 +162,8 @@ export class ResponseValidator {
     if (mediaTypes.length === 0) return text === '' ? [] : [`a body, where the document declares none`];
     if (method.toUpperCase() === 'HEAD') return [];
     const mediaType = mediaTypes.find((m) => m.toLowerCase() === contentType);
-    if (!mediaType) return [`content type ${JSON.stringify(contentType)}, where the document declares ${mediaTypes.join(' or ')}`];
+    if (!mediaType)
+      return [`content type ${JSON.stringify(contentType)}, where the document declares ${mediaTypes.join(' or ')}`];
     if (!mediaType.includes('json')) return [];
     if (mediaType === 'application/x-ndjson') return this.linesProblems([...at, 'content', mediaType, 'schema'], text);
     let body: unknown;
@@ -151,7 +177,9 @@ export class ResponseValidator {
     const code = (body as { error?: { code?: unknown } }).error?.code;
     const listed = response.content![mediaType]!.examples;
     if (res.status >= 400 && listed && !(typeof code === 'string' && code in listed)) {
-      return [`error code ${JSON.stringify(code)}, which the document does not list for this status (${Object.keys(listed).join(', ')})`];
+      return [
+        `error code ${JSON.stringify(code)}, which the document does not list for this status (${Object.keys(listed).join(', ')})`,
+      ];
     }
     return [];
   }
@@ -196,7 +224,12 @@ const unreported: string[] = [];
  * For answers checked where a test cannot be failed directly (inside a served app, whose exceptions
  * become 500s): the problems are kept, and the test harness fails the test after it ran.
  */
-export async function recordProblems(document: OpenApiDocument, method: string, url: string, res: Response): Promise<void> {
+export async function recordProblems(
+  document: OpenApiDocument,
+  method: string,
+  url: string,
+  res: Response,
+): Promise<void> {
   unreported.push(...(await responseValidator(document).problems(method, url, res)));
 }
 

@@ -11,7 +11,11 @@ export interface ScratchDatabase {
  * A fresh PostgreSQL database next to the one `adminUrl` names, for one test file or bench run: empty,
  * or a copy of `template` (a database with no connection open to it).
  */
-export async function createScratchDatabase(adminUrl: string, prefix: string, template?: string): Promise<ScratchDatabase> {
+export async function createScratchDatabase(
+  adminUrl: string,
+  prefix: string,
+  template?: string,
+): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);

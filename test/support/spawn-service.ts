@@ -36,7 +36,15 @@ export function spawnService(env: Record<string, string>, command = ['scripts/st
   const npm = command[0] === 'npm';
   const child = spawn(npm ? 'npm' : process.execPath, npm ? command.slice(1) : [...loader, ...command], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...(npm ? { HOME: process.env.HOME ?? '' } : {}), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'http://localhost:8080', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...(npm ? { HOME: process.env.HOME ?? '' } : {}),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      PUBLIC_BASE_URL: 'http://localhost:8080',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];
@@ -64,14 +72,36 @@ export function spawnService(env: Record<string, string>, command = ['scripts/st
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   const logged = (msg: string, timeoutMs = 150_000) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
-      const seen = stdout.map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return undefined; } }).find((l) => l?.msg === msg);
+      const seen = stdout
+        .map((l) => {
+          try {
+            return JSON.parse(l) as Record<string, unknown>;
+          } catch {
+            return undefined;
+          }
+        })
+        .find((l) => l?.msg === msg);
       if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`no "${msg}" log line in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
-      waiters.push({ msg, resolve: (line) => { clearTimeout(timer); resolve(line); } });
-      void exited.then((code) => { clearTimeout(timer); reject(new Error(`exited (${code}) before "${msg}"; stderr: ${stderr}`)); });
+      const timer = setTimeout(
+        () => reject(new Error(`no "${msg}" log line in ${timeoutMs} ms; stderr: ${stderr}`)),
+        timeoutMs,
+      );
+      waiters.push({
+        msg,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited (${code}) before "${msg}"; stderr: ${stderr}`));
+      });
     });
   const port = logged('listening').then((line) => Number(line.port));
   // A process expected to fail never logs it: only a test that awaits the port sees the rejection.

@@ -56,7 +56,8 @@ export async function startTcpProxy(target: { host: string; port: number }, port
     pairs.clear();
     held = [];
   };
-  const listen = (at: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(at, '127.0.0.1', () => resolve()));
+  const listen = (at: number) =>
+    new Promise<void>((resolve, reject) => server.once('error', reject).listen(at, '127.0.0.1', () => resolve()));
   await listen(port);
   const boundPort = (server.address() as AddressInfo).port;
   return {

@@ -36,7 +36,12 @@ export async function testKeyRing(): Promise<KeyRing> {
 }
 
 /** A further app instance on an existing test database (as a second server on one PostgreSQL). */
-export function buildTestApp(database: TestDatabase, keys: KeyRing, env: Record<string, string> = {}, clock = new TestClock()): TestApp {
+export function buildTestApp(
+  database: TestDatabase,
+  keys: KeyRing,
+  env: Record<string, string> = {},
+  clock = new TestClock(),
+): TestApp {
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', ...env });
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));

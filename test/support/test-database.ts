@@ -13,7 +13,21 @@ export interface TestDatabase extends DatabaseHandle {
   url: string | undefined;
 }
 
-const tables = ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'events', 'servers', 'activations', 'install_codes', 'browser_sessions', 'rate_limit_buckets', 'rate_limit_overrides', 'signing_keys', 'operator_tokens', 'receipt_keys'];
+const tables = [
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_endpoints',
+  'events',
+  'servers',
+  'activations',
+  'install_codes',
+  'browser_sessions',
+  'rate_limit_buckets',
+  'rate_limit_overrides',
+  'signing_keys',
+  'operator_tokens',
+  'receipt_keys',
+];
 
 /**
  * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set (or
@@ -60,7 +74,9 @@ export async function queryRows<T>(db: DatabaseHandle['db'], query: SQL): Promis
 
 /** Every row of every table as JSON text: for asserting that no secret is stored in plain text. */
 export async function dumpAllTables(db: DatabaseHandle['db']): Promise<{ tables: string[]; text: string }> {
-  const tables = (await queryRows<{ tablename: string }>(db, sql`select tablename from pg_tables where schemaname = 'public'`)).map((r) => r.tablename);
+  const tables = (
+    await queryRows<{ tablename: string }>(db, sql`select tablename from pg_tables where schemaname = 'public'`)
+  ).map((r) => r.tablename);
   let text = '';
   for (const table of tables) {
     text += JSON.stringify(await queryRows(db, sql.raw(`select row_to_json(x)::text as row from "${table}" x`)));

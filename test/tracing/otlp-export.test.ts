@@ -27,7 +27,10 @@ async function databaseEnv(): Promise<{ env: Record<string, string>; scratch?: S
 async function issueCode(port: number): Promise<string> {
   const page = await fetch(`http://127.0.0.1:${port}/slowdns`);
   const cookie = /slowdns_browser=[^;]+/.exec(page.headers.get('set-cookie') ?? '')![0];
-  const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, { method: 'POST', headers: { cookie, origin: ORIGIN } });
+  const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, {
+    method: 'POST',
+    headers: { cookie, origin: ORIGIN },
+  });
   expect(issued.status).toBe(201);
   return ((await issued.json()) as { data: { install_code: string } }).data.install_code;
 }
@@ -36,7 +39,12 @@ function precheck(port: number, installCode: string, headers: Record<string, str
   return fetch(`http://127.0.0.1:${port}/api/v2/slowdns/install/precheck`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ install_code: installCode, ...machine, product: 'slowdns', installer_version: INSTALLER_VERSION }),
+    body: JSON.stringify({
+      install_code: installCode,
+      ...machine,
+      product: 'slowdns',
+      installer_version: INSTALLER_VERSION,
+    }),
   });
 }
 
@@ -74,7 +82,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('traces sent over OTLP %s
     await scratch?.drop();
   });
 
-  it('a precheck is a server span under the caller\'s traceparent, with its statement and its signature as children, and the answer names it in traceresponse', async () => {
+  it("a precheck is a server span under the caller's traceparent, with its statement and its signature as children, and the answer names it in traceresponse", async () => {
     const installCode = await issueCode(port);
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
@@ -98,24 +106,32 @@ describe.each(['http/protobuf', 'http/json'] as const)('traces sent over OTLP %s
       },
       resource: { 'service.name': 'slowdns-under-test' },
     });
-    const children = (test: (s: ReceivedSpan) => boolean) => receiver.waitFor((s) => s.traceId === traceId && s.parentSpanId === server.spanId && test(s));
+    const children = (test: (s: ReceivedSpan) => boolean) =>
+      receiver.waitFor((s) => s.traceId === traceId && s.parentSpanId === server.spanId && test(s));
     const statement = await children((s) => s.kind === CLIENT);
     expect(statement.name).toBe('INSERT rate_limit_buckets UPDATE install_codes INSERT install_code_prechecks');
     expect(statement.attributes).toMatchObject({ 'db.system.name': 'postgresql', 'db.query.summary': statement.name });
-    expect(statement.attributes['db.query.text']).toMatch(/update install_codes set prechecked_at = \$3::timestamptz, precheck_machine_id = \$4/);
+    expect(statement.attributes['db.query.text']).toMatch(
+      /update install_codes set prechecked_at = \$3::timestamptz, precheck_machine_id = \$4/,
+    );
     await children((s) => s.name === 'sign precheck token');
 
     // The whole export, as sent: the statement's text, never its values (the code, the machine).
     const sent = Buffer.concat(receiver.bodies.map((b) => b.body));
     expect(receiver.bodies.every((b) => b.path === '/v1/traces')).toBe(true);
-    expect(receiver.bodies[0]!.contentType).toBe(protocol === 'http/json' ? 'application/json' : 'application/x-protobuf');
+    expect(receiver.bodies[0]!.contentType).toBe(
+      protocol === 'http/json' ? 'application/json' : 'application/x-protobuf',
+    );
     if (protocol === 'http/protobuf') expect(sent.includes(Buffer.from(traceId, 'hex'))).toBe(true);
-    for (const secret of [installCode, installCode.replaceAll('-', ''), machine.machine_id, machine.ssh_fingerprint]) expect(sent.includes(Buffer.from(secret))).toBe(false);
+    for (const secret of [installCode, installCode.replaceAll('-', ''), machine.machine_id, machine.ssh_fingerprint])
+      expect(sent.includes(Buffer.from(secret))).toBe(false);
   });
 
-  it('the request\'s JSON log line carries the trace and span of its server span', async () => {
+  it("the request's JSON log line carries the trace and span of its server span", async () => {
     const traceId = randomBytes(16).toString('hex');
-    const res = await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`, { headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } });
+    const res = await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    });
     expect(res.status).toBe(200);
     const server = await receiver.waitFor((s) => s.traceId === traceId && s.kind === SERVER);
     const line = logLines(service).find((l) => l.msg === 'request' && l.trace_id === traceId);
@@ -134,7 +150,11 @@ describe('traces at shutdown', { timeout: SPAWN_TIMEOUT_MS }, () => {
     const receiver = await startOtlpReceiver();
     const database = await databaseEnv();
     // Nothing is exported on its own for ten minutes: only the shutdown's flush sends the span.
-    const service = spawnService({ ...database.env, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    const service = spawnService({
+      ...database.env,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`,
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
     try {
       const port = await service.port;
       await service.logged('ready');
@@ -183,7 +203,13 @@ describe('traces of webhook deliveries', { timeout: SPAWN_TIMEOUT_MS }, () => {
         kind: CLIENT,
         parentSpanId: '',
         statusCode: 0,
-        attributes: { 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'slowdns.webhook.endpoint_id': webhookId, 'slowdns.webhook.attempt': 1, 'http.response.status_code': 200 },
+        attributes: {
+          'http.request.method': 'POST',
+          'server.address': '127.0.0.1',
+          'slowdns.webhook.endpoint_id': webhookId,
+          'slowdns.webhook.attempt': 1,
+          'http.response.status_code': 200,
+        },
       });
       expect(hooks.received).toHaveLength(1);
       expect(hooks.received[0]!.headers['webhook-id']).toBe(span.attributes['slowdns.webhook.message_id']);

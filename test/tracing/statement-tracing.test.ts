@@ -23,7 +23,12 @@ describe(`statements handed to the tracer (${adminUrl ? 'PostgreSQL' : 'PGlite'}
   let scratch: ScratchDatabase | undefined;
   beforeAll(async () => {
     if (adminUrl) scratch = await createScratchDatabase(adminUrl, 'slowdns_tracing', inject('templateDatabase'));
-    handle = await openDatabase({ databaseUrl: scratch?.url, dataDir: 'memory://', pgliteSeed: await testPgliteSeed(), traceStatement: tracer });
+    handle = await openDatabase({
+      databaseUrl: scratch?.url,
+      dataDir: 'memory://',
+      pgliteSeed: await testPgliteSeed(),
+      traceStatement: tracer,
+    });
   });
   beforeEach(() => void traced.splice(0));
   afterAll(async () => {
@@ -32,7 +37,9 @@ describe(`statements handed to the tracer (${adminUrl ? 'PostgreSQL' : 'PGlite'}
   });
 
   it('a fixed statement run on the driver: its text, not its parameters, and its answer unchanged', async () => {
-    expect(await runStatement<{ v: string }>(handle.db, 'select $1::text as v', ['ic_not_in_the_text'])).toEqual([{ v: 'ic_not_in_the_text' }]);
+    expect(await runStatement<{ v: string }>(handle.db, 'select $1::text as v', ['ic_not_in_the_text'])).toEqual([
+      { v: 'ic_not_in_the_text' },
+    ]);
     expect(traced).toEqual(['select $1::text as v']);
   });
 
@@ -47,12 +54,17 @@ describe(`statements handed to the tracer (${adminUrl ? 'PostgreSQL' : 'PGlite'}
       await runStatement(tx, 'select 2', []);
       await tx.select().from(installCodes);
     });
-    expect(traced.filter((text) => text !== 'begin' && text !== 'commit')).toEqual(['select 2', expect.stringMatching(/from "install_codes"$/)]);
+    expect(traced.filter((text) => text !== 'begin' && text !== 'commit')).toEqual([
+      'select 2',
+      expect.stringMatching(/from "install_codes"$/),
+    ]);
     if (adminUrl) expect([traced[0], traced.at(-1)]).toEqual(['begin', 'commit']);
   });
 
   it('a statement that fails still fails, as it would untraced', async () => {
-    await expect(runStatement(handle.db, 'select * from no_such_table', [])).rejects.toMatchObject({ cause: { code: '42P01' } });
+    await expect(runStatement(handle.db, 'select * from no_such_table', [])).rejects.toMatchObject({
+      cause: { code: '42P01' },
+    });
     expect(traced).toEqual(['select * from no_such_table']);
   });
 });

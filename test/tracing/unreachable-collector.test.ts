@@ -19,13 +19,16 @@ async function freePort(): Promise<number> {
 }
 
 /** The value of one series in a Prometheus text answer (0 when absent). */
-const series = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+const series = (text: string, name: string) =>
+  Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
 
 describe.each([
   ['refuses connections', async () => ({ endpoint: await refusedEndpoint(), close: async () => {} })],
   ['accepts connections and never answers', startHungCollector],
 ] as const)('a collector that %s', (_, startCollector) => {
-  it('never fails a request, keeps at most the queue, and counts what it drops', { timeout: SPAWN_TIMEOUT_MS }, async () => {
+  it('never fails a request, keeps at most the queue, and counts what it drops', {
+    timeout: SPAWN_TIMEOUT_MS,
+  }, async () => {
     const collector = await startCollector();
     const metricsPort = await freePort();
     const service = spawnService({
@@ -43,7 +46,10 @@ describe.each([
       await service.logged('ready');
       const page = await fetch(`http://127.0.0.1:${port}/slowdns`);
       const cookie = /slowdns_browser=[^;]+/.exec(page.headers.get('set-cookie') ?? '')![0];
-      const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, { method: 'POST', headers: { cookie, origin: ORIGIN } });
+      const issued = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, {
+        method: 'POST',
+        headers: { cookie, origin: ORIGIN },
+      });
       const installCode = ((await issued.json()) as { data: { install_code: string } }).data.install_code;
 
       // Each precheck from its own address and machine: no rate limit refuses any of them.

@@ -36,13 +36,29 @@ describe('webhooks: delivery to a real receiver', () => {
     await worker.runOnce();
 
     // Sent several at once: in no guaranteed order.
-    expect(r.received.map((m) => JSON.parse(m.body).type).sort()).toEqual(['activation.created', 'install_code.activated', 'install_code.issued', 'server.registered']);
+    expect(r.received.map((m) => JSON.parse(m.body).type).sort()).toEqual([
+      'activation.created',
+      'install_code.activated',
+      'install_code.issued',
+      'server.registered',
+    ]);
     const message = r.received.find((m) => JSON.parse(m.body).type === 'activation.created')!;
-    const verified = new Webhook(secret).verify(message.body, message.headers as Record<string, string>) as Record<string, any>;
+    const verified = new Webhook(secret).verify(message.body, message.headers as Record<string, string>) as Record<
+      string,
+      any
+    >;
     expect(verified).toEqual({
       type: 'activation.created',
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      data: { event_id: expect.any(Number), install_code_id: expect.stringMatching(/^ic_/), activation_id: install.activationId, actor: 'installer', hostname: 'vpn1.example.net', public_ip: expect.any(String), machine_id: expect.any(String) },
+      data: {
+        event_id: expect.any(Number),
+        install_code_id: expect.stringMatching(/^ic_/),
+        activation_id: install.activationId,
+        actor: 'installer',
+        hostname: 'vpn1.example.net',
+        public_ip: expect.any(String),
+        machine_id: expect.any(String),
+      },
     });
     expect(message.headers['webhook-id']).toBe(`evt_${verified.data.event_id}`);
     expect(message.headers['content-type']).toBe('application/json');
@@ -51,11 +67,21 @@ describe('webhooks: delivery to a real receiver', () => {
     for (const secretValue of [...install.secrets, secret.slice(6)]) expect(all).not.toContain(secretValue);
 
     const headers = message.headers as Record<string, string>;
-    expect(() => new Webhook(secret).verify(message.body.replace('installer', 'operator'), headers)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(secret).verify(message.body.replace('installer', 'operator'), headers)).toThrow(
+      WebhookVerificationError,
+    );
     const old = String(Math.floor(Date.now() / 1000) - 600);
     const oldSignature = new Webhook(secret).sign(headers['webhook-id']!, new Date(Number(old) * 1000), message.body);
-    expect(() => new Webhook(secret).verify(message.body, { ...headers, 'webhook-timestamp': old, 'webhook-signature': oldSignature })).toThrow(WebhookVerificationError);
-    expect(() => new Webhook(secret).verify(message.body, { ...headers, 'webhook-timestamp': old })).toThrow(WebhookVerificationError);
+    expect(() =>
+      new Webhook(secret).verify(message.body, {
+        ...headers,
+        'webhook-timestamp': old,
+        'webhook-signature': oldSignature,
+      }),
+    ).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(secret).verify(message.body, { ...headers, 'webhook-timestamp': old })).toThrow(
+      WebhookVerificationError,
+    );
   });
 
   it('during a rotation both secrets sign: a receiver holding either verifies', async () => {
@@ -67,7 +93,8 @@ describe('webhooks: delivery to a real receiver', () => {
     await testWorker(t).worker.runOnce();
     const message = r.received.find((m) => JSON.parse(m.body).type === 'server.revoked')!;
     expect(String(message.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    for (const secret of [previous, rotated.data.secret]) expect(() => new Webhook(secret).verify(message.body, message.headers as Record<string, string>)).not.toThrow();
+    for (const secret of [previous, rotated.data.secret])
+      expect(() => new Webhook(secret).verify(message.body, message.headers as Record<string, string>)).not.toThrow();
   });
 
   it('a receiver that fails then succeeds gets the same webhook-id and body again, after about 5 s; the attempts are listed', async () => {
@@ -100,13 +127,30 @@ describe('webhooks: delivery to a real receiver', () => {
         delivered_at: '2026-11-22T10:00:05+00:00',
         attempts: [
           // No excerpt of the answer: the receiver is a private (loopback) target.
-          { attempted_at: '2026-11-22T10:00:00+00:00', duration_ms: expect.any(Number), status_code: 503, error: null, response_excerpt: null },
-          { attempted_at: '2026-11-22T10:00:05+00:00', duration_ms: expect.any(Number), status_code: 204, error: null, response_excerpt: null },
+          {
+            attempted_at: '2026-11-22T10:00:00+00:00',
+            duration_ms: expect.any(Number),
+            status_code: 503,
+            error: null,
+            response_excerpt: null,
+          },
+          {
+            attempted_at: '2026-11-22T10:00:05+00:00',
+            duration_ms: expect.any(Number),
+            status_code: 204,
+            error: null,
+            response_excerpt: null,
+          },
         ],
       },
     ]);
     const shown = (await (await webhookRequest(t, `webhooks/${webhook_id}`, 'GET')).json()).data;
-    expect(shown).toMatchObject({ health: 'healthy', last_success_at: '2026-11-22T10:00:05+00:00', last_failure_at: '2026-11-22T10:00:00+00:00', pending_deliveries: 0 });
+    expect(shown).toMatchObject({
+      health: 'healthy',
+      last_success_at: '2026-11-22T10:00:05+00:00',
+      last_failure_at: '2026-11-22T10:00:00+00:00',
+      pending_deliveries: 0,
+    });
   });
 
   it('after the whole schedule (8 attempts) a message is failed; a replay sends it again with the same webhook-id', async () => {
@@ -131,11 +175,19 @@ describe('webhooks: delivery to a real receiver', () => {
     failing = false;
     const replayed = await webhookRequest(t, `webhook-deliveries/${delivery.delivery_id}/replay`, 'POST');
     expect(replayed.status).toBe(202);
-    expect((await replayed.json()).data).toMatchObject({ delivery_id: delivery.delivery_id, status: 'pending', attempt_count: 0 });
+    expect((await replayed.json()).data).toMatchObject({
+      delivery_id: delivery.delivery_id,
+      status: 'pending',
+      attempt_count: 0,
+    });
     await worker.runOnce();
     expect(r.received).toHaveLength(9);
     expect(r.received[8]!.headers['webhook-id']).toBe(r.received[0]!.headers['webhook-id']);
-    await expectError(await webhookRequest(t, 'webhook-deliveries/whd_0123456789abcdef/replay', 'POST'), 404, 'webhook_delivery_not_found');
+    await expectError(
+      await webhookRequest(t, 'webhook-deliveries/whd_0123456789abcdef/replay', 'POST'),
+      404,
+      'webhook_delivery_not_found',
+    );
     await expectError(await webhookRequest(t, 'webhook-deliveries/nope/replay', 'POST'), 400, 'validation_failed');
   });
 
@@ -160,7 +212,9 @@ describe('webhooks: delivery to a real receiver', () => {
     let n = 0;
     const r = await receiver(() => (n++ === 0 ? 500 : 200));
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
-    const metrics = createMetrics({ fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 86_400 }) });
+    const metrics = createMetrics({
+      fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 86_400 }),
+    });
     const { worker } = testWorker(t, { onAttempt: (outcome) => metrics.webhookAttempt(outcome) });
     await writeEvent(t);
     await worker.runOnce();
@@ -184,7 +238,10 @@ describe('webhooks: delivery to a real receiver', () => {
     await worker.runOnce();
     expect(r.received).toHaveLength(2);
     // As a transaction that took its id before the others and committed after they were dispatched.
-    const [{ id }] = (await queryRows<{ id: number }>(t.database.db, sql`select min(id)::int - 1 as id from events`)) as [{ id: number }];
+    const [{ id }] = (await queryRows<{ id: number }>(
+      t.database.db,
+      sql`select min(id)::int - 1 as id from events`,
+    )) as [{ id: number }];
     await t.database.db.execute(
       sql`insert into events (id, type, occurred_at, actor, server_id, data) overriding system value values (${id}, 'server.revoked', now(), 'agent', 'srv_0123456789abcdef', '{"reason":"late"}')`,
     );
@@ -198,7 +255,12 @@ describe('webhooks: delivery to a real receiver', () => {
     const { worker } = testWorker(t);
     await worker.runOnce();
     await addWebhook(t, r.url, ['server.revoked', 'webhook_endpoint.created']);
-    await writeEvent(t, { type: 'activation.released', activationId: 'act_0123456789abcdef', serverId: undefined, data: {} });
+    await writeEvent(t, {
+      type: 'activation.released',
+      activationId: 'act_0123456789abcdef',
+      serverId: undefined,
+      data: {},
+    });
     await writeEvent(t, { data: { reason: 'after' } });
     await worker.runOnce();
     expect(r.received.map((m) => JSON.parse(m.body).data.reason)).toEqual(['after']);
@@ -221,11 +283,29 @@ describe('webhooks: delivery to a real receiver', () => {
     const queued = await webhookRequest(t, `webhooks/${webhook_id}/test`, 'POST');
     expect(queued.status).toBe(202);
     const delivery = (await queued.json()).data;
-    expect(delivery).toMatchObject({ type: 'webhook.test', status: 'pending', event_id: null, message_id: expect.stringMatching(/^msg_[0-9a-f]{16}$/), attempts: [] });
+    expect(delivery).toMatchObject({
+      type: 'webhook.test',
+      status: 'pending',
+      event_id: null,
+      message_id: expect.stringMatching(/^msg_[0-9a-f]{16}$/),
+      attempts: [],
+    });
     await testWorker(t).worker.runOnce();
-    expect(new Webhook(secret).verify(r.received[0]!.body, r.received[0]!.headers as Record<string, string>)).toEqual({ type: 'webhook.test', timestamp: expect.any(String), data: { webhook_endpoint_id: webhook_id } });
-    await expectError(await webhookRequest(t, 'webhooks/wh_0123456789abcdef/test', 'POST'), 404, 'webhook_endpoint_not_found');
-    await expectError(await webhookRequest(t, 'webhooks/wh_0123456789abcdef/deliveries', 'GET'), 404, 'webhook_endpoint_not_found');
+    expect(new Webhook(secret).verify(r.received[0]!.body, r.received[0]!.headers as Record<string, string>)).toEqual({
+      type: 'webhook.test',
+      timestamp: expect.any(String),
+      data: { webhook_endpoint_id: webhook_id },
+    });
+    await expectError(
+      await webhookRequest(t, 'webhooks/wh_0123456789abcdef/test', 'POST'),
+      404,
+      'webhook_endpoint_not_found',
+    );
+    await expectError(
+      await webhookRequest(t, 'webhooks/wh_0123456789abcdef/deliveries', 'GET'),
+      404,
+      'webhook_endpoint_not_found',
+    );
   });
 
   it('an endpoint failing for 5 days is disabled with webhook_endpoint.disabled; it gets no new messages until resumed', async () => {
@@ -238,18 +318,38 @@ describe('webhooks: delivery to a real receiver', () => {
     await writeEvent(t);
     await worker.runOnce();
     const shown = (await (await webhookRequest(t, `webhooks/${webhook_id}`, 'GET')).json()).data;
-    expect(shown).toMatchObject({ status: 'disabled', health: 'disabled', failing_since: '2026-11-22T10:00:00+00:00', disabled_at: '2026-11-27T10:00:00+00:00' });
-    const [disabled] = await queryRows<{ actor: string; data: Record<string, string> }>(t.database.db, sql`select actor, data from events where type = 'webhook_endpoint.disabled'`);
-    expect(disabled).toEqual({ actor: 'service', data: { webhook_endpoint_id: webhook_id, url_host: `127.0.0.1:${r.port}`, failing_since: '2026-11-22T10:00:00.000Z' } });
+    expect(shown).toMatchObject({
+      status: 'disabled',
+      health: 'disabled',
+      failing_since: '2026-11-22T10:00:00+00:00',
+      disabled_at: '2026-11-27T10:00:00+00:00',
+    });
+    const [disabled] = await queryRows<{ actor: string; data: Record<string, string> }>(
+      t.database.db,
+      sql`select actor, data from events where type = 'webhook_endpoint.disabled'`,
+    );
+    expect(disabled).toEqual({
+      actor: 'service',
+      data: {
+        webhook_endpoint_id: webhook_id,
+        url_host: `127.0.0.1:${r.port}`,
+        failing_since: '2026-11-22T10:00:00.000Z',
+      },
+    });
     const before = r.received.length;
     await writeEvent(t);
     t.clock.advance(36000);
     await worker.runOnce();
     expect(r.received).toHaveLength(before);
     // Its undelivered messages stay for replay.
-    expect((await (await webhookRequest(t, `webhooks/${webhook_id}/deliveries`, 'GET')).json()).data.items).toHaveLength(2);
+    expect(
+      (await (await webhookRequest(t, `webhooks/${webhook_id}/deliveries`, 'GET')).json()).data.items,
+    ).toHaveLength(2);
     await webhookRequest(t, `webhooks/${webhook_id}`, 'PATCH', { paused: false });
-    expect((await (await webhookRequest(t, `webhooks/${webhook_id}`, 'GET')).json()).data).toMatchObject({ status: 'enabled', failing_since: null });
+    expect((await (await webhookRequest(t, `webhooks/${webhook_id}`, 'GET')).json()).data).toMatchObject({
+      status: 'enabled',
+      failing_since: null,
+    });
   });
 
   it('keeps undelivered messages 14 days, then prunes and counts them', async () => {
@@ -279,12 +379,21 @@ describe('webhooks: the safety rules again at delivery', () => {
       await addWebhook(t, r.url, ['server.revoked']);
       await addWebhook(t, 'http://hooks.example.test/hook', ['server.revoked']);
       await writeEvent(t);
-      const { worker, outcomes } = testWorker(t, { safety: { allowHttp: true, allowPrivate: false }, resolve: async () => ['10.0.0.7'] });
+      const { worker, outcomes } = testWorker(t, {
+        safety: { allowHttp: true, allowPrivate: false },
+        resolve: async () => ['10.0.0.7'],
+      });
       await worker.runOnce();
       expect(outcomes).toEqual(['retrying', 'retrying']);
       expect(r.received).toHaveLength(0);
-      const errors = await queryRows<{ error: string }>(t.database.db, sql`select error from webhook_attempts order by error`);
-      expect(errors.map((e) => e.error)).toEqual([expect.stringMatching(/^refused: 10\.0\.0\.7 is not a public address/), expect.stringMatching(/^refused: 127\.0\.0\.1 is not a public address/)]);
+      const errors = await queryRows<{ error: string }>(
+        t.database.db,
+        sql`select error from webhook_attempts order by error`,
+      );
+      expect(errors.map((e) => e.error)).toEqual([
+        expect.stringMatching(/^refused: 10\.0\.0\.7 is not a public address/),
+        expect.stringMatching(/^refused: 127\.0\.0\.1 is not a public address/),
+      ]);
     } finally {
       await r.close();
     }
@@ -312,7 +421,8 @@ describe('webhooks: the safety rules again at delivery', () => {
       const { worker, outcomes } = testWorker(t);
       await worker.runOnce();
       expect(outcomes).toEqual(['retrying']);
-      const [delivery] = (await (await webhookRequest(t, `webhooks/${webhook_id}/deliveries`, 'GET')).json()).data.items;
+      const [delivery] = (await (await webhookRequest(t, `webhooks/${webhook_id}/deliveries`, 'GET')).json()).data
+        .items;
       expect(delivery.attempts).toEqual([expect.objectContaining({ status_code: null, error: 'timeout' })]);
       expect(delivery.attempts[0].duration_ms).toBeGreaterThanOrEqual(10_000);
     } finally {

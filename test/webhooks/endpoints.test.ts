@@ -13,7 +13,10 @@ describe('webhooks: endpoints', () => {
   const t = useTestApp({ ADMIN_TOKEN, KEY_ENCRYPTION_KEY });
 
   it('creates an endpoint with its secret shown once, then lists and shows it without the secret', async () => {
-    const created = await addWebhook(t, 'https://hooks.example.com/slowdns?token=abc', ['activation.confirmed', 'server.revoked']);
+    const created = await addWebhook(t, 'https://hooks.example.com/slowdns?token=abc', [
+      'activation.confirmed',
+      'server.revoked',
+    ]);
     expect(created).toEqual({
       webhook_id: expect.stringMatching(/^wh_[0-9a-f]{16}$/),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
@@ -38,30 +41,49 @@ describe('webhooks: endpoints', () => {
     expect(shown.data).toEqual(record);
     expect(JSON.stringify([list, shown])).not.toContain(secret.slice(6));
     // Sealed under KEY_ENCRYPTION_KEY: the secret is nowhere in the row.
-    const [row] = await t.database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.webhook_id));
+    const [row] = await t.database.db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, created.webhook_id));
     expect(row!.secret).toBeNull();
     expect(row!.secretSealed).toMatch(/^v1\./);
     expect(JSON.stringify(row)).not.toContain(secret.slice(6));
     const trail = await eventTrail(t).take();
-    expect(trail.at(-1)).toMatchObject({ type: 'webhook_endpoint.created', actor: 'operator', data: { webhook_endpoint_id: created.webhook_id, url_host: 'hooks.example.com', operator: 'root' } });
+    expect(trail.at(-1)).toMatchObject({
+      type: 'webhook_endpoint.created',
+      actor: 'operator',
+      data: { webhook_endpoint_id: created.webhook_id, url_host: 'hooks.example.com', operator: 'root' },
+    });
   });
 
   it('pauses, resumes, rotates the secret (the previous one signs for a day) and removes, each recorded', async () => {
     const { webhook_id, secret } = await addWebhook(t, 'https://hooks.example.com/a');
     const paused = await webhookRequest(t, `webhooks/${webhook_id}`, 'PATCH', { paused: true });
     expect((await paused.json()).data).toMatchObject({ status: 'paused', health: 'paused' });
-    expect((await (await webhookRequest(t, `webhooks/${webhook_id}`, 'PATCH', { paused: true })).json()).data.status).toBe('paused');
+    expect(
+      (await (await webhookRequest(t, `webhooks/${webhook_id}`, 'PATCH', { paused: true })).json()).data.status,
+    ).toBe('paused');
     const resumed = await webhookRequest(t, `webhooks/${webhook_id}`, 'PATCH', { paused: false });
     expect((await resumed.json()).data).toMatchObject({ status: 'enabled', health: 'healthy' });
     const rotated = await (await webhookRequest(t, `webhooks/${webhook_id}/rotate-secret`, 'POST')).json();
-    expect(rotated.data).toEqual({ webhook_id, secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: '2026-11-23T10:00:00+00:00' });
+    expect(rotated.data).toEqual({
+      webhook_id,
+      secret: expect.stringMatching(/^whsec_/),
+      previous_secret_expires_at: '2026-11-23T10:00:00+00:00',
+    });
     expect(rotated.data.secret).not.toBe(secret);
     const removed = await webhookRequest(t, `webhooks/${webhook_id}`, 'DELETE');
     expect((await removed.json()).data).toEqual({ webhook_id, removed: true });
     await expectError(await webhookRequest(t, `webhooks/${webhook_id}`, 'GET'), 404, 'webhook_endpoint_not_found');
     await expectError(await webhookRequest(t, `webhooks/${webhook_id}`, 'DELETE'), 404, 'webhook_endpoint_not_found');
     const types = await eventTrail(t).types();
-    expect(types).toEqual(['webhook_endpoint.created', 'webhook_endpoint.paused', 'webhook_endpoint.resumed', 'webhook_endpoint.secret_rotated', 'webhook_endpoint.removed']);
+    expect(types).toEqual([
+      'webhook_endpoint.created',
+      'webhook_endpoint.paused',
+      'webhook_endpoint.resumed',
+      'webhook_endpoint.secret_rotated',
+      'webhook_endpoint.removed',
+    ]);
   });
 
   it.each([
@@ -83,20 +105,40 @@ describe('webhooks: endpoints', () => {
     ['at 0.0.0.0', 'https://0.0.0.0/x'],
     ['at localhost', 'https://localhost/x'],
   ])('refuses a URL %s with 400 webhook_url_not_allowed', async (_, url) => {
-    await expectError(await webhookRequest(t, 'webhooks', 'POST', { url, events: ['*'] }), 400, 'webhook_url_not_allowed');
+    await expectError(
+      await webhookRequest(t, 'webhooks', 'POST', { url, events: ['*'] }),
+      400,
+      'webhook_url_not_allowed',
+    );
     expect(await eventTrail(t).take()).toEqual([]);
   });
 
   it('refuses unknown event types, an empty list and a malformed id with 400 validation_failed', async () => {
-    await expectError(await webhookRequest(t, 'webhooks', 'POST', { url: 'https://hooks.example.com/x', events: ['code.stolen'] }), 400, 'validation_failed');
-    await expectError(await webhookRequest(t, 'webhooks', 'POST', { url: 'https://hooks.example.com/x', events: [] }), 400, 'validation_failed');
+    await expectError(
+      await webhookRequest(t, 'webhooks', 'POST', { url: 'https://hooks.example.com/x', events: ['code.stolen'] }),
+      400,
+      'validation_failed',
+    );
+    await expectError(
+      await webhookRequest(t, 'webhooks', 'POST', { url: 'https://hooks.example.com/x', events: [] }),
+      400,
+      'validation_failed',
+    );
     await expectError(await webhookRequest(t, 'webhooks/wh_x', 'GET'), 400, 'validation_failed');
-    await expectError(await webhookRequest(t, 'webhooks/wh_0123456789abcdef', 'PATCH', { paused: 'yes' }), 400, 'validation_failed');
+    await expectError(
+      await webhookRequest(t, 'webhooks/wh_0123456789abcdef', 'PATCH', { paused: 'yes' }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('refuses a 51st endpoint with 409 webhook_endpoint_limit_reached', async () => {
     for (let i = 0; i < 50; i++) await addWebhook(t, `https://hooks.example.com/${i}`);
-    await expectError(await webhookRequest(t, 'webhooks', 'POST', { url: 'https://hooks.example.com/51', events: ['*'] }), 409, 'webhook_endpoint_limit_reached');
+    await expectError(
+      await webhookRequest(t, 'webhooks', 'POST', { url: 'https://hooks.example.com/51', events: ['*'] }),
+      409,
+      'webhook_endpoint_limit_reached',
+    );
     expect((await (await webhookRequest(t, 'webhooks', 'GET')).json()).data.items).toHaveLength(50);
   });
 
@@ -114,9 +156,16 @@ describe('webhooks: endpoints with the opt-in switches', () => {
     await addWebhook(t, 'http://[::1]:9/hook');
     await addWebhook(t, 'http://10.1.2.3/hook');
     for (const url of ['http://169.254.169.254/x', 'http://[fd00:ec2::254]/x', 'http://[::ffff:169.254.169.254]/x']) {
-      await expectError(await webhookRequest(t, 'webhooks', 'POST', { url, events: ['*'] }), 400, 'webhook_url_not_allowed');
+      await expectError(
+        await webhookRequest(t, 'webhooks', 'POST', { url, events: ['*'] }),
+        400,
+        'webhook_url_not_allowed',
+      );
     }
-    const [row] = await t.database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.webhook_id));
+    const [row] = await t.database.db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, created.webhook_id));
     expect(row!.secret).toBe(created.secret);
   });
 });

@@ -17,7 +17,12 @@ describe('kill -9 in the middle of a delivery', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'slowdns-webhook-kill-'));
     scratch = adminUrl ? await createScratchDatabase(adminUrl, 'slowdns_webhook_kill') : undefined;
-    env = { ADMIN_TOKEN, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...(scratch ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: join(dir, 'data') }) };
+    env = {
+      ADMIN_TOKEN,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...(scratch ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: join(dir, 'data') }),
+    };
   });
   afterAll(async () => {
     await scratch?.drop();
@@ -36,9 +41,17 @@ describe('kill -9 in the middle of a delivery', { timeout: 180_000 }, () => {
       await first.logged('ready');
       const api = (p: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${p}`, init);
       const auth = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-      const created = await (await api(`${port}/api/v2/admin/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url, events: ['*'] }) })).json();
+      const created = await (
+        await api(`${port}/api/v2/admin/webhooks`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ url: receiver.url, events: ['*'] }),
+        })
+      ).json();
       const webhookId = created.data.webhook_id as string;
-      const queued = await (await api(`${port}/api/v2/admin/webhooks/${webhookId}/test`, { method: 'POST', headers: auth })).json();
+      const queued = await (
+        await api(`${port}/api/v2/admin/webhooks/${webhookId}/test`, { method: 'POST', headers: auth })
+      ).json();
       await firstArrived;
       first.process.kill('SIGKILL');
       await first.exited;
@@ -54,11 +67,17 @@ describe('kill -9 in the middle of a delivery', { timeout: 180_000 }, () => {
       expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
       let delivery: Record<string, unknown> = {};
       for (let i = 0; i < 20 && delivery.status !== 'delivered'; i++) {
-        delivery = (await (await api(`${port2}/api/v2/admin/webhooks/${webhookId}/deliveries`, { headers: auth })).json()).data.items[0];
+        delivery = (
+          await (await api(`${port2}/api/v2/admin/webhooks/${webhookId}/deliveries`, { headers: auth })).json()
+        ).data.items[0];
         if (delivery.status !== 'delivered') await new Promise((r) => setTimeout(r, 250));
       }
       // The killed attempt left no record: the one attempt recorded is the one that delivered.
-      expect(delivery).toMatchObject({ delivery_id: queued.data.delivery_id, status: 'delivered', attempts: [expect.objectContaining({ status_code: 200 })] });
+      expect(delivery).toMatchObject({
+        delivery_id: queued.data.delivery_id,
+        status: 'delivered',
+        attempts: [expect.objectContaining({ status_code: 200 })],
+      });
     } finally {
       if (first.process.exitCode === null && first.process.signalCode === null) first.process.kill('SIGKILL');
       if (second) expect(await second.stop()).toBe(0);

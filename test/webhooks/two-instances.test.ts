@@ -31,14 +31,25 @@ function twoInstances(url: () => string | undefined) {
   });
 
   const worker = (db: DatabaseHandle['db']): WebhookWorker =>
-    createWebhookWorker({ db, clock: t.clock, logger: createLogger('silent'), safety: t.config.webhookSafety, keyEncryptionKey: undefined });
+    createWebhookWorker({
+      db,
+      clock: t.clock,
+      logger: createLogger('silent'),
+      safety: t.config.webhookSafety,
+      keyEncryptionKey: undefined,
+    });
 
   it('each message is delivered once per attempt, by one instance or the other', { timeout: 120_000 }, async () => {
     // A slow receiver, so that the instances' passes overlap while attempts are under way.
     const receiver = await startReceiver(() => (_, res) => setTimeout(() => res.writeHead(200).end(), 20));
     try {
       await addWebhook(t, receiver.url, ['server.revoked']);
-      for (let i = 0; i < EVENTS; i++) await recordEvent(t.database.db, { actor: 'agent' }, t.clock.now(), { type: 'server.revoked', serverId: 'srv_0123456789abcdef', data: { n: i } });
+      for (let i = 0; i < EVENTS; i++)
+        await recordEvent(t.database.db, { actor: 'agent' }, t.clock.now(), {
+          type: 'server.revoked',
+          serverId: 'srv_0123456789abcdef',
+          data: { n: i },
+        });
       const a = worker(t.database.db);
       const b = worker(second.db);
       const run = async (w: WebhookWorker) => {
@@ -48,19 +59,27 @@ function twoInstances(url: () => string | undefined) {
       const ids = receiver.received.map((m) => m.headers['webhook-id']);
       expect(ids).toHaveLength(EVENTS);
       expect(new Set(ids).size).toBe(EVENTS);
-      expect(receiver.received.map((m) => JSON.parse(m.body).data.n).sort((x, y) => x - y)).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
+      expect(receiver.received.map((m) => JSON.parse(m.body).data.n).sort((x, y) => x - y)).toEqual(
+        Array.from({ length: EVENTS }, (_, i) => i),
+      );
     } finally {
       await receiver.close();
     }
   });
 
-  it('a message leased by one instance is not attempted by the other while the attempt is under way', { timeout: 60_000 }, async () => {
+  it('a message leased by one instance is not attempted by the other while the attempt is under way', {
+    timeout: 60_000,
+  }, async () => {
     let release: () => void = () => {};
     const answered = new Promise<void>((resolve) => (release = resolve));
     const receiver = await startReceiver(() => (_, res) => void answered.then(() => res.writeHead(200).end()));
     try {
       await addWebhook(t, receiver.url, ['server.revoked']);
-      await recordEvent(t.database.db, { actor: 'agent' }, t.clock.now(), { type: 'server.revoked', serverId: 'srv_0123456789abcdef', data: {} });
+      await recordEvent(t.database.db, { actor: 'agent' }, t.clock.now(), {
+        type: 'server.revoked',
+        serverId: 'srv_0123456789abcdef',
+        data: {},
+      });
       const a = worker(t.database.db);
       const underWay = a.runOnce();
       while (receiver.received.length === 0) await new Promise((r) => setTimeout(r, 20));
@@ -74,6 +93,10 @@ function twoInstances(url: () => string | undefined) {
   });
 }
 
-describe.skipIf(!process.env.DATABASE_URL)('webhooks: two instances on one PostgreSQL', () => twoInstances(() => process.env.DATABASE_URL));
+describe.skipIf(!process.env.DATABASE_URL)('webhooks: two instances on one PostgreSQL', () =>
+  twoInstances(() => process.env.DATABASE_URL),
+);
 
-describeBehindPooler('webhooks: two instances behind a transaction-mode pooler (PgBouncer)', (poolerUrl) => twoInstances(() => poolerUrl));
+describeBehindPooler('webhooks: two instances behind a transaction-mode pooler (PgBouncer)', (poolerUrl) =>
+  twoInstances(() => poolerUrl),
+);

@@ -21,5 +21,10 @@ export function testWorker(t: TestApp, overrides: Partial<WebhookWorkerDeps> = {
 
 /** An event as a change writes it (its own transaction). */
 export function writeEvent(t: TestApp, event: Partial<NewEvent> = {}) {
-  return recordEvent(t.database.db, { actor: 'operator' }, t.clock.now(), { type: 'server.revoked', serverId: 'srv_0123456789abcdef', data: { reason: 'revoked' }, ...event });
+  return recordEvent(t.database.db, { actor: 'operator' }, t.clock.now(), {
+    type: 'server.revoked',
+    serverId: 'srv_0123456789abcdef',
+    data: { reason: 'revoked' },
+    ...event,
+  });
 }

@@ -8,7 +8,9 @@ const DEFAULT_WAIT_SECONDS = 5;
 export class SlowdnsApprovalExpiredError extends Error {
   override readonly name = 'SlowdnsApprovalExpiredError';
   constructor(readonly installCodeHint: string) {
-    super(`No decision came on the SlowDNS page before the install code ${installCodeHint} expired: ask for a new code and run again.`);
+    super(
+      `No decision came on the SlowDNS page before the install code ${installCodeHint} expired: ask for a new code and run again.`,
+    );
   }
 }
 
@@ -44,7 +46,12 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * Denied: the service's 403 `approval_denied` is thrown as any refusal is. A code issued without
  * approval activates at once.
  */
-export async function activateWhenApproved(client: SlowdnsClient, precheck: PrecheckResult, body: ActivateRequest, options: ApprovalWaitOptions = {}): Promise<Activation> {
+export async function activateWhenApproved(
+  client: SlowdnsClient,
+  precheck: PrecheckResult,
+  body: ActivateRequest,
+  options: ApprovalWaitOptions = {},
+): Promise<Activation> {
   let waiting = false;
   for (;;) {
     try {
@@ -52,11 +59,15 @@ export async function activateWhenApproved(client: SlowdnsClient, precheck: Prec
       return await client.activate(body);
     } catch (error) {
       if (!(error instanceof SlowdnsApiError)) throw error;
-      if (waiting && (error.code === 'precheck_token_invalid' || error.code === 'install_code_expired')) throw new SlowdnsApprovalExpiredError(precheck.install_code_hint);
+      if (waiting && (error.code === 'precheck_token_invalid' || error.code === 'install_code_expired'))
+        throw new SlowdnsApprovalExpiredError(precheck.install_code_hint);
       // Only the wait's own pace (another copy polling with this token) is waited out, never another limit.
       const paced = waiting && error.code === 'rate_limit_exceeded' && error.message.includes('approval-wait');
       if (error.code !== 'approval_pending' && !paced) throw error;
-      if (!waiting) (options.onWaiting ?? console.error)(`Waiting for approval on the SlowDNS page (code ${precheck.install_code_hint})`);
+      if (!waiting)
+        (options.onWaiting ?? console.error)(
+          `Waiting for approval on the SlowDNS page (code ${precheck.install_code_hint})`,
+        );
       waiting = true;
       await sleep(Math.max(1, error.retryAfterSeconds ?? DEFAULT_WAIT_SECONDS) * 1000, options.signal);
     }

@@ -1,5 +1,12 @@
 import createFetchClient from 'openapi-fetch';
-import { parseRetryAfter, SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';
+import {
+  parseRetryAfter,
+  SlowdnsApiError,
+  SlowdnsNetworkError,
+  SlowdnsTimeoutError,
+  SlowdnsUnexpectedResponseError,
+  type ErrorCode,
+} from './errors.js';
 import { defaultRetry, retryDelayMs, sleep, type RetryOptions } from './retry.js';
 import type { components, paths } from './schema.js';
 import { CLIENT_NAME, CLIENT_VERSION } from './version.js';
@@ -148,13 +155,21 @@ function withUserAgent(headers: Record<string, string> = {}): Record<string, str
 export function createClient(options: ClientOptions): SlowdnsClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const retry = { ...defaultRetry, ...(typeof options.retry === 'number' ? { maxRetries: options.retry } : options.retry) };
+  const retry = {
+    ...defaultRetry,
+    ...(typeof options.retry === 'number' ? { maxRetries: options.retry } : options.retry),
+  };
   // Options are built without `key: undefined` entries: consumers compiling this source with
   // `exactOptionalPropertyTypes` reject them (test/exact-optional-types.test.ts).
   const api = createFetchClient<paths>({ baseUrl: options.baseUrl, headers: withUserAgent(options.headers) });
 
   /** One operation, sent again after a 503 or a network failure when `mode` allows and `retry` asks for it. */
-  async function call<T>(operation: string, mode: Retry, callerSignal: AbortSignal | undefined, send: (fetch: (request: Request) => Promise<Response>) => Promise<FetchOutcome<T>>): Promise<T> {
+  async function call<T>(
+    operation: string,
+    mode: Retry,
+    callerSignal: AbortSignal | undefined,
+    send: (fetch: (request: Request) => Promise<Response>) => Promise<FetchOutcome<T>>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await callOnce(operation, send);
@@ -173,7 +188,10 @@ export function createClient(options: ClientOptions): SlowdnsClient {
    * drops them when a 2xx body fails to parse) and marks where "no answer" ends: everything thrown
    * before a Response exists is a network failure, everything after it is about the answer.
    */
-  async function callOnce<T>(operation: string, send: (fetch: (request: Request) => Promise<Response>) => Promise<FetchOutcome<T>>): Promise<T> {
+  async function callOnce<T>(
+    operation: string,
+    send: (fetch: (request: Request) => Promise<Response>) => Promise<FetchOutcome<T>>,
+  ): Promise<T> {
     let url = options.baseUrl;
     let answer: Response | undefined;
     let outcome: FetchOutcome<T>;
@@ -193,7 +211,12 @@ export function createClient(options: ClientOptions): SlowdnsClient {
       if (timeout?.aborted) throw new SlowdnsTimeoutError(operation, url, timeoutMs);
       // No answer, or the connection broke while the body was read.
       if (!answer || !(thrown instanceof SyntaxError)) throw new SlowdnsNetworkError(operation, url, thrown);
-      throw new SlowdnsUnexpectedResponseError(operation, answer.status, answer.headers.get('x-request-id') ?? undefined, thrown.message);
+      throw new SlowdnsUnexpectedResponseError(
+        operation,
+        answer.status,
+        answer.headers.get('x-request-id') ?? undefined,
+        thrown.message,
+      );
     }
     const { response } = outcome;
     const requestId = response.headers.get('x-request-id') ?? undefined;
@@ -210,7 +233,12 @@ export function createClient(options: ClientOptions): SlowdnsClient {
       });
     }
     const body = response.ok ? outcome.data : outcome.error;
-    throw new SlowdnsUnexpectedResponseError(operation, response.status, requestId, (typeof body === 'string' ? body : (JSON.stringify(body) ?? '')).slice(0, 200));
+    throw new SlowdnsUnexpectedResponseError(
+      operation,
+      response.status,
+      requestId,
+      (typeof body === 'string' ? body : (JSON.stringify(body) ?? '')).slice(0, 200),
+    );
   }
 
   /** The call's options with the session cookie added, for a caller outside a browser. */
@@ -218,26 +246,47 @@ export function createClient(options: ClientOptions): SlowdnsClient {
     browserSession === undefined ? o : { ...o, headers: { ...o.headers, cookie: `slowdns_browser=${browserSession}` } };
 
   const installStatus: SlowdnsClient['installStatus'] = (body, o = {}) =>
-    call('getInstallStatus', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/status', { ...o, body, fetch }));
+    call('getInstallStatus', 'retry', o.signal, (fetch) =>
+      api.POST('/api/v2/slowdns/install/status', { ...o, body, fetch }),
+    );
 
   return {
     healthz: (o = {}) => call('getHealth', 'retry', o.signal, (fetch) => api.GET('/api/v2/healthz', { ...o, fetch })),
     issueInstallCode: ({ requireApproval, ...o } = {}) =>
       call('issueInstallCode', 'once', o.signal, (fetch) =>
-        api.POST('/api/v2/slowdns/code/issue', { ...withBrowserSession(o), ...(requireApproval === undefined ? {} : { body: { require_approval: requireApproval } }), fetch }),
+        api.POST('/api/v2/slowdns/code/issue', {
+          ...withBrowserSession(o),
+          ...(requireApproval === undefined ? {} : { body: { require_approval: requireApproval } }),
+          fetch,
+        }),
       ),
-    installCodeStatus: (o = {}) => call('getInstallCodeStatus', 'retry', o.signal, (fetch) => api.GET('/api/v2/slowdns/code/status', { ...withBrowserSession(o), fetch })),
+    installCodeStatus: (o = {}) =>
+      call('getInstallCodeStatus', 'retry', o.signal, (fetch) =>
+        api.GET('/api/v2/slowdns/code/status', { ...withBrowserSession(o), fetch }),
+      ),
     // Idempotent: a repeat answers the code as it is.
     cancelInstallCode: (body, o = {}) =>
-      call('cancelInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/cancel', { ...withBrowserSession(o), body, fetch })),
+      call('cancelInstallCode', 'retry', o.signal, (fetch) =>
+        api.POST('/api/v2/slowdns/code/cancel', { ...withBrowserSession(o), body, fetch }),
+      ),
     // A repeated decision answers 200 with the code as it is: safe to repeat.
     approveInstallCodePrecheck: (body, o = {}) =>
-      call('approveInstallCodePrecheck', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/approve', { ...withBrowserSession(o), body, fetch })),
+      call('approveInstallCodePrecheck', 'retry', o.signal, (fetch) =>
+        api.POST('/api/v2/slowdns/code/approve', { ...withBrowserSession(o), body, fetch }),
+      ),
     denyInstallCodePrecheck: (body, o = {}) =>
-      call('denyInstallCodePrecheck', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/code/deny', { ...withBrowserSession(o), body, fetch })),
-    precheck: (body, o = {}) => call('precheckInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/precheck', { ...o, body, fetch })),
+      call('denyInstallCodePrecheck', 'retry', o.signal, (fetch) =>
+        api.POST('/api/v2/slowdns/code/deny', { ...withBrowserSession(o), body, fetch }),
+      ),
+    precheck: (body, o = {}) =>
+      call('precheckInstallCode', 'retry', o.signal, (fetch) =>
+        api.POST('/api/v2/slowdns/install/precheck', { ...o, body, fetch }),
+      ),
     // Safe to repeat by the service's retry rule: the same precheck token and body give the same activation.
-    activate: (body, o = {}) => call('activateInstallCode', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch })),
+    activate: (body, o = {}) =>
+      call('activateInstallCode', 'retry', o.signal, (fetch) =>
+        api.POST('/api/v2/slowdns/install/activate', { ...o, body, fetch }),
+      ),
     confirm: async (body, o = {}) => {
       let attempts = 0;
       try {
@@ -249,18 +298,28 @@ export function createClient(options: ClientOptions): SlowdnsClient {
         // A resent confirm whose first copy did arrive finds its own token used: ask where the install stands.
         if (attempts > 1 && error instanceof SlowdnsApiError && error.code === 'install_token_used') {
           const current = await installStatus(body, o);
-          if (current.status === 'confirmed' && current.receipt) return { activation_id: current.activation_id, status: 'confirmed', receipt: current.receipt };
+          if (current.status === 'confirmed' && current.receipt)
+            return { activation_id: current.activation_id, status: 'confirmed', receipt: current.receipt };
         }
         throw error;
       }
     },
-    release: (body, o = {}) => call('releaseInstall', 'retry', o.signal, (fetch) => api.POST('/api/v2/slowdns/install/release', { ...o, body, fetch })),
+    release: (body, o = {}) =>
+      call('releaseInstall', 'retry', o.signal, (fetch) =>
+        api.POST('/api/v2/slowdns/install/release', { ...o, body, fetch }),
+      ),
     installStatus,
     // Never resent: a second register is 409 and the agent token of the first is shown only once.
-    register: (body, o = {}) => call('registerServer', 'once', o.signal, (fetch) => api.POST('/register', { ...o, body, fetch })),
+    register: (body, o = {}) =>
+      call('registerServer', 'once', o.signal, (fetch) => api.POST('/register', { ...o, body, fetch })),
     checkin: (agentToken, body, o = {}) =>
-      call('checkInServer', 'retry', o.signal, (fetch) => api.POST('/checkin', { ...o, body, fetch, headers: bearer(agentToken, o.headers) })),
-    revoke: (token, body, o = {}) => call('revokeServer', 'retry', o.signal, (fetch) => api.POST('/revoke', { ...o, body, fetch, headers: bearer(token, o.headers) })),
+      call('checkInServer', 'retry', o.signal, (fetch) =>
+        api.POST('/checkin', { ...o, body, fetch, headers: bearer(agentToken, o.headers) }),
+      ),
+    revoke: (token, body, o = {}) =>
+      call('revokeServer', 'retry', o.signal, (fetch) =>
+        api.POST('/revoke', { ...o, body, fetch, headers: bearer(token, o.headers) }),
+      ),
     status: ((tokenOrOptions?: string | CallOptions, maybeOptions: CallOptions = {}) => {
       const agentToken = typeof tokenOrOptions === 'string' ? tokenOrOptions : undefined;
       const o = typeof tokenOrOptions === 'string' ? maybeOptions : (tokenOrOptions ?? {});

@@ -15,7 +15,14 @@ export class SlowdnsApiError extends Error {
   /** `X-Request-Id` of the answer: quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
-  constructor(init: { operation: string; status: number; code: ErrorCode; message: string; retryAfterSeconds?: number | undefined; requestId?: string | undefined }) {
+  constructor(init: {
+    operation: string;
+    status: number;
+    code: ErrorCode;
+    message: string;
+    retryAfterSeconds?: number | undefined;
+    requestId?: string | undefined;
+  }) {
     // The message is the service's own: safe to show to operators as it is.
     super(init.message);
     this.operation = init.operation;

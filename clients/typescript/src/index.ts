@@ -29,7 +29,13 @@ export type {
   WatchedInstallCode,
   WatchedInstallCodes,
 } from './client.js';
-export { SlowdnsApiError, SlowdnsNetworkError, SlowdnsTimeoutError, SlowdnsUnexpectedResponseError, type ErrorCode } from './errors.js';
+export {
+  SlowdnsApiError,
+  SlowdnsNetworkError,
+  SlowdnsTimeoutError,
+  SlowdnsUnexpectedResponseError,
+  type ErrorCode,
+} from './errors.js';
 export type { RetryOptions } from './retry.js';
 export { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 export { runInstall } from './run-install.js';

@@ -43,9 +43,19 @@ export function fileStateStore(path: string): Required<InstallStateStore> {
       } catch {
         state = undefined;
       }
-      const { activation_id, install_token } = (typeof state === 'object' && state !== null ? state : {}) as Record<string, unknown>;
-      if (typeof activation_id !== 'string' || typeof install_token !== 'string' || !shellSafe.test(activation_id) || !shellSafe.test(install_token)) {
-        throw new Error(`${path} does not hold an install state (an activation_id and an install_token); remove it to start a new install`);
+      const { activation_id, install_token } = (typeof state === 'object' && state !== null ? state : {}) as Record<
+        string,
+        unknown
+      >;
+      if (
+        typeof activation_id !== 'string' ||
+        typeof install_token !== 'string' ||
+        !shellSafe.test(activation_id) ||
+        !shellSafe.test(install_token)
+      ) {
+        throw new Error(
+          `${path} does not hold an install state (an activation_id and an install_token); remove it to start a new install`,
+        );
       }
       return { activation_id, install_token };
     },

@@ -37,13 +37,27 @@ export class ReceiptInvalidError extends Error {
   }
 }
 
-const STRING_CLAIMS = ['iss', 'sub', 'install_code_id', 'hostname', 'public_ip', 'machine_id_hmac', 'ssh_fingerprint', 'requested_ref', 'installer_version'] as const;
+const STRING_CLAIMS = [
+  'iss',
+  'sub',
+  'install_code_id',
+  'hostname',
+  'public_ip',
+  'machine_id_hmac',
+  'ssh_fingerprint',
+  'requested_ref',
+  'installer_version',
+] as const;
 
 function problemOf(err: unknown): ReceiptInvalidError | undefined {
-  if (err instanceof errors.JWSSignatureVerificationFailed) return new ReceiptInvalidError('bad_signature', 'the signature does not verify: the receipt was altered');
-  if (err instanceof errors.JWKSNoMatchingKey) return new ReceiptInvalidError('unknown_key', 'no key of the JWKS has the receipt\'s kid');
-  if (err instanceof errors.JWTClaimValidationFailed && err.claim === 'typ') return new ReceiptInvalidError('malformed', `not a receipt: its typ is not ${RECEIPT_TYP}`);
-  if (err instanceof errors.JOSEError) return new ReceiptInvalidError('malformed', `not a well-formed receipt (${err.code})`);
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return new ReceiptInvalidError('bad_signature', 'the signature does not verify: the receipt was altered');
+  if (err instanceof errors.JWKSNoMatchingKey)
+    return new ReceiptInvalidError('unknown_key', "no key of the JWKS has the receipt's kid");
+  if (err instanceof errors.JWTClaimValidationFailed && err.claim === 'typ')
+    return new ReceiptInvalidError('malformed', `not a receipt: its typ is not ${RECEIPT_TYP}`);
+  if (err instanceof errors.JOSEError)
+    return new ReceiptInvalidError('malformed', `not a well-formed receipt (${err.code})`);
   return undefined;
 }
 
@@ -55,13 +69,20 @@ function problemOf(err: unknown): ReceiptInvalidError | undefined {
 export async function verifyReceipt(receipt: string, jwks: JSONWebKeySet): Promise<ReceiptClaims> {
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(receipt.trim(), createLocalJWKSet(jwks), { algorithms: ['EdDSA'], typ: RECEIPT_TYP, issuer: ISSUER }));
+    ({ payload } = await jwtVerify(receipt.trim(), createLocalJWKSet(jwks), {
+      algorithms: ['EdDSA'],
+      typ: RECEIPT_TYP,
+      issuer: ISSUER,
+    }));
   } catch (err) {
     throw problemOf(err) ?? err;
   }
   const missing = STRING_CLAIMS.filter((claim) => typeof payload[claim] !== 'string');
   if (missing.length > 0 || typeof payload.iat !== 'number') {
-    throw new ReceiptInvalidError('malformed', `not a receipt: claims missing (${[...missing, ...(typeof payload.iat === 'number' ? [] : ['iat'])].join(', ')})`);
+    throw new ReceiptInvalidError(
+      'malformed',
+      `not a receipt: claims missing (${[...missing, ...(typeof payload.iat === 'number' ? [] : ['iat'])].join(', ')})`,
+    );
   }
   return payload as unknown as ReceiptClaims;
 }

@@ -6,7 +6,11 @@ export type ReleaseReport =
   | { released: false; activation_id: string; install_code_restored: false; error: unknown };
 
 /** Releases the activation, given up on after `timeoutMs` (a hung network must not keep a SIGTERM waiting); never throws. */
-export async function releaseActivation(client: SlowdnsClient, activationId: string, timeoutMs: number): Promise<ReleaseReport> {
+export async function releaseActivation(
+  client: SlowdnsClient,
+  activationId: string,
+  timeoutMs: number,
+): Promise<ReleaseReport> {
   try {
     const result = await client.release({ activation_id: activationId }, { signal: AbortSignal.timeout(timeoutMs) });
     return { released: true, activation_id: activationId, install_code_restored: result.install_code_restored, result };

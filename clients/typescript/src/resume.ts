@@ -19,13 +19,19 @@ export type Resumption =
 export async function findResumption(
   client: SlowdnsClient,
   state: InstallStateStore,
-  { signal, releaseTimeoutMs, interruptible }: { signal: AbortSignal; releaseTimeoutMs: number; interruptible: <T>(work: () => Promise<T>) => Promise<T> },
+  {
+    signal,
+    releaseTimeoutMs,
+    interruptible,
+  }: { signal: AbortSignal; releaseTimeoutMs: number; interruptible: <T>(work: () => Promise<T>) => Promise<T> },
 ): Promise<Resumption> {
   const saved = await interruptible(async () => state.load());
   if (!saved) return { next: 'new_flow' };
   const found = await interruptible(() => readBack(client, saved, signal));
-  if (found?.status === 'confirmed') return { next: 'done', status: found, activation: resumedActivation(saved, found) };
-  if (found?.status === 'activated' && !found.install_token_expired) return { next: 'install', status: found, activation: resumedActivation(saved, found) };
+  if (found?.status === 'confirmed')
+    return { next: 'done', status: found, activation: resumedActivation(saved, found) };
+  if (found?.status === 'activated' && !found.install_token_expired)
+    return { next: 'install', status: found, activation: resumedActivation(saved, found) };
   if (found?.status === 'activated') {
     const release = await releaseActivation(client, saved.activation_id, releaseTimeoutMs);
     if (!release.released) throw release.error;
@@ -35,11 +41,22 @@ export async function findResumption(
 }
 
 /** The install of a saved activation as the service has it, or undefined when it does not know it (any more). */
-async function readBack(client: SlowdnsClient, saved: SavedActivation, signal: AbortSignal): Promise<InstallStatus | undefined> {
+async function readBack(
+  client: SlowdnsClient,
+  saved: SavedActivation,
+  signal: AbortSignal,
+): Promise<InstallStatus | undefined> {
   try {
-    return await client.installStatus({ activation_id: saved.activation_id, install_token: saved.install_token }, { signal });
+    return await client.installStatus(
+      { activation_id: saved.activation_id, install_token: saved.install_token },
+      { signal },
+    );
   } catch (error) {
-    if (error instanceof SlowdnsApiError && (error.code === 'activation_not_found' || error.code === 'install_token_invalid')) return undefined;
+    if (
+      error instanceof SlowdnsApiError &&
+      (error.code === 'activation_not_found' || error.code === 'install_token_invalid')
+    )
+      return undefined;
     throw error;
   }
 }

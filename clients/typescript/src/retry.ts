@@ -15,7 +15,12 @@ export interface RetryOptions {
   maxRetryAfterSeconds?: number;
 }
 
-export const defaultRetry: Required<RetryOptions> = { maxRetries: 0, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterSeconds: 60 };
+export const defaultRetry: Required<RetryOptions> = {
+  maxRetries: 0,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterSeconds: 60,
+};
 
 /**
  * How long to wait before sending again after `error` on retry number `attempt` (0 for the first),
@@ -24,12 +29,19 @@ export const defaultRetry: Required<RetryOptions> = { maxRetries: 0, baseDelayMs
  * 429 (a rate limit is a decision, not an outage: the caller hears `retryAfterSeconds` and decides)
  * and every other answer.
  */
-export function retryDelayMs(error: unknown, attempt: number, options: Required<RetryOptions>, callerSignal: AbortSignal | undefined, random: () => number = Math.random): number | undefined {
+export function retryDelayMs(
+  error: unknown,
+  attempt: number,
+  options: Required<RetryOptions>,
+  callerSignal: AbortSignal | undefined,
+  random: () => number = Math.random,
+): number | undefined {
   if (attempt >= options.maxRetries || callerSignal?.aborted) return undefined;
   const backoff = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);
   const jittered = backoff / 2 + random() * (backoff / 2);
   if (error instanceof SlowdnsNetworkError) return jittered;
-  const status = error instanceof SlowdnsApiError || error instanceof SlowdnsUnexpectedResponseError ? error.status : undefined;
+  const status =
+    error instanceof SlowdnsApiError || error instanceof SlowdnsUnexpectedResponseError ? error.status : undefined;
   if (status !== 503) return undefined;
   const retryAfter = error instanceof SlowdnsApiError ? error.retryAfterSeconds : undefined;
   if (retryAfter === undefined) return jittered;

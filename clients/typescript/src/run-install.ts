@@ -28,7 +28,10 @@ export interface ConfirmedAddress {
 }
 
 /** What the install step works for: the activation fresh from activate (all of it), or read back on a resume. */
-export type InstallActivation = Pick<Activation, 'activation_id' | 'install_token' | 'install_token_expires_at' | 'machine_binding'>;
+export type InstallActivation = Pick<
+  Activation,
+  'activation_id' | 'install_token' | 'install_token_expires_at' | 'machine_binding'
+>;
 
 export interface InstallStepContext extends StepContext {
   /**
@@ -108,7 +111,14 @@ export type InstallResult =
       release?: ReleaseReport;
       resumed?: InstallStatus;
     }
-  | { outcome: 'interrupted'; stage: InstallStage; reason: Interruption; activation?: InstallActivation; release?: ReleaseReport; resumed?: InstallStatus };
+  | {
+      outcome: 'interrupted';
+      stage: InstallStage;
+      reason: Interruption;
+      activation?: InstallActivation;
+      release?: ReleaseReport;
+      resumed?: InstallStatus;
+    };
 
 /** Thrown into the steps' race when the run is interrupted; never escapes runInstall. */
 class Interrupted extends Error {
@@ -176,7 +186,10 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     const { installCode } = options;
     const code = typeof installCode === 'string' ? installCode : await interruptible(async () => installCode());
     const precheck = await interruptible(() =>
-      client.precheck({ install_code: code, ...machine, product: 'slowdns', installer_version: options.installerVersion }, { signal: steps.signal }),
+      client.precheck(
+        { install_code: code, ...machine, product: 'slowdns', installer_version: options.installerVersion },
+        { signal: steps.signal },
+      ),
     );
     stage = 'confirm_address';
     const address = await interruptible(() => options.confirmAddress(precheck, context));
@@ -193,17 +206,31 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
       requested_ref: options.requestedRef,
       installer_version: options.installerVersion,
     };
-    const created = await activateWhenApproved(client, precheck, body, { signal: steps.signal, ...(options.onApprovalWaiting ? { onWaiting: options.onApprovalWaiting } : {}) });
+    const created = await activateWhenApproved(client, precheck, body, {
+      signal: steps.signal,
+      ...(options.onApprovalWaiting ? { onWaiting: options.onApprovalWaiting } : {}),
+    });
     return { precheck, activation: created };
   };
 
   try {
-    const resumption: Resumption = state ? await findResumption(client, state, { signal: steps.signal, releaseTimeoutMs, interruptible }) : { next: 'new_flow' };
+    const resumption: Resumption = state
+      ? await findResumption(client, state, { signal: steps.signal, releaseTimeoutMs, interruptible })
+      : { next: 'new_flow' };
     if (resumption.next === 'done') {
       resumed = resumption.status;
       activation = resumption.activation;
       // A confirmed activation's status carries its receipt (null only for one that is not confirmed).
-      result = { outcome: 'confirmed', resumed, activation, confirmation: { activation_id: activation.activation_id, status: 'confirmed', receipt: resumption.status.receipt ?? '' } };
+      result = {
+        outcome: 'confirmed',
+        resumed,
+        activation,
+        confirmation: {
+          activation_id: activation.activation_id,
+          status: 'confirmed',
+          receipt: resumption.status.receipt ?? '',
+        },
+      };
     } else {
       let fresh: { precheck: PrecheckResult; activation: Activation } | undefined;
       if (resumption.next === 'install') {
@@ -222,11 +249,18 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
       stage = 'confirm';
       if (interruption) throw new Interrupted(interruption);
       // Not interruptible either: once confirm is sent, its answer decides between done and release.
-      const confirmation = await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
-      result = fresh ? { outcome: 'confirmed', ...fresh, confirmation } : { outcome: 'confirmed', resumed: resumed!, activation, confirmation };
+      const confirmation = await client.confirm({
+        activation_id: activation.activation_id,
+        install_token: activation.install_token,
+      });
+      result = fresh
+        ? { outcome: 'confirmed', ...fresh, confirmation }
+        : { outcome: 'confirmed', resumed: resumed!, activation, confirmation };
     }
   } catch (error) {
-    const release = activation ? await releaseActivation(client, activation.activation_id, releaseTimeoutMs) : undefined;
+    const release = activation
+      ? await releaseActivation(client, activation.activation_id, releaseTimeoutMs)
+      : undefined;
     if (release?.released) {
       try {
         await state?.clear?.();
@@ -241,8 +275,16 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
         // A failing report must not keep the run from ending (or a signal from being re-raised).
       }
     }
-    const base = { stage, ...(activation ? { activation } : {}), ...(release ? { release } : {}), ...(resumed ? { resumed } : {}) };
-    result = error instanceof Interrupted ? { outcome: 'interrupted', reason: error.reason, ...base } : { outcome: 'failed', error, ...base };
+    const base = {
+      stage,
+      ...(activation ? { activation } : {}),
+      ...(release ? { release } : {}),
+      ...(resumed ? { resumed } : {}),
+    };
+    result =
+      error instanceof Interrupted
+        ? { outcome: 'interrupted', reason: error.reason, ...base }
+        : { outcome: 'failed', error, ...base };
   } finally {
     stopListening();
   }

@@ -1,8 +1,23 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { activateWhenApproved, runInstall, SlowdnsApiError, SlowdnsApprovalExpiredError, type RunInstallOptions } from '../src/index.js';
-import { activateBody, address, browserSession, inProcess, INSTALLER_VERSION, machine, precheckBody, type ClientHarness } from './client-harness.js';
+import {
+  activateWhenApproved,
+  runInstall,
+  SlowdnsApiError,
+  SlowdnsApprovalExpiredError,
+  type RunInstallOptions,
+} from '../src/index.js';
+import {
+  activateBody,
+  address,
+  browserSession,
+  inProcess,
+  INSTALLER_VERSION,
+  machine,
+  precheckBody,
+  type ClientHarness,
+} from './client-harness.js';
 
-describe('waiting for the person\'s approval (DESIGN §14)', () => {
+describe("waiting for the person's approval (DESIGN §14)", () => {
   let h: ClientHarness;
   beforeAll(async () => {
     h = await inProcess();
@@ -21,7 +36,11 @@ describe('waiting for the person\'s approval (DESIGN §14)', () => {
     return { session, issued };
   }
 
-  const options = (installCode: string, said: string[], overrides: Partial<RunInstallOptions> = {}): RunInstallOptions => ({
+  const options = (
+    installCode: string,
+    said: string[],
+    overrides: Partial<RunInstallOptions> = {},
+  ): RunInstallOptions => ({
     client: h.client,
     installCode,
     machine,
@@ -35,17 +54,27 @@ describe('waiting for the person\'s approval (DESIGN §14)', () => {
   });
 
   /** The person, once the installer says it waits and its precheck shows on their page, approves or denies it. */
-  async function decideWhenShown(session: string, installCodeId: string, decision: 'approve' | 'deny', said: string[]): Promise<void> {
+  async function decideWhenShown(
+    session: string,
+    installCodeId: string,
+    decision: 'approve' | 'deny',
+    said: string[],
+  ): Promise<void> {
     for (let i = 0; i < 200; i++) {
       if (said.length === 0) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      const code = (await h.client.installCodeStatus({ browserSession: session })).items.find((c) => c.install_code_id === installCodeId)!;
+      const code = (await h.client.installCodeStatus({ browserSession: session })).items.find(
+        (c) => c.install_code_id === installCodeId,
+      )!;
       const waiting = code.prechecks.find((p) => p.approval === 'pending');
       if (waiting) {
         const body = { install_code_id: installCodeId, precheck_id: waiting.precheck_id };
-        const decided = decision === 'approve' ? await h.client.approveInstallCodePrecheck(body, { browserSession: session }) : await h.client.denyInstallCodePrecheck(body, { browserSession: session });
+        const decided =
+          decision === 'approve'
+            ? await h.client.approveInstallCodePrecheck(body, { browserSession: session })
+            : await h.client.denyInstallCodePrecheck(body, { browserSession: session });
         expect(decided.approval).toBe(decision === 'approve' ? 'approved' : 'denied');
         return;
       }
@@ -54,10 +83,13 @@ describe('waiting for the person\'s approval (DESIGN §14)', () => {
     throw new Error('no precheck waiting on the page');
   }
 
-  it('runInstall says once that it waits, with the code\'s hint, and confirms once the person approves', async () => {
+  it("runInstall says once that it waits, with the code's hint, and confirms once the person approves", async () => {
     const { session, issued } = await waitingCode();
     const said: string[] = [];
-    const [result] = await Promise.all([runInstall(options(issued.install_code, said)), decideWhenShown(session, issued.install_code_id, 'approve', said)]);
+    const [result] = await Promise.all([
+      runInstall(options(issued.install_code, said)),
+      decideWhenShown(session, issued.install_code_id, 'approve', said),
+    ]);
     expect(result.outcome).toBe('confirmed');
     expect(said).toEqual([`Waiting for approval on the SlowDNS page (code ${issued.install_code_hint})`]);
   }, 30_000);
@@ -65,7 +97,10 @@ describe('waiting for the person\'s approval (DESIGN §14)', () => {
   it('runInstall fails at activate with 403 approval_denied when the person denies, and nothing was activated', async () => {
     const { session, issued } = await waitingCode();
     const said: string[] = [];
-    const [result] = await Promise.all([runInstall(options(issued.install_code, said)), decideWhenShown(session, issued.install_code_id, 'deny', said)]);
+    const [result] = await Promise.all([
+      runInstall(options(issued.install_code, said)),
+      decideWhenShown(session, issued.install_code_id, 'deny', said),
+    ]);
     expect(result).toMatchObject({ outcome: 'failed', stage: 'activate' });
     if (result.outcome !== 'failed') throw new Error('not failed');
     expect(result.error).toBeInstanceOf(SlowdnsApiError);
@@ -74,7 +109,7 @@ describe('waiting for the person\'s approval (DESIGN §14)', () => {
     expect(said).toHaveLength(1);
   }, 30_000);
 
-  it('activateWhenApproved stops at the code\'s expiry (as the service sees it) with SlowdnsApprovalExpiredError', async () => {
+  it("activateWhenApproved stops at the code's expiry (as the service sees it) with SlowdnsApprovalExpiredError", async () => {
     const { issued } = await waitingCode();
     const precheck = await h.client.precheck(precheckBody(issued.install_code));
     expect(precheck.approval).toBe('pending');
@@ -96,7 +131,12 @@ describe('waiting for the person\'s approval (DESIGN §14)', () => {
     const precheck = await h.client.precheck(precheckBody(issued.install_code));
     expect(precheck.approval).toBeUndefined();
     const said: string[] = [];
-    const activation = await activateWhenApproved(h.client, precheck, activateBody(issued.install_code, precheck.precheck_token), { onWaiting: (m) => said.push(m) });
+    const activation = await activateWhenApproved(
+      h.client,
+      precheck,
+      activateBody(issued.install_code, precheck.precheck_token),
+      { onWaiting: (m) => said.push(m) },
+    );
     expect(activation.activation_id).toMatch(/^act_/);
     expect(said).toEqual([]);
   });

@@ -28,7 +28,8 @@ export const inProcess: Transport = async (env = {}) => {
   const t = await createTestApp(env);
   const baseUrl = 'http://localhost:8080';
   // With no socket the app would key every caller as 'unknown'; give it the address a socket would.
-  const fetch = (request: Request) => fetchChecked(t.app, request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
+  const fetch = (request: Request) =>
+    fetchChecked(t.app, request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } });
   const database = closableOnce(t);
   return {
     t,
@@ -43,7 +44,9 @@ export const inProcess: Transport = async (env = {}) => {
 
 export const overHttp: Transport = async (env = {}) => {
   let t: TestApp | undefined;
-  const server = await serveOverHttp(async (origin) => (t = await createTestApp({ PUBLIC_BASE_URL: origin, ...env })).app);
+  const server = await serveOverHttp(
+    async (origin) => (t = await createTestApp({ PUBLIC_BASE_URL: origin, ...env })).app,
+  );
   const app = t!;
   const database = closableOnce(app);
   return {
@@ -86,11 +89,25 @@ export async function browserSession(h: ClientHarness): Promise<string> {
 export const address = { hostname: 'vpn1.example.net', public_ip: '203.0.113.7' };
 
 export function precheckBody(installCode: string, overrides: Record<string, unknown> = {}) {
-  return { install_code: installCode, ...machine, product: 'slowdns' as const, installer_version: INSTALLER_VERSION, ...overrides };
+  return {
+    install_code: installCode,
+    ...machine,
+    product: 'slowdns' as const,
+    installer_version: INSTALLER_VERSION,
+    ...overrides,
+  };
 }
 
 export function activateBody(installCode: string, precheckToken: string, overrides: Record<string, unknown> = {}) {
-  return { install_code: installCode, precheck_token: precheckToken, ...address, ...machine, requested_ref: 'main', installer_version: INSTALLER_VERSION, ...overrides };
+  return {
+    install_code: installCode,
+    precheck_token: precheckToken,
+    ...address,
+    ...machine,
+    requested_ref: 'main',
+    installer_version: INSTALLER_VERSION,
+    ...overrides,
+  };
 }
 
 /** The rejection of `promise`, which must be a SlowdnsApiError with this status and code. */

@@ -3,7 +3,16 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../../src/db/schema.js';
 import { sha256Hex } from '../../../src/domain/secret-hash.js';
-import { activateBody, apiError, browserSession, issueCode, machine, precheckBody, transports, type ClientHarness } from './client-harness.js';
+import {
+  activateBody,
+  apiError,
+  browserSession,
+  issueCode,
+  machine,
+  precheckBody,
+  transports,
+  type ClientHarness,
+} from './client-harness.js';
 
 describe.each(transports)('the typed client, %s', (_name, transport) => {
   let h: ClientHarness;
@@ -14,7 +23,12 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
   afterAll(() => h?.close());
 
   const codeStatus = async (code: string) =>
-    (await h.t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]?.status;
+    (
+      await h.t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)))
+    )[0]?.status;
 
   /** Issue → precheck → activate through the client. */
   async function activated() {
@@ -61,7 +75,9 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
     });
     expect(await codeStatus(issued.install_code)).toBe('activated');
 
-    expect(await h.client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token })).toEqual({
+    expect(
+      await h.client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token }),
+    ).toEqual({
       activation_id: activation.activation_id,
       status: 'confirmed',
       receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
@@ -79,24 +95,48 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
     expect(await codeStatus(code)).toBe('issued');
   });
 
-  it("follows the codes its browser session issued and cancels one, as the page does; another session sees and cancels nothing", async () => {
+  it('follows the codes its browser session issued and cancels one, as the page does; another session sees and cancels nothing', async () => {
     const session = await browserSession(h);
     const other = await browserSession(h);
     const issued = await h.client.issueInstallCode({ browserSession: session });
     expect((await h.client.installCodeStatus({ browserSession: session })).items).toEqual([
-      expect.objectContaining({ install_code_id: issued.install_code_id, install_code_hint: issued.install_code_hint, status: 'issued', usable: true, machine: null }),
+      expect.objectContaining({
+        install_code_id: issued.install_code_id,
+        install_code_hint: issued.install_code_hint,
+        status: 'issued',
+        usable: true,
+        machine: null,
+      }),
     ]);
     expect(await h.client.installCodeStatus({ browserSession: other })).toEqual({ items: [] });
 
     await h.client.precheck(precheckBody(issued.install_code));
     const [prechecked] = (await h.client.installCodeStatus({ browserSession: session })).items;
-    expect(prechecked).toMatchObject({ status: 'prechecked', usable: true, machine: { machine_id_short: machine.machine_id.slice(0, 8), ssh_fingerprint: machine.ssh_fingerprint } });
+    expect(prechecked).toMatchObject({
+      status: 'prechecked',
+      usable: true,
+      machine: { machine_id_short: machine.machine_id.slice(0, 8), ssh_fingerprint: machine.ssh_fingerprint },
+    });
 
-    await apiError(h.client.cancelInstallCode({ install_code_id: issued.install_code_id }, { browserSession: other }), 404, 'install_code_not_found');
-    const cancelled = await h.client.cancelInstallCode({ install_code_id: issued.install_code_id }, { browserSession: session });
-    expect(cancelled).toMatchObject({ install_code_id: issued.install_code_id, status: 'revoked', usable: false, revoked_at: '2026-11-22T10:00:00+00:00' });
+    await apiError(
+      h.client.cancelInstallCode({ install_code_id: issued.install_code_id }, { browserSession: other }),
+      404,
+      'install_code_not_found',
+    );
+    const cancelled = await h.client.cancelInstallCode(
+      { install_code_id: issued.install_code_id },
+      { browserSession: session },
+    );
+    expect(cancelled).toMatchObject({
+      install_code_id: issued.install_code_id,
+      status: 'revoked',
+      usable: false,
+      revoked_at: '2026-11-22T10:00:00+00:00',
+    });
     // Idempotent: a repeat answers the code as it is.
-    expect(await h.client.cancelInstallCode({ install_code_id: issued.install_code_id }, { browserSession: session })).toEqual(cancelled);
+    expect(
+      await h.client.cancelInstallCode({ install_code_id: issued.install_code_id }, { browserSession: session }),
+    ).toEqual(cancelled);
     expect((await h.client.installCodeStatus({ browserSession: session })).items).toEqual([cancelled]);
     await apiError(h.client.precheck(precheckBody(issued.install_code)), 410, 'install_code_revoked');
   });
@@ -107,8 +147,15 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
     const precheck = await h.client.precheck(precheckBody(issued.install_code));
     const activation = await h.client.activate(activateBody(issued.install_code, precheck.precheck_token));
     await h.client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
-    await apiError(h.client.cancelInstallCode({ install_code_id: issued.install_code_id }, { browserSession: session }), 409, 'activation_confirmed');
-    expect((await h.client.installCodeStatus({ browserSession: session })).items[0]).toMatchObject({ status: 'confirmed', usable: false });
+    await apiError(
+      h.client.cancelInstallCode({ install_code_id: issued.install_code_id }, { browserSession: session }),
+      409,
+      'activation_confirmed',
+    );
+    expect((await h.client.installCodeStatus({ browserSession: session })).items[0]).toMatchObject({
+      status: 'confirmed',
+      usable: false,
+    });
     await apiError(h.client.installCodeStatus(), 403, 'browser_session_required');
   });
 

@@ -27,11 +27,15 @@ describe('an installer process killed with SIGKILL during its install step, run 
   it('resumes the install (the install step again, then confirm) instead of meeting its own code in use until the token expires', async () => {
     const code = await issueCode(h);
     const stateFile = join(dir, 'installer', 'activation.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, h.baseUrl, code, stateFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, h.baseUrl, code, stateFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (exitCode, signal) => resolve(signal ?? exitCode)));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.on('exit', (exitCode, signal) => resolve(signal ?? exitCode)),
+    );
     const installing = new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
@@ -48,13 +52,17 @@ describe('an installer process killed with SIGKILL during its install step, run 
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
-    const row = async () => (await h.t.database.db.select().from(activations).where(eq(activations.id, activationId)))[0];
+    const row = async () =>
+      (await h.t.database.db.select().from(activations).where(eq(activations.id, activationId)))[0];
     expect((await row())?.status).toBe('activated'); // nothing released it: the process had no chance
 
     // The state file: private, the activation id and install token only.
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'installer')).mode & 0o777).toBe(0o700);
-    expect(Object.keys(JSON.parse(readFileSync(stateFile, 'utf8')) as object)).toEqual(['activation_id', 'install_token']);
+    expect(Object.keys(JSON.parse(readFileSync(stateFile, 'utf8')) as object)).toEqual([
+      'activation_id',
+      'install_token',
+    ]);
 
     const installs: { id: string; resumed: string | undefined }[] = [];
     const result = await runInstall({
@@ -65,13 +73,21 @@ describe('an installer process killed with SIGKILL during its install step, run 
       requestedRef: 'main',
       state: fileStateStore(stateFile),
       confirmAddress: async () => address,
-      install: async (activation, { resumed }) => void installs.push({ id: activation.activation_id, resumed: resumed?.status }),
+      install: async (activation, { resumed }) =>
+        void installs.push({ id: activation.activation_id, resumed: resumed?.status }),
       signals: [],
     });
-    expect(result).toMatchObject({ outcome: 'confirmed', resumed: { status: 'activated' }, confirmation: { activation_id: activationId!, status: 'confirmed' } });
+    expect(result).toMatchObject({
+      outcome: 'confirmed',
+      resumed: { status: 'activated' },
+      confirmation: { activation_id: activationId!, status: 'confirmed' },
+    });
     expect(installs).toEqual([{ id: activationId!, resumed: 'activated' }]);
     expect((await row())?.status).toBe('confirmed');
-    const [codeRow] = await h.t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+    const [codeRow] = await h.t.database.db
+      .select()
+      .from(installCodes)
+      .where(eq(installCodes.codeHash, sha256Hex(code)));
     expect(codeRow?.status).toBe('consumed');
   });
 

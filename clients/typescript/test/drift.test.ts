@@ -19,7 +19,10 @@ describe.skipIf(process.env.DATABASE_URL)('the drift check', () => {
   let copy: string;
   /** check-drift.sh on the committed tree (regenerated first, should it drift). */
   let clean: { status: number | null; output: string };
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=drift-test', '-c', 'user.email=drift-test@localhost', ...args], { cwd: copy });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=drift-test', '-c', 'user.email=drift-test@localhost', ...args], {
+      cwd: copy,
+    });
   const run = (command: string, args: string[]) => {
     const result = spawnSync(command, args, { cwd: copy, encoding: 'utf8', timeout: 240_000 });
     return { status: result.status, output: `${result.stdout}${result.stderr}` };
@@ -29,7 +32,10 @@ describe.skipIf(process.env.DATABASE_URL)('the drift check', () => {
   beforeAll(async () => {
     // The committed tree, not the working one: other uncommitted work must not decide this test.
     copy = await mkdtemp(join(tmpdir(), 'slowdns-drift-'));
-    const archive = execFileSync('git', ['archive', '--format=tar', 'HEAD'], { cwd: repo, maxBuffer: 256 * 1024 * 1024 });
+    const archive = execFileSync('git', ['archive', '--format=tar', 'HEAD'], {
+      cwd: repo,
+      maxBuffer: 256 * 1024 * 1024,
+    });
     execFileSync('tar', ['-x', '-C', copy], { input: archive });
     await symlink(join(repo, 'node_modules'), join(copy, 'node_modules'));
     // check-drift.sh asks git what changed, so the copy is a repository with one commit.

@@ -8,7 +8,17 @@ import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { revokeInstallCode } from '../../../src/domain/install-codes.js';
 import { errorCodes } from '../../../src/errors.js';
 import { SlowdnsApiError, type CallOptions, type ErrorCode } from '../src/index.js';
-import { activateBody, browserSession, INSTALLER_VERSION, issueCode, otherMachine, precheckBody, transports, type ClientHarness, type Transport } from './client-harness.js';
+import {
+  activateBody,
+  browserSession,
+  INSTALLER_VERSION,
+  issueCode,
+  otherMachine,
+  precheckBody,
+  transports,
+  type ClientHarness,
+  type Transport,
+} from './client-harness.js';
 
 const ADMIN_TOKEN = 'operator-secret-0123456789abcdef0123456789';
 const UNKNOWN_CODE = 'SDNS-SD-000000-000000-000000';
@@ -32,7 +42,11 @@ async function activated(h: ClientHarness) {
 
 async function registered(h: ClientHarness) {
   const { activation } = await activated(h);
-  const body = { activation_id: activation.activation_id, install_token: activation.install_token, agent_version: INSTALLER_VERSION };
+  const body = {
+    activation_id: activation.activation_id,
+    install_token: activation.install_token,
+    agent_version: INSTALLER_VERSION,
+  };
   return { body, server: await h.client.register(body) };
 }
 
@@ -57,7 +71,12 @@ const cases: Case[] = [
     operation: 'issueInstallCode',
     message: 'Install codes can only be requested from the SlowDNS page itself.',
     // What a browser adds when another site's page posts to the service.
-    provoke: async (h, o) => h.client.issueInstallCode({ ...o, browserSession: await browserSession(h), headers: { ...o.headers, origin: 'https://attacker.example' } }),
+    provoke: async (h, o) =>
+      h.client.issueInstallCode({
+        ...o,
+        browserSession: await browserSession(h),
+        headers: { ...o.headers, origin: 'https://attacker.example' },
+      }),
   },
   {
     code: 'machine_mismatch',
@@ -131,7 +150,10 @@ const cases: Case[] = [
       const refusing = await transport({ DUPLICATE_MACHINE_POLICY: 'refuse' });
       try {
         const { activation } = await activated(refusing);
-        await refusing.client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
+        await refusing.client.confirm({
+          activation_id: activation.activation_id,
+          install_token: activation.install_token,
+        });
         const code = await issueCode(refusing);
         const clone = { ssh_fingerprint: otherMachine.ssh_fingerprint };
         const precheck = await refusing.client.precheck(precheckBody(code, clone));
@@ -199,7 +221,10 @@ const cases: Case[] = [
       const first = await activated(h);
       await h.client.release({ activation_id: first.activation.activation_id });
       const second = await activated(h);
-      return h.client.confirm({ activation_id: second.activation.activation_id, install_token: first.activation.install_token }, o);
+      return h.client.confirm(
+        { activation_id: second.activation.activation_id, install_token: first.activation.install_token },
+        o,
+      );
     },
   },
   {
@@ -242,7 +267,8 @@ const cases: Case[] = [
     code: 'rate_limit_exceeded',
     status: 429,
     operation: 'precheckInstallCode',
-    message: 'Limit precheck-ip-day reached: 10 prechecks per IP address per UTC day. Try again in 14 hours (after 00:00 UTC).',
+    message:
+      'Limit precheck-ip-day reached: 10 prechecks per IP address per UTC day. Try again in 14 hours (after 00:00 UTC).',
     // The test clock stands at 10:00:00Z: the day bucket ends 14 hours later.
     retryAfterSeconds: 14 * 3600,
     provoke: async (h, o) => {
@@ -267,7 +293,10 @@ const cases: Case[] = [
     // An agent watching far more services than a check-in may carry: the 8 KiB limit answers before validation.
     provoke: async (h, o) => {
       const { server } = await registered(h);
-      const services = Array.from({ length: 64 }, (_, i) => ({ name: `${'x'.repeat(120)}-${i}.service`, state: 'active' as const }));
+      const services = Array.from({ length: 64 }, (_, i) => ({
+        name: `${'x'.repeat(120)}-${i}.service`,
+        state: 'active' as const,
+      }));
       return h.client.checkin(server.agent_token, { ...report, services }, o);
     },
   },
@@ -277,7 +306,11 @@ const cases: Case[] = [
     operation: 'precheckInstallCode',
     message: 'Send the request body as application/json.',
     // The client sends JSON unless told otherwise: a form Content-Type makes openapi-fetch send a form body.
-    provoke: (h, o) => h.client.precheck(precheckBody(UNKNOWN_CODE), { ...o, headers: { ...o.headers, 'content-type': 'application/x-www-form-urlencoded' } }),
+    provoke: (h, o) =>
+      h.client.precheck(precheckBody(UNKNOWN_CODE), {
+        ...o,
+        headers: { ...o.headers, 'content-type': 'application/x-www-form-urlencoded' },
+      }),
   },
   {
     code: 'internal_error',
@@ -329,7 +362,14 @@ describe.each(transports)('error answers through the typed client, %s', (_name, 
     );
     expect(error).toBeInstanceOf(SlowdnsApiError);
     const { status, code, message, operation, retryAfterSeconds } = error as SlowdnsApiError;
-    expect({ status, code, message, operation, retryAfterSeconds, requestId: (error as SlowdnsApiError).requestId }).toEqual({
+    expect({
+      status,
+      code,
+      message,
+      operation,
+      retryAfterSeconds,
+      requestId: (error as SlowdnsApiError).requestId,
+    }).toEqual({
       status: c.status,
       code: c.code,
       message: c.message,
@@ -351,7 +391,9 @@ describe.each(transports)('error answers through the typed client, %s', (_name, 
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect(res.headers.get('x-request-id')).toBe('mapping-raw-get-register');
-    expect(await res.json()).toEqual({ error: { code: 'method_not_allowed', message: 'This route does not accept that method.' } });
+    expect(await res.json()).toEqual({
+      error: { code: 'method_not_allowed', message: 'This route does not accept that method.' },
+    });
   });
 });
 
@@ -361,11 +403,26 @@ it('the cases above cover every error code of the contract', () => {
   // the server cuts before routing (fetch sends well-formed HTTP whole; test/outage/slow-clients.test.ts),
   // and the webhook admin routes' own codes (no client method; test/webhooks covers them).
   const beforeRouting = ['malformed_request', 'request_timeout', 'request_headers_too_large'];
-  const webhookAdmin = ['webhook_url_not_allowed', 'webhook_endpoint_not_found', 'webhook_delivery_not_found', 'webhook_endpoint_limit_reached'];
+  const webhookAdmin = [
+    'webhook_url_not_allowed',
+    'webhook_endpoint_not_found',
+    'webhook_delivery_not_found',
+    'webhook_endpoint_limit_reached',
+  ];
   // The approval's codes need a person's browser session on the other side: the client's waiting meets
   // approval_pending and approval_denied in clients/typescript/test/approval-wait.test.ts, and every one of
   // them is asserted as the envelope in test/approval/approval.test.ts.
   const approval = ['approval_pending', 'approval_denied', 'approval_decided', 'precheck_not_found'];
-  const covered = new Set<string>([...cases.map((c) => c.code), 'method_not_allowed', 'admin_api_disabled', 'admin_scope_insufficient', 'rate_limit_override_not_found', 'operator_token_not_found', ...beforeRouting, ...webhookAdmin, ...approval]);
+  const covered = new Set<string>([
+    ...cases.map((c) => c.code),
+    'method_not_allowed',
+    'admin_api_disabled',
+    'admin_scope_insufficient',
+    'rate_limit_override_not_found',
+    'operator_token_not_found',
+    ...beforeRouting,
+    ...webhookAdmin,
+    ...approval,
+  ]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());
 });

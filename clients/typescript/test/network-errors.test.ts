@@ -22,7 +22,11 @@ describe('failures that are not the service saying no', () => {
   });
 
   it('an aborted request is a SlowdnsNetworkError whose cause is the abort', async () => {
-    const client = createClient({ baseUrl: 'http://localhost', fetch: (request) => new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason))) });
+    const client = createClient({
+      baseUrl: 'http://localhost',
+      fetch: (request) =>
+        new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason))),
+    });
     const controller = new AbortController();
     const pending = client.healthz({ signal: controller.signal }).catch((e: unknown) => e);
     controller.abort(new Error('operator pressed Ctrl-C'));
@@ -34,15 +38,27 @@ describe('failures that are not the service saying no', () => {
   it('a proxy’s HTML error page is a SlowdnsUnexpectedResponseError with its status', async () => {
     const client = createClient({
       baseUrl: 'http://localhost',
-      fetch: async () => new Response('<html><body>502 Bad Gateway</body></html>', { status: 502, headers: { 'content-type': 'text/html', 'x-request-id': 'edge-1' } }),
+      fetch: async () =>
+        new Response('<html><body>502 Bad Gateway</body></html>', {
+          status: 502,
+          headers: { 'content-type': 'text/html', 'x-request-id': 'edge-1' },
+        }),
     });
     const error = await client.precheck(precheckBody('SDNS-SD-000000-000000-000000')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SlowdnsUnexpectedResponseError);
-    expect(error).toMatchObject({ status: 502, requestId: 'edge-1', operation: 'precheckInstallCode', bodyExcerpt: expect.stringContaining('502 Bad Gateway') });
+    expect(error).toMatchObject({
+      status: 502,
+      requestId: 'edge-1',
+      operation: 'precheckInstallCode',
+      bodyExcerpt: expect.stringContaining('502 Bad Gateway'),
+    });
   });
 
   it('a 200 whose body is not JSON is a SlowdnsUnexpectedResponseError', async () => {
-    const client = createClient({ baseUrl: 'http://localhost', fetch: async () => new Response('ok', { status: 200 }) });
+    const client = createClient({
+      baseUrl: 'http://localhost',
+      fetch: async () => new Response('ok', { status: 200 }),
+    });
     await expect(client.healthz()).rejects.toMatchObject({ name: 'SlowdnsUnexpectedResponseError', status: 200 });
   });
 });

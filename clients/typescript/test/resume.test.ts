@@ -42,8 +42,14 @@ describe('runInstall resumes an install from its state', () => {
   afterAll(() => h?.close());
 
   const codeStatus = async (code: string) =>
-    (await h.t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]?.status;
-  const activationStatus = async (id: string) => (await h.t.database.db.select().from(activations).where(eq(activations.id, id)))[0]?.status;
+    (
+      await h.t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)))
+    )[0]?.status;
+  const activationStatus = async (id: string) =>
+    (await h.t.database.db.select().from(activations).where(eq(activations.id, id)))[0]?.status;
   const noCode = () => Promise.reject(new Error('no install code should be needed'));
 
   const options = (overrides: Partial<RunInstallOptions>): RunInstallOptions => ({
@@ -68,7 +74,13 @@ describe('runInstall resumes an install from its state', () => {
     let installing: (activation: Saved) => void = () => {};
     const started = new Promise<Saved>((resolve) => (installing = resolve));
     // Its install step never settles and nothing interrupts it: the run is abandoned, as a killed process is.
-    void runInstall(options({ installCode: code, state: store, install: (activation) => (installing(activation), new Promise<void>(() => {})) }));
+    void runInstall(
+      options({
+        installCode: code,
+        state: store,
+        install: (activation) => (installing(activation), new Promise<void>(() => {})),
+      }),
+    );
     const { activation_id, install_token } = await started;
     expect(await activationStatus(activation_id)).toBe('activated');
     return { activation_id, install_token };
@@ -79,12 +91,31 @@ describe('runInstall resumes an install from its state', () => {
     const code = await issueCode(h);
     const activationId = await crashedRun(store, code);
     const installs: { id: string; resumed: string | undefined }[] = [];
-    const result = await runInstall(options({ state: store, install: async (activation, { resumed }) => void installs.push({ id: activation.activation_id, resumed: resumed?.status }) }));
+    const result = await runInstall(
+      options({
+        state: store,
+        install: async (activation, { resumed }) =>
+          void installs.push({ id: activation.activation_id, resumed: resumed?.status }),
+      }),
+    );
     expect(result).toEqual({
       outcome: 'confirmed',
-      resumed: expect.objectContaining({ activation_id: activationId, status: 'activated', install_token_expired: false }),
-      activation: { activation_id: activationId, install_token: store.current?.install_token, install_token_expires_at: expect.any(String), machine_binding: { ...address, ...machine } },
-      confirmation: { activation_id: activationId, status: 'confirmed', receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) },
+      resumed: expect.objectContaining({
+        activation_id: activationId,
+        status: 'activated',
+        install_token_expired: false,
+      }),
+      activation: {
+        activation_id: activationId,
+        install_token: store.current?.install_token,
+        install_token_expires_at: expect.any(String),
+        machine_binding: { ...address, ...machine },
+      },
+      confirmation: {
+        activation_id: activationId,
+        status: 'confirmed',
+        receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      },
     });
     expect(installs).toEqual([{ id: activationId, resumed: 'activated' }]);
     expect(await activationStatus(activationId)).toBe('confirmed');
@@ -102,7 +133,11 @@ describe('runInstall resumes an install from its state', () => {
         installCode: await issueCode(h),
         state: store,
         install: async (activation) => {
-          await h.client.register({ activation_id: activation.activation_id, install_token: activation.install_token, agent_version: INSTALLER_VERSION });
+          await h.client.register({
+            activation_id: activation.activation_id,
+            install_token: activation.install_token,
+            agent_version: INSTALLER_VERSION,
+          });
           registered(activation.activation_id);
           return new Promise<void>(() => {}); // the process dies here
         },
@@ -110,7 +145,9 @@ describe('runInstall resumes an install from its state', () => {
     );
     const activationId = await started;
     let seen: unknown;
-    const result = await runInstall(options({ state: store, install: async (_activation, { resumed }) => void (seen = resumed?.server_registered) }));
+    const result = await runInstall(
+      options({ state: store, install: async (_activation, { resumed }) => void (seen = resumed?.server_registered) }),
+    );
     expect(result).toMatchObject({ outcome: 'confirmed', confirmation: { activation_id: activationId } });
     expect(seen).toBe(true);
   });
@@ -121,8 +158,14 @@ describe('runInstall resumes an install from its state', () => {
     const first = await runInstall(options({ installCode: code, state: store }));
     expect(first.outcome).toBe('confirmed');
     let steps = 0;
-    const again = await runInstall(options({ state: store, confirmAddress: async () => (steps++, address), install: async () => void steps++ }));
-    expect(again).toMatchObject({ outcome: 'confirmed', resumed: { status: 'confirmed' }, confirmation: { activation_id: store.current?.activation_id, status: 'confirmed' } });
+    const again = await runInstall(
+      options({ state: store, confirmAddress: async () => (steps++, address), install: async () => void steps++ }),
+    );
+    expect(again).toMatchObject({
+      outcome: 'confirmed',
+      resumed: { status: 'confirmed' },
+      confirmation: { activation_id: store.current?.activation_id, status: 'confirmed' },
+    });
     expect(steps).toBe(0);
   });
 
@@ -150,7 +193,10 @@ describe('runInstall resumes an install from its state', () => {
 
     const unknown = memoryStore({ activation_id: 'act_0000000000000000', install_token: store.current!.install_token });
     const other = await issueCode(h);
-    expect(await runInstall(options({ state: unknown, installCode: other }))).toMatchObject({ outcome: 'confirmed', activation: { install_code: other } });
+    expect(await runInstall(options({ state: unknown, installCode: other }))).toMatchObject({
+      outcome: 'confirmed',
+      activation: { install_code: other },
+    });
   });
 
   it('a resumed install step that fails releases (the code restored) and clears the state', async () => {
@@ -158,7 +204,13 @@ describe('runInstall resumes an install from its state', () => {
     const code = await issueCode(h);
     const activationId = await crashedRun(store, code);
     const result = await runInstall(options({ state: store, install: () => Promise.reject(new Error('disk full')) }));
-    expect(result).toMatchObject({ outcome: 'failed', stage: 'install', error: new Error('disk full'), activation: { activation_id: activationId }, release: { released: true, install_code_restored: true } });
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      stage: 'install',
+      error: new Error('disk full'),
+      activation: { activation_id: activationId },
+      release: { released: true, install_code_restored: true },
+    });
     expect(await activationStatus(activationId)).toBe('released');
     expect(await codeStatus(code)).toBe('issued');
     expect(store.current).toBeUndefined();
@@ -171,7 +223,10 @@ describe('runInstall resumes an install from its state', () => {
       baseUrl: h.baseUrl,
       fetch: async (request) =>
         request.url.endsWith('/install/status')
-          ? Response.json({ error: { code: 'service_unavailable', message: 'The service cannot reach its database right now.' } }, { status: 503 })
+          ? Response.json(
+              { error: { code: 'service_unavailable', message: 'The service cannot reach its database right now.' } },
+              { status: 503 },
+            )
           : fetchChecked(h.t.app, request, { incoming: { socket: { remoteAddress: '203.0.113.10' } } }),
     });
     const result = await runInstall(options({ client, state: store }));
@@ -205,7 +260,10 @@ describe('runInstall resumes an install from its state', () => {
       }),
     );
     expect(result).toMatchObject({ outcome: 'failed', stage: 'install', release: { released: true } });
-    expect(savedDuringInstall).toEqual({ activation_id: result.outcome === 'failed' ? result.activation?.activation_id : '', install_token: expect.any(String) });
+    expect(savedDuringInstall).toEqual({
+      activation_id: result.outcome === 'failed' ? result.activation?.activation_id : '',
+      install_token: expect.any(String),
+    });
     expect(store.current).toBeUndefined();
   });
 });

@@ -3,8 +3,23 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../../src/db/schema.js';
 import { sha256Hex } from '../../../src/domain/secret-hash.js';
 import { fetchChecked } from '../../../test/support/test-app.js';
-import { createClient, runInstall, SlowdnsApiError, SlowdnsNetworkError, type Activation, type RunInstallOptions } from '../src/index.js';
-import { address, inProcess, INSTALLER_VERSION, issueCode, machine, precheckBody, type ClientHarness } from './client-harness.js';
+import {
+  createClient,
+  runInstall,
+  SlowdnsApiError,
+  SlowdnsNetworkError,
+  type Activation,
+  type RunInstallOptions,
+} from '../src/index.js';
+import {
+  address,
+  inProcess,
+  INSTALLER_VERSION,
+  issueCode,
+  machine,
+  precheckBody,
+  type ClientHarness,
+} from './client-harness.js';
 
 describe('runInstall, the reference installer flow', () => {
   let h: ClientHarness;
@@ -18,8 +33,14 @@ describe('runInstall, the reference installer flow', () => {
   afterAll(() => h?.close());
 
   const codeStatus = async (code: string) =>
-    (await h.t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code))))[0]?.status;
-  const activationStatus = async (id: string) => (await h.t.database.db.select().from(activations).where(eq(activations.id, id)))[0]?.status;
+    (
+      await h.t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)))
+    )[0]?.status;
+  const activationStatus = async (id: string) =>
+    (await h.t.database.db.select().from(activations).where(eq(activations.id, id)))[0]?.status;
 
   /** Options for one run; `signals: []` so no test here touches the worker's real signal handling. */
   const options = (installCode: string, overrides: Partial<RunInstallOptions> = {}): RunInstallOptions => ({
@@ -54,7 +75,11 @@ describe('runInstall, the reference installer flow', () => {
       outcome: 'confirmed',
       precheck: expect.objectContaining({ install_code: code }),
       activation: expect.objectContaining({ install_code: code, machine_binding: { ...address, ...machine } }),
-      confirmation: { activation_id: expect.stringMatching(/^act_/), status: 'confirmed', receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) },
+      confirmation: {
+        activation_id: expect.stringMatching(/^act_/),
+        status: 'confirmed',
+        receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      },
     });
     expect(steps).toEqual([`confirm address after precheck of SDNS-SD-…${code.slice(-6)}`, 'install']);
     expect(await codeStatus(code)).toBe('consumed');
@@ -64,12 +89,18 @@ describe('runInstall, the reference installer flow', () => {
     const code = await issueCode(h);
     const failure = new Error('apt-get install failed');
     const reports: unknown[] = [];
-    const result = await runInstall(options(code, { install: async () => Promise.reject(failure), onRelease: (r) => reports.push(r) }));
+    const result = await runInstall(
+      options(code, { install: async () => Promise.reject(failure), onRelease: (r) => reports.push(r) }),
+    );
     expect(result).toMatchObject({
       outcome: 'failed',
       stage: 'install',
       error: failure,
-      release: { released: true, install_code_restored: true, result: { status: 'released', install_code_restored: true } },
+      release: {
+        released: true,
+        install_code_restored: true,
+        result: { status: 'released', install_code_restored: true },
+      },
     });
     expect(reports).toEqual([result.outcome === 'failed' ? result.release : undefined]);
     const activationId = result.outcome === 'failed' ? result.activation?.activation_id : undefined;
@@ -90,15 +121,23 @@ describe('runInstall, the reference installer flow', () => {
 
   it('a failing address step leaves the code issued: no release', async () => {
     const code = await issueCode(h);
-    const result = await runInstall(options(code, { confirmAddress: () => Promise.reject(new Error('operator declined')) }));
-    expect(result).toMatchObject({ outcome: 'failed', stage: 'confirm_address', error: new Error('operator declined') });
+    const result = await runInstall(
+      options(code, { confirmAddress: () => Promise.reject(new Error('operator declined')) }),
+    );
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      stage: 'confirm_address',
+      error: new Error('operator declined'),
+    });
     expect(result).not.toHaveProperty('release');
     expect(await codeStatus(code)).toBe('issued');
   });
 
   it('an activate the service refuses (bad hostname) has nothing to release', async () => {
     const code = await issueCode(h);
-    const result = await runInstall(options(code, { confirmAddress: async () => ({ hostname: 'not a host!', public_ip: '203.0.113.7' }) }));
+    const result = await runInstall(
+      options(code, { confirmAddress: async () => ({ hostname: 'not a host!', public_ip: '203.0.113.7' }) }),
+    );
     expect(result).toMatchObject({ outcome: 'failed', stage: 'activate' });
     expect(result.outcome === 'failed' && (result.error as SlowdnsApiError).code).toBe('validation_failed');
     expect(result).not.toHaveProperty('release');
@@ -114,7 +153,11 @@ describe('runInstall, the reference installer flow', () => {
         },
       }),
     );
-    expect(result).toMatchObject({ outcome: 'failed', stage: 'confirm', release: { released: true, install_code_restored: false } });
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      stage: 'confirm',
+      release: { released: true, install_code_restored: false },
+    });
     expect(result.outcome === 'failed' && (result.error as SlowdnsApiError).code).toBe('install_token_invalid');
     expect(await codeStatus(code)).toBe('activated');
   });
@@ -129,8 +172,14 @@ describe('runInstall, the reference installer flow', () => {
       },
     });
     const result = await runInstall(options(code, { client, install: () => Promise.reject(new Error('disk full')) }));
-    expect(result).toMatchObject({ outcome: 'failed', stage: 'install', release: { released: false, install_code_restored: false } });
-    expect(result.outcome === 'failed' && result.release?.released === false && result.release.error).toBeInstanceOf(SlowdnsNetworkError);
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      stage: 'install',
+      release: { released: false, install_code_restored: false },
+    });
+    expect(result.outcome === 'failed' && result.release?.released === false && result.release.error).toBeInstanceOf(
+      SlowdnsNetworkError,
+    );
   });
 
   it('an onRelease that throws does not turn the result into a rejection', async () => {
@@ -143,7 +192,11 @@ describe('runInstall, the reference installer flow', () => {
         },
       }),
     );
-    expect(result).toMatchObject({ outcome: 'failed', stage: 'install', release: { released: true, install_code_restored: true } });
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      stage: 'install',
+      release: { released: true, install_code_restored: true },
+    });
   });
 
   it('the caller’s AbortSignal during install interrupts, releases, and aborts the step’s signal', async () => {
@@ -160,7 +213,12 @@ describe('runInstall, the reference installer flow', () => {
         },
       }),
     );
-    expect(result).toMatchObject({ outcome: 'interrupted', reason: 'aborted', stage: 'install', release: { released: true, install_code_restored: true } });
+    expect(result).toMatchObject({
+      outcome: 'interrupted',
+      reason: 'aborted',
+      stage: 'install',
+      release: { released: true, install_code_restored: true },
+    });
     expect(stepSignal?.aborted).toBe(true);
     expect(await codeStatus(code)).toBe('issued');
   });
@@ -183,8 +241,17 @@ describe('runInstall, the reference installer flow', () => {
         },
       }),
     );
-    expect(result).toMatchObject({ outcome: 'interrupted', reason: 'SIGUSR2', stage: 'install', release: { released: true, install_code_restored: true } });
-    expect({ before, during, after: process.listenerCount('SIGUSR2') }).toEqual({ before, during: before + 1, after: before });
+    expect(result).toMatchObject({
+      outcome: 'interrupted',
+      reason: 'SIGUSR2',
+      stage: 'install',
+      release: { released: true, install_code_restored: true },
+    });
+    expect({ before, during, after: process.listenerCount('SIGUSR2') }).toEqual({
+      before,
+      during: before + 1,
+      after: before,
+    });
     expect(await codeStatus(code)).toBe('issued');
   });
 
@@ -193,7 +260,11 @@ describe('runInstall, the reference installer flow', () => {
     const before = counts();
     let during: number[] = [];
     // Default signals here: the listeners are only counted, no signal is sent.
-    const result = await runInstall({ ...options(await issueCode(h)), signals: undefined, install: async () => void (during = counts()) });
+    const result = await runInstall({
+      ...options(await issueCode(h)),
+      signals: undefined,
+      install: async () => void (during = counts()),
+    });
     expect(result.outcome).toBe('confirmed');
     expect(during).toEqual(before.map((n) => n + 1));
     expect(counts()).toEqual(before);

@@ -18,11 +18,15 @@ describe('a real SIGTERM to an installer process during its install step', () =>
   it('releases the activation, restores the code, and ends the process by SIGTERM', async () => {
     const code = await issueCode(h);
     // node itself with tsx as a loader (not `npx tsx`): one process, so the signal reaches runInstall directly.
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, h.baseUrl, code], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, h.baseUrl, code], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (exitCode, signal) => resolve({ code: exitCode, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (exitCode, signal) => resolve({ code: exitCode, signal })),
+    );
     const installing = new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
@@ -41,7 +45,8 @@ describe('a real SIGTERM to an installer process during its install step', () =>
 
     async function interruptDuringInstall() {
       const activationId = await installing;
-      const row = async () => (await h.t.database.db.select().from(activations).where(eq(activations.id, activationId)))[0];
+      const row = async () =>
+        (await h.t.database.db.select().from(activations).where(eq(activations.id, activationId)))[0];
       expect((await row())?.status).toBe('activated');
 
       child.kill('SIGTERM');
@@ -50,7 +55,10 @@ describe('a real SIGTERM to an installer process during its install step', () =>
       expect(stdout).not.toContain('returned');
 
       expect((await row())?.status).toBe('released');
-      const [codeRow] = await h.t.database.db.select().from(installCodes).where(eq(installCodes.codeHash, sha256Hex(code)));
+      const [codeRow] = await h.t.database.db
+        .select()
+        .from(installCodes)
+        .where(eq(installCodes.codeHash, sha256Hex(code)));
       expect(codeRow?.status).toBe('issued');
       expect(await h.client.precheck(precheckBody(code))).toMatchObject({ install_code: code });
     }

@@ -21,11 +21,21 @@ export async function activationsPerHour(db: Database, now: Date, days: number):
   const rows = await db
     .select({ hour, status: activations.status, count: sql<number>`count(*)::int` })
     .from(activations)
-    .where(and(gte(activations.createdAt, first), lt(activations.createdAt, new Date(first.getTime() + hours * HOUR_SECONDS * 1000))))
+    .where(
+      and(
+        gte(activations.createdAt, first),
+        lt(activations.createdAt, new Date(first.getTime() + hours * HOUR_SECONDS * 1000)),
+      ),
+    )
     .groupBy(hour, activations.status);
-  const series = Array.from({ length: hours }, (_, i) => ({ start: new Date(first.getTime() + i * HOUR_SECONDS * 1000), counts: { activated: 0, confirmed: 0, released: 0 } }));
+  const series = Array.from({ length: hours }, (_, i) => ({
+    start: new Date(first.getTime() + i * HOUR_SECONDS * 1000),
+    counts: { activated: 0, confirmed: 0, released: 0 },
+  }));
   for (const row of rows) {
-    const index = Math.round((new Date(`${row.hour.replace(' ', 'T')}Z`).getTime() - first.getTime()) / (HOUR_SECONDS * 1000));
+    const index = Math.round(
+      (new Date(`${row.hour.replace(' ', 'T')}Z`).getTime() - first.getTime()) / (HOUR_SECONDS * 1000),
+    );
     const slot = series[index];
     if (slot) slot.counts[row.status] += Number(row.count);
   }

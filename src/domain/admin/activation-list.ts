@@ -29,23 +29,22 @@ export interface ActivationListItem {
 
 /** Activations, newest first, each with the server registered for it. */
 export async function listActivations(db: Database, filter: ActivationListFilter): Promise<Page<ActivationListItem>> {
-  const page = newestFirst(
-    activations.createdAt,
-    activations.id,
-    filter,
-    [
-      ...matching([
-        [activations.id, filter.id],
-        [activations.status, filter.status],
-        [activations.hostname, filter.hostname],
-        [activations.publicIp, filter.publicIp],
-        [activations.installCodeId, filter.installCodeId],
-      ]),
-      filter.duplicate === undefined ? undefined : filter.duplicate ? isNotNull(activations.duplicateOf) : isNull(activations.duplicateOf),
-      anyContaining([activations.hostname, activations.id], filter.q),
-      ...machineMatching(activations, filter),
-    ],
-  );
+  const page = newestFirst(activations.createdAt, activations.id, filter, [
+    ...matching([
+      [activations.id, filter.id],
+      [activations.status, filter.status],
+      [activations.hostname, filter.hostname],
+      [activations.publicIp, filter.publicIp],
+      [activations.installCodeId, filter.installCodeId],
+    ]),
+    filter.duplicate === undefined
+      ? undefined
+      : filter.duplicate
+        ? isNotNull(activations.duplicateOf)
+        : isNull(activations.duplicateOf),
+    anyContaining([activations.hostname, activations.id], filter.q),
+    ...machineMatching(activations, filter),
+  ]);
   const rows = await db
     .select({ activation: getTableColumns(activations), server: getTableColumns(servers) })
     .from(activations)

@@ -20,7 +20,9 @@ export async function listEvents(db: Database, filter: EventListFilter): Promise
   const conditions = [
     filter.cursor ? lt(events.id, decodeCursor(filter.cursor, 'number', false).id as number) : undefined,
     ...matching([[events.type, filter.type]]),
-    subject ? or(eq(events.installCodeId, subject), eq(events.activationId, subject), eq(events.serverId, subject)) : undefined,
+    subject
+      ? or(eq(events.installCodeId, subject), eq(events.activationId, subject), eq(events.serverId, subject))
+      : undefined,
     ...withinRange(events.occurredAt, filter),
   ];
   const rows = await db
@@ -29,5 +31,10 @@ export async function listEvents(db: Database, filter: EventListFilter): Promise
     .where(and(...conditions))
     .orderBy(desc(events.id))
     .limit(filter.limit + 1);
-  return pageOf(rows, filter.limit, (row) => row, (row) => ({ id: row.id }));
+  return pageOf(
+    rows,
+    filter.limit,
+    (row) => row,
+    (row) => ({ id: row.id }),
+  );
 }

@@ -44,11 +44,23 @@ function statusCondition(status: InstallCodeListStatus, now: Date): SQL | undefi
 /** The codes an activation of the machine `search` names used (a semi-join on activations' indexes), or no condition. */
 function usedBy(db: Database, search: SearchFilter): SQL | undefined {
   const machine = machineMatching(activations, search);
-  return machine.length ? inArray(installCodes.id, db.select({ id: activations.installCodeId }).from(activations).where(and(...machine))) : undefined;
+  return machine.length
+    ? inArray(
+        installCodes.id,
+        db
+          .select({ id: activations.installCodeId })
+          .from(activations)
+          .where(and(...machine)),
+      )
+    : undefined;
 }
 
 /** Install codes, newest issued first; never the code itself (the table only has its hash). */
-export async function listInstallCodes(db: Database, filter: InstallCodeListFilter, now: Date): Promise<Page<InstallCodeListItem>> {
+export async function listInstallCodes(
+  db: Database,
+  filter: InstallCodeListFilter,
+  now: Date,
+): Promise<Page<InstallCodeListItem>> {
   const page = newestFirst(installCodes.issuedAt, installCodes.id, filter, [
     filter.status ? statusCondition(filter.status, now) : undefined,
     anyContaining([installCodes.hint], filter.hint),
@@ -64,10 +76,20 @@ export async function listInstallCodes(db: Database, filter: InstallCodeListFilt
     .limit(filter.limit + 1);
   const shown = rows.slice(0, filter.limit);
   const used = shown.length
-    ? await db.select().from(activations).where(inArray(activations.installCodeId, shown.map((r) => r.id))).orderBy(desc(activations.createdAt))
+    ? await db
+        .select()
+        .from(activations)
+        .where(
+          inArray(
+            activations.installCodeId,
+            shown.map((r) => r.id),
+          ),
+        )
+        .orderBy(desc(activations.createdAt))
     : [];
   const latest = new Map<string, ActivationRow>();
-  for (const activation of used) if (!latest.has(activation.installCodeId)) latest.set(activation.installCodeId, activation);
+  for (const activation of used)
+    if (!latest.has(activation.installCodeId)) latest.set(activation.installCodeId, activation);
   return pageOf(
     rows,
     filter.limit,

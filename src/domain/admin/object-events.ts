@@ -10,6 +10,14 @@ export const OBJECT_EVENTS_MAX = 1000;
 const SUBJECT_COLUMN = { ic_: events.installCodeId, act_: events.activationId, srv_: events.serverId } as const;
 
 /** The events about one install code, activation or server, oldest first (each column has its index). */
-export async function eventsOf(db: Database, subject: { kind: keyof typeof SUBJECT_COLUMN; id: string }): Promise<EventRow[]> {
-  return db.select().from(events).where(eq(SUBJECT_COLUMN[subject.kind], subject.id)).orderBy(asc(events.id)).limit(OBJECT_EVENTS_MAX);
+export async function eventsOf(
+  db: Database,
+  subject: { kind: keyof typeof SUBJECT_COLUMN; id: string },
+): Promise<EventRow[]> {
+  return db
+    .select()
+    .from(events)
+    .where(eq(SUBJECT_COLUMN[subject.kind], subject.id))
+    .orderBy(asc(events.id))
+    .limit(OBJECT_EVENTS_MAX);
 }

@@ -23,7 +23,8 @@ export function encodeCursor(position: CursorPosition): string {
 }
 
 export function decodeCursor(cursor: string, idKind: 'string' | 'number', timed: boolean): CursorPosition {
-  const invalid = () => new ApiError('validation_failed', 'The request is not valid. cursor: is not a cursor this list gave.');
+  const invalid = () =>
+    new ApiError('validation_failed', 'The request is not valid. cursor: is not a cursor this list gave.');
   let position: unknown;
   try {
     position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -41,7 +42,11 @@ export function decodeCursor(cursor: string, idKind: 'string' | 'number', timed:
  * Rows added while a client pages are newer than its cursor, so they never shift a later page: no item
  * is repeated and none is skipped.
  */
-export function afterCursor(time: PgColumn, id: PgColumn, cursor: string | undefined): { where: SQL | undefined; orderBy: SQL[] } {
+export function afterCursor(
+  time: PgColumn,
+  id: PgColumn,
+  cursor: string | undefined,
+): { where: SQL | undefined; orderBy: SQL[] } {
   const orderBy = [desc(time), desc(id)];
   if (!cursor) return { where: undefined, orderBy };
   const { t, id: lastId } = decodeCursor(cursor, 'string', true);
@@ -50,8 +55,16 @@ export function afterCursor(time: PgColumn, id: PgColumn, cursor: string | undef
 }
 
 /** Fetches one more row than the page holds to know whether there is a next page. */
-export function pageOf<R, T>(rows: R[], limit: number, toItem: (row: R) => T, position: (row: R) => CursorPosition): Page<T> {
+export function pageOf<R, T>(
+  rows: R[],
+  limit: number,
+  toItem: (row: R) => T,
+  position: (row: R) => CursorPosition,
+): Page<T> {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items: items.map(toItem), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null };
+  return {
+    items: items.map(toItem),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null,
+  };
 }

@@ -30,11 +30,18 @@ export function rateLimitOverrideStatus(row: RateLimitOverrideRow, now: Date): R
 
 function statusCondition(status: RateLimitOverrideStatus, now: Date): SQL | undefined {
   if (status === 'removed') return isNotNull(rateLimitOverrides.removedAt);
-  return and(isNull(rateLimitOverrides.removedAt), status === 'expired' ? lte(rateLimitOverrides.expiresAt, now) : gt(rateLimitOverrides.expiresAt, now));
+  return and(
+    isNull(rateLimitOverrides.removedAt),
+    status === 'expired' ? lte(rateLimitOverrides.expiresAt, now) : gt(rateLimitOverrides.expiresAt, now),
+  );
 }
 
 /** Overrides, newest set first, each with its status at `now`: who set it and why, who removed it and why. */
-export async function listRateLimitOverrides(db: Database, filter: RateLimitOverrideListFilter, now: Date): Promise<Page<RateLimitOverrideListItem>> {
+export async function listRateLimitOverrides(
+  db: Database,
+  filter: RateLimitOverrideListFilter,
+  now: Date,
+): Promise<Page<RateLimitOverrideListItem>> {
   const page = newestFirst(rateLimitOverrides.createdAt, rateLimitOverrides.id, filter, [
     filter.status ? statusCondition(filter.status, now) : undefined,
     ...matching([

@@ -17,11 +17,21 @@ export interface RateLimitUsage {
  * counted per `kind`, and the quota each bucket gets from `overrides` at `now`: one statement that
  * reads the buckets the limiter would count, by the limiter's own hashing, counting nothing.
  */
-export async function readRateLimitUsage(db: Database, kind: 'ip' | 'machine', subject: string, overrides: OverrideTable, now: Date): Promise<RateLimitUsage[]> {
+export async function readRateLimitUsage(
+  db: Database,
+  kind: 'ip' | 'machine',
+  subject: string,
+  overrides: OverrideTable,
+  now: Date,
+): Promise<RateLimitUsage[]> {
   const checks = rateLimitPolicies
     .filter((policy) => policy.subject === kind)
     .map((policy) => ({ policy, subject, applied: overrides.quotaFor(policy, subject, now) }));
-  const counts = await readBucketCounts(db, checks.map(({ policy, applied }) => ({ policy, subject, quota: applied.quota })), now);
+  const counts = await readBucketCounts(
+    db,
+    checks.map(({ policy, applied }) => ({ policy, subject, quota: applied.quota })),
+    now,
+  );
   return checks.map(({ policy, applied }) => ({
     policy,
     bucketStart: bucketStart(now, policy.windowSeconds),

@@ -19,7 +19,10 @@ export interface HealthThresholds {
 /** The instants before which a server's last sign of life makes it stale, and dead. */
 function healthCutoffs(now: Date, { deadAfterSeconds }: HealthThresholds) {
   const staleAfterSeconds = Math.min(STALE_AFTER_MISSED_CHECKINS * CHECKIN_INTERVAL_SECONDS, deadAfterSeconds);
-  return { staleBefore: new Date(now.getTime() - staleAfterSeconds * 1000), deadBefore: new Date(now.getTime() - deadAfterSeconds * 1000) };
+  return {
+    staleBefore: new Date(now.getTime() - staleAfterSeconds * 1000),
+    deadBefore: new Date(now.getTime() - deadAfterSeconds * 1000),
+  };
 }
 
 /** Its last check-in, or its registration when it has never checked in. */
@@ -61,7 +64,12 @@ export interface ServerListItem {
 }
 
 /** Servers, newest registered first, each with its health as of `now`. */
-export async function listServers(db: Database, filter: ServerListFilter, now: Date, thresholds: HealthThresholds): Promise<Page<ServerListItem>> {
+export async function listServers(
+  db: Database,
+  filter: ServerListFilter,
+  now: Date,
+  thresholds: HealthThresholds,
+): Promise<Page<ServerListItem>> {
   const page = newestFirst(servers.registeredAt, servers.id, filter, [
     filter.health ? healthCondition(filter.health, now, thresholds) : undefined,
     ...matching([

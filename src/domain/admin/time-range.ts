@@ -8,5 +8,7 @@ export interface TimeRange {
 }
 
 export function withinRange(column: PgColumn, range: TimeRange): SQL[] {
-  return [range.since ? gte(column, range.since) : undefined, range.until ? lt(column, range.until) : undefined].filter((c): c is SQL => c !== undefined);
+  return [range.since ? gte(column, range.since) : undefined, range.until ? lt(column, range.until) : undefined].filter(
+    (c): c is SQL => c !== undefined,
+  );
 }

@@ -28,7 +28,11 @@ function formTokenOf(cookieValue: string): string {
 }
 
 /** Opens a session for an operator whose token was just checked: the cookie value goes to the browser, its hash to the table. */
-export async function openConsoleSession(db: Database, who: { operator: string; scope: OperatorTokenScope; credential: ConsoleCredential }, now: Date): Promise<{ cookieValue: string; session: ConsoleSession }> {
+export async function openConsoleSession(
+  db: Database,
+  who: { operator: string; scope: OperatorTokenScope; credential: ConsoleCredential },
+  now: Date,
+): Promise<{ cookieValue: string; session: ConsoleSession }> {
   const cookieValue = randomSecret();
   const tokenHash = sha256Hex(cookieValue);
   await db.insert(consoleSessions).values({
@@ -41,7 +45,10 @@ export async function openConsoleSession(db: Database, who: { operator: string; 
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + CONSOLE_MAX_SECONDS * 1000),
   });
-  return { cookieValue, session: { tokenHash, operator: who.operator, scope: who.scope, formToken: formTokenOf(cookieValue) } };
+  return {
+    cookieValue,
+    session: { tokenHash, operator: who.operator, scope: who.scope, formToken: formTokenOf(cookieValue) },
+  };
 }
 
 /**
@@ -49,21 +56,44 @@ export async function openConsoleSession(db: Database, who: { operator: string; 
  * operator token revoked or expired, or (root) opened with an ADMIN_TOKEN that is no longer the one set.
  * A live session is marked seen (at most once a minute).
  */
-export async function findConsoleSession(db: Database, cookieValue: string | undefined, now: Date, adminToken: string | undefined): Promise<ConsoleSession | undefined> {
+export async function findConsoleSession(
+  db: Database,
+  cookieValue: string | undefined,
+  now: Date,
+  adminToken: string | undefined,
+): Promise<ConsoleSession | undefined> {
   if (!cookieValue || cookieValue.length > 128) return undefined;
   const tokenHash = sha256Hex(cookieValue);
   const idleSince = new Date(now.getTime() - CONSOLE_IDLE_SECONDS * 1000);
   const [row] = await db
-    .select({ session: consoleSessions, tokenRevokedAt: operatorTokens.revokedAt, tokenExpiresAt: operatorTokens.expiresAt })
+    .select({
+      session: consoleSessions,
+      tokenRevokedAt: operatorTokens.revokedAt,
+      tokenExpiresAt: operatorTokens.expiresAt,
+    })
     .from(consoleSessions)
     .leftJoin(operatorTokens, eq(operatorTokens.id, consoleSessions.operatorTokenId))
-    .where(and(eq(consoleSessions.tokenHash, tokenHash), gt(consoleSessions.expiresAt, now), gt(consoleSessions.lastSeenAt, idleSince)));
+    .where(
+      and(
+        eq(consoleSessions.tokenHash, tokenHash),
+        gt(consoleSessions.expiresAt, now),
+        gt(consoleSessions.lastSeenAt, idleSince),
+      ),
+    );
   if (!row) return undefined;
   const { session } = row;
-  if (session.operatorTokenId !== null && (row.tokenRevokedAt || (row.tokenExpiresAt && row.tokenExpiresAt.getTime() <= now.getTime()))) return undefined;
-  if (session.rootTokenHash !== null && (!adminToken || sha256Hex(adminToken) !== session.rootTokenHash)) return undefined;
+  if (
+    session.operatorTokenId !== null &&
+    (row.tokenRevokedAt || (row.tokenExpiresAt && row.tokenExpiresAt.getTime() <= now.getTime()))
+  )
+    return undefined;
+  if (session.rootTokenHash !== null && (!adminToken || sha256Hex(adminToken) !== session.rootTokenHash))
+    return undefined;
   if (now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_GRANULARITY_MS) {
-    await db.update(consoleSessions).set({ lastSeenAt: now }).where(and(eq(consoleSessions.tokenHash, tokenHash), lt(consoleSessions.lastSeenAt, now)));
+    await db
+      .update(consoleSessions)
+      .set({ lastSeenAt: now })
+      .where(and(eq(consoleSessions.tokenHash, tokenHash), lt(consoleSessions.lastSeenAt, now)));
   }
   return { tokenHash, operator: session.operator, scope: session.scope, formToken: formTokenOf(cookieValue) };
 }

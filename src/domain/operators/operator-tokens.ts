@@ -22,18 +22,44 @@ export interface NewOperatorToken {
 }
 
 /** The event of a change to a token: which token, never the token itself, and who changed it, why. */
-function tokenEvent(type: 'operator_token.created' | 'operator_token.revoked', row: OperatorTokenRow, change: ChangeContext): NewEvent {
-  return { type, data: { operator_token_id: row.id, name: row.name, scope: row.scope, expires_at: row.expiresAt ? toIsoOffset(row.expiresAt) : null, ...operatorEventData(change) } };
+function tokenEvent(
+  type: 'operator_token.created' | 'operator_token.revoked',
+  row: OperatorTokenRow,
+  change: ChangeContext,
+): NewEvent {
+  return {
+    type,
+    data: {
+      operator_token_id: row.id,
+      name: row.name,
+      scope: row.scope,
+      expires_at: row.expiresAt ? toIsoOffset(row.expiresAt) : null,
+      ...operatorEventData(change),
+    },
+  };
 }
 
 /** Makes a token, recorded as `operator_token.created` in the same transaction: only its hash is stored; the token itself is in the answer, once. */
-export async function createOperatorToken(db: Database, input: NewOperatorToken, now: Date, change: ChangeContext): Promise<{ row: OperatorTokenRow; token: string }> {
-  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) throw new ApiError('validation_failed', 'The request is not valid. expires_at: must be in the future.');
+export async function createOperatorToken(
+  db: Database,
+  input: NewOperatorToken,
+  now: Date,
+  change: ChangeContext,
+): Promise<{ row: OperatorTokenRow; token: string }> {
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime())
+    throw new ApiError('validation_failed', 'The request is not valid. expires_at: must be in the future.');
   const token = `${OPERATOR_TOKEN_PREFIX}${randomSecret()}`;
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(operatorTokens)
-      .values({ id: randomId('opt_', 8), name: input.name, scope: input.scope, tokenHash: sha256Hex(token), createdAt: now, expiresAt: input.expiresAt })
+      .values({
+        id: randomId('opt_', 8),
+        name: input.name,
+        scope: input.scope,
+        tokenHash: sha256Hex(token),
+        createdAt: now,
+        expiresAt: input.expiresAt,
+      })
       .returning();
     await recordEvent(tx, change, now, tokenEvent('operator_token.created', row!, change));
     return { row: row!, token };
@@ -49,9 +75,18 @@ export async function listOperatorTokens(db: Database): Promise<OperatorTokenRow
  * Revokes a token: it is refused from the next request on. Idempotent: a revoked token keeps its first
  * `revoked_at`, and only the first revoke is an event (`operator_token.revoked`, in the same transaction).
  */
-export async function revokeOperatorToken(db: Database, id: string, now: Date, change: ChangeContext): Promise<{ row: OperatorTokenRow; revoked: boolean }> {
+export async function revokeOperatorToken(
+  db: Database,
+  id: string,
+  now: Date,
+  change: ChangeContext,
+): Promise<{ row: OperatorTokenRow; revoked: boolean }> {
   const revoked = await db.transaction(async (tx) => {
-    const [row] = await tx.update(operatorTokens).set({ revokedAt: now }).where(and(eq(operatorTokens.id, id), isNull(operatorTokens.revokedAt))).returning();
+    const [row] = await tx
+      .update(operatorTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(operatorTokens.id, id), isNull(operatorTokens.revokedAt)))
+      .returning();
     if (row) await recordEvent(tx, change, now, tokenEvent('operator_token.revoked', row, change));
     return row;
   });
@@ -71,16 +106,28 @@ export function operatorTokenStatus(row: OperatorTokenRow, now: Date): 'active' 
  * The operator a presented token names, or undefined for an unknown, revoked or expired one. Marks it
  * used when its last use is a minute old or more (the `where` keeps two racing requests to one write).
  */
-export async function operatorOfToken(db: Database, presented: string, now: Date): Promise<OperatorTokenRow | undefined> {
+export async function operatorOfToken(
+  db: Database,
+  presented: string,
+  now: Date,
+): Promise<OperatorTokenRow | undefined> {
   if (!presented.startsWith(OPERATOR_TOKEN_PREFIX)) return undefined;
-  const [row] = await db.select().from(operatorTokens).where(eq(operatorTokens.tokenHash, sha256Hex(presented)));
+  const [row] = await db
+    .select()
+    .from(operatorTokens)
+    .where(eq(operatorTokens.tokenHash, sha256Hex(presented)));
   if (!row || operatorTokenStatus(row, now) !== 'active') return undefined;
   const stale = new Date(now.getTime() - LAST_USED_GRANULARITY_MS);
   if (!row.lastUsedAt || row.lastUsedAt.getTime() <= stale.getTime()) {
     await db
       .update(operatorTokens)
       .set({ lastUsedAt: now })
-      .where(and(eq(operatorTokens.id, row.id), or(isNull(operatorTokens.lastUsedAt), lt(operatorTokens.lastUsedAt, new Date(stale.getTime() + 1)))));
+      .where(
+        and(
+          eq(operatorTokens.id, row.id),
+          or(isNull(operatorTokens.lastUsedAt), lt(operatorTokens.lastUsedAt, new Date(stale.getTime() + 1))),
+        ),
+      );
   }
   return row;
 }

@@ -2,7 +2,15 @@ import type { Database } from '../../db/client.js';
 import { runStatement } from '../../db/statement.js';
 import { sha256Hex } from '../secret-hash.js';
 import { DEFAULT_QUOTAS, type QuotaSource } from './overrides.js';
-import { bucketEnd, bucketStart, policiesFor, secondsToBucketEnd, type RateLimitedRoute, type RateLimitPolicy, type RateLimitSubject } from './policies.js';
+import {
+  bucketEnd,
+  bucketStart,
+  policiesFor,
+  secondsToBucketEnd,
+  type RateLimitedRoute,
+  type RateLimitPolicy,
+  type RateLimitSubject,
+} from './policies.js';
 
 /** One limit to count this request in, who it is counted for (an address key, a session hash…), and the bucket's quota. */
 export interface RateLimitCheck {
@@ -27,7 +35,7 @@ export interface PolicyState {
 
 export type RateLimitDecision =
   | { admitted: true; states: PolicyState[] }
-  | { admitted: false; states: PolicyState[]; /** the exhausted policy that resets last */ blocking: PolicyState };
+  | { admitted: false; states: PolicyState[] /** the exhausted policy that resets last */; blocking: PolicyState };
 
 /** Subjects are stored only as SHA-256, salted by the limit name so one subject's rows cannot be linked across limits. */
 export function rateLimitSubjectHash(policyName: string, subject: string): string {
@@ -71,8 +79,12 @@ export function countedCte(buckets = '$1::json', beyondSenderIf?: string): strin
   return `counted as (
   insert into rate_limit_buckets (limit_name, subject_hash, bucket_start, count, quota)
   select b.limit_name, b.subject_hash, b.bucket_start, 1, b.quota
-  from json_to_recordset(${buckets}) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer, sender boolean)${beyondSenderIf ? `
-  where b.sender or (${beyondSenderIf})` : ''}
+  from json_to_recordset(${buckets}) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer, sender boolean)${
+    beyondSenderIf
+      ? `
+  where b.sender or (${beyondSenderIf})`
+      : ''
+  }
   order by b.limit_name, b.subject_hash
   on conflict (limit_name, subject_hash, bucket_start) do update set count = rate_limit_buckets.count + 1, quota = excluded.quota
   returning limit_name, count)`;
@@ -104,12 +116,18 @@ export function bucketsParam(checks: RateLimitCheck[], now: Date): string {
 }
 
 /** What each bucket of `checks` holds at `now` (0 for one not counted yet), read without counting. */
-export async function readBucketCounts(db: Database, checks: RateLimitCheck[], now: Date): Promise<Map<string, number>> {
+export async function readBucketCounts(
+  db: Database,
+  checks: RateLimitCheck[],
+  now: Date,
+): Promise<Map<string, number>> {
   return countsByName(await runStatement<BucketCount>(db, READ_COUNTS, [bucketsParam(checks, now)]));
 }
 
 /** A counted statement's outcome: admitted with what the statement answered, or refused (nothing counted, nothing changed). */
-export type CountedOutcome<T> = { decision: RateLimitDecision & { admitted: true }; value: T } | { decision: RateLimitDecision & { admitted: false }; value?: undefined };
+export type CountedOutcome<T> =
+  | { decision: RateLimitDecision & { admitted: true }; value: T }
+  | { decision: RateLimitDecision & { admitted: false }; value?: undefined };
 
 /**
  * Runs a statement that counts the request with `COUNTED_CTE` (handed the value of its `$1`), and
@@ -137,13 +155,20 @@ export async function countedStatement<T>(
 /** Counts the request in every applicable bucket, or in none: one statement (see `COUNTED_CTE`). */
 export async function consumeRateLimits(db: Database, checks: RateLimitCheck[], now: Date): Promise<RateLimitDecision> {
   if (checks.length === 0) return { admitted: true, states: [] };
-  const outcome = await countedStatement(db, checks, now, async (buckets) => ({ counts: await runStatement<BucketCount>(db, COUNT_ONLY, [buckets]), value: undefined }));
+  const outcome = await countedStatement(db, checks, now, async (buckets) => ({
+    counts: await runStatement<BucketCount>(db, COUNT_ONLY, [buckets]),
+    value: undefined,
+  }));
   return outcome.decision;
 }
 
 /** The failure of the increment that would pass a quota: the statement, and whatever it changed, is undone. */
 function isQuotaRefusal(error: unknown): boolean {
-  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.code === '23514' && String(e.message).includes('rate_limit_buckets_quota_check')) return true;
   }
   return false;
@@ -165,13 +190,21 @@ function countsByName(counts: BucketCount[]): Map<string, number> {
 }
 
 /** Admitted: the state of each limit the request was counted in (a statement may have counted it in some only). */
-function admittedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: Date): RateLimitDecision & { admitted: true } {
+function admittedDecision(
+  checks: RateLimitCheck[],
+  counts: BucketCount[],
+  now: Date,
+): RateLimitDecision & { admitted: true } {
   const byName = countsByName(counts);
   const counted = checks.filter((check) => byName.has(check.policy.name));
   return { admitted: true, states: counted.map((check) => stateOf(check, byName.get(check.policy.name)!, now, false)) };
 }
 
-function refusedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: Date): RateLimitDecision & { admitted: false } {
+function refusedDecision(
+  checks: RateLimitCheck[],
+  counts: BucketCount[],
+  now: Date,
+): RateLimitDecision & { admitted: false } {
   const byName = countsByName(counts);
   // The refused increment was undone: each bucket holds what it held before this request.
   const states = checks.map((check) => {
@@ -186,12 +219,15 @@ function refusedDecision(checks: RateLimitCheck[], counts: BucketCount[], now: D
   return { admitted: false, states, blocking };
 }
 
-
 /**
  * The checks of one route: each of its policies, counted for the subject of that policy's kind, with
  * the quota `quotas` gives that bucket (an operator's override, else the policy's own).
  */
-export function checksFor(route: RateLimitedRoute, subjects: Partial<Record<RateLimitSubject, string>>, quotas: QuotaSource = DEFAULT_QUOTAS): RateLimitCheck[] {
+export function checksFor(
+  route: RateLimitedRoute,
+  subjects: Partial<Record<RateLimitSubject, string>>,
+  quotas: QuotaSource = DEFAULT_QUOTAS,
+): RateLimitCheck[] {
   return policiesFor(route).map((policy) => {
     const subject = subjects[policy.subject];
     if (subject === undefined) throw new Error(`no ${policy.subject} subject for ${policy.name}`);

@@ -28,7 +28,16 @@ function refused(field: string, problem: string): ApiError {
 
 /** The event data of an override: what it sets, who acted and why. Never a secret. */
 function eventData(row: RateLimitOverrideRow, operator: string, reason: string | null): NonNullable<NewEvent['data']> {
-  return { rate_limit_override_id: row.id, subject: row.subject, value: row.value, limit_name: row.limitName, limit: row.quota, expires_at: toIsoOffset(row.expiresAt), operator, reason };
+  return {
+    rate_limit_override_id: row.id,
+    subject: row.subject,
+    value: row.value,
+    limit_name: row.limitName,
+    limit: row.quota,
+    expires_at: toIsoOffset(row.expiresAt),
+    operator,
+    reason,
+  };
 }
 
 /**
@@ -38,26 +47,56 @@ function eventData(row: RateLimitOverrideRow, operator: string, reason: string |
  * serialised by an advisory lock, so two operators setting one target at once leave one in place.
  * `expires_at` must lie in the future and at most `OVERRIDE_MAX_DAYS` ahead: every override ends by itself.
  */
-export async function createRateLimitOverride(db: Database, input: NewRateLimitOverride, now: Date, change: OperatorChange): Promise<{ override: RateLimitOverrideRow; replaced: RateLimitOverrideRow[] }> {
-  if (input.expiresAt.getTime() <= now.getTime()) throw refused('expires_at', `must be in the future (it is now ${toIsoOffset(now)})`);
-  if (input.expiresAt.getTime() > now.getTime() + OVERRIDE_MAX_DAYS * 86_400_000) throw refused('expires_at', `must be at most ${OVERRIDE_MAX_DAYS} days ahead`);
+export async function createRateLimitOverride(
+  db: Database,
+  input: NewRateLimitOverride,
+  now: Date,
+  change: OperatorChange,
+): Promise<{ override: RateLimitOverrideRow; replaced: RateLimitOverrideRow[] }> {
+  if (input.expiresAt.getTime() <= now.getTime())
+    throw refused('expires_at', `must be in the future (it is now ${toIsoOffset(now)})`);
+  if (input.expiresAt.getTime() > now.getTime() + OVERRIDE_MAX_DAYS * 86_400_000)
+    throw refused('expires_at', `must be at most ${OVERRIDE_MAX_DAYS} days ahead`);
   return withAdvisoryLock(db, RATE_LIMIT_OVERRIDE_LOCK, async (tx) => {
     const id = randomId('rlo_', 8);
     const { target } = input;
     const replaced = await tx
       .update(rateLimitOverrides)
       .set({ removedAt: now, removedBy: change.operator, removalReason: `Replaced by ${id}.` })
-      .where(and(eq(rateLimitOverrides.limitName, input.limitName), eq(rateLimitOverrides.subject, target.subject), eq(rateLimitOverrides.subjectKey, target.key), isNull(rateLimitOverrides.removedAt)))
+      .where(
+        and(
+          eq(rateLimitOverrides.limitName, input.limitName),
+          eq(rateLimitOverrides.subject, target.subject),
+          eq(rateLimitOverrides.subjectKey, target.key),
+          isNull(rateLimitOverrides.removedAt),
+        ),
+      )
       .returning();
     const [override] = await tx
       .insert(rateLimitOverrides)
-      .values({ id, subject: target.subject, value: target.value, subjectKey: target.key, limitName: input.limitName, quota: input.quota, expiresAt: input.expiresAt, reason: input.reason, createdAt: now, createdBy: change.operator })
+      .values({
+        id,
+        subject: target.subject,
+        value: target.value,
+        subjectKey: target.key,
+        limitName: input.limitName,
+        quota: input.quota,
+        expiresAt: input.expiresAt,
+        reason: input.reason,
+        createdAt: now,
+        createdBy: change.operator,
+      })
       .returning();
     await recordEvent(
       tx,
       change,
       now,
-      ...replaced.map((old): NewEvent => ({ type: 'rate_limit_override.removed', data: { ...eventData(old, change.operator, old.removalReason), replaced_by: id } })),
+      ...replaced.map(
+        (old): NewEvent => ({
+          type: 'rate_limit_override.removed',
+          data: { ...eventData(old, change.operator, old.removalReason), replaced_by: id },
+        }),
+      ),
       { type: 'rate_limit_override.created', data: eventData(override!, change.operator, input.reason) },
     );
     return { override: override!, replaced };
@@ -69,7 +108,13 @@ export async function createRateLimitOverride(db: Database, input: NewRateLimitO
  * as removed, with who removed it and why. Idempotent: removing a removed override answers it as it
  * is, with no second event. An unknown id is 404 `rate_limit_override_not_found`.
  */
-export async function removeRateLimitOverride(db: Database, id: string, reason: string | null, now: Date, change: OperatorChange): Promise<{ override: RateLimitOverrideRow; removed: boolean }> {
+export async function removeRateLimitOverride(
+  db: Database,
+  id: string,
+  reason: string | null,
+  now: Date,
+  change: OperatorChange,
+): Promise<{ override: RateLimitOverrideRow; removed: boolean }> {
   return withAdvisoryLock(db, RATE_LIMIT_OVERRIDE_LOCK, async (tx) => {
     const [removed] = await tx
       .update(rateLimitOverrides)
@@ -77,7 +122,10 @@ export async function removeRateLimitOverride(db: Database, id: string, reason: 
       .where(and(eq(rateLimitOverrides.id, id), isNull(rateLimitOverrides.removedAt)))
       .returning();
     if (removed) {
-      await recordEvent(tx, change, now, { type: 'rate_limit_override.removed', data: eventData(removed, change.operator, reason) });
+      await recordEvent(tx, change, now, {
+        type: 'rate_limit_override.removed',
+        data: eventData(removed, change.operator, reason),
+      });
       return { override: removed, removed: true };
     }
     const [current] = await tx.select().from(rateLimitOverrides).where(eq(rateLimitOverrides.id, id));
@@ -89,7 +137,18 @@ export async function removeRateLimitOverride(db: Database, id: string, reason: 
 const LOAD_ACTIVE = `select id, subject, value, subject_key, limit_name, quota, expires_at, reason, created_at, created_by
 from rate_limit_overrides where removed_at is null and expires_at > $1::timestamptz`;
 
-type ActiveRow = { id: string; subject: RateLimitOverride['subject']; value: string; subject_key: string; limit_name: string; quota: number; expires_at: string; reason: string; created_at: string; created_by: string };
+type ActiveRow = {
+  id: string;
+  subject: RateLimitOverride['subject'];
+  value: string;
+  subject_key: string;
+  limit_name: string;
+  quota: number;
+  expires_at: string;
+  reason: string;
+  created_at: string;
+  created_by: string;
+};
 
 /** The overrides in place at `now` (not removed, not expired): one statement, for the limiter's table. */
 export async function loadActiveOverrides(db: Database, now: Date): Promise<RateLimitOverride[]> {

@@ -20,7 +20,9 @@ export const IPV6_CLIENT_PREFIX = 64;
 export const limitSubjectOf: Record<OverrideSubject, RateLimitSubject> = { ip: 'ip', cidr: 'ip', machine: 'machine' };
 
 /** The limits an override may name: those counted per IP address or per machine. */
-export const overridablePolicies: readonly RateLimitPolicy[] = rateLimitPolicies.filter((p) => p.subject === 'ip' || p.subject === 'machine');
+export const overridablePolicies: readonly RateLimitPolicy[] = rateLimitPolicies.filter(
+  (p) => p.subject === 'ip' || p.subject === 'machine',
+);
 
 /**
  * A target as the limiter matches it. `key` is what its buckets are counted under: an IPv4 address,
@@ -50,8 +52,10 @@ export function limitProblem(subject: OverrideSubject, limitName: string): strin
   const policy = rateLimitPolicies.find((p) => p.name === limitName);
   const wanted = limitSubjectOf[subject];
   const fitting = overridablePolicies.filter((p) => p.subject === wanted).map((p) => p.name);
-  if (!policy) return `is not a limit an override can set: those counted per IP address or per machine are ${overridablePolicies.map((p) => p.name).join(', ')}`;
-  if (policy.subject !== wanted) return `${limitName} is counted per ${policy.subject}, not per ${wanted}: a ${subject} override can set ${fitting.join(', ')}`;
+  if (!policy)
+    return `is not a limit an override can set: those counted per IP address or per machine are ${overridablePolicies.map((p) => p.name).join(', ')}`;
+  if (policy.subject !== wanted)
+    return `${limitName} is counted per ${policy.subject}, not per ${wanted}: a ${subject} override can set ${fitting.join(', ')}`;
   return undefined;
 }
 
@@ -113,14 +117,16 @@ export class OverrideTable {
 
   quotaFor(policy: RateLimitPolicy, subject: string, now: Date): AppliedQuota {
     const entry = this.byLimit.get(policy.name);
-    const live = (override: RateLimitOverride | undefined) => override !== undefined && override.expiresAt.getTime() > now.getTime();
+    const live = (override: RateLimitOverride | undefined) =>
+      override !== undefined && override.expiresAt.getTime() > now.getTime();
     if (entry) {
       const exact = entry.exact.get(subject);
       if (live(exact)) return { quota: exact!.quota, override: exact! };
       const address = entry.networks.length ? keyAddress(subject) : null;
       if (address) {
         for (const { override, range } of entry.networks) {
-          if (live(override) && address.kind() === range[0].kind() && address.match(range)) return { quota: override.quota, override };
+          if (live(override) && address.kind() === range[0].kind() && address.match(range))
+            return { quota: override.quota, override };
         }
       }
     }

@@ -46,7 +46,13 @@ export const rateLimitPolicies = [
  * the person has not approved its machine yet (DESIGN §14). One answer per precheck token per fixed 5-second
  * bucket; faster repeats get 429. Not overridable.
  */
-export const approvalWaitPolicy = { name: 'approval-wait-precheck', route: 'activate', subject: 'precheck', quota: 1, windowSeconds: APPROVAL_WAIT_SECONDS } as const satisfies RateLimitPolicy;
+export const approvalWaitPolicy = {
+  name: 'approval-wait-precheck',
+  route: 'activate',
+  subject: 'precheck',
+  quota: 1,
+  windowSeconds: APPROVAL_WAIT_SECONDS,
+} as const satisfies RateLimitPolicy;
 
 /**
  * RATE_LIMIT_PROFILE: `development` multiplies every quota by 100, so that trying the service locally
@@ -66,7 +72,15 @@ export const routePaths: Record<RateLimitedRoute, string> = {
   'console-sign-in': 'POST /admin/sign-in',
 };
 
-const routeNouns: Record<RateLimitedRoute, string> = { page: 'new browser sessions', issue: 'install code requests', precheck: 'prechecks', activate: 'activations', register: 'server registrations', checkin: 'check-ins', 'console-sign-in': 'refused console sign-ins' };
+const routeNouns: Record<RateLimitedRoute, string> = {
+  page: 'new browser sessions',
+  issue: 'install code requests',
+  precheck: 'prechecks',
+  activate: 'activations',
+  register: 'server registrations',
+  checkin: 'check-ins',
+  'console-sign-in': 'refused console sign-ins',
+};
 
 export const subjectLabels: Record<RateLimitSubject, string> = {
   ip: 'client IP address (an IPv6 client by its /64)',
@@ -102,8 +116,19 @@ export function secondsToBucketEnd(now: Date, windowSeconds: number): number {
   return Math.ceil((bucketEnd(now, windowSeconds).getTime() - now.getTime()) / 1000);
 }
 
-const subjectNouns: Record<RateLimitSubject, string> = { ip: 'IP address', session: 'browser session', fingerprint: 'browser', machine: 'machine', server: 'server', precheck: 'precheck token' };
-const windowNouns: Record<RateLimitPolicy['windowSeconds'], string> = { [HOUR_SECONDS]: 'UTC hour', [DAY_SECONDS]: 'UTC day', [APPROVAL_WAIT_SECONDS]: '5 seconds' };
+const subjectNouns: Record<RateLimitSubject, string> = {
+  ip: 'IP address',
+  session: 'browser session',
+  fingerprint: 'browser',
+  machine: 'machine',
+  server: 'server',
+  precheck: 'precheck token',
+};
+const windowNouns: Record<RateLimitPolicy['windowSeconds'], string> = {
+  [HOUR_SECONDS]: 'UTC hour',
+  [DAY_SECONDS]: 'UTC day',
+  [APPROVAL_WAIT_SECONDS]: '5 seconds',
+};
 
 /** "2 install code requests per browser session per UTC hour": for messages people read. */
 export function summarisePolicy(policy: RateLimitPolicy): string {
@@ -111,14 +136,21 @@ export function summarisePolicy(policy: RateLimitPolicy): string {
 }
 
 function tableRow(policy: RateLimitPolicy, withRoute: boolean): string {
-  const cells = [`\`${policy.name}\``, String(policy.quota), windowLabels[policy.windowSeconds], subjectLabels[policy.subject]];
+  const cells = [
+    `\`${policy.name}\``,
+    String(policy.quota),
+    windowLabels[policy.windowSeconds],
+    subjectLabels[policy.subject],
+  ];
   return `| ${withRoute ? `\`${routePaths[policy.route]}\` | ` : ''}${cells.join(' | ')} |`;
 }
 
 /** The markdown table of one route's limits (its OpenAPI description) or of every limit (docs/integrators.md). */
 export function rateLimitTable(route?: RateLimitedRoute): string {
   const withRoute = route === undefined;
-  const head = withRoute ? '| route | policy | quota | window | counted per |\n|---|---|---|---|---|' : '| policy | quota | window | counted per |\n|---|---|---|---|';
+  const head = withRoute
+    ? '| route | policy | quota | window | counted per |\n|---|---|---|---|---|'
+    : '| policy | quota | window | counted per |\n|---|---|---|---|';
   const rows = route ? policiesFor(route) : rateLimitPolicies;
   return [head, ...rows.map((p) => tableRow(p, withRoute))].join('\n');
 }

@@ -41,8 +41,19 @@ with due as (
 update webhook_deliveries d set leased_until = $2::timestamptz, lease_id = $4 from due where d.id = due.id
 returning d.id, d.endpoint_id, d.message_id, d.payload, d.attempts`;
 
-export async function claimDueDeliveries(db: Database, now: Date, leaseMs: number, limit: number, leaseId: string): Promise<ClaimedDelivery[]> {
-  return runStatement<ClaimedDelivery>(db, CLAIM, [now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), String(limit), leaseId]);
+export async function claimDueDeliveries(
+  db: Database,
+  now: Date,
+  leaseMs: number,
+  limit: number,
+  leaseId: string,
+): Promise<ClaimedDelivery[]> {
+  return runStatement<ClaimedDelivery>(db, CLAIM, [
+    now.toISOString(),
+    new Date(now.getTime() + leaseMs).toISOString(),
+    String(limit),
+    leaseId,
+  ]);
 }
 
 /**
@@ -63,7 +74,11 @@ export async function recordAttempt(
     const retryAt = outcome.delivered ? undefined : nextAttemptAt(attempts, attemptedAt, random);
     const label = outcome.delivered ? 'delivered' : retryAt ? 'retrying' : 'failed';
     // Removed with its endpoint while the attempt was under way: nothing left to record it on.
-    const [current] = await tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery.id)).for('update');
+    const [current] = await tx
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, delivery.id))
+      .for('update');
     if (!current) return label;
     await tx.insert(webhookAttempts).values({
       deliveryId: delivery.id,
@@ -87,19 +102,37 @@ export async function recordAttempt(
       })
       .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.leaseId, leaseId)));
     if (outcome.delivered) {
-      await tx.update(webhookEndpoints).set({ lastSuccessAt: attemptedAt, failingSince: null }).where(eq(webhookEndpoints.id, delivery.endpoint_id));
+      await tx
+        .update(webhookEndpoints)
+        .set({ lastSuccessAt: attemptedAt, failingSince: null })
+        .where(eq(webhookEndpoints.id, delivery.endpoint_id));
       return label;
     }
     const [endpoint] = await tx
       .update(webhookEndpoints)
-      .set({ lastFailureAt: attemptedAt, failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${attemptedAt.toISOString()}::timestamptz)` })
+      .set({
+        lastFailureAt: attemptedAt,
+        failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${attemptedAt.toISOString()}::timestamptz)`,
+      })
       .where(eq(webhookEndpoints.id, delivery.endpoint_id))
       .returning();
-    if (endpoint && endpoint.status === 'enabled' && endpoint.failingSince && attemptedAt.getTime() - endpoint.failingSince.getTime() >= DISABLE_AFTER_SECONDS * 1000) {
-      await tx.update(webhookEndpoints).set({ status: 'disabled', disabledAt: attemptedAt }).where(eq(webhookEndpoints.id, endpoint.id));
+    if (
+      endpoint &&
+      endpoint.status === 'enabled' &&
+      endpoint.failingSince &&
+      attemptedAt.getTime() - endpoint.failingSince.getTime() >= DISABLE_AFTER_SECONDS * 1000
+    ) {
+      await tx
+        .update(webhookEndpoints)
+        .set({ status: 'disabled', disabledAt: attemptedAt })
+        .where(eq(webhookEndpoints.id, endpoint.id));
       await recordEvent(tx, { actor: 'service' }, attemptedAt, {
         type: 'webhook_endpoint.disabled',
-        data: { webhook_endpoint_id: endpoint.id, url_host: endpoint.urlHost, failing_since: endpoint.failingSince.toISOString() },
+        data: {
+          webhook_endpoint_id: endpoint.id,
+          url_host: endpoint.urlHost,
+          failing_since: endpoint.failingSince.toISOString(),
+        },
       });
     }
     return label;
@@ -108,31 +141,69 @@ export async function recordAttempt(
 
 /** A `webhook.test` message for one endpoint, attempted like any other (within a second or two). */
 export async function queueTestMessage(db: Database, endpointId: string, now: Date): Promise<WebhookDeliveryRow> {
-  const [endpoint] = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId));
+  const [endpoint] = await db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, endpointId));
   if (!endpoint) throw new ApiError('webhook_endpoint_not_found');
-  const payload = JSON.stringify({ type: 'webhook.test', timestamp: now.toISOString(), data: { webhook_endpoint_id: endpointId } });
+  const payload = JSON.stringify({
+    type: 'webhook.test',
+    timestamp: now.toISOString(),
+    data: { webhook_endpoint_id: endpointId },
+  });
   const [delivery] = await db
     .insert(webhookDeliveries)
-    .values({ id: randomId('whd_', 8), endpointId, eventId: null, messageId: randomId('msg_', 8), eventType: 'webhook.test', payload, status: 'pending', nextAttemptAt: now, createdAt: now })
+    .values({
+      id: randomId('whd_', 8),
+      endpointId,
+      eventId: null,
+      messageId: randomId('msg_', 8),
+      eventType: 'webhook.test',
+      payload,
+      status: 'pending',
+      nextAttemptAt: now,
+      createdAt: now,
+    })
     .returning();
   return delivery!;
 }
 
 /** Every attempt of one delivery, oldest first. */
 export async function attemptsOf(db: Database, deliveryId: string): Promise<WebhookAttemptRow[]> {
-  return db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attemptedAt, webhookAttempts.id);
+  return db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, deliveryId))
+    .orderBy(webhookAttempts.attemptedAt, webhookAttempts.id);
 }
 
 /** The newest deliveries of an endpoint with every attempt of each (oldest attempt first). */
-export async function listDeliveries(db: Database, endpointId: string, limit = 100): Promise<{ delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }[]> {
-  const [endpoint] = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId));
+export async function listDeliveries(
+  db: Database,
+  endpointId: string,
+  limit = 100,
+): Promise<{ delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }[]> {
+  const [endpoint] = await db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, endpointId));
   if (!endpoint) throw new ApiError('webhook_endpoint_not_found');
-  const deliveries = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit);
+  const deliveries = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit);
   if (deliveries.length === 0) return [];
   const attempts = await db
     .select()
     .from(webhookAttempts)
-    .where(inArray(webhookAttempts.deliveryId, deliveries.map((d) => d.id)))
+    .where(
+      inArray(
+        webhookAttempts.deliveryId,
+        deliveries.map((d) => d.id),
+      ),
+    )
     .orderBy(webhookAttempts.attemptedAt, webhookAttempts.id);
   return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.deliveryId === delivery.id) }));
 }
@@ -157,8 +228,10 @@ export async function replayDelivery(db: Database, deliveryId: string, now: Date
  */
 export async function pruneDeliveries(db: Database, now: Date): Promise<{ undelivered: number; delivered: number }> {
   const cutoff = new Date(now.getTime() - DELIVERY_RETENTION_SECONDS * 1000);
-  const removed = await db.delete(webhookDeliveries).where(and(lte(webhookDeliveries.createdAt, cutoff), isNull(webhookDeliveries.leaseId))).returning({ status: webhookDeliveries.status });
+  const removed = await db
+    .delete(webhookDeliveries)
+    .where(and(lte(webhookDeliveries.createdAt, cutoff), isNull(webhookDeliveries.leaseId)))
+    .returning({ status: webhookDeliveries.status });
   const delivered = removed.filter((r) => r.status === 'delivered').length;
   return { undelivered: removed.length - delivered, delivered };
 }
-

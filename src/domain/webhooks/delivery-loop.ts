@@ -48,7 +48,9 @@ export interface WebhookWorker {
 function attemptAttributes(outcome: AttemptOutcome): SpanAttributes {
   const said: SpanAttributes = {};
   if (outcome.statusCode !== null) said['http.response.status_code'] = outcome.statusCode;
-  if (!outcome.delivered) said['error.type'] = outcome.statusCode !== null ? String(outcome.statusCode) : (outcome.error ?? 'failed').split(':')[0]!;
+  if (!outcome.delivered)
+    said['error.type'] =
+      outcome.statusCode !== null ? String(outcome.statusCode) : (outcome.error ?? 'failed').split(':')[0]!;
   return said;
 }
 
@@ -56,25 +58,63 @@ function attemptAttributes(outcome: AttemptOutcome): SpanAttributes {
 export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   const leaseMs = deps.leaseMs ?? LEASE_MS;
 
-  async function attempt(delivery: ClaimedDelivery, endpoint: WebhookEndpointRow | undefined, leaseId: string): Promise<void> {
+  async function attempt(
+    delivery: ClaimedDelivery,
+    endpoint: WebhookEndpointRow | undefined,
+    leaseId: string,
+  ): Promise<void> {
     if (!endpoint) return; // removed since the claim: its deliveries went with it
     const now = deps.clock.now();
     const timestamp = Math.floor(now.getTime() / 1000);
     let outcome: AttemptOutcome;
     try {
-      const signature = webhookSignature(signingSecrets(endpoint, deps.keyEncryptionKey, now), delivery.message_id, timestamp, delivery.payload);
-      const headers = { 'webhook-id': delivery.message_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+      const signature = webhookSignature(
+        signingSecrets(endpoint, deps.keyEncryptionKey, now),
+        delivery.message_id,
+        timestamp,
+        delivery.payload,
+      );
+      const headers = {
+        'webhook-id': delivery.message_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      };
       // A span of its own when tracing is on: the host, never the URL (URLs often carry secrets).
       const target = new URL(endpoint.url);
-      const attributes = { 'http.request.method': 'POST', 'server.address': target.hostname, 'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)), 'slowdns.webhook.endpoint_id': endpoint.id, 'slowdns.webhook.delivery_id': delivery.id, 'slowdns.webhook.message_id': delivery.message_id, 'slowdns.webhook.attempt': delivery.attempts + 1 };
-      outcome = await inRootSpan('webhook delivery', attributes, () => sendWebhook(endpoint.url, headers, delivery.payload, { safety: deps.safety, timeoutMs: deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS, resolve: deps.resolve }), attemptAttributes);
+      const attributes = {
+        'http.request.method': 'POST',
+        'server.address': target.hostname,
+        'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+        'slowdns.webhook.endpoint_id': endpoint.id,
+        'slowdns.webhook.delivery_id': delivery.id,
+        'slowdns.webhook.message_id': delivery.message_id,
+        'slowdns.webhook.attempt': delivery.attempts + 1,
+      };
+      outcome = await inRootSpan(
+        'webhook delivery',
+        attributes,
+        () =>
+          sendWebhook(endpoint.url, headers, delivery.payload, {
+            safety: deps.safety,
+            timeoutMs: deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+            resolve: deps.resolve,
+          }),
+        attemptAttributes,
+      );
     } catch (err) {
       deps.logger.warn('webhook attempt failed to start', { delivery_id: delivery.id, ...errorFields(err) });
       outcome = { delivered: false, statusCode: null, error: 'internal', responseExcerpt: null, durationMs: 0 };
     }
     const label = await recordAttempt(deps.db, delivery, leaseId, outcome, now, deps.random);
     deps.onAttempt?.(label);
-    if (label !== 'delivered') deps.logger.info('webhook attempt failed', { delivery_id: delivery.id, webhook_id: endpoint.id, status_code: outcome.statusCode, error: outcome.error, outcome: label });
+    if (label !== 'delivered')
+      deps.logger.info('webhook attempt failed', {
+        delivery_id: delivery.id,
+        webhook_id: endpoint.id,
+        status_code: outcome.statusCode,
+        error: outcome.error,
+        outcome: label,
+      });
   }
 
   return {
@@ -84,7 +124,10 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       const claimed = await claimDueDeliveries(deps.db, deps.clock.now(), leaseMs, CLAIM_BATCH, leaseId);
       if (claimed.length === 0) return;
       const ids = [...new Set(claimed.map((d) => d.endpoint_id))];
-      const endpoints = await deps.db.select().from(webhookEndpoints).where(ids.length === 1 ? eq(webhookEndpoints.id, ids[0]!) : inArray(webhookEndpoints.id, ids));
+      const endpoints = await deps.db
+        .select()
+        .from(webhookEndpoints)
+        .where(ids.length === 1 ? eq(webhookEndpoints.id, ids[0]!) : inArray(webhookEndpoints.id, ids));
       const byId = new Map(endpoints.map((e) => [e.id, e]));
       await Promise.all(claimed.map((d) => attempt(d, byId.get(d.endpoint_id), leaseId)));
     },
@@ -104,7 +147,11 @@ export interface WebhookDelivery {
 }
 
 /** Runs the worker every `everyMs` on an unref'd timer, one pass at a time; started by main.ts beside the server. */
-export function startWebhookDelivery(worker: WebhookWorker, logger: Logger, { everyMs = DELIVERY_PASS_MS } = {}): WebhookDelivery {
+export function startWebhookDelivery(
+  worker: WebhookWorker,
+  logger: Logger,
+  { everyMs = DELIVERY_PASS_MS } = {},
+): WebhookDelivery {
   let passes = 0;
   const pass = async () => {
     try {

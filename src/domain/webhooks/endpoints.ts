@@ -18,8 +18,14 @@ export const MAX_WEBHOOK_ENDPOINTS = 50;
 const associatedData = (endpointId: string) => Buffer.from(`slowdns webhook secret\0${endpointId}`);
 
 /** A secret as it is stored: sealed under the KEK when there is one, else in clear (an HMAC key cannot be a hash). */
-function storedSecret(kek: Buffer | undefined, endpointId: string, secret: string): { clear: string | null; sealed: string | null } {
-  return kek ? { clear: null, sealed: sealText(kek, associatedData(endpointId), secret) } : { clear: secret, sealed: null };
+function storedSecret(
+  kek: Buffer | undefined,
+  endpointId: string,
+  secret: string,
+): { clear: string | null; sealed: string | null } {
+  return kek
+    ? { clear: null, sealed: sealText(kek, associatedData(endpointId), secret) }
+    : { clear: secret, sealed: null };
 }
 
 function openSecret(kek: Buffer | undefined, endpointId: string, clear: string | null, sealed: string | null): string {
@@ -52,7 +58,9 @@ export async function createWebhookEndpoint(
   context: ChangeContext,
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
-    const [{ count }] = (await tx.select({ count: sql<number>`count(*)::int` }).from(webhookEndpoints)) as [{ count: number }];
+    const [{ count }] = (await tx.select({ count: sql<number>`count(*)::int` }).from(webhookEndpoints)) as [
+      { count: number },
+    ];
     if (count >= MAX_WEBHOOK_ENDPOINTS) throw new ApiError('webhook_endpoint_limit_reached');
     const id = randomId('wh_', 8);
     const secret = generateWebhookSecret();
@@ -91,12 +99,18 @@ export interface WebhookEndpointView {
 const pendingCount = sql<number>`(select count(*)::int from webhook_deliveries d where d.endpoint_id = webhook_endpoints.id and d.status = 'pending')`;
 
 export async function listWebhookEndpoints(db: Database): Promise<WebhookEndpointView[]> {
-  const rows = await db.select({ endpoint: webhookEndpoints, pendingDeliveries: pendingCount }).from(webhookEndpoints).orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id));
+  const rows = await db
+    .select({ endpoint: webhookEndpoints, pendingDeliveries: pendingCount })
+    .from(webhookEndpoints)
+    .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id));
   return rows;
 }
 
 export async function getWebhookEndpoint(db: Database, id: string): Promise<WebhookEndpointView> {
-  const [row] = await db.select({ endpoint: webhookEndpoints, pendingDeliveries: pendingCount }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  const [row] = await db
+    .select({ endpoint: webhookEndpoints, pendingDeliveries: pendingCount })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, id));
   if (!row) throw new ApiError('webhook_endpoint_not_found');
   return row;
 }
@@ -111,7 +125,13 @@ async function lockedEndpoint(tx: Database, id: string): Promise<WebhookEndpoint
  * Pauses (deliveries are still made, and wait) or resumes an endpoint; resuming a disabled endpoint
  * enables it again, its failing streak forgotten. Idempotent: no event when nothing changes.
  */
-export async function setWebhookEndpointPaused(db: Database, id: string, paused: boolean, now: Date, context: ChangeContext): Promise<WebhookEndpointRow> {
+export async function setWebhookEndpointPaused(
+  db: Database,
+  id: string,
+  paused: boolean,
+  now: Date,
+  context: ChangeContext,
+): Promise<WebhookEndpointRow> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
     const status = paused ? 'paused' : 'enabled';
@@ -128,7 +148,13 @@ export async function setWebhookEndpointPaused(db: Database, id: string, paused:
 }
 
 /** A new secret; the previous one keeps signing for SECRET_ROTATION_OVERLAP_SECONDS. */
-export async function rotateWebhookSecret(db: Database, id: string, kek: Buffer | undefined, now: Date, context: ChangeContext): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+export async function rotateWebhookSecret(
+  db: Database,
+  id: string,
+  kek: Buffer | undefined,
+  now: Date,
+  context: ChangeContext,
+): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
     const secret = generateWebhookSecret();
@@ -152,7 +178,12 @@ export async function rotateWebhookSecret(db: Database, id: string, kek: Buffer 
 }
 
 /** Removes an endpoint with its deliveries and their attempts. */
-export async function removeWebhookEndpoint(db: Database, id: string, now: Date, context: ChangeContext): Promise<void> {
+export async function removeWebhookEndpoint(
+  db: Database,
+  id: string,
+  now: Date,
+  context: ChangeContext,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
     await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));

@@ -31,19 +31,28 @@ export interface SendOptions {
  * hook inward between the check and the connection. Redirects are not followed (a 3xx is a failure);
  * the whole attempt, connection to answer, is cut at `timeoutMs`.
  */
-export async function sendWebhook(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<AttemptOutcome> {
+export async function sendWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: SendOptions,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let target;
   try {
     target = await resolveWebhookTarget(url, options.safety, options.resolve);
   } catch (err) {
-    const error = err instanceof WebhookUrlRefused ? `refused: ${err.message}` : `dns: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}`;
+    const error =
+      err instanceof WebhookUrlRefused
+        ? `refused: ${err.message}`
+        : `dns: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}`;
     return { delivered: false, statusCode: null, error, responseExcerpt: null, durationMs: elapsed() };
   }
   const { address, family, isPrivate } = target;
   const lookup: LookupFunction = (_hostname, opts, callback) => {
-    if ((opts as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if ((opts as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
   const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -57,7 +66,12 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
     };
     const req = request(target.url, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'SlowDNS-Webhooks/1' },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': 'SlowDNS-Webhooks/1',
+      },
       lookup,
       agent: false,
     });
@@ -65,7 +79,9 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
       finish({ delivered: false, statusCode: null, error: 'timeout', responseExcerpt: null });
       req.destroy();
     }, options.timeoutMs ?? WEBHOOK_TIMEOUT_MS);
-    req.on('error', (err: NodeJS.ErrnoException) => finish({ delivered: false, statusCode: null, error: `network: ${err.code ?? 'error'}`, responseExcerpt: null }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      finish({ delivered: false, statusCode: null, error: `network: ${err.code ?? 'error'}`, responseExcerpt: null }),
+    );
     req.on('response', (res: IncomingMessage) => {
       const statusCode = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
@@ -73,7 +89,12 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
       const done = () => {
         const text = Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_EXCERPT_CHARS);
         // No excerpt from a private target: what an internal service answers stays inside.
-        finish({ delivered: statusCode >= 200 && statusCode < 300, statusCode, error: null, responseExcerpt: isPrivate || text === '' ? null : text });
+        finish({
+          delivered: statusCode >= 200 && statusCode < 300,
+          statusCode,
+          error: null,
+          responseExcerpt: isPrivate || text === '' ? null : text,
+        });
         res.destroy();
       };
       res.on('data', (chunk: Buffer) => {

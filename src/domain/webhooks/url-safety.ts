@@ -40,10 +40,13 @@ export function checkAddress(address: string, safety: WebhookSafety): { isPrivat
   const effective = effectiveAddress(address);
   const normal = effective.toNormalizedString();
   const canonical = effective.kind() === 'ipv6' ? (effective as ipaddr.IPv6).toString() : normal;
-  if (METADATA_ADDRESSES.has(canonical) || METADATA_ADDRESSES.has(normal)) throw new WebhookUrlRefused(`${address} is a cloud metadata address: never a webhook target`);
+  if (METADATA_ADDRESSES.has(canonical) || METADATA_ADDRESSES.has(normal))
+    throw new WebhookUrlRefused(`${address} is a cloud metadata address: never a webhook target`);
   const isPrivate = effective.range() !== 'unicast';
   if (isPrivate && !safety.allowPrivate) {
-    throw new WebhookUrlRefused(`${address} is not a public address (${effective.range()}); set WEBHOOK_ALLOW_PRIVATE=true to allow private targets`);
+    throw new WebhookUrlRefused(
+      `${address} is not a public address (${effective.range()}); set WEBHOOK_ALLOW_PRIVATE=true to allow private targets`,
+    );
   }
   return { isPrivate };
 }
@@ -58,15 +61,18 @@ function bareHost(url: URL): string {
  * address or `localhost` name. A name is resolved, and each address checked, at every delivery.
  */
 export function checkWebhookUrl(text: string, safety: WebhookSafety): URL {
-  if (text.length > MAX_WEBHOOK_URL_LENGTH) throw new WebhookUrlRefused(`the URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (text.length > MAX_WEBHOOK_URL_LENGTH)
+    throw new WebhookUrlRefused(`the URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new WebhookUrlRefused('the URL is not a valid absolute URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookUrlRefused('the URL must be https (or http with WEBHOOK_ALLOW_HTTP=true)');
-  if (url.protocol === 'http:' && !safety.allowHttp) throw new WebhookUrlRefused('the URL must be https; set WEBHOOK_ALLOW_HTTP=true to allow http');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new WebhookUrlRefused('the URL must be https (or http with WEBHOOK_ALLOW_HTTP=true)');
+  if (url.protocol === 'http:' && !safety.allowHttp)
+    throw new WebhookUrlRefused('the URL must be https; set WEBHOOK_ALLOW_HTTP=true to allow http');
   if (url.username || url.password) throw new WebhookUrlRefused('the URL must not hold credentials (user:password@)');
   const host = bareHost(url);
   if (!host) throw new WebhookUrlRefused('the URL has no host');
@@ -86,7 +92,11 @@ export interface CheckedTarget {
 }
 
 /** Resolves a webhook URL's host and checks every address it resolves to (at delivery); the first is the one to connect to. */
-export async function resolveWebhookTarget(text: string, safety: WebhookSafety, resolve: (host: string) => Promise<string[]> = resolveHost): Promise<CheckedTarget> {
+export async function resolveWebhookTarget(
+  text: string,
+  safety: WebhookSafety,
+  resolve: (host: string) => Promise<string[]> = resolveHost,
+): Promise<CheckedTarget> {
   const url = checkWebhookUrl(text, safety);
   const host = bareHost(url);
   const addresses = isIP(host) ? [host] : await resolve(host);

@@ -10,11 +10,25 @@ import { operatorChangeContext } from '../../http/change-context.js';
 import { releaseActivationCounted } from '../../http/operator-changes.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseResultSchema } from '../../schemas/activation.js';
-import { ActivationIdParamsSchema, ActivationListQuerySchema, ActivationPageSchema, ActivationRecordSchema, ActivationWithEventsSchema, OperatorReleaseRequestSchema } from '../../schemas/admin/activations.js';
+import {
+  ActivationIdParamsSchema,
+  ActivationListQuerySchema,
+  ActivationPageSchema,
+  ActivationRecordSchema,
+  ActivationWithEventsSchema,
+  OperatorReleaseRequestSchema,
+} from '../../schemas/admin/activations.js';
 import { search, timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { toEventRecord } from './event-record.js';
-import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation, EXPORT_SENTENCE, listAnswer, listResponse } from './admin-route.js';
+import {
+  ADMIN_AUTH_SENTENCE,
+  adminErrorResponses,
+  adminOperation,
+  EXPORT_SENTENCE,
+  listAnswer,
+  listResponse,
+} from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
@@ -25,7 +39,11 @@ const list = createRoute({
   description: `Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Search: \`q\` (part of the hostname or id), \`ip\` (an address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\`, \`hostname\`, \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not: \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ActivationListQuerySchema },
   responses: {
-    ...listResponse('One page of activations, or every matching one as NDJSON.', ActivationPageSchema, ActivationRecordSchema),
+    ...listResponse(
+      'One page of activations, or every matching one as NDJSON.',
+      ActivationPageSchema,
+      ActivationRecordSchema,
+    ),
     ...adminErrorResponses(),
   },
 });
@@ -39,7 +57,10 @@ const show = createRoute({
   description: `The activation as \`listActivations\` shows it, with \`events\`: every event about it, oldest first (created, confirmed or released, its server registered and revoked, its code's, each with its actor, and an operator's name and reason). An unknown id is 404 \`activation_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: ActivationIdParamsSchema },
   responses: {
-    200: { description: 'The activation and its events.', content: { 'application/json': { schema: successEnvelope(ActivationWithEventsSchema) } } },
+    200: {
+      description: 'The activation and its events.',
+      content: { 'application/json': { schema: successEnvelope(ActivationWithEventsSchema) } },
+    },
     ...adminErrorResponses('activation_not_found'),
   },
 });
@@ -51,10 +72,21 @@ const release = createRoute({
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Force-release an activation',
   description: `Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With \`{"restore_install_code": false}\` the code is revoked instead, so that it can never be used again. Recorded as \`activation.released\` (\`released_by: "operator"\`) with \`install_code.restored\` or \`install_code.revoked\` and \`server.revoked\` as they apply. The body is optional; its \`reason\` says why, kept in the events with the operator's name. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 \`activation_confirmed\`: revoke its server instead. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: ActivationIdParamsSchema, body: { required: false, content: { 'application/json': { schema: OperatorReleaseRequestSchema } } } },
+  request: {
+    params: ActivationIdParamsSchema,
+    body: { required: false, content: { 'application/json': { schema: OperatorReleaseRequestSchema } } },
+  },
   responses: {
-    200: { description: 'The activation is released.', content: { 'application/json': { schema: successEnvelope(ReleaseResultSchema) } } },
-    ...adminErrorResponses('activation_not_found', 'activation_confirmed', 'unsupported_media_type', 'payload_too_large'),
+    200: {
+      description: 'The activation is released.',
+      content: { 'application/json': { schema: successEnvelope(ReleaseResultSchema) } },
+    },
+    ...adminErrorResponses(
+      'activation_not_found',
+      'activation_confirmed',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
@@ -63,7 +95,12 @@ function toRecord({ activation: a, server }: ActivationListItem, now: Date, thre
     activation_id: a.id,
     install_code_id: a.installCodeId,
     status: a.status,
-    machine_binding: { hostname: a.hostname, public_ip: a.publicIp, machine_id: a.machineId, ssh_fingerprint: a.sshFingerprint },
+    machine_binding: {
+      hostname: a.hostname,
+      public_ip: a.publicIp,
+      machine_id: a.machineId,
+      ssh_fingerprint: a.sshFingerprint,
+    },
     requested_ref: a.requestedRef,
     installer_version: a.installerVersion,
     created_at: toIsoOffset(a.createdAt),
@@ -73,7 +110,12 @@ function toRecord({ activation: a, server }: ActivationListItem, now: Date, thre
     install_code_restored: a.status === 'released' ? (a.codeRestored ?? false) : null,
     duplicate_of: a.duplicateOf,
     server: server
-      ? { server_id: server.id, status: server.status, health: serverHealth(server, now, thresholds), last_seen_at: server.lastSeenAt ? toIsoOffset(server.lastSeenAt) : null }
+      ? {
+          server_id: server.id,
+          status: server.status,
+          health: serverHealth(server, now, thresholds),
+          last_seen_at: server.lastSeenAt ? toIsoOffset(server.lastSeenAt) : null,
+        }
       : null,
   };
 }
@@ -85,8 +127,21 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const query = c.req.valid('query');
     const now = deps.clock.now();
     const duplicate = query.duplicate === undefined ? undefined : query.duplicate === 'true';
-    const filter = { ...query, ...search(query), duplicate, publicIp: query.public_ip, installCodeId: query.install_code_id, ...timeRange(query) };
-    return listAnswer(c, query, (cursor, limit) => listActivations(deps.db, { ...filter, cursor, limit }), (item) => toRecord(item, now, thresholds), 'activations');
+    const filter = {
+      ...query,
+      ...search(query),
+      duplicate,
+      publicIp: query.public_ip,
+      installCodeId: query.install_code_id,
+      ...timeRange(query),
+    };
+    return listAnswer(
+      c,
+      query,
+      (cursor, limit) => listActivations(deps.db, { ...filter, cursor, limit }),
+      (item) => toRecord(item, now, thresholds),
+      'activations',
+    );
   });
 
   app.openapi(show, async (c) => {
@@ -94,7 +149,13 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const [item] = (await listActivations(deps.db, { id, limit: 1 })).items;
     if (!item) throw new ApiError('activation_not_found');
     const history = await eventsOf(deps.db, { kind: 'act_', id });
-    return c.json({ data: { ...toRecord(item, deps.clock.now(), thresholds), events: history.map(toEventRecord) }, meta: { message: `${id} and ${history.length} events.` } }, 200);
+    return c.json(
+      {
+        data: { ...toRecord(item, deps.clock.now(), thresholds), events: history.map(toEventRecord) },
+        meta: { message: `${id} and ${history.length} events.` },
+      },
+      200,
+    );
   });
 
   app.openapi(release, async (c) => {
@@ -103,7 +164,19 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     const restore = body?.restore_install_code !== false;
     const context = operatorChangeContext(c, body?.reason ?? null);
-    const { activationId, codeRestored } = await releaseActivationCounted(c, deps, activation_id, context, restore ? 'restore' : 'revoke');
-    return c.json({ data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored }, meta: { message: 'Activation released.' } }, 200);
+    const { activationId, codeRestored } = await releaseActivationCounted(
+      c,
+      deps,
+      activation_id,
+      context,
+      restore ? 'restore' : 'revoke',
+    );
+    return c.json(
+      {
+        data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored },
+        meta: { message: 'Activation released.' },
+      },
+      200,
+    );
   });
 }

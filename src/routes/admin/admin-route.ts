@@ -18,11 +18,17 @@ export function adminOperation(scope: AdminScope, ...middleware: MiddlewareHandl
 
 /** The error responses of an admin route: its own codes plus the token's, its scope's and the bad input's. */
 export function adminErrorResponses(...codes: ErrorCode[]) {
-  return errorResponses('validation_failed', 'admin_token_invalid', 'admin_scope_insufficient', 'admin_api_disabled', ...codes);
+  return errorResponses(
+    'validation_failed',
+    'admin_token_invalid',
+    'admin_scope_insufficient',
+    'admin_api_disabled',
+    ...codes,
+  );
 }
 
 export const ADMIN_AUTH_SENTENCE =
-  'Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation\'s security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.';
+  "Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.";
 
 /** What every admin list's description ends with: its NDJSON export. */
 export const EXPORT_SENTENCE = `With \`Accept: ${NDJSON}\` the answer is every matching item instead of one page: one JSON object per line (each as \`items\` holds it), streamed page by page with bounded memory however many there are, from \`cursor\` if given (\`limit\` is ignored); a failure midway ends the stream early, without a final newline.`;
@@ -41,7 +47,11 @@ export function listResponse<P extends z.ZodType, I extends z.ZodType>(descripti
 }
 
 /** The JSON answer of an admin list, as its route's typed handler expects it. */
-type PageAnswer<R> = TypedResponse<{ data: { items: R[]; next_cursor: string | null }; meta: { message: string } }, 200, 'json'>;
+type PageAnswer<R> = TypedResponse<
+  { data: { items: R[]; next_cursor: string | null }; meta: { message: string } },
+  200,
+  'json'
+>;
 
 /**
  * The answer of an admin list: the page `fetch` reads at the query's cursor, as JSON with `noun` counted in
@@ -57,5 +67,11 @@ export async function listAnswer<T, R>(
 ): Promise<PageAnswer<R>> {
   if (wantsNdjson(c)) return (await ndjsonExport(c, query.cursor, fetch, record)) as unknown as PageAnswer<R>;
   const page = await fetch(query.cursor, query.limit);
-  return c.json({ data: { items: page.items.map(record), next_cursor: page.nextCursor }, meta: { message: `${page.items.length} ${noun}.` } }, 200) as unknown as PageAnswer<R>;
+  return c.json(
+    {
+      data: { items: page.items.map(record), next_cursor: page.nextCursor },
+      meta: { message: `${page.items.length} ${noun}.` },
+    },
+    200,
+  ) as unknown as PageAnswer<R>;
 }

@@ -6,7 +6,14 @@ import { EventListQuerySchema, EventPageSchema, EventRecordSchema } from '../../
 import { timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { toEventRecord } from './event-record.js';
-import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation, EXPORT_SENTENCE, listAnswer, listResponse } from './admin-route.js';
+import {
+  ADMIN_AUTH_SENTENCE,
+  adminErrorResponses,
+  adminOperation,
+  EXPORT_SENTENCE,
+  listAnswer,
+  listResponse,
+} from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
@@ -26,6 +33,12 @@ export function registerAdminEvents(app: Router, deps: AppDeps): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
     const filter = { ...query, subjectId: query.subject_id, ...timeRange(query) };
-    return listAnswer(c, query, (cursor, limit) => listEvents(deps.db, { ...filter, cursor, limit }), toEventRecord, 'events');
+    return listAnswer(
+      c,
+      query,
+      (cursor, limit) => listEvents(deps.db, { ...filter, cursor, limit }),
+      toEventRecord,
+      'events',
+    );
   });
 }

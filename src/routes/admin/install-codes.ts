@@ -10,11 +10,24 @@ import { operatorChangeContext } from '../../http/change-context.js';
 import { revokeInstallCodeCounted } from '../../http/operator-changes.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
-import { InstallCodeIdParamsSchema, InstallCodeListQuerySchema, InstallCodePageSchema, InstallCodeRecordSchema, InstallCodeWithEventsSchema } from '../../schemas/admin/install-codes.js';
+import {
+  InstallCodeIdParamsSchema,
+  InstallCodeListQuerySchema,
+  InstallCodePageSchema,
+  InstallCodeRecordSchema,
+  InstallCodeWithEventsSchema,
+} from '../../schemas/admin/install-codes.js';
 import { search, timeRange } from '../../schemas/admin/list.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { toEventRecord } from './event-record.js';
-import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation, EXPORT_SENTENCE, listAnswer, listResponse } from './admin-route.js';
+import {
+  ADMIN_AUTH_SENTENCE,
+  adminErrorResponses,
+  adminOperation,
+  EXPORT_SENTENCE,
+  listAnswer,
+  listResponse,
+} from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
@@ -25,7 +38,11 @@ const list = createRoute({
   description: `Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Search: \`q\` (part of the hint or id), and the machine of an activation that used the code: \`ip\` (an address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\` (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: InstallCodeListQuerySchema },
   responses: {
-    ...listResponse('One page of install codes, or every matching one as NDJSON.', InstallCodePageSchema, InstallCodeRecordSchema),
+    ...listResponse(
+      'One page of install codes, or every matching one as NDJSON.',
+      InstallCodePageSchema,
+      InstallCodeRecordSchema,
+    ),
     ...adminErrorResponses(),
   },
 });
@@ -39,7 +56,10 @@ const show = createRoute({
   description: `The code as \`listInstallCodes\` shows it, with \`events\`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 \`install_code_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: InstallCodeIdParamsSchema },
   responses: {
-    200: { description: 'The code and its events.', content: { 'application/json': { schema: successEnvelope(InstallCodeWithEventsSchema) } } },
+    200: {
+      description: 'The code and its events.',
+      content: { 'application/json': { schema: successEnvelope(InstallCodeWithEventsSchema) } },
+    },
     ...adminErrorResponses('install_code_not_found'),
   },
 });
@@ -51,10 +71,21 @@ const revoke = createRoute({
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Revoke an install code',
   description: `Revokes an \`issued\` code (expired or not): a precheck or activate of it is then 410 \`install_code_revoked\`, even with a precheck token made before. Recorded as the event \`install_code.revoked\` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (\`activated\`, \`consumed\`) is 409 \`install_code_unavailable\`: release the activation instead (\`releaseActivation\` with \`restore_install_code: false\`). The body is optional: \`{"reason": "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: InstallCodeIdParamsSchema, body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } } },
+  request: {
+    params: InstallCodeIdParamsSchema,
+    body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } },
+  },
   responses: {
-    200: { description: 'The revoked code.', content: { 'application/json': { schema: successEnvelope(InstallCodeRecordSchema) } } },
-    ...adminErrorResponses('install_code_not_found', 'install_code_unavailable', 'unsupported_media_type', 'payload_too_large'),
+    200: {
+      description: 'The revoked code.',
+      content: { 'application/json': { schema: successEnvelope(InstallCodeRecordSchema) } },
+    },
+    ...adminErrorResponses(
+      'install_code_not_found',
+      'install_code_unavailable',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
@@ -68,7 +99,13 @@ function toRecord({ code, status, activation }: InstallCodeListItem) {
     revoked_at: code.revokedAt ? toIsoOffset(code.revokedAt) : null,
     approval: codeApproval(code),
     activation: activation
-      ? { activation_id: activation.id, status: activation.status, hostname: activation.hostname, public_ip: activation.publicIp, created_at: toIsoOffset(activation.createdAt) }
+      ? {
+          activation_id: activation.id,
+          status: activation.status,
+          hostname: activation.hostname,
+          public_ip: activation.publicIp,
+          created_at: toIsoOffset(activation.createdAt),
+        }
       : null,
   };
 }
@@ -78,7 +115,13 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const query = c.req.valid('query');
     const filter = { ...query, ...search(query), ...timeRange(query) };
     const now = deps.clock.now();
-    return listAnswer(c, query, (cursor, limit) => listInstallCodes(deps.db, { ...filter, cursor, limit }, now), toRecord, 'install codes');
+    return listAnswer(
+      c,
+      query,
+      (cursor, limit) => listInstallCodes(deps.db, { ...filter, cursor, limit }, now),
+      toRecord,
+      'install codes',
+    );
   });
 
   app.openapi(show, async (c) => {
@@ -86,7 +129,13 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     if (!item) throw new ApiError('install_code_not_found');
     const history = await eventsOf(deps.db, { kind: 'ic_', id });
-    return c.json({ data: { ...toRecord(item), events: history.map(toEventRecord) }, meta: { message: `${item.code.id} and ${history.length} events.` } }, 200);
+    return c.json(
+      {
+        data: { ...toRecord(item), events: history.map(toEventRecord) },
+        meta: { message: `${item.code.id} and ${history.length} events.` },
+      },
+      200,
+    );
   });
 
   app.openapi(revoke, async (c) => {

@@ -1,7 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import type { RouteDeps } from '../../deps.js';
-import { listRateLimitOverrides, rateLimitOverrideStatus, type RateLimitOverrideListItem } from '../../domain/admin/rate-limit-override-list.js';
+import {
+  listRateLimitOverrides,
+  rateLimitOverrideStatus,
+  type RateLimitOverrideListItem,
+} from '../../domain/admin/rate-limit-override-list.js';
 import { createRateLimitOverride, removeRateLimitOverride } from '../../domain/rate-limits/override-changes.js';
 import { OVERRIDE_MAX_DAYS, OVERRIDE_QUOTA_MAX } from '../../domain/rate-limits/overrides.js';
 import { OVERRIDES_MAX_AGE_SECONDS } from '../../domain/rate-limits/override-cache.js';
@@ -22,7 +26,14 @@ import {
   RateLimitOverrideRequestSchema,
 } from '../../schemas/admin/rate-limit-overrides.js';
 import { successEnvelope } from '../../schemas/envelope.js';
-import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation, EXPORT_SENTENCE, listAnswer, listResponse } from './admin-route.js';
+import {
+  ADMIN_AUTH_SENTENCE,
+  adminErrorResponses,
+  adminOperation,
+  EXPORT_SENTENCE,
+  listAnswer,
+  listResponse,
+} from './admin-route.js';
 
 const PATH = '/api/v2/admin/rate-limit-overrides';
 
@@ -41,7 +52,10 @@ ${RULES}
 Refused with 400 \`validation_failed\`, nothing stored: a value that is not an address, network or machine id as \`subject\` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine override of a per-IP limit), a limit below 1 or above ${OVERRIDE_QUOTA_MAX}, an \`expires_at\` missing, past or more than ${OVERRIDE_MAX_DAYS} days ahead, control characters (NUL included) in \`value\` or \`reason\`. ${ADMIN_AUTH_SENTENCE}`,
   request: jsonBody(RateLimitOverrideRequestSchema),
   responses: {
-    201: { description: 'The override, in force.', content: { 'application/json': { schema: successEnvelope(RateLimitOverrideRecordSchema) } } },
+    201: {
+      description: 'The override, in force.',
+      content: { 'application/json': { schema: successEnvelope(RateLimitOverrideRecordSchema) } },
+    },
     ...adminErrorResponses('unsupported_media_type', 'payload_too_large'),
   },
 });
@@ -55,7 +69,11 @@ const list = createRoute({
   description: `Overrides, newest set first, each with its \`status\` (\`active\`, \`expired\`, \`removed\`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by \`status\`) as a record of what applied when; \`status=active\` lists those in force. Filters: \`status\`, \`limit_name\`, \`since\`/\`until\` on the time it was set. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: RateLimitOverrideListQuerySchema },
   responses: {
-    ...listResponse('One page of overrides, or every matching one as NDJSON.', RateLimitOverridePageSchema, RateLimitOverrideRecordSchema),
+    ...listResponse(
+      'One page of overrides, or every matching one as NDJSON.',
+      RateLimitOverridePageSchema,
+      RateLimitOverrideRecordSchema,
+    ),
     ...adminErrorResponses(),
   },
 });
@@ -67,9 +85,15 @@ const remove = createRoute({
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Remove a rate-limit override',
   description: `The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as \`removed\`. The body is optional: \`{"reason": "…"}\` says why. Recorded as \`rate_limit_override.removed\` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: RateLimitOverrideIdParamsSchema, body: { required: false, content: { 'application/json': { schema: RateLimitOverrideRemovalSchema } } } },
+  request: {
+    params: RateLimitOverrideIdParamsSchema,
+    body: { required: false, content: { 'application/json': { schema: RateLimitOverrideRemovalSchema } } },
+  },
   responses: {
-    200: { description: 'The override, removed.', content: { 'application/json': { schema: successEnvelope(RateLimitOverrideRecordSchema) } } },
+    200: {
+      description: 'The override, removed.',
+      content: { 'application/json': { schema: successEnvelope(RateLimitOverrideRecordSchema) } },
+    },
     ...adminErrorResponses('rate_limit_override_not_found', 'unsupported_media_type', 'payload_too_large'),
   },
 });
@@ -99,23 +123,41 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     const body = c.req.valid('json');
     const target = overrideTarget(body.subject, body.value);
     // The schema refused any value that names no target.
-    if ('problem' in target) throw new ApiError('validation_failed', `The request is not valid. value: ${target.problem}.`);
+    if ('problem' in target)
+      throw new ApiError('validation_failed', `The request is not valid. value: ${target.problem}.`);
     const now = deps.clock.now();
-    const input = { target, limitName: body.limit_name, quota: body.limit, expiresAt: wholeSecond(new Date(body.expires_at)), reason: body.reason };
+    const input = {
+      target,
+      limitName: body.limit_name,
+      quota: body.limit,
+      expiresAt: wholeSecond(new Date(body.expires_at)),
+      reason: body.reason,
+    };
     const { override, replaced } = await createRateLimitOverride(deps.db, input, now, operatorChangeContext(c));
     // In force at once here; the other instances read it within their refresh bound.
     deps.rateLimitOverrides.invalidate();
     replaced.forEach(() => c.var.metrics.transition('rate_limit_override.removed', 'operator'));
     c.var.metrics.transition('rate_limit_override.created', 'operator');
-    const message = replaced.length ? `Override set, replacing ${replaced.map((r) => r.id).join(', ')}.` : 'Override set.';
-    return c.json({ data: toRecord({ override, status: rateLimitOverrideStatus(override, now) }), meta: { message } }, 201);
+    const message = replaced.length
+      ? `Override set, replacing ${replaced.map((r) => r.id).join(', ')}.`
+      : 'Override set.';
+    return c.json(
+      { data: toRecord({ override, status: rateLimitOverrideStatus(override, now) }), meta: { message } },
+      201,
+    );
   });
 
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
     const filter = { ...query, limitName: query.limit_name, ...timeRange(query) };
     const now = deps.clock.now();
-    return listAnswer(c, query, (cursor, limit) => listRateLimitOverrides(deps.db, { ...filter, cursor, limit }, now), toRecord, 'rate-limit overrides');
+    return listAnswer(
+      c,
+      query,
+      (cursor, limit) => listRateLimitOverrides(deps.db, { ...filter, cursor, limit }, now),
+      toRecord,
+      'rate-limit overrides',
+    );
   });
 
   app.openapi(remove, async (c) => {
@@ -128,6 +170,12 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
       deps.rateLimitOverrides.invalidate();
       c.var.metrics.transition('rate_limit_override.removed', 'operator');
     }
-    return c.json({ data: toRecord({ override, status: rateLimitOverrideStatus(override, now) }), meta: { message: removed ? 'Override removed.' : 'Override was already removed.' } }, 200);
+    return c.json(
+      {
+        data: toRecord({ override, status: rateLimitOverrideStatus(override, now) }),
+        meta: { message: removed ? 'Override removed.' : 'Override was already removed.' },
+      },
+      200,
+    );
   });
 }

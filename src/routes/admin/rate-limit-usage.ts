@@ -17,7 +17,10 @@ const usage = createRoute({
   description: `For one client address (\`ip\`) or machine (\`machine\`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or \`null\` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: RateLimitUsageQuerySchema },
   responses: {
-    200: { description: 'The subject\'s buckets in the current windows.', content: { 'application/json': { schema: successEnvelope(RateLimitUsageSchema) } } },
+    200: {
+      description: "The subject's buckets in the current windows.",
+      content: { 'application/json': { schema: successEnvelope(RateLimitUsageSchema) } },
+    },
     ...adminErrorResponses(),
   },
 });
@@ -30,26 +33,34 @@ export function registerAdminRateLimitUsage(app: Router, deps: RouteDeps): void 
     const kind = query.ip !== undefined ? ('ip' as const) : ('machine' as const);
     const countedAs = kind === 'ip' ? rateLimitAddressKey(value) : value;
     const overrides = await deps.rateLimitOverrides.refresh(now);
-    const limits = (await readRateLimitUsage(deps.db, kind, countedAs, overrides, now)).map(({ policy, bucketStart, resetsAt, used, applied }) => ({
-      limit_name: policy.name,
-      window_seconds: policy.windowSeconds,
-      bucket_start: toIsoOffset(bucketStart),
-      resets_at: toIsoOffset(resetsAt),
-      used,
-      limit: applied.quota,
-      default_limit: policy.quota,
-      remaining: Math.max(0, applied.quota - used),
-      override: applied.override
-        ? {
-            rate_limit_override_id: applied.override.id,
-            subject: applied.override.subject,
-            value: applied.override.value,
-            reason: applied.override.reason,
-            expires_at: toIsoOffset(applied.override.expiresAt),
-            created_by: applied.override.createdBy,
-          }
-        : null,
-    }));
-    return c.json({ data: { subject: kind, value, counted_as: countedAs, limits }, meta: { message: `${limits.length} limits of this ${kind === 'ip' ? 'address' : 'machine'}.` } }, 200);
+    const limits = (await readRateLimitUsage(deps.db, kind, countedAs, overrides, now)).map(
+      ({ policy, bucketStart, resetsAt, used, applied }) => ({
+        limit_name: policy.name,
+        window_seconds: policy.windowSeconds,
+        bucket_start: toIsoOffset(bucketStart),
+        resets_at: toIsoOffset(resetsAt),
+        used,
+        limit: applied.quota,
+        default_limit: policy.quota,
+        remaining: Math.max(0, applied.quota - used),
+        override: applied.override
+          ? {
+              rate_limit_override_id: applied.override.id,
+              subject: applied.override.subject,
+              value: applied.override.value,
+              reason: applied.override.reason,
+              expires_at: toIsoOffset(applied.override.expiresAt),
+              created_by: applied.override.createdBy,
+            }
+          : null,
+      }),
+    );
+    return c.json(
+      {
+        data: { subject: kind, value, counted_as: countedAs, limits },
+        meta: { message: `${limits.length} limits of this ${kind === 'ip' ? 'address' : 'machine'}.` },
+      },
+      200,
+    );
   });
 }

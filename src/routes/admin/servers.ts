@@ -11,11 +11,24 @@ import { revokeServerCounted } from '../../http/operator-changes.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import { search, timeRange } from '../../schemas/admin/list.js';
-import { ServerIdParamsSchema, ServerListQuerySchema, ServerPageSchema, ServerRecordAdminSchema, ServerWithEventsSchema } from '../../schemas/admin/servers.js';
+import {
+  ServerIdParamsSchema,
+  ServerListQuerySchema,
+  ServerPageSchema,
+  ServerRecordAdminSchema,
+  ServerWithEventsSchema,
+} from '../../schemas/admin/servers.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { RevokeResultSchema, type AgentReport } from '../../schemas/server.js';
 import { toEventRecord } from './event-record.js';
-import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation, EXPORT_SENTENCE, listAnswer, listResponse } from './admin-route.js';
+import {
+  ADMIN_AUTH_SENTENCE,
+  adminErrorResponses,
+  adminOperation,
+  EXPORT_SENTENCE,
+  listAnswer,
+  listResponse,
+} from './admin-route.js';
 
 const list = createRoute({
   method: 'get',
@@ -40,7 +53,10 @@ const show = createRoute({
   description: `The server as \`listServers\` shows it (its health as of now), with \`events\`: every event about it, oldest first (registered, revoked, each with its actor, and an operator's name and reason). An unknown id is 404 \`server_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: ServerIdParamsSchema },
   responses: {
-    200: { description: 'The server and its events.', content: { 'application/json': { schema: successEnvelope(ServerWithEventsSchema) } } },
+    200: {
+      description: 'The server and its events.',
+      content: { 'application/json': { schema: successEnvelope(ServerWithEventsSchema) } },
+    },
     ...adminErrorResponses('server_not_found'),
   },
 });
@@ -52,9 +68,15 @@ const revoke = createRoute({
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Revoke a server',
   description: `The operator revoke of \`POST /revoke\`, by path: the server's next check-in answers \`status: "revoked"\` and its reports are no longer recorded. Recorded as \`server.revoked\` with the operator as actor. Idempotent: a revoked server answers 200 with its first \`revoked_at\`. The body is optional: \`{"reason": "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: ServerIdParamsSchema, body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } } },
+  request: {
+    params: ServerIdParamsSchema,
+    body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } },
+  },
   responses: {
-    200: { description: 'The server is revoked.', content: { 'application/json': { schema: successEnvelope(RevokeResultSchema) } } },
+    200: {
+      description: 'The server is revoked.',
+      content: { 'application/json': { schema: successEnvelope(RevokeResultSchema) } },
+    },
     ...adminErrorResponses('server_not_found', 'unsupported_media_type', 'payload_too_large'),
   },
 });
@@ -84,15 +106,34 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     const query = c.req.valid('query');
     const filter = { ...query, ...search(query), health: query.status, ...timeRange(query) };
     const now = deps.clock.now();
-    return listAnswer(c, query, (cursor, limit) => listServers(deps.db, { ...filter, cursor, limit }, now, { deadAfterSeconds: deps.config.serverDeadAfterSeconds }), toRecord, 'servers');
+    return listAnswer(
+      c,
+      query,
+      (cursor, limit) =>
+        listServers(deps.db, { ...filter, cursor, limit }, now, {
+          deadAfterSeconds: deps.config.serverDeadAfterSeconds,
+        }),
+      toRecord,
+      'servers',
+    );
   });
 
   app.openapi(show, async (c) => {
     const { server_id: id } = c.req.valid('param');
-    const [item] = (await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), { deadAfterSeconds: deps.config.serverDeadAfterSeconds })).items;
+    const [item] = (
+      await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), {
+        deadAfterSeconds: deps.config.serverDeadAfterSeconds,
+      })
+    ).items;
     if (!item) throw new ApiError('server_not_found');
     const history = await eventsOf(deps.db, { kind: 'srv_', id });
-    return c.json({ data: { ...toRecord(item), events: history.map(toEventRecord) }, meta: { message: `${id} and ${history.length} events.` } }, 200);
+    return c.json(
+      {
+        data: { ...toRecord(item), events: history.map(toEventRecord) },
+        meta: { message: `${id} and ${history.length} events.` },
+      },
+      200,
+    );
   });
 
   app.openapi(revoke, async (c) => {
@@ -100,6 +141,12 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     // Without a body (no Content-Type) the validator does not run.
     const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
     const server = await revokeServerCounted(c, deps, server_id, context);
-    return c.json({ data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) }, meta: { message: 'Server revoked.' } }, 200);
+    return c.json(
+      {
+        data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) },
+        meta: { message: 'Server revoked.' },
+      },
+      200,
+    );
   });
 }

@@ -1,10 +1,22 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
-import { attemptsOf, listDeliveries, queueTestMessage, replayDelivery, type WebhookAttemptRow, type WebhookDeliveryRow } from '../../domain/webhooks/deliveries.js';
+import {
+  attemptsOf,
+  listDeliveries,
+  queueTestMessage,
+  replayDelivery,
+  type WebhookAttemptRow,
+  type WebhookDeliveryRow,
+} from '../../domain/webhooks/deliveries.js';
 import type { Router } from '../../http/router.js';
 import { successEnvelope } from '../../schemas/envelope.js';
-import { WebhookDeliveryListSchema, WebhookDeliveryParamsSchema, WebhookDeliveryRecordSchema, WebhookEndpointParamsSchema } from '../../schemas/admin/webhooks.js';
+import {
+  WebhookDeliveryListSchema,
+  WebhookDeliveryParamsSchema,
+  WebhookDeliveryRecordSchema,
+  WebhookEndpointParamsSchema,
+} from '../../schemas/admin/webhooks.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
@@ -17,7 +29,10 @@ const test = createRoute({
   summary: 'Send a test message',
   description: `Queues a \`webhook.test\` message (\`data.webhook_endpoint_id\`), signed and retried like any other; it goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the deliveries list. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
-  responses: { 202: { description: 'Queued.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+  responses: {
+    202: { description: 'Queued.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) },
+    ...adminErrorResponses('webhook_endpoint_not_found'),
+  },
 });
 
 const deliveries = createRoute({
@@ -25,10 +40,13 @@ const deliveries = createRoute({
   path: '/api/v2/admin/webhooks/{webhook_id}/deliveries',
   operationId: 'listWebhookDeliveries',
   ...adminOperation('read'),
-  summary: 'List an endpoint\'s deliveries',
+  summary: "List an endpoint's deliveries",
   description: `The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network error, a short excerpt of the answer from public targets). No cursor. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
-  responses: { 200: { description: 'The deliveries, newest first.', ...json(successEnvelope(WebhookDeliveryListSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+  responses: {
+    200: { description: 'The deliveries, newest first.', ...json(successEnvelope(WebhookDeliveryListSchema)) },
+    ...adminErrorResponses('webhook_endpoint_not_found'),
+  },
 });
 
 const replay = createRoute({
@@ -39,7 +57,10 @@ const replay = createRoute({
   summary: 'Replay a delivery',
   description: `Sends a message again, delivered or not, with the same \`webhook-id\` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookDeliveryParamsSchema },
-  responses: { 202: { description: 'Queued again.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) }, ...adminErrorResponses('webhook_delivery_not_found') },
+  responses: {
+    202: { description: 'Queued again.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) },
+    ...adminErrorResponses('webhook_delivery_not_found'),
+  },
 });
 
 const at = (d: Date | null) => (d ? toIsoOffset(d) : null);
@@ -56,7 +77,13 @@ function deliveryRecord(d: WebhookDeliveryRow, attempts: WebhookAttemptRow[]) {
     next_attempt_at: d.status === 'pending' ? toIsoOffset(d.nextAttemptAt) : null,
     created_at: toIsoOffset(d.createdAt),
     delivered_at: at(d.deliveredAt),
-    attempts: attempts.map((a) => ({ attempted_at: toIsoOffset(a.attemptedAt), duration_ms: a.durationMs, status_code: a.statusCode, error: a.error, response_excerpt: a.responseExcerpt })),
+    attempts: attempts.map((a) => ({
+      attempted_at: toIsoOffset(a.attemptedAt),
+      duration_ms: a.durationMs,
+      status_code: a.statusCode,
+      error: a.error,
+      response_excerpt: a.responseExcerpt,
+    })),
   };
 }
 
@@ -69,13 +96,21 @@ export function registerAdminWebhookDeliveries(app: Router, deps: AppDeps): void
 
   app.openapi(deliveries, async (c) => {
     const { webhook_id } = c.req.valid('param');
-    const items = (await listDeliveries(deps.db, webhook_id)).map(({ delivery, attempts }) => deliveryRecord(delivery, attempts));
+    const items = (await listDeliveries(deps.db, webhook_id)).map(({ delivery, attempts }) =>
+      deliveryRecord(delivery, attempts),
+    );
     return c.json({ data: { items }, meta: { message: `${items.length} deliveries.` } }, 200);
   });
 
   app.openapi(replay, async (c) => {
     const { delivery_id } = c.req.valid('param');
     const delivery = await replayDelivery(deps.db, delivery_id, deps.clock.now());
-    return c.json({ data: deliveryRecord(delivery, await attemptsOf(deps.db, delivery.id)), meta: { message: 'Delivery queued again.' } }, 202);
+    return c.json(
+      {
+        data: deliveryRecord(delivery, await attemptsOf(deps.db, delivery.id)),
+        meta: { message: 'Delivery queued again.' },
+      },
+      202,
+    );
   });
 }

@@ -52,7 +52,10 @@ const list = createRoute({
   ...adminOperation('read'),
   summary: 'List webhook endpoints',
   description: `Every endpoint (at most 50), newest first, with its health (\`healthy\`, \`failing\`, \`paused\`, \`disabled\`), pending deliveries and last success and failure; never its secret. ${ADMIN_AUTH_SENTENCE}`,
-  responses: { 200: { description: 'The endpoints.', ...json(successEnvelope(WebhookEndpointListSchema)) }, ...adminErrorResponses() },
+  responses: {
+    200: { description: 'The endpoints.', ...json(successEnvelope(WebhookEndpointListSchema)) },
+    ...adminErrorResponses(),
+  },
 });
 
 const show = createRoute({
@@ -63,7 +66,10 @@ const show = createRoute({
   summary: 'Show a webhook endpoint',
   description: `One endpoint as the list shows it. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
-  responses: { 200: { description: 'The endpoint.', ...json(successEnvelope(WebhookEndpointRecordSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+  responses: {
+    200: { description: 'The endpoint.', ...json(successEnvelope(WebhookEndpointRecordSchema)) },
+    ...adminErrorResponses('webhook_endpoint_not_found'),
+  },
 });
 
 const update = createRoute({
@@ -88,7 +94,10 @@ const remove = createRoute({
   summary: 'Remove a webhook endpoint',
   description: `Removes the endpoint with its deliveries and their attempts. Recorded as \`webhook_endpoint.removed\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
-  responses: { 200: { description: 'Removed.', ...json(successEnvelope(RemovedWebhookSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+  responses: {
+    200: { description: 'Removed.', ...json(successEnvelope(RemovedWebhookSchema)) },
+    ...adminErrorResponses('webhook_endpoint_not_found'),
+  },
 });
 
 const rotate = createRoute({
@@ -96,10 +105,13 @@ const rotate = createRoute({
   path: '/api/v2/admin/webhooks/{webhook_id}/rotate-secret',
   operationId: 'rotateWebhookSecret',
   ...adminOperation('write'),
-  summary: 'Rotate a webhook endpoint\'s secret',
+  summary: "Rotate a webhook endpoint's secret",
   description: `A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
-  responses: { 200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) }, ...adminErrorResponses('webhook_endpoint_not_found') },
+  responses: {
+    200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) },
+    ...adminErrorResponses('webhook_endpoint_not_found'),
+  },
 });
 
 type WebhookEventFilterName = '*' | EventType;
@@ -135,14 +147,27 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     try {
       url = checkWebhookUrl(body.url, deps.config.webhookSafety);
     } catch (err) {
-      if (err instanceof WebhookUrlRefused) throw new ApiError('webhook_url_not_allowed', `This URL cannot be a webhook target: ${err.message}.`);
+      if (err instanceof WebhookUrlRefused)
+        throw new ApiError('webhook_url_not_allowed', `This URL cannot be a webhook target: ${err.message}.`);
       throw err;
     }
     const context = operatorChangeContext(c);
     const events = [...new Set(body.events)];
-    const { endpoint, secret } = await createWebhookEndpoint(deps.db, { url, events: events.includes('*') ? ['*'] : events, description: body.description }, kek, deps.clock.now(), context);
+    const { endpoint, secret } = await createWebhookEndpoint(
+      deps.db,
+      { url, events: events.includes('*') ? ['*'] : events, description: body.description },
+      kek,
+      deps.clock.now(),
+      context,
+    );
     c.var.metrics.transition('webhook_endpoint.created', context.actor);
-    return c.json({ data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }), secret }, meta: { message: 'Webhook endpoint added. Keep the secret: it is not shown again.' } }, 201);
+    return c.json(
+      {
+        data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }), secret },
+        meta: { message: 'Webhook endpoint added. Keep the secret: it is not shown again.' },
+      },
+      201,
+    );
   });
 
   app.openapi(list, async (c) => {
@@ -153,7 +178,13 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { webhook_id } = c.req.valid('param');
-    return c.json({ data: webhookRecord(await getWebhookEndpoint(deps.db, webhook_id), c.var.operatorScope !== 'read'), meta: { message: 'Webhook endpoint.' } }, 200);
+    return c.json(
+      {
+        data: webhookRecord(await getWebhookEndpoint(deps.db, webhook_id), c.var.operatorScope !== 'read'),
+        meta: { message: 'Webhook endpoint.' },
+      },
+      200,
+    );
   });
 
   app.openapi(update, async (c) => {
@@ -163,8 +194,15 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const before = await getWebhookEndpoint(deps.db, webhook_id);
     await setWebhookEndpointPaused(deps.db, webhook_id, paused, deps.clock.now(), context);
     const after = await getWebhookEndpoint(deps.db, webhook_id);
-    if (before.endpoint.status !== after.endpoint.status) c.var.metrics.transition(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', context.actor);
-    return c.json({ data: webhookRecord(after), meta: { message: paused ? 'Webhook endpoint paused.' : 'Webhook endpoint enabled.' } }, 200);
+    if (before.endpoint.status !== after.endpoint.status)
+      c.var.metrics.transition(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', context.actor);
+    return c.json(
+      {
+        data: webhookRecord(after),
+        meta: { message: paused ? 'Webhook endpoint paused.' : 'Webhook endpoint enabled.' },
+      },
+      200,
+    );
   });
 
   app.openapi(remove, async (c) => {
@@ -172,7 +210,10 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const context = operatorChangeContext(c);
     await removeWebhookEndpoint(deps.db, webhook_id, deps.clock.now(), context);
     c.var.metrics.transition('webhook_endpoint.removed', context.actor);
-    return c.json({ data: { webhook_id, removed: true as const }, meta: { message: 'Webhook endpoint removed.' } }, 200);
+    return c.json(
+      { data: { webhook_id, removed: true as const }, meta: { message: 'Webhook endpoint removed.' } },
+      200,
+    );
   });
 
   app.openapi(rotate, async (c) => {
@@ -180,6 +221,12 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const context = operatorChangeContext(c);
     const { endpoint, secret } = await rotateWebhookSecret(deps.db, webhook_id, kek, deps.clock.now(), context);
     c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
-    return c.json({ data: { webhook_id, secret, previous_secret_expires_at: toIsoOffset(endpoint.previousSecretExpiresAt!) }, meta: { message: 'Secret rotated. Keep it: it is not shown again.' } }, 200);
+    return c.json(
+      {
+        data: { webhook_id, secret, previous_secret_expires_at: toIsoOffset(endpoint.previousSecretExpiresAt!) },
+        meta: { message: 'Secret rotated. Keep it: it is not shown again.' },
+      },
+      200,
+    );
   });
 }

@@ -3,7 +3,11 @@ import type { RouteDeps } from '../../deps.js';
 import { replayDelivery } from '../../domain/webhooks/deliveries.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { formRefusal } from '../../http/console-session.js';
-import { releaseActivationCounted, revokeInstallCodeCounted, revokeServerCounted } from '../../http/operator-changes.js';
+import {
+  releaseActivationCounted,
+  revokeInstallCodeCounted,
+  revokeServerCounted,
+} from '../../http/operator-changes.js';
 import type { AppEnv } from '../../http/router.js';
 import { OperatorReasonSchema } from '../../schemas/admin/operator-reason.js';
 import { ConsoleRefusal, refuseForm, setConsoleHeaders } from './console-answer.js';
@@ -16,14 +20,24 @@ async function checkedForm(c: Context<AppEnv>, deps: RouteDeps): Promise<Record<
   const session = c.var.consoleSession!;
   const body = await c.req.parseBody();
   refuseForm(formRefusal(c, deps.config.publicBaseUrl, session, body.form_token));
-  if (session.scope !== 'write') throw new ConsoleRefusal(403, 'Action refused', `You are signed in as ${session.operator} with a read-only token: actions need the write scope. Nothing was changed.`);
+  if (session.scope !== 'write')
+    throw new ConsoleRefusal(
+      403,
+      'Action refused',
+      `You are signed in as ${session.operator} with a read-only token: actions need the write scope. Nothing was changed.`,
+    );
   return body;
 }
 
 /** The reason an operator gave, as the admin API takes it (1 to 200 characters, no control character). */
 function reasonOf(body: Record<string, unknown>): string {
   const parsed = OperatorReasonSchema.safeParse(typeof body.reason === 'string' ? body.reason.trim() : undefined);
-  if (!parsed.success || parsed.data === undefined) throw new ConsoleRefusal(400, 'A reason is needed', 'Say why in the reason field (1 to 200 characters, on one line): it is kept in the event with your name. Nothing was changed.');
+  if (!parsed.success || parsed.data === undefined)
+    throw new ConsoleRefusal(
+      400,
+      'A reason is needed',
+      'Say why in the reason field (1 to 200 characters, on one line): it is kept in the event with your name. Nothing was changed.',
+    );
   return parsed.data;
 }
 
@@ -41,7 +55,12 @@ export function registerConsoleActions(router: Hono<AppEnv>, deps: RouteDeps): v
 
   router.post('/activations/:id/release', async (c) => {
     const body = await checkedForm(c, deps);
-    const { activationId } = await releaseActivationCounted(c, deps, c.req.param('id'), operatorChangeContext(c, reasonOf(body)));
+    const { activationId } = await releaseActivationCounted(
+      c,
+      deps,
+      c.req.param('id'),
+      operatorChangeContext(c, reasonOf(body)),
+    );
     return backTo(c, `/admin/activations/${encodeURIComponent(activationId)}?done=released`);
   });
 

@@ -1,6 +1,12 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { CONSOLE_CSP, renderConsoleView, type ConsoleAssets, type ConsoleView, type ConsoleViewer } from '../../console/console-frame.js';
+import {
+  CONSOLE_CSP,
+  renderConsoleView,
+  type ConsoleAssets,
+  type ConsoleView,
+  type ConsoleViewer,
+} from '../../console/console-frame.js';
 import type { FormRefusal } from '../../http/console-session.js';
 import type { AppEnv } from '../../http/router.js';
 
@@ -22,7 +28,12 @@ export function viewerOf(c: Context<AppEnv>): ConsoleViewer | undefined {
 }
 
 /** Answers a view as an HTML page, with the console's headers. */
-export function answerView(c: Context<AppEnv>, assets: ConsoleAssets, view: ConsoleView, status: ContentfulStatusCode = 200): Response {
+export function answerView(
+  c: Context<AppEnv>,
+  assets: ConsoleAssets,
+  view: ConsoleView,
+  status: ContentfulStatusCode = 200,
+): Response {
   setConsoleHeaders(c);
   return c.html(renderConsoleView(assets, viewerOf(c), view), status);
 }
@@ -40,7 +51,8 @@ export class ConsoleRefusal extends Error {
 
 const FORM_REFUSALS: Record<FormRefusal, string> = {
   cross_site: 'This request came from another site, not from a page of this console. Nothing was changed.',
-  form_token: 'This form does not belong to your session (it was opened in another session, or is too old). Nothing was changed: open the page again and retry.',
+  form_token:
+    'This form does not belong to your session (it was opened in another session, or is too old). Nothing was changed: open the page again and retry.',
 };
 
 /** Throws the refusal of a console form that failed its checks (see `formRefusal`). */

@@ -14,7 +14,12 @@ import { answerSignIn, registerConsoleSignIn } from './sign-in.js';
 import { registerConsoleViews } from './views.js';
 
 /** What a refusal of the API's domain says on a console page: the error map's message, which is safe to show operators. */
-const HEADINGS: Partial<Record<number, string>> = { 400: 'Not valid', 403: 'Refused', 404: 'Not found', 409: 'Not possible now' };
+const HEADINGS: Partial<Record<number, string>> = {
+  400: 'Not valid',
+  403: 'Refused',
+  404: 'Not found',
+  409: 'Not possible now',
+};
 
 /**
  * The operator console under /admin (DESIGN §18): server-rendered pages over the same domain functions
@@ -24,7 +29,11 @@ const HEADINGS: Partial<Record<number, string>> = { 400: 'Not valid', 403: 'Refu
 export function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   const files = loadConsoleAssets();
-  const assets = { pageStyleUrl: files.pageStyle.versionedUrl, styleUrl: files.style.versionedUrl, scriptUrl: files.script.versionedUrl };
+  const assets = {
+    pageStyleUrl: files.pageStyle.versionedUrl,
+    styleUrl: files.style.versionedUrl,
+    scriptUrl: files.script.versionedUrl,
+  };
   for (const asset of [files.pageStyle, files.style, files.script]) serveAsset(router, asset);
 
   router.use('*', async (c, next) => {
@@ -35,21 +44,34 @@ export function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
   registerConsoleSignIn(router, deps, assets);
   // Everything else needs a live session: without one, the sign-in form, and nothing of the fleet.
   router.use('*', async (c, next) => {
-    if (!c.var.consoleSession) return answerSignIn(c, deps, assets, c.req.query('signed_out') ? 'signed_out' : undefined);
+    if (!c.var.consoleSession)
+      return answerSignIn(c, deps, assets, c.req.query('signed_out') ? 'signed_out' : undefined);
     await next();
   });
   registerConsoleViews(router, deps, assets);
   registerConsoleActions(router, deps);
 
   router.onError((error, c) => {
-    if (error instanceof ConsoleRefusal) return answerView(c, assets, errorView(error.heading, error.message), error.status);
+    if (error instanceof ConsoleRefusal)
+      return answerView(c, assets, errorView(error.heading, error.message), error.status);
     if (error instanceof ApiError && error.status < 500) {
       for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-      const message = error.code === 'cross_site_request' ? 'This request came from another site, not from a page of this console. Nothing was changed.' : error.message;
+      const message =
+        error.code === 'cross_site_request'
+          ? 'This request came from another site, not from a page of this console. Nothing was changed.'
+          : error.message;
       return answerView(c, assets, errorView(HEADINGS[error.status] ?? 'Refused', message), error.status);
     }
     deps.logger.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(error) });
-    return answerView(c, assets, errorView('Something went wrong', 'The console could not answer this request. Try again; if it keeps failing, the service log has this request (by its X-Request-Id).'), 500);
+    return answerView(
+      c,
+      assets,
+      errorView(
+        'Something went wrong',
+        'The console could not answer this request. Try again; if it keeps failing, the service log has this request (by its X-Request-Id).',
+      ),
+      500,
+    );
   });
   return router;
 }

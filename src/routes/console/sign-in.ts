@@ -3,9 +3,20 @@ import type { ConsoleAssets } from '../../console/console-frame.js';
 import { signInView, signInWaitView, type SignInNotice } from '../../console/sign-in-view.js';
 import type { RouteDeps } from '../../deps.js';
 import { endConsoleSession } from '../../domain/operators/console-sessions.js';
-import { checksFor, consumeRateLimits, readBucketCounts, type RateLimitCheck } from '../../domain/rate-limits/limiter.js';
+import {
+  checksFor,
+  consumeRateLimits,
+  readBucketCounts,
+  type RateLimitCheck,
+} from '../../domain/rate-limits/limiter.js';
 import { secondsToBucketEnd, bucketEnd } from '../../domain/rate-limits/policies.js';
-import { clearConsoleCookie, formRefusal, hasConsoleCookie, operatorSigningIn, startConsoleSession } from '../../http/console-session.js';
+import {
+  clearConsoleCookie,
+  formRefusal,
+  hasConsoleCookie,
+  operatorSigningIn,
+  startConsoleSession,
+} from '../../http/console-session.js';
 import type { AppEnv } from '../../http/router.js';
 import { assertSameOrigin } from '../../http/same-origin.js';
 import { answerView, refuseForm } from './console-answer.js';
@@ -24,7 +35,12 @@ export function safeNext(value: unknown): string | undefined {
  * The sign-in form in place of what was asked: 200 at /admin, 401 anywhere else. A cookie that names no
  * live session is cleared, and the form says the session ended.
  */
-export function answerSignIn(c: Context<AppEnv>, deps: RouteDeps, assets: ConsoleAssets, notice?: SignInNotice): Response {
+export function answerSignIn(
+  c: Context<AppEnv>,
+  deps: RouteDeps,
+  assets: ConsoleAssets,
+  notice?: SignInNotice,
+): Response {
   let shown = notice;
   if (!deps.config.adminToken) shown = 'disabled';
   else if (!shown && hasConsoleCookie(c, deps.config.publicBaseUrl)) {
@@ -33,7 +49,12 @@ export function answerSignIn(c: Context<AppEnv>, deps: RouteDeps, assets: Consol
   }
   const path = c.req.path.replace(/\/$/, '');
   const atHome = path === '/admin';
-  return answerView(c, assets, signInView(shown, atHome || c.req.method !== 'GET' ? undefined : safeNext(path)), atHome && shown !== 'refused' ? 200 : 401);
+  return answerView(
+    c,
+    assets,
+    signInView(shown, atHome || c.req.method !== 'GET' ? undefined : safeNext(path)),
+    atHome && shown !== 'refused' ? 200 : 401,
+  );
 }
 
 /** The bucket that refuses every sign-in from this address, if one is full (read without counting). */
@@ -62,7 +83,8 @@ export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, ass
     if (!who) {
       const decision = await consumeRateLimits(deps.db, checks, now);
       await new Promise((resolve) => setTimeout(resolve, REFUSED_SIGN_IN_DELAY_MS));
-      if (!decision.admitted) return answerWait(c, assets, checks.find((check) => check.policy.name === decision.blocking.policy.name)!, now);
+      if (!decision.admitted)
+        return answerWait(c, assets, checks.find((check) => check.policy.name === decision.blocking.policy.name)!, now);
       return answerSignIn(c, deps, assets, 'refused');
     }
     await startConsoleSession(c, deps, who);

@@ -1,7 +1,16 @@
 import type { Context, Hono } from 'hono';
 import type { ConsoleAssets, ConsoleViewer } from '../../console/console-frame.js';
 import { activationDetailView, codeDetailView, serverDetailView, type DoneNotice } from '../../console/detail-views.js';
-import { ACTIVATION_STATUSES, activationsListView, CODE_STATUSES, codesListView, eventsListView, SERVER_HEALTHS, serversListView, type ListFilters } from '../../console/list-views.js';
+import {
+  ACTIVATION_STATUSES,
+  activationsListView,
+  CODE_STATUSES,
+  codesListView,
+  eventsListView,
+  SERVER_HEALTHS,
+  serversListView,
+  type ListFilters,
+} from '../../console/list-views.js';
 import { overviewView } from '../../console/overview-view.js';
 import { webhooksView } from '../../console/webhooks-view.js';
 import type { RouteDeps } from '../../deps.js';
@@ -37,7 +46,8 @@ const LATEST = 10;
 function oneOf<T extends string>(c: Context<AppEnv>, name: string, allowed: readonly T[]): T | undefined {
   const value = c.req.query(name);
   if (value === undefined || value === '') return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new ConsoleRefusal(400, 'Not a filter', `${name} must be one of: ${allowed.join(', ')}.`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConsoleRefusal(400, 'Not a filter', `${name} must be one of: ${allowed.join(', ')}.`);
   return value as T;
 }
 
@@ -92,7 +102,11 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
   router.get('/codes', async (c) => {
     const status = oneOf(c, 'status', CODE_STATUSES);
     const { filter, shown } = searchOf(c);
-    const page = await listInstallCodes(deps.db, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now());
+    const page = await listInstallCodes(
+      deps.db,
+      { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) },
+      deps.clock.now(),
+    );
     return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS));
   });
 
@@ -100,7 +114,11 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const id = c.req.param('id');
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     if (!item) throw notFound('install code', id);
-    return answerView(c, assets, codeDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'ic_', id }), doneOf(c)));
+    return answerView(
+      c,
+      assets,
+      codeDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'ic_', id }), doneOf(c)),
+    );
   });
 
   router.get('/activations', async (c) => {
@@ -114,13 +132,22 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const id = c.req.param('id');
     const [item] = (await listActivations(deps.db, { id, limit: 1 })).items;
     if (!item) throw notFound('activation', id);
-    return answerView(c, assets, activationDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'act_', id }), doneOf(c)));
+    return answerView(
+      c,
+      assets,
+      activationDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'act_', id }), doneOf(c)),
+    );
   });
 
   router.get('/servers', async (c) => {
     const health = oneOf(c, 'health', SERVER_HEALTHS);
     const { filter, shown } = searchOf(c);
-    const page = await listServers(deps.db, { ...filter, health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now(), thresholds);
+    const page = await listServers(
+      deps.db,
+      { ...filter, health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) },
+      deps.clock.now(),
+      thresholds,
+    );
     return answerView(c, assets, serversListView(page, { ...shown, health }, SEARCH_FIELDS));
   });
 
@@ -128,7 +155,11 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const id = c.req.param('id');
     const [item] = (await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
     if (!item) throw notFound('server', id);
-    return answerView(c, assets, serverDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'srv_', id }), doneOf(c)));
+    return answerView(
+      c,
+      assets,
+      serverDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'srv_', id }), doneOf(c)),
+    );
   });
 
   router.get('/events', async (c) => {
@@ -139,8 +170,13 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/webhooks', async (c) => {
     const endpoints = [];
-    for (const view of await listWebhookEndpoints(deps.db)) endpoints.push({ view, deliveries: await listDeliveries(deps.db, view.endpoint.id, LATEST) });
+    for (const view of await listWebhookEndpoints(deps.db))
+      endpoints.push({ view, deliveries: await listDeliveries(deps.db, view.endpoint.id, LATEST) });
     const replayed = c.req.query('replayed');
-    return answerView(c, assets, webhooksView(viewer(c), endpoints, replayed && /^whd_[0-9a-f]{16}$/.test(replayed) ? replayed : undefined));
+    return answerView(
+      c,
+      assets,
+      webhooksView(viewer(c), endpoints, replayed && /^whd_[0-9a-f]{16}$/.test(replayed) ? replayed : undefined),
+    );
   });
 }

@@ -87,7 +87,10 @@ ${rateLimitDescription('activate')}`,
     },
     ...activateErrors,
     // Retry-After comes with one of the 409's codes only (approval_pending), so it is said in words, not as a required header.
-    409: { ...activateErrors[409]!, description: `${activateErrors[409]!.description} With \`approval_pending\` the answer carries \`Retry-After\`: seconds until this precheck token may ask again (at most 5).` },
+    409: {
+      ...activateErrors[409]!,
+      description: `${activateErrors[409]!.description} With \`approval_pending\` the answer carries \`Retry-After\`: seconds until this precheck token may ask again (at most 5).`,
+    },
     429: rateLimitedResponse('activate'),
   },
 });
@@ -106,8 +109,15 @@ async function checkPrecheckToken(
     if (error instanceof ApiError) return { problem: error };
     throw error;
   }
-  if (precheck.codeHash !== codeHash) return { problem: new ApiError('precheck_token_invalid', 'This precheck token was made for another install code; run the precheck again.') };
-  if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint) return { problem: new ApiError('machine_mismatch') };
+  if (precheck.codeHash !== codeHash)
+    return {
+      problem: new ApiError(
+        'precheck_token_invalid',
+        'This precheck token was made for another install code; run the precheck again.',
+      ),
+    };
+  if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint)
+    return { problem: new ApiError('machine_mismatch') };
   return { jti: precheck.jti, precheckId: precheck.precheckId };
 }
 
@@ -117,17 +127,32 @@ async function checkPrecheckToken(
  * \`approval_pending\` with Retry-After, or 429 when faster than one per bucket. Approved for another
  * precheck, or a precheck a release forgot: refused as a bad token is, counted per IP only.
  */
-async function meetApproval(c: Context<AppEnv>, deps: RouteDeps, codeHash: string, precheck: { jti: string; precheckId: string }, ipChecks: RateLimitCheck[], now: Date): Promise<void> {
+async function meetApproval(
+  c: Context<AppEnv>,
+  deps: RouteDeps,
+  codeHash: string,
+  precheck: { jti: string; precheckId: string },
+  ipChecks: RateLimitCheck[],
+  now: Date,
+): Promise<void> {
   const gate = await approvalGate(deps.db, codeHash, precheck.precheckId, now);
   if (gate === 'pending') {
-    await enforceRateLimits(c, deps.db, now, [{ policy: approvalWaitPolicy, subject: precheck.jti, quota: approvalWaitPolicy.quota }]);
+    await enforceRateLimits(c, deps.db, now, [
+      { policy: approvalWaitPolicy, subject: precheck.jti, quota: approvalWaitPolicy.quota },
+    ]);
     throw approvalPendingError(secondsToBucketEnd(now, approvalWaitPolicy.windowSeconds));
   }
   if (gate === 'other_precheck' || gate === 'unknown_precheck') {
     await enforceRateLimits(c, deps.db, now, ipChecks);
     throw gate === 'other_precheck'
-      ? new ApiError('machine_mismatch', 'The owner of this install code approved another precheck: only its token can activate the code.')
-      : new ApiError('precheck_token_invalid', 'This precheck is no longer current (the code was restored after a failed install); run the precheck again.');
+      ? new ApiError(
+          'machine_mismatch',
+          'The owner of this install code approved another precheck: only its token can activate the code.',
+        )
+      : new ApiError(
+          'precheck_token_invalid',
+          'This precheck is no longer current (the code was restored after a failed install); run the precheck again.',
+        );
   }
 }
 
@@ -140,12 +165,24 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
     const precheck = await checkPrecheckToken(deps.keys, body, codeHash, now);
     // Whoever knows a machine_id could otherwise spend that machine's budget with garbage tokens:
     // a refused token counts only against the sender's IP.
-    const checks = checksFor('activate', { ip: c.get('clientKey'), machine: body.machine_id }, await deps.rateLimitOverrides.at(now));
+    const checks = checksFor(
+      'activate',
+      { ip: c.get('clientKey'), machine: body.machine_id },
+      await deps.rateLimitOverrides.at(now),
+    );
     if ('problem' in precheck) {
       await enforceRateLimits(c, deps.db, now, senderChecks(checks));
       throw precheck.problem;
     }
-    if (precheck.precheckId !== undefined) await meetApproval(c, deps, codeHash, { jti: precheck.jti, precheckId: precheck.precheckId }, senderChecks(checks), now);
+    if (precheck.precheckId !== undefined)
+      await meetApproval(
+        c,
+        deps,
+        codeHash,
+        { jti: precheck.jti, precheckId: precheck.precheckId },
+        senderChecks(checks),
+        now,
+      );
 
     const created = await createActivation(
       deps.db,
@@ -172,7 +209,12 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
     c.var.metrics.transition('install_code.activated', 'installer');
     if (activation.duplicateDetected) c.var.metrics.transition('activation.duplicate_detected', 'installer');
     const observed = observedAddress(c.get('clientAddress'));
-    const token = await signInstallToken(deps.keys, { activationId: activation.id, jti: activation.installTokenJti }, now, activation.installTokenExpiresAt);
+    const token = await signInstallToken(
+      deps.keys,
+      { activationId: activation.id, jti: activation.installTokenJti },
+      now,
+      activation.installTokenExpiresAt,
+    );
     return c.json(
       {
         data: {
@@ -180,7 +222,12 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
           install_token: token,
           install_token_expires_at: toIsoOffset(activation.installTokenExpiresAt),
           install_code: body.install_code,
-          machine_binding: { hostname: activation.hostname, public_ip: activation.publicIp, machine_id: activation.machineId, ssh_fingerprint: activation.sshFingerprint },
+          machine_binding: {
+            hostname: activation.hostname,
+            public_ip: activation.publicIp,
+            machine_id: activation.machineId,
+            ssh_fingerprint: activation.sshFingerprint,
+          },
           observed_ip: observed,
           public_ip_matches_observed: observed !== null && sameAddress(observed, activation.publicIp),
         },

@@ -26,11 +26,22 @@ const confirm = createRoute({
       content: {
         'application/json': {
           schema: successEnvelope(ConfirmResultSchema),
-          example: { data: { activation_id: 'act_3f9a12b45cd67e89', status: 'confirmed', receipt: RECEIPT_EXAMPLE }, meta: { message: 'Install confirmed.' } },
+          example: {
+            data: { activation_id: 'act_3f9a12b45cd67e89', status: 'confirmed', receipt: RECEIPT_EXAMPLE },
+            meta: { message: 'Install confirmed.' },
+          },
         },
       },
     },
-    ...errorResponses('validation_failed', 'install_token_invalid', 'activation_not_found', 'install_token_used', 'activation_released', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'install_token_invalid',
+      'activation_not_found',
+      'install_token_used',
+      'activation_released',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
@@ -45,6 +56,12 @@ export function registerConfirm(app: Router, deps: RouteDeps): void {
     const receipt = await signReceipt(signer, activation);
     c.var.metrics.transition('activation.confirmed', 'installer');
     c.var.metrics.transition('install_code.consumed', 'installer');
-    return c.json({ data: { activation_id: activation.id, status: 'confirmed' as const, receipt }, meta: { message: 'Install confirmed.' } }, 200);
+    return c.json(
+      {
+        data: { activation_id: activation.id, status: 'confirmed' as const, receipt },
+        meta: { message: 'Install confirmed.' },
+      },
+      200,
+    );
   });
 }

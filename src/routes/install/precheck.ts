@@ -45,7 +45,10 @@ ${rateLimitDescription('precheck')}`,
               install_code_hint: 'SDNS-SD-…HX3W8N',
               precheck_token: 'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0In0.e30.c2ln',
               precheck_expires_at: '2026-11-22T10:15:00+00:00',
-              machine_binding: { machine_id: '4c4c4544003957108052b4c04f384833', ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8' },
+              machine_binding: {
+                machine_id: '4c4c4544003957108052b4c04f384833',
+                ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+              },
               observed_ip: '203.0.113.7',
             },
             meta: { message: 'Install code is valid for this machine.' },
@@ -53,12 +56,23 @@ ${rateLimitDescription('precheck')}`,
         },
       },
     },
-    ...errorResponses('validation_failed', 'install_code_not_found', 'install_code_unavailable', 'install_code_expired', 'install_code_revoked', 'approval_denied', 'installer_outdated', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'install_code_not_found',
+      'install_code_unavailable',
+      'install_code_expired',
+      'install_code_revoked',
+      'approval_denied',
+      'installer_outdated',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
     429: rateLimitedResponse('precheck'),
   },
 });
 
-const APPROVAL_PENDING_MESSAGE = 'Install code is valid for this machine. Its owner approves this machine on the SlowDNS page before activate can succeed.';
+const APPROVAL_PENDING_MESSAGE =
+  'Install code is valid for this machine. Its owner approves this machine on the SlowDNS page before activate can succeed.';
 
 export function registerPrecheck(app: Router, deps: RouteDeps): void {
   app.openapi(precheck, async (c) => {
@@ -66,16 +80,43 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
     const observed = observedAddress(c.get('clientAddress'));
-    const sighting = { machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint, ip: observed, installerVersion: body.installer_version };
-    const limits = checksFor('precheck', { ip: c.get('clientKey'), machine: body.machine_id }, await deps.rateLimitOverrides.at(now));
+    const sighting = {
+      machineId: body.machine_id,
+      sshFingerprint: body.ssh_fingerprint,
+      ip: observed,
+      installerVersion: body.installer_version,
+    };
+    const limits = checksFor(
+      'precheck',
+      { ip: c.get('clientKey'), machine: body.machine_id },
+      await deps.rateLimitOverrides.at(now),
+    );
     const precheckId = randomId('pc_', 8);
-    const code = admitCounted(c, await precheckInstallCode(deps.db, body.install_code, deps.config.installCodePrefix, sighting, precheckId, now, limits));
+    const code = admitCounted(
+      c,
+      await precheckInstallCode(
+        deps.db,
+        body.install_code,
+        deps.config.installCodePrefix,
+        sighting,
+        precheckId,
+        now,
+        limits,
+      ),
+    );
     if (code instanceof ApiError) throw code;
     const shown = code.approval === 'pending' ? precheckId : undefined;
-    const expiresAt = wholeSecond(new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())));
+    const expiresAt = wholeSecond(
+      new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())),
+    );
     const token = await signPrecheckToken(
       deps.keys,
-      { codeHash: sha256Hex(body.install_code), machineId: body.machine_id, sshFingerprint: body.ssh_fingerprint, precheckId: shown },
+      {
+        codeHash: sha256Hex(body.install_code),
+        machineId: body.machine_id,
+        sshFingerprint: body.ssh_fingerprint,
+        precheckId: shown,
+      },
       now,
       expiresAt,
     );

@@ -30,18 +30,33 @@ const release = createRoute({
         },
       },
     },
-    ...errorResponses('validation_failed', 'activation_not_found', 'activation_confirmed', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'activation_not_found',
+      'activation_confirmed',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
 export function registerRelease(app: Router, deps: AppDeps): void {
   app.openapi(release, async (c) => {
     const { activation_id } = c.req.valid('json');
-    const { activationId, codeRestored } = await releaseActivationCounted(c, deps, activation_id, changeContext(c, 'installer'));
+    const { activationId, codeRestored } = await releaseActivationCounted(
+      c,
+      deps,
+      activation_id,
+      changeContext(c, 'installer'),
+    );
     return c.json(
       {
         data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored },
-        meta: { message: codeRestored ? 'Activation released; the install code can be used again.' : 'Activation released; the install code could not be restored, request a new one.' },
+        meta: {
+          message: codeRestored
+            ? 'Activation released; the install code can be used again.'
+            : 'Activation released; the install code could not be restored, request a new one.',
+        },
       },
       200,
     );

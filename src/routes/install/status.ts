@@ -31,7 +31,12 @@ The install token is checked as confirm checks it (signature, kind, and that it 
   responses: {
     200: {
       description: 'Where the install stands.',
-      headers: { 'Cache-Control': headerRef('Cache-Control', 'Always `no-store`: the answer describes one install at one moment.') },
+      headers: {
+        'Cache-Control': headerRef(
+          'Cache-Control',
+          'Always `no-store`: the answer describes one install at one moment.',
+        ),
+      },
       content: {
         'application/json': {
           schema: successEnvelope(InstallStatusSchema),
@@ -63,7 +68,13 @@ The install token is checked as confirm checks it (signature, kind, and that it 
         },
       },
     },
-    ...errorResponses('validation_failed', 'install_token_invalid', 'activation_not_found', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'install_token_invalid',
+      'activation_not_found',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
@@ -74,8 +85,15 @@ export function registerInstallStatus(app: Router, deps: RouteDeps): void {
     const body = c.req.valid('json');
     const now = deps.clock.now();
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now, 'accept');
-    const { activation, code, server, tokenExpired, releaseRestoresCode } = await readInstallStatus(deps.db, body.activation_id, jti, now);
-    const receipt = activation.confirmedAt ? await signReceipt(await deps.receiptKeys.signer(), { ...activation, confirmedAt: activation.confirmedAt }) : null;
+    const { activation, code, server, tokenExpired, releaseRestoresCode } = await readInstallStatus(
+      deps.db,
+      body.activation_id,
+      jti,
+      now,
+    );
+    const receipt = activation.confirmedAt
+      ? await signReceipt(await deps.receiptKeys.signer(), { ...activation, confirmedAt: activation.confirmedAt })
+      : null;
     c.header('Cache-Control', 'no-store');
     return c.json(
       {
@@ -83,7 +101,12 @@ export function registerInstallStatus(app: Router, deps: RouteDeps): void {
           activation_id: activation.id,
           status: activation.status,
           install_code_hint: code.hint,
-          machine_binding: { hostname: activation.hostname, public_ip: activation.publicIp, machine_id: activation.machineId, ssh_fingerprint: activation.sshFingerprint },
+          machine_binding: {
+            hostname: activation.hostname,
+            public_ip: activation.publicIp,
+            machine_id: activation.machineId,
+            ssh_fingerprint: activation.sshFingerprint,
+          },
           requested_ref: activation.requestedRef,
           install_token_expires_at: toIsoOffset(activation.installTokenExpiresAt),
           install_token_expired: tokenExpired,

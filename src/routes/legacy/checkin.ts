@@ -31,12 +31,15 @@ ${rateLimitDescription('checkin')}`,
   request: jsonBody(CheckinRequestSchema),
   responses: {
     200: {
-      description: 'The server\'s status and the next interval.',
+      description: "The server's status and the next interval.",
       headers: rateLimitHeaderDocs('checkin'),
       content: {
         'application/json': {
           schema: successEnvelope(CheckinResultSchema),
-          example: { data: { status: 'active', checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS }, meta: { message: 'Check-in recorded.' } },
+          example: {
+            data: { status: 'active', checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
+            meta: { message: 'Check-in recorded.' },
+          },
         },
       },
     },
@@ -49,22 +52,38 @@ ${rateLimitDescription('checkin')}`,
 function countCheckin(deps: RouteDeps) {
   return createMiddleware<AgentEnv>(async (c, next) => {
     const now = deps.clock.now();
-    await enforceRateLimits(c, deps.db, now, checksFor('checkin', { server: c.var.server!.id }, await deps.rateLimitOverrides.at(now)));
+    await enforceRateLimits(
+      c,
+      deps.db,
+      now,
+      checksFor('checkin', { server: c.var.server!.id }, await deps.rateLimitOverrides.at(now)),
+    );
     await next();
   });
 }
 
 export function registerCheckin(app: Router, deps: RouteDeps): void {
   // The token is checked before the 8 KiB limit and the body's validation: without one, a caller gets 401, not what is wrong with its body.
-  app.openapi({ ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const }, async (c) => {
-    const server = await checkInServer(deps.db, c.var.server!.id, c.req.valid('json'), deps.clock.now(), observedAddress(c.get('clientAddress')));
-    if (!server) throw bearerRejected('agent_token_invalid', true);
-    return c.json(
-      {
-        data: { status: server.status, checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
-        meta: { message: server.status === 'active' ? 'Check-in recorded.' : 'This server is revoked: stop the agent.' },
-      },
-      200,
-    );
-  });
+  app.openapi(
+    { ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const },
+    async (c) => {
+      const server = await checkInServer(
+        deps.db,
+        c.var.server!.id,
+        c.req.valid('json'),
+        deps.clock.now(),
+        observedAddress(c.get('clientAddress')),
+      );
+      if (!server) throw bearerRejected('agent_token_invalid', true);
+      return c.json(
+        {
+          data: { status: server.status, checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
+          meta: {
+            message: server.status === 'active' ? 'Check-in recorded.' : 'This server is revoked: stop the agent.',
+          },
+        },
+        200,
+      );
+    },
+  );
 }

@@ -32,18 +32,34 @@ ${rateLimitDescription('register')}`,
   responses: {
     201: {
       description: 'The server is registered.',
-      headers: { ...rateLimitHeaderDocs('register'), 'Cache-Control': headerRef('Cache-Control', 'Always `no-store`: the agent token is shown once.') },
+      headers: {
+        ...rateLimitHeaderDocs('register'),
+        'Cache-Control': headerRef('Cache-Control', 'Always `no-store`: the agent token is shown once.'),
+      },
       content: {
         'application/json': {
           schema: successEnvelope(RegisteredServerSchema),
           example: {
-            data: { server_id: 'srv_9c1e0f4a7b2d3e58', agent_token: 'q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c', checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
+            data: {
+              server_id: 'srv_9c1e0f4a7b2d3e58',
+              agent_token: 'q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c',
+              checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS,
+            },
             meta: { message: 'Server registered. Keep the agent token: it is not shown again.' },
           },
         },
       },
     },
-    ...errorResponses('validation_failed', 'install_token_invalid', 'activation_not_found', 'server_already_registered', 'activation_released', 'install_token_used', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'install_token_invalid',
+      'activation_not_found',
+      'server_already_registered',
+      'activation_released',
+      'install_token_used',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
     429: rateLimitedResponse('register'),
   },
 });
@@ -52,9 +68,19 @@ export function registerRegister(app: Router, deps: RouteDeps): void {
   app.openapi(register, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    await enforceRateLimits(c, deps.db, now, checksFor('register', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)));
+    await enforceRateLimits(
+      c,
+      deps.db,
+      now,
+      checksFor('register', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)),
+    );
     const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
-    const { server, agentToken } = await registerServer(deps.db, { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version }, now, changeContext(c, 'installer'));
+    const { server, agentToken } = await registerServer(
+      deps.db,
+      { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version },
+      now,
+      changeContext(c, 'installer'),
+    );
     c.var.metrics.transition('server.registered', 'installer');
     c.header('Cache-Control', 'no-store');
     return c.json(

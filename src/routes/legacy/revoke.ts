@@ -35,11 +35,21 @@ A missing or wrong token is 401 with \`WWW-Authenticate: Bearer\`: \`admin_token
       content: {
         'application/json': {
           schema: successEnvelope(RevokeResultSchema),
-          example: { data: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'revoked', revoked_at: '2026-11-22T10:30:00+00:00' }, meta: { message: 'Server revoked.' } },
+          example: {
+            data: { server_id: 'srv_9c1e0f4a7b2d3e58', status: 'revoked', revoked_at: '2026-11-22T10:30:00+00:00' },
+            meta: { message: 'Server revoked.' },
+          },
         },
       },
     },
-    ...errorResponses('validation_failed', 'agent_token_invalid', 'admin_token_invalid', 'server_not_found', 'unsupported_media_type', 'payload_too_large'),
+    ...errorResponses(
+      'validation_failed',
+      'agent_token_invalid',
+      'admin_token_invalid',
+      'server_not_found',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
@@ -51,7 +61,11 @@ export function registerRevoke(app: Router, deps: AppDeps): void {
     let serverId: string;
     let actor: 'operator' | 'agent' = 'agent';
     if (isAdminToken(token, deps.config.adminToken)) {
-      if (!named) throw new ApiError('validation_failed', 'The request is not valid. server_id: is required with the operator token.');
+      if (!named)
+        throw new ApiError(
+          'validation_failed',
+          'The request is not valid. server_id: is required with the operator token.',
+        );
       serverId = named;
       actor = 'operator';
     } else {
@@ -63,7 +77,10 @@ export function registerRevoke(app: Router, deps: AppDeps): void {
     }
     const server = await revokeServerCounted(c, deps, serverId, changeContext(c, actor));
     return c.json(
-      { data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) }, meta: { message: 'Server revoked.' } },
+      {
+        data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) },
+        meta: { message: 'Server revoked.' },
+      },
       200,
     );
   });

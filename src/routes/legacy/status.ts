@@ -13,7 +13,7 @@ const status = createRoute({
   path: '/status',
   operationId: 'getStatus',
   tags: ['legacy'],
-  summary: 'Service status, or a server\'s status',
+  summary: "Service status, or a server's status",
   description: `Without credentials: the service's status (\`ServiceStatus\`): its name, API version, current time, and \`database: "reachable"\` after a real round trip to the database (503 \`service_unavailable\` when it cannot be reached).
 
 With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecord\`): its id, \`status\` (\`active\` or \`revoked\`), hostname, registration time and last accepted check-in. A wrong token is 401 \`agent_token_invalid\`, never the public answer. Like every route, a request carrying a body over 64 KiB is 413 \`payload_too_large\`, before the token is looked at. Not rate-limited.`,
@@ -26,7 +26,15 @@ With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecor
         'application/json': {
           schema: successEnvelope(StatusSchema),
           // Each shape carries its own example in its schema (ServiceStatus, ServerRecord); this is the public one.
-          example: { data: { service: 'slowdns-activation', version: API_VERSION, time: '2026-11-22T10:00:00+00:00', database: 'reachable' }, meta: { message: 'The service is running.' } },
+          example: {
+            data: {
+              service: 'slowdns-activation',
+              version: API_VERSION,
+              time: '2026-11-22T10:00:00+00:00',
+              database: 'reachable',
+            },
+            meta: { message: 'The service is running.' },
+          },
         },
       },
     },
@@ -55,7 +63,12 @@ export function registerStatus(app: Router, deps: AppDeps): void {
     await deps.db.execute(sql`select 1`);
     return c.json(
       {
-        data: { service: 'slowdns-activation' as const, version: API_VERSION, time: toIsoOffset(deps.clock.now()), database: 'reachable' as const },
+        data: {
+          service: 'slowdns-activation' as const,
+          version: API_VERSION,
+          time: toIsoOffset(deps.clock.now()),
+          database: 'reachable' as const,
+        },
         meta: { message: 'The service is running.' },
       },
       200,

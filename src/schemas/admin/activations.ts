@@ -10,20 +10,25 @@ import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilter
 
 export const ActivationStatusSchema = z
   .enum(['activated', 'confirmed', 'released'])
-  .openapi('ActivationStatus', { description: '`activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).' });
+  .openapi('ActivationStatus', {
+    description: '`activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).',
+  });
 
 const EXAMPLE_CURSOR = exampleCursor('act_3f9a12b45cd67e89', '2026-11-22T10:00:00Z');
 
 export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ActivationStatusSchema.optional(),
-  ...searchFilters('the hostname or the activation\'s id', 'the activated machine'),
+  ...searchFilters("the hostname or the activation's id", 'the activated machine'),
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
   public_ip: textFilter('Exact public IP, as the installer sent it.', '203.0.113.7'),
   install_code_id: InstallCodeIdSchema.optional(),
   duplicate: z
     .enum(['true', 'false'])
     .optional()
-    .openapi({ description: '`true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others.', example: 'true' }),
+    .openapi({
+      description: '`true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others.',
+      example: 'true',
+    }),
 });
 
 export const ActivationRecordSchema = z
@@ -38,14 +43,25 @@ export const ActivationRecordSchema = z
     install_token_expires_at: TimestampSchema,
     confirmed_at: nullableTimestamp('When it was confirmed.'),
     released_at: nullableTimestamp('When it was released.'),
-    install_code_restored: z.boolean().nullable().openapi({ description: 'For a released activation, whether its release restored the code; `null` otherwise.', example: null }),
+    install_code_restored: z
+      .boolean()
+      .nullable()
+      .openapi({
+        description: 'For a released activation, whether its release restored the code; `null` otherwise.',
+        example: null,
+      }),
     duplicate_of: ActivationIdSchema.nullable().openapi({
       description:
-        'Set at activate when this machine\'s identity was already in use (DESIGN §16, a cloned image): the activation whose `machine_id` it shares with another `ssh_fingerprint`, or whose `ssh_fingerprint` it shares with another `machine_id`, confirmed or with a live server. `null` otherwise. The event `activation.duplicate_detected` records it too.',
+        "Set at activate when this machine's identity was already in use (DESIGN §16, a cloned image): the activation whose `machine_id` it shares with another `ssh_fingerprint`, or whose `ssh_fingerprint` it shares with another `machine_id`, confirmed or with a live server. `null` otherwise. The event `activation.duplicate_detected` records it too.",
       example: null,
     }),
     server: z
-      .object({ server_id: ServerIdSchema, status: z.enum(['active', 'revoked']), health: ServerHealthSchema, last_seen_at: nullableTimestamp('Its last accepted check-in.') })
+      .object({
+        server_id: ServerIdSchema,
+        status: z.enum(['active', 'revoked']),
+        health: ServerHealthSchema,
+        last_seen_at: nullableTimestamp('Its last accepted check-in.'),
+      })
       .nullable()
       .openapi({ description: 'The server registered for it (`POST /register`); `null` if none was.' }),
   })
@@ -62,9 +78,17 @@ export const OperatorReleaseRequestSchema = z
     restore_install_code: z
       .boolean()
       .default(true)
-      .openapi({ description: '`true` (the default): restore the code as the installer\'s release does, when its token is unused and unexpired and the code unexpired. `false`: revoke the code instead, so it can never be used again.', example: true }),
+      .openapi({
+        description:
+          "`true` (the default): restore the code as the installer's release does, when its token is unused and unexpired and the code unexpired. `false`: revoke the code instead, so it can never be used again.",
+        example: true,
+      }),
     reason: OperatorReasonSchema,
   })
   .openapi('OperatorReleaseRequest');
 
-export const ActivationWithEventsSchema = withEvents(ActivationRecordSchema, 'ActivationWithEvents', 'An activation as the list shows it, with its events.');
+export const ActivationWithEventsSchema = withEvents(
+  ActivationRecordSchema,
+  'ActivationWithEvents',
+  'An activation as the list shows it, with its events.',
+);

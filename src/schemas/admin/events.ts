@@ -5,7 +5,9 @@ import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { ServerIdSchema } from '../server.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf } from './list.js';
 
-export const EventTypeSchema = z.enum(EVENT_TYPES).openapi('EventType', { description: '`<object>.<verb>` in the past tense.' });
+export const EventTypeSchema = z
+  .enum(EVENT_TYPES)
+  .openapi('EventType', { description: '`<object>.<verb>` in the past tense.' });
 
 const EXAMPLE_CURSOR = exampleCursor(42);
 
@@ -16,15 +18,29 @@ export const EventListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
     .max(20, 'must be an install code (ic_…), activation (act_…) or server (srv_…) id')
     .regex(/^(ic|act|srv)_[0-9a-f]{16}$/, 'must be an install code (ic_…), activation (act_…) or server (srv_…) id')
     .optional()
-    .openapi({ description: 'Only events about this install code, activation or server.', example: 'act_3f9a12b45cd67e89' }),
+    .openapi({
+      description: 'Only events about this install code, activation or server.',
+      example: 'act_3f9a12b45cd67e89',
+    }),
 });
 
 export const EventRecordSchema = z
   .object({
-    event_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ format: 'int64', description: 'Sequential: a larger id was written later.', example: 42 }),
+    event_id: z
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .openapi({ format: 'int64', description: 'Sequential: a larger id was written later.', example: 42 }),
     type: EventTypeSchema,
     occurred_at: TimestampSchema,
-    actor: z.enum(['installer', 'agent', 'operator', 'browser', 'service']).openapi({ description: 'Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).', example: 'installer' }),
+    actor: z
+      .enum(['installer', 'agent', 'operator', 'browser', 'service'])
+      .openapi({
+        description:
+          'Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).',
+        example: 'installer',
+      }),
     install_code_id: InstallCodeIdSchema.nullable().openapi({ description: 'The install code it is about, if any.' }),
     activation_id: ActivationIdSchema.nullable().openapi({ description: 'The activation it is about, if any.' }),
     server_id: ServerIdSchema.nullable().openapi({ description: 'The server it is about, if any.', example: null }),
@@ -33,19 +49,39 @@ export const EventRecordSchema = z
       .max(128)
       .regex(/^[A-Za-z0-9._:-]{1,128}$/)
       .nullable()
-      .openapi({ description: 'The `X-Request-Id` of the request that made the change.', example: '5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90' }),
+      .openapi({
+        description: 'The `X-Request-Id` of the request that made the change.',
+        example: '5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90',
+      }),
     client_key_hash: z
       .string()
       .max(64)
       .regex(/^[0-9a-f]{64}$/)
       .nullable()
       .openapi({
-        example: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d', description: 'The client\'s rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.' }),
+        example: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
+        description:
+          "The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.",
+      }),
     data: z
       // Documented as one type list rather than zod's typeless anyOf, which Scalar's document check refuses.
-      .record(z.string(), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]).openapi({ type: ['string', 'number', 'boolean', 'null'], maxLength: 256 }))
-      .openapi({ description: 'Small facts about the change, never a secret (docs/operators.md, "The event trail").', example: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: '4c4c4544003957108052b4c04f384833' } }),
-    delivered_at: nullableTimestamp('When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.'),
+      .record(
+        z.string(),
+        z
+          .union([z.string().max(256), z.number(), z.boolean(), z.null()])
+          .openapi({ type: ['string', 'number', 'boolean', 'null'], maxLength: 256 }),
+      )
+      .openapi({
+        description: 'Small facts about the change, never a secret (docs/operators.md, "The event trail").',
+        example: {
+          hostname: 'vpn1.example.net',
+          public_ip: '203.0.113.7',
+          machine_id: '4c4c4544003957108052b4c04f384833',
+        },
+      }),
+    delivered_at: nullableTimestamp(
+      'When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.',
+    ),
   })
   .openapi('EventRecord');
 

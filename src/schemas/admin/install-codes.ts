@@ -8,13 +8,16 @@ import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilter
 
 export const InstallCodeListStatusSchema = z
   .enum(['issued', 'activated', 'consumed', 'expired', 'revoked'])
-  .openapi('InstallCodeListStatus', { description: '`issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).' });
+  .openapi('InstallCodeListStatus', {
+    description:
+      '`issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).',
+  });
 
 const EXAMPLE_CURSOR = exampleCursor('ic_5b2e9f0c81d4a7e3', '2026-11-22T10:00:00Z');
 
 export const InstallCodeListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: InstallCodeListStatusSchema.optional(),
-  ...searchFilters('the hint or the code\'s id', 'the machine of an activation that used the code'),
+  ...searchFilters("the hint or the code's id", 'the machine of an activation that used the code'),
   hint: textFilter('Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.', 'HX3W8N'),
 });
 
@@ -38,7 +41,9 @@ export const InstallCodeRecordSchema = z
       .nullable()
       .openapi({ description: 'The latest activation that used the code; `null` if none did.' }),
   })
-  .openapi('InstallCodeRecord', { description: 'An install code as an operator sees it: never the code itself (the service keeps only its hash).' });
+  .openapi('InstallCodeRecord', {
+    description: 'An install code as an operator sees it: never the code itself (the service keeps only its hash).',
+  });
 
 export const InstallCodePageSchema = pageOf(InstallCodeRecordSchema, EXAMPLE_CURSOR).openapi('InstallCodePage');
 
@@ -46,4 +51,8 @@ export const InstallCodeIdParamsSchema = z.object({
   install_code_id: InstallCodeIdSchema.openapi({ param: { name: 'install_code_id', in: 'path' } }),
 });
 
-export const InstallCodeWithEventsSchema = withEvents(InstallCodeRecordSchema, 'InstallCodeWithEvents', 'An install code as the list shows it, with its events.');
+export const InstallCodeWithEventsSchema = withEvents(
+  InstallCodeRecordSchema,
+  'InstallCodeWithEvents',
+  'An install code as the list shows it, with its events.',
+);

@@ -10,7 +10,12 @@ export function withEvents<S extends z.ZodRawShape>(record: z.ZodObject<S>, name
   return z
     .object({
       ...record.shape,
-      events: z.array(EventRecordSchema).max(OBJECT_EVENTS_MAX).openapi({ description: `Its events, oldest first (the first ${OBJECT_EVENTS_MAX}); events older than \`EVENT_RETENTION_DAYS\` are pruned.` }),
+      events: z
+        .array(EventRecordSchema)
+        .max(OBJECT_EVENTS_MAX)
+        .openapi({
+          description: `Its events, oldest first (the first ${OBJECT_EVENTS_MAX}); events older than \`EVENT_RETENTION_DAYS\` are pruned.`,
+        }),
     })
     .openapi(name, { description });
 }

@@ -8,7 +8,11 @@ export const OperatorReasonSchema = z
   .max(200, 'must be at most 200 characters')
   .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE)
   .optional()
-  .openapi({ description: 'Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.', example: 'Ticket 1234: the customer lost the machine.' });
+  .openapi({
+    description:
+      'Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.',
+    example: 'Ticket 1234: the customer lost the machine.',
+  });
 
 /** The optional body of an operator action that takes nothing but a reason. */
 export const OperatorActionRequestSchema = z.object({ reason: OperatorReasonSchema }).openapi('OperatorActionRequest');

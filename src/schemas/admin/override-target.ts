@@ -1,5 +1,11 @@
 import { isIP } from 'node:net';
-import { IPV6_CLIENT_PREFIX, WIDEST_IPV4_PREFIX, WIDEST_IPV6_PREFIX, type OverrideSubject, type OverrideTarget } from '../../domain/rate-limits/overrides.js';
+import {
+  IPV6_CLIENT_PREFIX,
+  WIDEST_IPV4_PREFIX,
+  WIDEST_IPV6_PREFIX,
+  type OverrideSubject,
+  type OverrideTarget,
+} from '../../domain/rate-limits/overrides.js';
 import { normaliseAddress, rateLimitAddressKey } from '../../http/client-address.js';
 import { parseNetwork } from '../ip-network.js';
 
@@ -12,11 +18,14 @@ const MACHINE_ID = /^[0-9a-f]{32}$/;
  */
 export function overrideTarget(subject: OverrideSubject, value: string): OverrideTarget | { problem: string } {
   if (subject === 'machine') {
-    return MACHINE_ID.test(value) ? { subject, value, key: value } : { problem: 'must be a machine id: the 32 lower-case hex characters of /etc/machine-id' };
+    return MACHINE_ID.test(value)
+      ? { subject, value, key: value }
+      : { problem: 'must be a machine id: the 32 lower-case hex characters of /etc/machine-id' };
   }
   if (subject === 'cidr') return networkTarget(value);
   if (value.includes('/')) return { problem: 'must be a single IP address; for a network use the subject "cidr"' };
-  if (value.includes('%') || isIP(value) === 0) return { problem: 'must be an IPv4 or IPv6 address (no zone index, no port)' };
+  if (value.includes('%') || isIP(value) === 0)
+    return { problem: 'must be an IPv4 or IPv6 address (no zone index, no port)' };
   const address = normaliseAddress(value);
   return { subject, value: address, key: rateLimitAddressKey(address) };
 }
@@ -25,7 +34,10 @@ function networkTarget(value: string): OverrideTarget | { problem: string } {
   const parsed = parseNetwork(value);
   if ('problem' in parsed) return parsed;
   const { kind, prefix, network } = parsed;
-  if (kind === 'ipv4' && prefix < WIDEST_IPV4_PREFIX) return { problem: `must be an IPv4 network from /${WIDEST_IPV4_PREFIX} to /32: an override never covers more than a /${WIDEST_IPV4_PREFIX}` };
+  if (kind === 'ipv4' && prefix < WIDEST_IPV4_PREFIX)
+    return {
+      problem: `must be an IPv4 network from /${WIDEST_IPV4_PREFIX} to /32: an override never covers more than a /${WIDEST_IPV4_PREFIX}`,
+    };
   if (kind === 'ipv6' && (prefix < WIDEST_IPV6_PREFIX || prefix > IPV6_CLIENT_PREFIX)) {
     return {
       problem: `must be an IPv6 network from /${WIDEST_IPV6_PREFIX} to /${IPV6_CLIENT_PREFIX}: an override never covers more than a /${WIDEST_IPV6_PREFIX}, and an IPv6 client is counted by its /${IPV6_CLIENT_PREFIX}, so no narrower network can be told apart (the subject "ip" sets one /${IPV6_CLIENT_PREFIX})`,

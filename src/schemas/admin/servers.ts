@@ -3,22 +3,25 @@ import { z } from '@hono/zod-openapi';
 import { COPIED_AGENT_ALTERNATIONS } from '../../domain/servers.js';
 import { ActivationIdSchema } from '../activation.js';
 import { TimestampSchema } from '../install-code.js';
-import { HostnameValueSchema, MachineIdValueSchema, PublicIpValueSchema, SshFingerprintValueSchema } from '../machine.js';
+import {
+  HostnameValueSchema,
+  MachineIdValueSchema,
+  PublicIpValueSchema,
+  SshFingerprintValueSchema,
+} from '../machine.js';
 import { AgentVersionSchema, ServerIdSchema, ServerStatusValueSchema, ServiceReportSchema } from '../server.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
-export const ServerHealthSchema = z
-  .enum(['active', 'stale', 'dead', 'revoked'])
-  .openapi('ServerHealth', {
-    description:
-      'Derived from check-ins, never stored: `active` (seen within 2 check-in intervals, 600 s), `stale` (not seen for longer: two check-ins missed), `dead` (not seen for `SERVER_DEAD_AFTER_SECONDS`, a day by default), `revoked`. A server that never checked in counts from its registration.',
-  });
+export const ServerHealthSchema = z.enum(['active', 'stale', 'dead', 'revoked']).openapi('ServerHealth', {
+  description:
+    'Derived from check-ins, never stored: `active` (seen within 2 check-in intervals, 600 s), `stale` (not seen for longer: two check-ins missed), `dead` (not seen for `SERVER_DEAD_AFTER_SECONDS`, a day by default), `revoked`. A server that never checked in counts from its registration.',
+});
 
 const EXAMPLE_CURSOR = exampleCursor('srv_9c1e0f4a7b2d3e58', '2026-11-22T10:00:00Z');
 
 export const ServerListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ServerHealthSchema.optional().openapi({ description: 'Only servers of this health.' }),
-  ...searchFilters('the hostname or the server\'s id', 'the server'),
+  ...searchFilters("the hostname or the server's id", 'the server'),
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
 });
 
@@ -39,7 +42,12 @@ export const ServerRecordAdminSchema = z
     last_report: z
       .object({
         agent_version: AgentVersionSchema,
-        uptime_seconds: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ format: 'int64', description: 'Seconds since the machine booted.', example: 86400 }),
+        uptime_seconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(Number.MAX_SAFE_INTEGER)
+          .openapi({ format: 'int64', description: 'Seconds since the machine booted.', example: 86400 }),
         services: z.array(ServiceReportSchema).max(32),
       })
       .nullable()
@@ -51,7 +59,11 @@ export const ServerRecordAdminSchema = z
     checkin_addresses: z
       .array(z.string().max(45))
       .max(2)
-      .openapi({ description: 'The addresses of its last check-ins from different addresses, the latest first (as the service saw them, after `TRUST_PROXY`); empty before the first.', example: ['203.0.113.7'] }),
+      .openapi({
+        description:
+          'The addresses of its last check-ins from different addresses, the latest first (as the service saw them, after `TRUST_PROXY`); empty before the first.',
+        example: ['203.0.113.7'],
+      }),
   })
   .openapi('ServerAdminRecord', { description: 'A server as an operator sees it: never its agent token.' });
 
@@ -61,4 +73,8 @@ export const ServerIdParamsSchema = z.object({
   server_id: ServerIdSchema.openapi({ param: { name: 'server_id', in: 'path' } }),
 });
 
-export const ServerWithEventsSchema = withEvents(ServerRecordAdminSchema, 'ServerWithEvents', 'A server as the list shows it, with its events.');
+export const ServerWithEventsSchema = withEvents(
+  ServerRecordAdminSchema,
+  'ServerWithEvents',
+  'A server as the list shows it, with its events.',
+);
