@@ -1,4 +1,4 @@
-import { type ConsoleView } from './console-frame.js';
+import type { ConsoleView } from './console-frame.js';
 import { waitInWords } from '../page/come-back-page.js';
 import { html } from './html.js';
 

@@ -45,7 +45,7 @@
    */
   function browserSignal() {
     const sides = [screen.width, screen.height].sort((a, b) => b - a);
-    const languages = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    const languages = navigator.languages?.length ? navigator.languages : [navigator.language];
     return [
       `screen=${sides.join('x')}x${screen.colorDepth}`,
       `tz=${Intl.DateTimeFormat().resolvedOptions().timeZone || ''}`,
@@ -149,7 +149,7 @@
   }
 
   function tick() {
-    if (!current || !current.usable) return;
+    if (!current?.usable) return;
     // The deadline is this browser's receipt time plus ttl_seconds: a client clock that disagrees with
     // the server's cannot shorten or stretch the countdown.
     const left = Math.max(0, Math.ceil((current.deadline - Date.now()) / 1000));
@@ -198,12 +198,12 @@
 
   /** After a failed request, a code already on screen is still good: say so. */
   function stillValidNote() {
-    return current && current.usable ? ' The code you already have still works until it expires.' : '';
+    return current?.usable ? ' The code you already have still works until it expires.' : '';
   }
 
   /** @param {Response} response @param {any} body */
   function explainFailure(response, body) {
-    const code = body && body.error && typeof body.error.code === 'string' ? body.error.code : undefined;
+    const code = body?.error && typeof body.error.code === 'string' ? body.error.code : undefined;
     const reload = { href: '/slowdns', text: 'Reload the page' };
     const stillValid = stillValidNote();
     if (code === 'browser_session_required') {

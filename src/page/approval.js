@@ -132,7 +132,7 @@
       list.replaceChildren();
     }
     // Once a machine activated the code, watch.js shows that machine (with its hostname): the list is done.
-    const activated = Boolean(item.machine && item.machine.hostname);
+    const activated = Boolean(item.machine?.hostname);
     const prechecks = item.require_approval && Array.isArray(item.prechecks) && !activated ? item.prechecks : [];
     if (prechecks.length === 0 && section.contains(document.activeElement)) element('watch-state').focus();
     section.hidden = prechecks.length === 0;
@@ -170,16 +170,16 @@
         install_code_id: current.install_code_id,
         precheck_id: entry.dataset.precheckId,
       });
-      if (response.ok && body && body.data) {
+      if (response.ok && body?.data) {
         // watch.js shows the code as it now is, and hands it back here with `slowdns:code-state`.
         document.dispatchEvent(new CustomEvent('slowdns:code-decided', { detail: body.data }));
         return;
       }
-      const code = body && body.error && body.error.code;
+      const code = body?.error?.code;
       const why =
         code === 'approval_decided'
           ? 'A decision on this code was already made (in another tab?). This page shows it in a moment.'
-          : `${(body && body.error && body.error.message) || `The service answered ${response.status}.`}`;
+          : `${(body?.error?.message) || `The service answered ${response.status}.`}`;
       say(entry, `Nothing was changed: ${why}`, 'error');
       // Whatever happened, the next look at the code shows it.
       document.dispatchEvent(new CustomEvent('slowdns:code-refresh'));

@@ -72,7 +72,7 @@
     "This machine's identity (its machine id or SSH host key) is already in use by another installed server, as happens with a cloned image. The operator of this service can see where.";
 
   /** @param {Item} item */
-  const hostOf = (item) => (item.machine && item.machine.hostname ? `host ${item.machine.hostname}` : 'the machine');
+  const hostOf = (item) => (item.machine?.hostname ? `host ${item.machine.hostname}` : 'the machine');
 
   /**
    * What to tell the person, in plain words, and what they can still do.
@@ -124,7 +124,7 @@
         };
       case 'activated':
         return {
-          text: `Activated on ${hostOf(item)}${m && m.public_ip ? ` (IP ${m.public_ip}, key ${shortKey(m.ssh_fingerprint)})` : ''}. The install is running.`,
+          text: `Activated on ${hostOf(item)}${m?.public_ip ? ` (IP ${m.public_ip}, key ${shortKey(m.ssh_fingerprint)})` : ''}. The install is running.`,
           state: 'activated',
           final: false,
           cancellable: true,
@@ -132,7 +132,7 @@
         };
       case 'confirmed':
         return {
-          text: `Installed on ${hostOf(item)}${m && m.public_ip ? ` (IP ${m.public_ip})` : ''}. This code is used up.`,
+          text: `Installed on ${hostOf(item)}${m?.public_ip ? ` (IP ${m.public_ip})` : ''}. This code is used up.`,
           state: 'installed',
           final: true,
           cancellable: false,
@@ -209,7 +209,7 @@
     const m = item.machine;
     // The machines that only prechecked a code issued with approval are listed by approval.js; the one that
     // activated it (known by its hostname) is shown here.
-    const listedByApproval = Array.isArray(item.prechecks) && item.prechecks.length > 0 && !(m && m.hostname);
+    const listedByApproval = Array.isArray(item.prechecks) && item.prechecks.length > 0 && !(m?.hostname);
     machineList.hidden = !m || listedByApproval;
     if (!m || listedByApproval) return;
     fill('machine-host', m.hostname);
@@ -311,12 +311,12 @@
     const number = ++asked;
     try {
       const { response, body } = await request(STATUS_URL, { headers: { Accept: 'application/json' } });
-      if (response.ok && body && body.data && Array.isArray(body.data.items)) {
+      if (response.ok && body?.data && Array.isArray(body.data.items)) {
         if (failures >= FAILURES_BEFORE_NOTE) showNote(stateNote);
         failures = 0;
         const item = findFollowed(body.data.items);
         delay = item && show(item, number) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
-      } else if (body && body.error && body.error.code === 'browser_session_required') {
+      } else if (body?.error && body.error.code === 'browser_session_required') {
         stopFollowing();
         showNote(
           'This browser session has ended, so this page can no longer follow the code. Reload the page to start a new one.',
@@ -371,14 +371,14 @@
     try {
       const { response, body } = await post(CANCEL_URL, { install_code_id: shown.install_code_id });
       cancelling = false;
-      if (response.ok && body && body.data) {
+      if (response.ok && body?.data) {
         show(body.data, ++asked);
         showNote(stateNote);
         // The cancel controls are gone: keep keyboard focus on what replaced them.
         watchState.focus();
         // app.js gets the new code (and moves the focus to its copy button).
         if (andReplace) document.dispatchEvent(new CustomEvent('slowdns:code-wanted'));
-      } else if (body && body.error && body.error.code === 'activation_confirmed') {
+      } else if (body?.error && body.error.code === 'activation_confirmed') {
         setConfirmOpen(false);
         showNote(
           'This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.',
@@ -388,7 +388,7 @@
         void poll();
       } else {
         showNote(
-          `The code could not be cancelled: ${(body && body.error && body.error.message) || `the service answered ${response.status}`}. Try again.`,
+          `The code could not be cancelled: ${(body?.error?.message) || `the service answered ${response.status}`}. Try again.`,
           'error',
         );
       }

@@ -4,7 +4,6 @@ import { ReceiptSchema } from './receipt.js';
 import {
   HostnameSchema,
   HostnameValueSchema,
-  ipAddressFormats,
   InstallerVersionSchema,
   MachineIdSchema,
   MachineIdValueSchema,

@@ -53,7 +53,7 @@ export function blocksOf(page: string): DocBlock[] {
     while (j < lines.length && !new RegExp(`^ {0,3}${fence}\`*\\s*$`).test(lines[j]!))
       body.push(lines[j++]!.slice(indent!.length));
     const [language = '', ...rest] = info!.trim().split(/\s+/).filter(Boolean);
-    blocks.push({ page, line: i + 1, language, words: rest, text: body.join('\n') + '\n' });
+    blocks.push({ page, line: i + 1, language, words: rest, text: `${body.join('\n')}\n` });
     i = j;
   }
   return blocks;

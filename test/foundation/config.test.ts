@@ -84,7 +84,7 @@ describe('configuration', () => {
   });
 
   it('accepts an ADMIN_TOKEN that a Bearer header can carry', () => {
-    const token = '!~' + 'A'.repeat(508) + 'z9';
+    const token = `!~${'A'.repeat(508)}z9`;
     expect(loadConfig({ ADMIN_TOKEN: token }).adminToken).toBe(token);
   });
 });

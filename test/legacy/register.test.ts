@@ -4,7 +4,7 @@ import { activations, servers } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { signInstallToken } from '../../src/domain/tokens.js';
 import { activatedInstall, confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
-import { type TestApp, useTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 import { AGENT_VERSION, registerRequest } from './agent-requests.js';
 
 describe('POST /register', () => {

@@ -197,7 +197,7 @@ describe('activate errors', () => {
 
   it.each([
     ['hostname', '-bad-.example'],
-    ['hostname', 'a'.repeat(64) + '.example'],
+    ['hostname', `${'a'.repeat(64)}.example`],
     ['hostname', 'under_score.example'],
     ['public_ip', '300.1.1.1'],
     ['public_ip', 'vpn1.example.net'],

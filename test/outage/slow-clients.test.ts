@@ -75,7 +75,7 @@ describe('slow clients', { timeout: 180_000 }, () => {
   });
 
   it('headers sent one byte at a time (slowloris) are cut too', async () => {
-    const head = 'GET /api/v2/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' + 'a'.repeat(300) + '\r\n\r\n';
+    const head = `GET /api/v2/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(300)}\r\n\r\n`;
     const { answer, bytesSent } = await trickle(port, '', head, 100);
     expect(bytesSent).toBeLessThan(head.length);
     expectEnvelope(answer, 408, 'request_timeout');

@@ -12,7 +12,7 @@ import {
   precheckRequest,
   releaseRequest,
 } from '../support/install-flow.js';
-import { postJson, useTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 
 const t = useTestApp();
 const CANCEL_PATH = '/api/v2/slowdns/code/cancel';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { browserSessions } from '../../src/db/schema.js';
-import { type TestApp, useTestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/test-app.js';
 import { SLOWDNS_PAGE_CSP } from '../../src/page/slowdns-page.js';
 import { bucketRows, countsByLimit, openBrowser, parseRateLimit } from './rate-limit-support.js';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../../src/db/schema.js';
 import { sha256Hex } from '../../../src/domain/secret-hash.js';
 import { fetchChecked } from '../../../test/support/test-app.js';
-import { createClient, runInstall, SlowdnsApiError, type RunInstallOptions } from '../src/index.js';
+import { createClient, runInstall, type SlowdnsApiError, type RunInstallOptions } from '../src/index.js';
 import { address, inProcess, INSTALLER_VERSION, issueCode, machine, type ClientHarness } from './client-harness.js';
 
 /** What a state store holds: the activation of a run, kept between runs. */

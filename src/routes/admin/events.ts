@@ -4,7 +4,6 @@ import { listEvents } from '../../domain/admin/event-list.js';
 import type { Router } from '../../http/router.js';
 import { EventListQuerySchema, EventPageSchema, EventRecordSchema } from '../../schemas/admin/events.js';
 import { timeRange } from '../../schemas/admin/list.js';
-import { successEnvelope } from '../../schemas/envelope.js';
 import { toEventRecord } from './event-record.js';
 import {
   ADMIN_AUTH_SENTENCE,
