@@ -63,14 +63,10 @@ export const SshFingerprintSchema = z
   });
 
 /** The fingerprint as the service answers it. */
-export const SshFingerprintValueSchema = z
-  .string()
-  .max(50)
-  .regex(sshFingerprintPattern)
-  .openapi({
-    description: 'SSH host key fingerprint: `SHA256:` + 43 base64 characters.',
-    example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
-  });
+export const SshFingerprintValueSchema = z.string().max(50).regex(sshFingerprintPattern).openapi({
+  description: 'SSH host key fingerprint: `SHA256:` + 43 base64 characters.',
+  example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+});
 
 export const InstallerVersionSchema = z
   .string()
