@@ -7,7 +7,7 @@ import type { KeyRing } from './domain/signing-keys.js';
 import { errorFields, type Logger } from './logger.js';
 
 /** Waits between attempts: 250 ms, doubling, never more than 2 s, so a returning database is used within ~2 s. */
-export const retryDelayMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 2000);
+const retryDelayMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 2000);
 
 /** Where the database is, for logs: host, port and name, never the user or password of the URL. */
 export function describeDatabase(databaseUrl: string | undefined, dataDir: string): string {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminConnection } from './admin-api.js';
 
-export const DEFAULT_URL = 'http://localhost:8080';
+const DEFAULT_URL = 'http://localhost:8080';
 
 export interface ConnectionFlags {
   url?: string;

@@ -6,7 +6,7 @@ import { CliError } from './cli-error.js';
 import type { CliContext } from './context.js';
 
 /** Exit codes of `slowdns receipt verify`, beside 0 (valid), 1 (failed), 2 (usage) and 3 (unreachable). */
-export const RECEIPT_EXIT_CODES: Record<ReceiptProblem, number> = { bad_signature: 4, unknown_key: 5, malformed: 6 };
+const RECEIPT_EXIT_CODES: Record<ReceiptProblem, number> = { bad_signature: 4, unknown_key: 5, malformed: 6 };
 
 async function readJwks(source: string): Promise<JSONWebKeySet> {
   let text: string;

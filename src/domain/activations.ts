@@ -21,7 +21,7 @@ import { assertInstallTokenJti } from './tokens.js';
 
 export type ActivationRow = typeof activations.$inferSelect;
 
-export interface MachineBinding {
+interface MachineBinding {
   hostname: string;
   publicIp: string;
   machineId: string;

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 
 /** Crockford base32: no I, L, O or U, so a code read aloud or retyped is hard to get wrong. */
-export const CROCKFORD_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const CROCKFORD_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 const GROUP = 6;
 const groupPattern = new RegExp(`^[${CROCKFORD_ALPHABET}]{${GROUP}}$`);

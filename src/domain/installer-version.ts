@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 export const INSTALLER_VERSION_PATTERN = /^\d{4}\.\d{1,2}\.\d{1,2}\.\d{1,6}$/;
 
 /** Numeric, part by part: `2026.11.9.1` is older than `2026.11.20.1`. */
-export function isOlderInstaller(version: string, minimum: string): boolean {
+function isOlderInstaller(version: string, minimum: string): boolean {
   const a = version.split('.').map(Number);
   const b = minimum.split('.').map(Number);
   for (let i = 0; i < Math.max(a.length, b.length); i++) {

@@ -11,7 +11,7 @@ const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export const KEY_ENCRYPTION_KEY_BYTES = 32;
+const KEY_ENCRYPTION_KEY_BYTES = 32;
 
 export class KeyEncryptionError extends Error {}
 
@@ -20,7 +20,7 @@ export function generateKeyEncryptionKey(): string {
 }
 
 /** A short, non-secret name for a KEK: 8 hex characters of a hash of it. */
-export function keyEncryptionKeyId(kek: Buffer): string {
+function keyEncryptionKeyId(kek: Buffer): string {
   return createHash('sha256').update('slowdns key-encryption-key id\0').update(kek).digest('hex').slice(0, 8);
 }
 

@@ -9,12 +9,12 @@ import { startPeriodicPass } from './periodic-pass.js';
 import { DAY_SECONDS } from './rate-limits/policies.js';
 
 /** Day buckets end within a day; two days keeps yesterday's counts for anyone looking into an incident. */
-export const BUCKET_RETENTION_SECONDS = 2 * DAY_SECONDS;
+const BUCKET_RETENTION_SECONDS = 2 * DAY_SECONDS;
 /** A never-used code is kept a week after it expired, so "expired" (410) can still be told from "unknown" (404). */
-export const UNUSED_CODE_RETENTION_SECONDS = 7 * DAY_SECONDS;
+const UNUSED_CODE_RETENTION_SECONDS = 7 * DAY_SECONDS;
 export const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 /** `EVENT_RETENTION_DAYS` by default. */
-export const DEFAULT_EVENT_RETENTION_DAYS = 90;
+const DEFAULT_EVENT_RETENTION_DAYS = 90;
 
 /** One instance prunes at a time; the id is kept with every other lock id in db/advisory-locks.ts. */
 export { PRUNE_LOCK };
@@ -33,7 +33,7 @@ const before = (now: Date, seconds: number) => new Date(now.getTime() - seconds 
  * expired more than a week ago without ever being activated (issued or revoked), and events older
  * than the event retention. Codes an activation refers to stay: they are the history of a server.
  */
-export async function pruneExpired(
+async function pruneExpired(
   db: Database,
   now: Date,
   eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS,

@@ -7,13 +7,12 @@ import { createHmac, type KeyObject } from 'node:crypto';
 import { signCompactJws } from './compact-jws.js';
 import { ISSUER } from './tokens.js';
 
-export const RECEIPT_TYP = 'slowdns-receipt+jwt';
+const RECEIPT_TYP = 'slowdns-receipt+jwt';
 
 /** The HMAC key of `machine_id_hmac`: the application's own id, as machine-id(5) recommends. */
-export const MACHINE_ID_HMAC_KEY = 'slowdns-receipt-v1';
+const MACHINE_ID_HMAC_KEY = 'slowdns-receipt-v1';
 
-export const machineIdHmac = (machineId: string) =>
-  createHmac('sha256', MACHINE_ID_HMAC_KEY).update(machineId).digest('hex');
+const machineIdHmac = (machineId: string) => createHmac('sha256', MACHINE_ID_HMAC_KEY).update(machineId).digest('hex');
 
 /** What a receipt is made from: a confirmed activation as its row keeps it. */
 export interface ConfirmedInstall {
@@ -29,7 +28,7 @@ export interface ConfirmedInstall {
 }
 
 /** The claims, rebuilt from the row alone: the same activation always makes the same claims. */
-export function receiptClaims(install: ConfirmedInstall) {
+function receiptClaims(install: ConfirmedInstall) {
   return {
     iss: ISSUER,
     sub: install.id,
@@ -43,8 +42,6 @@ export function receiptClaims(install: ConfirmedInstall) {
     iat: Math.floor(install.confirmedAt.getTime() / 1000),
   };
 }
-
-export type ReceiptClaims = ReturnType<typeof receiptClaims>;
 
 /**
  * Signed by the key signing now (Ed25519 is deterministic: the same key and row give the same bytes).

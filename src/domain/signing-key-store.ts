@@ -132,7 +132,7 @@ async function insertKey(db: Database, now: Date, options: KeyStoreOptions): Pro
 }
 
 /** Keys whose verify window is over lose their private key and become `retired`. Answers their kids. */
-export async function retireExpiredSigningKeys(db: Database, now: Date, windowSeconds: number): Promise<string[]> {
+async function retireExpiredSigningKeys(db: Database, now: Date, windowSeconds: number): Promise<string[]> {
   const rows = await db
     .update(signingKeys)
     .set({ retiredAt: now, privateJwk: null, privateJwkSealed: null })
@@ -269,7 +269,7 @@ export function rotateSigningKey(db: Database, now: Date, options: KeyStoreOptio
   });
 }
 
-export type SigningKeyState = 'signing' | 'verifying' | 'expired' | 'retired';
+type SigningKeyState = 'signing' | 'verifying' | 'expired' | 'retired';
 
 export interface SigningKeyInfo {
   kid: string;

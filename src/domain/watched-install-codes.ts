@@ -24,7 +24,7 @@ export const WATCHED_STATUSES = [
   'expired',
   'revoked',
 ] as const;
-export type WatchedStatus = (typeof WATCHED_STATUSES)[number];
+type WatchedStatus = (typeof WATCHED_STATUSES)[number];
 
 /** A session sees at most this many of its codes, newest first (the issue limits allow far fewer per hour). */
 export const WATCHED_CODES_LIMIT = 50;
@@ -32,7 +32,7 @@ export const WATCHED_CODES_LIMIT = 50;
 /** Enough of a machine id to recognise it, not the whole of it (systemd treats machine ids as confidential). */
 export const MACHINE_ID_SHORT_LENGTH = 8;
 
-export interface WatchedMachine {
+interface WatchedMachine {
   /** Null until an activation states them. */
   hostname: string | null;
   publicIp: string | null;
@@ -41,7 +41,7 @@ export interface WatchedMachine {
 }
 
 /** A machine that prechecked a code issued with approval, as the person decides on it (DESIGN §14). */
-export interface WatchedPrecheck {
+interface WatchedPrecheck {
   id: string;
   ip: string | null;
   machineIdShort: string;
@@ -94,7 +94,7 @@ function watchedStatus(code: InstallCodeRow, activation: ActivationRow | undefin
   return 'issued';
 }
 
-export function watchInstallCode(
+function watchInstallCode(
   code: InstallCodeRow,
   activation: ActivationRow | undefined,
   now: Date,
@@ -269,5 +269,5 @@ export async function cancelWatchedInstallCode(
   return { code: await readWatchedInstallCode(db, browserSessionHash, installCodeId, now), cancelled, serverRevoked };
 }
 
-export const CONFIRMED_MESSAGE =
+const CONFIRMED_MESSAGE =
   'This install is confirmed: a finished install cannot be cancelled from the page. If the server is not yours, ask the operator to revoke it.';

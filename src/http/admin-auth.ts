@@ -12,7 +12,7 @@ export const ROOT_OPERATOR = 'root';
  * What an admin route needs: `read` (lists and objects), `write` (operator actions), `root` (managing
  * operator tokens: ADMIN_TOKEN only). A scope includes those before it.
  */
-export const ADMIN_SCOPES = ['read', 'write', 'root'] as const;
+const ADMIN_SCOPES = ['read', 'write', 'root'] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 
 /**

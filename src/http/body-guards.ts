@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { AppEnv } from './router.js';
 
 /** Request bodies larger than this are refused with 413 before they are read. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 const jsonContentType = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
 

@@ -17,7 +17,7 @@ import type { AppEnv } from './router.js';
 import { assertSameOrigin } from './same-origin.js';
 
 /** The console's cookie: `__Host-` (Secure, Path=/, no Domain) when the service is reached over https. */
-export function consoleCookieName(publicBaseUrl: URL): string {
+function consoleCookieName(publicBaseUrl: URL): string {
   return publicBaseUrl.protocol === 'https:' ? '__Host-slowdns_console' : 'slowdns_console';
 }
 

@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import type { AppEnv } from './router.js';
 
 /** What every 503 says in `Retry-After`: an unavailable database is probed twice a second. */
-export const RETRY_AFTER_SECONDS = '5';
+const RETRY_AFTER_SECONDS = '5';
 
 export const serviceUnavailable = (message?: string) =>
   new ApiError('service_unavailable', message, { 'Retry-After': RETRY_AFTER_SECONDS });
@@ -15,7 +15,7 @@ export const serviceUnavailable = (message?: string) =>
  * connection of its own): answered, the request keeps waiting (busy, not gone); not answered, 503.
  * Deadline plus the probe's own limit stay under the 2 s the service promises for its 503.
  */
-export const REQUEST_DEADLINE_MS = 800;
+const REQUEST_DEADLINE_MS = 800;
 
 /** Routes that answer without the database, so an outage never holds them back. */
 function needsNoDatabase(path: string): boolean {

@@ -29,7 +29,7 @@ export async function enforceRateLimits(
  * Admitted: the `RateLimit` headers are set on whatever the route answers (a later 404 was counted too).
  * Refused: 429 `rate_limit_exceeded` with `Retry-After` and the headers.
  */
-export function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDecision): void {
+function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDecision): void {
   const headers = rateLimitHeaders(decision.states);
   if (decision.admitted) {
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
@@ -50,7 +50,7 @@ export function admitCounted<T>(c: Context<AppEnv>, outcome: CountedOutcome<T>):
 }
 
 /** "Limit issue-session-hour reached: 2 install code requests per browser session per UTC hour. Try again in 12 minutes (after 11:00 UTC)." */
-export function refusalMessage(blocking: PolicyState): string {
+function refusalMessage(blocking: PolicyState): string {
   const clock = blocking.resetAt.toISOString().slice(11, 16);
   return `Limit ${blocking.policy.name} reached: ${summarisePolicy({ ...blocking.policy, quota: blocking.quota })}. Try again in ${humanDuration(blocking.resetSeconds)} (after ${clock} UTC).`;
 }

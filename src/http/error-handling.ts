@@ -8,7 +8,7 @@ import { envelopeOf } from '../schemas/envelope.js';
 import type { AppEnv, Router } from './router.js';
 
 /** Any error → the one envelope. ApiErrors keep their code; nothing internal ever reaches the body. */
-export function toErrorResponse(err: unknown, c: Context<AppEnv>, logger: Logger): Response {
+function toErrorResponse(err: unknown, c: Context<AppEnv>, logger: Logger): Response {
   const apiError = classify(err, c, logger);
   for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
   return c.json(envelopeOf(apiError.code, apiError.message), apiError.status);

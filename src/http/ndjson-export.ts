@@ -5,7 +5,7 @@ import type { AppEnv } from './router.js';
 export const NDJSON = 'application/x-ndjson';
 
 /** Rows read per statement of an export: one page at a time is all an export holds in memory. */
-export const EXPORT_PAGE_SIZE = 500;
+const EXPORT_PAGE_SIZE = 500;
 
 /** The request asks for the list as NDJSON (`Accept: application/x-ndjson`, not refused with `q=0`). */
 export function wantsNdjson(c: Context<AppEnv>): boolean {

@@ -7,19 +7,19 @@ import { EVENT_TYPES, type EventActor, type EventType } from '../domain/events.j
  * The lifecycle transitions counted: the event types of the event trail (`<object>.<verb>`), one list.
  * Counted once a change is made, never for an idempotent repeat or a refusal.
  */
-export const TRANSITIONS = EVENT_TYPES;
+const TRANSITIONS = EVENT_TYPES;
 
-export type Transition = EventType;
+type Transition = EventType;
 
 /**
  * Who made a transition, as the event trail names it: the installer's own steps, a server's agent, the
  * browser that issued the code (issue, cancel), or an operator (admin release and revokes, the operator
  * revoke of /revoke). The `actor` label tells an operator's and a browser's actions from the lifecycle.
  */
-export type TransitionActor = EventActor;
+type TransitionActor = EventActor;
 
 /** Who can make each transition: these series start at 0, so a rate() or increase() sees the first one. */
-export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
+const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'install_code.issued': ['browser'],
   'install_code.activated': ['installer'],
   'install_code.restored': ['installer', 'operator'],
@@ -55,8 +55,8 @@ export interface MetricsOptions {
 }
 
 /** What a webhook attempt came to: delivered, failed and to be retried, or failed for good (the schedule done). */
-export const WEBHOOK_OUTCOMES = ['delivered', 'retrying', 'failed'] as const;
-export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
+const WEBHOOK_OUTCOMES = ['delivered', 'retrying', 'failed'] as const;
+type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 export interface Metrics {
   registry: Registry;

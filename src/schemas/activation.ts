@@ -61,7 +61,7 @@ export const PrecheckRequestSchema = z
   })
   .openapi('PrecheckRequest');
 
-export const PrecheckBindingSchema = z
+const PrecheckBindingSchema = z
   .object({ machine_id: MachineIdValueSchema, ssh_fingerprint: SshFingerprintValueSchema })
   .openapi('PrecheckMachineBinding', { description: 'Echo of the machine identity the precheck token is bound to.' });
 

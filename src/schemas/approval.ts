@@ -28,13 +28,13 @@ export const CodeApprovalSchema = z.enum(CODE_APPROVALS).openapi({
   example: 'pending',
 });
 
-export const PrecheckApprovalSchema = z.enum(PRECHECK_APPROVALS).openapi({
+const PrecheckApprovalSchema = z.enum(PRECHECK_APPROVALS).openapi({
   description:
     "`pending`: awaiting the person's decision; `approved` / `denied`: the precheck the person decided on; `not_chosen`: another precheck of the code was decided on, this one can never activate.",
   example: 'pending',
 });
 
-export const WatchedPrecheckSchema = z
+const WatchedPrecheckSchema = z
   .object({
     precheck_id: PrecheckIdSchema,
     precheck_ip: ObservedIpSchema.openapi({

@@ -2,11 +2,11 @@ import { z } from '@hono/zod-openapi';
 import { errorCatalog, errorCodes, type ErrorCode } from '../errors.js';
 import { headerRefs, type HeaderRef, type ResponseHeaderName } from './response-headers.js';
 
-export const ErrorCodeSchema = z.enum(errorCodes).openapi('ErrorCode', {
+const ErrorCodeSchema = z.enum(errorCodes).openapi('ErrorCode', {
   description: 'Machine-readable error code. Each code always comes with the same HTTP status.',
 });
 
-export const ErrorEnvelopeSchema = z
+const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
       code: ErrorCodeSchema,
@@ -22,7 +22,7 @@ export const ErrorEnvelopeSchema = z
 
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
 
-export const MetaSchema = z
+const MetaSchema = z
   .object({
     message: z
       .string()

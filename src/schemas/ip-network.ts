@@ -9,7 +9,7 @@ export interface IpNetwork {
   network: string;
 }
 
-export const CIDR_PROBLEM = 'must be a network in CIDR notation, such as 203.0.113.0/24 or 2001:db8:1200::/40';
+const CIDR_PROBLEM = 'must be a network in CIDR notation, such as 203.0.113.0/24 or 2001:db8:1200::/40';
 
 /** An address in its one spelling: IPv6 as RFC 5952 writes it. */
 function written(address: ipaddr.IPv4 | ipaddr.IPv6): string {

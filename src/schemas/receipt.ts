@@ -4,21 +4,7 @@ import { z } from '@hono/zod-openapi';
 export const RECEIPT_EXAMPLE =
   'eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ';
 
-/** Its claims, decoded (the second part of the example). */
-export const RECEIPT_CLAIMS_EXAMPLE = {
-  iss: 'slowdns-activation',
-  sub: 'act_3f9a12b45cd67e89',
-  install_code_id: 'ic_3f9a12b45cd67e89',
-  hostname: 'vpn1.example.net',
-  public_ip: '203.0.113.7',
-  machine_id_hmac: '9c66f12338ef5fd193bda725dac444cc2f62b492f5fb01198ded87c8ada08674',
-  ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
-  requested_ref: 'main',
-  installer_version: '2.0.0',
-  iat: 1795342020,
-};
-
-export const RECEIPT_DESCRIPTION = [
+const RECEIPT_DESCRIPTION = [
   'The activation receipt: proof that this install was confirmed, which anyone can check offline. A compact JWS (a JWT) signed with Ed25519:',
   'header `{"typ":"slowdns-receipt+jwt","kid":…,"alg":"EdDSA"}`; the `kid` is in `GET /.well-known/jwks.json`, which keeps every key that signed a receipt for `RECEIPT_VERIFY_DAYS` (365 by default) after its last one, also after a key rotation.',
   'Claims: `iss` (`slowdns-activation`), `sub` (the activation id), `install_code_id`, `hostname`, `public_ip`, `machine_id_hmac` (lowercase hex HMAC-SHA256 of the `machine_id`, key `slowdns-receipt-v1`: never the id itself, as machine-id(5) asks), `ssh_fingerprint`, `requested_ref`, `installer_version`, `iat` (the confirm time, seconds). No `exp`: a receipt does not run out. It holds no secret.',

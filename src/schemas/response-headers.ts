@@ -5,7 +5,7 @@ import type { Router } from '../http/router.js';
  * with `headerRef(name)`; the document builder adds the ones every answer carries (`commonResponseHeaders`)
  * to every response of every operation, and `errorResponses` adds the ones an error code brings.
  */
-export const responseHeaders = {
+const responseHeaders = {
   'X-Request-Id': {
     description:
       'The id of this request: the one the client sent in `X-Request-Id` when it was sane (1 to 128 characters of `[A-Za-z0-9._:-]`), otherwise a new UUID. On every answer; quote it when reporting a problem.',

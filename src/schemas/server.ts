@@ -132,7 +132,7 @@ export const RevokeResultSchema = z
   })
   .openapi('RevokeResult');
 
-export const ServiceStatusSchema = z
+const ServiceStatusSchema = z
   .object({
     service: z.literal('slowdns-activation').openapi({ example: 'slowdns-activation' }),
     version: z
@@ -156,7 +156,7 @@ export const ServiceStatusSchema = z
     },
   });
 
-export const ServerRecordSchema = z
+const ServerRecordSchema = z
   .object({
     server_id: ServerIdSchema,
     status: ServerStatusValueSchema,

@@ -1,5 +1,3 @@
-import { z } from '@hono/zod-openapi';
-
 /**
  * Install codes, ids and tokens are made only of these characters, a promise of the contract: a shell
  * installer without jq can cut them out of a JSON answer with `sed`, and no quoting or escaping can
@@ -9,11 +7,3 @@ export const SHELL_SAFE_PATTERN = /^[A-Za-z0-9._-]+$/;
 
 export const SHELL_SAFE_SENTENCE =
   'Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.';
-
-/** A string of the answer that keeps the shell-safe promise, documented with its pattern. */
-export function shellSafeString(description: string, example: string) {
-  return z
-    .string()
-    .regex(SHELL_SAFE_PATTERN)
-    .openapi({ description: `${description} ${SHELL_SAFE_SENTENCE}`, example });
-}

@@ -18,7 +18,7 @@ import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from './i
 
 const nullableTimestamp = (description: string) => TimestampSchema.nullable().openapi({ description, example: null });
 
-export const WatchedMachineSchema = z
+const WatchedMachineSchema = z
   .object({
     hostname: HostnameValueSchema.nullable().openapi({
       description: 'The hostname the operator confirmed at activate; null after a precheck only.',

@@ -50,11 +50,11 @@ const TracingEnvSchema = z.object({
   OTEL_BSP_MAX_EXPORT_BATCH_SIZE: queueSize,
 });
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 export type SamplerName = NonNullable<z.infer<typeof TracingEnvSchema>['OTEL_TRACES_SAMPLER']>;
 
-export interface OtlpExport {
+interface OtlpExport {
   kind: 'otlp';
   /** Where spans are posted: the traces endpoint as given, or the generic one with `v1/traces` appended. */
   url: string;
@@ -66,7 +66,7 @@ export interface OtlpExport {
 }
 
 /** Each finished span as one JSON log line (`"msg":"span"`) on stdout, beside the others. */
-export interface ConsoleExport {
+interface ConsoleExport {
   kind: 'console';
 }
 
@@ -79,7 +79,7 @@ export interface TracingSettings {
   batch: { scheduledDelayMs: number; exportTimeoutMs: number; maxQueueSize: number; maxExportBatchSize: number };
 }
 
-export const DEFAULT_SERVICE_NAME = 'slowdns-activation';
+const DEFAULT_SERVICE_NAME = 'slowdns-activation';
 /** The OTLP/HTTP default (the specification's): a collector on this machine. */
 const DEFAULT_ENDPOINT = 'http://localhost:4318/';
 

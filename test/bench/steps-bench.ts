@@ -10,14 +10,14 @@ import { createInstalls, indicesFor, LIFECYCLE, runStep, STEPS, type Step } from
 import { capturePglite } from './pglite-capture.js';
 import type { CostRecorder, ReplayUnit } from './wire-capture.js';
 
-export interface StepCount {
+interface StepCount {
   step: Step;
   statements: number;
   roundTrips: number;
   transactions: number;
 }
 
-export interface Timing {
+interface Timing {
   rps: number;
   p50: number;
   p99: number;
@@ -26,7 +26,7 @@ export interface Timing {
   sliceRps: number[];
 }
 
-export interface StepTiming {
+interface StepTiming {
   step: Step;
   concurrency: number;
   service: Timing;

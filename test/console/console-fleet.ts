@@ -14,7 +14,7 @@ import { postJson, type TestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN } from './console-support.js';
 
 /** An activation on a host of this name (and a server registered for it when `register`). */
-export async function installOn(
+async function installOn(
   t: TestApp,
   hostname: string,
   publicIp = '203.0.113.7',

@@ -20,8 +20,7 @@ export const docPages: string[] = [
 /** The clients' own manuals: their links and TypeScript blocks are checked too. */
 export const clientManuals = ['clients/shell/README.md', 'clients/typescript/README.md'];
 
-export const languages = ['sh', 'ts', 'json', 'yaml', 'ini', 'dockerfile', 'mermaid', 'text'] as const;
-export type Language = (typeof languages)[number];
+const languages = ['sh', 'ts', 'json', 'yaml', 'ini', 'dockerfile', 'mermaid', 'text'] as const;
 const words = ['no-run', 'output'];
 
 export interface DocBlock {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot, type DocBlock } from './doc-blocks.js';
 
-export interface BlockRun {
+interface BlockRun {
   code: number | string;
   stdout: string;
   stderr: string;
@@ -24,7 +24,7 @@ export interface DocSession {
 
 const BLOCK_TIMEOUT_MS = 120_000;
 /** What a block's text says for a service started locally with `npm start`. */
-export const DOCUMENTED_URL = 'http://localhost:8080';
+const DOCUMENTED_URL = 'http://localhost:8080';
 const CLIENT_PACKAGE = '@slowdns/activation-client';
 const clientSource = join(repoRoot, 'clients/typescript/src/index.ts');
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;

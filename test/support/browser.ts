@@ -27,7 +27,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { fetchChecked } from './test-app.js';
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+const CHROMIUM_PATH = '/usr/bin/chromium';
 
 const chromiumArgs = [
   '--headless',

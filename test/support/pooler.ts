@@ -4,7 +4,7 @@ import { describe } from 'vitest';
  * `TEST_POOLER_URL`: a PgBouncer in transaction pooling mode (scripts/pgbouncer.sh start prints one)
  * whose databases are the PostgreSQL's. Tests of behaviour behind a pooler need it.
  */
-export const poolerUrl = process.env.TEST_POOLER_URL || undefined;
+const poolerUrl = process.env.TEST_POOLER_URL || undefined;
 
 /**
  * `describe` when a pooler is configured. Without one: in CI (CI set) the file fails loudly;

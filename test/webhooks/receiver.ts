@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ReceivedMessage {
+interface ReceivedMessage {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;

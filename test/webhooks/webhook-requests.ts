@@ -1,7 +1,7 @@
 import { postJson, type TestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 
-export const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 export function webhookRequest(t: TestApp, path: string, method: string, body?: unknown) {
   const init = body === undefined ? { method, headers: auth } : { ...postJson(body, auth), method };

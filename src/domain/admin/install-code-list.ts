@@ -8,7 +8,7 @@ import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
 /** As an operator sees a code: `expired` is an `issued` code past its expiry (derived, never stored). */
-export type InstallCodeListStatus = 'issued' | 'activated' | 'consumed' | 'expired' | 'revoked';
+type InstallCodeListStatus = 'issued' | 'activated' | 'consumed' | 'expired' | 'revoked';
 
 /**
  * `search.q` looks in the hint and the code's id; the machine filters find the codes an activation of
@@ -31,7 +31,7 @@ export interface InstallCodeListItem {
   activation: ActivationRow | undefined;
 }
 
-export function installCodeListStatus(code: InstallCodeRow, now: Date): InstallCodeListStatus {
+function installCodeListStatus(code: InstallCodeRow, now: Date): InstallCodeListStatus {
   return code.status === 'issued' && code.expiresAt.getTime() <= now.getTime() ? 'expired' : code.status;
 }
 

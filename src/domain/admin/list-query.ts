@@ -19,7 +19,7 @@ export interface SearchFilter {
 }
 
 /** `%` and `_` typed by an operator are letters, not wildcards. */
-export function containing(text: string): string {
+function containing(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

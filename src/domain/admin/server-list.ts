@@ -10,7 +10,7 @@ import type { TimeRange } from './time-range.js';
 export type ServerHealth = 'active' | 'stale' | 'dead' | 'revoked';
 
 /** Missed check-ins before a server counts as `stale`. */
-export const STALE_AFTER_MISSED_CHECKINS = 2;
+const STALE_AFTER_MISSED_CHECKINS = 2;
 
 export interface HealthThresholds {
   deadAfterSeconds: number;

@@ -10,10 +10,10 @@ export type OperatorTokenRow = typeof operatorTokens.$inferSelect;
 export type OperatorTokenScope = OperatorTokenRow['scope'];
 
 /** Every named operator token starts so: anything else is not looked up (and is never a database read). */
-export const OPERATOR_TOKEN_PREFIX = 'sdo_';
+const OPERATOR_TOKEN_PREFIX = 'sdo_';
 
 /** `last_used_at` is written at most this often per token: a busy dashboard costs one write a minute, not one a request. */
-export const LAST_USED_GRANULARITY_MS = 60_000;
+const LAST_USED_GRANULARITY_MS = 60_000;
 
 export interface NewOperatorToken {
   name: string;

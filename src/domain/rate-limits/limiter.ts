@@ -54,7 +54,7 @@ export interface BucketCount {
  * an activate whose precheck token is refused) is counted in these alone: otherwise anyone who knows a
  * `machine_id` could spend that machine's budget from addresses of their own.
  */
-export function countsSender(policy: RateLimitPolicy): boolean {
+function countsSender(policy: RateLimitPolicy): boolean {
   return policy.subject === 'ip';
 }
 
@@ -103,7 +103,7 @@ const READ_COUNTS = `select b.limit_name, coalesce(r.count, 0) as count
 const COUNT_ONLY = `with ${COUNTED_CTE} select limit_name, count from counted`;
 
 /** The parameter `$1` of `COUNTED_CTE`: the buckets of `checks` at `now`, with their quotas and whether they count the sender. */
-export function bucketsParam(checks: RateLimitCheck[], now: Date): string {
+function bucketsParam(checks: RateLimitCheck[], now: Date): string {
   return JSON.stringify(
     checks.map((check) => ({
       limit_name: check.policy.name,

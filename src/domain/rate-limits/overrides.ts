@@ -17,7 +17,7 @@ export const WIDEST_IPV6_PREFIX = 32;
 export const IPV6_CLIENT_PREFIX = 64;
 
 /** The kind of limit each target can override: addresses and networks the per-IP limits, machines the per-machine ones. */
-export const limitSubjectOf: Record<OverrideSubject, RateLimitSubject> = { ip: 'ip', cidr: 'ip', machine: 'machine' };
+const limitSubjectOf: Record<OverrideSubject, RateLimitSubject> = { ip: 'ip', cidr: 'ip', machine: 'machine' };
 
 /** The limits an override may name: those counted per IP address or per machine. */
 export const overridablePolicies: readonly RateLimitPolicy[] = rateLimitPolicies.filter(

@@ -62,7 +62,7 @@ export const approvalWaitPolicy = {
 export const rateLimitProfiles = { default: 1, development: 100 } as const;
 export type RateLimitProfileName = keyof typeof rateLimitProfiles;
 
-export const routePaths: Record<RateLimitedRoute, string> = {
+const routePaths: Record<RateLimitedRoute, string> = {
   page: 'GET /slowdns',
   issue: 'POST /api/v2/slowdns/code/issue',
   precheck: 'POST /api/v2/slowdns/install/precheck',
@@ -82,7 +82,7 @@ const routeNouns: Record<RateLimitedRoute, string> = {
   'console-sign-in': 'refused console sign-ins',
 };
 
-export const subjectLabels: Record<RateLimitSubject, string> = {
+const subjectLabels: Record<RateLimitSubject, string> = {
   ip: 'client IP address (an IPv6 client by its /64)',
   session: 'browser session (`slowdns_browser` cookie)',
   fingerprint: 'browser fingerprint',

@@ -12,9 +12,9 @@ export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
 
 /** An endpoint failing for this long (every attempt failed since) is disabled. */
-export const DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
+const DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
 /** Undelivered messages are kept this long for replay, then pruned (and counted). */
-export const DELIVERY_RETENTION_SECONDS = 14 * 24 * 3600;
+const DELIVERY_RETENTION_SECONDS = 14 * 24 * 3600;
 
 export interface ClaimedDelivery {
   id: string;

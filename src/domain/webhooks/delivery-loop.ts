@@ -15,9 +15,9 @@ import { inRootSpan } from '../../tracing/active-tracing.js';
 import type { SpanAttributes } from '../../tracing/tracing.js';
 
 /** A pass every second: the first attempt comes within a few seconds of the commit (§15: within 5 s). */
-export const DELIVERY_PASS_MS = 1000;
+const DELIVERY_PASS_MS = 1000;
 /** Longer than an attempt can take (10 s), so a lease only expires when its instance is gone. */
-export const LEASE_MS = 30_000;
+const LEASE_MS = 30_000;
 /** Messages attempted at once by one instance. */
 const CLAIM_BATCH = 10;
 /** Retention runs every this many passes (10 minutes). */

@@ -10,10 +10,10 @@ import { generateWebhookSecret } from './signing.js';
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
 /** After a rotation the previous secret still signs for a day, so receivers can switch without losing a message. */
-export const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
+const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 /** At most this many endpoints: each one is a fan-out of every event. */
-export const MAX_WEBHOOK_ENDPOINTS = 50;
+const MAX_WEBHOOK_ENDPOINTS = 50;
 
 const associatedData = (endpointId: string) => Buffer.from(`slowdns webhook secret\0${endpointId}`);
 

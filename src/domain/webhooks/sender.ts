@@ -6,7 +6,7 @@ import { resolveWebhookTarget, WebhookUrlRefused, type WebhookSafety } from './u
 /** 2xx within this is delivered; anything slower is cut and counts as a failure. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Kept of a receiver's answer (public targets only): enough to see an error message, never a page. */
-export const RESPONSE_EXCERPT_CHARS = 256;
+const RESPONSE_EXCERPT_CHARS = 256;
 const RESPONSE_READ_BYTES = 1024;
 
 export interface AttemptOutcome {

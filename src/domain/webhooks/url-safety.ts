@@ -8,7 +8,7 @@ export interface WebhookSafety {
   allowPrivate: boolean;
 }
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** Cloud metadata services: never a webhook target, whatever the switches say. */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254']);
@@ -36,7 +36,7 @@ function effectiveAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
  * (loopback, private, link-local, CGNAT, unique-local, 0.0.0.0, multicast, reserved, tunnel forms)
  * unless private targets are allowed. Answers whether the address is private (kept: no response excerpt).
  */
-export function checkAddress(address: string, safety: WebhookSafety): { isPrivate: boolean } {
+function checkAddress(address: string, safety: WebhookSafety): { isPrivate: boolean } {
   const effective = effectiveAddress(address);
   const normal = effective.toNormalizedString();
   const canonical = effective.kind() === 'ipv6' ? (effective as ipaddr.IPv6).toString() : normal;

@@ -119,7 +119,7 @@ type WebhookEventFilterName = '*' | EventType;
 const at = (d: Date | null) => (d ? toIsoOffset(d) : null);
 
 /** An endpoint as the API answers it; `showUrl` false (a read-scope operator) leaves the URL out: URLs often carry secrets. */
-export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView, showUrl = true) {
+function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView, showUrl = true) {
   return {
     webhook_id: e.id,
     url: showUrl ? e.url : null,

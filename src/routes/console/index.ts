@@ -26,7 +26,7 @@ const HEADINGS: Partial<Record<number, string>> = {
  * as the admin API, signed in with an operator token into a server-side session. Not part of the API
  * document: it answers HTML for people, refusals included.
  */
-export function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
+function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   const files = loadConsoleAssets();
   const assets = {

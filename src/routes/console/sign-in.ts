@@ -22,12 +22,12 @@ import { assertSameOrigin } from '../../http/same-origin.js';
 import { answerView, refuseForm } from './console-answer.js';
 
 /** A refused sign-in is answered this much later: a token cannot be guessed at the speed of the network. */
-export const REFUSED_SIGN_IN_DELAY_MS = 1000;
+const REFUSED_SIGN_IN_DELAY_MS = 1000;
 
 /** Where to go after signing in: a console view's path, never anywhere else. */
 const CONSOLE_PATH = /^\/admin(\/[A-Za-z0-9_-]+){0,3}$/;
 
-export function safeNext(value: unknown): string | undefined {
+function safeNext(value: unknown): string | undefined {
   return typeof value === 'string' && CONSOLE_PATH.test(value) ? value : undefined;
 }
 

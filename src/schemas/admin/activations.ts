@@ -8,7 +8,7 @@ import { ServerIdSchema } from '../server.js';
 import { ServerHealthSchema } from './servers.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
-export const ActivationStatusSchema = z.enum(['activated', 'confirmed', 'released']).openapi('ActivationStatus', {
+const ActivationStatusSchema = z.enum(['activated', 'confirmed', 'released']).openapi('ActivationStatus', {
   description: '`activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).',
 });
 

@@ -5,7 +5,7 @@ import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { ServerIdSchema } from '../server.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf } from './list.js';
 
-export const EventTypeSchema = z
+const EventTypeSchema = z
   .enum(EVENT_TYPES)
   .openapi('EventType', { description: '`<object>.<verb>` in the past tense.' });
 

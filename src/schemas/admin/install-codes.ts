@@ -6,7 +6,7 @@ import { HostnameValueSchema, PublicIpValueSchema } from '../machine.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
-export const InstallCodeListStatusSchema = z
+const InstallCodeListStatusSchema = z
   .enum(['issued', 'activated', 'consumed', 'expired', 'revoked'])
   .openapi('InstallCodeListStatus', {
     description:

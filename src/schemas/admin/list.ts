@@ -24,7 +24,7 @@ export function exampleCursor(id: string | number, at?: string): string {
  * so that each refuses what no stored value holds and PostgreSQL cannot take (a NUL byte) with 400
  * `validation_failed`, never a failed query. The longest value a filter matches is a hostname (253).
  */
-export const AdminTextFilterSchema = z
+const AdminTextFilterSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(253, 'must be at most 253 characters')
@@ -40,7 +40,7 @@ export const textFilter = (description: string, example: string) =>
   AdminTextFilterSchema.optional().openapi({ param: { description, example } });
 
 /** The fewest characters `q` matches on: a part of a value is found through its trigrams (pg_trgm), and a shorter one has none. */
-export const SEARCH_TEXT_MIN_LENGTH = 3;
+const SEARCH_TEXT_MIN_LENGTH = 3;
 
 /** `ip`: an address or a network, in the one spelling of its network (`203.0.113.7/32`) for the query. */
 const IpFilterSchema = AdminTextFilterSchema.transform((value, ctx) => {

@@ -4,7 +4,7 @@ import { TimestampSchema } from '../install-code.js';
 import { nullableTimestamp } from './list.js';
 import { OperatorReasonSchema } from './operator-reason.js';
 
-export const OperatorTokenIdSchema = z
+const OperatorTokenIdSchema = z
   .string()
   .max(20)
   .regex(/^opt_[0-9a-f]{16}$/, 'must be an operator token id: opt_ and 16 lower-case hex characters')
@@ -18,7 +18,7 @@ export const OperatorTokenIdParamsSchema = z.object({
   id: OperatorTokenIdSchema.openapi({ param: { name: 'id', in: 'path' } }),
 });
 
-export const OperatorTokenScopeSchema = z.enum(['read', 'write']).openapi('OperatorTokenScope', {
+const OperatorTokenScopeSchema = z.enum(['read', 'write']).openapi('OperatorTokenScope', {
   description:
     '`read`: the lists and objects of the admin API. `write`: those and the operator actions (revoke, release, overrides). Only `ADMIN_TOKEN` manages operator tokens.',
   example: 'read',

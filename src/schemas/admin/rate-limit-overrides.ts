@@ -40,7 +40,7 @@ export const OverrideSubjectSchema = z.enum(OVERRIDE_SUBJECTS).openapi('RateLimi
   example: 'ip',
 });
 
-export const OverridableLimitNameSchema = z.enum(limitNames).openapi('OverridableLimitName', {
+const OverridableLimitNameSchema = z.enum(limitNames).openapi('OverridableLimitName', {
   description:
     'A limit counted per IP address (for `ip` and `cidr`) or per machine (for `machine`): see the README table of limits.',
   example: 'issue-ip-hour',
@@ -102,13 +102,11 @@ export const RateLimitOverrideRemovalSchema = z
   })
   .openapi('RateLimitOverrideRemoval');
 
-export const RateLimitOverrideStatusSchema = z
-  .enum(['active', 'expired', 'removed'])
-  .openapi('RateLimitOverrideStatus', {
-    description:
-      '`active` (in force, on every instance within 10 s of being set), `expired` (past `expires_at`), `removed` (by an operator, or replaced by a newer override for the same limit and target).',
-    example: 'active',
-  });
+const RateLimitOverrideStatusSchema = z.enum(['active', 'expired', 'removed']).openapi('RateLimitOverrideStatus', {
+  description:
+    '`active` (in force, on every instance within 10 s of being set), `expired` (past `expires_at`), `removed` (by an operator, or replaced by a newer override for the same limit and target).',
+  example: 'active',
+});
 
 const operatorName = z.string().max(128).openapi({
   description: 'The operator: the name of the operator token used (`root` for `ADMIN_TOKEN`).',

@@ -3,13 +3,13 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { TimestampSchema } from '../install-code.js';
 import { nullableTimestamp } from './list.js';
 
-export const WebhookEndpointIdSchema = z
+const WebhookEndpointIdSchema = z
   .string()
   .max(19, 'must be a webhook endpoint id (wh_ and 16 hex characters)')
   .regex(/^wh_[0-9a-f]{16}$/, 'must be a webhook endpoint id (wh_ and 16 hex characters)')
   .openapi({ description: "The endpoint's id: `wh_` and 16 hex characters.", example: 'wh_5d2e8f1a3b4c6d70' });
 
-export const WebhookDeliveryIdSchema = z
+const WebhookDeliveryIdSchema = z
   .string()
   .max(20, 'must be a webhook delivery id (whd_ and 16 hex characters)')
   .regex(/^whd_[0-9a-f]{16}$/, 'must be a webhook delivery id (whd_ and 16 hex characters)')
@@ -22,7 +22,7 @@ export const WebhookDeliveryParamsSchema = z.object({
   delivery_id: WebhookDeliveryIdSchema.openapi({ param: { name: 'delivery_id', in: 'path' } }),
 });
 
-export const WebhookEventFilterSchema = z
+const WebhookEventFilterSchema = z
   .enum(['*', ...EVENT_TYPES])
   .openapi('WebhookEventFilter', { description: 'An event type, or `*` for every event.' });
 
@@ -100,7 +100,7 @@ export const WebhookEndpointListSchema = z
   .object({ items: z.array(WebhookEndpointRecordSchema).max(50) })
   .openapi('WebhookEndpointList');
 
-export const WebhookSecretSchema = z
+const WebhookSecretSchema = z
   .string()
   .max(100)
   .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)
@@ -144,7 +144,7 @@ export const RemovedWebhookSchema = z
   .object({ webhook_id: WebhookEndpointIdSchema, removed: z.literal(true) })
   .openapi('RemovedWebhook');
 
-export const WebhookAttemptSchema = z
+const WebhookAttemptSchema = z
   .object({
     attempted_at: TimestampSchema,
     duration_ms: z.number().int().min(0).max(2147483647).openapi({ format: 'int32', example: 84 }),
