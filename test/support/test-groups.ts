@@ -1,0 +1,40 @@
+/**
+ * The suite's two groups (vitest projects in vitest.config.ts).
+ *
+ * `database`: every other file. It depends on the database or on the Node version: app.request and the
+ * typed client against an app on a database, the database and driver files, the races, the pooler, and
+ * the files that start the real server (npm start, start-up, tracing, the webhook kill). CI runs it in
+ * every pass: PGlite on Node 20, PostgreSQL on Node 22, PgBouncer on Node 24.
+ *
+ * `once` (these files): what a browser, the shell, the documents or the TypeScript compiler check. Their
+ * outcome does not change with the database or the Node version under the service: the server's side of
+ * each (the page's routes, the watch and cancel answers, the client's calls, the command's domain
+ * functions) is asserted by database files in every pass. CI runs them in pass 1 (PGlite, Node 20), in
+ * `npm test`.
+ */
+export const ONCE_FILES = [
+  // Chromium drives the pages (the routes behind them: test/page/code-*.test.ts, page-routes, approval-choice).
+  'test/page/slowdns-page.test.ts',
+  'test/page/code-watch.test.ts',
+  'test/page/approval.test.ts',
+  'test/foundation/docs-browser.test.ts',
+  'test/console/console-browser.test.ts',
+  // The shell client's bats suite against the real service (its routes: the client and lifecycle files).
+  'test/shell/activate-sh.test.ts',
+  // The doc tests: the guides' examples, links, tables and TypeScript blocks.
+  'test/docs/checked-blocks.test.ts',
+  'test/docs/examples.test.ts',
+  'test/docs/links.test.ts',
+  'test/docs/reference-tables.test.ts',
+  'test/docs/typescript-blocks.test.ts',
+  // Generated files and the document: drift, the client's published types and licence, the examples.
+  'clients/typescript/test/drift.test.ts',
+  'clients/typescript/test/exact-optional-types.test.ts',
+  'clients/typescript/test/package-license.test.ts',
+  'test/contract/examples.test.ts',
+  'test/contract/one-source.test.ts',
+  'test/contract/response-validator.test.ts',
+  // The `slowdns` command as a process (the functions it calls run in every pass: admin, pruning, start-up;
+  // receipt verification, which leans on Node's Ed25519, stays in every pass: receipt-verify.test.ts).
+  'test/operations/slowdns-command.test.ts',
+];
