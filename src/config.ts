@@ -72,6 +72,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().optional(),
   WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
+  WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
 });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -117,6 +119,8 @@ export interface Config {
   rateLimitProfile: { name: RateLimitProfileName; quotaFactor: number };
   /** Webhook targets: http allowed, private addresses allowed (metadata addresses never). */
   webhookSafety: { allowHttp: boolean; allowPrivate: boolean };
+  /** An attempt is cut after this; a lease outlives it, so it only expires when its instance is gone. */
+  webhookDelivery: { timeoutMs: number; leaseMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -136,6 +140,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
   if (e.CONSOLE_PORT !== undefined && (e.CONSOLE_PORT === e.PORT || e.CONSOLE_PORT === e.METRICS_PORT))
     throw new ConfigError('invalid CONSOLE_PORT: must differ from PORT and METRICS_PORT');
+  if (e.WEBHOOK_LEASE_SECONDS <= e.WEBHOOK_TIMEOUT_SECONDS)
+    throw new ConfigError('invalid WEBHOOK_LEASE_SECONDS: must be longer than WEBHOOK_TIMEOUT_SECONDS');
   if (e.RATE_LIMIT_PROFILE === 'development' && e.NODE_ENV === 'production') {
     throw new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production');
   }
@@ -179,5 +185,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     rateLimitProfile: { name: e.RATE_LIMIT_PROFILE, quotaFactor: rateLimitProfiles[e.RATE_LIMIT_PROFILE] },
     webhookSafety: { allowHttp: e.WEBHOOK_ALLOW_HTTP === 'true', allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true' },
+    webhookDelivery: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, leaseMs: e.WEBHOOK_LEASE_SECONDS * 1000 },
   };
 }

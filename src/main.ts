@@ -216,6 +216,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     logger,
     safety: config.webhookSafety,
+    ...config.webhookDelivery,
     keyEncryptionKey: config.keyEncryptionKey,
     onAttempt: (outcome) => metrics.webhookAttempt(outcome),
     onExpired: (count) => metrics.webhookExpired(count),

@@ -15,6 +15,7 @@ describe('configuration', () => {
       installTokenTtlSeconds: 3600,
       browserSessionTtlSeconds: 3600,
       logLevel: 'info',
+      webhookDelivery: { timeoutMs: 10_000, leaseMs: 30_000 },
     });
     expect(c.publicBaseUrl.origin).toBe('http://localhost:8080');
     expect(c.trustProxy.kind).toBe('none');
@@ -36,6 +37,8 @@ describe('configuration', () => {
     ['KEY_ENCRYPTION_KEY', 'too-short'],
     ['KEY_ENCRYPTION_KEY', Buffer.alloc(32).toString('base64')],
     ['REQUIRE_KEY_ENCRYPTION', 'yes'],
+    ['WEBHOOK_TIMEOUT_SECONDS', '0'],
+    ['WEBHOOK_LEASE_SECONDS', '10'],
   ])('refuses a bad %s with one line naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));

@@ -413,18 +413,19 @@ describe('webhooks: the safety rules again at delivery', () => {
     }
   });
 
-  it('cuts a receiver that hangs at 10 s', { timeout: 30_000 }, async () => {
+  it('cuts a receiver that hangs at the attempt timeout and tries again later', async () => {
     const r = await startReceiver(() => 'hang');
     try {
       const { webhook_id } = await addWebhook(t, r.url);
       await writeEvent(t);
-      const { worker, outcomes } = testWorker(t);
+      // WEBHOOK_TIMEOUT_SECONDS (10 s by default) as the worker takes it; the cut, not its length, is tested.
+      const { worker, outcomes } = testWorker(t, { timeoutMs: 500 });
       await worker.runOnce();
       expect(outcomes).toEqual(['retrying']);
       const [delivery] = (await (await webhookRequest(t, `webhooks/${webhook_id}/deliveries`, 'GET')).json()).data
         .items;
       expect(delivery.attempts).toEqual([expect.objectContaining({ status_code: null, error: 'timeout' })]);
-      expect(delivery.attempts[0].duration_ms).toBeGreaterThanOrEqual(10_000);
+      expect(delivery.attempts[0].duration_ms).toBeGreaterThanOrEqual(500);
     } finally {
       await r.close();
     }
