@@ -1,5 +1,6 @@
 import type { ActivateRequest, Activation, PrecheckResult, SlowdnsClient } from './client.js';
 import { SlowdnsApiError } from './errors.js';
+import { sleep } from './retry.js';
 
 /** How long to wait when a 409 `approval_pending` carries no Retry-After (the service always sends one, at most 5). */
 const DEFAULT_WAIT_SECONDS = 5;
@@ -19,22 +20,11 @@ export interface ApprovalWaitOptions {
   onWaiting?(message: string): void;
   /** Ends the wait between two tries (never a request on the wire). */
   signal?: AbortSignal;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', aborted);
-      resolve();
-    }
-    function aborted() {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    }
-    signal?.addEventListener('abort', aborted, { once: true });
-  });
+  /**
+   * Waits the `Retry-After` between two tries (rejecting when `signal` aborts). Default: a timer. For a
+   * program with a scheduler or clock of its own, and for tests, which need not sit out real seconds.
+   */
+  sleep?(ms: number, signal: AbortSignal | undefined): Promise<void>;
 }
 
 /**
@@ -69,7 +59,10 @@ export async function activateWhenApproved(
           `Waiting for approval on the SlowDNS page (code ${precheck.install_code_hint})`,
         );
       waiting = true;
-      await sleep(Math.max(1, error.retryAfterSeconds ?? DEFAULT_WAIT_SECONDS) * 1000, options.signal);
+      await (options.sleep ?? sleep)(
+        Math.max(1, error.retryAfterSeconds ?? DEFAULT_WAIT_SECONDS) * 1000,
+        options.signal,
+      );
     }
   }
 }

@@ -92,6 +92,8 @@ export interface RunInstallOptions {
    * the service's 403 `approval_denied`.
    */
   onApprovalWaiting?(message: string): void;
+  /** Waits between two tries while the code waits for approval (`ApprovalWaitOptions.sleep`). Default: a timer. */
+  approvalSleep?(ms: number, signal: AbortSignal | undefined): Promise<void>;
   /** Called with the release outcome before runInstall returns or re-raises: the place to tell the operator. */
   onRelease?(report: ReleaseReport): void;
 }
@@ -209,6 +211,7 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     const created = await activateWhenApproved(client, precheck, body, {
       signal: steps.signal,
       ...(options.onApprovalWaiting ? { onWaiting: options.onApprovalWaiting } : {}),
+      ...(options.approvalSleep ? { sleep: options.approvalSleep } : {}),
     });
     return { precheck, activation: created };
   };

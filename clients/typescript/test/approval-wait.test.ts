@@ -83,31 +83,35 @@ describe("waiting for the person's approval (DESIGN §14)", () => {
     throw new Error('no precheck waiting on the page');
   }
 
+  /** The installer's wait between two tries: until the person has decided, the service's clock moved on by it (no real seconds). */
+  const untilDecided = (decided: Promise<void>) => async (ms: number) => {
+    await decided;
+    h.t.clock.advance(ms / 1000);
+  };
+
   it("runInstall says once that it waits, with the code's hint, and confirms once the person approves", async () => {
     const { session, issued } = await waitingCode();
     const said: string[] = [];
-    const [result] = await Promise.all([
-      runInstall(options(issued.install_code, said)),
-      decideWhenShown(session, issued.install_code_id, 'approve', said),
-    ]);
+    const decided = decideWhenShown(session, issued.install_code_id, 'approve', said);
+    const result = await runInstall(options(issued.install_code, said, { approvalSleep: untilDecided(decided) }));
+    await decided;
     expect(result.outcome).toBe('confirmed');
     expect(said).toEqual([`Waiting for approval on the SlowDNS page (code ${issued.install_code_hint})`]);
-  }, 30_000);
+  });
 
   it('runInstall fails at activate with 403 approval_denied when the person denies, and nothing was activated', async () => {
     const { session, issued } = await waitingCode();
     const said: string[] = [];
-    const [result] = await Promise.all([
-      runInstall(options(issued.install_code, said)),
-      decideWhenShown(session, issued.install_code_id, 'deny', said),
-    ]);
+    const decided = decideWhenShown(session, issued.install_code_id, 'deny', said);
+    const result = await runInstall(options(issued.install_code, said, { approvalSleep: untilDecided(decided) }));
+    await decided;
     expect(result).toMatchObject({ outcome: 'failed', stage: 'activate' });
     if (result.outcome !== 'failed') throw new Error('not failed');
     expect(result.error).toBeInstanceOf(SlowdnsApiError);
     expect((result.error as SlowdnsApiError).code).toBe('approval_denied');
     expect(result.release).toBeUndefined();
     expect(said).toHaveLength(1);
-  }, 30_000);
+  });
 
   it("activateWhenApproved stops at the code's expiry (as the service sees it) with SlowdnsApprovalExpiredError", async () => {
     const { issued } = await waitingCode();
@@ -120,6 +124,7 @@ describe("waiting for the person's approval (DESIGN §14)", () => {
         said.push(m);
         h.t.clock.set(new Date(Date.parse(precheck.precheck_expires_at) + 1000).toISOString());
       },
+      sleep: async () => {},
     });
     await expect(wait).rejects.toBeInstanceOf(SlowdnsApprovalExpiredError);
     expect(said).toHaveLength(1);
