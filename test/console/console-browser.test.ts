@@ -1,9 +1,9 @@
-import { mkdir } from 'node:fs/promises';
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import {
   describeWithBrowser,
   openBrowser,
+  screenshot,
   serveOverHttp,
   type BrowserSession,
   type HttpServer,
@@ -12,8 +12,6 @@ import { createTestApp, type TestApp } from '../support/test-app.js';
 import { seedFleet } from './console-fleet.js';
 import { ADMIN_TOKEN, mintToken } from './console-support.js';
 
-/** Where the screenshots of every view go: CONSOLE_SCREENS_DIR, or /tmp/shots/console/. */
-const SCREENS = process.env.CONSOLE_SCREENS_DIR ?? '/tmp/shots/console';
 /** Tests that run axe and take screenshots over many views: slower than the default on a busy machine. */
 const MANY_VIEWS_MS = 240_000;
 /** axe twice (light, dark) and two screenshots for each of several views, on a machine other tests share. */
@@ -41,7 +39,6 @@ describeWithBrowser('the operator console in headless Chromium', () => {
         })).app,
     );
     browser = await openBrowser(server.origin);
-    await mkdir(SCREENS, { recursive: true });
   });
   beforeEach(async () => {
     await t!.reset();
@@ -93,7 +90,7 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       ['390', PHONE],
     ] as const) {
       await page().setViewportSize(viewport);
-      await page().screenshot({ path: `${SCREENS}/${name}-${size}.png`, fullPage: true });
+      await screenshot(page(), `console-${name}-${size}`, { fullPage: true });
       // Readable at 390 px: nothing wider than the screen but the tables, which scroll inside their own box.
       if (size === '390') {
         const overflow = await page().evaluate(

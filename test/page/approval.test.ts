@@ -3,10 +3,10 @@
  * (clients/shell/activate.sh): the person ticks "Ask me before a machine can use this code", the installer
  * prechecks and waits, the page shows the machine, the person approves (the install completes) or denies
  * (the client exits with the denial code, the code is revoked). Screenshots of every stage at 1280 and
- * 390 px go to SLOWDNS_SCREENS_DIR (or test-artifacts/screens/), named approval-<stage>-<width>.png.
+ * 390 px go to SLOWDNS_SCREENS_DIR (npm run screens), named approval-<stage>-<width>.png.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,7 @@ import {
   describeWithBrowser,
   expectAccessible,
   openBrowser,
-  saveScreenshots,
+  checkWidths,
   serveOverHttp,
   type BrowserSession,
   type HttpServer,
@@ -27,8 +27,6 @@ import { INSTALLER_VERSION, otherMachine, randomMachine } from '../support/insta
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SCREENS =
-  process.env.SLOWDNS_SCREENS_DIR ?? fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
 const CODE_SHAPE = /^SDNS-SD-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}$/;
 /** The page polls every 1 to 5 s; the waiting client asks again after Retry-After (5 s). */
 const FEW_SECONDS = { timeout: 8_000, interval: 200 };
@@ -73,7 +71,6 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     browser = await openBrowser(server.origin);
     client = createClient({ baseUrl: server.origin });
     work = await mkdtemp(join(tmpdir(), 'slowdns-approval-'));
-    await mkdir(SCREENS, { recursive: true });
   });
   beforeEach(async () => {
     await t!.reset();
@@ -166,7 +163,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   /** axe finds nothing; approval-<stage>-1280.png and -390.png (and -390-dark), the focus left where it is. */
   async function atStage(stage: string) {
     await expectAccessible(page(), stage);
-    await saveScreenshots(page(), `${SCREENS}approval-${stage}`, { width: 390, height: 844 });
+    await checkWidths(page(), `approval-${stage}`, { width: 390, height: 844 });
   }
 
   /** Tab (at most 30 times) until the focused control is named `name`. */

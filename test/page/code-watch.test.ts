@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { Request } from 'playwright-core';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -9,7 +7,7 @@ import {
   describeWithBrowser,
   expectAccessible,
   openBrowser,
-  saveScreenshots,
+  checkWidths,
   serveOverHttp,
   type BrowserSession,
   type HttpServer,
@@ -17,9 +15,6 @@ import {
 import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
-/** Where the screenshots of every state go: SLOWDNS_SCREENS_DIR, or test-artifacts/screens/. */
-const SCREENS =
-  process.env.SLOWDNS_SCREENS_DIR ?? fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
 const CODE_SHAPE = /^SDNS-SD-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}$/;
 /** "Within a few seconds": the page polls every 1 to 5 s. */
 const FEW_SECONDS = { timeout: 6_000, interval: 200 };
@@ -53,7 +48,6 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     }));
     browser = await openBrowser(server.origin, { alsoAllow: [elsewhereOrigin()] });
     client = createClient({ baseUrl: server.origin });
-    await mkdir(SCREENS, { recursive: true });
   });
   beforeEach(async () => {
     await t!.reset();
@@ -95,16 +89,16 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     });
   }
 
-  /** A state the page is in: axe finds nothing, and its screenshots are taken. */
+  /** A state the page is in: axe finds nothing, it fits the phone's width (npm run screens: its screenshots). */
   async function inState(state: string) {
     await expectAccessible(page(), state);
     await screenshots(state);
   }
 
-  /** page-<state>-1280.png and page-<state>-375.png (and -375-dark), without a focus ring. */
+  /** Fits 1280 and 375 px; page-<state>-1280.png and -375.png (and -375-dark) without a focus ring. */
   async function screenshots(state: string) {
     await page().evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await saveScreenshots(page(), `${SCREENS}page-${state}`, { width: 375, height: 812 });
+    await checkWidths(page(), `page-${state}`, { width: 375, height: 812 });
   }
 
   it(

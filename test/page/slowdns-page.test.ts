@@ -1,10 +1,9 @@
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { SLOWDNS_PAGE_CSP } from '../../src/page/slowdns-page.js';
 import {
   describeWithBrowser,
   openBrowser,
+  screenshot,
   serveOverHttp,
   type BrowserSession,
   type HttpServer,
@@ -14,7 +13,6 @@ import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const ISSUE_PATH = '/api/v2/slowdns/code/issue';
 const CODE_SHAPE = /^SDNS-SD-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}$/;
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
 /** Chromium reports every non-2xx fetch as a console error; those a test provokes on purpose are expected. */
 const provokedStatus = (status: number) => (line: string) => !line.includes(`status of ${status}`);
@@ -272,12 +270,11 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
     await expect.poll(() => browser!.errors.join('\n')).toContain('Content Security Policy');
   });
 
-  it('saves screenshots with a code at desktop and phone width, readable at 375 px', async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
+  it('with a code, fits 375 px and keeps the code on one line', async () => {
     await openPage();
     await getCode();
     await page().locator('#issue-button').blur();
-    await page().screenshot({ path: `${ARTIFACTS}slowdns-desktop-1280x800.png` });
+    await screenshot(page(), 'slowdns-desktop-1280x800');
 
     await page().setViewportSize({ width: 375, height: 740 });
     expect(await page().evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -288,10 +285,10 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
       return range.getClientRects().length;
     });
     expect(codeLines).toBe(1);
-    await page().screenshot({ path: `${ARTIFACTS}slowdns-phone-375x740.png`, fullPage: true });
+    await screenshot(page(), 'slowdns-phone-375x740', { fullPage: true });
 
     await page().emulateMedia({ colorScheme: 'dark' });
-    await page().screenshot({ path: `${ARTIFACTS}slowdns-phone-375x740-dark.png`, fullPage: true });
+    await screenshot(page(), 'slowdns-phone-375x740-dark', { fullPage: true });
     expect(browser!.errors).toEqual([]);
   });
 });

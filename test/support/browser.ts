@@ -17,7 +17,7 @@
  * Requests go through a real socket, so the app sees 127.0.0.1 as the client address.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -186,24 +186,37 @@ export async function expectAccessible(page: Page, state: string): Promise<void>
 }
 
 /**
- * `<prefix>-<width>.png` at the desktop width and at the phone width (full page, nothing wider than the
- * screen), and `<prefix>-<phone width>-dark.png`; the page is left at 1280 × 900, light.
+ * Where screenshots go: SLOWDNS_SCREENS_DIR, which `npm run screens` sets. Unset (`npm test`), none is
+ * taken: the tests assert what a picture would show (axe, nothing wider than the screen), and a person
+ * looks at the pictures when the page changes.
  */
-export async function saveScreenshots(
-  page: Page,
-  prefix: string,
-  phone: { width: number; height: number },
-): Promise<void> {
+const screensDir = process.env.SLOWDNS_SCREENS_DIR;
+
+/** `<name>.png` in SLOWDNS_SCREENS_DIR, or nothing when it is unset. */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (!screensDir) return;
+  await mkdir(screensDir, { recursive: true });
+  await page.screenshot({ path: join(screensDir, `${name}.png`), ...options });
+}
+
+/**
+ * Nothing wider than the screen at the desktop width and at the phone width; with SLOWDNS_SCREENS_DIR,
+ * `<name>-<width>.png` of each (full page) and `<name>-<phone width>-dark.png`. The page is left at
+ * 1280 × 900, light.
+ */
+export async function checkWidths(page: Page, name: string, phone: { width: number; height: number }): Promise<void> {
   for (const size of [{ width: 1280, height: 900 }, phone]) {
     await page.setViewportSize(size);
     expect(
       await page.evaluate(() => document.documentElement.scrollWidth),
-      `${prefix} at ${size.width} px`,
+      `${name} at ${size.width} px`,
     ).toBeLessThanOrEqual(size.width);
-    await page.screenshot({ path: `${prefix}-${size.width}.png`, fullPage: true });
+    await screenshot(page, `${name}-${size.width}`, { fullPage: true });
   }
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: `${prefix}-${phone.width}-dark.png`, fullPage: true });
-  await page.emulateMedia({ colorScheme: 'light' });
+  if (screensDir) {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, `${name}-${phone.width}-dark`, { fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
