@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-code-approval.js';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
-import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
+import { parseTrustProxy, type TrustProxy } from './domain/client-addresses.js';
 
 const seconds = (fallback: number) =>
   z.coerce

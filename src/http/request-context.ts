@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import type { TrustProxy } from './client-address.js';
-import { rateLimitAddressKey, resolveClientAddress } from './client-address.js';
+import { rateLimitAddressKey, type TrustProxy } from '../domain/client-addresses.js';
+import { resolveClientAddress } from './client-address.js';
 import type { Logger } from '../logger.js';
 import type { AppEnv } from './router.js';
 

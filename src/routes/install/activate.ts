@@ -10,7 +10,7 @@ import { ApiError } from '../../errors.js';
 import { approvalGate, approvalPendingError } from '../../domain/install-code-approval.js';
 import { checksFor, senderChecks, type RateLimitCheck } from '../../domain/rate-limits/limiter.js';
 import { approvalWaitPolicy, secondsToBucketEnd } from '../../domain/rate-limits/policies.js';
-import { observedAddress, sameAddress } from '../../http/client-address.js';
+import { observedAddress, sameAddress } from '../../domain/client-addresses.js';
 import { admitCounted, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
