@@ -20,7 +20,7 @@ import type { Router } from './http/router.js';
 import { createStartingApp } from './starting-app.js';
 import { describeDatabase, prepareDatabase } from './startup.js';
 import { loadTracingSettings } from './tracing/settings.js';
-import { startTracing } from './tracing/tracing.js';
+import { startTracing } from './tracing/start-tracing.js';
 
 /** How long a stopping server keeps answering, each answer closing its connection, before it stops accepting. */
 const SHUTDOWN_DRAIN_MS = 500;

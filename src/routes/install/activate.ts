@@ -15,7 +15,8 @@ import { admitCounted, enforceRateLimits } from '../../http/enforce-rate-limits.
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
-import type { AppEnv, Router } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
+import type { Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
