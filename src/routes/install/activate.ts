@@ -103,7 +103,7 @@ async function checkPrecheckToken(
   codeHash: string,
   now: Date,
 ): Promise<{ jti: string; precheckId: string | undefined } | { problem: ApiError }> {
-  let precheck;
+  let precheck: Awaited<ReturnType<typeof verifyPrecheckToken>>;
   try {
     precheck = await verifyPrecheckToken(keys, body.precheck_token, now);
   } catch (error) {
