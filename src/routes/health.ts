@@ -67,7 +67,7 @@ export interface HealthDeps {
   isDraining: () => boolean;
 }
 
-/** Liveness alone: the one route that also answers while the service starts (src/starting-app.ts). */
+/** Liveness alone: the one route that also answers while the service starts (src/app-while-starting.ts). */
 export function registerLiveness(app: Router): void {
   app.openapi(livez, (c) =>
     c.json({ data: { status: 'alive' as const }, meta: { message: 'The process is running.' } }, 200),
