@@ -126,12 +126,23 @@ select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_i
  */
 export async function createActivation(
   db: Database,
-  input: NewActivation,
-  now: Date,
-  tokenTtlSeconds: number,
-  context: ChangeContext,
-  limits: RateLimitCheck[],
-  duplicatePolicy: 'flag' | 'refuse' = 'flag',
+  {
+    input,
+    now,
+    context,
+    limits,
+    tokenTtlSeconds,
+    duplicatePolicy = 'flag',
+  }: {
+    input: NewActivation;
+    now: Date;
+    context: ChangeContext;
+    limits: RateLimitCheck[];
+    /** INSTALL_TOKEN_TTL_SECONDS. */
+    tokenTtlSeconds: number;
+    /** DUPLICATE_MACHINE_POLICY. */
+    duplicatePolicy?: 'flag' | 'refuse';
+  },
 ): Promise<CountedOutcome<CreatedActivation | ApiError>> {
   const id = randomId('act_', 8);
   const installTokenJti = installTokenJtiFor(input.precheckJti, id);
@@ -304,10 +315,12 @@ interface ConfirmedRow {
  */
 export async function confirmActivation(
   db: Database,
-  activationId: string,
-  jti: string,
-  now: Date,
-  context: ChangeContext,
+  {
+    activationId,
+    jti,
+    now,
+    context,
+  }: { activationId: string /** The install token's jti. */; jti: string; now: Date; context: ChangeContext },
 ): Promise<ConfirmedActivation> {
   const [confirmed] = await runStatement<ConfirmedRow, ConfirmParams>(db, CONFIRM, {
     activation_id: activationId,
@@ -400,10 +413,12 @@ select code_restored, (select count(*) from revoked_servers)::int as revoked_ser
  */
 export async function releaseActivation(
   db: Database,
-  activationId: string,
-  now: Date,
-  context: ChangeContext,
-  { code = 'restore' }: { code?: 'restore' | 'revoke' } = {},
+  {
+    activationId,
+    now,
+    context,
+    code = 'restore',
+  }: { activationId: string; now: Date; context: ChangeContext; code?: 'restore' | 'revoke' },
 ): Promise<ReleaseResult> {
   return db.transaction(async (tx) => {
     // Locked before the server, in the order register takes them, so a concurrent register waits and then sees `released`.

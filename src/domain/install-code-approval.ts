@@ -79,12 +79,15 @@ const decided: Record<ApprovalDecision, 'approved' | 'denied'> = { approve: 'app
  */
 export async function decideApproval(
   db: Database,
-  browserSessionHash: string,
-  installCodeId: string,
-  precheckId: string,
-  decision: ApprovalDecision,
-  now: Date,
-  context: ChangeContext,
+  {
+    input: { browserSessionHash, installCodeId, precheckId, decision },
+    now,
+    context,
+  }: {
+    input: { browserSessionHash: string; installCodeId: string; precheckId: string; decision: ApprovalDecision };
+    now: Date;
+    context: ChangeContext;
+  },
 ): Promise<{ changed: boolean }> {
   return db.transaction(async (tx) => {
     const [code] = await tx

@@ -70,13 +70,24 @@ select exists (select from session) as session, ${COUNTS_COLUMN}`);
  */
 export async function issueInstallCode(
   db: Database,
-  prefix: string,
-  now: Date,
-  ttlSeconds: number,
-  browserSessionHash: string,
-  context: ChangeContext,
-  limits: RateLimitCheck[],
-  requireApproval = false,
+  {
+    input: { prefix, ttlSeconds, browserSessionHash, requireApproval = false },
+    now,
+    context,
+    limits,
+  }: {
+    input: {
+      /** INSTALL_CODE_PREFIX. */
+      prefix: string;
+      /** INSTALL_CODE_TTL_SECONDS. */
+      ttlSeconds: number;
+      browserSessionHash: string;
+      requireApproval?: boolean;
+    };
+    now: Date;
+    context: ChangeContext;
+    limits: RateLimitCheck[];
+  },
 ): Promise<CountedOutcome<IssuedInstallCode>> {
   const code = generateInstallCode(prefix);
   const issued = {
@@ -204,12 +215,21 @@ from (select 1) as one left join install_codes c on c.code_hash = :code_hash`);
  */
 export async function precheckInstallCode(
   db: Database,
-  normalisedCode: string,
-  prefix: string,
-  sighting: PrecheckSighting,
-  precheckId: string,
-  now: Date,
-  limits: RateLimitCheck[],
+  {
+    input: { normalisedCode, prefix, sighting, precheckId },
+    now,
+    limits,
+  }: {
+    input: {
+      normalisedCode: string;
+      /** INSTALL_CODE_PREFIX. */
+      prefix: string;
+      sighting: PrecheckSighting;
+      precheckId: string;
+    };
+    now: Date;
+    limits: RateLimitCheck[];
+  },
 ): Promise<CountedOutcome<PrecheckedInstallCode | ApiError>> {
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
   const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
