@@ -227,10 +227,12 @@ export interface CancelOutcome {
  */
 export async function cancelWatchedInstallCode(
   db: Database,
-  browserSessionHash: string,
-  installCodeId: string,
-  now: Date,
-  context: ChangeContext,
+  {
+    browserSessionHash,
+    installCodeId,
+    now,
+    context,
+  }: { browserSessionHash: string; installCodeId: string; now: Date; context: ChangeContext },
 ): Promise<CancelOutcome> {
   let cancelled: CancelOutcome['cancelled'] = 'nothing';
   let serverRevoked = false;

@@ -110,10 +110,7 @@ export async function createRateLimitOverride(
  */
 export async function removeRateLimitOverride(
   db: Database,
-  id: string,
-  reason: string | null,
-  now: Date,
-  change: OperatorChange,
+  { id, reason, now, change }: { id: string; reason: string | null; now: Date; change: OperatorChange },
 ): Promise<{ override: RateLimitOverrideRow; removed: boolean }> {
   return withAdvisoryLock(db, RATE_LIMIT_OVERRIDE_LOCK, async (tx) => {
     const [removed] = await tx

@@ -45,10 +45,7 @@ returning d.id, d.endpoint_id, d.message_id, d.payload, d.attempts`);
 
 export async function claimDueDeliveries(
   db: Database,
-  now: Date,
-  leaseMs: number,
-  limit: number,
-  leaseId: string,
+  { now, leaseMs, limit, leaseId }: { now: Date; leaseMs: number; limit: number; leaseId: string },
 ): Promise<ClaimedDelivery[]> {
   return runStatement<ClaimedDelivery, ClaimParams>(db, CLAIM, {
     now: now.toISOString(),
@@ -65,11 +62,13 @@ export async function claimDueDeliveries(
  */
 export async function recordAttempt(
   db: Database,
-  delivery: ClaimedDelivery,
-  leaseId: string,
-  outcome: AttemptOutcome,
-  attemptedAt: Date,
-  random?: () => number,
+  {
+    delivery,
+    leaseId,
+    outcome,
+    attemptedAt,
+    random,
+  }: { delivery: ClaimedDelivery; leaseId: string; outcome: AttemptOutcome; attemptedAt: Date; random?: () => number },
 ): Promise<'delivered' | 'retrying' | 'failed'> {
   return db.transaction(async (tx) => {
     const attempts = delivery.attempts + 1;

@@ -49,7 +49,11 @@ export function registerConfirm(app: Router, deps: RouteDeps): void {
   app.openapi(confirm, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+    });
     // The signer is kept among the receipt keys before the statement, so no receipt leaves unpublished.
     const signer = await deps.receiptKeys.signer();
     const activation = await confirmActivation(deps.db, {
