@@ -6,6 +6,7 @@ import { activatedInstall, expectError, issue, newBrowser } from '../support/ins
 import { postJson, type TestApp, useTestApp } from '../support/test-app.js';
 import { registeredServer } from '../legacy/agent-requests.js';
 import { ADMIN_TOKEN } from './admin-requests.js';
+import { adminOperations } from './admin-operations.js';
 
 const root = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -29,35 +30,9 @@ async function minted(
 /** The query an operation cannot answer 200 without (the usage of one subject). */
 const QUERY: Record<string, string> = { getRateLimitUsage: '?ip=203.0.113.7' };
 
-type Operation = {
-  method: string;
-  path: string;
-  operationId: string;
-  scope: string;
-  parameters?: { in: string; name: string; example?: string; schema?: { example?: string } }[];
-};
-
-/** Every admin operation of the served document, with the one scope its security requirement names and a concrete path. */
-function adminOperations(t: TestApp): Operation[] {
-  const paths = t.document.paths as Record<string, Record<string, any>>;
-  return Object.entries(paths)
-    .filter(([path]) => path.startsWith('/api/v2/admin/'))
-    .flatMap(([path, ops]) =>
-      Object.entries(ops).map(([method, op]) => {
-        const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-          const param = (op.parameters ?? []).find((p: any) => p.in === 'path' && p.name === name);
-          return param?.schema?.example ?? param?.example;
-        });
-        return {
-          method: method.toUpperCase(),
-          path: `${concrete}${QUERY[op.operationId] ?? ''}`,
-          operationId: op.operationId,
-          scope: op.security?.[0]?.adminToken?.[0],
-          parameters: op.parameters,
-        };
-      }),
-    );
-}
+/** Every admin operation of the served document, called at its example path (with the query it needs). */
+const operations = (t: TestApp) =>
+  adminOperations(t.document).map((op) => ({ ...op, path: `${op.path}${QUERY[op.operationId] ?? ''}` }));
 
 const RANK = { read: 0, write: 1, root: 2 } as const;
 
@@ -65,7 +40,7 @@ describe('named operator tokens: every admin operation enforces the scope its de
   const t = useTestApp({ ADMIN_TOKEN });
 
   it('every admin operation declares exactly one scope: read for a GET, write or root for an action', () => {
-    const ops = adminOperations(t);
+    const ops = operations(t);
     expect(ops.length).toBeGreaterThanOrEqual(14);
     for (const op of ops) {
       expect(['read', 'write', 'root'], op.operationId).toContain(op.scope);
@@ -81,7 +56,7 @@ describe('named operator tokens: every admin operation enforces the scope its de
       write: (await minted(t, 'support', 'write')).token,
       root: ADMIN_TOKEN,
     };
-    for (const op of adminOperations(t)) {
+    for (const op of operations(t)) {
       for (const [scope, token] of Object.entries(tokens) as [keyof typeof RANK, string][]) {
         const init =
           op.method === 'GET' ? { headers: bearer(token) } : { ...postJson({}, bearer(token)), method: op.method };
@@ -106,7 +81,7 @@ describe('named operator tokens: every admin operation enforces the scope its de
       200,
     );
     t.clock.advance(3600);
-    for (const op of adminOperations(t)) {
+    for (const op of operations(t)) {
       for (const token of [expiring.token, revoked.token, `${revoked.token}x`]) {
         const res = await t.request(op.path, { method: op.method, headers: bearer(token) });
         expect([op.operationId, res.status]).toEqual([op.operationId, 401]);
