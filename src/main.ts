@@ -192,7 +192,7 @@ async function main(): Promise<void> {
   // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
   keyRefresh = startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) }));
   logger.info('ready', { database: ready.kind, startup_ms: Math.round(performance.now() - started) });
-  // Prometheus metrics on their own port, never on the public one (docs/operators.md, "Metrics").
+  // Prometheus metrics on their own port, never on the public one (docs/running.md, "Metrics").
   metricsServer = config.metrics
     ? serve(
         { fetch: createMetricsApp(metrics).fetch, port: config.metrics.port, hostname: config.metrics.host },
