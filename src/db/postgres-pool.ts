@@ -13,7 +13,7 @@ import pg from 'pg';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
 import type { Database, DatabaseHandle } from './client.js';
 import * as schema from './schema.js';
-import { namedStatement } from './statement.js';
+import { namedStatement } from './named-statement.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { nodePostgresTextTimestamps } from './text-timestamps.js';
 
