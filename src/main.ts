@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   });
   // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
   parts.add(startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) })).stop);
-  // Prometheus metrics on their own port, never on the public one (docs/operators.md, "Metrics").
+  // Prometheus metrics on their own port, never on the public one (docs/running.md, "Metrics").
   if (config.metrics) parts.add(openSidePort('metrics', createMetricsApp(metrics).fetch, config.metrics, logger));
   // The operator console on a listener of its own (CONSOLE_PORT), where the main one is public (docs/operators.md, "The console").
   if (consoleApp && config.console) parts.add(openSidePort('console', consoleApp.fetch, config.console, logger));

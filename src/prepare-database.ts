@@ -38,7 +38,10 @@ export interface PrepareDatabaseOptions {
  * JSON log line per failed attempt); any other failure (a migration that does not apply) is thrown.
  * Answers undefined when shutdown began first.
  */
-export async function prepareDatabase(database: DatabaseHandle, options: PrepareDatabaseOptions): Promise<KeyRing | undefined> {
+export async function prepareDatabase(
+  database: DatabaseHandle,
+  options: PrepareDatabaseOptions,
+): Promise<KeyRing | undefined> {
   for (let attempt = 1; !options.stopping(); attempt++) {
     try {
       await migrateDatabase(database.db);

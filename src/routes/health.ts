@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/client.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import { serviceUnavailable } from '../http/database-gate.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
@@ -74,9 +75,12 @@ export function registerLiveness(app: Router): void {
   );
 }
 
+/** The database round trip of the health check. */
+const ROUND_TRIP = namedStatement('select 1');
+
 export function registerHealth(app: Router, deps: HealthDeps): void {
   app.openapi(healthz, async (c) => {
-    await runStatement(deps.db, 'select 1', []);
+    await runStatement(deps.db, ROUND_TRIP, {});
     return c.json({ data: { status: 'ok' as const }, meta: { message: 'The service is healthy.' } }, 200);
   });
   registerLiveness(app);

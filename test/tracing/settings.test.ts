@@ -41,7 +41,7 @@ describe('tracing settings from the OTEL_* variables', () => {
   });
 
   it('appends v1/traces to the generic endpoint and takes the traces endpoint as it is', () => {
-    const url = (env: Record<string, string>) => (loadTracingSettings(env)?.export as { url: string }).url;
+    const url = (env: Record<string, string>) => (loadTracingSettings(env)!.export as { url: string }).url;
     expect(url(endpoint)).toBe('http://collector.internal:4318/v1/traces');
     expect(url({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example/base/' })).toBe(
       'https://otlp.example/base/v1/traces',
