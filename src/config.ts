@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-code-approval.js';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
-import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
+import { ConfigError } from './config-error.js';
+import { parseTrustProxy, type TrustProxy } from './domain/client-addresses.js';
 
 const seconds = (fallback: number) =>
   z.coerce
@@ -122,8 +123,6 @@ export interface Config {
   /** An attempt is cut after this; a lease outlives it, so it only expires when its instance is gone. */
   webhookDelivery: { timeoutMs: number; leaseMs: number };
 }
-
-export class ConfigError extends Error {}
 
 /** Environment → typed config. Throws a ConfigError whose message is one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {

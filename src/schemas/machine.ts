@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from '@hono/zod-openapi';
 import { INSTALLER_VERSION_PATTERN } from '../domain/installer-version.js';
-import { normaliseAddress } from '../http/client-address.js';
+import { normaliseAddress } from '../domain/client-addresses.js';
 import { PADDED_IP_ADDRESS_PATTERN } from './ip-address-pattern.js';
 
 export const MachineIdSchema = z

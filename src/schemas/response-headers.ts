@@ -1,11 +1,9 @@
-import type { Router } from '../http/router.js';
-
 /**
  * Every response header the service documents, once, as `components.headers`. Routes reference them
  * with `headerRef(name)`; the document builder adds the ones every answer carries (`commonResponseHeaders`)
  * to every response of every operation, and `errorResponses` adds the ones an error code brings.
  */
-const responseHeaders = {
+export const responseHeaders = {
   'X-Request-Id': {
     description:
       'The id of this request: the one the client sent in `X-Request-Id` when it was sane (1 to 128 characters of `[A-Za-z0-9._:-]`), otherwise a new UUID. On every answer; quote it when reporting a problem.',
@@ -120,10 +118,4 @@ export function headerRef(name: ResponseHeaderName, description?: string): Heade
 /** Header references for a response, by name. */
 export function headerRefs(...names: ResponseHeaderName[]): Record<string, HeaderRef> {
   return Object.fromEntries(names.map((name) => [name, headerRef(name)]));
-}
-
-export function registerResponseHeaders(app: Router): void {
-  for (const [name, header] of Object.entries(responseHeaders)) {
-    app.openAPIRegistry.registerComponent('headers', name, header as never);
-  }
 }

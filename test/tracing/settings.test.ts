@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config-error.js';
 import { loadTracingSettings } from '../../src/tracing/settings.js';
 import { statementSummary } from '../../src/tracing/statement-summary.js';
 

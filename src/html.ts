@@ -1,7 +1,8 @@
 /**
- * Markup for the console's views. What the database holds came from installers, agents and operators
- * (host names, reports, reasons): every value put into `html` is escaped unless it is itself `Html`
- * (made by `html`, or by `trusted` for markup the service wrote).
+ * The one way this service writes HTML: the /slowdns page, the operator console and the reference's shell.
+ * What goes into a page may have come from installers, agents, operators or the document (host names,
+ * reports, reasons, summaries): every value put into `html` is escaped unless it is itself `Html` (made by
+ * `html`, or by `trusted` for markup the service wrote).
  */
 export class Html {
   constructor(readonly text: string) {}
