@@ -30,7 +30,7 @@ import { assertInstallTokenJti } from './tokens.js';
 
 export type ActivationRow = typeof activations.$inferSelect;
 
-interface MachineBinding {
+export interface MachineBinding {
   hostname: string;
   publicIp: string;
   machineId: string;
