@@ -113,12 +113,19 @@ describe('the limits are documented from the one table', () => {
     expect(doc.paths['/api/v2/slowdns/install/release']!.post.responses['429']).toBeUndefined();
   });
 
-  it('has the table of every limit in docs/integrators.md exactly as the table renders it', async () => {
+  it('has the table of every limit in docs/integrators.md as the table renders it', async () => {
     const guide = await readFile('docs/integrators.md', 'utf8');
     const section = guide.slice(
       guide.indexOf('## Rate limits'),
       guide.indexOf('\n## ', guide.indexOf('## Rate limits') + 1),
     );
-    expect(section).toContain(rateLimitTable());
+    // Biome pads a markdown table's cells and dashes: compare the cells, not the padding.
+    const cells = (table: string) =>
+      table
+        .split('\n')
+        .filter((line) => line.startsWith('|'))
+        .map((line) => line.replace(/ *\| */g, '|').replace(/-{3,}/g, '---'));
+    expect(cells(section)).toEqual(expect.arrayContaining(cells(rateLimitTable())));
+    expect(cells(section)).toHaveLength(cells(rateLimitTable()).length);
   });
 });
