@@ -104,7 +104,12 @@ export function registerKeysCommands(program: Command, context: CliContext): voi
     .action(async (kid: string, options: { force?: boolean; json?: boolean }) => {
       const info = await withServiceDatabase(context.env, (db, config, now) => {
         refuseWithSigningKeys(config.signingKeys);
-        return retireSigningKey(db, kid, now, verifyWindowSeconds(config), options.force === true);
+        return retireSigningKey(db, {
+          kid,
+          now,
+          windowSeconds: verifyWindowSeconds(config),
+          force: options.force === true,
+        });
       });
       const record = keyRecord(info);
       print(outputFor(context, options), record, [record], KEY_COLUMNS);

@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { SIGNING_KEY_LOCK, withAdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/client.js';
 import { signingKeys } from '../db/schema.js';
@@ -316,10 +316,7 @@ export async function listSigningKeys(db: Database, now: Date, windowSeconds: nu
  */
 export async function retireSigningKey(
   db: Database,
-  kid: string,
-  now: Date,
-  windowSeconds: number,
-  force = false,
+  { kid, now, windowSeconds, force = false }: { kid: string; now: Date; windowSeconds: number; force?: boolean },
 ): Promise<SigningKeyInfo> {
   return withAdvisoryLock(db, SIGNING_KEY_LOCK, async (tx) => {
     const [row] = await tx.select().from(signingKeys).where(eq(signingKeys.kid, kid));

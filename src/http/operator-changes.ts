@@ -5,7 +5,7 @@ import { releaseActivation, type ReleaseResult } from '../domain/activations.js'
 import type { ChangeContext } from '../domain/events.js';
 import type { InstallCodeRow } from '../domain/install-codes.js';
 import { revokeServer, type ServerRow } from '../domain/servers.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /**
  * The changes that several routes make (the admin API, the console, the installer's release, an
@@ -21,7 +21,7 @@ export async function releaseActivationCounted(
   context: ChangeContext,
   code: 'restore' | 'revoke' = 'restore',
 ): Promise<ReleaseResult> {
-  const result = await releaseActivation(deps.db, activationId, deps.clock.now(), context, { code });
+  const result = await releaseActivation(deps.db, { activationId, now: deps.clock.now(), context, code });
   const metrics = c.var.metrics;
   if (result.released) metrics.transition('activation.released', context.actor);
   if (result.released && result.codeRestored) metrics.transition('install_code.restored', context.actor);

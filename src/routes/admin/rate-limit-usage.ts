@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { RouteDeps } from '../../deps.js';
 import { readRateLimitUsage } from '../../domain/admin/rate-limit-usage.js';
-import { normaliseAddress, rateLimitAddressKey } from '../../http/client-address.js';
+import { normaliseAddress, rateLimitAddressKey } from '../../domain/client-addresses.js';
 import type { Router } from '../../http/router.js';
 import { RateLimitUsageQuerySchema, RateLimitUsageSchema } from '../../schemas/admin/rate-limit-usage.js';
 import { successEnvelope } from '../../schemas/envelope.js';
@@ -33,7 +33,7 @@ export function registerAdminRateLimitUsage(app: Router, deps: RouteDeps): void 
     const kind = query.ip !== undefined ? ('ip' as const) : ('machine' as const);
     const countedAs = kind === 'ip' ? rateLimitAddressKey(value) : value;
     const overrides = await deps.rateLimitOverrides.refresh(now);
-    const limits = (await readRateLimitUsage(deps.db, kind, countedAs, overrides, now)).map(
+    const limits = (await readRateLimitUsage(deps.db, { kind, subject: countedAs, overrides, now })).map(
       ({ policy, bucketStart, resetsAt, used, applied }) => ({
         limit_name: policy.name,
         window_seconds: policy.windowSeconds,

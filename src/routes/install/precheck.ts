@@ -7,7 +7,7 @@ import { randomId, sha256Hex } from '../../domain/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { ApiError } from '../../errors.js';
-import { observedAddress } from '../../http/client-address.js';
+import { observedAddress } from '../../domain/client-addresses.js';
 import { admitCounted } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -94,15 +94,11 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const precheckId = randomId('pc_', 8);
     const code = admitCounted(
       c,
-      await precheckInstallCode(
-        deps.db,
-        body.install_code,
-        deps.config.installCodePrefix,
-        sighting,
-        precheckId,
+      await precheckInstallCode(deps.db, {
+        input: { normalisedCode: body.install_code, prefix: deps.config.installCodePrefix, sighting, precheckId },
         now,
         limits,
-      ),
+      }),
     );
     if (code instanceof ApiError) throw code;
     const shown = code.approval === 'pending' ? precheckId : undefined;

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
-import { observedAddress } from '../../http/client-address.js';
+import { observedAddress } from '../../domain/client-addresses.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
@@ -67,13 +67,12 @@ export function registerCheckin(app: Router, deps: RouteDeps): void {
   app.openapi(
     { ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const },
     async (c) => {
-      const server = await checkInServer(
-        deps.db,
-        c.var.server!.id,
-        c.req.valid('json'),
-        deps.clock.now(),
-        observedAddress(c.get('clientAddress')),
-      );
+      const server = await checkInServer(deps.db, {
+        serverId: c.var.server!.id,
+        report: c.req.valid('json'),
+        now: deps.clock.now(),
+        address: observedAddress(c.get('clientAddress')),
+      });
       if (!server) throw bearerRejected('agent_token_invalid', true);
       return c.json(
         {
