@@ -141,6 +141,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   const label = describeDatabase(config.databaseUrl, config.dataDir);
+  let primaryChanges = 0;
   database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -154,6 +155,10 @@ async function main(): Promise<void> {
         });
     },
     traceStatement: tracing?.statement,
+    onPrimaryChange: ({ from, to }) => {
+      primaryChanges++;
+      logger.warn('database primary changed', { database: label, from, to });
+    },
   });
   const keyStore = keyStoreOptions(config, {
     clock: systemClock,
@@ -174,6 +179,7 @@ async function main(): Promise<void> {
   const metrics = createMetrics({
     poolStats: () => ready.poolStats(),
     processMetrics: true,
+    databasePrimaryChanges: () => primaryChanges,
     fleet: () => fleetCounts(ready.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
   });
   tracing?.registerMetrics(metrics.registry);
