@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Answers 200 after a real round trip to the database, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached or does not answer. Not rate-limited.
+         * @description Answers 200 after a real round trip to the database that shows it accepts writes, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached, does not answer, or does not accept writes (a standby, or a node an HA manager is still promoting). Not rate-limited.
          */
         get: operations["getHealth"];
         put?: never;
@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Answers 200 when the service takes requests: its database answered a round trip just now and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.
+         * @description Answers 200 when the service takes requests: its database answered a round trip just now, accepts writes, and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.
          */
         get: operations["getReadiness"];
         put?: never;
