@@ -77,8 +77,9 @@ start() {
   as_postgres pg_autoctl show uri --pgdata "$dir/monitor" --formation default
 }
 
-primary() {
-  monitor_sql "$1" "select nodeport from pgautofailover.node where reportedstate = 'primary' and goalstate = 'primary'"
+primary() { # the node the monitor reports accepting writes: primary, or wait_primary while its standby is away
+  monitor_sql "$1" "select nodeport from pgautofailover.node
+    where reportedstate in ('single', 'primary', 'wait_primary') and goalstate = reportedstate"
 }
 
 kill_node() { # dir port: the node's keeper and its PostgreSQL, as a machine would lose them
