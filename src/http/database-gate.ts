@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { DatabaseAvailability } from '../db/availability.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { ApiError } from '../errors.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /** What every 503 says in `Retry-After`: an unavailable database is probed at least once a second, so an installer told 1 s reaches a promoted primary within about a second of its accepting writes. */
 export const RETRY_AFTER_SECONDS = '1';
