@@ -32,6 +32,7 @@ export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> =
   'activation.released': ['installer', 'operator', 'browser'],
   'activation.duplicate_detected': ['installer'],
   'server.registered': ['installer'],
+  'server.agent_token_reissued': ['installer'],
   'server.revoked': ['agent', 'installer', 'operator', 'browser'],
   'rate_limit_override.created': ['operator'],
   'rate_limit_override.removed': ['operator'],

@@ -319,7 +319,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the install
-         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances: a second confirm gets 409 `install_token_used`. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
+         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances. Repeated by the token's holder (the same activation id and an install token that verifies, as `install/status` verifies it, even expired) after a confirm that succeeded — an answer lost to a database failover or the network — confirm answers 200 with the same `receipt` (the same claims and `iat`) and writes nothing: no event, no webhook. `install_token_used` (409) stays for clients written against it. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
          */
         post: operations["confirmInstall"];
         delete?: never;
@@ -443,7 +443,7 @@ export interface paths {
          * Register a server
          * @description Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its `server_id` and a secret `agent_token` for `/checkin`, `/revoke` and `/status`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
          *
-         *     One server per activation: a second register, even concurrent, is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
+         *     One server per activation. A register repeated with the same activation id and install token while the server has not checked in yet (an answer lost to a database failover or the network) answers 201 with the same `server_id` and a **new** `agent_token`: the one the lost answer carried stops working (event `server.agent_token_reissued`). After the server's first check-in, a second register is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
          *
          *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts.
          *
@@ -2598,7 +2598,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -3897,7 +3897,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
