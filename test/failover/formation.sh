@@ -89,7 +89,9 @@ kill_node() { # dir port: the node's keeper and its PostgreSQL, as a machine wou
       local keeper postmaster
       keeper="$(cat "$dir/$node.pid")"
       postmaster="$(head -n 1 "$dir/$node/postmaster.pid")"
-      kill -9 -- "-$keeper" "$postmaster" 2>/dev/null || true
+      # The postmaster's children too (backends, walsender): killed alone, it leaves them serving for a moment.
+      # shellcheck disable=SC2046
+      kill -9 -- "-$keeper" "$postmaster" $(ps -o pid= --ppid "$postmaster") 2>/dev/null || true
       echo "$node"
       return 0
     fi
