@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/client.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import { serviceUnavailable } from '../http/database-gate.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
@@ -60,9 +61,6 @@ const readyz = createRoute({
   responses: probeResponses('The service takes requests.', ReadinessSchema, 'ready', 'The service is ready.'),
 });
 
-/** One row when the session may write: not a standby, not read-only (as the probe asks, writable-host.ts). */
-const WRITABLE_SQL = `select 1 where not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off'`;
-
 export interface HealthDeps {
   db: Database;
   availability: DatabaseAvailability;
@@ -70,17 +68,22 @@ export interface HealthDeps {
   isDraining: () => boolean;
 }
 
-/** Liveness alone: the one route that also answers while the service starts (src/starting-app.ts). */
+/** Liveness alone: the one route that also answers while the service starts (src/app-while-starting.ts). */
 export function registerLiveness(app: Router): void {
   app.openapi(livez, (c) =>
     c.json({ data: { status: 'alive' as const }, meta: { message: 'The process is running.' } }, 200),
   );
 }
 
+/** The database round trip of the health check: one row when the session may write (not a standby, not read-only, as the probe asks: writable-host.ts). */
+const WRITABLE_ROUND_TRIP = namedStatement(
+  `select 1 where not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off'`,
+);
+
 export function registerHealth(app: Router, deps: HealthDeps): void {
   app.openapi(healthz, async (c) => {
     // A database that answers but does not accept writes (a standby, a node being promoted) is not healthy.
-    const writable = await runStatement(deps.db, WRITABLE_SQL, []);
+    const writable = await runStatement(deps.db, WRITABLE_ROUND_TRIP, {});
     if (writable.length === 0) {
       deps.availability.reportFailure();
       throw serviceUnavailable();

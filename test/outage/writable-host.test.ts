@@ -3,6 +3,7 @@
 // in front of the test database stand for two nodes. PostgreSQL only (PGlite has no hosts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { namedStatement } from '../../src/db/named-statement.js';
 import { runStatement } from '../../src/db/statement.js';
 import { startTcpProxyFor, type TcpProxy } from '../support/tcp-proxy.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -31,7 +32,8 @@ describe.skipIf(!onPostgres)('a DATABASE_URL with several hosts', () => {
     const one = new URL(first.urlFor(database.url!));
     return `postgres://${one.username}@127.0.0.1:${first.port},127.0.0.1:${second.port}${one.pathname}?target_session_attrs=read-write&sslmode=prefer`;
   };
-  const write = () => runStatement(handle!.db, `select 1 as one where not pg_is_in_recovery()`, []);
+  const writable = namedStatement(`select 1 as one where not pg_is_in_recovery()`);
+  const write = () => runStatement(handle!.db, writable, {});
 
   it('writes through the first host, follows the second when the first is lost, and says so once', async () => {
     // sslmode=prefer against a server without TLS: plain, as libpq falls back.

@@ -51,10 +51,20 @@ export function registerConfirm(app: Router, deps: RouteDeps): void {
     const now = deps.clock.now();
     // As install/status verifies it: an expired token may still read back (repeat) a confirm that succeeded;
     // a first confirm with it is refused by the statement itself (install_token_invalid).
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now, 'accept');
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+      expired: 'accept',
+    });
     // The signer is kept among the receipt keys before the statement, so no receipt leaves unpublished.
     const signer = await deps.receiptKeys.signer();
-    const activation = await confirmActivation(deps.db, body.activation_id, jti, now, changeContext(c, 'installer'));
+    const activation = await confirmActivation(deps.db, {
+      activationId: body.activation_id,
+      jti,
+      now,
+      context: changeContext(c, 'installer'),
+    });
     const receipt = await signReceipt(signer, activation);
     // A repeat changed nothing: no transition counted (nor an event written, nor a webhook).
     if (!activation.repeated) {
