@@ -4,11 +4,11 @@
 // WHATWG's URL refuses a host list ("Invalid URL"), and node-postgres takes one host: each host is given to
 // the driver as a URL of its own (hostUrl), and the service picks the host that accepts writes (postgres-pool.ts).
 
-export const sslModes = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
-export type SslMode = (typeof sslModes)[number];
+const sslModes = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+type SslMode = (typeof sslModes)[number];
 /** libpq's values this service can honour: it only writes, so it needs a host that accepts writes or any host. */
-export const targetSessionAttrs = ['any', 'read-write', 'primary'] as const;
-export type TargetSessionAttrs = (typeof targetSessionAttrs)[number];
+const targetSessionAttrs = ['any', 'read-write', 'primary'] as const;
+type TargetSessionAttrs = (typeof targetSessionAttrs)[number];
 
 export interface DatabaseHost {
   /** A name, an address (IPv6 without brackets) or, empty, the driver's default. */
