@@ -59,7 +59,7 @@ describe('POST /register', () => {
     expect((await confirmRequest(t, activated.activationId, activated.installToken)).status).toBe(200);
   });
 
-  it('a register repeated before the first check-in answers 201, the same server and a new agent token; the lost one stops working', async () => {
+  it('a register repeated before the first check-in answers 201 with the same server and a new agent token', async () => {
     const activated = await activatedInstall(t);
     const first = (await (await registerRequest(t, registration(activated))).json()).data;
     const repeat = await registerRequest(t, registration(activated));
@@ -74,6 +74,12 @@ describe('POST /register', () => {
         e.activationId,
       ]),
     ).toEqual([[first.server_id, activated.activationId]]);
+  });
+
+  it('a register repeated before the first check-in revokes the agent token the lost answer carried', async () => {
+    const activated = await activatedInstall(t);
+    const first = (await (await registerRequest(t, registration(activated))).json()).data;
+    const second = (await (await registerRequest(t, registration(activated))).json()).data;
     expect((await checkinRequest(t, bearer(first.agent_token))).status).toBe(401);
     expect((await checkinRequest(t, bearer(second.agent_token))).status).toBe(200);
   });
