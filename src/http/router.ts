@@ -1,5 +1,6 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
+import type { RecordedEvents } from '../domain/events.js';
 import type { ConsoleSession } from '../domain/operators/console-sessions.js';
 import type { Metrics } from '../metrics/metrics.js';
 
@@ -11,6 +12,8 @@ export interface AppEnv {
     clientKey: string;
     /** The app's metrics, for handlers that count what they changed. */
     metrics: Metrics;
+    /** The events the changes of this request wrote: counted as transitions once it has answered. */
+    recordedEvents: RecordedEvents;
     /** On admin routes, who the operator token says is acting (`root` for ADMIN_TOKEN). */
     operator: string;
     /** On admin routes, what the operator token allows: `read`, `write`, or `root` (ADMIN_TOKEN). */
