@@ -31,7 +31,7 @@ const KEY_COLUMNS = ['kid', 'state', 'encrypted', 'created_at', 'verify_until', 
 function refuseWithSigningKeys(signingKeys: string | undefined): void {
   if (signingKeys)
     throw new CliError(
-      "SIGNING_KEYS is set: the service signs with those keys, not the database's; rotate by editing SIGNING_KEYS (docs/operators.md: Signing keys)",
+      "SIGNING_KEYS is set: the service signs with those keys, not the database's; rotate by editing SIGNING_KEYS (docs/running.md: Signing keys)",
     );
 }
 

@@ -1,7 +1,8 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
-import { namedStatement, runStatement } from '../db/statement.js';
+import { namedStatement } from '../db/named-statement.js';
+import { runStatement } from '../db/statement.js';
 import { activations, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import {

@@ -1,7 +1,8 @@
 import { and, eq, gt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { browserSessions } from '../db/schema.js';
-import { namedStatement, runStatement } from '../db/statement.js';
+import { namedStatement } from '../db/named-statement.js';
+import { runStatement } from '../db/statement.js';
 import {
   COUNTED_CTE,
   COUNTS_COLUMN,

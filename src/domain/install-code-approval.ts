@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { namedStatement, runStatement, timestampOf } from '../db/statement.js';
+import { namedStatement } from '../db/named-statement.js';
+import { runStatement, timestampOf } from '../db/statement.js';
 import { installCodePrechecks, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { recordEvent, type ChangeContext } from './events.js';

@@ -2,7 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { toIsoOffset, wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { installCodes } from '../db/schema.js';
-import { namedStatement, runStatement, timestampOf } from '../db/statement.js';
+import { namedStatement } from '../db/named-statement.js';
+import { runStatement, timestampOf } from '../db/statement.js';
 import { ApiError } from '../errors.js';
 import {
   EVENT_CONTEXT_COLUMNS,

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { EventActor, EventType } from '../domain/events.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /**
  * Counts and times every answer by method, route pattern and status, and hands the metrics to the

@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/client.js';
-import { namedStatement, runStatement } from '../db/statement.js';
+import { namedStatement } from '../db/named-statement.js';
+import { runStatement } from '../db/statement.js';
 import { serviceUnavailable } from '../http/database-gate.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import type { Router } from '../http/router.js';
@@ -67,7 +68,7 @@ export interface HealthDeps {
   isDraining: () => boolean;
 }
 
-/** Liveness alone: the one route that also answers while the service starts (src/starting-app.ts). */
+/** Liveness alone: the one route that also answers while the service starts (src/app-while-starting.ts). */
 export function registerLiveness(app: Router): void {
   app.openapi(livez, (c) =>
     c.json({ data: { status: 'alive' as const }, meta: { message: 'The process is running.' } }, 200),

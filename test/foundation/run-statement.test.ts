@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driverClient, namedStatement, runStatement, timestampOf } from '../../src/db/statement.js';
+import { namedStatement } from '../../src/db/named-statement.js';
+import { driverClient, runStatement, timestampOf } from '../../src/db/statement.js';
 import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-database.js';
 
 // The same row read three ways: straight on the driver (runStatement) outside and inside a

@@ -1,5 +1,6 @@
 import type { Database } from '../../src/db/client.js';
-import { namedStatement, runStatement, type StatementParam } from '../../src/db/statement.js';
+import { namedStatement, type StatementParam } from '../../src/db/named-statement.js';
+import { runStatement } from '../../src/db/statement.js';
 
 /** `rows` install codes, each activated by a machine of its own that registered a server, spread over addresses and times. */
 export async function fillFleet(db: Database, rows: number, now: Date): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
-import { namedStatement, runStatement } from '../../db/statement.js';
+import { namedStatement } from '../../db/named-statement.js';
+import { runStatement } from '../../db/statement.js';
 import { sha256Hex } from '../secret-hash.js';
 import { DEFAULT_QUOTAS, type QuotaSource } from './overrides.js';
 import {

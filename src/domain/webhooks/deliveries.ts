@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { namedStatement, runStatement } from '../../db/statement.js';
+import { namedStatement } from '../../db/named-statement.js';
+import { runStatement } from '../../db/statement.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { recordEvent } from '../events.js';

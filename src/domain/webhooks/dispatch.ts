@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
-import { namedStatement, runStatement } from '../../db/statement.js';
+import { namedStatement } from '../../db/named-statement.js';
+import { runStatement } from '../../db/statement.js';
 
 /** Events handed to deliveries per statement: one short transaction each. */
 const DISPATCH_BATCH = 200;

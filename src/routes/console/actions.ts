@@ -6,7 +6,7 @@ import { formRefusal } from '../../http/console-session.js';
 import { releaseActivation } from '../../domain/activations.js';
 import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
 import { revokeServer } from '../../domain/servers.js';
-import type { AppEnv } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
 import { OperatorReasonSchema } from '../../schemas/admin/operator-reason.js';
 import { ConsoleRefusal, refuseForm, setConsoleHeaders } from './console-answer.js';
 

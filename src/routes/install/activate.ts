@@ -5,7 +5,7 @@ import { signInstallToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { approvalWaitPolicy } from '../../domain/rate-limits/policies.js';
-import { observedAddress, sameAddress } from '../../http/client-address.js';
+import { observedAddress, sameAddress } from '../../domain/client-addresses.js';
 import { admitCounted } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
