@@ -9,9 +9,12 @@ import {
   EVENT_CONTEXT_COLUMNS,
   EVENT_CONTEXT_VALUES,
   eventContextParams,
+  noteRecorded,
   operatorEventData,
+  RECORDED_COLUMN,
   type ChangeContext,
   type EventContextParams,
+  type EventType,
 } from './events.js';
 import { approvalPendingError } from './install-code-approval.js';
 import { installCodeProblem } from './install-codes.js';
@@ -114,8 +117,9 @@ recorded as (
   ) as e(n, type, data)
   left join duplicate d on e.n = 3
   where e.n < 3 or d.id is not null
-  order by e.n)
-select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
+  order by e.n
+  returning type)
+select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
   (select refused from refused) as refused`);
 
 /**
@@ -190,9 +194,11 @@ export async function createActivation(
     install_code_id: string | null;
     duplicate_of: string | null;
     refused: boolean;
+    recorded: EventType[] | null;
   };
   const outcome = await countedStatement(db, limits, now, async (buckets) => {
     const [row] = await runStatement<Row, ActivateParams>(db, ACTIVATE, { buckets, ...params });
+    noteRecorded(context, row!.recorded);
     return { counts: row!.counts, value: row! };
   });
   if (!outcome.decision.admitted) return { decision: outcome.decision };
@@ -299,10 +305,13 @@ consumed as (
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, ${EVENT_CONTEXT_VALUES}
-  from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n)
-select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version from confirmed`);
+  from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n
+  returning type)
+select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, ${RECORDED_COLUMN}
+from confirmed`);
 
 interface ConfirmedRow {
+  recorded: EventType[] | null;
   id: string;
   install_code_id: string;
   hostname: string;
@@ -333,6 +342,7 @@ export async function confirmActivation(
     ...eventContextParams(context, now),
   });
   if (confirmed) {
+    noteRecorded(context, confirmed.recorded);
     return {
       id: confirmed.id,
       installCodeId: confirmed.install_code_id,
@@ -422,8 +432,9 @@ changes as (
 recorded as (
   insert into events (type, install_code_id, activation_id, server_id, data, ${EVENT_CONTEXT_COLUMNS})
   select changes.type, released.install_code_id, released.id, changes.server_id, changes.data || :operator_data::jsonb, ${EVENT_CONTEXT_VALUES}
-  from changes cross join released order by changes.n, changes.server_id)
-select code_restored, (select count(*) from revoked_servers)::int as revoked_servers from released`);
+  from changes cross join released order by changes.n, changes.server_id
+  returning type)
+select code_restored, (select count(*) from revoked_servers)::int as revoked_servers, ${RECORDED_COLUMN} from released`);
 
 /**
  * Two statements in one transaction: the activation is locked and read (a register holding it is
@@ -446,13 +457,15 @@ export async function releaseActivation(
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
     if (current.status === 'released')
       return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
-    const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }, ReleaseParams>(tx, RELEASE, {
+    type Row = { code_restored: boolean; revoked_servers: number; recorded: EventType[] | null };
+    const [row] = await runStatement<Row, ReleaseParams>(tx, RELEASE, {
       activation_id: activationId,
       restore_code: code === 'restore',
       install_token_usable: installTokenUsable(current, now),
       ...eventContextParams(context, now),
       operator_data: JSON.stringify(operatorEventData(context)),
     });
+    noteRecorded(context, row!.recorded);
     return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };
   });
 }

@@ -9,9 +9,12 @@ import {
   EVENT_CONTEXT_COLUMNS,
   EVENT_CONTEXT_VALUES,
   eventContextParams,
+  noteRecorded,
+  RECORDED_COLUMN,
   recordEvent,
   type ChangeContext,
   type EventContextParams,
+  type EventType,
 } from './events.js';
 import {
   COUNTS_COLUMN,
@@ -59,8 +62,9 @@ issued as (
   where exists (select from session) returning id),
 recorded as (
   insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select 'install_code.issued', issued.id, :issued_data::jsonb, ${EVENT_CONTEXT_VALUES} from issued)
-select exists (select from session) as session, ${COUNTS_COLUMN}`);
+  select 'install_code.issued', issued.id, :issued_data::jsonb, ${EVENT_CONTEXT_VALUES} from issued
+  returning type)
+select exists (select from session) as session, ${COUNTS_COLUMN}, ${RECORDED_COLUMN}`);
 
 /**
  * One statement: checks the browser session, counts the request in `limits` and makes a fresh `issued`
@@ -104,7 +108,8 @@ export async function issueInstallCode(
     ...(requireApproval ? { require_approval: true } : {}),
   });
   return countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<{ session: boolean; counts: BucketCount[] | null }, IssueParams>(db, ISSUE, {
+    type Row = { session: boolean; counts: BucketCount[] | null; recorded: EventType[] | null };
+    const [row] = await runStatement<Row, IssueParams>(db, ISSUE, {
       buckets,
       id: issued.id,
       code_hash: sha256Hex(code),
@@ -116,6 +121,7 @@ export async function issueInstallCode(
       approval: requireApproval ? 'pending' : null,
     });
     if (!row!.session) throw new ApiError('browser_session_required');
+    noteRecorded(context, row!.recorded);
     return { counts: row!.counts, value: issued };
   });
 }

@@ -172,7 +172,6 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
       now: deps.clock.now(),
       context,
     });
-    c.var.metrics.transition('webhook_endpoint.created', context.actor);
     return c.json(
       {
         data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }), secret },
@@ -203,11 +202,8 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { webhook_id } = c.req.valid('param');
     const { paused } = c.req.valid('json');
     const context = operatorChangeContext(c);
-    const before = await getWebhookEndpoint(deps.db, webhook_id);
     await setWebhookEndpointPaused(deps.db, { id: webhook_id, paused, now: deps.clock.now(), context });
     const after = await getWebhookEndpoint(deps.db, webhook_id);
-    if (before.endpoint.status !== after.endpoint.status)
-      c.var.metrics.transition(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', context.actor);
     return c.json(
       {
         data: webhookRecord(after),
@@ -221,7 +217,6 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { webhook_id } = c.req.valid('param');
     const context = operatorChangeContext(c);
     await removeWebhookEndpoint(deps.db, webhook_id, deps.clock.now(), context);
-    c.var.metrics.transition('webhook_endpoint.removed', context.actor);
     return c.json(
       { data: { webhook_id, removed: true as const }, meta: { message: 'Webhook endpoint removed.' } },
       200,
@@ -237,7 +232,6 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
       now: deps.clock.now(),
       context,
     });
-    c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
     return c.json(
       {
         data: { webhook_id, secret, previous_secret_expires_at: toIsoOffset(endpoint.previousSecretExpiresAt!) },

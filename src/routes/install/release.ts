@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { releaseActivationCounted } from '../../http/operator-changes.js';
+import { releaseActivation } from '../../domain/activations.js';
 import { jsonBody } from '../../http/json-body.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
@@ -50,12 +50,11 @@ const release = createRoute({
 export function registerRelease(app: Router, deps: AppDeps): void {
   app.openapi(release, async (c) => {
     const { activation_id } = c.req.valid('json');
-    const { activationId, codeRestored } = await releaseActivationCounted(
-      c,
-      deps,
-      activation_id,
-      changeContext(c, 'installer'),
-    );
+    const { activationId, codeRestored } = await releaseActivation(deps.db, {
+      activationId: activation_id,
+      now: deps.clock.now(),
+      context: changeContext(c, 'installer'),
+    });
     return c.json(
       {
         data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored },
