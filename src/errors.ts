@@ -56,6 +56,11 @@ export const errorCatalog = {
   install_token_used: { status: 409, message: 'This install token has already been used.' },
   activation_released: { status: 409, message: 'This activation was released; start again with the install code.' },
   activation_confirmed: { status: 409, message: 'This activation is already confirmed.' },
+  release_not_allowed: {
+    status: 403,
+    message:
+      'Only the installer can release this activation: send its install_token, or release from the address the install came from.',
+  },
   server_already_registered: { status: 409, message: 'A server is already registered for this activation.' },
   precheck_token_invalid: { status: 401, message: 'The precheck token is invalid or expired; run the precheck again.' },
   install_token_invalid: { status: 401, message: 'The install token is invalid or expired.' },

@@ -15,6 +15,7 @@ import {
   type CountedOutcome,
   type RateLimitCheck,
 } from './rate-limits/limiter.js';
+import { assertReleaseProof, type ReleaseProof } from './release-proof.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import type { ConfirmedInstall } from './receipts.js';
 import { assertInstallTokenJti } from './tokens.js';
@@ -329,7 +330,8 @@ export interface ReleaseResult {
   serverRevoked: boolean;
 }
 
-// $1 activation id, $2 restore the code (else revoke it), $3 whether the install token is usable, then $4..$7 the events' context.
+// $1 activation id, $2 restore the code (else revoke it), $3 whether the install token is usable, then $4..$7 the events' context,
+// $8 the operator's data for every event, $9 the release's own (`release_proof`).
 const RELEASE = `with released as (
   update activations set status = 'released', released_at = $4::timestamptz,
     code_restored = $2::boolean and $3::boolean
@@ -351,7 +353,7 @@ revoked_code as (
   from released where not $2::boolean and install_codes.id = released.install_code_id and install_codes.status = 'activated' returning install_codes.id),
 changes as (
   select 1 as n, 'activation.released' as type, null::text as server_id,
-    json_build_object('install_code_restored', released.code_restored, 'released_by', $5::text)::jsonb as data from released
+    json_build_object('install_code_restored', released.code_restored, 'released_by', $5::text)::jsonb || $9::jsonb as data from released
   union all select 2, 'install_code.restored', null, '{}'::jsonb from restored
   union all select 3, 'install_code.revoked', null, '{}'::jsonb from revoked_code
   union all select 4, 'server.revoked', revoked_servers.id, '{"reason":"activation_released"}'::jsonb from revoked_servers),
@@ -371,12 +373,14 @@ export async function releaseActivation(
   activationId: string,
   now: Date,
   context: ChangeContext,
-  { code = 'restore' }: { code?: 'restore' | 'revoke' } = {},
+  { code = 'restore', proof }: { code?: 'restore' | 'revoke'; proof?: ReleaseProof } = {},
 ): Promise<ReleaseResult> {
   return db.transaction(async (tx) => {
     // Locked before the server, in the order register takes them, so a concurrent register waits and then sees `released`.
     const [current] = await tx.select().from(activations).where(eq(activations.id, activationId)).for('update');
     if (!current) throw new ApiError('activation_not_found');
+    // The installer's proof, before the state: a repeat without it is refused as the first one would be.
+    if (proof) await assertReleaseProof(tx, current, proof);
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
     if (current.status === 'released')
       return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
@@ -386,6 +390,7 @@ export async function releaseActivation(
       installTokenUsable(current, now),
       ...eventContextParams(context, now),
       JSON.stringify(operatorEventData(context)),
+      JSON.stringify(proof ? { release_proof: proof.kind } : {}),
     ];
     const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }>(tx, RELEASE, params);
     return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };

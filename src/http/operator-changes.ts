@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.js';
 import { revokeInstallCodeAsOperator } from '../domain/admin/install-code-revoke.js';
 import { releaseActivation, type ReleaseResult } from '../domain/activations.js';
 import type { ChangeContext } from '../domain/events.js';
+import type { ReleaseProof } from '../domain/release-proof.js';
 import type { InstallCodeRow } from '../domain/install-codes.js';
 import { revokeServer, type ServerRow } from '../domain/servers.js';
 import type { AppEnv } from './router.js';
@@ -20,8 +21,9 @@ export async function releaseActivationCounted(
   activationId: string,
   context: ChangeContext,
   code: 'restore' | 'revoke' = 'restore',
+  proof?: ReleaseProof,
 ): Promise<ReleaseResult> {
-  const result = await releaseActivation(deps.db, activationId, deps.clock.now(), context, { code });
+  const result = await releaseActivation(deps.db, activationId, deps.clock.now(), context, { code, proof });
   const metrics = c.var.metrics;
   if (result.released) metrics.transition('activation.released', context.actor);
   if (result.released && result.codeRestored) metrics.transition('install_code.restored', context.actor);

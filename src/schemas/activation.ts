@@ -147,17 +147,23 @@ export const ConfirmResultSchema = z
   })
   .openapi('ConfirmResult');
 
-export const ReleaseRequestSchema = z.object({ activation_id: ActivationIdSchema }).openapi('ReleaseRequest');
+export const ReleaseRequestSchema = z
+  .object({
+    activation_id: ActivationIdSchema,
+    install_token: tokenInput(
+      'The install token activate returned for this activation: the proof that the caller is the installer. Its expiry does not matter here. Without it, the request must come from the address (the same IPv4 address, or the same IPv6 /64) that activate or precheck came from, unless `RELEASE_REQUIRES_TOKEN=true`.',
+      EXAMPLE_INSTALL_TOKEN,
+    ).optional(),
+  })
+  .openapi('ReleaseRequest');
 
 export const ReleaseResultSchema = z
   .object({
     activation_id: ActivationIdSchema,
     status: z.literal('released').openapi({ example: 'released' }),
-    install_code_restored: z
-      .boolean()
-      .openapi({
-        description: 'True when the install code is `issued` again and can be used for a retry.',
-        example: true,
-      }),
+    install_code_restored: z.boolean().openapi({
+      description: 'True when the install code is `issued` again and can be used for a retry.',
+      example: true,
+    }),
   })
   .openapi('ReleaseResult');

@@ -235,7 +235,9 @@ describe('activate of a code awaiting approval', () => {
     expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
     const activated = await activateRequest(t, code, token, {}, INSTALLER_IP);
     expect(activated.status).toBe(200);
-    expect((await releaseRequest(t, (await activated.json()).data.activation_id)).status).toBe(200);
+    expect(
+      (await releaseRequest(t, (await activated.json()).data.activation_id, { address: INSTALLER_IP })).status,
+    ).toBe(200);
     expect(await watched(browser, id)).toMatchObject({ approval: 'pending', usable: true, prechecks: [] });
     await expectNothingChanged(() => activateRequest(t, code, token, {}, INSTALLER_IP), 401, 'precheck_token_invalid');
     const again = await precheckWaiting(t, code, machine, INSTALLER_IP);

@@ -94,7 +94,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     const flaggedBefore = await duplicateSamples(t);
     const same = randomMachine();
     const released = await activatedInstall(t, same);
-    expect((await releaseRequest(t, released.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, released.activationId, { address: released.address })).status).toBe(200);
     const again = await installed(t, same);
     expect(await duplicateOf(t, again.activationId)).toBeNull();
     // The same pair once more (a reinstall of a confirmed machine): still its own identity.
@@ -103,7 +103,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     // Another SSH key on a machine whose only earlier install was released: not bound, not a duplicate.
     const other = randomMachine();
     const gone = await activatedInstall(t, other);
-    expect((await releaseRequest(t, gone.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, gone.activationId, { address: gone.address })).status).toBe(200);
     const rekeyed = await activatedInstall(t, { ...randomMachine(), machine_id: other.machine_id });
     expect(await duplicateOf(t, rekeyed.activationId)).toBeNull();
     expect(await duplicateSamples(t)).toBe(flaggedBefore);

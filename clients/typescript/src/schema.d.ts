@@ -340,6 +340,8 @@ export interface paths {
         /**
          * Release an activation (rollback)
          * @description Called by the installer's exit handler when the install fails before confirm. The activation becomes `released`. The install code is restored to `issued` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; `install_code_restored` says whether it was. A server registered for the activation (`POST /register`) is revoked in the same transaction: its agent token stops working and its next check-in answers `status: "revoked"`. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 `activation_confirmed`. Not rate-limited.
+         *
+         *     Only the installer may release (the activation id is no secret: operators' lists and webhooks carry it). Its proof, checked before the activation's state (a repeat needs it too): the `install_token` activate returned (its signature, kind and activation are verified, its expiry is not; a token of another activation is 401 `install_token_invalid`), or, without a token, the request's address: the address activate or precheck came from (the same IPv4 address, or the same IPv6 /64, as `TRUST_PROXY` resolves it). Otherwise 403 `release_not_allowed`; always so without a token when `RELEASE_REQUIRES_TOKEN=true`. The event `activation.released` says which proof in `data.release_proof` (`install_token` or `address`).
          */
         post: operations["releaseInstall"];
         delete?: never;
@@ -1042,7 +1044,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1776,7 +1778,8 @@ export interface components {
         };
         /**
          * @example {
-         *       "activation_id": "act_3f9a12b45cd67e89"
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
          *     }
          */
         ReleaseRequest: {
@@ -1785,6 +1788,11 @@ export interface components {
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
+            /**
+             * @description The install token activate returned for this activation: the proof that the caller is the installer. Its expiry does not matter here. Without it, the request must come from the address (the same IPv4 address, or the same IPv6 /64) that activate or precheck came from, unless `RELEASE_REQUIRES_TOKEN=true`.
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl
+             */
+            install_token?: string;
         };
         /**
          * @example {
@@ -6749,7 +6757,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "activation_id": "act_3f9a12b45cd67e89"
+                 *       "activation_id": "act_3f9a12b45cd67e89",
+                 *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
                  *     }
                  */
                 "application/json": components["schemas"]["ReleaseRequest"];
@@ -6785,6 +6794,30 @@ export interface operations {
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_token_invalid`: The install token is invalid or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `release_not_allowed`: Only the installer can release this activation: send its install_token, or release from the address the install came from. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];

@@ -5,7 +5,10 @@ import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseRequestSchema, ReleaseResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
+import { observedAddress } from '../../http/client-address.js';
+import type { ReleaseProof } from '../../domain/release-proof.js';
+import { verifyInstallTokenFor } from '../../domain/tokens.js';
 
 const release = createRoute({
   method: 'post',
@@ -15,7 +18,9 @@ const release = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Release an activation (rollback)',
-  description: `Called by the installer's exit handler when the install fails before confirm. The activation becomes \`released\`. The install code is restored to \`issued\` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; \`install_code_restored\` says whether it was. A server registered for the activation (\`POST /register\`) is revoked in the same transaction: its agent token stops working and its next check-in answers \`status: "revoked"\`. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 \`activation_confirmed\`. Not rate-limited.`,
+  description: `Called by the installer's exit handler when the install fails before confirm. The activation becomes \`released\`. The install code is restored to \`issued\` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; \`install_code_restored\` says whether it was. A server registered for the activation (\`POST /register\`) is revoked in the same transaction: its agent token stops working and its next check-in answers \`status: "revoked"\`. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 \`activation_confirmed\`. Not rate-limited.
+
+Only the installer may release (the activation id is no secret: operators' lists and webhooks carry it). Its proof, checked before the activation's state (a repeat needs it too): the \`install_token\` activate returned (its signature, kind and activation are verified, its expiry is not; a token of another activation is 401 \`install_token_invalid\`), or, without a token, the request's address: the address activate or precheck came from (the same IPv4 address, or the same IPv6 /64, as \`TRUST_PROXY\` resolves it). Otherwise 403 \`release_not_allowed\`; always so without a token when \`RELEASE_REQUIRES_TOKEN=true\`. The event \`activation.released\` says which proof in \`data.release_proof\` (\`install_token\` or \`address\`).`,
   request: jsonBody(ReleaseRequestSchema),
   responses: {
     200: {
@@ -32,6 +37,8 @@ const release = createRoute({
     },
     ...errorResponses(
       'validation_failed',
+      'install_token_invalid',
+      'release_not_allowed',
       'activation_not_found',
       'activation_confirmed',
       'unsupported_media_type',
@@ -40,14 +47,28 @@ const release = createRoute({
   },
 });
 
-export function registerRelease(app: Router, deps: AppDeps): void {
+export function registerRelease(app: Router, deps: RouteDeps): void {
   app.openapi(release, async (c) => {
-    const { activation_id } = c.req.valid('json');
+    const { activation_id, install_token } = c.req.valid('json');
+    const proof: ReleaseProof =
+      install_token === undefined
+        ? {
+            kind: 'address',
+            clientKey: c.var.clientKey,
+            clientAddress: observedAddress(c.var.clientAddress),
+            tokenRequired: deps.config.releaseRequiresToken,
+          }
+        : {
+            kind: 'install_token',
+            jti: await verifyInstallTokenFor(deps.keys, install_token, activation_id, deps.clock.now(), 'ignore'),
+          };
     const { activationId, codeRestored } = await releaseActivationCounted(
       c,
       deps,
       activation_id,
       changeContext(c, 'installer'),
+      'restore',
+      proof,
     );
     return c.json(
       {
