@@ -6,7 +6,7 @@ import type { ChangeContext } from '../domain/events.js';
 import type { ReleaseProof } from '../domain/release-proof.js';
 import type { InstallCodeRow } from '../domain/install-codes.js';
 import { revokeServer, type ServerRow } from '../domain/servers.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /**
  * The changes that several routes make (the admin API, the console, the installer's release, an

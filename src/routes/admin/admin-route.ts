@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../errors.js';
 import { requireScope, type AdminScope } from '../../http/admin-auth.js';
 import { refuseControlCharacters } from '../../http/control-characters.js';
 import { NDJSON, ndjsonExport, wantsNdjson } from '../../http/ndjson-export.js';
-import type { AppEnv } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 
 /**
