@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.js';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../schemas/control-characters.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /** The path of the first text in `value` holding a control character (`description`, `events.0`), or undefined. */
 function textWithControl(value: unknown, path: string[]): string[] | undefined {

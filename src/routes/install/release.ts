@@ -6,7 +6,7 @@ import type { Router } from '../../http/router.js';
 import { ReleaseRequestSchema, ReleaseResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
-import { observedAddress } from '../../http/client-address.js';
+import { observedAddress } from '../../domain/client-addresses.js';
 import type { ReleaseProof } from '../../domain/release-proof.js';
 import { verifyInstallTokenFor } from '../../domain/tokens.js';
 
