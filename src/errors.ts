@@ -20,6 +20,11 @@ export const errorCatalog = {
   },
   webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint has this id.' },
   webhook_delivery_not_found: { status: 404, message: 'No webhook delivery has this id.' },
+  key_encryption_required: {
+    status: 409,
+    message:
+      'This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart.',
+  },
   webhook_endpoint_limit_reached: {
     status: 409,
     message: 'The service already has as many webhook endpoints as it allows (50); remove one first.',

@@ -826,7 +826,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. The secret is kept sealed under `KEY_ENCRYPTION_KEY`; where `REQUIRE_KEY_ENCRYPTION` is in force (PostgreSQL) and no KEK is set (signing keys from `SIGNING_KEYS`), no endpoint is created: 409 `key_encryption_required`. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -874,7 +874,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Like creation, 409 `key_encryption_required` where secrets must be sealed and no KEK is set. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1044,7 +1044,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -11069,7 +11069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. */
+            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11733,6 +11733,18 @@ export interface operations {
             };
             /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
             408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];

@@ -37,11 +37,16 @@ const create = createRoute({
   operationId: 'createWebhook',
   ...adminOperation('write'),
   summary: 'Add a webhook endpoint',
-  description: `Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
+  description: `Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. The secret is kept sealed under \`KEY_ENCRYPTION_KEY\`; where \`REQUIRE_KEY_ENCRYPTION\` is in force (PostgreSQL) and no KEK is set (signing keys from \`SIGNING_KEYS\`), no endpoint is created: 409 \`key_encryption_required\`. Recorded as \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
   responses: {
     201: { description: 'The endpoint, with its secret (shown once).', ...json(successEnvelope(CreatedWebhookSchema)) },
-    ...adminErrorResponses('webhook_url_not_allowed', 'webhook_endpoint_limit_reached', 'unsupported_media_type'),
+    ...adminErrorResponses(
+      'webhook_url_not_allowed',
+      'webhook_endpoint_limit_reached',
+      'key_encryption_required',
+      'unsupported_media_type',
+    ),
   },
 });
 
@@ -106,11 +111,11 @@ const rotate = createRoute({
   operationId: 'rotateWebhookSecret',
   ...adminOperation('write'),
   summary: "Rotate a webhook endpoint's secret",
-  description: `A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
+  description: `A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in \`webhook-signature\`), so the receiver can switch without losing one. Like creation, 409 \`key_encryption_required\` where secrets must be sealed and no KEK is set. Recorded as \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) },
-    ...adminErrorResponses('webhook_endpoint_not_found'),
+    ...adminErrorResponses('webhook_endpoint_not_found', 'key_encryption_required'),
   },
 });
 
@@ -139,7 +144,7 @@ export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpoin
 }
 
 export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
-  const kek = deps.config.keyEncryptionKey;
+  const sealing = { kek: deps.config.keyEncryptionKey, required: deps.config.requireKeyEncryption };
 
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
@@ -156,7 +161,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { endpoint, secret } = await createWebhookEndpoint(
       deps.db,
       { url, events: events.includes('*') ? ['*'] : events, description: body.description },
-      kek,
+      sealing,
       deps.clock.now(),
       context,
     );
@@ -219,7 +224,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   app.openapi(rotate, async (c) => {
     const { webhook_id } = c.req.valid('param');
     const context = operatorChangeContext(c);
-    const { endpoint, secret } = await rotateWebhookSecret(deps.db, webhook_id, kek, deps.clock.now(), context);
+    const { endpoint, secret } = await rotateWebhookSecret(deps.db, webhook_id, sealing, deps.clock.now(), context);
     c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
     return c.json(
       {
