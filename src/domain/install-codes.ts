@@ -134,6 +134,12 @@ export async function revokeInstallCode(
   });
 }
 
+const approvedForAnotherPrecheck = () =>
+  new ApiError(
+    'machine_mismatch',
+    "The owner of this install code approved another precheck: only that precheck's token can activate it.",
+  );
+
 export interface PrecheckSighting {
   machineId: string;
   sshFingerprint: string;
@@ -156,7 +162,7 @@ export interface PrecheckedInstallCode {
 const PRECHECK = `with ${countedCte('$1::json', 'exists (select from install_codes where code_hash = $2)')},
 noted as (
   update install_codes set prechecked_at = $3::timestamptz, precheck_machine_id = $4, precheck_ssh_fingerprint = $5, precheck_ip = $6
-  where code_hash = $2 and status = 'issued' and expires_at > $3::timestamptz returning id, approval),
+  where code_hash = $2 and status = 'issued' and expires_at > $3::timestamptz and approval is distinct from 'approved' returning id, approval),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select $7, noted.id, $3::timestamptz, $6, $4, $5, $8 from noted where noted.approval is not null)
@@ -206,6 +212,8 @@ export async function precheckInstallCode(
         : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
     const problem = installCodeProblem(code, now);
     if (problem) return { counts: row!.counts, value: problem };
+    // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
+    if (code!.approval === 'approved') return { counts: row!.counts, value: approvedForAnotherPrecheck() };
     // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.
     return {
       counts: row!.counts,
