@@ -63,14 +63,20 @@ function installTokenJtiFor(precheckJti: string, activationId: string): string {
 // another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
 // activation that is confirmed (its server, if any, not revoked) or has a live server. A machine_id match
 // is preferred, then the newest. A released activation, or the same machine again (same pair), is none.
+// `refused` (DUPLICATE_MACHINE_POLICY=refuse, a machine_id match): the earliest claim of a machine_id wins (DESIGN §23).
+// A machine_id is no secret, so a stranger can claim one with a key of its own; but it learns the id only from an
+// install of the real machine, whose pair (this machine_id, its key) was then seen first: a pair seen before the
+// holder's pair ever was is not refused, only flagged. A clone, never seen before the holder, still is.
 const ACTIVATE = `with ${COUNTED_CTE},
 duplicate as (
-  select a.id, a.machine_id = $6 as machine_match from activations a left join servers s on s.activation_id = a.id
+  select a.id, a.machine_id = $6 as machine_match, a.ssh_fingerprint from activations a left join servers s on s.activation_id = a.id
   where ((a.machine_id = $6 and a.ssh_fingerprint <> $7) or (a.ssh_fingerprint = $7 and a.machine_id <> $6))
     and (s.status = 'active' or (a.status = 'confirmed' and s.id is null))
   order by (a.machine_id = $6) desc, a.created_at desc limit 1),
 refused as (
-  select $18::boolean and exists (select 1 from duplicate where machine_match) as refused),
+  select $18::boolean and exists (select 1 from duplicate d where d.machine_match and not exists (
+    select 1 from activations mine where mine.machine_id = $6 and mine.ssh_fingerprint = $7 and mine.created_at < (
+      select min(h.created_at) from activations h where h.machine_id = $6 and h.ssh_fingerprint = d.ssh_fingerprint))) as refused),
 claimed as (
   update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz
     and (approval is null or (approval = 'approved' and approval_precheck_id = $19))

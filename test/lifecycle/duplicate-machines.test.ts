@@ -156,4 +156,27 @@ describe('duplicate machines (a cloned image) at activate', () => {
     const sameKey = await activatedInstall(refusing, { ...randomMachine(), ssh_fingerprint: first.ssh_fingerprint });
     expect(await duplicateOf(t, sameKey.activationId)).not.toBeNull();
   });
+
+  it('DUPLICATE_MACHINE_POLICY=refuse: a stranger who claims a known machine_id cannot block that machine; the earliest claim of the id wins', async () => {
+    const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
+    const real = randomMachine();
+    // The real machine's install is seen (its activation, whose machine_id reaches lists and webhooks), then released.
+    const first = await activatedInstall(refusing, real);
+    expect((await releaseRequest(refusing, first.activationId, first)).status).toBe(200);
+    // A stranger confirms a fake install with that machine_id and a key of its own.
+    t.clock.advance(60);
+    const fake = await installed(refusing, { ...randomMachine(), machine_id: real.machine_id });
+    // The real machine installs again: not refused (its claim of the id is the older), only flagged.
+    t.clock.advance(60);
+    const again = await activatedInstall(refusing, real);
+    expect(await duplicateOf(t, again.activationId)).toBe(fake.activationId);
+    // A clone that was never seen before the holder is still refused.
+    const clone = { ...randomMachine(), machine_id: real.machine_id };
+    const code = await issueCode(refusing);
+    const res = await activateRequest(refusing, code, await precheckToken(refusing, code, clone), clone);
+    expect({ status: res.status, code: (await res.json()).error?.code }).toEqual({
+      status: 409,
+      code: 'machine_duplicate',
+    });
+  });
 });
