@@ -4405,7 +4405,7 @@ export interface components {
          */
         OperatorTokenRequest: {
             /**
-             * @description Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters, no control characters, not `root` (that is `ADMIN_TOKEN`).
+             * @description Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters of `[a-z0-9._-]`, the first a letter or digit, not `root` (that is `ADMIN_TOKEN`). Names made before this rule keep theirs.
              * @example grafana
              */
             name: string;
