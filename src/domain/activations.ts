@@ -362,7 +362,7 @@ changes as (
     json_build_object('install_code_restored', released.code_restored, 'released_by', $5::text)::jsonb || $9::jsonb as data from released
   union all select 2, 'install_code.restored', null, '{}'::jsonb from restored
   union all select 3, 'install_code.revoked', null, '{}'::jsonb from revoked_code
-  union all select 4, 'server.revoked', revoked_servers.id, '{"reason":"activation_released"}'::jsonb from revoked_servers),
+  union all select 4, 'server.revoked', revoked_servers.id, '{"cause":"activation_released"}'::jsonb from revoked_servers),
 recorded as (
   insert into events (type, install_code_id, activation_id, server_id, data, ${EVENT_CONTEXT_COLUMNS})
   select changes.type, released.install_code_id, released.id, changes.server_id, changes.data || $8::jsonb, $4::timestamptz, $5, $6, $7

@@ -321,7 +321,8 @@ describe('operator actions name the operator and keep the reason in their events
       (await t.request(`/api/v2/admin/servers/${server.serverId}/revoke`, { method: 'POST', headers: root })).status,
     ).toBe(200);
     expect((await trail.take()).map((e) => [e.type, e.data])).toEqual([
-      ['server.revoked', { operator: 'root', reason: null }],
+      // The service's cause and the operator's words apart (DESIGN §23): an operator's reason never hides the cause.
+      ['server.revoked', { cause: 'revoked', operator: 'root', reason: null }],
     ]);
   });
 

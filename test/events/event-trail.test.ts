@@ -132,7 +132,7 @@ describe('the event trail: one event per state change, in the same transaction',
         actor: 'agent',
         activationId,
         serverId,
-        data: { reason: 'revoked' },
+        data: { cause: 'revoked' },
       }),
     ]);
     // Idempotent: a second revoke changes nothing and records nothing.
@@ -160,7 +160,7 @@ describe('the event trail: one event per state change, in the same transaction',
         actor: 'installer',
         ...subjects,
         serverId: server.serverId,
-        data: { reason: 'activation_released' },
+        data: { cause: 'activation_released' },
       }),
     ]);
     expect((await releaseRequest(t, server.activationId, { address: server.address })).status).toBe(200);
