@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import { ApiError } from '../errors.js';
 import { eventClientKeyHash } from './events.js';
@@ -13,15 +14,22 @@ export type ReleaseProof =
   | { kind: 'install_token'; jti: string }
   | { kind: 'address'; clientKey: string; clientAddress: string | null; tokenRequired: boolean };
 
-// $1 activation id, $2 the hashed client key of the release, $3 the activation's machine_id, $4 the release's
-// address (null when unknown). The activate's events carry the hashed client key of its request; the code keeps its
+// `:client_key_hash` the release's hashed client key, `:client_address` its address (null when unknown). The activate's events carry the hashed client key of its request; the code keeps its
 // last precheck's address, and a code issued with approval each of its prechecks' (by this machine only: a
 // stranger's precheck proves nothing). An IPv6 precheck address proves its /64 (`>>=` ignores the host bits).
-const PROVEN = `select exists (select 1 from events where activation_id = $1 and type = 'activation.created' and client_key_hash = $2)
-  or ($4::inet is not null and exists (select 1 from (
-    select c.precheck_ip as ip from activations a join install_codes c on c.id = a.install_code_id where a.id = $1 and c.precheck_machine_id = $3
-    union all select p.ip from activations a join install_code_prechecks p on p.install_code_id = a.install_code_id where a.id = $1 and p.machine_id = $3
-  ) ips where ips.ip::inet = $4::inet or (family(ips.ip::inet) = 6 and set_masklen(ips.ip::inet, 64) >>= $4::inet))) as proven`;
+type ProvenParams = {
+  activation_id: string;
+  client_key_hash: string;
+  machine_id: string;
+  client_address: string | null;
+};
+
+const PROVEN =
+  namedStatement<ProvenParams>(`select exists (select 1 from events where activation_id = :activation_id and type = 'activation.created' and client_key_hash = :client_key_hash)
+  or (:client_address::inet is not null and exists (select 1 from (
+    select c.precheck_ip as ip from activations a join install_codes c on c.id = a.install_code_id where a.id = :activation_id and c.precheck_machine_id = :machine_id
+    union all select p.ip from activations a join install_code_prechecks p on p.install_code_id = a.install_code_id where a.id = :activation_id and p.machine_id = :machine_id
+  ) ips where ips.ip::inet = :client_address::inet or (family(ips.ip::inet) = 6 and set_masklen(ips.ip::inet, 64) >>= :client_address::inet))) as proven`);
 
 /** Throws 401 `install_token_invalid` or 403 `release_not_allowed` unless `proof` holds for this activation. Read before its state. */
 export async function assertReleaseProof(
@@ -32,11 +40,11 @@ export async function assertReleaseProof(
   if (proof.kind === 'install_token') return assertInstallTokenJti(activation, proof.jti);
   if (proof.tokenRequired)
     throw new ApiError('release_not_allowed', 'This service releases an activation only with its install_token.');
-  const [row] = await runStatement<{ proven: boolean }>(tx, PROVEN, [
-    activation.id,
-    eventClientKeyHash(proof.clientKey),
-    activation.machineId,
-    proof.clientAddress,
-  ]);
+  const [row] = await runStatement<{ proven: boolean }, ProvenParams>(tx, PROVEN, {
+    activation_id: activation.id,
+    client_key_hash: eventClientKeyHash(proof.clientKey),
+    machine_id: activation.machineId,
+    client_address: proof.clientAddress,
+  });
   if (!row?.proven) throw new ApiError('release_not_allowed');
 }

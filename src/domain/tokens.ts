@@ -159,10 +159,12 @@ const foreignInstallToken = () =>
  */
 export async function verifyInstallTokenFor(
   ring: KeyRing,
-  token: string,
-  activationId: string,
-  now: Date,
-  expired: ExpiredTokens = 'refuse',
+  {
+    token,
+    activationId,
+    now,
+    expired = 'refuse',
+  }: { token: string; activationId: string; now: Date; expired?: ExpiredTokens },
 ): Promise<string> {
   const claims = await verifyInstallToken(ring, token, now, expired);
   if (claims.activationId !== activationId) throw foreignInstallToken();

@@ -23,7 +23,7 @@ export async function releaseActivationCounted(
   code: 'restore' | 'revoke' = 'restore',
   proof?: ReleaseProof,
 ): Promise<ReleaseResult> {
-  const result = await releaseActivation(deps.db, activationId, deps.clock.now(), context, { code, proof });
+  const result = await releaseActivation(deps.db, { activationId, now: deps.clock.now(), context, code, proof });
   const metrics = c.var.metrics;
   if (result.released) metrics.transition('activation.released', context.actor);
   if (result.released && result.codeRestored) metrics.transition('install_code.restored', context.actor);

@@ -117,15 +117,16 @@ export function registerCodeApproval(app: Router, deps: AppDeps): void {
       const now = deps.clock.now();
       const session = await requireBrowserSession(c, deps.db, now);
       const { install_code_id, precheck_id } = c.req.valid('json');
-      const { changed } = await decideApproval(
-        deps.db,
-        session.tokenHash,
-        install_code_id,
-        precheck_id,
-        decision,
+      const { changed } = await decideApproval(deps.db, {
+        input: {
+          browserSessionHash: session.tokenHash,
+          installCodeId: install_code_id,
+          precheckId: precheck_id,
+          decision,
+        },
         now,
-        changeContext(c, 'browser'),
-      );
+        context: changeContext(c, 'browser'),
+      });
       if (changed)
         c.var.metrics.transition(decision === 'approve' ? 'install_code.approved' : 'install_code.denied', 'browser');
       const code = await readWatchedInstallCode(deps.db, session.tokenHash, install_code_id, now);

@@ -74,13 +74,12 @@ export function registerCodeCancel(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const session = await requireBrowserSession(c, deps.db, now);
     const { install_code_id } = c.req.valid('json');
-    const { code, cancelled, serverRevoked } = await cancelWatchedInstallCode(
-      deps.db,
-      session.tokenHash,
-      install_code_id,
+    const { code, cancelled, serverRevoked } = await cancelWatchedInstallCode(deps.db, {
+      browserSessionHash: session.tokenHash,
+      installCodeId: install_code_id,
       now,
-      changeContext(c, 'browser'),
-    );
+      context: changeContext(c, 'browser'),
+    });
     if (cancelled !== 'nothing') c.var.metrics.transition('install_code.revoked', 'browser');
     if (cancelled === 'install') c.var.metrics.transition('activation.released', 'browser');
     if (serverRevoked) c.var.metrics.transition('server.revoked', 'browser');

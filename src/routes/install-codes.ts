@@ -97,16 +97,12 @@ export function registerInstallCodes(app: Router, deps: RouteDeps): void {
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = admitCounted(
       c,
-      await issueInstallCode(
-        deps.db,
-        deps.config.installCodePrefix,
+      await issueInstallCode(deps.db, {
+        input: { prefix: deps.config.installCodePrefix, ttlSeconds: ttl, browserSessionHash: session, requireApproval },
         now,
-        ttl,
-        session,
-        changeContext(c, 'browser'),
+        context: changeContext(c, 'browser'),
         limits,
-        requireApproval,
-      ),
+      }),
     );
     c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(

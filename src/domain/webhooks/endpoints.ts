@@ -91,10 +91,17 @@ const operatorFields = (context: ChangeContext): Record<string, string | null> =
 
 export async function createWebhookEndpoint(
   db: Database,
-  input: { url: URL; events: WebhookEventFilter[]; description: string | undefined },
-  sealing: SecretSealing,
-  now: Date,
-  context: ChangeContext,
+  {
+    input,
+    sealing,
+    now,
+    context,
+  }: {
+    input: { url: URL; events: WebhookEventFilter[]; description: string | undefined };
+    sealing: SecretSealing;
+    now: Date;
+    context: ChangeContext;
+  },
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
     const [{ count }] = (await tx.select({ count: sql<number>`count(*)::int` }).from(webhookEndpoints)) as [
@@ -166,10 +173,7 @@ async function lockedEndpoint(tx: Database, id: string): Promise<WebhookEndpoint
  */
 export async function setWebhookEndpointPaused(
   db: Database,
-  id: string,
-  paused: boolean,
-  now: Date,
-  context: ChangeContext,
+  { id, paused, now, context }: { id: string; paused: boolean; now: Date; context: ChangeContext },
 ): Promise<WebhookEndpointRow> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
@@ -189,10 +193,7 @@ export async function setWebhookEndpointPaused(
 /** A new secret; the previous one keeps signing for SECRET_ROTATION_OVERLAP_SECONDS. */
 export async function rotateWebhookSecret(
   db: Database,
-  id: string,
-  sealing: SecretSealing,
-  now: Date,
-  context: ChangeContext,
+  { id, sealing, now, context }: { id: string; sealing: SecretSealing; now: Date; context: ChangeContext },
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);

@@ -165,7 +165,12 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     // Without a body (no Content-Type) the validator does not run.
     const reason = c.req.valid('json')?.reason ?? null;
     const now = deps.clock.now();
-    const { override, removed } = await removeRateLimitOverride(deps.db, id, reason, now, operatorChangeContext(c));
+    const { override, removed } = await removeRateLimitOverride(deps.db, {
+      id,
+      reason,
+      now,
+      change: operatorChangeContext(c),
+    });
     if (removed) {
       deps.rateLimitOverrides.invalidate();
       c.var.metrics.transition('rate_limit_override.removed', 'operator');

@@ -33,7 +33,7 @@ export function registerAdminRateLimitUsage(app: Router, deps: RouteDeps): void 
     const kind = query.ip !== undefined ? ('ip' as const) : ('machine' as const);
     const countedAs = kind === 'ip' ? rateLimitAddressKey(value) : value;
     const overrides = await deps.rateLimitOverrides.refresh(now);
-    const limits = (await readRateLimitUsage(deps.db, kind, countedAs, overrides, now)).map(
+    const limits = (await readRateLimitUsage(deps.db, { kind, subject: countedAs, overrides, now })).map(
       ({ policy, bucketStart, resetsAt, used, applied }) => ({
         limit_name: policy.name,
         window_seconds: policy.windowSeconds,

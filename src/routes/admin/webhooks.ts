@@ -158,13 +158,12 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     }
     const context = operatorChangeContext(c);
     const events = [...new Set(body.events)];
-    const { endpoint, secret } = await createWebhookEndpoint(
-      deps.db,
-      { url, events: events.includes('*') ? ['*'] : events, description: body.description },
+    const { endpoint, secret } = await createWebhookEndpoint(deps.db, {
+      input: { url, events: events.includes('*') ? ['*'] : events, description: body.description },
       sealing,
-      deps.clock.now(),
+      now: deps.clock.now(),
       context,
-    );
+    });
     c.var.metrics.transition('webhook_endpoint.created', context.actor);
     return c.json(
       {
@@ -197,7 +196,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { paused } = c.req.valid('json');
     const context = operatorChangeContext(c);
     const before = await getWebhookEndpoint(deps.db, webhook_id);
-    await setWebhookEndpointPaused(deps.db, webhook_id, paused, deps.clock.now(), context);
+    await setWebhookEndpointPaused(deps.db, { id: webhook_id, paused, now: deps.clock.now(), context });
     const after = await getWebhookEndpoint(deps.db, webhook_id);
     if (before.endpoint.status !== after.endpoint.status)
       c.var.metrics.transition(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', context.actor);
@@ -224,7 +223,12 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   app.openapi(rotate, async (c) => {
     const { webhook_id } = c.req.valid('param');
     const context = operatorChangeContext(c);
-    const { endpoint, secret } = await rotateWebhookSecret(deps.db, webhook_id, sealing, deps.clock.now(), context);
+    const { endpoint, secret } = await rotateWebhookSecret(deps.db, {
+      id: webhook_id,
+      sealing,
+      now: deps.clock.now(),
+      context,
+    });
     c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
     return c.json(
       {

@@ -185,9 +185,8 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
         now,
       );
 
-    const created = await createActivation(
-      deps.db,
-      {
+    const created = await createActivation(deps.db, {
+      input: {
         codeHash,
         precheckJti: precheck.jti,
         precheckId: precheck.precheckId,
@@ -199,11 +198,11 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
         installerVersion: body.installer_version,
       },
       now,
-      deps.config.installTokenTtlSeconds,
-      changeContext(c, 'installer'),
-      checks,
-      deps.config.duplicateMachinePolicy,
-    );
+      context: changeContext(c, 'installer'),
+      limits: checks,
+      tokenTtlSeconds: deps.config.installTokenTtlSeconds,
+      duplicatePolicy: deps.config.duplicateMachinePolicy,
+    });
     const activation = admitCounted(c, created);
     if (activation instanceof ApiError) throw activation;
     c.var.metrics.transition('activation.created', 'installer');

@@ -49,10 +49,19 @@ export function registerConfirm(app: Router, deps: RouteDeps): void {
   app.openapi(confirm, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+    });
     // The signer is kept among the receipt keys before the statement, so no receipt leaves unpublished.
     const signer = await deps.receiptKeys.signer();
-    const activation = await confirmActivation(deps.db, body.activation_id, jti, now, changeContext(c, 'installer'));
+    const activation = await confirmActivation(deps.db, {
+      activationId: body.activation_id,
+      jti,
+      now,
+      context: changeContext(c, 'installer'),
+    });
     const receipt = await signReceipt(signer, activation);
     c.var.metrics.transition('activation.confirmed', 'installer');
     c.var.metrics.transition('install_code.consumed', 'installer');

@@ -95,15 +95,11 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const precheckId = randomId('pc_', 8);
     const code = admitCounted(
       c,
-      await precheckInstallCode(
-        deps.db,
-        body.install_code,
-        deps.config.installCodePrefix,
-        sighting,
-        precheckId,
+      await precheckInstallCode(deps.db, {
+        input: { normalisedCode: body.install_code, prefix: deps.config.installCodePrefix, sighting, precheckId },
         now,
         limits,
-      ),
+      }),
     );
     if (code instanceof ApiError) throw code;
     const shown = code.approval === 'pending' ? precheckId : undefined;

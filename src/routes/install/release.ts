@@ -60,7 +60,12 @@ export function registerRelease(app: Router, deps: RouteDeps): void {
           }
         : {
             kind: 'install_token',
-            jti: await verifyInstallTokenFor(deps.keys, install_token, activation_id, deps.clock.now(), 'ignore'),
+            jti: await verifyInstallTokenFor(deps.keys, {
+              token: install_token,
+              activationId: activation_id,
+              now: deps.clock.now(),
+              expired: 'ignore',
+            }),
           };
     const { activationId, codeRestored } = await releaseActivationCounted(
       c,

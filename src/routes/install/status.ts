@@ -84,7 +84,12 @@ export function registerInstallStatus(app: Router, deps: RouteDeps): void {
   app.openapi(status, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now, 'accept');
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+      expired: 'accept',
+    });
     const { activation, code, server, tokenExpired, releaseRestoresCode } = await readInstallStatus(
       deps.db,
       body.activation_id,

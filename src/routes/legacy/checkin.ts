@@ -67,13 +67,12 @@ export function registerCheckin(app: Router, deps: RouteDeps): void {
   app.openapi(
     { ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const },
     async (c) => {
-      const server = await checkInServer(
-        deps.db,
-        c.var.server!.id,
-        c.req.valid('json'),
-        deps.clock.now(),
-        observedAddress(c.get('clientAddress')),
-      );
+      const server = await checkInServer(deps.db, {
+        serverId: c.var.server!.id,
+        report: c.req.valid('json'),
+        now: deps.clock.now(),
+        address: observedAddress(c.get('clientAddress')),
+      });
       if (!server) throw bearerRejected('agent_token_invalid', true);
       return c.json(
         {

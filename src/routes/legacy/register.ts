@@ -74,7 +74,11 @@ export function registerRegister(app: Router, deps: RouteDeps): void {
       now,
       checksFor('register', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)),
     );
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+    });
     const { server, agentToken } = await registerServer(
       deps.db,
       { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version },
