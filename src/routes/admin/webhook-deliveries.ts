@@ -21,6 +21,7 @@ import {
   WebhookEndpointParamsSchema,
 } from '../../schemas/admin/webhooks.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -30,7 +31,9 @@ const test = createRoute({
   operationId: 'testWebhook',
   ...adminOperation('write'),
   summary: 'Send a test message',
-  description: `Queues a \`webhook.test\` message (\`data.webhook_endpoint_id\`), signed and retried like any other; it goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the deliveries list. No body. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Queues a \`webhook.test\` message (\`data.webhook_endpoint_id\`), signed and retried like any other; it
+    goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the
+    deliveries list. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     202: { description: 'Queued.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) },
@@ -44,7 +47,8 @@ const deliveries = createRoute({
   operationId: 'listWebhookDeliveries',
   ...adminOperation('read'),
   summary: "List an endpoint's deliveries",
-  description: `The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network error, a short excerpt of the answer from public targets). No cursor. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network
+    error, a short excerpt of the answer from public targets). No cursor. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     200: { description: 'The deliveries, newest first.', ...json(successEnvelope(WebhookDeliveryListSchema)) },
@@ -58,7 +62,10 @@ const replay = createRoute({
   operationId: 'replayWebhookDelivery',
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Replay a delivery',
-  description: `Sends a message again, delivered or not, with the same \`webhook-id\` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. Recorded as \`webhook_delivery.replayed\` with the operator's name. The body is optional: \`{"reason": "…"}\` says why, kept in the event. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Sends a message again, delivered or not, with the same \`webhook-id\` and body (receivers dedupe on it),
+    its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. Recorded as \`webhook_delivery.replayed\` with
+    the operator's name. The body is optional: \`{"reason": "…"}\` says why, kept in the
+    event. ${ADMIN_AUTH_SENTENCE}`,
   request: {
     params: WebhookDeliveryParamsSchema,
     body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } },

@@ -9,6 +9,7 @@ import type { RouteDeps } from '../../deps.js';
 import { observedAddress } from '../../domain/client-addresses.js';
 import type { ReleaseProof } from '../../domain/release-proof.js';
 import { verifyInstallTokenFor } from '../../domain/tokens.js';
+import { prose } from '../../openapi-prose.js';
 
 const release = createRoute({
   method: 'post',
@@ -18,9 +19,22 @@ const release = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Release an activation (rollback)',
-  description: `Called by the installer's exit handler when the install fails before confirm. The activation becomes \`released\`. The install code is restored to \`issued\` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; \`install_code_restored\` says whether it was. A server registered for the activation (\`POST /register\`) is revoked in the same transaction: its agent token stops working and its next check-in answers \`status: "revoked"\`. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 \`activation_confirmed\`. Not rate-limited.
+  description: prose`Called by the installer's exit handler when the install fails before confirm. The activation becomes
+    \`released\`. The install code is restored to \`issued\` (with its original expiry) only if the install
+    token is unused and unexpired and the code itself has not expired; \`install_code_restored\` says whether
+    it was. A server registered for the activation (\`POST /register\`) is revoked in the same transaction:
+    its agent token stops working and its next check-in answers \`status: "revoked"\`. Idempotent: releasing a
+    released activation answers 200 with the same result. Releasing a confirmed activation is 409
+    \`activation_confirmed\`. Not rate-limited.
 
-Only the installer may release (the activation id is no secret: operators' lists and webhooks carry it). Its proof, checked before the activation's state (a repeat needs it too): the \`install_token\` activate returned (its signature, kind and activation are verified, its expiry is not; a token of another activation is 401 \`install_token_invalid\`), or, without a token, the request's address: the address activate or precheck came from (the same IPv4 address, or the same IPv6 /64, as \`TRUST_PROXY\` resolves it). Otherwise 403 \`release_not_allowed\`; always so without a token when \`RELEASE_REQUIRES_TOKEN=true\`. The event \`activation.released\` says which proof in \`data.release_proof\` (\`install_token\` or \`address\`).`,
+    Only the installer may release (the activation id is no secret: operators' lists and webhooks carry it).
+    Its proof, checked before the activation's state (a repeat needs it too): the \`install_token\` activate
+    returned (its signature, kind and activation are verified, its expiry is not; a token of another
+    activation is 401 \`install_token_invalid\`), or, without a token, the request's address: the address
+    activate or precheck came from (the same IPv4 address, or the same IPv6 /64, as \`TRUST_PROXY\` resolves
+    it). Otherwise 403 \`release_not_allowed\`; always so without a token when \`RELEASE_REQUIRES_TOKEN=true\`.
+    The event \`activation.released\` says which proof in \`data.release_proof\` (\`install_token\` or
+    \`address\`).`,
   request: jsonBody(ReleaseRequestSchema),
   responses: {
     200: {
