@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from './db/database-errors.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
 import { migrateDatabase } from './db/migrate.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/signing-key-store.js';
+import { sealWebhookSecretsInClear } from './domain/webhooks/endpoints.js';
 import type { KeyRing } from './domain/signing-keys.js';
 import { errorFields, type Logger } from './logger.js';
 
@@ -45,6 +46,14 @@ export async function prepareDatabase(
   for (let attempt = 1; !options.stopping(); attempt++) {
     try {
       await migrateDatabase(database.db);
+      // One rule for every secret at rest: with a KEK, webhook secrets kept in clear are sealed, as signing keys are.
+      const kek = options.keyStore?.kek;
+      const sealed = kek ? await sealWebhookSecretsInClear(database.db, kek) : 0;
+      if (sealed > 0)
+        options.logger.warn('webhook secrets sealed', {
+          endpoints: sealed,
+          detail: `sealed the secrets of ${sealed} webhook endpoint(s) kept in clear under KEY_ENCRYPTION_KEY`,
+        });
       return options.keys ?? (await loadKeyRing(database.db, undefined, options.clock.now(), options.keyStore));
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;

@@ -31,6 +31,7 @@ export const EVENT_TYPES = [
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.removed',
   'webhook_endpoint.disabled',
+  'webhook_delivery.replayed',
   'operator_token.created',
   'operator_token.revoked',
 ] as const;

@@ -171,6 +171,12 @@ export async function revokeInstallCode(
   });
 }
 
+const approvedForAnotherPrecheck = () =>
+  new ApiError(
+    'machine_mismatch',
+    "The owner of this install code approved another precheck: only that precheck's token can activate it.",
+  );
+
 export interface PrecheckSighting {
   machineId: string;
   sshFingerprint: string;
@@ -205,7 +211,7 @@ const PRECHECK =
 noted as (
   update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
     precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
-  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz returning id, approval),
+  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and approval is distinct from 'approved' returning id, approval),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
@@ -264,6 +270,8 @@ export async function precheckInstallCode(
         : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
     const problem = installCodeProblem(code, now);
     if (problem) return { counts: row!.counts, value: problem };
+    // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
+    if (code!.approval === 'approved') return { counts: row!.counts, value: approvedForAnotherPrecheck() };
     // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.
     return {
       counts: row!.counts,

@@ -179,7 +179,7 @@ export async function revokeServer(
         type: 'server.revoked',
         activationId: row.activationId,
         serverId,
-        data: { reason: 'revoked' },
+        data: { cause: 'revoked' },
       });
     return { server: row, revoked: changed };
   });

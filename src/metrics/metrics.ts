@@ -42,6 +42,7 @@ export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> =
   'webhook_endpoint.secret_rotated': ['operator'],
   'webhook_endpoint.removed': ['operator'],
   'webhook_endpoint.disabled': ['service'],
+  'webhook_delivery.replayed': ['operator'],
   'operator_token.created': ['operator'],
   'operator_token.revoked': ['operator'],
 };

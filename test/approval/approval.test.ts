@@ -212,6 +212,17 @@ describe('activate of a code awaiting approval', () => {
     ]);
   });
 
+  it('a precheck after the approval, from another machine or the same, is 403 machine_mismatch at once and leaves the approved machine on the page', async () => {
+    const { browser, code, id, precheckId } = await waitingInstall();
+    t.clock.advance(1);
+    expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
+    const page = await watched(browser, id);
+    t.clock.advance(1);
+    await expectNothingChanged(() => precheckRequest(t, code, otherMachine, '198.51.100.98'), 403, 'machine_mismatch');
+    await expectNothingChanged(() => precheckRequest(t, code, machine, INSTALLER_IP), 403, 'machine_mismatch');
+    expect(await watched(browser, id)).toEqual(page);
+  });
+
   it('denied: the code is revoked with approval denied, recorded as the browser', async () => {
     const { browser, id, precheckId } = await waitingInstall();
     const denied = await decisionRequest(t, 'deny', browser, id, precheckId);
@@ -244,7 +255,9 @@ describe('activate of a code awaiting approval', () => {
     expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
     const activated = await activateRequest(t, code, token, {}, INSTALLER_IP);
     expect(activated.status).toBe(200);
-    expect((await releaseRequest(t, (await activated.json()).data.activation_id)).status).toBe(200);
+    expect(
+      (await releaseRequest(t, (await activated.json()).data.activation_id, { address: INSTALLER_IP })).status,
+    ).toBe(200);
     expect(await watched(browser, id)).toMatchObject({ approval: 'pending', usable: true, prechecks: [] });
     await expectNothingChanged(() => activateRequest(t, code, token, {}, INSTALLER_IP), 401, 'precheck_token_invalid');
     const again = await precheckWaiting(t, code, machine, INSTALLER_IP);

@@ -83,6 +83,16 @@ describe('the console signs an operator in with a token, into a session of its o
     expect((await postForm(t, '/admin/sign-in', { token: ADMIN_TOKEN }, {}, '198.51.100.7')).status).toBe(303);
   });
 
+  it('counts before it checks: in a burst of 40 wrong tokens with the right one last, 10 are evaluated and the right one is refused', async () => {
+    const burst = [...Array.from({ length: 40 }, (_, i) => `sdo_wrong-${i}`), ADMIN_TOKEN];
+    const answers = await Promise.all(burst.map((token) => postForm(t, '/admin/sign-in', { token }, {}, '192.0.2.77')));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(31);
+    expect(statuses.at(-1)).toBe(429);
+    expect(await t.database.db.select().from(consoleSessions)).toEqual([]);
+  });
+
   it('refuses a sign-in posted from another site', async () => {
     const res = await postForm(
       t,

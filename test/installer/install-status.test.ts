@@ -67,7 +67,7 @@ describe('POST /api/v2/slowdns/install/status', () => {
 
   it('a released activation says whether its release restored the code', async () => {
     const a = await activatedInstall(t);
-    expect((await releaseRequest(t, a.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, a.activationId, { address: a.address })).status).toBe(200);
     expect(await statusOf(t, a.activationId, a.installToken)).toMatchObject({
       status: 'released',
       install_code_restored: true,
@@ -97,7 +97,9 @@ describe('POST /api/v2/slowdns/install/status', () => {
       install_token_expired: false,
       release_restores_code: false,
     });
-    expect((await (await releaseRequest(t, a.activationId)).json()).data.install_code_restored).toBe(false);
+    expect(
+      (await (await releaseRequest(t, a.activationId, { address: a.address })).json()).data.install_code_restored,
+    ).toBe(false);
   });
 
   it('says when a server is registered', async () => {

@@ -73,7 +73,7 @@ describe('the life of a server agent', () => {
     expect((await confirmRequest(t, kept.activationId, kept.installToken)).status).toBe(200);
 
     t.clock.advance(30);
-    const first = await releaseRequest(t, server.activationId);
+    const first = await releaseRequest(t, server.activationId, { address: server.address });
     expect(first.status).toBe(200);
     const releasedAt = t.clock.now();
     expect(await serverRow(server.serverId)).toMatchObject({
@@ -89,7 +89,7 @@ describe('the life of a server agent', () => {
     expect((await (await statusRequest(t, bearer(server.agentToken))).json()).data.status).toBe('revoked');
 
     // Idempotent: a second release answers the same and keeps the first revoked_at.
-    const again = await releaseRequest(t, server.activationId);
+    const again = await releaseRequest(t, server.activationId, { address: server.address });
     expect(again.status).toBe(200);
     expect((await again.json()).data).toEqual((await first.json()).data);
     expect(await serverRow(server.serverId)).toMatchObject({
@@ -98,7 +98,11 @@ describe('the life of a server agent', () => {
       lastSeenAt: null,
     });
     // Another activation's server (confirmed, so not releasable) is untouched.
-    await expectError(await releaseRequest(t, kept.activationId), 409, 'activation_confirmed');
+    await expectError(
+      await releaseRequest(t, kept.activationId, { address: kept.address }),
+      409,
+      'activation_confirmed',
+    );
     expect(await serverRow(kept.serverId)).toMatchObject({ status: 'active', revokedAt: null });
   });
 
@@ -107,7 +111,7 @@ describe('the life of a server agent', () => {
     expect((await revokeRequest(t, bearer(server.agentToken))).status).toBe(200);
     const revokedAt = t.clock.now();
     t.clock.advance(45);
-    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, server.activationId, { address: server.address })).status).toBe(200);
     expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt });
   });
 

@@ -142,7 +142,7 @@ describe('activate is safe to retry after a lost answer', () => {
   it('after release the code is issued again and the same request makes a new activation, as without the retry rule', async () => {
     const attempt = await prechecked(t);
     const first = await activated(await activate(t, attempt));
-    expect((await releaseRequest(t, first.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, first.activationId, { installToken: first.installToken })).status).toBe(200);
     const again = await activated(await activate(t, attempt));
     expect(again.activationId).not.toBe(first.activationId);
     const statuses = Object.fromEntries((await activationRows()).map((r) => [r.id, r.status]));

@@ -65,7 +65,7 @@ describe('races on the real database', () => {
       const { code, activationId, installToken } = await activatedInstall(t);
       const [confirmed, released] = await Promise.all([
         confirmRequest(t, activationId, installToken),
-        releaseRequest(t, activationId),
+        releaseRequest(t, activationId, { installToken }),
       ]);
       const outcome = await statusesOf([confirmed, released]);
       const [activation] = await t.database.db.select().from(activations).where(eq(activations.id, activationId));

@@ -54,8 +54,8 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     const confirmed = await activatedInstall(t);
     expect((await confirmRequest(t, confirmed.activationId, confirmed.installToken)).status).toBe(200);
     const released = await activatedInstall(t);
-    expect((await releaseRequest(t, released.activationId)).status).toBe(200);
-    expect((await releaseRequest(t, released.activationId)).status).toBe(200); // a repeat changes nothing
+    expect((await releaseRequest(t, released.activationId, { address: released.address })).status).toBe(200);
+    expect((await releaseRequest(t, released.activationId, { address: released.address })).status).toBe(200); // a repeat changes nothing
     // A third code for one browser session within the hour: refused by issue-session-hour.
     const { address } = freshClient();
     const cookie = await openBrowserSession(t, address);

@@ -181,14 +181,46 @@ describe('webhooks: delivery to a real receiver', () => {
       attempt_count: 0,
     });
     await worker.runOnce();
-    expect(r.received).toHaveLength(9);
-    expect(r.received[8]!.headers['webhook-id']).toBe(r.received[0]!.headers['webhook-id']);
+    // The replay itself is an event (webhook_delivery.replayed), which this endpoint of every type receives too.
+    const again = r.received.slice(8).filter((m) => m.headers['webhook-id'] === r.received[0]!.headers['webhook-id']);
+    expect(again).toHaveLength(1);
     await expectError(
       await webhookRequest(t, 'webhook-deliveries/whd_0123456789abcdef/replay', 'POST'),
       404,
       'webhook_delivery_not_found',
     );
     await expectError(await webhookRequest(t, 'webhook-deliveries/nope/replay', 'POST'), 400, 'validation_failed');
+  });
+
+  it('a replay takes an optional reason and records webhook_delivery.replayed with the operator', async () => {
+    const r = await receiver(() => 500);
+    const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
+    await writeEvent(t);
+    await testWorker(t).worker.runOnce();
+    const [delivery] = (await (await webhookRequest(t, `webhooks/${webhook_id}/deliveries`, 'GET')).json()).data.items;
+    const replayed = await webhookRequest(t, `webhook-deliveries/${delivery.delivery_id}/replay`, 'POST', {
+      reason: 'Receiver fixed',
+    });
+    expect(replayed.status).toBe(202);
+    expect((await webhookRequest(t, `webhook-deliveries/${delivery.delivery_id}/replay`, 'POST')).status).toBe(202);
+    const recorded = await queryRows<{ actor: string; data: Record<string, unknown> }>(
+      t.database.db,
+      sql`select actor, data from events where type = 'webhook_delivery.replayed' order by id`,
+    );
+    expect(recorded).toEqual([
+      {
+        actor: 'operator',
+        data: {
+          webhook_delivery_id: delivery.delivery_id,
+          webhook_endpoint_id: webhook_id,
+          message_id: delivery.message_id,
+          event_type: 'server.revoked',
+          operator: 'root',
+          reason: 'Receiver fixed',
+        },
+      },
+      expect.objectContaining({ data: expect.objectContaining({ operator: 'root', reason: null }) }),
+    ]);
   });
 
   it('a paused endpoint receives its backlog on resume', async () => {

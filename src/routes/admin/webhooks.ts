@@ -43,12 +43,19 @@ const create = createRoute({
     refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`),
     longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT,
     unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address
-    (always); a name is resolved and checked again at every delivery. Recorded as
+    (always); a name is resolved and checked again at every delivery. The secret is kept sealed under
+    \`KEY_ENCRYPTION_KEY\`; where \`REQUIRE_KEY_ENCRYPTION\` is in force (PostgreSQL) and no KEK is set (signing
+    keys from \`SIGNING_KEYS\`), no endpoint is created: 409 \`key_encryption_required\`. Recorded as
     \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
   responses: {
     201: { description: 'The endpoint, with its secret (shown once).', ...json(successEnvelope(CreatedWebhookSchema)) },
-    ...adminErrorResponses('webhook_url_not_allowed', 'webhook_endpoint_limit_reached', 'unsupported_media_type'),
+    ...adminErrorResponses(
+      'webhook_url_not_allowed',
+      'webhook_endpoint_limit_reached',
+      'key_encryption_required',
+      'unsupported_media_type',
+    ),
   },
 });
 
@@ -118,12 +125,13 @@ const rotate = createRoute({
   ...adminOperation('write'),
   summary: "Rotate a webhook endpoint's secret",
   description: prose`A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two
-    signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as
+    signatures in \`webhook-signature\`), so the receiver can switch without losing one. Like creation, 409 \`key_encryption_required\`
+    where secrets must be sealed and no KEK is set. Recorded as
     \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) },
-    ...adminErrorResponses('webhook_endpoint_not_found'),
+    ...adminErrorResponses('webhook_endpoint_not_found', 'key_encryption_required'),
   },
 });
 
@@ -152,7 +160,7 @@ export function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpoin
 }
 
 export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
-  const kek = deps.config.keyEncryptionKey;
+  const sealing = { kek: deps.config.keyEncryptionKey, required: deps.config.requireKeyEncryption };
 
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
@@ -168,7 +176,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const events = [...new Set(body.events)];
     const { endpoint, secret } = await createWebhookEndpoint(deps.db, {
       input: { url, events: events.includes('*') ? ['*'] : events, description: body.description },
-      kek,
+      sealing,
       now: deps.clock.now(),
       context,
     });
@@ -228,7 +236,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const context = operatorChangeContext(c);
     const { endpoint, secret } = await rotateWebhookSecret(deps.db, {
       id: webhook_id,
-      kek,
+      sealing,
       now: deps.clock.now(),
       context,
     });

@@ -70,8 +70,15 @@ export function registerConsoleActions(router: Hono<AppEnv>, deps: RouteDeps): v
   });
 
   router.post('/webhook-deliveries/:id/replay', async (c) => {
-    await checkedForm(c, deps);
-    const delivery = await replayDelivery(deps.db, c.req.param('id'), deps.clock.now());
+    const body = await checkedForm(c, deps);
+    // The replay form asks no reason; one given is kept, as the admin API keeps it.
+    const reason = typeof body.reason === 'string' && body.reason.trim() ? reasonOf(body) : null;
+    const delivery = await replayDelivery(
+      deps.db,
+      c.req.param('id'),
+      deps.clock.now(),
+      operatorChangeContext(c, reason),
+    );
     return backTo(c, `/admin/webhooks?replayed=${encodeURIComponent(delivery.id)}`);
   });
 }
