@@ -8,6 +8,7 @@ import http from 'node:http';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import type { StepClient } from './bench-service.js';
+import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
 import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
 
 /** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
@@ -75,7 +76,12 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
       (entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[1] !== undefined,
     ),
   );
+  // BENCH_CPU_PROF=<dir>: the server runs under node --cpu-prof, idle for a moment between steps, and its
+  // profile is summarised per step (µs of sampled self time per request, by where the code comes from).
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const spawnedAt = performance.now();
   const server = spawnService({
+    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=250 --cpu-prof-dir=${profileDir}` } : {}),
     DATABASE_URL: scratch.url,
     KEY_ENCRYPTION_KEY: TEST_KEK,
     PORT: String(port),
@@ -84,6 +90,7 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     ...tracing,
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const windows: StepWindow[] = [];
   try {
     await waitReady(server, port);
     const client = httpClient(port, agent);
@@ -99,6 +106,7 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     console.log('|---|---|---|---|');
     for (const step of LIFECYCLE as Step[]) {
       const indices = indicesFor(step, installs);
+      if (profileDir) await new Promise((r) => setTimeout(r, 600));
       let next = 0;
       const serverBefore = await serverCpuMs(server.process.pid!);
       const clientBefore = process.cpuUsage();
@@ -109,6 +117,12 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
         }),
       );
       const wall = performance.now() - started;
+      windows.push({
+        step,
+        fromMs: started - spawnedAt - 250,
+        toMs: started + wall - spawnedAt + 250,
+        requests: indices.length,
+      });
       const serverMs = (await serverCpuMs(server.process.pid!)) - serverBefore;
       const clientUsed = process.cpuUsage(clientBefore);
       const per = (ms: number) => (ms / indices.length).toFixed(2);
@@ -120,5 +134,12 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     agent.destroy();
     await server.stop();
     await scratch.drop();
+  }
+  if (profileDir && windows.length > 0) {
+    console.log(`\nthe server's CPU profile: µs of sampled self time per request, by bucket (${profileDir})`);
+    console.log(`| step | ${BUCKETS.join(' | ')} | total |`);
+    console.log(`|---|${BUCKETS.map(() => '---|').join('')}---|`);
+    for (const { step, perRequestUs } of await summariseProfile(profileDir, windows))
+      console.log(`| ${step} | ${BUCKETS.map((b) => perRequestUs[b]).join(' | ')} | ${perRequestUs.total} |`);
   }
 }

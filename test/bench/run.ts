@@ -18,7 +18,9 @@
 // BENCH_ONLY=http runs the compiled server in its own process on PostgreSQL and drives it over HTTP
 // (BENCH_INSTALLS installs, default 400, at the last of BENCH_CONCURRENCY, default 16): requests per
 // second and the server's own CPU per request; the OTEL_* variables of the bench are the server's too
-// (OTEL_EXPORTER_OTLP_ENDPOINT: measured with tracing on).
+// (OTEL_EXPORTER_OTLP_ENDPOINT: measured with tracing on). BENCH_CPU_PROF=<dir> runs it under node --cpu-prof
+// and prints the profile per step: µs of sampled self time per request by bucket (routing/adapter, zod,
+// service, driver, node core+GC, other).
 import { benchAdminSearch } from './admin-search.js';
 import { benchExportMemory } from './export-memory.js';
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
