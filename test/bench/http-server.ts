@@ -80,15 +80,19 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
   // profile is summarised per step (µs of sampled self time per request, by where the code comes from).
   const profileDir = process.env.BENCH_CPU_PROF;
   const spawnedAt = performance.now();
-  const server = spawnService({
-    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=250 --cpu-prof-dir=${profileDir}` } : {}),
-    DATABASE_URL: scratch.url,
-    KEY_ENCRYPTION_KEY: TEST_KEK,
-    PORT: String(port),
-    TRUST_PROXY: '1',
-    LOG_LEVEL: 'warn',
-    ...tracing,
-  });
+  const server = spawnService(
+    {
+      DATABASE_URL: scratch.url,
+      KEY_ENCRYPTION_KEY: TEST_KEK,
+      PORT: String(port),
+      TRUST_PROXY: '1',
+      LOG_LEVEL: 'warn',
+      ...tracing,
+    },
+    profileDir
+      ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profileDir}`, 'scripts/start.mjs']
+      : undefined,
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const windows: StepWindow[] = [];
   try {
