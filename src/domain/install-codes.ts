@@ -148,6 +148,8 @@ export interface PrecheckedInstallCode {
   expiresAt: Date;
   /** `not_required` for a code issued without approval (its answer says nothing of approval); otherwise this precheck waits for the person (`pending`). */
   approval: 'not_required' | 'pending';
+  /** SHA-256 of the normalised code, as looked up: what the precheck token binds. */
+  codeHash: string;
 }
 
 // $1 the buckets to count, $2 code hash (null: no such code here), $3 now, $4 machine id, $5 SSH fingerprint, $6 address,
@@ -213,6 +215,7 @@ export async function precheckInstallCode(
         id: code!.id,
         expiresAt: code!.expiresAt,
         approval: code!.approval === null ? 'not_required' : 'pending',
+        codeHash: codeHash!,
       },
     };
   });
