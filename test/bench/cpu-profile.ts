@@ -1,5 +1,7 @@
-// The server's CPU profile (node --cpu-prof) summarised per step: the sampled self time of each step's
-// window, by where the code comes from, per request. The compiled server is bundled, so each frame is
+// The server's CPU profile (node --cpu-prof) summarised per step: how the samples of each step's window
+// share out by where the code comes from, applied to the CPU per request the server really spent (read
+// from /proc: on a loaded machine the sampler's own clock runs on while the process waits for a core, so
+// sampled times overstate CPU; their shares hold). The compiled server is bundled, so each frame is
 // taken back to its source file through the bundle's source map (node:module's SourceMap).
 import { readdir, readFile } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
@@ -26,7 +28,8 @@ export interface StepWindow {
   step: string;
   fromMs: number;
   toMs: number;
-  requests: number;
+  /** The server's CPU per request in this step (µs), as /proc counts it. */
+  cpuUs: number;
 }
 
 function bucketOf(source: string): Bucket {
@@ -59,39 +62,48 @@ function sourceResolver(): (frame: ProfileNode['callFrame']) => Promise<string> 
   };
 }
 
-/** The newest .cpuprofile in `dir`, summarised per window: µs of sampled self time per request, by bucket. */
+/** The newest .cpuprofile in `dir`, summarised per window: µs per request by bucket, and the busiest functions. */
 export async function summariseProfile(
   dir: string,
   windows: StepWindow[],
-): Promise<{ step: string; perRequestUs: Record<Bucket | 'total', number> }[]> {
+): Promise<{ step: string; perRequestUs: Record<Bucket | 'total', number>; top: string[] }[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort();
   const profile = JSON.parse(await readFile(join(dir, files.at(-1)!), 'utf8')) as Profile;
   const resolve = sourceResolver();
   const bucketById = new Map<number, Bucket | 'idle'>();
+  const nameById = new Map<number, string>();
   for (const node of profile.nodes) {
     const name = node.callFrame.functionName;
+    const source = await resolve(node.callFrame);
+    nameById.set(node.id, `${name || '(anonymous)'} ${source.replace(/^.*\/(node_modules|src)\//, '$1/')}`);
     if (name === '(idle)') bucketById.set(node.id, 'idle');
     else if (name === '(garbage collector)' || name === '(program)') bucketById.set(node.id, 'node core+GC');
-    else bucketById.set(node.id, bucketOf(await resolve(node.callFrame)));
+    else bucketById.set(node.id, bucketOf(source));
   }
-  const spent = windows.map(() => Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>);
+  const counted = windows.map(() => Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>);
+  const byFunction = windows.map(() => new Map<string, number>());
   let at = 0;
   for (const [k, id] of profile.samples.entries()) {
-    const delta = profile.timeDeltas[k]!;
-    at += delta;
+    at += profile.timeDeltas[k]!;
     const bucket = bucketById.get(id);
     if (bucket === undefined || bucket === 'idle') continue;
     const ms = at / 1000;
     const w = windows.findIndex((x) => ms >= x.fromMs && ms < x.toMs);
-    // A sample's time is the interval before it.
-    if (w >= 0) spent[w]![bucket] += delta;
+    if (w < 0) continue;
+    counted[w]![bucket]++;
+    const name = nameById.get(id)!;
+    byFunction[w]!.set(name, (byFunction[w]!.get(name) ?? 0) + 1);
   }
   return windows.map((w, k) => {
-    const perRequestUs = Object.fromEntries(BUCKETS.map((b) => [b, Math.round(spent[k]![b] / w.requests)])) as Record<
-      Bucket | 'total',
-      number
-    >;
-    perRequestUs.total = BUCKETS.reduce((sum, b) => sum + perRequestUs[b], 0);
-    return { step: w.step, perRequestUs };
+    const samples = BUCKETS.reduce((sum, b) => sum + counted[k]![b], 0) || 1;
+    const perRequestUs = Object.fromEntries(
+      BUCKETS.map((b) => [b, Math.round((counted[k]![b] / samples) * w.cpuUs)]),
+    ) as Record<Bucket | 'total', number>;
+    perRequestUs.total = Math.round(w.cpuUs);
+    const top = [...byFunction[k]!]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([name, n]) => `${((n / samples) * 100).toFixed(1)}% ${name}`);
+    return { step: w.step, perRequestUs, top };
   });
 }

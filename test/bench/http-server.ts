@@ -3,7 +3,7 @@
 // step, requests per second and the CPU the server process spent per request (read from /proc), next
 // to this client's own CPU per request. It tells what a request costs the server itself, HTTP parsing
 // and sockets included, where the in-process bench measures the app with its client on the same thread.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
@@ -121,13 +121,13 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
         }),
       );
       const wall = performance.now() - started;
+      const serverMs = (await serverCpuMs(server.process.pid!)) - serverBefore;
       windows.push({
         step,
         fromMs: started - spawnedAt - 250,
         toMs: started + wall - spawnedAt + 250,
-        requests: indices.length,
+        cpuUs: (serverMs * 1000) / indices.length,
       });
-      const serverMs = (await serverCpuMs(server.process.pid!)) - serverBefore;
       const clientUsed = process.cpuUsage(clientBefore);
       const per = (ms: number) => (ms / indices.length).toFixed(2);
       console.log(
@@ -140,10 +140,15 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     await scratch.drop();
   }
   if (profileDir && windows.length > 0) {
-    console.log(`\nthe server's CPU profile: µs of sampled self time per request, by bucket (${profileDir})`);
+    console.log(
+      `\nthe server's CPU profile: µs of CPU per request by bucket (the samples' shares of the CPU /proc counted) (${profileDir})`,
+    );
     console.log(`| step | ${BUCKETS.join(' | ')} | total |`);
     console.log(`|---|${BUCKETS.map(() => '---|').join('')}---|`);
-    for (const { step, perRequestUs } of await summariseProfile(profileDir, windows))
+    await writeFile(`${profileDir}/windows.json`, JSON.stringify(windows));
+    const summary = await summariseProfile(profileDir, windows);
+    for (const { step, perRequestUs } of summary)
       console.log(`| ${step} | ${BUCKETS.map((b) => perRequestUs[b]).join(' | ')} | ${perRequestUs.total} |`);
+    for (const { step, top } of summary) console.log(`\n${step}, the busiest functions (self):\n  ${top.join('\n  ')}`);
   }
 }
