@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-code-approval.js';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
-import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
+import { ConfigError } from './config-error.js';
+import { parseTrustProxy, type TrustProxy } from './domain/client-addresses.js';
 
 const seconds = (fallback: number) =>
   z.coerce
@@ -118,8 +119,6 @@ export interface Config {
   /** Webhook targets: http allowed, private addresses allowed (metadata addresses never). */
   webhookSafety: { allowHttp: boolean; allowPrivate: boolean };
 }
-
-export class ConfigError extends Error {}
 
 /** Environment → typed config. Throws a ConfigError whose message is one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {

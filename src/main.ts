@@ -2,7 +2,8 @@ import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError } from './config-error.js';
+import { loadConfig, type Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
 import { startPruning, type PruningSchedule } from './domain/pruning.js';
@@ -19,7 +20,7 @@ import type { Router } from './http/router.js';
 import { createStartingApp } from './starting-app.js';
 import { describeDatabase, prepareDatabase } from './startup.js';
 import { loadTracingSettings } from './tracing/settings.js';
-import { startTracing } from './tracing/tracing.js';
+import { startTracing } from './tracing/start-tracing.js';
 
 /** How long a stopping server keeps answering, each answer closing its connection, before it stops accepting. */
 const SHUTDOWN_DRAIN_MS = 500;

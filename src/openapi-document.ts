@@ -3,7 +3,7 @@ import type { Router } from './http/router.js';
 import { composeExamples } from './openapi-examples.js';
 import { typeObjectUnions } from './openapi-union-types.js';
 import { envelopeOf } from './schemas/envelope.js';
-import { commonResponseHeaders, headerRef, headerRefs, registerResponseHeaders } from './schemas/response-headers.js';
+import { commonResponseHeaders, headerRef, headerRefs, responseHeaders } from './schemas/response-headers.js';
 
 export const API_VERSION = '2.0.0';
 
@@ -41,6 +41,13 @@ An interrupted installer reads its install back with \`POST /api/v2/slowdns/inst
 |---|---|---|
 ${errorTable}
 `.trim();
+
+/** Every documented response header, once, as the document's `components.headers` (routes refer to them). */
+function registerResponseHeaders(app: Router): void {
+  for (const [name, header] of Object.entries(responseHeaders)) {
+    app.openAPIRegistry.registerComponent('headers', name, header as never);
+  }
+}
 
 /** Built once at start from the registered routes; served at `/openapi.json` and written to openapi/openapi.json. */
 export function buildOpenApiDocument(app: Router) {

@@ -2,7 +2,7 @@ import { serviceUnavailable } from './http/database-gate.js';
 import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
 import { createRouter, type Router } from './http/router.js';
-import type { TrustProxy } from './http/client-address.js';
+import type { TrustProxy } from './domain/client-addresses.js';
 import type { Logger } from './logger.js';
 import { registerLiveness } from './routes/health.js';
 

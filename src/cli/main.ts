@@ -1,7 +1,7 @@
 // `slowdns` (bin/slowdns.js): the operator command. Like src/main.ts for the server, this entry file is
 // the only module of the command that reads the environment; everything below gets it passed in.
 import { CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { DataDirError } from '../db/data-dir-lock.js';
 import { SigningKeyError } from '../domain/signing-key-store.js';
 import { errorFields } from '../logger.js';

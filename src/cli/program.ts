@@ -31,7 +31,9 @@ export function buildProgram(context: CliContext): Command {
   registerTokensCommands(program, context);
   registerReceiptCommands(program, context);
   // Every subcommand reports its usage errors the way the program does (exit code from the entry file).
-  const inherit = (command: Command) => command.commands.forEach((c) => inherit(c.exitOverride()));
+  const inherit = (command: Command) => {
+    for (const c of command.commands) inherit(c.exitOverride());
+  };
   inherit(program);
   return program;
 }

@@ -61,12 +61,15 @@ class TimedConnection extends pg.Client {
 
   override connect(): Promise<pg.Client>;
   override connect(callback: (err: Error) => void): void;
-  override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
     const tagged = (err: Error | undefined) =>
       err?.message === 'timeout expired'
         ? Object.assign(new Error('database connection timed out', { cause: err }), { code: 'CONNECT_TIMEOUT' })
         : err;
-    if (callback) return super.connect((err: Error) => callback(tagged(err) as Error));
+    if (callback) {
+      super.connect((err: Error) => callback(tagged(err) as Error));
+      return;
+    }
     return super.connect().catch((err: Error) => {
       throw tagged(err);
     });
@@ -88,9 +91,12 @@ class ServicePool extends pg.Pool {
   ): void;
   override connect(
     callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
-  ): Promise<pg.PoolClient> | void {
+  ): Promise<pg.PoolClient> | undefined {
     // pool.query() takes its connection this way and listens for its errors itself.
-    if (callback) return super.connect(callback);
+    if (callback) {
+      super.connect(callback);
+      return;
+    }
     return super.connect().then((client) => {
       const release = client.release.bind(client);
       let released = false;

@@ -1,7 +1,7 @@
 /** Runs one statement (`text`, never its parameters) inside a span: Tracing.statement. */
 export type StatementTracer = <T>(text: string, run: () => Promise<T>) => Promise<T>;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the drivers' query() overloads differ; only the first argument is read
 type Query = (...args: any[]) => any;
 
 /**

@@ -1,4 +1,5 @@
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError } from '../config-error.js';
+import type { Config } from '../config.js';
 
 /**
  * How the service keeps its private signing keys, as its settings decide it: `configured` (SIGNING_KEYS:

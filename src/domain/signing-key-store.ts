@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { SIGNING_KEY_LOCK, withAdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/client.js';
 import { signingKeys } from '../db/schema.js';

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { randomId } from './secret-hash.js';
 import { SignedTokenMemo } from './signed-token-memo.js';
 

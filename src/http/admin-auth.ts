@@ -3,7 +3,7 @@ import type { RouteDeps } from '../deps.js';
 import { operatorOfToken } from '../domain/operators/operator-tokens.js';
 import { ApiError } from '../errors.js';
 import { bearerRejected, bearerToken, isAdminToken } from './credentials.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /** The operator that ADMIN_TOKEN acts as, in events and in what operators set (`created_by`). */
 export const ROOT_OPERATOR = 'root';

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /** Request bodies larger than this are refused with 413 before they are read. */
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ChangeContext, EventActor } from '../domain/events.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /** What the domain records with a change this request makes: who asked, the request id, the client's address key. */
 export function changeContext(c: Context<AppEnv>, actor: EventActor): ChangeContext {

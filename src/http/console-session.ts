@@ -13,7 +13,7 @@ import { operatorOfToken, type OperatorTokenScope } from '../domain/operators/op
 import { sha256Hex } from '../domain/secret-hash.js';
 import { ROOT_OPERATOR } from './admin-auth.js';
 import { isAdminToken } from './credentials.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 import { assertSameOrigin } from './same-origin.js';
 
 /** The console's cookie: `__Host-` (Secure, Path=/, no Domain) when the service is reached over https. */

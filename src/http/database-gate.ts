@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { DatabaseAvailability } from '../db/availability.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { ApiError } from '../errors.js';
+import type { AppEnv } from './app-env.js';
 import { deadlineWatch, EXPIRED } from './deadline-watch.js';
-import type { AppEnv } from './router.js';
 
 /** What every 503 says in `Retry-After`: an unavailable database is probed twice a second. */
 export const RETRY_AFTER_SECONDS = '5';

@@ -10,7 +10,7 @@ import {
 import { summarisePolicy } from '../domain/rate-limits/policies.js';
 import { ApiError } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /**
  * Counts the request in `checks` (a statement of its own: for a route that counts nothing else). See

@@ -5,7 +5,8 @@ import { ApiError } from '../errors.js';
 import { errorFields, type Logger } from '../logger.js';
 import { serviceUnavailable } from './database-gate.js';
 import { envelopeOf } from '../schemas/envelope.js';
-import type { AppEnv, Router } from './router.js';
+import type { AppEnv } from './app-env.js';
+import type { Router } from './router.js';
 
 /** Any error → the one envelope. ApiErrors keep their code; nothing internal ever reaches the body. */
 export function toErrorResponse(err: unknown, c: Context<AppEnv>, logger: Logger): Response {

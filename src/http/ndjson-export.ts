@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Page } from '../domain/admin/pagination.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 export const NDJSON = 'application/x-ndjson';
 

@@ -5,7 +5,7 @@ import { releaseActivation, type ReleaseResult } from '../domain/activations.js'
 import type { ChangeContext } from '../domain/events.js';
 import type { InstallCodeRow } from '../domain/install-codes.js';
 import { revokeServer, type ServerRow } from '../domain/servers.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /**
  * The changes that several routes make (the admin API, the console, the installer's release, an

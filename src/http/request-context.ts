@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import type { TrustProxy } from './client-address.js';
-import { rateLimitAddressKey, resolveClientAddress } from './client-address.js';
+import { rateLimitAddressKey, type TrustProxy } from '../domain/client-addresses.js';
+import { resolveClientAddress } from './client-address.js';
 import type { Logger } from '../logger.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 

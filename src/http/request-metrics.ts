@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Metrics } from '../metrics/metrics.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from './app-env.js';
 
 /**
  * Counts and times every answer by method, route pattern and status, and hands the metrics to the

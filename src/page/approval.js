@@ -179,7 +179,7 @@
       const why =
         code === 'approval_decided'
           ? 'A decision on this code was already made (in another tab?). This page shows it in a moment.'
-          : `${(body?.error?.message) || `The service answered ${response.status}.`}`;
+          : `${body?.error?.message || `The service answered ${response.status}.`}`;
       say(entry, `Nothing was changed: ${why}`, 'error');
       // Whatever happened, the next look at the code shows it.
       document.dispatchEvent(new CustomEvent('slowdns:code-refresh'));

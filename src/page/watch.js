@@ -209,7 +209,7 @@
     const m = item.machine;
     // The machines that only prechecked a code issued with approval are listed by approval.js; the one that
     // activated it (known by its hostname) is shown here.
-    const listedByApproval = Array.isArray(item.prechecks) && item.prechecks.length > 0 && !(m?.hostname);
+    const listedByApproval = Array.isArray(item.prechecks) && item.prechecks.length > 0 && !m?.hostname;
     machineList.hidden = !m || listedByApproval;
     if (!m || listedByApproval) return;
     fill('machine-host', m.hostname);
@@ -388,7 +388,7 @@
         void poll();
       } else {
         showNote(
-          `The code could not be cancelled: ${(body?.error?.message) || `the service answered ${response.status}`}. Try again.`,
+          `The code could not be cancelled: ${body?.error?.message || `the service answered ${response.status}`}. Try again.`,
           'error',
         );
       }

@@ -45,12 +45,9 @@ ${rateLimitDescription('page')}`,
       },
       content: {
         'text/html': {
-          schema: z
-            .string()
-            .max(65_536)
-            .openapi({
-              example: '<!doctype html><html lang="en"><head><title>SlowDNS</title></head><body>…</body></html>',
-            }),
+          schema: z.string().max(65_536).openapi({
+            example: '<!doctype html><html lang="en"><head><title>SlowDNS</title></head><body>…</body></html>',
+          }),
         },
       },
     },
@@ -67,13 +64,10 @@ ${rateLimitDescription('page')}`,
       },
       content: {
         'text/html': {
-          schema: z
-            .string()
-            .max(65_536)
-            .openapi({
-              example:
-                '<!doctype html><html lang="en"><head><title>SlowDNS · Come back later</title></head><body>…</body></html>',
-            }),
+          schema: z.string().max(65_536).openapi({
+            example:
+              '<!doctype html><html lang="en"><head><title>SlowDNS · Come back later</title></head><body>…</body></html>',
+          }),
         },
       },
     },

@@ -21,14 +21,10 @@ const JwksSchema = z
               description: 'The Ed25519 public key, base64url.',
               example: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
             }),
-          kid: z
-            .string()
-            .max(64)
-            .regex(KID_PATTERN)
-            .openapi({
-              description: 'Key id, the `kid` header of the tokens this key verifies (only `[A-Za-z0-9._-]`).',
-              example: 'key_3f9a12b45cd67e89',
-            }),
+          kid: z.string().max(64).regex(KID_PATTERN).openapi({
+            description: 'Key id, the `kid` header of the tokens this key verifies (only `[A-Za-z0-9._-]`).',
+            example: 'key_3f9a12b45cd67e89',
+          }),
           alg: z.literal('EdDSA').openapi({ example: 'EdDSA' }),
           use: z.literal('sig').openapi({ example: 'sig' }),
         }),

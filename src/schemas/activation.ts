@@ -153,11 +153,9 @@ export const ReleaseResultSchema = z
   .object({
     activation_id: ActivationIdSchema,
     status: z.literal('released').openapi({ example: 'released' }),
-    install_code_restored: z
-      .boolean()
-      .openapi({
-        description: 'True when the install code is `issued` again and can be used for a retry.',
-        example: true,
-      }),
+    install_code_restored: z.boolean().openapi({
+      description: 'True when the install code is `issued` again and can be used for a retry.',
+      example: true,
+    }),
   })
   .openapi('ReleaseResult');

@@ -4,6 +4,7 @@
  * included), DEL and C1. One pattern for every admin input, so that each refuses the same with 400
  * `validation_failed`.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose
 export const WITHOUT_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
 export const CONTROL_CHARACTERS_MESSAGE = 'must not contain control characters (NUL, tab, newline, DEL, …)';

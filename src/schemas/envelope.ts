@@ -10,13 +10,10 @@ export const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
       code: ErrorCodeSchema,
-      message: z
-        .string()
-        .max(1000)
-        .openapi({
-          description: 'Human-readable, safe to show to operators.',
-          example: 'No install code matches what was entered.',
-        }),
+      message: z.string().max(1000).openapi({
+        description: 'Human-readable, safe to show to operators.',
+        example: 'No install code matches what was entered.',
+      }),
     }),
   })
   .openapi('ErrorEnvelope', {

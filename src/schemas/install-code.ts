@@ -81,16 +81,11 @@ export const IssuedInstallCodeSchema = z
     install_code: InstallCodeSchema,
     install_code_hint: InstallCodeHintSchema,
     expires_at: TimestampSchema,
-    ttl_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(604_800)
-      .openapi({
-        format: 'int32',
-        description: 'Lifetime of the code in seconds (`INSTALL_CODE_TTL_SECONDS`).',
-        example: 900,
-      }),
+    ttl_seconds: z.number().int().min(1).max(604_800).openapi({
+      format: 'int32',
+      description: 'Lifetime of the code in seconds (`INSTALL_CODE_TTL_SECONDS`).',
+      example: 900,
+    }),
     require_approval: z.boolean().openapi({
       description:
         'Whether a machine waits for this browser to approve it before activate can succeed (DESIGN §14): asked for with `require_approval`, always under `APPROVAL_POLICY=required`, never under `off`.',

@@ -32,31 +32,24 @@ export const InstallStatusSchema = z
       .max(100)
       .openapi({ description: 'The `requested_ref` activate was given.', example: 'main' }),
     install_token_expires_at: TimestampSchema,
-    install_token_expired: z
-      .boolean()
-      .openapi({
-        description:
-          'True once `install_token_expires_at` has passed: confirm and register refuse the token, and a release can no longer restore the code.',
-        example: false,
-      }),
+    install_token_expired: z.boolean().openapi({
+      description:
+        'True once `install_token_expires_at` has passed: confirm and register refuse the token, and a release can no longer restore the code.',
+      example: false,
+    }),
     release_restores_code: z.boolean().openapi({
       description:
         'Whether `POST /api/v2/slowdns/install/release` would restore the install code if it were called now: the activation is `activated`, its install token unused and unexpired, and the code itself unexpired.',
       example: true,
     }),
-    install_code_restored: z
-      .boolean()
-      .nullable()
-      .openapi({
-        description: 'For a `released` activation, what the release answered; `null` otherwise.',
-        example: null,
-      }),
-    server_registered: z
-      .boolean()
-      .openapi({
-        description: 'Whether `POST /register` recorded a server for this activation (a release revokes it).',
-        example: false,
-      }),
+    install_code_restored: z.boolean().nullable().openapi({
+      description: 'For a `released` activation, what the release answered; `null` otherwise.',
+      example: null,
+    }),
+    server_registered: z.boolean().openapi({
+      description: 'Whether `POST /register` recorded a server for this activation (a release revokes it).',
+      example: false,
+    }),
     server_id: ServerIdSchema.nullable().openapi({ description: 'The registered server, or `null`.' }),
     created_at: TimestampSchema,
     confirmed_at: nullableTimestamp('When confirm consumed the install token, or `null`.'),

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from '@hono/zod-openapi';
 import { INSTALLER_VERSION_PATTERN } from '../domain/installer-version.js';
-import { normaliseAddress } from '../http/client-address.js';
+import { normaliseAddress } from '../domain/client-addresses.js';
 import { PADDED_IP_ADDRESS_PATTERN } from './ip-address-pattern.js';
 
 export const MachineIdSchema = z
@@ -63,14 +63,10 @@ export const SshFingerprintSchema = z
   });
 
 /** The fingerprint as the service answers it. */
-export const SshFingerprintValueSchema = z
-  .string()
-  .max(50)
-  .regex(sshFingerprintPattern)
-  .openapi({
-    description: 'SSH host key fingerprint: `SHA256:` + 43 base64 characters.',
-    example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
-  });
+export const SshFingerprintValueSchema = z.string().max(50).regex(sshFingerprintPattern).openapi({
+  description: 'SSH host key fingerprint: `SHA256:` + 43 base64 characters.',
+  example: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+});
 
 export const InstallerVersionSchema = z
   .string()

@@ -1,5 +1,3 @@
-import type { Router } from '../http/router.js';
-
 /**
  * Every response header the service documents, once, as `components.headers`. Routes reference them
  * with `headerRef(name)`; the document builder adds the ones every answer carries (`commonResponseHeaders`)
@@ -120,10 +118,4 @@ export function headerRef(name: ResponseHeaderName, description?: string): Heade
 /** Header references for a response, by name. */
 export function headerRefs(...names: ResponseHeaderName[]): Record<string, HeaderRef> {
   return Object.fromEntries(names.map((name) => [name, headerRef(name)]));
-}
-
-export function registerResponseHeaders(app: Router): void {
-  for (const [name, header] of Object.entries(responseHeaders)) {
-    app.openAPIRegistry.registerComponent('headers', name, header as never);
-  }
 }

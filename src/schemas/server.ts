@@ -34,12 +34,10 @@ const CheckinIntervalSchema = z
   .max(86_400)
   .openapi({ format: 'int32', description: 'Seconds the agent should wait before its next check-in.', example: 300 });
 
-export const ServerStatusValueSchema = z
-  .enum(['active', 'revoked'])
-  .openapi({
-    description: '`revoked` servers must stop their agent: the service will not take their reports.',
-    example: 'active',
-  });
+export const ServerStatusValueSchema = z.enum(['active', 'revoked']).openapi({
+  description: '`revoked` servers must stop their agent: the service will not take their reports.',
+  example: 'active',
+});
 
 export const RegisterRequestSchema = z
   .object({
@@ -143,12 +141,10 @@ export const ServiceStatusSchema = z
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/)
       .openapi({ description: 'Version of the API contract.', example: '2.0.0' }),
     time: TimestampSchema.openapi({ description: "The service's current time." }),
-    database: z
-      .literal('reachable')
-      .openapi({
-        example: 'reachable',
-        description: 'Always `reachable` in a 200 answer: an unreachable database is 503 `service_unavailable`.',
-      }),
+    database: z.literal('reachable').openapi({
+      example: 'reachable',
+      description: 'Always `reachable` in a 200 answer: an unreachable database is 503 `service_unavailable`.',
+    }),
   })
   .openapi('ServiceStatus', {
     description: 'The answer without credentials.',

@@ -61,12 +61,10 @@ export const WatchedInstallCodeSchema = z
       ].join(' '),
       example: 'activated',
     }),
-    usable: z
-      .boolean()
-      .openapi({
-        description: 'Whether an installer can still enter the code: it is issued (or restored) and unexpired.',
-        example: false,
-      }),
+    usable: z.boolean().openapi({
+      description: 'Whether an installer can still enter the code: it is issued (or restored) and unexpired.',
+      example: false,
+    }),
     issued_at: TimestampSchema,
     expires_at: TimestampSchema,
     machine: WatchedMachineSchema.nullable(),

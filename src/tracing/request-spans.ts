@@ -14,7 +14,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../http/router.js';
+import type { RequestSpanEnv } from './tracing.js';
 
 /** Orchestrators' probes, asked every few seconds: their spans would be most of a trace store and say nothing. */
 const PROBES = new Set(['/api/v2/healthz', '/api/v2/livez', '/api/v2/readyz']);
@@ -37,7 +37,7 @@ interface NodeBindings {
  * Context Level 2). The query string is left out: it is what a caller typed. A 5xx is an error; a 4xx is
  * the caller's, not the server's.
  */
-export function requestSpans(tracer: Tracer): MiddlewareHandler<AppEnv> {
+export function requestSpans(tracer: Tracer): MiddlewareHandler<RequestSpanEnv> {
   return async (c, next) => {
     if (PROBES.has(c.req.path)) return next();
     const parent = propagator.extract(ROOT_CONTEXT, c.req.raw.headers, headerGetter);

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 
 /**
  * OpenTelemetry's standard variables (opentelemetry.io, "SDK environment variables"), the ones this

@@ -1,9 +1,14 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Registry } from 'prom-client';
 import type { StatementTracer } from '../db/statement-tracing.js';
-import type { AppEnv } from '../http/router.js';
-import type { Logger } from '../logger.js';
-import type { TracingSettings } from './settings.js';
+
+/**
+ * The request variables a request span reads (set by src/http/request-context.ts for every request): named
+ * here, so that tracing, which the domain uses, imports nothing of HTTP (the app's own env includes these).
+ */
+export interface RequestSpanEnv {
+  Variables: { requestId: string; clientAddress: string };
+}
 
 /** Attributes of a span of our own (token signing), by the OpenTelemetry attribute names. */
 export type SpanAttributes = Record<string, string | number | boolean>;
@@ -16,7 +21,7 @@ export type SpanAttributes = Record<string, string | number | boolean>;
  */
 export interface Tracing {
   /** The server span of each request (probes aside), a child of the caller's `traceparent`; it answers `traceresponse`. */
-  requestSpans: MiddlewareHandler<AppEnv>;
+  requestSpans: MiddlewareHandler<RequestSpanEnv>;
   /** One statement in a span of its own, inside a recorded request span (none outside one). */
   statement: StatementTracer;
   /** Work of the request's own in a span (token signing), inside a recorded request span. */
@@ -37,13 +42,4 @@ export interface Tracing {
   registerMetrics(registry: Registry): void;
   /** Exports what is queued (waiting at most `timeoutMs`) and stops. */
   shutdown(timeoutMs: number): Promise<void>;
-}
-
-/**
- * Loads OpenTelemetry (a chunk of its own in the build, read only here) and starts exporting. Also sets
- * the process's span runner (active-tracing.ts) for the code handed no dependencies.
- */
-export async function startTracing(settings: TracingSettings, logger: Logger): Promise<Tracing> {
-  const { createTracing } = await import('./sdk.js');
-  return createTracing(settings, logger);
 }

@@ -11,7 +11,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false 
 ajv.addSchema(document, 'openapi.json');
 
 type Json = Record<string, unknown>;
-const escape = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Every schema object of the document with its JSON pointer: components, and the inline ones of paths. */
 function* schemasIn(node: unknown, at: string[], isSchema: boolean): Generator<[string[], Json]> {
@@ -38,7 +38,7 @@ function* schemasIn(node: unknown, at: string[], isSchema: boolean): Generator<[
   }
 }
 
-const validatorAt = (at: string[]) => ajv.getSchema(`openapi.json#/${at.map(escape).join('/')}`)!;
+const validatorAt = (at: string[]) => ajv.getSchema(`openapi.json#/${at.map(escapePointer).join('/')}`)!;
 
 describe('the examples of the document', () => {
   const schemas = [...schemasIn(document, [], false)];

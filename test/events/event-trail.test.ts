@@ -6,7 +6,7 @@ import { eventClientKeyHash } from '../../src/domain/events.js';
 import { revokeInstallCode } from '../../src/domain/install-codes.js';
 import { revokeServer } from '../../src/domain/servers.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { rateLimitAddressKey } from '../../src/http/client-address.js';
+import { rateLimitAddressKey } from '../../src/domain/client-addresses.js';
 import {
   AGENT_VERSION,
   bearer,

@@ -4,9 +4,9 @@ import {
   normaliseAddress,
   parseTrustProxy,
   rateLimitAddressKey,
-  resolveClientAddress,
   sameAddress,
-} from '../../src/http/client-address.js';
+} from '../../src/domain/client-addresses.js';
+import { resolveClientAddress } from '../../src/http/client-address.js';
 import { bucketRows, expectRateLimited, issueFrom, openBrowser } from '../rate-limits/rate-limit-support.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config-error.js';
 import { activations, signingKeys } from '../../src/db/schema.js';
 import { openPrivateJwk } from '../../src/domain/key-encryption.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';

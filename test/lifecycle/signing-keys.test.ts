@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config-error.js';
 import { signingKeys } from '../../src/db/schema.js';
 import { loadKeyRing } from '../../src/domain/signing-key-store.js';
 import { generatePrivateJwk } from '../../src/domain/signing-keys.js';

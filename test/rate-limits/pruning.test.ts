@@ -54,16 +54,14 @@ async function seed(t: TestApp): Promise<void> {
     releasedAt: at('2026-11-14T08:55:00Z'),
     codeRestored: true,
   });
-  await db
-    .insert(events)
-    .values(
-      ['2026-08-23T09:00:00Z', '2026-08-24T11:00:00Z'].map((occurred) => ({
-        type: 'install_code.issued',
-        occurredAt: at(occurred),
-        actor: 'browser' as const,
-        data: {},
-      })),
-    );
+  await db.insert(events).values(
+    ['2026-08-23T09:00:00Z', '2026-08-24T11:00:00Z'].map((occurred) => ({
+      type: 'install_code.issued',
+      occurredAt: at(occurred),
+      actor: 'browser' as const,
+      data: {},
+    })),
+  );
 }
 
 async function remaining(t: TestApp) {

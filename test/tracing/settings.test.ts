@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config-error.js';
 import { loadTracingSettings } from '../../src/tracing/settings.js';
 import { statementSummary } from '../../src/tracing/statement-summary.js';
 
@@ -41,7 +41,7 @@ describe('tracing settings from the OTEL_* variables', () => {
   });
 
   it('appends v1/traces to the generic endpoint and takes the traces endpoint as it is', () => {
-    const url = (env: Record<string, string>) => (loadTracingSettings(env)?.export as { url: string }).url;
+    const url = (env: Record<string, string>) => (loadTracingSettings(env)!.export as { url: string }).url;
     expect(url(endpoint)).toBe('http://collector.internal:4318/v1/traces');
     expect(url({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example/base/' })).toBe(
       'https://otlp.example/base/v1/traces',

@@ -78,7 +78,10 @@ describe('runInstall resumes an install from its state', () => {
       options({
         installCode: code,
         state: store,
-        install: (activation) => (installing(activation), new Promise<void>(() => {})),
+        install: (activation) => {
+          installing(activation);
+          return new Promise<void>(() => {});
+        },
       }),
     );
     const { activation_id, install_token } = await started;
@@ -159,7 +162,14 @@ describe('runInstall resumes an install from its state', () => {
     expect(first.outcome).toBe('confirmed');
     let steps = 0;
     const again = await runInstall(
-      options({ state: store, confirmAddress: async () => (steps++, address), install: async () => void steps++ }),
+      options({
+        state: store,
+        confirmAddress: async () => {
+          steps++;
+          return address;
+        },
+        install: async () => void steps++,
+      }),
     );
     expect(again).toMatchObject({
       outcome: 'confirmed',
@@ -175,7 +185,15 @@ describe('runInstall resumes an install from its state', () => {
     h.t.clock.advance(3601); // the install token (and the first code) expired meanwhile
     const fresh = await issueCode(h);
     let asked = 0;
-    const result = await runInstall(options({ state: store, installCode: async () => (asked++, fresh) }));
+    const result = await runInstall(
+      options({
+        state: store,
+        installCode: async () => {
+          asked++;
+          return fresh;
+        },
+      }),
+    );
     expect(result).toMatchObject({ outcome: 'confirmed', activation: { install_code: fresh } });
     expect(asked).toBe(1);
     expect(await activationStatus(stale)).toBe('released');

@@ -39,7 +39,7 @@ export async function sendWebhook(
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let target;
+  let target: Awaited<ReturnType<typeof resolveWebhookTarget>>;
   try {
     target = await resolveWebhookTarget(url, options.safety, options.resolve);
   } catch (err) {

@@ -4,7 +4,7 @@ import type { Page } from '../../domain/admin/pagination.js';
 import type { ErrorCode } from '../../errors.js';
 import { requireScope, type AdminScope } from '../../http/admin-auth.js';
 import { NDJSON, ndjsonExport, wantsNdjson } from '../../http/ndjson-export.js';
-import type { AppEnv } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 
 /**

@@ -136,7 +136,7 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     const { override, replaced } = await createRateLimitOverride(deps.db, input, now, operatorChangeContext(c));
     // In force at once here; the other instances read it within their refresh bound.
     deps.rateLimitOverrides.invalidate();
-    replaced.forEach(() => c.var.metrics.transition('rate_limit_override.removed', 'operator'));
+    for (const _ of replaced) c.var.metrics.transition('rate_limit_override.removed', 'operator');
     c.var.metrics.transition('rate_limit_override.created', 'operator');
     const message = replaced.length
       ? `Override set, replacing ${replaced.map((r) => r.id).join(', ')}.`

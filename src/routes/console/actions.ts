@@ -8,7 +8,7 @@ import {
   revokeInstallCodeCounted,
   revokeServerCounted,
 } from '../../http/operator-changes.js';
-import type { AppEnv } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
 import { OperatorReasonSchema } from '../../schemas/admin/operator-reason.js';
 import { ConsoleRefusal, refuseForm, setConsoleHeaders } from './console-answer.js';
 

@@ -8,7 +8,7 @@ import {
   type ConsoleViewer,
 } from '../../console/console-frame.js';
 import type { FormRefusal } from '../../http/console-session.js';
-import type { AppEnv } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
 
 /**
  * The headers of every console answer, refusals included: never cached, the console's CSP, and no

@@ -17,7 +17,7 @@ import {
   operatorSigningIn,
   startConsoleSession,
 } from '../../http/console-session.js';
-import type { AppEnv } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
 import { assertSameOrigin } from '../../http/same-origin.js';
 import { answerView, refuseForm } from './console-answer.js';
 

@@ -10,12 +10,13 @@ import { ApiError } from '../../errors.js';
 import { approvalGate, approvalPendingError } from '../../domain/install-code-approval.js';
 import { checksFor, senderChecks, type RateLimitCheck } from '../../domain/rate-limits/limiter.js';
 import { approvalWaitPolicy, secondsToBucketEnd } from '../../domain/rate-limits/policies.js';
-import { observedAddress, sameAddress } from '../../http/client-address.js';
+import { observedAddress, sameAddress } from '../../domain/client-addresses.js';
 import { admitCounted, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
-import type { AppEnv, Router } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
+import type { Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
@@ -102,7 +103,7 @@ async function checkPrecheckToken(
   codeHash: string,
   now: Date,
 ): Promise<{ jti: string; precheckId: string | undefined } | { problem: ApiError }> {
-  let precheck;
+  let precheck: Awaited<ReturnType<typeof verifyPrecheckToken>>;
   try {
     precheck = await verifyPrecheckToken(keys, body.precheck_token, now);
   } catch (error) {

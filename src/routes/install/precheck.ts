@@ -7,7 +7,7 @@ import { randomId } from '../../domain/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { ApiError } from '../../errors.js';
-import { observedAddress } from '../../http/client-address.js';
+import { observedAddress } from '../../domain/client-addresses.js';
 import { admitCounted } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';

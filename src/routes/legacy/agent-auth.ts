@@ -1,6 +1,6 @@
 import { createMiddleware } from 'hono/factory';
 import type { Database } from '../../db/client.js';
-import type { AppEnv } from '../../http/router.js';
+import type { AppEnv } from '../../http/app-env.js';
 import { findServerByAgentToken, type ServerRow } from '../../domain/servers.js';
 import { bearerRejected, bearerToken } from '../../http/credentials.js';
 

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
-import { observedAddress } from '../../http/client-address.js';
+import { observedAddress } from '../../domain/client-addresses.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';

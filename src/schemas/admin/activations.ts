@@ -8,11 +8,9 @@ import { ServerIdSchema } from '../server.js';
 import { ServerHealthSchema } from './servers.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
-export const ActivationStatusSchema = z
-  .enum(['activated', 'confirmed', 'released'])
-  .openapi('ActivationStatus', {
-    description: '`activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).',
-  });
+export const ActivationStatusSchema = z.enum(['activated', 'confirmed', 'released']).openapi('ActivationStatus', {
+  description: '`activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).',
+});
 
 const EXAMPLE_CURSOR = exampleCursor('act_3f9a12b45cd67e89', '2026-11-22T10:00:00Z');
 
@@ -22,13 +20,10 @@ export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend(
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
   public_ip: textFilter('Exact public IP, as the installer sent it.', '203.0.113.7'),
   install_code_id: InstallCodeIdSchema.optional(),
-  duplicate: z
-    .enum(['true', 'false'])
-    .optional()
-    .openapi({
-      description: '`true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others.',
-      example: 'true',
-    }),
+  duplicate: z.enum(['true', 'false']).optional().openapi({
+    description: '`true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others.',
+    example: 'true',
+  }),
 });
 
 export const ActivationRecordSchema = z
@@ -43,13 +38,10 @@ export const ActivationRecordSchema = z
     install_token_expires_at: TimestampSchema,
     confirmed_at: nullableTimestamp('When it was confirmed.'),
     released_at: nullableTimestamp('When it was released.'),
-    install_code_restored: z
-      .boolean()
-      .nullable()
-      .openapi({
-        description: 'For a released activation, whether its release restored the code; `null` otherwise.',
-        example: null,
-      }),
+    install_code_restored: z.boolean().nullable().openapi({
+      description: 'For a released activation, whether its release restored the code; `null` otherwise.',
+      example: null,
+    }),
     duplicate_of: ActivationIdSchema.nullable().openapi({
       description:
         "Set at activate when this machine's identity was already in use (DESIGN §16, a cloned image): the activation whose `machine_id` it shares with another `ssh_fingerprint`, or whose `ssh_fingerprint` it shares with another `machine_id`, confirmed or with a live server. `null` otherwise. The event `activation.duplicate_detected` records it too.",
@@ -75,14 +67,11 @@ export const ActivationIdParamsSchema = z.object({
 
 export const OperatorReleaseRequestSchema = z
   .object({
-    restore_install_code: z
-      .boolean()
-      .default(true)
-      .openapi({
-        description:
-          "`true` (the default): restore the code as the installer's release does, when its token is unused and unexpired and the code unexpired. `false`: revoke the code instead, so it can never be used again.",
-        example: true,
-      }),
+    restore_install_code: z.boolean().default(true).openapi({
+      description:
+        "`true` (the default): restore the code as the installer's release does, when its token is unused and unexpired and the code unexpired. `false`: revoke the code instead, so it can never be used again.",
+      example: true,
+    }),
     reason: OperatorReasonSchema,
   })
   .openapi('OperatorReleaseRequest');

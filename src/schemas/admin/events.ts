@@ -34,13 +34,11 @@ export const EventRecordSchema = z
       .openapi({ format: 'int64', description: 'Sequential: a larger id was written later.', example: 42 }),
     type: EventTypeSchema,
     occurred_at: TimestampSchema,
-    actor: z
-      .enum(['installer', 'agent', 'operator', 'browser', 'service'])
-      .openapi({
-        description:
-          'Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).',
-        example: 'installer',
-      }),
+    actor: z.enum(['installer', 'agent', 'operator', 'browser', 'service']).openapi({
+      description:
+        'Who made the change (`service`: the service itself, e.g. a webhook endpoint disabled after failing for 5 days).',
+      example: 'installer',
+    }),
     install_code_id: InstallCodeIdSchema.nullable().openapi({ description: 'The install code it is about, if any.' }),
     activation_id: ActivationIdSchema.nullable().openapi({ description: 'The activation it is about, if any.' }),
     server_id: ServerIdSchema.nullable().openapi({ description: 'The server it is about, if any.', example: null }),

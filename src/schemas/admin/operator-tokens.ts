@@ -18,13 +18,11 @@ export const OperatorTokenIdParamsSchema = z.object({
   id: OperatorTokenIdSchema.openapi({ param: { name: 'id', in: 'path' } }),
 });
 
-export const OperatorTokenScopeSchema = z
-  .enum(['read', 'write'])
-  .openapi('OperatorTokenScope', {
-    description:
-      '`read`: the lists and objects of the admin API. `write`: those and the operator actions (revoke, release, overrides). Only `ADMIN_TOKEN` manages operator tokens.',
-    example: 'read',
-  });
+export const OperatorTokenScopeSchema = z.enum(['read', 'write']).openapi('OperatorTokenScope', {
+  description:
+    '`read`: the lists and objects of the admin API. `write`: those and the operator actions (revoke, release, overrides). Only `ADMIN_TOKEN` manages operator tokens.',
+  example: 'read',
+});
 
 const OperatorNameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : undefined) })
@@ -60,12 +58,10 @@ export const OperatorTokenRecordSchema = z
     operator_token_id: OperatorTokenIdSchema,
     name: z.string().max(64).openapi({ description: 'Who acts with it (`operator` in events).', example: 'grafana' }),
     scope: OperatorTokenScopeSchema,
-    status: z
-      .enum(['active', 'expired', 'revoked'])
-      .openapi('OperatorTokenStatus', {
-        description: '`active`, `expired` (past `expires_at`) or `revoked`: only an active token is accepted.',
-        example: 'active',
-      }),
+    status: z.enum(['active', 'expired', 'revoked']).openapi('OperatorTokenStatus', {
+      description: '`active`, `expired` (past `expires_at`) or `revoked`: only an active token is accepted.',
+      example: 'active',
+    }),
     created_at: TimestampSchema,
     expires_at: nullableTimestamp('When it stops working by itself; `null`: never.'),
     last_used_at: nullableTimestamp(
@@ -81,14 +77,11 @@ export const OperatorTokenRecordSchema = z
 export const CreatedOperatorTokenSchema = z
   .object({
     ...OperatorTokenRecordSchema.shape,
-    token: z
-      .string()
-      .max(64)
-      .openapi({
-        description:
-          'The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.',
-        example: 'sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe',
-      }),
+    token: z.string().max(64).openapi({
+      description:
+        'The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.',
+      example: 'sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe',
+    }),
   })
   .openapi('CreatedOperatorToken', {
     description: 'A named operator token just made, with the token itself (shown this once).',

@@ -6,7 +6,7 @@ import {
   type OverrideSubject,
   type OverrideTarget,
 } from '../../domain/rate-limits/overrides.js';
-import { normaliseAddress, rateLimitAddressKey } from '../../http/client-address.js';
+import { normaliseAddress, rateLimitAddressKey } from '../../domain/client-addresses.js';
 import { parseNetwork } from '../ip-network.js';
 
 const MACHINE_ID = /^[0-9a-f]{32}$/;

@@ -34,21 +34,17 @@ export const RateLimitOverrideIdSchema = z
     example: 'rlo_7d41c9e2a05b3f86',
   });
 
-export const OverrideSubjectSchema = z
-  .enum(OVERRIDE_SUBJECTS)
-  .openapi('RateLimitOverrideSubject', {
-    description:
-      '`ip`: one address (an IPv6 one sets its whole /64, by which IPv6 clients are counted); `cidr`: a network, /16 to /32 of IPv4, /32 to /64 of IPv6; `machine`: one `machine_id`.',
-    example: 'ip',
-  });
+export const OverrideSubjectSchema = z.enum(OVERRIDE_SUBJECTS).openapi('RateLimitOverrideSubject', {
+  description:
+    '`ip`: one address (an IPv6 one sets its whole /64, by which IPv6 clients are counted); `cidr`: a network, /16 to /32 of IPv4, /32 to /64 of IPv6; `machine`: one `machine_id`.',
+  example: 'ip',
+});
 
-export const OverridableLimitNameSchema = z
-  .enum(limitNames)
-  .openapi('OverridableLimitName', {
-    description:
-      'A limit counted per IP address (for `ip` and `cidr`) or per machine (for `machine`): see the README table of limits.',
-    example: 'issue-ip-hour',
-  });
+export const OverridableLimitNameSchema = z.enum(limitNames).openapi('OverridableLimitName', {
+  description:
+    'A limit counted per IP address (for `ip` and `cidr`) or per machine (for `machine`): see the README table of limits.',
+  example: 'issue-ip-hour',
+});
 
 const ReasonSchema = textWithoutControlCharacters(200).min(1, 'must say why, in 1 to 200 characters');
 
@@ -114,13 +110,10 @@ export const RateLimitOverrideStatusSchema = z
     example: 'active',
   });
 
-const operatorName = z
-  .string()
-  .max(128)
-  .openapi({
-    description: 'The operator: the name of the operator token used (`root` for `ADMIN_TOKEN`).',
-    example: 'root',
-  });
+const operatorName = z.string().max(128).openapi({
+  description: 'The operator: the name of the operator token used (`root` for `ADMIN_TOKEN`).',
+  example: 'root',
+});
 
 export const RateLimitOverrideRecordSchema = z
   .object({
@@ -130,14 +123,11 @@ export const RateLimitOverrideRecordSchema = z
       .string()
       .max(64)
       .openapi({ description: 'The address, network or machine id, in its one spelling.', example: '203.0.113.7' }),
-    applies_to: z
-      .string()
-      .max(64)
-      .openapi({
-        description:
-          'What the limiter matches: the address, for an IPv6 address its /64, the network, or the machine id.',
-        example: '203.0.113.7',
-      }),
+    applies_to: z.string().max(64).openapi({
+      description:
+        'What the limiter matches: the address, for an IPv6 address its /64, the network, or the machine id.',
+      example: '203.0.113.7',
+    }),
     limit_name: OverridableLimitNameSchema,
     limit: z
       .number()
@@ -145,16 +135,11 @@ export const RateLimitOverrideRecordSchema = z
       .min(1)
       .max(OVERRIDE_QUOTA_MAX)
       .openapi({ format: 'int32', description: 'The quota it sets.', example: 20 }),
-    default_limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(OVERRIDE_QUOTA_MAX)
-      .openapi({
-        format: 'int32',
-        description: "The limit's own quota, which applies again once the override ends.",
-        example: 3,
-      }),
+    default_limit: z.number().int().min(1).max(OVERRIDE_QUOTA_MAX).openapi({
+      format: 'int32',
+      description: "The limit's own quota, which applies again once the override ends.",
+      example: 3,
+    }),
     status: RateLimitOverrideStatusSchema,
     expires_at: TimestampSchema,
     reason: z
@@ -167,15 +152,11 @@ export const RateLimitOverrideRecordSchema = z
     removed_by: operatorName
       .nullable()
       .openapi({ description: 'Who removed it; `null` if nobody did.', example: null }),
-    removal_reason: z
-      .string()
-      .max(200)
-      .nullable()
-      .openapi({
-        description:
-          'Why it was removed (`Replaced by rlo_…` when a newer override took its place); `null` if it was not, or no reason was given.',
-        example: null,
-      }),
+    removal_reason: z.string().max(200).nullable().openapi({
+      description:
+        'Why it was removed (`Replaced by rlo_…` when a newer override took its place); `null` if it was not, or no reason was given.',
+      example: null,
+    }),
   })
   .openapi('RateLimitOverrideRecord', {
     description:

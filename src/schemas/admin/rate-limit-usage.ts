@@ -54,13 +54,10 @@ export const RateLimitUsageSchema = z
       .string()
       .max(45)
       .openapi({ description: 'The address (in its one spelling) or machine id asked about.', example: '203.0.113.7' }),
-    counted_as: z
-      .string()
-      .max(45)
-      .openapi({
-        description: "What the limits count it under: the address, an IPv6 address's /64, or the machine id.",
-        example: '203.0.113.7',
-      }),
+    counted_as: z.string().max(45).openapi({
+      description: "What the limits count it under: the address, an IPv6 address's /64, or the machine id.",
+      example: '203.0.113.7',
+    }),
     limits: z
       .array(
         z.object({

@@ -29,14 +29,11 @@ export const WebhookEventFilterSchema = z
 export const CreateWebhookRequestSchema = z
   .object({
     // Longer than the 2048 allowed, so that a long URL is answered `webhook_url_not_allowed` with the reason.
-    url: z
-      .string()
-      .max(8192)
-      .openapi({
-        description:
-          'Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").',
-        example: 'https://hooks.example.com/slowdns',
-      }),
+    url: z.string().max(8192).openapi({
+      description:
+        'Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").',
+      example: 'https://hooks.example.com/slowdns',
+    }),
     events: z
       .array(WebhookEventFilterSchema)
       .min(1)
@@ -55,34 +52,25 @@ export const CreateWebhookRequestSchema = z
 
 export const UpdateWebhookRequestSchema = z
   .object({
-    paused: z
-      .boolean()
-      .openapi({
-        description: '`true` pauses (messages wait), `false` resumes (and re-enables a disabled endpoint).',
-        example: true,
-      }),
+    paused: z.boolean().openapi({
+      description: '`true` pauses (messages wait), `false` resumes (and re-enables a disabled endpoint).',
+      example: true,
+    }),
   })
   .openapi('UpdateWebhookRequest');
 
 export const WebhookEndpointRecordSchema = z
   .object({
     webhook_id: WebhookEndpointIdSchema,
-    url: z
-      .string()
-      .max(2048)
-      .nullable()
-      .openapi({
-        description:
-          'The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.',
-        example: 'https://hooks.example.com/slowdns',
-      }),
-    url_host: z
-      .string()
-      .max(300)
-      .openapi({
-        description: "The URL's host (and port): what every operator may see.",
-        example: 'hooks.example.com',
-      }),
+    url: z.string().max(2048).nullable().openapi({
+      description:
+        'The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.',
+      example: 'https://hooks.example.com/slowdns',
+    }),
+    url_host: z.string().max(300).openapi({
+      description: "The URL's host (and port): what every operator may see.",
+      example: 'hooks.example.com',
+    }),
     description: z.string().max(200).nullable().openapi({ example: 'Billing: confirmed installs' }),
     events: z.array(WebhookEventFilterSchema).max(EVENT_TYPES.length + 1),
     status: z
@@ -160,34 +148,20 @@ export const WebhookAttemptSchema = z
   .object({
     attempted_at: TimestampSchema,
     duration_ms: z.number().int().min(0).max(2147483647).openapi({ format: 'int32', example: 84 }),
-    status_code: z
-      .number()
-      .int()
-      .min(0)
-      .max(999)
-      .nullable()
-      .openapi({
-        format: 'int32',
-        description: "The receiver's HTTP status; `null` when no answer came.",
-        example: 200,
-      }),
-    error: z
-      .string()
-      .max(300)
-      .nullable()
-      .openapi({
-        description:
-          'Why no answer came: `timeout` (10 s), `network: <code>`, `dns: <code>`, `refused: <reason>` (an address the safety rules refuse).',
-        example: null,
-      }),
-    response_excerpt: z
-      .string()
-      .max(256)
-      .nullable()
-      .openapi({
-        description: 'The first 256 characters of the answer; never kept from a private target.',
-        example: 'ok',
-      }),
+    status_code: z.number().int().min(0).max(999).nullable().openapi({
+      format: 'int32',
+      description: "The receiver's HTTP status; `null` when no answer came.",
+      example: 200,
+    }),
+    error: z.string().max(300).nullable().openapi({
+      description:
+        'Why no answer came: `timeout` (10 s), `network: <code>`, `dns: <code>`, `refused: <reason>` (an address the safety rules refuse).',
+      example: null,
+    }),
+    response_excerpt: z.string().max(256).nullable().openapi({
+      description: 'The first 256 characters of the answer; never kept from a private target.',
+      example: 'ok',
+    }),
   })
   .openapi('WebhookAttempt');
 
@@ -195,14 +169,11 @@ export const WebhookDeliveryRecordSchema = z
   .object({
     delivery_id: WebhookDeliveryIdSchema,
     webhook_id: WebhookEndpointIdSchema,
-    message_id: z
-      .string()
-      .max(40)
-      .openapi({
-        description:
-          'The `webhook-id` header: the same on every attempt and replay (`evt_<event id>`, or `msg_…` for a test message).',
-        example: 'evt_42',
-      }),
+    message_id: z.string().max(40).openapi({
+      description:
+        'The `webhook-id` header: the same on every attempt and replay (`evt_<event id>`, or `msg_…` for a test message).',
+      example: 'evt_42',
+    }),
     type: z
       .string()
       .max(64)
@@ -214,22 +185,15 @@ export const WebhookDeliveryRecordSchema = z
       .max(Number.MAX_SAFE_INTEGER)
       .nullable()
       .openapi({ format: 'int64', description: 'The event it carries; `null` for a test message.', example: 42 }),
-    status: z
-      .enum(['pending', 'delivered', 'failed'])
-      .openapi({
-        description: '`failed`: every attempt of the retry schedule failed; replay it to try again.',
-        example: 'delivered',
-      }),
-    attempt_count: z
-      .number()
-      .int()
-      .min(0)
-      .max(2147483647)
-      .openapi({
-        format: 'int32',
-        description: 'Attempts in the current schedule (a replay starts it again).',
-        example: 1,
-      }),
+    status: z.enum(['pending', 'delivered', 'failed']).openapi({
+      description: '`failed`: every attempt of the retry schedule failed; replay it to try again.',
+      example: 'delivered',
+    }),
+    attempt_count: z.number().int().min(0).max(2147483647).openapi({
+      format: 'int32',
+      description: 'Attempts in the current schedule (a replay starts it again).',
+      example: 1,
+    }),
     next_attempt_at: nullableTimestamp('When it is tried next, while pending.'),
     created_at: TimestampSchema,
     delivered_at: nullableTimestamp('When a 2xx answered it.'),

@@ -1,0 +1,23 @@
+import type { ConsoleSession } from '../domain/operators/console-sessions.js';
+import type { Metrics } from '../metrics/metrics.js';
+
+/**
+ * What a request carries through the app's middleware and handlers (Hono's `c.get`): types only, so that a
+ * module that needs the shape of a request imports no router, and nothing of the app's wiring.
+ */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    clientAddress: string;
+    /** What per-IP rate limits count this client under: its address, or its /64 for IPv6. */
+    clientKey: string;
+    /** The app's metrics, for handlers that count what they changed. */
+    metrics: Metrics;
+    /** On admin routes, who the operator token says is acting (`root` for ADMIN_TOKEN). */
+    operator: string;
+    /** On admin routes, what the operator token allows: `read`, `write`, or `root` (ADMIN_TOKEN). */
+    operatorScope: 'read' | 'write' | 'root';
+    /** On console routes, the live console session of the request, if any. */
+    consoleSession?: ConsoleSession;
+  };
+}
