@@ -1,5 +1,7 @@
-import type { JsonObject } from './compact-jws.js';
 import { sha256Hex } from './secret-hash.js';
+
+/** Not imported from compact-jws.ts: that would close a circle through signing-keys.ts. */
+type JsonObject = Record<string, unknown>;
 
 /** What this process put in a token it signed: its header and payload, frozen. */
 export interface SignedParts {
