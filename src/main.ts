@@ -1,66 +1,46 @@
-import type { Duplex } from 'node:stream';
-import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app.js';
+import { createStartingApp } from './app-while-starting.js';
 import { systemClock } from './clock.js';
 import { ConfigError } from './config-error.js';
 import { loadConfig, type Config } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/client.js';
+import { openDatabase } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
-import { startPruning, type PruningSchedule } from './domain/pruning.js';
-import { keyProtection } from './domain/key-protection.js';
 import { fleetCounts } from './domain/admin/fleet-counts.js';
-import { createWebhookWorker, startWebhookDelivery, type WebhookDelivery } from './domain/webhooks/delivery-loop.js';
+import { keyProtection, type KeyProtection } from './domain/key-protection.js';
+import { startPruning } from './domain/pruning.js';
 import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
 import { keyRingFromConfig } from './domain/signing-keys.js';
-import { createLogger, errorFields } from './logger.js';
+import { createWebhookWorker, startWebhookDelivery } from './domain/webhooks/delivery-loop.js';
+import { createLogger, errorFields, type Logger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { createMetricsApp } from './metrics/metrics-app.js';
-import { answerClientError } from './http/client-error-answer.js';
-import type { Router } from './http/router.js';
-import { createStartingApp } from './starting-app.js';
-import { describeDatabase, prepareDatabase } from './startup.js';
+import { describeDatabase, prepareDatabase } from './prepare-database.js';
+import { openPublicPort, openSidePort, StartupError } from './public-port.js';
 import { loadTracingSettings } from './tracing/settings.js';
 import { startTracing } from './tracing/start-tracing.js';
 
 /** How long a stopping server keeps answering, each answer closing its connection, before it stops accepting. */
 const SHUTDOWN_DRAIN_MS = 500;
-/** Idle keep-alive connections close after this: sooner than a slow client's request timeout. */
-const KEEP_ALIVE_TIMEOUT_MS = 5000;
+/** A shutdown that has not finished after this exits anyway (status 1). */
+const SHUTDOWN_LIMIT_MS = 10_000;
 /** At shutdown, the spans still queued are exported for at most this long. */
 const TRACE_FLUSH_MS = 3000;
 
-/** A start-up failure that is one line as it is (port in use, ...). */
-class StartupError extends Error {}
+/** What a started part leaves behind: how to stop it. */
+type Stop = () => unknown;
 
-type Fetch = Router['fetch'];
+/** The parts running, in the order they started. Shutdown stops them in reverse: each before what it uses. */
+class RunningParts {
+  readonly #stops: Stop[] = [];
 
-/**
- * Opens the port, or fails with one line. Slow clients are cut: request headers and body must arrive
- * within REQUEST_TIMEOUT_SECONDS, checked every second (answered 408 `request_timeout` and closed by
- * answerClientError).
- */
-function listen(fetch: Fetch, config: Config): Promise<ServerType> {
-  const timeoutMs = config.requestTimeoutSeconds * 1000;
-  return new Promise((resolve, reject) => {
-    const server = serve(
-      {
-        fetch,
-        port: config.port,
-        hostname: config.host,
-        serverOptions: {
-          requestTimeout: timeoutMs,
-          headersTimeout: timeoutMs,
-          keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-          connectionsCheckingInterval: 1000,
-        },
-      },
-      () => resolve(server),
-    );
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') reject(new StartupError(`port ${config.port} is already in use`));
-      else reject(new StartupError(`cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`));
-    });
-  });
+  add(stop: Stop): void {
+    this.#stops.push(stop);
+  }
+
+  /** A part added while stopping (start-up racing a signal) is stopped too. */
+  async stopAll(): Promise<void> {
+    for (let stop = this.#stops.pop(); stop; stop = this.#stops.pop()) await stop();
+  }
 }
 
 /**
@@ -68,17 +48,123 @@ function listen(fetch: Fetch, config: Config): Promise<ServerType> {
  * database is checked first (configuration, SIGNING_KEYS, the DATA_DIR lock, the port), each failure
  * one line. Then the port answers at once (liveness 200, the rest 503) while the database is reached,
  * retried with backoff, and migrated; then the whole app takes over.
+ *
+ * The service is a list of parts, each started here in turn and leaving its stop behind: tracing, the
+ * public port, the database, the key refresh, the metrics and console listeners, pruning, webhook
+ * delivery, and last the whole app on the public port. On SIGTERM or SIGINT the port drains for a moment
+ * (every answer closing its connection), then the parts stop in reverse order: the app first (no new
+ * request; the accepted ones answered), the database and tracing last.
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Signing keys required sealed and nothing to seal them with: refused here, one line, before anything opens.
   const protection = keyProtection(config);
   const tracingSettings = loadTracingSettings(process.env);
+  const parts = new RunningParts();
+
   // Off (no OTEL_* variable asks for it), the OpenTelemetry SDK is never loaded. Tracing's own log lines (an
   // export failing) are written outside any request, so its logger carries no span.
   const tracing = tracingSettings ? await startTracing(tracingSettings, createLogger(config.logLevel)) : undefined;
+  if (tracing) parts.add(() => tracing.shutdown(TRACE_FLUSH_MS));
   const logger = createLogger(config.logLevel, undefined, tracing?.logFields);
   const started = performance.now();
+  logSettingsToKnow(logger, config, protection);
+  const configuredKeys = config.signingKeys ? await keyRingFromConfig(config.signingKeys) : undefined;
+  const lock = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? lockDataDir(config.dataDir) : undefined;
+  process.on('exit', () => lock?.release());
+
+  const port = await openPublicPort(createStartingApp(logger, config.trustProxy).fetch, config, logger);
+  parts.add(() => port.close());
+  logger.info('listening', {
+    ...port.address,
+    startup_ms: Math.round(performance.now() - started),
+  });
+  const shutdown = async (signal: string) => {
+    if (port.draining) return;
+    port.drain();
+    logger.info('shutting down', { signal });
+    const force = setTimeout(() => process.exit(1), SHUTDOWN_LIMIT_MS).unref();
+    await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_DRAIN_MS));
+    await parts.stopAll();
+    clearTimeout(force);
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  const label = describeDatabase(config.databaseUrl, config.dataDir);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onAvailabilityChange: (available, err) => {
+      if (available) logger.info('database available again', { database: label });
+      else {
+        const { error, code } = errorFields(err);
+        logger.warn('database unavailable', { database: label, error, code });
+      }
+    },
+    traceStatement: tracing?.statement,
+  });
+  parts.add(() => database.close());
+  const keys = await prepareDatabase(database, {
+    keys: configuredKeys,
+    keyStore: keyStoreOptions(config, {
+      clock: systemClock,
+      warn: (message) => logger.warn(message),
+      error: (message, fields) => logger.error(message, fields),
+    }),
+    clock: systemClock,
+    logger,
+    label,
+    stopping: () => port.draining,
+  });
+  if (!keys || port.draining) return;
+
+  const metrics = createMetrics({
+    poolStats: () => database.poolStats(),
+    processMetrics: true,
+    fleet: () => fleetCounts(database.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
+  });
+  tracing?.registerMetrics(metrics.registry);
+  const { app, consoleApp } = createApp({
+    db: database.db,
+    availability: database.availability,
+    isDraining: () => port.draining,
+    clock: systemClock,
+    config,
+    logger,
+    keys,
+    metrics,
+    tracing,
+  });
+  // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
+  parts.add(startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) })).stop);
+  // Prometheus metrics on their own port, never on the public one (docs/running.md, "Metrics").
+  if (config.metrics) parts.add(openSidePort('metrics', createMetricsApp(metrics).fetch, config.metrics, logger));
+  // The operator console on a listener of its own (CONSOLE_PORT), where the main one is public (docs/operators.md, "The console").
+  if (consoleApp && config.console) parts.add(openSidePort('console', consoleApp.fetch, config.console, logger));
+  // Old rate-limit buckets, expired sessions, long-expired codes and old events: one instance at a time (advisory lock).
+  parts.add(startPruning(database.db, systemClock, logger, { eventRetentionDays: config.eventRetentionDays }).stop);
+  // Webhooks from the event trail, beside the server and never in a request: stopped on drain, like pruning.
+  const worker = createWebhookWorker({
+    db: database.db,
+    clock: systemClock,
+    logger,
+    safety: config.webhookSafety,
+    keyEncryptionKey: config.keyEncryptionKey,
+    onAttempt: (outcome) => metrics.webhookAttempt(outcome),
+    onExpired: (count) => metrics.webhookExpired(count),
+  });
+  parts.add(startWebhookDelivery(worker, logger).stop);
+  // Last, the whole app takes the port; stopped first: no new request, the accepted ones answered.
+  port.answerWith(app.fetch);
+  parts.add(() => port.close());
+  logger.info('ready', { database: database.kind, startup_ms: Math.round(performance.now() - started) });
+}
+
+/** Settings an operator must know they chose, said at start: how the signing keys are kept, a development profile. */
+function logSettingsToKnow(logger: Logger, config: Config, protection: KeyProtection): void {
   logger[protection.mode === 'clear' ? 'warn' : 'info']('signing key protection', { ...protection });
   if (config.rateLimitProfile.name !== 'default') {
     const { name, quotaFactor } = config.rateLimitProfile;
@@ -88,140 +174,6 @@ async function main(): Promise<void> {
       detail: `RATE_LIMIT_PROFILE=${name}: every rate-limit quota is multiplied by ${quotaFactor}, for trying the service locally; never use it in production`,
     });
   }
-  const configuredKeys = config.signingKeys ? await keyRingFromConfig(config.signingKeys) : undefined;
-  const lock = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? lockDataDir(config.dataDir) : undefined;
-  process.on('exit', () => lock?.release());
-
-  let stopping = false;
-  let handler: Fetch = createStartingApp(logger, config.trustProxy).fetch;
-  // While stopping, every answer closes its connection, so that keep-alive clients stop reusing it
-  // before the server closes the idle ones (a request racing that close would be reset).
-  const fetch: Fetch = async (request, env, ctx) => {
-    const response = await handler(request, env, ctx);
-    if (stopping) response.headers.set('Connection', 'close');
-    return response;
-  };
-  const server = await listen(fetch, config);
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, logger));
-  const address = server.address();
-  logger.info('listening', {
-    ...(typeof address === 'object' && address ? { address: address.address, port: address.port } : {}),
-    startup_ms: Math.round(performance.now() - started),
-  });
-
-  let database: DatabaseHandle | undefined;
-  let pruning: PruningSchedule | undefined;
-  let webhooks: WebhookDelivery | undefined;
-  let metricsServer: ServerType | undefined;
-  let consoleServer: ServerType | undefined;
-  let keyRefresh: { stop(): void } | undefined;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    // Drain: keep answering (with Connection: close) for a moment, then stop accepting, let the
-    // accepted requests finish and close the database; give up after 10 s.
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
-    setTimeout(() => {
-      metricsServer?.close();
-      consoleServer?.close();
-      keyRefresh?.stop();
-      server.close(async () => {
-        await pruning?.stop();
-        await webhooks?.stop();
-        await database?.close();
-        await tracing?.shutdown(TRACE_FLUSH_MS);
-        clearTimeout(force);
-        logger.info('stopped');
-        process.exit(0);
-      });
-      if ('closeIdleConnections' in server) server.closeIdleConnections();
-    }, SHUTDOWN_DRAIN_MS);
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-
-  const label = describeDatabase(config.databaseUrl, config.dataDir);
-  database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    onAvailabilityChange: (available, err) => {
-      if (available) logger.info('database available again', { database: label });
-      else
-        logger.warn('database unavailable', {
-          database: label,
-          error: errorFields(err).error,
-          code: errorFields(err).code,
-        });
-    },
-    traceStatement: tracing?.statement,
-  });
-  const keyStore = keyStoreOptions(config, {
-    clock: systemClock,
-    warn: (message) => logger.warn(message),
-    error: (message, fields) => logger.error(message, fields),
-  });
-  const keys = await prepareDatabase(database, {
-    keys: configuredKeys,
-    keyStore,
-    clock: systemClock,
-    logger,
-    label,
-    stopping: () => stopping,
-  });
-  if (!keys || stopping) return;
-
-  const ready = database;
-  const metrics = createMetrics({
-    poolStats: () => ready.poolStats(),
-    processMetrics: true,
-    fleet: () => fleetCounts(ready.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
-  });
-  tracing?.registerMetrics(metrics.registry);
-  const { app, consoleApp } = createApp({
-    db: ready.db,
-    availability: ready.availability,
-    isDraining: () => stopping,
-    clock: systemClock,
-    config,
-    logger,
-    keys,
-    metrics,
-    tracing,
-  });
-  handler = app.fetch;
-  // Keys kept in the database are reloaded every minute: a rotation by another instance or `slowdns keys rotate` reaches this one.
-  keyRefresh = startKeyRefresh(keys, (message, err) => logger.warn(message, { ...errorFields(err) }));
-  logger.info('ready', { database: ready.kind, startup_ms: Math.round(performance.now() - started) });
-  // Prometheus metrics on their own port, never on the public one (docs/operators.md, "Metrics").
-  metricsServer = config.metrics
-    ? serve(
-        { fetch: createMetricsApp(metrics).fetch, port: config.metrics.port, hostname: config.metrics.host },
-        (info) => {
-          logger.info('metrics listening', { address: info.address, port: info.port });
-        },
-      )
-    : undefined;
-  // The operator console on a listener of its own (CONSOLE_PORT), where the main one is public (docs/operators.md, "The console").
-  consoleServer =
-    consoleApp && config.console
-      ? serve({ fetch: consoleApp.fetch, port: config.console.port, hostname: config.console.host }, (info) => {
-          logger.info('console listening', { address: info.address, port: info.port });
-        })
-      : undefined;
-  // Old rate-limit buckets, expired sessions, long-expired codes and old events: one instance at a time (advisory lock).
-  pruning = startPruning(ready.db, systemClock, logger, { eventRetentionDays: config.eventRetentionDays });
-  // Webhooks from the event trail, beside the server and never in a request: stopped on drain, like pruning.
-  const worker = createWebhookWorker({
-    db: ready.db,
-    clock: systemClock,
-    logger,
-    safety: config.webhookSafety,
-    keyEncryptionKey: config.keyEncryptionKey,
-    onAttempt: (outcome) => metrics.webhookAttempt(outcome),
-    onExpired: (count) => metrics.webhookExpired(count),
-  });
-  webhooks = startWebhookDelivery(worker, logger);
 }
 
 main().catch((err: unknown) => {

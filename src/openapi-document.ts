@@ -34,7 +34,7 @@ An interrupted installer reads its install back with \`POST /api/v2/slowdns/inst
 
 **Bodies** are JSON (\`Content-Type: application/json\`, otherwise 415) of at most 64 KiB (otherwise 413).
 
-**Guides.** This reference is generated from the code. The guides, one per reader, are in the service's source repository under \`docs/\` (its \`README.md\` is their map): \`docs/installers.md\` (trying it locally, the shell and TypeScript clients, exit codes, retry and resume), \`docs/integrators.md\` (the contract, errors, rate limits, versioning, legacy routes), \`docs/operators.md\` (PostgreSQL and poolers, signing keys, the \`slowdns\` command, the admin API, events, metrics), \`docs/configuration.md\` (every environment variable), \`docs/deployment.md\` (a systemd unit, a container recipe, health probes, several instances, upgrades, backups) and \`docs/development.md\`.
+**Guides.** This reference is generated from the code. The guides, one per reader, are in the service's source repository under \`docs/\` (its \`README.md\` is their map): \`docs/installers.md\` (trying it locally, the shell and TypeScript clients, exit codes, retry and resume), \`docs/integrators.md\` (the contract, errors, rate limits, versioning, legacy routes), \`docs/running.md\` (start-up and outages, PostgreSQL and poolers, signing keys, metrics, traces, pruning), \`docs/operators.md\` (the \`slowdns\` command, operator tokens, the admin API, the console, events, webhooks), \`docs/configuration.md\` (every environment variable), \`docs/deployment.md\` (a systemd unit, a container recipe, health probes, several instances, upgrades, backups) and \`docs/development.md\`.
 
 ## Error codes
 | HTTP status | code | meaning |

@@ -31,7 +31,7 @@ const KEY_COLUMNS = ['kid', 'state', 'encrypted', 'created_at', 'verify_until', 
 function refuseWithSigningKeys(signingKeys: string | undefined): void {
   if (signingKeys)
     throw new CliError(
-      "SIGNING_KEYS is set: the service signs with those keys, not the database's; rotate by editing SIGNING_KEYS (docs/operators.md: Signing keys)",
+      "SIGNING_KEYS is set: the service signs with those keys, not the database's; rotate by editing SIGNING_KEYS (docs/running.md: Signing keys)",
     );
 }
 
@@ -104,7 +104,12 @@ export function registerKeysCommands(program: Command, context: CliContext): voi
     .action(async (kid: string, options: { force?: boolean; json?: boolean }) => {
       const info = await withServiceDatabase(context.env, (db, config, now) => {
         refuseWithSigningKeys(config.signingKeys);
-        return retireSigningKey(db, kid, now, verifyWindowSeconds(config), options.force === true);
+        return retireSigningKey(db, {
+          kid,
+          now,
+          windowSeconds: verifyWindowSeconds(config),
+          force: options.force === true,
+        });
       });
       const record = keyRecord(info);
       print(outputFor(context, options), record, [record], KEY_COLUMNS);

@@ -1,5 +1,5 @@
 import { formTokenField, type ConsoleViewer } from './console-frame.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 export interface ConsoleAction {
   /** Where the form posts, e.g. `/admin/activations/act_…/release`. */

@@ -1,5 +1,5 @@
 import type { ActivationHour } from '../domain/admin/activation-hours.js';
-import { html, trusted, type Html } from './html.js';
+import { html, trusted, type Html } from '../html.js';
 
 const BAR_WIDTH = 5;
 const HEIGHT = 120;

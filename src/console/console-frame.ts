@@ -1,4 +1,4 @@
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 /**
  * Only this service's own script and stylesheets, forms posting only to this service, no frame, no

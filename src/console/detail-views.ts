@@ -5,7 +5,7 @@ import type { EventRow } from '../domain/events.js';
 import { actionForm, readOnlyNote } from './action-form.js';
 import type { ConsoleView, ConsoleViewer } from './console-frame.js';
 import { badge, eventsTable, facts, idLink, when } from './format.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 /** What a finished action left, shown above the object (`?done=` after the redirect). */
 export type DoneNotice = 'revoked' | 'released' | undefined;

@@ -1,5 +1,5 @@
 import type { ConsoleView } from './console-frame.js';
-import { html } from './html.js';
+import { html } from '../html.js';
 
 /** A refusal or failure as a page: what happened, that nothing changed, and a way back. */
 export function errorView(heading: string, message: string): ConsoleView {

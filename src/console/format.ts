@@ -1,5 +1,5 @@
 import type { EventRow } from '../domain/events.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 /** A moment as people read it in the console (UTC, to the minute), with the exact instant for machines. */
 export function when(date: Date | null | undefined): Html {

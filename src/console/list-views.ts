@@ -5,7 +5,7 @@ import type { ServerListItem } from '../domain/admin/server-list.js';
 import type { EventRow } from '../domain/events.js';
 import type { ConsoleSection, ConsoleView } from './console-frame.js';
 import { badge, dataTable, eventsTable, idLink, nextPageLink, when } from './format.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 /** The filters of a list view, as its GET form and its next-page link carry them. */
 export type ListFilters = Record<string, string | undefined>;

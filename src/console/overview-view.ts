@@ -5,7 +5,7 @@ import type { EventRow } from '../domain/events.js';
 import { renderActivityChart } from './activity-chart.js';
 import type { ConsoleView } from './console-frame.js';
 import { eventsTable } from './format.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 /** The search box: finds codes, activations and servers by part of a host name, hint or id. */
 export function searchForm(q = ''): Html {

@@ -3,7 +3,7 @@ import type { InstallCodeListItem } from '../domain/admin/install-code-list.js';
 import type { ServerListItem } from '../domain/admin/server-list.js';
 import type { ConsoleView } from './console-frame.js';
 import { dataTable } from './format.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import {
   ACTIVATION_HEADINGS,
   activationRows,

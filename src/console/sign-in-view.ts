@@ -1,6 +1,6 @@
 import type { ConsoleView } from './console-frame.js';
 import { waitInWords } from '../page/come-back-page.js';
-import { html } from './html.js';
+import { html } from '../html.js';
 
 export type SignInNotice = 'refused' | 'ended' | 'signed_out' | 'disabled' | undefined;
 

@@ -2,7 +2,7 @@ import type { WebhookAttemptRow, WebhookDeliveryRow } from '../domain/webhooks/d
 import { webhookEndpointHealth, type WebhookEndpointView } from '../domain/webhooks/endpoints.js';
 import { formTokenField, type ConsoleView, type ConsoleViewer } from './console-frame.js';
 import { badge, dataTable, facts, when } from './format.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { readOnlyNote } from './action-form.js';
 
 export interface EndpointWithDeliveries {

@@ -13,10 +13,16 @@ import pg from 'pg';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
 import type { Database, DatabaseHandle } from './client.js';
 import * as schema from './schema.js';
+import { namedStatement } from './named-statement.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { nodePostgresTextTimestamps } from './text-timestamps.js';
 
 const POOL_MAX = 10;
+
+/** The pool's connections by state, as the server sees them (its own application name). */
+const POOL_CONNECTIONS = namedStatement<{ application_name: string }>(
+  `select coalesce(state, 'unknown') as state, count(*)::int as count from pg_stat_activity where application_name = :application_name group by 1`,
+);
 
 /**
  * Limits the server enforces on every session, sent as startup parameters: a statement (or a lock
@@ -164,8 +170,8 @@ export async function openPostgres(
   const db = drizzle({ client: pool, schema }) as unknown as Database;
   const poolStats = async () => {
     const { rows } = await pool.query<{ state: string; count: number }>(
-      `select coalesce(state, 'unknown') as state, count(*)::int as count from pg_stat_activity where application_name = $1 group by 1`,
-      [applicationName],
+      POOL_CONNECTIONS.text,
+      POOL_CONNECTIONS.values({ application_name: applicationName }),
     );
     return { max: POOL_MAX, connections: Object.fromEntries(rows.map((r) => [r.state, r.count])) };
   };

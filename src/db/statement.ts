@@ -1,5 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type { Database } from './client.js';
+import type { NamedStatement, StatementParam } from './named-statement.js';
 
 /** What drizzle's session holds: the pool or PGlite, or a transaction's connection. Both answer `{ rows }`. */
 interface DriverClient {
@@ -7,25 +8,34 @@ interface DriverClient {
 }
 
 /**
- * Runs one statement whose text is fixed at module load, with its parameters, on the database or on a
- * transaction, straight on the driver under drizzle (no query object is built per request). Unnamed:
+ * Runs one statement whose text is fixed at module load, with its named parameters, on the database or
+ * on a transaction, straight on the driver under drizzle (no query object is built per request). Unnamed:
  * node-postgres sends it as the protocol's unnamed statement, parsed, bound and executed in one round
- * trip, so it is safe behind a transaction-mode pooler. Parameters are strings (timestamps as ISO text,
- * JSON as text) or booleans, cast in the SQL, read the same way by node-postgres and PGlite; timestamps
- * come back as PostgreSQL's text (text-timestamps.ts, set on both drivers; see `timestampOf`).
+ * trip, so it is safe behind a transaction-mode pooler. Parameters are read the same way by node-postgres
+ * and PGlite; timestamps come back as PostgreSQL's text (text-timestamps.ts, set on both drivers; see
+ * `timestampOf`).
  */
-export async function runStatement<Row>(
+export async function runStatement<Row, Params extends Record<string, StatementParam> = Record<string, never>>(
   db: Database,
-  text: string,
-  params: (string | boolean | null)[],
+  statement: NamedStatement<Params>,
+  params: Params,
 ): Promise<Row[]> {
-  const { client } = (db as unknown as { session: { client: DriverClient } }).session;
+  const values = statement.values(params);
   try {
-    return (await client.query(text, params)).rows as Row[];
+    return (await driverClient(db).query(statement.text, values)).rows as Row[];
   } catch (error) {
     // As drizzle raises a failed query: the log shows its SQL (never its parameters) and the driver's error.
-    throw new DrizzleQueryError(text, params, error as Error);
+    throw new DrizzleQueryError(statement.text, values, error as Error);
   }
+}
+
+/**
+ * The driver's client under drizzle: `session.client`, which drizzle does not export as API. Its node-postgres
+ * and PGlite sessions (and their transactions) keep the pool, PGlite or the transaction's connection there;
+ * test/foundation/run-statement.test.ts fails if a drizzle upgrade moves it.
+ */
+export function driverClient(db: Database): DriverClient {
+  return (db as unknown as { session: { client: DriverClient } }).session.client;
 }
 
 /** A timestamptz column as the drivers answer it to drizzle's raw queries (`2026-11-22 10:15:00.123+00`). */

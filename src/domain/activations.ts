@@ -1,10 +1,18 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import { activations, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
-import { EVENT_CONTEXT_COLUMNS, eventContextParams, operatorEventData, type ChangeContext } from './events.js';
+import {
+  EVENT_CONTEXT_COLUMNS,
+  EVENT_CONTEXT_VALUES,
+  eventContextParams,
+  operatorEventData,
+  type ChangeContext,
+  type EventContextParams,
+} from './events.js';
 import { approvalPendingError } from './install-code-approval.js';
 import { installCodeProblem } from './install-codes.js';
 import {
@@ -12,6 +20,7 @@ import {
   COUNTS_COLUMN,
   countedStatement,
   type BucketCount,
+  type BucketsParam,
   type CountedOutcome,
   type RateLimitCheck,
 } from './rate-limits/limiter.js';
@@ -53,45 +62,61 @@ function installTokenJtiFor(precheckJti: string, activationId: string): string {
   return sha256Hex(`slowdns install-token jti\0${precheckJti}\0${activationId}`);
 }
 
-// $1 the buckets to count, $2 code hash, $3 activation id, $4..$9 the machine binding and request,
-// $10 install token jti hash, $11 its expiry, $12 precheck jti hash, $13 the event's data, then $14..$17 the
-// events' context, $18 true to refuse a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse), $19 the precheck id of the
-// token (a code issued with approval is claimed only once the person approved that precheck).
-//
 // `duplicate`: the install this machine's identity is bound to already (DESIGN §16): its machine_id with
 // another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
 // activation that is confirmed (its server, if any, not revoked) or has a live server. A machine_id match
 // is preferred, then the newest. A released activation, or the same machine again (same pair), is none.
-const ACTIVATE = `with ${COUNTED_CTE},
+// `:refuse_duplicate` refuses a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse); `:precheck_id` is the
+// token's (a code issued with approval is claimed only once the person approved that precheck).
+type ActivateParams = BucketsParam &
+  EventContextParams & {
+    code_hash: string;
+    id: string;
+    hostname: string;
+    public_ip: string;
+    machine_id: string;
+    ssh_fingerprint: string;
+    requested_ref: string;
+    installer_version: string;
+    install_token_jti_hash: string;
+    install_token_expires_at: string;
+    precheck_jti_hash: string | null;
+    /** The data of `activation.created`. */
+    created_data: string;
+    refuse_duplicate: boolean;
+    precheck_id: string | null;
+  };
+
+const ACTIVATE = namedStatement<ActivateParams>(`with ${COUNTED_CTE},
 duplicate as (
-  select a.id, a.machine_id = $6 as machine_match from activations a left join servers s on s.activation_id = a.id
-  where ((a.machine_id = $6 and a.ssh_fingerprint <> $7) or (a.ssh_fingerprint = $7 and a.machine_id <> $6))
+  select a.id, a.machine_id = :machine_id as machine_match from activations a left join servers s on s.activation_id = a.id
+  where ((a.machine_id = :machine_id and a.ssh_fingerprint <> :ssh_fingerprint) or (a.ssh_fingerprint = :ssh_fingerprint and a.machine_id <> :machine_id))
     and (s.status = 'active' or (a.status = 'confirmed' and s.id is null))
-  order by (a.machine_id = $6) desc, a.created_at desc limit 1),
+  order by (a.machine_id = :machine_id) desc, a.created_at desc limit 1),
 refused as (
-  select $18::boolean and exists (select 1 from duplicate where machine_match) as refused),
+  select :refuse_duplicate::boolean and exists (select 1 from duplicate where machine_match) as refused),
 claimed as (
-  update install_codes set status = 'activated' where code_hash = $2 and status = 'issued' and expires_at > $14::timestamptz
-    and (approval is null or (approval = 'approved' and approval_precheck_id = $19))
+  update install_codes set status = 'activated' where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz
+    and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
     and not (select refused from refused) returning id),
 created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
     install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of)
-  select $3, claimed.id, 'activated', $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12, $14::timestamptz, (select id from duplicate) from claimed
+  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :now::timestamptz, (select id from duplicate) from claimed
   returning id, install_code_id, duplicate_of),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, created.install_code_id, created.id,
     coalesce(e.data, jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
-    $14::timestamptz, $15, $16, $17
+    ${EVENT_CONTEXT_VALUES}
   from created cross join (
-    values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', $13::jsonb), (3, 'activation.duplicate_detected', null)
+    values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', :created_data::jsonb), (3, 'activation.duplicate_detected', null)
   ) as e(n, type, data)
   left join duplicate d on e.n = 3
   where e.n < 3 or d.id is not null
   order by e.n)
 select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
-  (select refused from refused) as refused`;
+  (select refused from refused) as refused`);
 
 /**
  * One statement: counts the activate in `limits` (an unusable code is counted too), the code goes
@@ -102,12 +127,23 @@ select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_i
  */
 export async function createActivation(
   db: Database,
-  input: NewActivation,
-  now: Date,
-  tokenTtlSeconds: number,
-  context: ChangeContext,
-  limits: RateLimitCheck[],
-  duplicatePolicy: 'flag' | 'refuse' = 'flag',
+  {
+    input,
+    now,
+    context,
+    limits,
+    tokenTtlSeconds,
+    duplicatePolicy = 'flag',
+  }: {
+    input: NewActivation;
+    now: Date;
+    context: ChangeContext;
+    limits: RateLimitCheck[];
+    /** INSTALL_TOKEN_TTL_SECONDS. */
+    tokenTtlSeconds: number;
+    /** DUPLICATE_MACHINE_POLICY. */
+    duplicatePolicy?: 'flag' | 'refuse';
+  },
 ): Promise<CountedOutcome<CreatedActivation | ApiError>> {
   const id = randomId('act_', 8);
   const installTokenJti = installTokenJtiFor(input.precheckJti, id);
@@ -132,24 +168,23 @@ export async function createActivation(
     duplicateOf: null,
     installTokenJti,
   };
-  const data = JSON.stringify({ hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId });
-  const params = [
-    input.codeHash,
+  const params: Omit<ActivateParams, 'buckets'> = {
+    code_hash: input.codeHash,
     id,
-    input.hostname,
-    input.publicIp,
-    input.machineId,
-    input.sshFingerprint,
-    input.requestedRef,
-    input.installerVersion,
-    created.installTokenJtiHash,
-    created.installTokenExpiresAt.toISOString(),
-    created.precheckJtiHash,
-    data,
+    hostname: input.hostname,
+    public_ip: input.publicIp,
+    machine_id: input.machineId,
+    ssh_fingerprint: input.sshFingerprint,
+    requested_ref: input.requestedRef,
+    installer_version: input.installerVersion,
+    install_token_jti_hash: created.installTokenJtiHash,
+    install_token_expires_at: created.installTokenExpiresAt.toISOString(),
+    precheck_jti_hash: created.precheckJtiHash,
+    created_data: JSON.stringify({ hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId }),
     ...eventContextParams(context, now),
-    duplicatePolicy === 'refuse',
-    input.precheckId ?? null,
-  ];
+    refuse_duplicate: duplicatePolicy === 'refuse',
+    precheck_id: input.precheckId ?? null,
+  };
   type Row = {
     counts: BucketCount[] | null;
     install_code_id: string | null;
@@ -157,7 +192,7 @@ export async function createActivation(
     refused: boolean;
   };
   const outcome = await countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<Row>(db, ACTIVATE, [buckets, ...params]);
+    const [row] = await runStatement<Row, ActivateParams>(db, ACTIVATE, { buckets, ...params });
     return { counts: row!.counts, value: row! };
   });
   if (!outcome.decision.admitted) return { decision: outcome.decision };
@@ -249,18 +284,19 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
 /** What confirm changed: the activation (what its receipt is made of) and the code it consumed. */
 export type ConfirmedActivation = ConfirmedInstall;
 
-// $1 activation id, $2 the install token's jti hash, $3 now, then $3..$6 the events' context.
-const CONFIRM = `with confirmed as (
-  update activations set status = 'confirmed', install_token_used_at = $3::timestamptz, confirmed_at = $3::timestamptz
-  where id = $1 and install_token_jti_hash = $2 and status = 'activated' and install_token_used_at is null and install_token_expires_at > $3::timestamptz
+type ConfirmParams = EventContextParams & { activation_id: string; install_token_jti_hash: string };
+
+const CONFIRM = namedStatement<ConfirmParams>(`with confirmed as (
+  update activations set status = 'confirmed', install_token_used_at = :now::timestamptz, confirmed_at = :now::timestamptz
+  where id = :activation_id and install_token_jti_hash = :install_token_jti_hash and status = 'activated' and install_token_used_at is null and install_token_expires_at > :now::timestamptz
   returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version),
 consumed as (
   update install_codes set status = 'consumed' from confirmed where install_codes.id = confirmed.install_code_id),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, $3::timestamptz, $4, $5, $6
+  select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, ${EVENT_CONTEXT_VALUES}
   from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n)
-select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version from confirmed`;
+select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version from confirmed`);
 
 interface ConfirmedRow {
   id: string;
@@ -280,16 +316,18 @@ interface ConfirmedRow {
  */
 export async function confirmActivation(
   db: Database,
-  activationId: string,
-  jti: string,
-  now: Date,
-  context: ChangeContext,
-): Promise<ConfirmedActivation> {
-  const [confirmed] = await runStatement<ConfirmedRow>(db, CONFIRM, [
+  {
     activationId,
-    sha256Hex(jti),
+    jti,
+    now,
+    context,
+  }: { activationId: string /** The install token's jti. */; jti: string; now: Date; context: ChangeContext },
+): Promise<ConfirmedActivation> {
+  const [confirmed] = await runStatement<ConfirmedRow, ConfirmParams>(db, CONFIRM, {
+    activation_id: activationId,
+    install_token_jti_hash: sha256Hex(jti),
     ...eventContextParams(context, now),
-  ]);
+  });
   if (confirmed) {
     return {
       id: confirmed.id,
@@ -329,15 +367,23 @@ export interface ReleaseResult {
   serverRevoked: boolean;
 }
 
-// $1 activation id, $2 restore the code (else revoke it), $3 whether the install token is usable, then $4..$7 the events' context.
-const RELEASE = `with released as (
-  update activations set status = 'released', released_at = $4::timestamptz,
-    code_restored = $2::boolean and $3::boolean
-      and exists (select 1 from install_codes c where c.id = activations.install_code_id and c.status = 'activated' and c.expires_at > $4::timestamptz)
-  where id = $1 and status = 'activated'
+// `:restore_code`: restore the code (else revoke it); `:install_token_usable`: the install token is unused and unexpired;
+// `:operator_data`: what an operator's change adds to each event's data.
+type ReleaseParams = EventContextParams & {
+  activation_id: string;
+  restore_code: boolean;
+  install_token_usable: boolean;
+  operator_data: string;
+};
+
+const RELEASE = namedStatement<ReleaseParams>(`with released as (
+  update activations set status = 'released', released_at = :now::timestamptz,
+    code_restored = :restore_code::boolean and :install_token_usable::boolean
+      and exists (select 1 from install_codes c where c.id = activations.install_code_id and c.status = 'activated' and c.expires_at > :now::timestamptz)
+  where id = :activation_id and status = 'activated'
   returning id, install_code_id, code_restored),
 revoked_servers as (
-  update servers set status = 'revoked', revoked_at = $4::timestamptz from released
+  update servers set status = 'revoked', revoked_at = :now::timestamptz from released
   where servers.activation_id = released.id and servers.status = 'active' returning servers.id),
 restored as (
   -- A restored code starts afresh: the precheck before the failed install is history, not news; an approval ends (it is asked again).
@@ -347,19 +393,19 @@ restored as (
 forgotten_prechecks as (
   delete from install_code_prechecks using restored where install_code_prechecks.install_code_id = restored.id),
 revoked_code as (
-  update install_codes set status = 'revoked', revoked_at = $4::timestamptz
-  from released where not $2::boolean and install_codes.id = released.install_code_id and install_codes.status = 'activated' returning install_codes.id),
+  update install_codes set status = 'revoked', revoked_at = :now::timestamptz
+  from released where not :restore_code::boolean and install_codes.id = released.install_code_id and install_codes.status = 'activated' returning install_codes.id),
 changes as (
   select 1 as n, 'activation.released' as type, null::text as server_id,
-    json_build_object('install_code_restored', released.code_restored, 'released_by', $5::text)::jsonb as data from released
+    json_build_object('install_code_restored', released.code_restored, 'released_by', :actor::text)::jsonb as data from released
   union all select 2, 'install_code.restored', null, '{}'::jsonb from restored
   union all select 3, 'install_code.revoked', null, '{}'::jsonb from revoked_code
   union all select 4, 'server.revoked', revoked_servers.id, '{"reason":"activation_released"}'::jsonb from revoked_servers),
 recorded as (
   insert into events (type, install_code_id, activation_id, server_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select changes.type, released.install_code_id, released.id, changes.server_id, changes.data || $8::jsonb, $4::timestamptz, $5, $6, $7
+  select changes.type, released.install_code_id, released.id, changes.server_id, changes.data || :operator_data::jsonb, ${EVENT_CONTEXT_VALUES}
   from changes cross join released order by changes.n, changes.server_id)
-select code_restored, (select count(*) from revoked_servers)::int as revoked_servers from released`;
+select code_restored, (select count(*) from revoked_servers)::int as revoked_servers from released`);
 
 /**
  * Two statements in one transaction: the activation is locked and read (a register holding it is
@@ -368,10 +414,12 @@ select code_restored, (select count(*) from revoked_servers)::int as revoked_ser
  */
 export async function releaseActivation(
   db: Database,
-  activationId: string,
-  now: Date,
-  context: ChangeContext,
-  { code = 'restore' }: { code?: 'restore' | 'revoke' } = {},
+  {
+    activationId,
+    now,
+    context,
+    code = 'restore',
+  }: { activationId: string; now: Date; context: ChangeContext; code?: 'restore' | 'revoke' },
 ): Promise<ReleaseResult> {
   return db.transaction(async (tx) => {
     // Locked before the server, in the order register takes them, so a concurrent register waits and then sees `released`.
@@ -380,14 +428,13 @@ export async function releaseActivation(
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
     if (current.status === 'released')
       return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
-    const params = [
-      activationId,
-      code === 'restore',
-      installTokenUsable(current, now),
+    const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }, ReleaseParams>(tx, RELEASE, {
+      activation_id: activationId,
+      restore_code: code === 'restore',
+      install_token_usable: installTokenUsable(current, now),
       ...eventContextParams(context, now),
-      JSON.stringify(operatorEventData(context)),
-    ];
-    const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }>(tx, RELEASE, params);
+      operator_data: JSON.stringify(operatorEventData(context)),
+    });
     return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };
   });
 }

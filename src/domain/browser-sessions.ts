@@ -1,12 +1,14 @@
 import { and, eq, gt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { browserSessions } from '../db/schema.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import {
   COUNTED_CTE,
   COUNTS_COLUMN,
   countedStatement,
   type BucketCount,
+  type BucketsParam,
   type CountedOutcome,
   type RateLimitCheck,
 } from './rate-limits/limiter.js';
@@ -24,10 +26,11 @@ export interface NewBrowserSession {
   session: BrowserSession;
 }
 
-// $1 the buckets to count, $2 token hash, $3 now, $4 expiry.
-const CREATE = `with ${COUNTED_CTE},
-created as (insert into browser_sessions (token_hash, created_at, expires_at) values ($2, $3::timestamptz, $4::timestamptz))
-select ${COUNTS_COLUMN}`;
+type CreateParams = BucketsParam & { token_hash: string; now: string; expires_at: string };
+
+const CREATE = namedStatement<CreateParams>(`with ${COUNTED_CTE},
+created as (insert into browser_sessions (token_hash, created_at, expires_at) values (:token_hash, :now::timestamptz, :expires_at::timestamptz))
+select ${COUNTS_COLUMN}`);
 
 /**
  * A new session, counted in `limits` in the same statement (none created when one is exhausted): the
@@ -42,12 +45,12 @@ export async function openBrowserSession(
   const cookieValue = randomSecret();
   const session = { tokenHash: sha256Hex(cookieValue), expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
   return countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<{ counts: BucketCount[] | null }>(db, CREATE, [
+    const [row] = await runStatement<{ counts: BucketCount[] | null }, CreateParams>(db, CREATE, {
       buckets,
-      session.tokenHash,
-      now.toISOString(),
-      session.expiresAt.toISOString(),
-    ]);
+      token_hash: session.tokenHash,
+      now: now.toISOString(),
+      expires_at: session.expiresAt.toISOString(),
+    });
     return { counts: row!.counts, value: { cookieValue, session } };
   });
 }

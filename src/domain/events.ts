@@ -100,17 +100,28 @@ export async function recordEvent(
 
 /**
  * For statements that write a change and its events at once (a CTE per change, then
- * `insert into events (${EVENT_COLUMNS}) select …`): the columns every event of a change shares, in
- * this order, and their parameter values (`eventContextParams`).
+ * `insert into events (type, …, ${EVENT_CONTEXT_COLUMNS}) select …, ${EVENT_CONTEXT_VALUES}`): the columns
+ * every event of a change shares, their named parameters, and the values of those (`eventContextParams`).
  */
 export const EVENT_CONTEXT_COLUMNS = 'occurred_at, actor, request_id, client_key_hash';
 
-/** The values of `EVENT_CONTEXT_COLUMNS` for a change: when (ISO text, cast to timestamptz), who, request id, hashed client key. */
-export function eventContextParams(context: ChangeContext, now: Date): [string, string, string | null, string | null] {
-  return [
-    now.toISOString(),
-    context.actor,
-    context.requestId ?? null,
-    context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey),
-  ];
+/** The parameters of `EVENT_CONTEXT_COLUMNS`, in their order; `:now` is also the statement's own instant. */
+export const EVENT_CONTEXT_VALUES = ':now::timestamptz, :actor, :request_id, :client_key_hash';
+
+/** The values of `EVENT_CONTEXT_VALUES`. */
+export type EventContextParams = {
+  now: string;
+  actor: string;
+  request_id: string | null;
+  client_key_hash: string | null;
+};
+
+/** The values of `EVENT_CONTEXT_VALUES` for a change: when (ISO text, cast to timestamptz), who, request id, hashed client key. */
+export function eventContextParams(context: ChangeContext, now: Date): EventContextParams {
+  return {
+    now: now.toISOString(),
+    actor: context.actor,
+    request_id: context.requestId ?? null,
+    client_key_hash: context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey),
+  };
 }

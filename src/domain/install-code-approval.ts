@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement, timestampOf } from '../db/statement.js';
 import { installCodePrechecks, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
@@ -79,12 +80,15 @@ const decided: Record<ApprovalDecision, 'approved' | 'denied'> = { approve: 'app
  */
 export async function decideApproval(
   db: Database,
-  browserSessionHash: string,
-  installCodeId: string,
-  precheckId: string,
-  decision: ApprovalDecision,
-  now: Date,
-  context: ChangeContext,
+  {
+    input: { browserSessionHash, installCodeId, precheckId, decision },
+    now,
+    context,
+  }: {
+    input: { browserSessionHash: string; installCodeId: string; precheckId: string; decision: ApprovalDecision };
+    now: Date;
+    context: ChangeContext;
+  },
 ): Promise<{ changed: boolean }> {
   return db.transaction(async (tx) => {
     const [code] = await tx
@@ -140,10 +144,11 @@ export type ApprovalGate =
   /** Anything else (denied, revoked, expired, activated): the usual answer of the code as it is. */
   | 'as_usual';
 
-// $1 code hash, $2 precheck id.
-const GATE = `select c.status, c.expires_at, c.approval, c.approval_precheck_id,
-  exists (select from install_code_prechecks p where p.id = $2 and p.install_code_id = c.id) as known
-from install_codes c where c.code_hash = $1`;
+type GateParams = { code_hash: string; precheck_id: string };
+
+const GATE = namedStatement<GateParams>(`select c.status, c.expires_at, c.approval, c.approval_precheck_id,
+  exists (select from install_code_prechecks p where p.id = :precheck_id and p.install_code_id = c.id) as known
+from install_codes c where c.code_hash = :code_hash`);
 
 /** One read, no lock and no write: where the person's approval stands for this precheck of the code. */
 export async function approvalGate(
@@ -159,7 +164,7 @@ export async function approvalGate(
     approval_precheck_id: string | null;
     known: boolean;
   };
-  const [row] = await runStatement<Row>(db, GATE, [codeHash, precheckId]);
+  const [row] = await runStatement<Row, GateParams>(db, GATE, { code_hash: codeHash, precheck_id: precheckId });
   if (
     !row ||
     row.approval === null ||

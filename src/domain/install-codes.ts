@@ -2,14 +2,23 @@ import { and, eq } from 'drizzle-orm';
 import { toIsoOffset, wholeSecond } from '../clock.js';
 import type { Database } from '../db/client.js';
 import { installCodes } from '../db/schema.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement, timestampOf } from '../db/statement.js';
 import { ApiError } from '../errors.js';
-import { EVENT_CONTEXT_COLUMNS, eventContextParams, recordEvent, type ChangeContext } from './events.js';
+import {
+  EVENT_CONTEXT_COLUMNS,
+  EVENT_CONTEXT_VALUES,
+  eventContextParams,
+  recordEvent,
+  type ChangeContext,
+  type EventContextParams,
+} from './events.js';
 import {
   COUNTS_COLUMN,
   countedCte,
   countedStatement,
   type BucketCount,
+  type BucketsParam,
   type CountedOutcome,
   type RateLimitCheck,
 } from './rate-limits/limiter.js';
@@ -28,18 +37,30 @@ export interface IssuedInstallCode {
   requireApproval: boolean;
 }
 
-// $1 the buckets to count, $2 id, $3 code hash, $4 hint, $5 expiry, $6 session hash, $7 the event's data, then $8..$11 its context,
-// $12 the approval it starts with (null: issued without approval).
+// `:approval`: the approval the code starts with (null: issued without approval); `:issued_data`: the event's data.
+type IssueParams = BucketsParam &
+  EventContextParams & {
+    id: string;
+    code_hash: string;
+    hint: string;
+    expires_at: string;
+    session_hash: string;
+    issued_data: string;
+    approval: string | null;
+  };
+
 // Nothing is counted or written unless the session is valid.
-const ISSUE = `with session as (select from browser_sessions where token_hash = $6 and expires_at > $8::timestamptz),
-${countedCte(`case when exists (select from session) then $1::json else '[]'::json end`)},
+const ISSUE =
+  namedStatement<IssueParams>(`with session as (select from browser_sessions where token_hash = :session_hash and expires_at > :now::timestamptz),
+${countedCte(`case when exists (select from session) then :buckets::json else '[]'::json end`)},
 issued as (
   insert into install_codes (id, code_hash, hint, status, issued_at, expires_at, browser_session_hash, approval)
-  select $2, $3, $4, 'issued', $8::timestamptz, $5::timestamptz, $6, $12::text where exists (select from session) returning id),
+  select :id, :code_hash, :hint, 'issued', :now::timestamptz, :expires_at::timestamptz, :session_hash, :approval::text
+  where exists (select from session) returning id),
 recorded as (
   insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select 'install_code.issued', issued.id, $7::jsonb, $8::timestamptz, $9, $10, $11 from issued)
-select exists (select from session) as session, ${COUNTS_COLUMN}`;
+  select 'install_code.issued', issued.id, :issued_data::jsonb, ${EVENT_CONTEXT_VALUES} from issued)
+select exists (select from session) as session, ${COUNTS_COLUMN}`);
 
 /**
  * One statement: checks the browser session, counts the request in `limits` and makes a fresh `issued`
@@ -50,13 +71,24 @@ select exists (select from session) as session, ${COUNTS_COLUMN}`;
  */
 export async function issueInstallCode(
   db: Database,
-  prefix: string,
-  now: Date,
-  ttlSeconds: number,
-  browserSessionHash: string,
-  context: ChangeContext,
-  limits: RateLimitCheck[],
-  requireApproval = false,
+  {
+    input: { prefix, ttlSeconds, browserSessionHash, requireApproval = false },
+    now,
+    context,
+    limits,
+  }: {
+    input: {
+      /** INSTALL_CODE_PREFIX. */
+      prefix: string;
+      /** INSTALL_CODE_TTL_SECONDS. */
+      ttlSeconds: number;
+      browserSessionHash: string;
+      requireApproval?: boolean;
+    };
+    now: Date;
+    context: ChangeContext;
+    limits: RateLimitCheck[];
+  },
 ): Promise<CountedOutcome<IssuedInstallCode>> {
   const code = generateInstallCode(prefix);
   const issued = {
@@ -72,18 +104,17 @@ export async function issueInstallCode(
     ...(requireApproval ? { require_approval: true } : {}),
   });
   return countedStatement(db, limits, now, async (buckets) => {
-    const params = [
+    const [row] = await runStatement<{ session: boolean; counts: BucketCount[] | null }, IssueParams>(db, ISSUE, {
       buckets,
-      issued.id,
-      sha256Hex(code),
-      issued.hint,
-      issued.expiresAt.toISOString(),
-      browserSessionHash,
-      data,
+      id: issued.id,
+      code_hash: sha256Hex(code),
+      hint: issued.hint,
+      expires_at: issued.expiresAt.toISOString(),
+      session_hash: browserSessionHash,
+      issued_data: data,
       ...eventContextParams(context, now),
-      requireApproval ? 'pending' : null,
-    ];
-    const [row] = await runStatement<{ session: boolean; counts: BucketCount[] | null }>(db, ISSUE, params);
+      approval: requireApproval ? 'pending' : null,
+    });
     if (!row!.session) throw new ApiError('browser_session_required');
     return { counts: row!.counts, value: issued };
   });
@@ -152,18 +183,31 @@ export interface PrecheckedInstallCode {
   codeHash: string;
 }
 
-// $1 the buckets to count, $2 code hash (null: no such code here), $3 now, $4 machine id, $5 SSH fingerprint, $6 address,
-// $7 the precheck's id, $8 installer version (kept for the person only when the code waits for their approval).
+// `:code_hash` is null for a code that cannot exist here; `:installer_version` is kept for the person only when the
+// code waits for their approval.
+type PrecheckParams = BucketsParam & {
+  code_hash: string | null;
+  now: string;
+  machine_id: string;
+  ssh_fingerprint: string;
+  ip: string | null;
+  precheck_id: string;
+  installer_version: string;
+};
+
 // A code that does not exist is counted against the sender only (countedCte).
-const PRECHECK = `with ${countedCte('$1::json', 'exists (select from install_codes where code_hash = $2)')},
+const PRECHECK =
+  namedStatement<PrecheckParams>(`with ${countedCte(':buckets::json', 'exists (select from install_codes where code_hash = :code_hash)')},
 noted as (
-  update install_codes set prechecked_at = $3::timestamptz, precheck_machine_id = $4, precheck_ssh_fingerprint = $5, precheck_ip = $6
-  where code_hash = $2 and status = 'issued' and expires_at > $3::timestamptz returning id, approval),
+  update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
+    precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
+  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz returning id, approval),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
-  select $7, noted.id, $3::timestamptz, $6, $4, $5, $8 from noted where noted.approval is not null)
+  select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
+  from noted where noted.approval is not null)
 select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval
-from (select 1) as one left join install_codes c on c.code_hash = $2`;
+from (select 1) as one left join install_codes c on c.code_hash = :code_hash`);
 
 /**
  * One statement: counts the precheck in `limits` (an unusable code is counted too; a code that does not
@@ -174,12 +218,21 @@ from (select 1) as one left join install_codes c on c.code_hash = $2`;
  */
 export async function precheckInstallCode(
   db: Database,
-  normalisedCode: string,
-  prefix: string,
-  sighting: PrecheckSighting,
-  precheckId: string,
-  now: Date,
-  limits: RateLimitCheck[],
+  {
+    input: { normalisedCode, prefix, sighting, precheckId },
+    now,
+    limits,
+  }: {
+    input: {
+      normalisedCode: string;
+      /** INSTALL_CODE_PREFIX. */
+      prefix: string;
+      sighting: PrecheckSighting;
+      precheckId: string;
+    };
+    now: Date;
+    limits: RateLimitCheck[];
+  },
 ): Promise<CountedOutcome<PrecheckedInstallCode | ApiError>> {
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
   const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
@@ -191,17 +244,16 @@ export async function precheckInstallCode(
       expires_at: string | null;
       approval: InstallCodeRow['approval'];
     };
-    const params = [
+    const [row] = await runStatement<Row, PrecheckParams>(db, PRECHECK, {
       buckets,
-      codeHash,
-      now.toISOString(),
-      sighting.machineId,
-      sighting.sshFingerprint,
-      sighting.ip,
-      precheckId,
-      sighting.installerVersion,
-    ];
-    const [row] = await runStatement<Row>(db, PRECHECK, params);
+      code_hash: codeHash,
+      now: now.toISOString(),
+      machine_id: sighting.machineId,
+      ssh_fingerprint: sighting.sshFingerprint,
+      ip: sighting.ip,
+      precheck_id: precheckId,
+      installer_version: sighting.installerVersion,
+    });
     const code =
       row!.id === null
         ? undefined

@@ -99,10 +99,12 @@ async function updateIfActive(
  */
 export async function checkInServer(
   db: Database,
-  serverId: string,
-  report: AgentReport,
-  now: Date,
-  address: string | null = null,
+  {
+    serverId,
+    report,
+    now,
+    address = null,
+  }: { serverId: string; report: AgentReport; now: Date; address?: string | null },
 ): Promise<ServerRow | undefined> {
   return (
     await updateIfActive(db, serverId, {

@@ -316,10 +316,7 @@ export async function listSigningKeys(db: Database, now: Date, windowSeconds: nu
  */
 export async function retireSigningKey(
   db: Database,
-  kid: string,
-  now: Date,
-  windowSeconds: number,
-  force = false,
+  { kid, now, windowSeconds, force = false }: { kid: string; now: Date; windowSeconds: number; force?: boolean },
 ): Promise<SigningKeyInfo> {
   return withAdvisoryLock(db, SIGNING_KEY_LOCK, async (tx) => {
     const [row] = await tx.select().from(signingKeys).where(eq(signingKeys.kid, kid));

@@ -160,10 +160,12 @@ const foreignInstallToken = () =>
  */
 export async function verifyInstallTokenFor(
   ring: KeyRing,
-  token: string,
-  activationId: string,
-  now: Date,
-  expired: 'refuse' | 'accept' = 'refuse',
+  {
+    token,
+    activationId,
+    now,
+    expired = 'refuse',
+  }: { token: string; activationId: string; now: Date; expired?: 'refuse' | 'accept' },
 ): Promise<string> {
   const claims = await verifyInstallToken(ring, token, now, expired);
   if (claims.activationId !== activationId) throw foreignInstallToken();

@@ -227,10 +227,12 @@ export interface CancelOutcome {
  */
 export async function cancelWatchedInstallCode(
   db: Database,
-  browserSessionHash: string,
-  installCodeId: string,
-  now: Date,
-  context: ChangeContext,
+  {
+    browserSessionHash,
+    installCodeId,
+    now,
+    context,
+  }: { browserSessionHash: string; installCodeId: string; now: Date; context: ChangeContext },
 ): Promise<CancelOutcome> {
   let cancelled: CancelOutcome['cancelled'] = 'nothing';
   let serverRevoked = false;
@@ -254,7 +256,7 @@ export async function cancelWatchedInstallCode(
       // No live activation: a release already took the code out of play without restoring it.
       if (!live) break;
       try {
-        const release = await releaseActivation(db, live.id, now, context, { code: 'revoke' });
+        const release = await releaseActivation(db, { activationId: live.id, now, context, code: 'revoke' });
         if (release.released) cancelled = 'install';
         serverRevoked = release.serverRevoked;
       } catch (error) {

@@ -21,7 +21,7 @@ export async function releaseActivationCounted(
   context: ChangeContext,
   code: 'restore' | 'revoke' = 'restore',
 ): Promise<ReleaseResult> {
-  const result = await releaseActivation(deps.db, activationId, deps.clock.now(), context, { code });
+  const result = await releaseActivation(deps.db, { activationId, now: deps.clock.now(), context, code });
   const metrics = c.var.metrics;
   if (result.released) metrics.transition('activation.released', context.actor);
   if (result.released && result.codeRestored) metrics.transition('install_code.restored', context.actor);

@@ -1,8 +1,9 @@
+import { html } from '../html.js';
 import { renderPage } from './page-frame.js';
 
 /**
  * What a person over the new-session limit sees at /slowdns: a page saying when to come back, not a JSON
- * envelope. Only numbers the service computed are put into it, so nothing needs escaping.
+ * envelope. Only what the service computed is put into it (escaped all the same, as `html` does).
  */
 export interface ComeBackPageOptions {
   styleUrl: string;
@@ -28,7 +29,7 @@ export function renderComeBackPage({ styleUrl, retryAfterSeconds, resetAt }: Com
     title: 'Come back later',
     styleUrl,
     heading: 'Please come back later',
-    content: `  <section class="card" aria-labelledby="wait-heading">
+    content: html`  <section class="card" aria-labelledby="wait-heading">
     <h2 id="wait-heading">Come back in ${waitInWords(retryAfterSeconds)}</h2>
     <p>This page has been opened in too many new browsers from your network in the last hour, so it cannot
     start another one right now. Try again after <strong>${clock} UTC</strong>.</p>

@@ -1,7 +1,8 @@
+import { html, type Html } from '../html.js';
+
 /**
  * What every HTML page of this service under /slowdns shares: the head (charset, viewport, light and
- * dark schemes, the empty favicon, the stylesheet, deferred scripts) and the masthead. Values are put
- * in as they are: callers pass only text the service wrote.
+ * dark schemes, the empty favicon, the stylesheet, deferred scripts) and the masthead.
  */
 export interface PageFrame {
   /** The title after "SlowDNS · ". */
@@ -10,15 +11,15 @@ export interface PageFrame {
   /** Loaded with `defer`, in this order. */
   scriptUrls?: string[];
   heading: string;
-  /** The masthead's lead paragraph (HTML), if any. */
-  lead?: string;
-  /** What follows the masthead in `<main>` (HTML, indented by two spaces). */
-  content: string;
+  /** The masthead's lead paragraph, if any. */
+  lead?: Html;
+  /** What follows the masthead in `<main>` (indented by two spaces). */
+  content: Html;
 }
 
 export function renderPage({ title, styleUrl, scriptUrls = [], heading, lead, content }: PageFrame): string {
-  const scripts = scriptUrls.map((url) => `<script src="${url}" defer></script>\n`).join('');
-  return `<!doctype html>
+  const scripts = scriptUrls.map((url) => html`<script src="${url}" defer></script>\n`);
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -32,12 +33,12 @@ ${scripts}</head>
 <main class="page">
   <header class="masthead">
     <p class="product">SlowDNS</p>
-    <h1>${heading}</h1>${lead ? `\n    <p class="lead">${lead}</p>` : ''}
+    <h1>${heading}</h1>${lead ? html`\n    <p class="lead">${lead}</p>` : ''}
   </header>
 
 ${content}
 </main>
 </body>
 </html>
-`;
+`.text;
 }

@@ -1,8 +1,9 @@
+import { html, type Html } from '../html.js';
 import { renderPage } from './page-frame.js';
 
 /**
  * The /slowdns page: server-rendered markup for every state; `app.js` (served by this service) only
- * fills it in and switches states. Nothing here comes from the request, so nothing needs escaping.
+ * fills it in and switches states. Nothing here comes from the request; `html` escapes what is put in all the same.
  */
 export interface SlowdnsPageOptions {
   /** page-kit.js: what the other scripts share; loaded first. */
@@ -41,13 +42,13 @@ function lifetimeInWords(seconds: number): string {
  * "Ask me before a machine can use this code": offered unticked (`optional`), ticked and fixed (`required`:
  * the service asks about every code), left out (`off`). app.js sends what it says with the issue.
  */
-function approvalChoice(policy: SlowdnsPageOptions['approvalPolicy']): string {
+function approvalChoice(policy: SlowdnsPageOptions['approvalPolicy']): Html | '' {
   if (policy === 'off') return '';
   const required = policy === 'required';
   const help = required
     ? 'This service asks you about every machine: when the installer checks the code, it waits until you approve its machine here.'
     : 'When the installer checks the code, it then waits until you approve its machine on this page. A stolen code is useless without your yes.';
-  return `
+  return html`
     <div class="choice">
       <input type="checkbox" id="require-approval" aria-describedby="require-approval-help"${required ? ' checked disabled' : ''}>
       <label for="require-approval">Ask me before a machine can use this code</label>
@@ -59,7 +60,7 @@ function approvalChoice(policy: SlowdnsPageOptions['approvalPolicy']): string {
  * The machines that prechecked a code issued with approval, each with Approve and Deny (approval.js fills
  * the list from the template, one line per precheck).
  */
-const approvalSection = `
+const approvalSection = html`
       <section id="approvals" class="approvals" aria-labelledby="approvals-heading" hidden>
         <h4 id="approvals-heading" class="approvals-heading">Machines that checked this code</h4>
         <p class="approvals-count" data-part="count"></p>
@@ -110,9 +111,9 @@ export function renderSlowdnsPage({
     styleUrl,
     scriptUrls: [kitScriptUrl, scriptUrl, watchScriptUrl, approvalScriptUrl],
     heading: 'Get an install code',
-    lead: `The SlowDNS installer on your server asks for an install code. Get one here: it works
+    lead: html`The SlowDNS installer on your server asks for an install code. Get one here: it works
     for one installation and expires ${lifetimeInWords(installCodeTtlSeconds)} after you get it.`,
-    content: `  <section class="card" aria-labelledby="code-heading">
+    content: html`  <section class="card" aria-labelledby="code-heading">
     <h2 id="code-heading" class="visually-hidden">Install code</h2>${approvalChoice(approvalPolicy)}
     <button type="button" id="issue-button" class="button primary wide" aria-controls="replace-confirm">Get an install code</button>
     <div id="replace-confirm" class="confirm" role="group" aria-labelledby="replace-question" hidden>

@@ -14,6 +14,7 @@ import { renderSlowdnsPage, SLOWDNS_PAGE_CSP } from '../page/slowdns-page.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
 import type { RouteDeps } from '../deps.js';
+import { prose } from '../openapi-prose.js';
 
 const slowdnsPage = createRoute({
   method: 'get',
@@ -23,11 +24,27 @@ const slowdnsPage = createRoute({
   // Public: anyone may load the page; it is what hands out the session.
   security: [],
   summary: 'The SlowDNS page (sets the browser session)',
-  description: `The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it creates one: a random 256-bit cookie, \`HttpOnly\`, \`SameSite=Lax\`, \`Path=/\`, with \`Max-Age\` = \`BROWSER_SESSION_TTL_SECONDS\` and \`Secure\` when \`PUBLIC_BASE_URL\` is https. A valid session is kept, not replaced. The server stores only the cookie's SHA-256. A \`HEAD\` request never creates a session.
+  description: prose`The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it
+    creates one: a random 256-bit cookie, \`HttpOnly\`, \`SameSite=Lax\`, \`Path=/\`, with \`Max-Age\` =
+    \`BROWSER_SESSION_TTL_SECONDS\` and \`Secure\` when \`PUBLIC_BASE_URL\` is https. A valid session is kept,
+    not replaced. The server stores only the cookie's SHA-256. A \`HEAD\` request never creates a session.
 
-The page loads only its own scripts and stylesheet from this service (\`/slowdns/page-kit.js\`, \`/slowdns/app.js\`, \`/slowdns/watch.js\`, \`/slowdns/approval.js\`, \`/slowdns/app.css\`) and calls only \`POST /api/v2/slowdns/code/issue\` (sending the optional \`browser_signal\`, and \`require_approval\` from its checkbox "Ask me before a machine can use this code", which \`APPROVAL_POLICY=off\` leaves out and \`required\` shows ticked and fixed), \`GET /api/v2/slowdns/code/status\` (which it polls to tell the person, live, which machine checked, activated or installed with the code, and to list the machines waiting for approval), \`POST /api/v2/slowdns/code/approve\` and \`/code/deny\` (Approve and Deny beside each waiting machine; Deny after a confirmation) and \`POST /api/v2/slowdns/code/cancel\` ("Not you? Cancel this code", after a confirmation). It is answered with \`Cache-Control: no-store\`, \`Referrer-Policy: no-referrer\` and a \`Content-Security-Policy\` that allows no inline script or style and no other origin.
+The page loads only its own scripts and stylesheet from this service (\`/slowdns/page-kit.js\`,
+    \`/slowdns/app.js\`, \`/slowdns/watch.js\`, \`/slowdns/approval.js\`, \`/slowdns/app.css\`) and calls only
+    \`POST /api/v2/slowdns/code/issue\` (sending the optional \`browser_signal\`, and \`require_approval\`
+    from its checkbox "Ask me before a machine can use this code", which \`APPROVAL_POLICY=off\` leaves out
+    and \`required\` shows ticked and fixed), \`GET /api/v2/slowdns/code/status\` (which it polls to tell the
+    person, live, which machine checked, activated or installed with the code, and to list the machines
+    waiting for approval), \`POST /api/v2/slowdns/code/approve\` and \`/code/deny\` (Approve and Deny beside
+    each waiting machine; Deny after a confirmation) and \`POST /api/v2/slowdns/code/cancel\` ("Not you?
+    Cancel this code", after a confirmation). It is answered with \`Cache-Control: no-store\`,
+    \`Referrer-Policy: no-referrer\` and a \`Content-Security-Policy\` that allows no inline script or style
+    and no other origin.
 
-Over \`session-ip-hour\`, a request without a valid session gets 429 and no cookie: an HTML page (not the JSON envelope, since a person reads it) saying in words when to come back, with \`Retry-After\` and the \`RateLimit\` headers. A browser that sends its valid cookie still gets the page, without \`RateLimit\` headers.
+Over \`session-ip-hour\`, a request without a valid session gets 429 and no cookie: an HTML page (not the
+    JSON envelope, since a person reads it) saying in words when to come back, with \`Retry-After\` and the
+    \`RateLimit\` headers. A browser that sends its valid cookie still gets the page, without \`RateLimit\`
+    headers.
 
 ${rateLimitDescription('page')}`,
   responses: {

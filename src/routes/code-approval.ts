@@ -16,6 +16,7 @@ import {
   WatchedInstallCodeSchema,
 } from '../schemas/watched-install-code.js';
 import type { AppDeps } from '../deps.js';
+import { prose } from '../openapi-prose.js';
 
 /** The watched code of the examples: one machine prechecked it and the person decided. */
 function exampleCode(decision: 'approved' | 'denied') {
@@ -45,14 +46,20 @@ const verbs = {
     path: '/api/v2/slowdns/code/approve',
     operationId: 'approveInstallCodePrecheck',
     summary: 'Approve the machine of a precheck',
-    effect: `Approval binds the code to that precheck: only an activate presenting **that precheck's token** proceeds (the installer waiting on 409 \`approval_pending\` gets 200 at its next try); a token of any other precheck, even one claiming the same machine id and SSH key, is 403 \`machine_mismatch\` (both can be read from outside). Recorded as \`install_code.approved\`. A release that restores the code ends the approval: the next precheck is asked about again.`,
+    effect: prose`Approval binds the code to that precheck: only an activate presenting **that precheck's token** proceeds
+      (the installer waiting on 409 \`approval_pending\` gets 200 at its next try); a token of any other
+      precheck, even one claiming the same machine id and SSH key, is 403 \`machine_mismatch\` (both can be
+      read from outside). Recorded as \`install_code.approved\`. A release that restores the code ends the
+      approval: the next precheck is asked about again.`,
     done: 'Approved: this machine can now activate the code.',
   },
   deny: {
     path: '/api/v2/slowdns/code/deny',
     operationId: 'denyInstallCodePrecheck',
     summary: 'Deny the machine of a precheck',
-    effect: `Denial revokes the code (\`status: "revoked"\`, \`approval: "denied"\`): precheck and activate of it then answer 403 \`approval_denied\`, to every machine. Recorded as \`install_code.denied\` (\`reason: "denied"\`). The page asks before it sends this: "Yes, deny this machine" or "Keep waiting".`,
+    effect: prose`Denial revokes the code (\`status: "revoked"\`, \`approval: "denied"\`): precheck and activate of it
+      then answer 403 \`approval_denied\`, to every machine. Recorded as \`install_code.denied\` (\`reason:
+      "denied"\`). The page asks before it sends this: "Yes, deny this machine" or "Keep waiting".`,
     done: 'Denied: the code is revoked and no machine can use it.',
   },
 } as const satisfies Record<
@@ -68,13 +75,23 @@ function decisionRoute(decision: ApprovalDecision) {
     operationId: verb.operationId,
     tags: ['install-codes'],
     summary: verb.summary,
-    description: `The person decides on a machine that prechecked a code issued with approval (DESIGN §14): the browser whose \`${BROWSER_SESSION_COOKIE}\` session issued the code names it by \`install_code_id\` and the precheck by \`precheck_id\`, as \`GET /api/v2/slowdns/code/status\` lists them in \`prechecks\`.
+    description: prose`The person decides on a machine that prechecked a code issued with approval (DESIGN §14): the browser
+      whose \`${BROWSER_SESSION_COOKIE}\` session issued the code names it by \`install_code_id\` and the
+      precheck by \`precheck_id\`, as \`GET /api/v2/slowdns/code/status\` lists them in \`prechecks\`.
 
 ${verb.effect}
 
-One decision per code: repeating the same decision on the same precheck answers 200 and changes nothing; any other decision afterwards (the opposite one, or one on another precheck) is 409 \`approval_decided\`. An approve, a deny and a cancel sent at the same moment are made one after the other: exactly one decision is taken. A code that can no longer be used before a decision is refused with its own error and left as it is: expired 410 \`install_code_expired\`, cancelled 410 \`install_code_revoked\`.
+One decision per code: repeating the same decision on the same precheck answers 200 and changes nothing;
+      any other decision afterwards (the opposite one, or one on another precheck) is 409
+      \`approval_decided\`. An approve, a deny and a cancel sent at the same moment are made one after the
+      other: exactly one decision is taken. A code that can no longer be used before a decision is refused
+      with its own error and left as it is: expired 410 \`install_code_expired\`, cancelled 410
+      \`install_code_revoked\`.
 
-Same-origin only, checked before the body is read: another site's request is 403 \`cross_site_request\`; no valid session is 403 \`browser_session_required\`. Another browser's code, like an unknown id, is 404 \`install_code_not_found\`; a \`precheck_id\` that is not a precheck of this code is 404 \`precheck_not_found\`. The answer is the code as \`GET /api/v2/slowdns/code/status\` gives it.`,
+Same-origin only, checked before the body is read: another site's request is 403 \`cross_site_request\`;
+      no valid session is 403 \`browser_session_required\`. Another browser's code, like an unknown id, is 404
+      \`install_code_not_found\`; a \`precheck_id\` that is not a precheck of this code is 404
+      \`precheck_not_found\`. The answer is the code as \`GET /api/v2/slowdns/code/status\` gives it.`,
     security: [{ browserSession: [] }],
     request: jsonBody(DecideApprovalRequestSchema),
     responses: {
@@ -117,15 +134,16 @@ export function registerCodeApproval(app: Router, deps: AppDeps): void {
       const now = deps.clock.now();
       const session = await requireBrowserSession(c, deps.db, now);
       const { install_code_id, precheck_id } = c.req.valid('json');
-      const { changed } = await decideApproval(
-        deps.db,
-        session.tokenHash,
-        install_code_id,
-        precheck_id,
-        decision,
+      const { changed } = await decideApproval(deps.db, {
+        input: {
+          browserSessionHash: session.tokenHash,
+          installCodeId: install_code_id,
+          precheckId: precheck_id,
+          decision,
+        },
         now,
-        changeContext(c, 'browser'),
-      );
+        context: changeContext(c, 'browser'),
+      });
       if (changed)
         c.var.metrics.transition(decision === 'approve' ? 'install_code.approved' : 'install_code.denied', 'browser');
       const code = await readWatchedInstallCode(deps.db, session.tokenHash, install_code_id, now);

@@ -15,6 +15,7 @@ import {
   WatchedInstallCodeSchema,
 } from '../schemas/watched-install-code.js';
 import type { AppDeps } from '../deps.js';
+import { prose } from '../openapi-prose.js';
 
 const messages: Record<CancelOutcome['cancelled'], string> = {
   code: 'Install code cancelled: no machine can use it.',
@@ -28,16 +29,23 @@ const cancel = createRoute({
   operationId: 'cancelInstallCode',
   tags: ['install-codes'],
   summary: 'Cancel a code this browser issued',
-  description: `"Not you?": the browser whose \`${BROWSER_SESSION_COOKIE}\` session issued a code stops it, by its \`install_code_id\`.
+  description: prose`"Not you?": the browser whose \`${BROWSER_SESSION_COOKIE}\` session issued a code stops it, by its
+    \`install_code_id\`.
 
-- An \`issued\` code (prechecked or not, restored after a failed install or not) is revoked: precheck and activate then answer 410 \`install_code_revoked\`, and a precheck token already handed out is worth nothing.
-- An \`activated\` code: the activation is released **without** restoring the code, which is revoked with it (a server registered for it is revoked too, as release does). The installer's confirm then answers 409 \`activation_released\`.
+- An \`issued\` code (prechecked or not, restored after a failed install or not) is revoked: precheck and
+    activate then answer 410 \`install_code_revoked\`, and a precheck token already handed out is worth
+    nothing.
+- An \`activated\` code: the activation is released **without** restoring the code, which is revoked with
+    it (a server registered for it is revoked too, as release does). The installer's confirm then answers 409
+    \`activation_released\`.
 - A confirmed install cannot be undone here: 409 \`activation_confirmed\` (an operator can revoke the server).
 - A code already revoked, expired or released for good is left as it is.
 
-Idempotent: a repeat answers 200 with the code as it is. The answer is the code's status, as \`GET /api/v2/slowdns/code/status\` gives it. Each change is recorded as events with the actor \`browser\`.
+Idempotent: a repeat answers 200 with the code as it is. The answer is the code's status, as \`GET
+    /api/v2/slowdns/code/status\` gives it. Each change is recorded as events with the actor \`browser\`.
 
-Same-origin only, checked before the body is read: another site's request is 403 \`cross_site_request\`, whatever its content type. Another browser's code, like an unknown id, is 404 \`install_code_not_found\`.`,
+Same-origin only, checked before the body is read: another site's request is 403 \`cross_site_request\`,
+    whatever its content type. Another browser's code, like an unknown id, is 404 \`install_code_not_found\`.`,
   security: [{ browserSession: [] }],
   request: jsonBody(CancelInstallCodeRequestSchema),
   responses: {
@@ -74,13 +82,12 @@ export function registerCodeCancel(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const session = await requireBrowserSession(c, deps.db, now);
     const { install_code_id } = c.req.valid('json');
-    const { code, cancelled, serverRevoked } = await cancelWatchedInstallCode(
-      deps.db,
-      session.tokenHash,
-      install_code_id,
+    const { code, cancelled, serverRevoked } = await cancelWatchedInstallCode(deps.db, {
+      browserSessionHash: session.tokenHash,
+      installCodeId: install_code_id,
       now,
-      changeContext(c, 'browser'),
-    );
+      context: changeContext(c, 'browser'),
+    });
     if (cancelled !== 'nothing') c.var.metrics.transition('install_code.revoked', 'browser');
     if (cancelled === 'install') c.var.metrics.transition('activation.released', 'browser');
     if (serverRevoked) c.var.metrics.transition('server.revoked', 'browser');

@@ -7,6 +7,7 @@ import { assertSameOrigin } from '../http/same-origin.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { watchedInstallCodeJson, WatchedInstallCodesSchema } from '../schemas/watched-install-code.js';
 import type { AppDeps } from '../deps.js';
+import { prose } from '../openapi-prose.js';
 
 const codeStatus = createRoute({
   method: 'get',
@@ -14,9 +15,16 @@ const codeStatus = createRoute({
   operationId: 'getInstallCodeStatus',
   tags: ['install-codes'],
   summary: 'What became of the codes this browser issued',
-  description: `The install codes the \`${BROWSER_SESSION_COOKIE}\` session issued in its lifetime, newest first, each with what became of it and, once a machine used it, what a person needs to recognise that machine: hostname, public IP, the machine id shortened, the SSH host key fingerprint and when. The page polls it to tell the person, live, who is using their code; a code used by a machine they do not know can be cancelled with \`POST /api/v2/slowdns/code/cancel\`.
+  description: prose`The install codes the \`${BROWSER_SESSION_COOKIE}\` session issued in its lifetime, newest first, each
+    with what became of it and, once a machine used it, what a person needs to recognise that machine:
+    hostname, public IP, the machine id shortened, the SSH host key fingerprint and when. The page polls it to
+    tell the person, live, who is using their code; a code used by a machine they do not know can be cancelled
+    with \`POST /api/v2/slowdns/code/cancel\`.
 
-Never the code itself and never a token: only the \`install_code_id\` handle and the hint. Another browser's session sees none of these codes. Same-origin checks as issue: another site's request is 403 \`cross_site_request\`; a missing or expired session is 403 \`browser_session_required\`. Not rate-limited: it reads one session's rows.`,
+Never the code itself and never a token: only the \`install_code_id\` handle and the hint. Another
+    browser's session sees none of these codes. Same-origin checks as issue: another site's request is 403
+    \`cross_site_request\`; a missing or expired session is 403 \`browser_session_required\`. Not
+    rate-limited: it reads one session's rows.`,
   security: [{ browserSession: [] }],
   responses: {
     200: {

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/client.js';
+import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import { serviceUnavailable } from '../http/database-gate.js';
 import { errorResponses, successEnvelope } from '../schemas/envelope.js';
@@ -67,16 +68,19 @@ export interface HealthDeps {
   isDraining: () => boolean;
 }
 
-/** Liveness alone: the one route that also answers while the service starts (src/starting-app.ts). */
+/** Liveness alone: the one route that also answers while the service starts (src/app-while-starting.ts). */
 export function registerLiveness(app: Router): void {
   app.openapi(livez, (c) =>
     c.json({ data: { status: 'alive' as const }, meta: { message: 'The process is running.' } }, 200),
   );
 }
 
+/** The database round trip of the health check. */
+const ROUND_TRIP = namedStatement('select 1');
+
 export function registerHealth(app: Router, deps: HealthDeps): void {
   app.openapi(healthz, async (c) => {
-    await runStatement(deps.db, 'select 1', []);
+    await runStatement(deps.db, ROUND_TRIP, {});
     return c.json({ data: { status: 'ok' as const }, meta: { message: 'The service is healthy.' } }, 200);
   });
   registerLiveness(app);

@@ -17,6 +17,7 @@ import { errorResponses, successEnvelope } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
 import { IssuedInstallCodeSchema, IssueRequestSchema } from '../schemas/install-code.js';
 import type { RouteDeps } from '../deps.js';
+import { prose } from '../openapi-prose.js';
 
 const issue = createRoute({
   method: 'post',
@@ -24,13 +25,30 @@ const issue = createRoute({
   operationId: 'issueInstallCode',
   tags: ['install-codes'],
   summary: 'Issue an install code',
-  description: `Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET /slowdns\` first). No body is required; the page may send \`{"browser_signal": "..."}\` (at most 512 characters) to refine the browser fingerprint, and \`{"require_approval": true}\` to approve each machine before it can use the code (below). The code is shown once: the service keeps only its hash. \`install_code_id\` is the code's public handle, not the code: events and operator routes name the code by it. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
+  description: prose`Issues a new install code to the browser holding a valid \`${BROWSER_SESSION_COOKIE}\` cookie (load \`GET
+    /slowdns\` first). No body is required; the page may send \`{"browser_signal": "..."}\` (at most 512
+    characters) to refine the browser fingerprint, and \`{"require_approval": true}\` to approve each machine
+    before it can use the code (below). The code is shown once: the service keeps only its hash.
+    \`install_code_id\` is the code's public handle, not the code: events and operator routes name the code by
+    it. It stays \`issued\` for \`ttl_seconds\` (\`INSTALL_CODE_TTL_SECONDS\`, 900 by default).
 
-Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\` \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session with 403 \`browser_session_required\`, before any limit is counted.
+Requests from another site (an \`Origin\` other than this service, or \`Sec-Fetch-Site\`
+    \`cross-site\`/\`same-site\`) are refused with 403 \`cross_site_request\`; a missing or expired session
+    with 403 \`browser_session_required\`, before any limit is counted.
 
-The **browser fingerprint** is the SHA-256 of the request headers ${FINGERPRINT_HEADERS.map((h) => `\`${h}\``).join(', ')} and of \`browser_signal\`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the client, so a script can change \`browser_signal\` (or a header) on each request and get a new fingerprint every time: \`issue-fingerprint-day\` is a speed bump for ordinary browsers, not a cap. The real caps are the IP limits and the session limit, and new sessions are themselves limited per IP (\`session-ip-hour\` on \`GET /slowdns\`).
+The **browser fingerprint** is the SHA-256 of the request headers ${FINGERPRINT_HEADERS.map((h) => `\`${h}\``).join(', ')} and
+    of \`browser_signal\`; it is stored only hashed, as a rate-limit subject. Every part of it is sent by the
+    client, so a script can change \`browser_signal\` (or a header) on each request and get a new fingerprint
+    every time: \`issue-fingerprint-day\` is a speed bump for ordinary browsers, not a cap. The real caps are
+    the IP limits and the session limit, and new sessions are themselves limited per IP (\`session-ip-hour\`
+    on \`GET /slowdns\`).
 
-**Approval** (DESIGN §14, \`APPROVAL_POLICY\`: \`off\`, \`optional\` by default, \`required\`): a code issued with \`require_approval\` (always under \`required\`; never under \`off\`, where the field is ignored) makes each machine that prechecks it wait: the page shows the precheck (\`GET /api/v2/slowdns/code/status\`, \`prechecks\`) and the person approves (\`POST /api/v2/slowdns/code/approve\`) or denies it (\`POST /api/v2/slowdns/code/deny\`). The answer's \`require_approval\` says which it is.
+**Approval** (DESIGN §14, \`APPROVAL_POLICY\`: \`off\`, \`optional\` by default, \`required\`): a code
+    issued with \`require_approval\` (always under \`required\`; never under \`off\`, where the field is
+    ignored) makes each machine that prechecks it wait: the page shows the precheck (\`GET
+    /api/v2/slowdns/code/status\`, \`prechecks\`) and the person approves (\`POST
+    /api/v2/slowdns/code/approve\`) or denies it (\`POST /api/v2/slowdns/code/deny\`). The answer's
+    \`require_approval\` says which it is.
 
 ${rateLimitDescription('issue')}`,
   security: [{ browserSession: [] }],
@@ -97,16 +115,12 @@ export function registerInstallCodes(app: Router, deps: RouteDeps): void {
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = admitCounted(
       c,
-      await issueInstallCode(
-        deps.db,
-        deps.config.installCodePrefix,
+      await issueInstallCode(deps.db, {
+        input: { prefix: deps.config.installCodePrefix, ttlSeconds: ttl, browserSessionHash: session, requireApproval },
         now,
-        ttl,
-        session,
-        changeContext(c, 'browser'),
+        context: changeContext(c, 'browser'),
         limits,
-        requireApproval,
-      ),
+      }),
     );
     c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(

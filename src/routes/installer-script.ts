@@ -4,6 +4,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Router } from '../http/router.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
+import { prose } from '../openapi-prose.js';
 
 /** The shell client, served byte for byte as committed, and its SHA-256. */
 export interface InstallerScript {
@@ -27,7 +28,13 @@ const script = createRoute({
   tags: ['install'],
   security: [],
   summary: 'The shell activation client',
-  description: `\`activate.sh\`: one POSIX sh script that needs only \`curl\` (and uses \`jq\` when present). It runs precheck, activate and confirm around an install command, releases the activation on failure or on a signal, resumes an unfinished install from its state file, and exits with a stable code per error family. Served as \`text/plain\` so that it can be read in a browser before it is run; its SHA-256 is at \`GET /slowdns/activate.sh.sha256\`. Usage: \`SLOWDNS_URL=<this service> SLOWDNS_INSTALL_CODE=<code> sh activate.sh run -- ./install.sh\` (the code travels in the environment, never on the command line). The README in \`clients/shell/\` documents every command, variable and exit code.`,
+  description: prose`\`activate.sh\`: one POSIX sh script that needs only \`curl\` (and uses \`jq\` when present). It runs
+    precheck, activate and confirm around an install command, releases the activation on failure or on a
+    signal, resumes an unfinished install from its state file, and exits with a stable code per error family.
+    Served as \`text/plain\` so that it can be read in a browser before it is run; its SHA-256 is at \`GET
+    /slowdns/activate.sh.sha256\`. Usage: \`SLOWDNS_URL=<this service> SLOWDNS_INSTALL_CODE=<code> sh
+    activate.sh run -- ./install.sh\` (the code travels in the environment, never on the command line). The
+    README in \`clients/shell/\` documents every command, variable and exit code.`,
   responses: {
     200: {
       description: 'The script.',

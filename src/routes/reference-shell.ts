@@ -1,3 +1,5 @@
+import { html, trusted, type Html } from '../html.js';
+
 /** The parts of the OpenAPI document the shell shows. */
 interface ShellDocument {
   openapi: string;
@@ -17,43 +19,38 @@ interface ShellOperation {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** The markdown the introduction uses inline: `code` and **bold**; the rest shows as written. */
+/** The markdown the introduction uses inline: `code` and **bold**, put in after escaping; the rest shows as written. */
 const inlineMarkdown = (text: string) =>
-  escapeHtml(text)
-    .replace(/`([^`]+)`/g, '<code>$1</code>')
-    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+  trusted(
+    html`${text}`.text.replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>'),
+  );
 
 const LIST_ITEM = /^\s*(\d+\.|-)\s+/;
 
 /** The introduction up to its first heading (the tables after it need Scalar): paragraphs and lists. */
-function introduction(description: string): string {
-  const blocks: string[] = [];
+function introduction(description: string): Html[] {
+  const blocks: Html[] = [];
   for (const block of description.trim().split(/\n\s*\n/)) {
     if (block.trimStart().startsWith('#')) break;
     const lines = block.split('\n');
     if (LIST_ITEM.test(lines[0]!)) {
-      const tag = /^\s*\d/.test(lines[0]!) ? 'ol' : 'ul';
-      blocks.push(
-        `<${tag}>${lines.map((line) => `<li>${inlineMarkdown(line.replace(LIST_ITEM, '').trim())}</li>`).join('')}</${tag}>`,
-      );
+      const items = lines.map((line) => html`<li>${inlineMarkdown(line.replace(LIST_ITEM, '').trim())}</li>`);
+      blocks.push(/^\s*\d/.test(lines[0]!) ? html`<ol>${items}</ol>` : html`<ul>${items}</ul>`);
     } else {
-      blocks.push(`<p>${inlineMarkdown(block.replace(/\s+/g, ' ').trim())}</p>`);
+      blocks.push(html`<p>${inlineMarkdown(block.replace(/\s+/g, ' ').trim())}</p>`);
     }
   }
-  return blocks.join('');
+  return blocks;
 }
 
 /** Each tag's operations in document order (untagged ones under `default`, as Scalar files them). */
-function operationsByTag(document: ShellDocument): Map<string, string[]> {
-  const byTag = new Map<string, string[]>((document.tags ?? []).map((tag) => [tag.name, []]));
+function operationsByTag(document: ShellDocument): Map<string, Html[]> {
+  const byTag = new Map<string, Html[]>((document.tags ?? []).map((tag) => [tag.name, []]));
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
       const operation = (item as Record<string, ShellOperation | undefined>)[method];
       if (!operation) continue;
-      const entry = `<li><span>${method.toUpperCase()}</span> ${escapeHtml(operation.summary ?? path)}</li>`;
+      const entry = html`<li><span>${method.toUpperCase()}</span> ${operation.summary ?? path}</li>`;
       for (const tag of operation.tags?.length ? operation.tags : ['default']) {
         if (!byTag.has(tag)) byTag.set(tag, []);
         byTag.get(tag)!.push(entry);
@@ -81,28 +78,26 @@ const schemeLabel = ({ type, scheme, in: where, name }: SecurityScheme) =>
  */
 export function referenceShell(document: ShellDocument): { markup: string; style: string } {
   const byTag = operationsByTag(document);
-  const sidebar = ['Introduction', ...byTag.keys(), 'Models'].map((entry) => `<li>${escapeHtml(entry)}</li>`).join('');
+  const sidebar = ['Introduction', ...byTag.keys(), 'Models'].map((entry) => html`<li>${entry}</li>`);
   const tagSections = [...byTag]
     .filter(([, operations]) => operations.length > 0)
-    .map(([tag, operations]) => `<h2>${escapeHtml(tag)}</h2><ul>${operations.join('')}</ul>`)
-    .join('');
+    .map(([tag, operations]) => html`<h2>${tag}</h2><ul>${operations}</ul>`);
   const servers = (document.servers ?? []).map(
     (server) =>
-      `<p><code>${escapeHtml(server.url)}</code></p>${server.description ? `<p class="note">${escapeHtml(server.description)}</p>` : ''}`,
+      html`<p><code>${server.url}</code></p>${server.description ? html`<p class="note">${server.description}</p>` : ''}`,
   );
   const schemes = Object.entries(document.components?.securitySchemes ?? {}).map(
-    ([name, scheme]) =>
-      `<p><code>${escapeHtml(name)}</code> <span class="note">${escapeHtml(schemeLabel(scheme))}</span></p>`,
+    ([name, scheme]) => html`<p><code>${name}</code> <span class="note">${schemeLabel(scheme)}</span></p>`,
   );
   const { title, version, description = '' } = document.info;
   const markup =
-    `<div class="reference-shell"><nav><div class="search" aria-hidden="true"></div><ul>${sidebar}</ul></nav>` +
-    `<main><p class="badges"><span>v${escapeHtml(version)}</span><span>OAS ${escapeHtml(document.openapi)}</span></p>` +
-    `<h1>${escapeHtml(title)}</h1>` +
-    `<div class="columns"><div class="introduction"><p class="download"><a href="/openapi.json">Download OpenAPI Document</a></p>${introduction(description)}</div>` +
-    `<aside><section><h2>Server</h2>${servers.join('')}</section>` +
-    (schemes.length ? `<section><h2>Authentication</h2>${schemes.join('')}</section>` : '') +
-    `</aside></div><div class="operations">${tagSections}</div></main></div>`;
+    html`<div class="reference-shell"><nav><div class="search" aria-hidden="true"></div><ul>${sidebar}</ul></nav>\
+<main><p class="badges"><span>v${version}</span><span>OAS ${document.openapi}</span></p>\
+<h1>${title}</h1>\
+<div class="columns"><div class="introduction"><p class="download"><a href="/openapi.json">Download OpenAPI Document</a></p>${introduction(description)}</div>\
+<aside><section><h2>Server</h2>${servers}</section>\
+${schemes.length ? html`<section><h2>Authentication</h2>${schemes}</section>` : ''}\
+</aside></div><div class="operations">${tagSections}</div></main></div>`.text;
   return { markup, style: SHELL_STYLE };
 }
 

@@ -6,6 +6,7 @@ import { activatedInstall, expectError, issue, newBrowser } from '../support/ins
 import { postJson, type TestApp, useTestApp } from '../support/test-app.js';
 import { registeredServer } from '../legacy/agent-requests.js';
 import { ADMIN_TOKEN } from './admin-requests.js';
+import { adminOperations } from './admin-operations.js';
 
 const root = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -29,35 +30,9 @@ async function minted(
 /** The query an operation cannot answer 200 without (the usage of one subject). */
 const QUERY: Record<string, string> = { getRateLimitUsage: '?ip=203.0.113.7' };
 
-type Operation = {
-  method: string;
-  path: string;
-  operationId: string;
-  scope: string;
-  parameters?: { in: string; name: string; example?: string; schema?: { example?: string } }[];
-};
-
-/** Every admin operation of the served document, with the one scope its security requirement names and a concrete path. */
-function adminOperations(t: TestApp): Operation[] {
-  const paths = t.document.paths as Record<string, Record<string, any>>;
-  return Object.entries(paths)
-    .filter(([path]) => path.startsWith('/api/v2/admin/'))
-    .flatMap(([path, ops]) =>
-      Object.entries(ops).map(([method, op]) => {
-        const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-          const param = (op.parameters ?? []).find((p: any) => p.in === 'path' && p.name === name);
-          return param?.schema?.example ?? param?.example;
-        });
-        return {
-          method: method.toUpperCase(),
-          path: `${concrete}${QUERY[op.operationId] ?? ''}`,
-          operationId: op.operationId,
-          scope: op.security?.[0]?.adminToken?.[0],
-          parameters: op.parameters,
-        };
-      }),
-    );
-}
+/** Every admin operation of the served document, called at its example path (with the query it needs). */
+const operations = (t: TestApp) =>
+  adminOperations(t.document).map((op) => ({ ...op, path: `${op.path}${QUERY[op.operationId] ?? ''}` }));
 
 const RANK = { read: 0, write: 1, root: 2 } as const;
 
@@ -65,7 +40,7 @@ describe('named operator tokens: every admin operation enforces the scope its de
   const t = useTestApp({ ADMIN_TOKEN });
 
   it('every admin operation declares exactly one scope: read for a GET, write or root for an action', () => {
-    const ops = adminOperations(t);
+    const ops = operations(t);
     expect(ops.length).toBeGreaterThanOrEqual(14);
     for (const op of ops) {
       expect(['read', 'write', 'root'], op.operationId).toContain(op.scope);
@@ -81,7 +56,7 @@ describe('named operator tokens: every admin operation enforces the scope its de
       write: (await minted(t, 'support', 'write')).token,
       root: ADMIN_TOKEN,
     };
-    for (const op of adminOperations(t)) {
+    for (const op of operations(t)) {
       for (const [scope, token] of Object.entries(tokens) as [keyof typeof RANK, string][]) {
         const init =
           op.method === 'GET' ? { headers: bearer(token) } : { ...postJson({}, bearer(token)), method: op.method };
@@ -106,7 +81,7 @@ describe('named operator tokens: every admin operation enforces the scope its de
       200,
     );
     t.clock.advance(3600);
-    for (const op of adminOperations(t)) {
+    for (const op of operations(t)) {
       for (const token of [expiring.token, revoked.token, `${revoked.token}x`]) {
         const res = await t.request(op.path, { method: op.method, headers: bearer(token) });
         expect([op.operationId, res.status]).toEqual([op.operationId, 401]);
@@ -199,12 +174,15 @@ describe('named operator tokens: made, listed and revoked by ADMIN_TOKEN alone',
     expect(await t.database.db.select().from(operatorTokens)).toHaveLength(0);
   });
 
-  it('revoking an unknown token is 404 operator_token_not_found; revoking twice answers the first revoke', async () => {
+  it('revoking an unknown token is 404 operator_token_not_found', async () => {
     await expectError(
       await t.request('/api/v2/admin/tokens/opt_0000000000000000', { method: 'DELETE', headers: root }),
       404,
       'operator_token_not_found',
     );
+  });
+
+  it('revoking a token twice answers the first revoke', async () => {
     const { id } = await minted(t, 'x', 'read');
     const first = await (await t.request(`/api/v2/admin/tokens/${id}`, { method: 'DELETE', headers: root })).json();
     t.clock.advance(5);
@@ -272,12 +250,11 @@ describe('making and revoking a token are events naming the operator and the rea
 describe('operator actions name the operator and keep the reason in their events', () => {
   const t = useTestApp({ ADMIN_TOKEN });
 
-  it('revoke code, release activation and revoke server with a named token record its name and the reason; ADMIN_TOKEN is root', async () => {
+  it('revoke code and release activation with a named token record its name and the reason', async () => {
     const { token } = await minted(t, 'alice', 'write');
     const trail = eventTrail(t);
     const code = await issue(t, await newBrowser(t));
     const activated = await activatedInstall(t);
-    const server = await registeredServer(t);
     await trail.take();
 
     expect(
@@ -310,7 +287,12 @@ describe('operator actions name the operator and keep the reason in their events
       ['activation.released', 'alice', 'Wrong box'],
       ['install_code.revoked', 'alice', 'Wrong box'],
     ]);
+  });
 
+  it('an action with ADMIN_TOKEN records the operator root', async () => {
+    const server = await registeredServer(t);
+    const trail = eventTrail(t);
+    await trail.take();
     expect(
       (await t.request(`/api/v2/admin/servers/${server.serverId}/revoke`, { method: 'POST', headers: root })).status,
     ).toBe(200);
@@ -333,13 +315,12 @@ describe('operator actions name the operator and keep the reason in their events
 describe('webhook endpoints as a read-scope operator sees them', () => {
   const t = useTestApp({ ADMIN_TOKEN, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
 
-  it('list and show give the host, never the URL (URLs often carry secrets); a write token sees the URL', async () => {
+  it('a read token sees the host of a webhook URL in list and show, never the URL (URLs often carry secrets)', async () => {
     const url = 'http://127.0.0.1:9/hook?token=s3cr3t';
     const created = await t.request('/api/v2/admin/webhooks', postJson({ url, events: ['*'] }, root));
     expect(created.status).toBe(201);
     const id = (await created.json()).data.webhook_id as string;
     const reader = bearer((await minted(t, 'dashboard', 'read')).token);
-    const writer = bearer((await minted(t, 'alice', 'write')).token);
 
     const listed = await (await t.request('/api/v2/admin/webhooks', { headers: reader })).json();
     expect(listed.data.items).toEqual([
@@ -350,6 +331,14 @@ describe('webhook endpoints as a read-scope operator sees them', () => {
     const body = await shown.text();
     expect(JSON.parse(body).data).toMatchObject({ webhook_id: id, url: null, url_host: '127.0.0.1:9' });
     expect(body).not.toContain('s3cr3t');
+  });
+
+  it('a write token sees the webhook URL', async () => {
+    const url = 'http://127.0.0.1:9/hook?token=s3cr3t';
+    const created = await t.request('/api/v2/admin/webhooks', postJson({ url, events: ['*'] }, root));
+    expect(created.status).toBe(201);
+    const id = (await created.json()).data.webhook_id as string;
+    const writer = bearer((await minted(t, 'alice', 'write')).token);
     expect((await (await t.request(`/api/v2/admin/webhooks/${id}`, { headers: writer })).json()).data.url).toBe(url);
   });
 });

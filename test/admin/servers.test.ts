@@ -55,11 +55,10 @@ describe('admin: servers and their health', () => {
     expect(await withHealth('active')).toEqual([]);
   });
 
-  it('filters by hostname, machine_id and registration time; pages without duplicates while servers are added', async () => {
+  it('filters by hostname, machine_id and registration time', async () => {
     const first = await registeredServer(t);
     t.clock.advance(10);
-    const before = [first.serverId];
-    for (let i = 0; i < 3; i++) before.push((await registeredServer(t)).serverId);
+    for (let i = 0; i < 3; i++) await registeredServer(t);
     const [item] = (await adminList(t, 'servers', { until: '2026-11-22T10:00:05+00:00' })).items;
     expect(item!.server_id).toBe(first.serverId);
     expect((await adminList(t, 'servers', { machine_id: item!.machine_id })).items.map((s) => s.server_id)).toEqual([
@@ -67,6 +66,11 @@ describe('admin: servers and their health', () => {
     ]);
     expect((await adminList(t, 'servers', { hostname: 'vpn1.example.net' })).items).toHaveLength(4);
     expect((await adminList(t, 'servers', { since: '2026-11-22T10:00:05+00:00' })).items).toHaveLength(3);
+  });
+
+  it('pages without duplicates while servers are added', async () => {
+    const before: string[] = [];
+    for (let i = 0; i < 4; i++) before.push((await registeredServer(t)).serverId);
     const seen = (await allPages(t, 'servers', { limit: 2 }, async () => void (await registeredServer(t)))).map(
       (s) => s.server_id,
     );
@@ -74,7 +78,7 @@ describe('admin: servers and their health', () => {
     expect(seen).toEqual(expect.arrayContaining(before));
   });
 
-  it('revoke by path: the agent learns it, the event names the operator; a repeat is 200 with the first revoked_at and records nothing', async () => {
+  it('revoke by path: the agent learns it, the event names the operator', async () => {
     const server = await registeredServer(t);
     const trail = eventTrail(t);
     await trail.take();
@@ -93,12 +97,22 @@ describe('admin: servers and their health', () => {
         activationId: server.activationId,
       }),
     ]);
+    expect((await (await checkinRequest(t, bearer(server.agentToken))).json()).data.status).toBe('revoked');
+  });
+
+  it('revoking a revoked server again is 200 with the first revoked_at and records nothing', async () => {
+    const server = await registeredServer(t);
+    expect((await adminAction(t, `servers/${server.serverId}/revoke`)).status).toBe(200);
+    const trail = eventTrail(t);
+    await trail.take();
     t.clock.advance(60);
     expect((await (await adminAction(t, `servers/${server.serverId}/revoke`)).json()).data.revoked_at).toBe(
       '2026-11-22T10:00:00+00:00',
     );
     expect(await trail.types()).toEqual([]);
-    expect((await (await checkinRequest(t, bearer(server.agentToken))).json()).data.status).toBe('revoked');
+  });
+
+  it('revoking an unknown server is 404 server_not_found', async () => {
     await expectError(await adminAction(t, 'servers/srv_0000000000000000/revoke'), 404, 'server_not_found');
   });
 });

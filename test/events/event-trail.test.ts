@@ -243,7 +243,9 @@ describe('the event trail: one event per state change, in the same transaction',
       ).rejects.toThrow('fails after the change');
 
     await failing((tx) => revokeInstallCode(tx, icId, t.clock.now(), operator));
-    await failing((tx) => releaseActivation(tx, a.activationId, t.clock.now(), operator));
+    await failing((tx) =>
+      releaseActivation(tx, { activationId: a.activationId, now: t.clock.now(), context: operator }),
+    );
     await failing((tx) => revokeServer(tx, server.serverId, t.clock.now(), operator));
     expect(await trail.types()).toEqual([]);
     expect((await precheckRequest(t, code, {}, freshClient().address)).status).toBe(200);
@@ -333,13 +335,12 @@ describe('revoked install codes', () => {
     const a = await activatedInstall(t);
     const trail = eventTrail(t);
     await trail.take();
-    const { codeRestored } = await releaseActivation(
-      t.database.db,
-      a.activationId,
-      t.clock.now(),
-      { actor: 'browser' },
-      { code: 'revoke' },
-    );
+    const { codeRestored } = await releaseActivation(t.database.db, {
+      activationId: a.activationId,
+      now: t.clock.now(),
+      context: { actor: 'browser' },
+      code: 'revoke',
+    });
     expect(codeRestored).toBe(false);
     expect(await trail.take()).toEqual([
       expect.objectContaining({

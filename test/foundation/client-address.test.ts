@@ -7,7 +7,8 @@ import {
   sameAddress,
 } from '../../src/domain/client-addresses.js';
 import { resolveClientAddress } from '../../src/http/client-address.js';
-import { bucketRows, expectRateLimited, issueFrom, openBrowser } from '../rate-limits/rate-limit-support.js';
+import { bucketRows, expectRateLimited, issueFrom } from '../rate-limits/rate-limit-support.js';
+import { browserAt } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 
 const hops = (n: number) => parseTrustProxy(String(n));
@@ -140,7 +141,7 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     t.clock.set('2026-11-22T10:00:00Z');
     const issue = async (i: number) => {
       const headers = { 'x-forwarded-for': `6.6.6.${i}, 1.2.3.4:${5000 + i}` };
-      const browser = await openBrowser(behindProxy, '10.0.0.1', `ua-${i}`);
+      const browser = await browserAt(behindProxy, '10.0.0.1', `ua-${i}`);
       return issueFrom(behindProxy, browser, { headers });
     };
     for (let i = 1; i <= 3; i++) expect((await issue(i)).status).toBe(201);
@@ -152,7 +153,7 @@ describe('behind one proxy, rate limits count the resolved address', () => {
   });
 
   it('an X-Forwarded-For address with a zone is that address, not a 500', async () => {
-    const browser = await openBrowser(behindProxy, '10.0.0.1', 'ua-zone');
+    const browser = await browserAt(behindProxy, '10.0.0.1', 'ua-zone');
     const res = await issueFrom(behindProxy, browser, { headers: { 'x-forwarded-for': 'fe80::7%eth-0' } });
     expect(res.status).toBe(201);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
@@ -165,7 +166,7 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     t.clock.set('2026-11-22T10:00:00Z');
     const spellings = ['5.6.7.8', '::ffff:506:708', '0:0:0:0:0:ffff:5.6.7.8', '[::FFFF:5.6.7.8]:9000'];
     const issue = async (i: number) => {
-      const browser = await openBrowser(behindProxy, '10.0.0.1', `ua-spelling-${i}`);
+      const browser = await browserAt(behindProxy, '10.0.0.1', `ua-spelling-${i}`);
       return issueFrom(behindProxy, browser, { headers: { 'x-forwarded-for': spellings[i]! } });
     };
     for (let i = 0; i < 3; i++) expect((await issue(i)).status).toBe(201);

@@ -98,7 +98,7 @@ describe('a token this process signed still meets every check but its signature'
     const oldKid = ring.signing.kid;
     const install = await activatedInstall(app);
     await rotateSigningKey(t.database.db, t.clock.now(), options);
-    await retireSigningKey(t.database.db, oldKid, t.clock.now(), 3665, true);
+    await retireSigningKey(t.database.db, { kid: oldKid, now: t.clock.now(), windowSeconds: 3665, force: true });
     await ring.refresh();
     expect(ring.signed.signedHere(install.installToken, t.clock.now())).toBe(true);
     await expectError(

@@ -104,21 +104,25 @@ describe('signing key rotation', () => {
   it('retire refuses the signing key and a key whose tokens may still verify, unless forced; it is idempotent', async () => {
     const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
     const oldKid = ring.signing.kid;
-    await expect(retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).rejects.toThrow(
-      `signing key ${oldKid} is the one signing: rotate first`,
-    );
-    await expect(retireSigningKey(t.database.db, 'key_nope', t.clock.now(), WINDOW)).rejects.toThrow(
-      'no signing key key_nope',
-    );
+    await expect(
+      retireSigningKey(t.database.db, { kid: oldKid, now: t.clock.now(), windowSeconds: WINDOW }),
+    ).rejects.toThrow(`signing key ${oldKid} is the one signing: rotate first`);
+    await expect(
+      retireSigningKey(t.database.db, { kid: 'key_nope', now: t.clock.now(), windowSeconds: WINDOW }),
+    ).rejects.toThrow('no signing key key_nope');
     await rotateSigningKey(t.database.db, t.clock.now(), options());
-    await expect(retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).rejects.toThrow(
-      /may still verify tokens until 2026-11-22T11:01:05\.000Z/,
-    );
-    expect(await retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW, true)).toMatchObject({
+    await expect(
+      retireSigningKey(t.database.db, { kid: oldKid, now: t.clock.now(), windowSeconds: WINDOW }),
+    ).rejects.toThrow(/may still verify tokens until 2026-11-22T11:01:05\.000Z/);
+    expect(
+      await retireSigningKey(t.database.db, { kid: oldKid, now: t.clock.now(), windowSeconds: WINDOW, force: true }),
+    ).toMatchObject({
       kid: oldKid,
       state: 'retired',
     });
-    expect(await retireSigningKey(t.database.db, oldKid, t.clock.now(), WINDOW)).toMatchObject({
+    expect(
+      await retireSigningKey(t.database.db, { kid: oldKid, now: t.clock.now(), windowSeconds: WINDOW }),
+    ).toMatchObject({
       kid: oldKid,
       state: 'retired',
     });
@@ -136,7 +140,7 @@ describe('signing key rotation', () => {
     const app = buildTestApp(t.database, ring, {}, t.clock);
     await ring.refresh();
     expect(await jwksKids(app)).toHaveLength(MAX_VERIFYING_KEYS);
-    await retireSigningKey(t.database.db, firstKid, t.clock.now(), WINDOW, true);
+    await retireSigningKey(t.database.db, { kid: firstKid, now: t.clock.now(), windowSeconds: WINDOW, force: true });
     await rotateSigningKey(t.database.db, t.clock.now(), options());
     await ring.refresh();
     expect(await jwksKids(app)).toHaveLength(MAX_VERIFYING_KEYS);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { browserSessions } from '../../src/db/schema.js';
-import { activateRequest, issueCode, precheckRequest } from '../support/install-flow.js';
+import { activateRequest, browserAt, issueCode, precheckRequest } from '../support/install-flow.js';
 import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
 import type { TestDatabase } from '../support/test-database.js';
-import { countsByLimit, FORGED_TOKEN, issueFrom, openBrowser, UNKNOWN_CODE } from './rate-limit-support.js';
+import { countsByLimit, FORGED_TOKEN, issueFrom, UNKNOWN_CODE } from './rate-limit-support.js';
 
 const statuses = (responses: Response[]) => {
   const tally: Record<number, number> = {};
@@ -35,7 +35,7 @@ describe('limits under real concurrency', () => {
   });
 
   it('50 concurrent issues in one session admit exactly 2', async () => {
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     const responses = await Promise.all(Array.from({ length: 50 }, () => issueFrom(t, browser)));
     expect(statuses(responses)).toEqual({ 201: 2, 429: 48 });
     expect(await countsByLimit(t, 'issue')).toEqual({
@@ -48,7 +48,7 @@ describe('limits under real concurrency', () => {
 
   it('20 concurrent issues from one IP in 20 sessions admit exactly 3, each counted in all four limits', async () => {
     const browsers = [];
-    for (let i = 0; i < 20; i++) browsers.push(await openBrowser(t, '203.0.113.10', `ua-${i}`));
+    for (let i = 0; i < 20; i++) browsers.push(await browserAt(t, '203.0.113.10', `ua-${i}`));
     const responses = await Promise.all(browsers.map((b) => issueFrom(t, b)));
     expect(statuses(responses)).toEqual({ 201: 3, 429: 17 });
     expect(await countsByLimit(t, 'issue')).toEqual({
@@ -60,7 +60,7 @@ describe('limits under real concurrency', () => {
   });
 
   it('two app instances on one database together admit exactly 2 issues of one session', async () => {
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => issueFrom(i % 2 ? other : t, browser)));
     expect(statuses(responses)).toEqual({ 201: 2, 429: 38 });
     expect((await countsByLimit(t, 'issue'))['issue-session-hour']).toBe(2);

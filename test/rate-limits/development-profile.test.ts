@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { browserAt } from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
-import { expectRateLimited, issueFrom, openBrowser, parseRateLimit } from './rate-limit-support.js';
+import { expectRateLimited, issueFrom, parseRateLimit } from './rate-limit-support.js';
 
 describe('RATE_LIMIT_PROFILE=development: every quota times 100, for trying the service locally', () => {
   const t = useTestApp({ RATE_LIMIT_PROFILE: 'development' });
 
   it('one browser gets far more than 3 codes an hour, and the headers and the 429 state the scaled quotas', async () => {
     t.clock.set('2026-11-22T10:30:00Z');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     for (let i = 1; i <= 200; i++) {
       const res = await issueFrom(t, browser);
       if (res.status !== 201) throw new Error(`issue ${i} answered ${res.status}`);

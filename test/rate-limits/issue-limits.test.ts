@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { browserAt } from '../support/install-flow.js';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
 import {
   bucketRows,
@@ -6,7 +7,6 @@ import {
   expectRateLimited,
   issueFrom,
   issueFromNewBrowser,
-  openBrowser,
   parseRateLimit,
 } from './rate-limit-support.js';
 
@@ -30,7 +30,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
 
   it('issue-session-hour: the third issue in one session is 429 until exactly 11:00:00 UTC', async () => {
     t.clock.set('2026-11-22T10:40:00Z');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     expect((await issueFrom(t, browser)).status).toBe(201);
     expect((await issueFrom(t, browser)).status).toBe(201);
     await expectRateLimited(
@@ -107,7 +107,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     );
     // Another browser, or the same headers refined by a different page signal, is another fingerprint.
     expect((await issueFromNewBrowser(t, '198.51.100.7', 'Mozilla/5.0 other-browser')).status).toBe(201);
-    const refined = await openBrowser(t, '198.51.100.8', 'Mozilla/5.0 same-browser');
+    const refined = await browserAt(t, '198.51.100.8', 'Mozilla/5.0 same-browser');
     expect((await issueFrom(t, refined, { body: { browser_signal: '1920x1080|Europe/Berlin' } })).status).toBe(201);
 
     t.clock.set('2026-11-22T23:59:59Z');
@@ -140,7 +140,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
   it('several limits exhausted at once: the one that resets last wins even when listed first (issue-ip-day before issue-session-hour)', async () => {
     await issuesAt(['19:00', '19:01', '19:02', '20:00', '20:01', '20:02', '21:00', '21:01']);
     t.clock.set('2026-11-22T22:10:00Z');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-kept');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-kept');
     expect((await issueFrom(t, browser)).status).toBe(201);
     expect((await issueFrom(t, browser)).status).toBe(201);
     t.clock.set('2026-11-22T22:30:00Z');
@@ -155,7 +155,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
 
   it('a request refused by one limit leaves every other counter unchanged', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     await issueFrom(t, browser);
     await issueFrom(t, browser);
     const before = await bucketRows(t, 'issue');
@@ -182,7 +182,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     expect((await noCookie.json()).error.code).toBe('browser_session_required');
     const unknown = await t.request(ISSUE, { method: 'POST', headers: { cookie: 'slowdns_browser=forged' } });
     expect((await unknown.json()).error.code).toBe('browser_session_required');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     t.clock.advance(3600);
     const expired = await issueFrom(t, browser);
     expect({ status: expired.status, code: (await expired.json()).error.code }).toEqual({
@@ -190,7 +190,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
       code: 'browser_session_required',
     });
     expect(expired.headers.get('ratelimit')).toBeNull();
-    const crossSite = await issueFrom(t, await openBrowser(t, '203.0.113.10', 'ua-1'), {
+    const crossSite = await issueFrom(t, await browserAt(t, '203.0.113.10', 'ua-1'), {
       headers: { 'sec-fetch-site': 'cross-site' },
     });
     expect((await crossSite.json()).error.code).toBe('cross_site_request');
@@ -199,7 +199,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
 
   it('a browser_signal over 512 characters is 400 and counts nothing; no body or no Content-Type is fine', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     const tooLong = await issueFrom(t, browser, { body: { browser_signal: 'x'.repeat(513) } });
     expect({ status: tooLong.status, code: (await tooLong.json()).error.code }).toEqual({
       status: 400,
@@ -213,12 +213,12 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
   it('without TRUST_PROXY a forged X-Forwarded-For changes nothing: the socket address is counted', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
     for (let i = 1; i <= 3; i++) {
-      const res = await issueFrom(t, await openBrowser(t, '203.0.113.10', `ua-${i}`), {
+      const res = await issueFrom(t, await browserAt(t, '203.0.113.10', `ua-${i}`), {
         headers: { 'x-forwarded-for': `192.0.2.${i}` },
       });
       expect(res.status).toBe(201);
     }
-    const forged = await issueFrom(t, await openBrowser(t, '203.0.113.10', 'ua-4'), {
+    const forged = await issueFrom(t, await browserAt(t, '203.0.113.10', 'ua-4'), {
       headers: { 'x-forwarded-for': '192.0.2.99' },
     });
     await expectRateLimited(forged, 'issue-ip-hour', 3600);
@@ -228,7 +228,7 @@ describe('issue limits: 3/IP/hour, 10/IP/day, 2/session/hour, 6/fingerprint/day'
     t.clock.set('2026-11-22T10:00:00Z');
     const behindProxy = buildTestApp(t.database, t.keys, { TRUST_PROXY: '1' }, t.clock);
     const viaProxy = async (client: string, ua: string) =>
-      issueFrom(behindProxy, await openBrowser(behindProxy, '10.0.0.1', ua), {
+      issueFrom(behindProxy, await browserAt(behindProxy, '10.0.0.1', ua), {
         headers: { 'x-forwarded-for': client },
       });
     for (let i = 1; i <= 4; i++) expect((await viaProxy(`192.0.2.${i}`, `ua-${i}`)).status).toBe(201);

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { rateLimitBuckets } from '../../src/db/schema.js';
 import { policiesFor, type RateLimitedRoute } from '../../src/domain/rate-limits/policies.js';
+import { type Browser, browserAt } from '../support/install-flow.js';
 import type { TestApp } from '../support/test-app.js';
 
 /** Well-formed but never issued: the limits come before the code is looked up, so it still counts. */
@@ -35,27 +36,12 @@ export async function countsByLimit(t: TestApp, route?: RateLimitedRoute): Promi
   return totals;
 }
 
-/** A browser: its address and User-Agent (the fingerprint), and a session opened from there. */
-export interface Browser {
-  address: string;
-  userAgent: string;
-  cookie: string;
-}
-
-/** Loads /slowdns as that browser and keeps the session cookie it sets. */
-export async function openBrowser(t: TestApp, address: string, userAgent: string): Promise<Browser> {
-  const res = await t.request('/slowdns', { headers: { 'user-agent': userAgent } }, address);
-  const match = /slowdns_browser=([^;]+)/.exec(res.headers.get('set-cookie') ?? '');
-  if (res.status !== 200 || !match) throw new Error(`no session from /slowdns (${res.status})`);
-  return { address, userAgent, cookie: `slowdns_browser=${match[1]}` };
-}
-
 export function issueFrom(
   t: TestApp,
   browser: Browser,
   init: { body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Response> {
-  const headers: Record<string, string> = { cookie: browser.cookie, 'user-agent': browser.userAgent, ...init.headers };
+  const headers: Record<string, string> = { cookie: browser.cookie, ...browser.headers, ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   return t.request(
     '/api/v2/slowdns/code/issue',
@@ -66,7 +52,7 @@ export function issueFrom(
 
 /** A new browser (own session, own User-Agent) at `address`, issuing once. */
 export async function issueFromNewBrowser(t: TestApp, address: string, userAgent: string): Promise<Response> {
-  return issueFrom(t, await openBrowser(t, address, userAgent));
+  return issueFrom(t, await browserAt(t, address, userAgent));
 }
 
 /** The `"name";r=…;t=…` items of a RateLimit header, by policy name. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { browserSessions } from '../../src/db/schema.js';
+import { browserAt } from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
 import { SLOWDNS_PAGE_CSP } from '../../src/page/slowdns-page.js';
-import { bucketRows, countsByLimit, openBrowser, parseRateLimit } from './rate-limit-support.js';
+import { bucketRows, countsByLimit, parseRateLimit } from './rate-limit-support.js';
 
 /** Over the session limit a person gets a page, not the JSON envelope: when to come back, in words, and the usual headers. */
 async function expectComeBackPage(res: Response, retryAfter: number, phrases: string[]): Promise<void> {
@@ -64,7 +65,7 @@ describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slo
 
   it('a browser that sends its valid cookie is never counted and still gets the page when its IP is over the limit', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     for (let i = 2; i <= 30; i++) expect((await loadPage('203.0.113.10')).status).toBe(200);
     expect((await loadPage('203.0.113.10')).status).toBe(429);
     const before = await bucketRows(t);
@@ -81,7 +82,7 @@ describe('session limit: 30 new browser sessions per IP per UTC hour on GET /slo
 
   it('an unknown or expired cookie is a new session, counted like none', async () => {
     t.clock.set('2026-11-22T10:00:00Z');
-    const browser = await openBrowser(t, '203.0.113.10', 'ua-1');
+    const browser = await browserAt(t, '203.0.113.10', 'ua-1');
     t.clock.advance(3600);
     expect((await loadPage('203.0.113.10', browser.cookie)).headers.get('set-cookie')).toMatch(/^slowdns_browser=/);
     expect((await loadPage('203.0.113.10', 'slowdns_browser=forged')).headers.get('set-cookie')).toMatch(

@@ -1,16 +1,17 @@
 import type { Database } from '../../src/db/client.js';
+import { namedStatement, type StatementParam } from '../../src/db/named-statement.js';
 import { runStatement } from '../../src/db/statement.js';
 
 /** `rows` install codes, each activated by a machine of its own that registered a server, spread over addresses and times. */
 export async function fillFleet(db: Database, rows: number, now: Date): Promise<void> {
-  const run = async (text: string, params: unknown[] = []) =>
-    runStatement<Record<string, string>>(db, text, params as string[]);
+  const run = async (text: string, params: Record<string, StatementParam> = {}) =>
+    runStatement<Record<string, string>, Record<string, StatementParam>>(db, namedStatement(text), params);
   const at = now.toISOString();
   // Indexes made after the rows, not kept up row by row: minutes instead of a quarter of an hour at a million.
   const tables = ['install_codes', 'activations', 'servers'];
   const indexes = await run(
-    `select indexname, indexdef from pg_indexes where tablename = any(string_to_array($1, ',')) and indexname not in (select conname from pg_constraint)`,
-    [tables.join(',')],
+    `select indexname, indexdef from pg_indexes where tablename = any(string_to_array(:tables, ',')) and indexname not in (select conname from pg_constraint)`,
+    { tables: tables.join(',') },
   );
   for (const { indexname } of indexes) await run(`drop index ${indexname}`);
   await run(
@@ -18,9 +19,9 @@ export async function fillFleet(db: Database, rows: number, now: Date): Promise<
     insert into install_codes (id, code_hash, hint, status, issued_at, expires_at)
     select 'ic_' || substr(md5('ic' || i), 1, 16), md5('code' || i), 'SDNS-SD-…' || upper(substr(md5('hint' || i), 1, 6)),
            case when i % 10 = 0 then 'issued' else 'consumed' end,
-           $2::timestamptz - make_interval(secs => $1::int - i), $2::timestamptz - make_interval(secs => $1::int - i) + interval '1 hour'
-    from generate_series(1, $1::int) i`,
-    [String(rows), at],
+           :at::timestamptz - make_interval(secs => :rows::int - i), :at::timestamptz - make_interval(secs => :rows::int - i) + interval '1 hour'
+    from generate_series(1, :rows::int) i`,
+    { rows: String(rows), at },
   );
   await run(
     `
@@ -32,18 +33,18 @@ export async function fillFleet(db: Database, rows: number, now: Date): Promise<
            case when i % 10 = 0 then '2001:db8:' || to_hex(i % 65536) || '::' || to_hex(i / 65536 + 1)
                 else '10.' || (i >> 16) % 256 || '.' || (i >> 8) % 256 || '.' || i % 256 end,
            md5('machine' || i), 'SHA256:' || substr(md5('fingerprint' || i) || md5('key' || i), 1, 43), 'main', '2026.11.20.1',
-           md5('jti' || i), $2::timestamptz - make_interval(secs => $1::int - i) + interval '1 hour', $2::timestamptz - make_interval(secs => $1::int - i), case when i % 10 = 0 then null else $2::timestamptz - make_interval(secs => $1::int - i) end
-    from generate_series(1, $1::int) i`,
-    [String(rows), at],
+           md5('jti' || i), :at::timestamptz - make_interval(secs => :rows::int - i) + interval '1 hour', :at::timestamptz - make_interval(secs => :rows::int - i), case when i % 10 = 0 then null else :at::timestamptz - make_interval(secs => :rows::int - i) end
+    from generate_series(1, :rows::int) i`,
+    { rows: String(rows), at },
   );
   await run(
     `
     insert into servers (id, activation_id, agent_token_hash, hostname, public_ip, machine_id, ssh_fingerprint, agent_version, status, registered_at, last_seen_at)
     select 'srv_' || substr(md5('srv' || a.id), 1, 16), a.id, md5('agent' || a.id), a.hostname, a.public_ip, a.machine_id, a.ssh_fingerprint, '2026.11.20.1',
            case when a.created_at::text like '%7' then 'revoked' else 'active' end, a.created_at,
-           $1::timestamptz - make_interval(secs => (abs(hashtext(a.id)) % 200000))
+           :at::timestamptz - make_interval(secs => (abs(hashtext(a.id)) % 200000))
     from activations a`,
-    [at],
+    { at },
   );
   for (const { indexdef } of indexes) await run(indexdef!);
   await run('vacuum analyze install_codes, activations, servers');

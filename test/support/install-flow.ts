@@ -60,11 +60,16 @@ export interface Browser {
   headers: Record<string, string>;
 }
 
+/** A browser at `address` sending `userAgent` (its fingerprint), with the session /slowdns opened for it. */
+export async function browserAt(t: TestApp, address: string, userAgent: string): Promise<Browser> {
+  const headers = { 'user-agent': userAgent };
+  return { cookie: await openBrowserSession(t, address, headers), address, headers };
+}
+
 /** A new browser at a new address, with its session open: no issue limit is touched twice. */
 export async function newBrowser(t: TestApp): Promise<Browser> {
   const { address, userAgent } = freshClient();
-  const headers = { 'user-agent': userAgent };
-  return { cookie: await openBrowserSession(t, address, headers), address, headers };
+  return browserAt(t, address, userAgent);
 }
 
 export interface IssuedCode {

@@ -13,22 +13,6 @@ export interface TestDatabase extends DatabaseHandle {
   url: string | undefined;
 }
 
-const tables = [
-  'webhook_attempts',
-  'webhook_deliveries',
-  'webhook_endpoints',
-  'events',
-  'servers',
-  'activations',
-  'install_codes',
-  'browser_sessions',
-  'rate_limit_buckets',
-  'rate_limit_overrides',
-  'signing_keys',
-  'operator_tokens',
-  'receipt_keys',
-];
-
 /**
  * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set (or
  * `adminUrl` is given), a fresh PostgreSQL database created next to the one it names and dropped at the end.
@@ -57,13 +41,27 @@ function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase
     ...handle,
     url,
     reset: async () => {
-      await handle.db.execute(sql.raw(`truncate ${tables.join(', ')} cascade`));
+      const tables = await tablesToEmpty(handle.db);
+      await handle.db.execute(sql.raw(`truncate ${tables.map((name) => `"${name}"`).join(', ')} cascade`));
     },
     close: async () => {
       await handle.close();
       await dropDatabase();
     },
   };
+}
+
+/**
+ * What `reset` empties: every table of the public schema, read from the catalog at each reset, so a table a
+ * migration adds is emptied without being listed anywhere (drizzle's own bookkeeping lives in schema drizzle).
+ */
+export async function tablesToEmpty(db: DatabaseHandle['db']): Promise<string[]> {
+  const rows = await queryRows<{ name: string }>(
+    db,
+    sql`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition order by c.relname`,
+  );
+  return rows.map((row) => row.name);
 }
 
 /** Rows of a raw query (both drivers answer `{ rows }`). */

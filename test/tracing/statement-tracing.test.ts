@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { installCodes } from '../../src/db/schema.js';
+import { namedStatement } from '../../src/db/named-statement.js';
 import { runStatement } from '../../src/db/statement.js';
 import type { StatementTracer } from '../../src/db/statement-tracing.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
@@ -37,9 +38,11 @@ describe(`statements handed to the tracer (${adminUrl ? 'PostgreSQL' : 'PGlite'}
   });
 
   it('a fixed statement run on the driver: its text, not its parameters, and its answer unchanged', async () => {
-    expect(await runStatement<{ v: string }>(handle.db, 'select $1::text as v', ['ic_not_in_the_text'])).toEqual([
-      { v: 'ic_not_in_the_text' },
-    ]);
+    expect(
+      await runStatement<{ v: string }, { v: string }>(handle.db, namedStatement(`select :v::text as v`), {
+        v: 'ic_not_in_the_text',
+      }),
+    ).toEqual([{ v: 'ic_not_in_the_text' }]);
     expect(traced).toEqual(['select $1::text as v']);
   });
 
@@ -51,7 +54,7 @@ describe(`statements handed to the tracer (${adminUrl ? 'PostgreSQL' : 'PGlite'}
 
   it('the statements of a transaction (on PostgreSQL its BEGIN and COMMIT too)', async () => {
     await handle.db.transaction(async (tx) => {
-      await runStatement(tx, 'select 2', []);
+      await runStatement(tx, namedStatement('select 2'), {});
       await tx.select().from(installCodes);
     });
     expect(traced.filter((text) => text !== 'begin' && text !== 'commit')).toEqual([
@@ -62,7 +65,7 @@ describe(`statements handed to the tracer (${adminUrl ? 'PostgreSQL' : 'PGlite'}
   });
 
   it('a statement that fails still fails, as it would untraced', async () => {
-    await expect(runStatement(handle.db, 'select * from no_such_table', [])).rejects.toMatchObject({
+    await expect(runStatement(handle.db, namedStatement('select * from no_such_table'), {})).rejects.toMatchObject({
       cause: { code: '42P01' },
     });
     expect(traced).toEqual(['select * from no_such_table']);

@@ -19,10 +19,7 @@ export interface RateLimitUsage {
  */
 export async function readRateLimitUsage(
   db: Database,
-  kind: 'ip' | 'machine',
-  subject: string,
-  overrides: OverrideTable,
-  now: Date,
+  { kind, subject, overrides, now }: { kind: 'ip' | 'machine'; subject: string; overrides: OverrideTable; now: Date },
 ): Promise<RateLimitUsage[]> {
   const checks = rateLimitPolicies
     .filter((policy) => policy.subject === kind)

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { sha256Hex } from '../secret-hash.js';
 import { DEFAULT_QUOTAS, type QuotaSource } from './overrides.js';
@@ -69,13 +70,13 @@ export function senderChecks(checks: RateLimitCheck[]): RateLimitCheck[] {
  * one fixed order (limit name, subject hash), so concurrent requests on any instance queue on the same
  * rows and never deadlock. The bucket that would pass its quota fails `rate_limit_buckets_quota_check`,
  * which undoes the whole statement: a refused request is counted nowhere and changes nothing, and exactly
- * `quota` requests get in. `buckets` is the JSON of `bucketsParam` (by default the parameter `$1`; a
+ * `quota` requests get in. `buckets` is the JSON of `bucketsParam` (by default the parameter `:buckets`; a
  * statement that counts only on a condition hands an expression that is `'[]'` otherwise). With
  * `beyondSenderIf`, an SQL condition, the buckets that do not count the sender are counted only when it
  * holds (see `countsSender`): decided in the statement, with the rest of it. The CTE answers
  * `BucketCount` rows: the buckets counted.
  */
-export function countedCte(buckets = '$1::json', beyondSenderIf?: string): string {
+export function countedCte(buckets = ':buckets::json', beyondSenderIf?: string): string {
   return `counted as (
   insert into rate_limit_buckets (limit_name, subject_hash, bucket_start, count, quota)
   select b.limit_name, b.subject_hash, b.bucket_start, 1, b.quota
@@ -90,19 +91,22 @@ export function countedCte(buckets = '$1::json', beyondSenderIf?: string): strin
   returning limit_name, count)`;
 }
 
-/** `countedCte()` with the buckets in `$1`. */
+/** `countedCte()` with the buckets in `:buckets`. */
 export const COUNTED_CTE = countedCte();
 
 /** The counts as one JSON column of a statement's answer row (null when nothing was counted). */
 export const COUNTS_COLUMN = `(select json_agg(json_build_object('limit_name', limit_name, 'count', count)) from counted) as counts`;
 
-const READ_COUNTS = `select b.limit_name, coalesce(r.count, 0) as count
-  from json_to_recordset($1::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
-  left join rate_limit_buckets r on r.limit_name = b.limit_name and r.subject_hash = b.subject_hash and r.bucket_start = b.bucket_start`;
+/** The parameter of `COUNTED_CTE` and of the statements that read buckets: the JSON of `bucketsParam`. */
+export type BucketsParam = { buckets: string };
 
-const COUNT_ONLY = `with ${COUNTED_CTE} select limit_name, count from counted`;
+const READ_COUNTS = namedStatement<BucketsParam>(`select b.limit_name, coalesce(r.count, 0) as count
+  from json_to_recordset(:buckets::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
+  left join rate_limit_buckets r on r.limit_name = b.limit_name and r.subject_hash = b.subject_hash and r.bucket_start = b.bucket_start`);
 
-/** The parameter `$1` of `COUNTED_CTE`: the buckets of `checks` at `now`, with their quotas and whether they count the sender. */
+const COUNT_ONLY = namedStatement<BucketsParam>(`with ${COUNTED_CTE} select limit_name, count from counted`);
+
+/** The parameter `:buckets` of `COUNTED_CTE`: the buckets of `checks` at `now`, with their quotas and whether they count the sender. */
 export function bucketsParam(checks: RateLimitCheck[], now: Date): string {
   return JSON.stringify(
     checks.map((check) => ({
@@ -121,7 +125,9 @@ export async function readBucketCounts(
   checks: RateLimitCheck[],
   now: Date,
 ): Promise<Map<string, number>> {
-  return countsByName(await runStatement<BucketCount>(db, READ_COUNTS, [bucketsParam(checks, now)]));
+  return countsByName(
+    await runStatement<BucketCount, BucketsParam>(db, READ_COUNTS, { buckets: bucketsParam(checks, now) }),
+  );
 }
 
 /** A counted statement's outcome: admitted with what the statement answered, or refused (nothing counted, nothing changed). */
@@ -130,7 +136,7 @@ export type CountedOutcome<T> =
   | { decision: RateLimitDecision & { admitted: false }; value?: undefined };
 
 /**
- * Runs a statement that counts the request with `COUNTED_CTE` (handed the value of its `$1`), and
+ * Runs a statement that counts the request with `COUNTED_CTE` (handed the value of its `:buckets`), and
  * decides from the counts it answers. When a bucket was full the statement failed as a whole; the
  * counts are then read (after the refusal: they only grow within a bucket) for the headers.
  */
@@ -146,7 +152,7 @@ export async function countedStatement<T>(
     answer = await run(buckets);
   } catch (error) {
     if (!isQuotaRefusal(error)) throw error;
-    const counts = await runStatement<BucketCount>(db, READ_COUNTS, [buckets]);
+    const counts = await runStatement<BucketCount, BucketsParam>(db, READ_COUNTS, { buckets });
     return { decision: refusedDecision(checks, counts, now) };
   }
   return { decision: admittedDecision(checks, answer.counts ?? [], now), value: answer.value };
@@ -156,7 +162,7 @@ export async function countedStatement<T>(
 export async function consumeRateLimits(db: Database, checks: RateLimitCheck[], now: Date): Promise<RateLimitDecision> {
   if (checks.length === 0) return { admitted: true, states: [] };
   const outcome = await countedStatement(db, checks, now, async (buckets) => ({
-    counts: await runStatement<BucketCount>(db, COUNT_ONLY, [buckets]),
+    counts: await runStatement<BucketCount, BucketsParam>(db, COUNT_ONLY, { buckets }),
     value: undefined,
   }));
   return outcome.decision;

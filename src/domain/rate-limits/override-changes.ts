@@ -3,6 +3,7 @@ import { toIsoOffset } from '../../clock.js';
 import { RATE_LIMIT_OVERRIDE_LOCK, withAdvisoryLock } from '../../db/advisory-locks.js';
 import type { Database } from '../../db/client.js';
 import { rateLimitOverrides } from '../../db/schema.js';
+import { namedStatement } from '../../db/named-statement.js';
 import { runStatement, timestampOf } from '../../db/statement.js';
 import { ApiError } from '../../errors.js';
 import { recordEvent, type ChangeContext, type NewEvent } from '../events.js';
@@ -110,10 +111,7 @@ export async function createRateLimitOverride(
  */
 export async function removeRateLimitOverride(
   db: Database,
-  id: string,
-  reason: string | null,
-  now: Date,
-  change: OperatorChange,
+  { id, reason, now, change }: { id: string; reason: string | null; now: Date; change: OperatorChange },
 ): Promise<{ override: RateLimitOverrideRow; removed: boolean }> {
   return withAdvisoryLock(db, RATE_LIMIT_OVERRIDE_LOCK, async (tx) => {
     const [removed] = await tx
@@ -134,8 +132,10 @@ export async function removeRateLimitOverride(
   });
 }
 
-const LOAD_ACTIVE = `select id, subject, value, subject_key, limit_name, quota, expires_at, reason, created_at, created_by
-from rate_limit_overrides where removed_at is null and expires_at > $1::timestamptz`;
+const LOAD_ACTIVE = namedStatement<{
+  now: string;
+}>(`select id, subject, value, subject_key, limit_name, quota, expires_at, reason, created_at, created_by
+from rate_limit_overrides where removed_at is null and expires_at > :now::timestamptz`);
 
 type ActiveRow = {
   id: string;
@@ -152,7 +152,7 @@ type ActiveRow = {
 
 /** The overrides in place at `now` (not removed, not expired): one statement, for the limiter's table. */
 export async function loadActiveOverrides(db: Database, now: Date): Promise<RateLimitOverride[]> {
-  const rows = await runStatement<ActiveRow>(db, LOAD_ACTIVE, [now.toISOString()]);
+  const rows = await runStatement<ActiveRow, { now: string }>(db, LOAD_ACTIVE, { now: now.toISOString() });
   return rows.map((r) => ({
     id: r.id,
     subject: r.subject,

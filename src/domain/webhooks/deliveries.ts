@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
@@ -29,31 +30,30 @@ export interface ClaimedDelivery {
  * set in one short statement, rows locked by another instance skipped. No transaction stays open
  * over the HTTP call: a lease that outlives a killed instance simply expires and the message is tried again.
  */
-const CLAIM = `
+type ClaimParams = { now: string; leased_until: string; limit: string; lease_id: string };
+
+const CLAIM = namedStatement<ClaimParams>(`
 with due as (
   select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-  where d.status = 'pending' and d.next_attempt_at <= $1::timestamptz
-    and (d.leased_until is null or d.leased_until <= $1::timestamptz) and w.status = 'enabled'
+  where d.status = 'pending' and d.next_attempt_at <= :now::timestamptz
+    and (d.leased_until is null or d.leased_until <= :now::timestamptz) and w.status = 'enabled'
   order by d.next_attempt_at, d.id
-  limit $3::int
+  limit :limit::int
   for update of d skip locked
 )
-update webhook_deliveries d set leased_until = $2::timestamptz, lease_id = $4 from due where d.id = due.id
-returning d.id, d.endpoint_id, d.message_id, d.payload, d.attempts`;
+update webhook_deliveries d set leased_until = :leased_until::timestamptz, lease_id = :lease_id from due where d.id = due.id
+returning d.id, d.endpoint_id, d.message_id, d.payload, d.attempts`);
 
 export async function claimDueDeliveries(
   db: Database,
-  now: Date,
-  leaseMs: number,
-  limit: number,
-  leaseId: string,
+  { now, leaseMs, limit, leaseId }: { now: Date; leaseMs: number; limit: number; leaseId: string },
 ): Promise<ClaimedDelivery[]> {
-  return runStatement<ClaimedDelivery>(db, CLAIM, [
-    now.toISOString(),
-    new Date(now.getTime() + leaseMs).toISOString(),
-    String(limit),
-    leaseId,
-  ]);
+  return runStatement<ClaimedDelivery, ClaimParams>(db, CLAIM, {
+    now: now.toISOString(),
+    leased_until: new Date(now.getTime() + leaseMs).toISOString(),
+    limit: String(limit),
+    lease_id: leaseId,
+  });
 }
 
 /**
@@ -63,11 +63,13 @@ export async function claimDueDeliveries(
  */
 export async function recordAttempt(
   db: Database,
-  delivery: ClaimedDelivery,
-  leaseId: string,
-  outcome: AttemptOutcome,
-  attemptedAt: Date,
-  random?: () => number,
+  {
+    delivery,
+    leaseId,
+    outcome,
+    attemptedAt,
+    random,
+  }: { delivery: ClaimedDelivery; leaseId: string; outcome: AttemptOutcome; attemptedAt: Date; random?: () => number },
 ): Promise<'delivered' | 'retrying' | 'failed'> {
   return db.transaction(async (tx) => {
     const attempts = delivery.attempts + 1;

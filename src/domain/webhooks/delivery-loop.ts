@@ -105,7 +105,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       deps.logger.warn('webhook attempt failed to start', { delivery_id: delivery.id, ...errorFields(err) });
       outcome = { delivered: false, statusCode: null, error: 'internal', responseExcerpt: null, durationMs: 0 };
     }
-    const label = await recordAttempt(deps.db, delivery, leaseId, outcome, now, deps.random);
+    const label = await recordAttempt(deps.db, { delivery, leaseId, outcome, attemptedAt: now, random: deps.random });
     deps.onAttempt?.(label);
     if (label !== 'delivered')
       deps.logger.info('webhook attempt failed', {
@@ -121,7 +121,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     async runOnce() {
       await dispatchEvents(deps.db, deps.clock.now());
       const leaseId = randomId('lease_', 8);
-      const claimed = await claimDueDeliveries(deps.db, deps.clock.now(), leaseMs, CLAIM_BATCH, leaseId);
+      const claimed = await claimDueDeliveries(deps.db, {
+        now: deps.clock.now(),
+        leaseMs,
+        limit: CLAIM_BATCH,
+        leaseId,
+      });
       if (claimed.length === 0) return;
       const ids = [...new Set(claimed.map((d) => d.endpoint_id))];
       const endpoints = await deps.db

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 
 /** Events handed to deliveries per statement: one short transaction each. */
@@ -16,7 +17,7 @@ const DISPATCH_BATCH = 200;
  * and creating the first endpoint marks them dispatched in its own transaction (createWebhookEndpoint),
  * so an endpoint still receives exactly the events committed after its creation.
  */
-const DISPATCH = `
+const DISPATCH = namedStatement<{ now: string }>(`
 with batch as (
   select id from events where delivered_at is null and exists (select 1 from webhook_endpoints)
   order by id limit ${DISPATCH_BATCH} for update skip locked
@@ -28,7 +29,7 @@ with batch as (
       'timestamp', to_char(e.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
       'data', jsonb_strip_nulls(jsonb_build_object('event_id', e.id, 'install_code_id', e.install_code_id, 'activation_id', e.activation_id, 'server_id', e.server_id, 'actor', e.actor)) || e.data
     )::text,
-    'pending', 0, $1::timestamptz, $1::timestamptz
+    'pending', 0, :now::timestamptz, :now::timestamptz
   from events e
   join batch on batch.id = e.id
   join webhook_endpoints w on w.status <> 'disabled'
@@ -37,15 +38,17 @@ with batch as (
   on conflict (endpoint_id, event_id) do nothing
   returning 1
 ), marked as (
-  update events set delivered_at = $1::timestamptz from batch where events.id = batch.id returning 1
+  update events set delivered_at = :now::timestamptz from batch where events.id = batch.id returning 1
 )
-select (select count(*) from marked)::int as events, (select count(*) from made)::int as deliveries`;
+select (select count(*) from marked)::int as events, (select count(*) from made)::int as deliveries`);
 
 /** Dispatches every undispatched event, batch by batch; answers how many events and deliveries. */
 export async function dispatchEvents(db: Database, now: Date): Promise<{ events: number; deliveries: number }> {
   const total = { events: 0, deliveries: 0 };
   for (;;) {
-    const [row] = await runStatement<{ events: number; deliveries: number }>(db, DISPATCH, [now.toISOString()]);
+    const [row] = await runStatement<{ events: number; deliveries: number }, { now: string }>(db, DISPATCH, {
+      now: now.toISOString(),
+    });
     total.events += row!.events;
     total.deliveries += row!.deliveries;
     if (row!.events < DISPATCH_BATCH) return total;

@@ -52,10 +52,17 @@ const operatorFields = (context: ChangeContext): Record<string, string | null> =
 
 export async function createWebhookEndpoint(
   db: Database,
-  input: { url: URL; events: WebhookEventFilter[]; description: string | undefined },
-  kek: Buffer | undefined,
-  now: Date,
-  context: ChangeContext,
+  {
+    input,
+    kek,
+    now,
+    context,
+  }: {
+    input: { url: URL; events: WebhookEventFilter[]; description: string | undefined };
+    kek: Buffer | undefined;
+    now: Date;
+    context: ChangeContext;
+  },
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
     const [{ count }] = (await tx.select({ count: sql<number>`count(*)::int` }).from(webhookEndpoints)) as [
@@ -131,10 +138,7 @@ async function lockedEndpoint(tx: Database, id: string): Promise<WebhookEndpoint
  */
 export async function setWebhookEndpointPaused(
   db: Database,
-  id: string,
-  paused: boolean,
-  now: Date,
-  context: ChangeContext,
+  { id, paused, now, context }: { id: string; paused: boolean; now: Date; context: ChangeContext },
 ): Promise<WebhookEndpointRow> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
@@ -154,10 +158,7 @@ export async function setWebhookEndpointPaused(
 /** A new secret; the previous one keeps signing for SECRET_ROTATION_OVERLAP_SECONDS. */
 export async function rotateWebhookSecret(
   db: Database,
-  id: string,
-  kek: Buffer | undefined,
-  now: Date,
-  context: ChangeContext,
+  { id, kek, now, context }: { id: string; kek: Buffer | undefined; now: Date; context: ChangeContext },
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);

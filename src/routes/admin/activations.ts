@@ -29,6 +29,7 @@ import {
   listAnswer,
   listResponse,
 } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const list = createRoute({
   method: 'get',
@@ -36,7 +37,11 @@ const list = createRoute({
   operationId: 'listActivations',
   ...adminOperation('read'),
   summary: 'List activations',
-  description: `Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Search: \`q\` (part of the hostname or id), \`ip\` (an address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\`, \`hostname\`, \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not: \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Activations, newest first, each with its machine binding, requested ref, installer version, times and the
+    server registered for it; never the install token. Search: \`q\` (part of the hostname or id), \`ip\` (an
+    address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\`, \`hostname\`,
+    \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not:
+    \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ActivationListQuerySchema },
   responses: {
     ...listResponse(
@@ -54,7 +59,9 @@ const show = createRoute({
   operationId: 'getActivation',
   ...adminOperation('read'),
   summary: 'One activation with its events',
-  description: `The activation as \`listActivations\` shows it, with \`events\`: every event about it, oldest first (created, confirmed or released, its server registered and revoked, its code's, each with its actor, and an operator's name and reason). An unknown id is 404 \`activation_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The activation as \`listActivations\` shows it, with \`events\`: every event about it, oldest first
+    (created, confirmed or released, its server registered and revoked, its code's, each with its actor, and
+    an operator's name and reason). An unknown id is 404 \`activation_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: ActivationIdParamsSchema },
   responses: {
     200: {
@@ -71,7 +78,14 @@ const release = createRoute({
   operationId: 'releaseActivation',
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Force-release an activation',
-  description: `Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked in the same transaction, and the code is restored when its install token is unused and unexpired and the code unexpired. With \`{"restore_install_code": false}\` the code is revoked instead, so that it can never be used again. Recorded as \`activation.released\` (\`released_by: "operator"\`) with \`install_code.restored\` or \`install_code.revoked\` and \`server.revoked\` as they apply. The body is optional; its \`reason\` says why, kept in the events with the operator's name. Idempotent: releasing a released activation answers 200 with what its first release answered. A confirmed activation is 409 \`activation_confirmed\`: revoke its server instead. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Releases an unconfirmed activation as the installer's release does: a server registered for it is revoked
+    in the same transaction, and the code is restored when its install token is unused and unexpired and the
+    code unexpired. With \`{"restore_install_code": false}\` the code is revoked instead, so that it can never
+    be used again. Recorded as \`activation.released\` (\`released_by: "operator"\`) with
+    \`install_code.restored\` or \`install_code.revoked\` and \`server.revoked\` as they apply. The body is
+    optional; its \`reason\` says why, kept in the events with the operator's name. Idempotent: releasing a
+    released activation answers 200 with what its first release answered. A confirmed activation is 409
+    \`activation_confirmed\`: revoke its server instead. ${ADMIN_AUTH_SENTENCE}`,
   request: {
     params: ActivationIdParamsSchema,
     body: { required: false, content: { 'application/json': { schema: OperatorReleaseRequestSchema } } },

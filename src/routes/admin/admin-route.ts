@@ -6,6 +6,7 @@ import { requireScope, type AdminScope } from '../../http/admin-auth.js';
 import { NDJSON, ndjsonExport, wantsNdjson } from '../../http/ndjson-export.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
+import { prose } from '../../openapi-prose.js';
 
 /**
  * What every admin operation shares, spread into its `createRoute`: its tag, and the one declaration of
@@ -31,7 +32,9 @@ export const ADMIN_AUTH_SENTENCE =
   "Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.";
 
 /** What every admin list's description ends with: its NDJSON export. */
-export const EXPORT_SENTENCE = `With \`Accept: ${NDJSON}\` the answer is every matching item instead of one page: one JSON object per line (each as \`items\` holds it), streamed page by page with bounded memory however many there are, from \`cursor\` if given (\`limit\` is ignored); a failure midway ends the stream early, without a final newline.`;
+export const EXPORT_SENTENCE = prose`With \`Accept: ${NDJSON}\` the answer is every matching item instead of one page: one JSON object per line
+  (each as \`items\` holds it), streamed page by page with bounded memory however many there are, from
+  \`cursor\` if given (\`limit\` is ignored); a failure midway ends the stream early, without a final newline.`;
 
 /** The 200 of an admin list: one page as JSON, or every item as NDJSON (`EXPORT_SENTENCE`). */
 export function listResponse<P extends z.ZodType, I extends z.ZodType>(description: string, page: P, item: I) {

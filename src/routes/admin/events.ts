@@ -13,6 +13,7 @@ import {
   listAnswer,
   listResponse,
 } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const list = createRoute({
   method: 'get',
@@ -20,7 +21,10 @@ const list = createRoute({
   operationId: 'listEvents',
   ...adminOperation('read'),
   summary: 'List events',
-  description: `The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: \`type\`, \`subject_id\` (an install code, activation or server id), \`since\`/\`until\` on the time of the change. Events are kept \`EVENT_RETENTION_DAYS\` (90 by default). ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The event trail, newest first: one event per state change, written in the transaction of the change
+    (docs/operators.md, "The event trail"). Filters: \`type\`, \`subject_id\` (an install code, activation or
+    server id), \`since\`/\`until\` on the time of the change. Events are kept \`EVENT_RETENTION_DAYS\` (90 by
+    default). ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: EventListQuerySchema },
   responses: {
     ...listResponse('One page of events, or every matching one as NDJSON.', EventPageSchema, EventRecordSchema),

@@ -28,6 +28,7 @@ import {
   listAnswer,
   listResponse,
 } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const list = createRoute({
   method: 'get',
@@ -35,7 +36,11 @@ const list = createRoute({
   operationId: 'listInstallCodes',
   ...adminOperation('read'),
   summary: 'List install codes',
-  description: `Install codes, newest issued first, with their hint, status, times and the latest activation that used them; never the code itself (the service keeps only its hash). Search: \`q\` (part of the hint or id), and the machine of an activation that used the code: \`ip\` (an address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\` (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Install codes, newest issued first, with their hint, status, times and the latest activation that used
+    them; never the code itself (the service keeps only its hash). Search: \`q\` (part of the hint or id), and
+    the machine of an activation that used the code: \`ip\` (an address or a CIDR network), \`machine_id\`,
+    \`ssh_fingerprint\`. Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\`
+    (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: InstallCodeListQuerySchema },
   responses: {
     ...listResponse(
@@ -53,7 +58,9 @@ const show = createRoute({
   operationId: 'getInstallCode',
   ...adminOperation('read'),
   summary: 'One install code with its events',
-  description: `The code as \`listInstallCodes\` shows it, with \`events\`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 \`install_code_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The code as \`listInstallCodes\` shows it, with \`events\`: every event about it, oldest first (issued,
+    activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is
+    404 \`install_code_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: InstallCodeIdParamsSchema },
   responses: {
     200: {
@@ -70,7 +77,13 @@ const revoke = createRoute({
   operationId: 'revokeInstallCode',
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Revoke an install code',
-  description: `Revokes an \`issued\` code (expired or not): a precheck or activate of it is then 410 \`install_code_revoked\`, even with a precheck token made before. Recorded as the event \`install_code.revoked\` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (\`activated\`, \`consumed\`) is 409 \`install_code_unavailable\`: release the activation instead (\`releaseActivation\` with \`restore_install_code: false\`). The body is optional: \`{"reason": "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Revokes an \`issued\` code (expired or not): a precheck or activate of it is then 410
+    \`install_code_revoked\`, even with a precheck token made before. Recorded as the event
+    \`install_code.revoked\` with the operator as actor. Idempotent: revoking a revoked code answers 200 with
+    it as it is (and records nothing more). A code an activation holds (\`activated\`, \`consumed\`) is 409
+    \`install_code_unavailable\`: release the activation instead (\`releaseActivation\` with
+    \`restore_install_code: false\`). The body is optional: \`{"reason": "…"}\` says why, kept in the event
+    with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
   request: {
     params: InstallCodeIdParamsSchema,
     body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } },

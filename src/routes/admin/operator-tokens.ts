@@ -21,6 +21,7 @@ import {
 } from '../../schemas/admin/operator-tokens.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const PATH = '/api/v2/admin/tokens';
 
@@ -30,7 +31,14 @@ const create = createRoute({
   operationId: 'createOperatorToken',
   ...adminOperation('root'),
   summary: 'Make a named operator token',
-  description: `Makes a token that acts on the admin API as \`name\` with \`scope\` (\`read\`: lists and objects; \`write\`: those and the operator actions), until \`expires_at\` if given and until revoked. The answer holds the token, this once: the service keeps only its hash. Events of what it does name it (\`operator\`). Recorded as \`operator_token.created\` (its id, name, scope and expiry, never the token) with the operator and the optional \`reason\`. Refused with 400 \`validation_failed\`, nothing stored: a name empty, longer than 64 characters, with control characters or \`root\`; a scope other than \`read\` or \`write\`; an \`expires_at\` not in the future. Only \`ADMIN_TOKEN\` manages tokens: a named token is 403 \`admin_scope_insufficient\`. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Makes a token that acts on the admin API as \`name\` with \`scope\` (\`read\`: lists and objects;
+    \`write\`: those and the operator actions), until \`expires_at\` if given and until revoked. The answer
+    holds the token, this once: the service keeps only its hash. Events of what it does name it
+    (\`operator\`). Recorded as \`operator_token.created\` (its id, name, scope and expiry, never the token)
+    with the operator and the optional \`reason\`. Refused with 400 \`validation_failed\`, nothing stored: a
+    name empty, longer than 64 characters, with control characters or \`root\`; a scope other than \`read\` or
+    \`write\`; an \`expires_at\` not in the future. Only \`ADMIN_TOKEN\` manages tokens: a named token is 403
+    \`admin_scope_insufficient\`. ${ADMIN_AUTH_SENTENCE}`,
   request: jsonBody(OperatorTokenRequestSchema),
   responses: {
     201: {
@@ -63,7 +71,10 @@ const revoke = createRoute({
   operationId: 'revokeOperatorToken',
   ...adminOperation('root'),
   summary: 'Revoke a named operator token',
-  description: `The token is refused (401 \`admin_token_invalid\`) from the next request on, and stays listed as \`revoked\`; a console session it signed in ends. The body is optional: \`{"reason": "…"}\` says why. Recorded as \`operator_token.revoked\` with the operator and the reason. Idempotent: revoking a revoked token answers 200 with it as it is, recording nothing more. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The token is refused (401 \`admin_token_invalid\`) from the next request on, and stays listed as
+    \`revoked\`; a console session it signed in ends. The body is optional: \`{"reason": "…"}\` says why.
+    Recorded as \`operator_token.revoked\` with the operator and the reason. Idempotent: revoking a revoked
+    token answers 200 with it as it is, recording nothing more. ${ADMIN_AUTH_SENTENCE}`,
   request: {
     params: OperatorTokenIdParamsSchema,
     body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } },

@@ -34,10 +34,19 @@ import {
   listAnswer,
   listResponse,
 } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const PATH = '/api/v2/admin/rate-limit-overrides';
 
-const RULES = `The most specific override in place for a request's subject sets the quota of its bucket: a single address before any network, a narrower network before a wider one; a machine override sets the per-machine limits. Counting is unchanged: a request is still counted in every limit of its step, all or none, in the step's one statement, against the quota of each bucket. An IPv6 client is counted by its /64, so an \`ip\` override of an IPv6 address sets that whole /64 and an IPv6 \`cidr\` is /32 to /64; an IPv4 \`cidr\` is /16 to /32. The limit is 1 to ${OVERRIDE_QUOTA_MAX} (an override never makes a limit unlimited) and \`expires_at\` at most ${OVERRIDE_MAX_DAYS} days ahead (every override ends by itself). Each instance keeps the overrides in memory and reads them again at most every ${OVERRIDES_MAX_AGE_SECONDS} s when it serves requests: one set or removed through any instance is in force on every instance within 10 s (at once on the instance that made the change).`;
+const RULES = prose`The most specific override in place for a request's subject sets the quota of its bucket: a single address
+  before any network, a narrower network before a wider one; a machine override sets the per-machine limits.
+  Counting is unchanged: a request is still counted in every limit of its step, all or none, in the step's one
+  statement, against the quota of each bucket. An IPv6 client is counted by its /64, so an \`ip\` override of
+  an IPv6 address sets that whole /64 and an IPv6 \`cidr\` is /32 to /64; an IPv4 \`cidr\` is /16 to /32. The
+  limit is 1 to ${OVERRIDE_QUOTA_MAX} (an override never makes a limit unlimited) and \`expires_at\` at most ${OVERRIDE_MAX_DAYS} days
+  ahead (every override ends by itself). Each instance keeps the overrides in memory and reads them again at
+  most every ${OVERRIDES_MAX_AGE_SECONDS} s when it serves requests: one set or removed through any instance
+  is in force on every instance within 10 s (at once on the instance that made the change).`;
 
 const create = createRoute({
   method: 'post',
@@ -45,11 +54,21 @@ const create = createRoute({
   operationId: 'createRateLimitOverride',
   ...adminOperation('write'),
   summary: 'Override a rate limit for an address, network or machine',
-  description: `Sets the quota of one limit (\`limit_name\`) for one IP address, CIDR network or machine, until \`expires_at\`: higher to let a shared address (an office, a campus, a carrier-grade NAT) through, lower to hold one back. One override per limit and target: a new one for the same \`limit_name\`, \`subject\` and target replaces the one in place (listed as removed, \`Replaced by rlo_…\`). Recorded as \`rate_limit_override.created\` (and \`rate_limit_override.removed\` for one replaced) with the operator and the reason.
+  description: prose`Sets the quota of one limit (\`limit_name\`) for one IP address, CIDR network or machine, until
+    \`expires_at\`: higher to let a shared address (an office, a campus, a carrier-grade NAT) through, lower
+    to hold one back. One override per limit and target: a new one for the same \`limit_name\`, \`subject\`
+    and target replaces the one in place (listed as removed, \`Replaced by rlo_…\`). Recorded as
+    \`rate_limit_override.created\` (and \`rate_limit_override.removed\` for one replaced) with the operator
+    and the reason.
 
 ${RULES}
 
-Refused with 400 \`validation_failed\`, nothing stored: a value that is not an address, network or machine id as \`subject\` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine override of a per-IP limit), a limit below 1 or above ${OVERRIDE_QUOTA_MAX}, an \`expires_at\` missing, past or more than ${OVERRIDE_MAX_DAYS} days ahead, control characters (NUL included) in \`value\` or \`reason\`. ${ADMIN_AUTH_SENTENCE}`,
+Refused with 400 \`validation_failed\`, nothing stored: a value that is not an address, network or machine
+    id as \`subject\` says, a network wider than /16 (IPv4) or /32 (IPv6) or narrower than /64 (IPv6) or with
+    host bits set, a limit not counted per IP or per machine, or of the other kind than the subject (a machine
+    override of a per-IP limit), a limit below 1 or above ${OVERRIDE_QUOTA_MAX}, an \`expires_at\` missing,
+    past or more than ${OVERRIDE_MAX_DAYS} days ahead, control characters (NUL included) in \`value\` or
+    \`reason\`. ${ADMIN_AUTH_SENTENCE}`,
   request: jsonBody(RateLimitOverrideRequestSchema),
   responses: {
     201: {
@@ -66,7 +85,10 @@ const list = createRoute({
   operationId: 'listRateLimitOverrides',
   ...adminOperation('read'),
   summary: 'List rate-limit overrides',
-  description: `Overrides, newest set first, each with its \`status\` (\`active\`, \`expired\`, \`removed\`), who set it and why, and who removed it and why. Expired and removed ones stay listed (marked by \`status\`) as a record of what applied when; \`status=active\` lists those in force. Filters: \`status\`, \`limit_name\`, \`since\`/\`until\` on the time it was set. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Overrides, newest set first, each with its \`status\` (\`active\`, \`expired\`, \`removed\`), who set it
+    and why, and who removed it and why. Expired and removed ones stay listed (marked by \`status\`) as a
+    record of what applied when; \`status=active\` lists those in force. Filters: \`status\`, \`limit_name\`,
+    \`since\`/\`until\` on the time it was set. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: RateLimitOverrideListQuerySchema },
   responses: {
     ...listResponse(
@@ -84,7 +106,10 @@ const remove = createRoute({
   operationId: 'removeRateLimitOverride',
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Remove a rate-limit override',
-  description: `The override stops applying (the limit's default, or a less specific override, applies again, on every instance within 10 s) and stays listed as \`removed\`. The body is optional: \`{"reason": "…"}\` says why. Recorded as \`rate_limit_override.removed\` with the operator and the reason. Idempotent: removing a removed override answers 200 with it as it is, recording nothing more. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The override stops applying (the limit's default, or a less specific override, applies again, on every
+    instance within 10 s) and stays listed as \`removed\`. The body is optional: \`{"reason": "…"}\` says why.
+    Recorded as \`rate_limit_override.removed\` with the operator and the reason. Idempotent: removing a
+    removed override answers 200 with it as it is, recording nothing more. ${ADMIN_AUTH_SENTENCE}`,
   request: {
     params: RateLimitOverrideIdParamsSchema,
     body: { required: false, content: { 'application/json': { schema: RateLimitOverrideRemovalSchema } } },
@@ -165,7 +190,12 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     // Without a body (no Content-Type) the validator does not run.
     const reason = c.req.valid('json')?.reason ?? null;
     const now = deps.clock.now();
-    const { override, removed } = await removeRateLimitOverride(deps.db, id, reason, now, operatorChangeContext(c));
+    const { override, removed } = await removeRateLimitOverride(deps.db, {
+      id,
+      reason,
+      now,
+      change: operatorChangeContext(c),
+    });
     if (removed) {
       deps.rateLimitOverrides.invalidate();
       c.var.metrics.transition('rate_limit_override.removed', 'operator');

@@ -7,6 +7,7 @@ import type { Router } from '../../http/router.js';
 import { RateLimitUsageQuerySchema, RateLimitUsageSchema } from '../../schemas/admin/rate-limit-usage.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const usage = createRoute({
   method: 'get',
@@ -14,7 +15,11 @@ const usage = createRoute({
   operationId: 'getRateLimitUsage',
   ...adminOperation('read'),
   summary: 'See where an address or machine stands in its rate limits',
-  description: `For one client address (\`ip\`) or machine (\`machine\`), exactly one: each limit counted per IP (or per machine), its current bucket, the requests counted in it, and the quota that applies now, with the override that sets it (the most specific in place) or \`null\` for the default. Reads the overrides afresh (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject named here can be looked up. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`For one client address (\`ip\`) or machine (\`machine\`), exactly one: each limit counted per IP (or per
+    machine), its current bucket, the requests counted in it, and the quota that applies now, with the
+    override that sets it (the most specific in place) or \`null\` for the default. Reads the overrides afresh
+    (and refreshes this instance's copy); counts nothing. The buckets are stored hashed, so only a subject
+    named here can be looked up. ${ADMIN_AUTH_SENTENCE}`,
   request: { query: RateLimitUsageQuerySchema },
   responses: {
     200: {
@@ -33,7 +38,7 @@ export function registerAdminRateLimitUsage(app: Router, deps: RouteDeps): void 
     const kind = query.ip !== undefined ? ('ip' as const) : ('machine' as const);
     const countedAs = kind === 'ip' ? rateLimitAddressKey(value) : value;
     const overrides = await deps.rateLimitOverrides.refresh(now);
-    const limits = (await readRateLimitUsage(deps.db, kind, countedAs, overrides, now)).map(
+    const limits = (await readRateLimitUsage(deps.db, { kind, subject: countedAs, overrides, now })).map(
       ({ policy, bucketStart, resetsAt, used, applied }) => ({
         limit_name: policy.name,
         window_seconds: policy.windowSeconds,

@@ -29,6 +29,7 @@ import {
   listAnswer,
   listResponse,
 } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const list = createRoute({
   method: 'get',
@@ -36,7 +37,11 @@ const list = createRoute({
   operationId: 'listServers',
   ...adminOperation('read'),
   summary: 'List servers and their health',
-  description: `Registered servers, newest first, with their health derived from check-ins (\`active\`, \`stale\` after two missed check-in intervals, \`dead\` after \`SERVER_DEAD_AFTER_SECONDS\`, \`revoked\`), last check-in, agent version and last report; never the agent token. Search: \`q\` (part of the hostname or id), \`ip\` (an address or a CIDR network: the registered public IP), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\` (a health), \`hostname\` (exact), \`since\`/\`until\` on the registration time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Registered servers, newest first, with their health derived from check-ins (\`active\`, \`stale\` after
+    two missed check-in intervals, \`dead\` after \`SERVER_DEAD_AFTER_SECONDS\`, \`revoked\`), last check-in,
+    agent version and last report; never the agent token. Search: \`q\` (part of the hostname or id), \`ip\`
+    (an address or a CIDR network: the registered public IP), \`machine_id\`, \`ssh_fingerprint\`. Filters:
+    \`status\` (a health), \`hostname\` (exact), \`since\`/\`until\` on the registration time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ServerListQuerySchema },
   responses: {
     ...listResponse('One page of servers, or every matching one as NDJSON.', ServerPageSchema, ServerRecordAdminSchema),
@@ -50,7 +55,9 @@ const show = createRoute({
   operationId: 'getServer',
   ...adminOperation('read'),
   summary: 'One server with its events',
-  description: `The server as \`listServers\` shows it (its health as of now), with \`events\`: every event about it, oldest first (registered, revoked, each with its actor, and an operator's name and reason). An unknown id is 404 \`server_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The server as \`listServers\` shows it (its health as of now), with \`events\`: every event about it,
+    oldest first (registered, revoked, each with its actor, and an operator's name and reason). An unknown id
+    is 404 \`server_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: ServerIdParamsSchema },
   responses: {
     200: {
@@ -67,7 +74,10 @@ const revoke = createRoute({
   operationId: 'revokeServerAsOperator',
   ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Revoke a server',
-  description: `The operator revoke of \`POST /revoke\`, by path: the server's next check-in answers \`status: "revoked"\` and its reports are no longer recorded. Recorded as \`server.revoked\` with the operator as actor. Idempotent: a revoked server answers 200 with its first \`revoked_at\`. The body is optional: \`{"reason": "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The operator revoke of \`POST /revoke\`, by path: the server's next check-in answers \`status: "revoked"\`
+    and its reports are no longer recorded. Recorded as \`server.revoked\` with the operator as actor.
+    Idempotent: a revoked server answers 200 with its first \`revoked_at\`. The body is optional: \`{"reason":
+    "…"}\` says why, kept in the event with the operator's name. ${ADMIN_AUTH_SENTENCE}`,
   request: {
     params: ServerIdParamsSchema,
     body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } },

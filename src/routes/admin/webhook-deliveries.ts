@@ -18,6 +18,7 @@ import {
   WebhookEndpointParamsSchema,
 } from '../../schemas/admin/webhooks.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -27,7 +28,9 @@ const test = createRoute({
   operationId: 'testWebhook',
   ...adminOperation('write'),
   summary: 'Send a test message',
-  description: `Queues a \`webhook.test\` message (\`data.webhook_endpoint_id\`), signed and retried like any other; it goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the deliveries list. No body. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Queues a \`webhook.test\` message (\`data.webhook_endpoint_id\`), signed and retried like any other; it
+    goes out within seconds (once the endpoint is resumed, if paused). Answers the delivery: follow it in the
+    deliveries list. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     202: { description: 'Queued.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) },
@@ -41,7 +44,8 @@ const deliveries = createRoute({
   operationId: 'listWebhookDeliveries',
   ...adminOperation('read'),
   summary: "List an endpoint's deliveries",
-  description: `The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network error, a short excerpt of the answer from public targets). No cursor. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`The newest 100 messages of the endpoint, each with every attempt (time, duration, status code or network
+    error, a short excerpt of the answer from public targets). No cursor. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     200: { description: 'The deliveries, newest first.', ...json(successEnvelope(WebhookDeliveryListSchema)) },
@@ -55,7 +59,8 @@ const replay = createRoute({
   operationId: 'replayWebhookDelivery',
   ...adminOperation('write'),
   summary: 'Replay a delivery',
-  description: `Sends a message again, delivered or not, with the same \`webhook-id\` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Sends a message again, delivered or not, with the same \`webhook-id\` and body (receivers dedupe on it),
+    its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookDeliveryParamsSchema },
   responses: {
     202: { description: 'Queued again.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) },

@@ -28,6 +28,7 @@ import {
   WebhookEndpointRecordSchema,
 } from '../../schemas/admin/webhooks.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { prose } from '../../openapi-prose.js';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -37,7 +38,13 @@ const create = createRoute({
   operationId: 'createWebhook',
   ...adminOperation('write'),
   summary: 'Add a webhook endpoint',
-  description: `Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed
+    from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is
+    refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`),
+    longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT,
+    unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address
+    (always); a name is resolved and checked again at every delivery. Recorded as
+    \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
   responses: {
     201: { description: 'The endpoint, with its secret (shown once).', ...json(successEnvelope(CreatedWebhookSchema)) },
@@ -51,7 +58,8 @@ const list = createRoute({
   operationId: 'listWebhooks',
   ...adminOperation('read'),
   summary: 'List webhook endpoints',
-  description: `Every endpoint (at most 50), newest first, with its health (\`healthy\`, \`failing\`, \`paused\`, \`disabled\`), pending deliveries and last success and failure; never its secret. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`Every endpoint (at most 50), newest first, with its health (\`healthy\`, \`failing\`, \`paused\`,
+    \`disabled\`), pending deliveries and last success and failure; never its secret. ${ADMIN_AUTH_SENTENCE}`,
   responses: {
     200: { description: 'The endpoints.', ...json(successEnvelope(WebhookEndpointListSchema)) },
     ...adminErrorResponses(),
@@ -78,7 +86,10 @@ const update = createRoute({
   operationId: 'updateWebhook',
   ...adminOperation('write'),
   summary: 'Pause or resume a webhook endpoint',
-  description: `\`{"paused": true}\` pauses: messages are still made for it and wait. \`{"paused": false}\` resumes: the waiting messages go out (several at once: receivers should not rely on their order, but on each body's \`timestamp\`); a disabled endpoint is enabled again. Recorded as \`webhook_endpoint.paused\` or \`webhook_endpoint.resumed\`; idempotent. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`\`{"paused": true}\` pauses: messages are still made for it and wait. \`{"paused": false}\` resumes: the
+    waiting messages go out (several at once: receivers should not rely on their order, but on each body's
+    \`timestamp\`); a disabled endpoint is enabled again. Recorded as \`webhook_endpoint.paused\` or
+    \`webhook_endpoint.resumed\`; idempotent. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema, body: { required: true, ...json(UpdateWebhookRequestSchema) } },
   responses: {
     200: { description: 'The endpoint as it now is.', ...json(successEnvelope(WebhookEndpointRecordSchema)) },
@@ -106,7 +117,9 @@ const rotate = createRoute({
   operationId: 'rotateWebhookSecret',
   ...adminOperation('write'),
   summary: "Rotate a webhook endpoint's secret",
-  description: `A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
+  description: prose`A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two
+    signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as
+    \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) },
@@ -153,13 +166,12 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     }
     const context = operatorChangeContext(c);
     const events = [...new Set(body.events)];
-    const { endpoint, secret } = await createWebhookEndpoint(
-      deps.db,
-      { url, events: events.includes('*') ? ['*'] : events, description: body.description },
+    const { endpoint, secret } = await createWebhookEndpoint(deps.db, {
+      input: { url, events: events.includes('*') ? ['*'] : events, description: body.description },
       kek,
-      deps.clock.now(),
+      now: deps.clock.now(),
       context,
-    );
+    });
     c.var.metrics.transition('webhook_endpoint.created', context.actor);
     return c.json(
       {
@@ -192,7 +204,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { paused } = c.req.valid('json');
     const context = operatorChangeContext(c);
     const before = await getWebhookEndpoint(deps.db, webhook_id);
-    await setWebhookEndpointPaused(deps.db, webhook_id, paused, deps.clock.now(), context);
+    await setWebhookEndpointPaused(deps.db, { id: webhook_id, paused, now: deps.clock.now(), context });
     const after = await getWebhookEndpoint(deps.db, webhook_id);
     if (before.endpoint.status !== after.endpoint.status)
       c.var.metrics.transition(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', context.actor);
@@ -219,7 +231,12 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   app.openapi(rotate, async (c) => {
     const { webhook_id } = c.req.valid('param');
     const context = operatorChangeContext(c);
-    const { endpoint, secret } = await rotateWebhookSecret(deps.db, webhook_id, kek, deps.clock.now(), context);
+    const { endpoint, secret } = await rotateWebhookSecret(deps.db, {
+      id: webhook_id,
+      kek,
+      now: deps.clock.now(),
+      context,
+    });
     c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
     return c.json(
       {

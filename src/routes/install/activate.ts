@@ -1,25 +1,20 @@
-import { createRoute, type z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
-import { createActivation } from '../../domain/activations.js';
-import { assertInstallerSupported } from '../../domain/installer-version.js';
-import { sha256Hex } from '../../domain/secret-hash.js';
-import type { KeyRing } from '../../domain/signing-keys.js';
-import { signInstallToken, verifyPrecheckToken } from '../../domain/tokens.js';
+import { activateInstallCode } from '../../domain/activate.js';
+import { signInstallToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
-import { approvalGate, approvalPendingError } from '../../domain/install-code-approval.js';
-import { checksFor, senderChecks, type RateLimitCheck } from '../../domain/rate-limits/limiter.js';
-import { approvalWaitPolicy, secondsToBucketEnd } from '../../domain/rate-limits/policies.js';
+import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { approvalWaitPolicy } from '../../domain/rate-limits/policies.js';
 import { observedAddress, sameAddress } from '../../domain/client-addresses.js';
-import { admitCounted, enforceRateLimits } from '../../http/enforce-rate-limits.js';
+import { admitCounted } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
-import type { AppEnv } from '../../http/app-env.js';
 import type { Router } from '../../http/router.js';
 import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
+import { prose } from '../../openapi-prose.js';
 
 const activateErrors = errorResponses(
   'validation_failed',
@@ -45,17 +40,50 @@ const activate = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Activate an install code',
-  description: `Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from \`issued\` to \`activated\` and an activation is created with a single-use install token valid for \`INSTALL_TOKEN_TTL_SECONDS\` (3600 by default). Of concurrent activations of one code exactly one makes an activation; the others get 409 \`install_code_unavailable\`, unless they repeat that one's request (below). A code revoked since the precheck is 410 \`install_code_revoked\`.
+  description: prose`Called by the installer only after the operator confirmed the final hostname and public IP. Presents the
+    precheck token with the same install code and machine identity it was made for. In one transaction the
+    code goes from \`issued\` to \`activated\` and an activation is created with a single-use install token
+    valid for \`INSTALL_TOKEN_TTL_SECONDS\` (3600 by default). Of concurrent activations of one code exactly
+    one makes an activation; the others get 409 \`install_code_unavailable\`, unless they repeat that one's
+    request (below). A code revoked since the precheck is 410 \`install_code_revoked\`.
 
-A precheck token that is tampered with, expired, of another kind or for another code is 401 \`precheck_token_invalid\`; a different \`machine_id\` or \`ssh_fingerprint\` than the precheck's is 403 \`machine_mismatch\`.
+A precheck token that is tampered with, expired, of another kind or for another code is 401
+    \`precheck_token_invalid\`; a different \`machine_id\` or \`ssh_fingerprint\` than the precheck's is 403
+    \`machine_mismatch\`.
 
-The answer's \`observed_ip\` is the address this request came from and \`public_ip_matches_observed\` says whether the confirmed \`public_ip\` is that address: information for the operator, never a refusal (NAT is legitimate).
+The answer's \`observed_ip\` is the address this request came from and \`public_ip_matches_observed\` says
+    whether the confirmed \`public_ip\` is that address: information for the operator, never a refusal (NAT is
+    legitimate).
 
-Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
+Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`),
+    the precheck token's signature and claims (no database), then the limits, then the code. An activate with
+    a bad token still counts, but only per IP: the machine's budget is used only by a token made for that
+    machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
 
-**Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same \`precheck_token\` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same \`activation_id\` and an install token for the same single-use token (the same \`jti\`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 \`install_code_unavailable\`; after a release the code may be \`issued\` again and the request makes a new activation; an expired precheck token is 401 \`precheck_token_invalid\`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
+**Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an
+    instance stopped after the commit), send exactly the same request again: the same \`precheck_token\` and
+    the same body. While the activation it made is unconfirmed, unreleased and its install token unused and
+    unexpired, the repeat answers 200 with the same \`activation_id\` and an install token for the same
+    single-use token (the same \`jti\`): confirm accepts either copy, once. This holds across instances and
+    for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and
+    spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the
+    same code, a confirmed activation or an expired install token is 409 \`install_code_unavailable\`; after a
+    release the code may be \`issued\` again and the request makes a new activation; an expired precheck token
+    is 401 \`precheck_token_invalid\`. A repeat counts against the activate limits like any request (they are
+    checked before the code is looked up).
 
-**A code issued with approval** (its precheck answered \`approval: "pending"\` and a \`precheck_id\`, DESIGN §14): until the person who got the code approves that precheck on the page, activate answers 409 \`approval_pending\` with \`Retry-After\` (at most 5 seconds) and writes nothing: such an answer counts in none of the limits below. Ask again after \`Retry-After\`; faster repeats with the same precheck token get 429 \`rate_limit_exceeded\` (policy \`${approvalWaitPolicy.name}\`: ${approvalWaitPolicy.quota} answer per precheck token per fixed ${approvalWaitPolicy.windowSeconds}-second bucket; its Retry-After is the rest of the bucket). Once the person decided, the next activate answers at once: approved, it goes on as below (counted as usual); denied, 403 \`approval_denied\` (the code is revoked). Approval binds the code to that precheck: the token of any other precheck, even for the same machine id and SSH key, is 403 \`machine_mismatch\`. After a release that restored the code, its old precheck tokens are 401 \`precheck_token_invalid\`: precheck again and the person is asked again. Wait no longer than the code's \`expires_at\`: then it is 410 \`install_code_expired\`.
+**A code issued with approval** (its precheck answered \`approval: "pending"\` and a \`precheck_id\`,
+    DESIGN §14): until the person who got the code approves that precheck on the page, activate answers 409
+    \`approval_pending\` with \`Retry-After\` (at most 5 seconds) and writes nothing: such an answer counts in
+    none of the limits below. Ask again after \`Retry-After\`; faster repeats with the same precheck token get
+    429 \`rate_limit_exceeded\` (policy \`${approvalWaitPolicy.name}\`: ${approvalWaitPolicy.quota} answer per
+    precheck token per fixed ${approvalWaitPolicy.windowSeconds}-second bucket; its Retry-After is the rest of
+    the bucket). Once the person decided, the next activate answers at once: approved, it goes on as below
+    (counted as usual); denied, 403 \`approval_denied\` (the code is revoked). Approval binds the code to that
+    precheck: the token of any other precheck, even for the same machine id and SSH key, is 403
+    \`machine_mismatch\`. After a release that restored the code, its old precheck tokens are 401
+    \`precheck_token_invalid\`: precheck again and the person is asked again. Wait no longer than the code's
+    \`expires_at\`: then it is 410 \`install_code_expired\`.
 
 ${rateLimitDescription('activate')}`,
   request: jsonBody(ActivateRequestSchema),
@@ -90,107 +118,26 @@ ${rateLimitDescription('activate')}`,
     // Retry-After comes with one of the 409's codes only (approval_pending), so it is said in words, not as a required header.
     409: {
       ...activateErrors[409]!,
-      description: `${activateErrors[409]!.description} With \`approval_pending\` the answer carries \`Retry-After\`: seconds until this precheck token may ask again (at most 5).`,
+      description: prose`${activateErrors[409]!.description} With \`approval_pending\` the answer carries \`Retry-After\`:
+        seconds until this precheck token may ask again (at most 5).`,
     },
     429: rateLimitedResponse('activate'),
   },
 });
 
-/** The precheck token's jti when it admits this activate, or why it does not (401 or 403); checked without the database. */
-async function checkPrecheckToken(
-  keys: KeyRing,
-  body: z.infer<typeof ActivateRequestSchema>,
-  codeHash: string,
-  now: Date,
-): Promise<{ jti: string; precheckId: string | undefined } | { problem: ApiError }> {
-  let precheck: Awaited<ReturnType<typeof verifyPrecheckToken>>;
-  try {
-    precheck = await verifyPrecheckToken(keys, body.precheck_token, now);
-  } catch (error) {
-    if (error instanceof ApiError) return { problem: error };
-    throw error;
-  }
-  if (precheck.codeHash !== codeHash)
-    return {
-      problem: new ApiError(
-        'precheck_token_invalid',
-        'This precheck token was made for another install code; run the precheck again.',
-      ),
-    };
-  if (precheck.machineId !== body.machine_id || precheck.sshFingerprint !== body.ssh_fingerprint)
-    return { problem: new ApiError('machine_mismatch') };
-  return { jti: precheck.jti, precheckId: precheck.precheckId };
-}
-
-/**
- * A token of a code issued with approval meets the person's decision before anything is counted (DESIGN §14).
- * Waiting: nothing written but the approval-wait bucket of this token (none of the seed's limits), 409
- * \`approval_pending\` with Retry-After, or 429 when faster than one per bucket. Approved for another
- * precheck, or a precheck a release forgot: refused as a bad token is, counted per IP only.
- */
-async function meetApproval(
-  c: Context<AppEnv>,
-  deps: RouteDeps,
-  codeHash: string,
-  precheck: { jti: string; precheckId: string },
-  ipChecks: RateLimitCheck[],
-  now: Date,
-): Promise<void> {
-  const gate = await approvalGate(deps.db, codeHash, precheck.precheckId, now);
-  if (gate === 'pending') {
-    await enforceRateLimits(c, deps.db, now, [
-      { policy: approvalWaitPolicy, subject: precheck.jti, quota: approvalWaitPolicy.quota },
-    ]);
-    throw approvalPendingError(secondsToBucketEnd(now, approvalWaitPolicy.windowSeconds));
-  }
-  if (gate === 'other_precheck' || gate === 'unknown_precheck') {
-    await enforceRateLimits(c, deps.db, now, ipChecks);
-    throw gate === 'other_precheck'
-      ? new ApiError(
-          'machine_mismatch',
-          'The owner of this install code approved another precheck: only its token can activate the code.',
-        )
-      : new ApiError(
-          'precheck_token_invalid',
-          'This precheck is no longer current (the code was restored after a failed install); run the precheck again.',
-        );
-  }
-}
-
 export function registerActivate(app: Router, deps: RouteDeps): void {
   app.openapi(activate, async (c) => {
     const body = c.req.valid('json');
-    assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
-    const codeHash = sha256Hex(body.install_code);
-    const precheck = await checkPrecheckToken(deps.keys, body, codeHash, now);
-    // Whoever knows a machine_id could otherwise spend that machine's budget with garbage tokens:
-    // a refused token counts only against the sender's IP.
-    const checks = checksFor(
+    const limits = checksFor(
       'activate',
       { ip: c.get('clientKey'), machine: body.machine_id },
       await deps.rateLimitOverrides.at(now),
     );
-    if ('problem' in precheck) {
-      await enforceRateLimits(c, deps.db, now, senderChecks(checks));
-      throw precheck.problem;
-    }
-    if (precheck.precheckId !== undefined)
-      await meetApproval(
-        c,
-        deps,
-        codeHash,
-        { jti: precheck.jti, precheckId: precheck.precheckId },
-        senderChecks(checks),
-        now,
-      );
-
-    const created = await createActivation(
-      deps.db,
-      {
-        codeHash,
-        precheckJti: precheck.jti,
-        precheckId: precheck.precheckId,
+    const outcome = await activateInstallCode(deps.db, {
+      request: {
+        installCode: body.install_code,
+        precheckToken: body.precheck_token,
         hostname: body.hostname,
         publicIp: body.public_ip,
         machineId: body.machine_id,
@@ -199,12 +146,12 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
         installerVersion: body.installer_version,
       },
       now,
-      deps.config.installTokenTtlSeconds,
-      changeContext(c, 'installer'),
-      checks,
-      deps.config.duplicateMachinePolicy,
-    );
-    const activation = admitCounted(c, created);
+      context: changeContext(c, 'installer'),
+      limits,
+      keys: deps.keys,
+      rules: deps.config,
+    });
+    const activation = admitCounted(c, outcome);
     if (activation instanceof ApiError) throw activation;
     c.var.metrics.transition('activation.created', 'installer');
     c.var.metrics.transition('install_code.activated', 'installer');

@@ -9,6 +9,7 @@ import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
 import { signReceipt } from '../../domain/receipts.js';
 import { RECEIPT_EXAMPLE } from '../../schemas/receipt.js';
+import { prose } from '../../openapi-prose.js';
 
 const confirm = createRoute({
   method: 'post',
@@ -18,7 +19,12 @@ const confirm = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Confirm the install',
-  description: `Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes \`consumed\`. A token can be used once, across all instances: a second confirm gets 409 \`install_token_used\`. Answers the activation \`receipt\`, a signed proof of the install anyone can verify offline against \`/.well-known/jwks.json\` (its claims and how to verify it: the \`receipt\` field below). Not rate-limited: the activation id and the signed token are the cap.`,
+  description: prose`Called by the installer once every service on the machine is active. Consumes the install token for good
+    in the same statement that confirms the activation, and the install code becomes \`consumed\`. A token can
+    be used once, across all instances: a second confirm gets 409 \`install_token_used\`. Answers the
+    activation \`receipt\`, a signed proof of the install anyone can verify offline against
+    \`/.well-known/jwks.json\` (its claims and how to verify it: the \`receipt\` field below). Not
+    rate-limited: the activation id and the signed token are the cap.`,
   request: jsonBody(ConfirmRequestSchema),
   responses: {
     200: {
@@ -49,10 +55,19 @@ export function registerConfirm(app: Router, deps: RouteDeps): void {
   app.openapi(confirm, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+    });
     // The signer is kept among the receipt keys before the statement, so no receipt leaves unpublished.
     const signer = await deps.receiptKeys.signer();
-    const activation = await confirmActivation(deps.db, body.activation_id, jti, now, changeContext(c, 'installer'));
+    const activation = await confirmActivation(deps.db, {
+      activationId: body.activation_id,
+      jti,
+      now,
+      context: changeContext(c, 'installer'),
+    });
     const receipt = await signReceipt(signer, activation);
     c.var.metrics.transition('activation.confirmed', 'installer');
     c.var.metrics.transition('install_code.consumed', 'installer');

@@ -15,6 +15,7 @@ import type { Router } from '../../http/router.js';
 import { PrecheckRequestSchema, PrecheckResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
+import { prose } from '../../openapi-prose.js';
 
 const precheck = createRoute({
   method: 'post',
@@ -24,11 +25,26 @@ const precheck = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Precheck an install code',
-  description: `Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be \`issued\` and unexpired; a code revoked by an operator or cancelled on the page is 410 \`install_code_revoked\`) and the machine identity, and answers a precheck token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (\`GET /api/v2/slowdns/code/status\`). \`observed_ip\` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
+  description: prose`Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are
+    collected. Checks the code (it must be \`issued\` and unexpired; a code revoked by an operator or
+    cancelled on the page is 410 \`install_code_revoked\`) and the machine identity, and answers a precheck
+    token bound to both. The token lasts \`PRECHECK_TOKEN_TTL_SECONDS\` (900 by default) but never beyond the
+    code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the
+    machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued
+    the code (\`GET /api/v2/slowdns/code/status\`). \`observed_ip\` is the address the request came from, as
+    the service saw it: an installer can propose it as the public IP without asking a third party.
 
-**A code issued with approval** (DESIGN §14; \`{"require_approval": true}\` at issue, or \`APPROVAL_POLICY=required\`) answers \`approval: "pending"\` and a \`precheck_id\`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers exactly as it always did: no \`approval\`, no \`precheck_id\`. A code the person denied answers 403 \`approval_denied\`.
+**A code issued with approval** (DESIGN §14; \`{"require_approval": true}\` at issue, or
+    \`APPROVAL_POLICY=required\`) answers \`approval: "pending"\` and a \`precheck_id\`: the page that issued
+    the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer
+    version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the
+    person decides on; approval binds the code to that precheck's token alone. A code issued without approval
+    answers exactly as it always did: no \`approval\`, no \`precheck_id\`. A code the person denied answers
+    403 \`approval_denied\`.
 
-Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
+Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`),
+    then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only
+    per IP, below).
 
 ${rateLimitDescription('precheck')}`,
   request: jsonBody(PrecheckRequestSchema),
@@ -94,15 +110,11 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const precheckId = randomId('pc_', 8);
     const code = admitCounted(
       c,
-      await precheckInstallCode(
-        deps.db,
-        body.install_code,
-        deps.config.installCodePrefix,
-        sighting,
-        precheckId,
+      await precheckInstallCode(deps.db, {
+        input: { normalisedCode: body.install_code, prefix: deps.config.installCodePrefix, sighting, precheckId },
         now,
         limits,
-      ),
+      }),
     );
     if (code instanceof ApiError) throw code;
     const shown = code.approval === 'pending' ? precheckId : undefined;

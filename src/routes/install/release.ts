@@ -6,6 +6,7 @@ import type { Router } from '../../http/router.js';
 import { ReleaseRequestSchema, ReleaseResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { AppDeps } from '../../deps.js';
+import { prose } from '../../openapi-prose.js';
 
 const release = createRoute({
   method: 'post',
@@ -15,7 +16,13 @@ const release = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Release an activation (rollback)',
-  description: `Called by the installer's exit handler when the install fails before confirm. The activation becomes \`released\`. The install code is restored to \`issued\` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; \`install_code_restored\` says whether it was. A server registered for the activation (\`POST /register\`) is revoked in the same transaction: its agent token stops working and its next check-in answers \`status: "revoked"\`. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 \`activation_confirmed\`. Not rate-limited.`,
+  description: prose`Called by the installer's exit handler when the install fails before confirm. The activation becomes
+    \`released\`. The install code is restored to \`issued\` (with its original expiry) only if the install
+    token is unused and unexpired and the code itself has not expired; \`install_code_restored\` says whether
+    it was. A server registered for the activation (\`POST /register\`) is revoked in the same transaction:
+    its agent token stops working and its next check-in answers \`status: "revoked"\`. Idempotent: releasing a
+    released activation answers 200 with the same result. Releasing a confirmed activation is 409
+    \`activation_confirmed\`. Not rate-limited.`,
   request: jsonBody(ReleaseRequestSchema),
   responses: {
     200: {

@@ -9,6 +9,7 @@ import { headerRef } from '../../schemas/response-headers.js';
 import { InstallStatusRequestSchema, InstallStatusSchema } from '../../schemas/install-status.js';
 import type { RouteDeps } from '../../deps.js';
 import { signReceipt } from '../../domain/receipts.js';
+import { prose } from '../../openapi-prose.js';
 
 const messages = {
   activated: 'The activation is waiting for confirm.',
@@ -24,9 +25,18 @@ const status = createRoute({
   // No credential header: the install code, the signed tokens and the activation id travel in the body.
   security: [],
   summary: 'Read an install back',
-  description: `For an installer that was interrupted (a dropped SSH session, a killed process) and runs again: given the activation id and its install token, answers where the install stands (\`activated\`, \`confirmed\` or \`released\`), the machine it is bound to, the token's expiry, whether a release now would restore the install code, and whether a server is registered. A rerun then resumes (\`activated\` with \`install_token_expired\` false), stops (\`confirmed\`), or releases and starts again.
+  description: prose`For an installer that was interrupted (a dropped SSH session, a killed process) and runs again: given the
+    activation id and its install token, answers where the install stands (\`activated\`, \`confirmed\` or
+    \`released\`), the machine it is bound to, the token's expiry, whether a release now would restore the
+    install code, and whether a server is registered. A rerun then resumes (\`activated\` with
+    \`install_token_expired\` false), stops (\`confirmed\`), or releases and starts again.
 
-The install token is checked as confirm checks it (signature, kind, and that it is the one activate issued for this activation: otherwise 401 \`install_token_invalid\`) with two differences, because reading changes nothing: a token that confirm consumed still reads its activation (a rerun after confirm learns it is \`confirmed\`), and so does an expired one, for ${EXPIRED_READABLE_SECONDS / 86400} days past its expiry (\`install_token_expired\` says so). Not rate-limited: the activation id and the signed token are the cap.`,
+The install token is checked as confirm checks it (signature, kind, and that it is the one activate issued
+    for this activation: otherwise 401 \`install_token_invalid\`) with two differences, because reading
+    changes nothing: a token that confirm consumed still reads its activation (a rerun after confirm learns it
+    is \`confirmed\`), and so does an expired one, for ${EXPIRED_READABLE_SECONDS / 86400} days past its
+    expiry (\`install_token_expired\` says so). Not rate-limited: the activation id and the signed token are
+    the cap.`,
   request: jsonBody(InstallStatusRequestSchema),
   responses: {
     200: {
@@ -84,7 +94,12 @@ export function registerInstallStatus(app: Router, deps: RouteDeps): void {
   app.openapi(status, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now, 'accept');
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+      expired: 'accept',
+    });
     const { activation, code, server, tokenExpired, releaseRestoresCode } = await readInstallStatus(
       deps.db,
       body.activation_id,

@@ -13,6 +13,7 @@ import type { RouteDeps } from '../../deps.js';
 import { legacyBodyLimit } from './body-limit.js';
 import { agentAuth, type AgentEnv } from './agent-auth.js';
 import { bearerRejected } from '../../http/credentials.js';
+import { prose } from '../../openapi-prose.js';
 
 const checkin = createRoute({
   method: 'post',
@@ -20,11 +21,19 @@ const checkin = createRoute({
   operationId: 'checkInServer',
   tags: ['legacy'],
   summary: 'Check in a server',
-  description: `Called by the server agent every \`checkin_interval_seconds\` with its agent token. Records when the server was last seen and what it reported (agent version, uptime, the state of at most 32 services), and answers its \`status\` and the interval until the next check-in.
+  description: prose`Called by the server agent every \`checkin_interval_seconds\` with its agent token. Records when the
+    server was last seen and what it reported (agent version, uptime, the state of at most 32 services), and
+    answers its \`status\` and the interval until the next check-in.
 
-A revoked server's check-in answers 200 with \`status: "revoked"\` and records nothing: the agent should stop. A missing or unknown agent token is 401 \`agent_token_invalid\` with \`WWW-Authenticate: Bearer\`. Bodies are limited to 8 KiB (413 \`payload_too_large\`); fields this version does not know are ignored and not stored, so newer agents keep working.
+A revoked server's check-in answers 200 with \`status: "revoked"\` and records nothing: the agent should
+    stop. A missing or unknown agent token is 401 \`agent_token_invalid\` with \`WWW-Authenticate: Bearer\`.
+    Bodies are limited to 8 KiB (413 \`payload_too_large\`); fields this version does not know are ignored and
+    not stored, so newer agents keep working.
 
-Order of checks: first the size limit every route has (413 over 64 KiB), then the agent token (401), then the limit, then the body (413 over 8 KiB, 415 \`unsupported_media_type\` when it is not JSON, 400 \`validation_failed\`): a check-in with a bad body still counts, one without a valid token does not (there is no server to count it for).
+Order of checks: first the size limit every route has (413 over 64 KiB), then the agent token (401), then
+    the limit, then the body (413 over 8 KiB, 415 \`unsupported_media_type\` when it is not JSON, 400
+    \`validation_failed\`): a check-in with a bad body still counts, one without a valid token does not (there
+    is no server to count it for).
 
 ${rateLimitDescription('checkin')}`,
   security: [{ agentToken: [] }],
@@ -67,13 +76,12 @@ export function registerCheckin(app: Router, deps: RouteDeps): void {
   app.openapi(
     { ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const },
     async (c) => {
-      const server = await checkInServer(
-        deps.db,
-        c.var.server!.id,
-        c.req.valid('json'),
-        deps.clock.now(),
-        observedAddress(c.get('clientAddress')),
-      );
+      const server = await checkInServer(deps.db, {
+        serverId: c.var.server!.id,
+        report: c.req.valid('json'),
+        now: deps.clock.now(),
+        address: observedAddress(c.get('clientAddress')),
+      });
       if (!server) throw bearerRejected('agent_token_invalid', true);
       return c.json(
         {

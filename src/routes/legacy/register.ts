@@ -12,6 +12,7 @@ import { headerRef } from '../../schemas/response-headers.js';
 import { RegisteredServerSchema, RegisterRequestSchema } from '../../schemas/server.js';
 import type { RouteDeps } from '../../deps.js';
 import { legacyBodyLimit } from './body-limit.js';
+import { prose } from '../../openapi-prose.js';
 
 const register = createRoute({
   method: 'post',
@@ -19,11 +20,19 @@ const register = createRoute({
   operationId: 'registerServer',
   tags: ['legacy'],
   summary: 'Register a server',
-  description: `Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its \`server_id\` and a secret \`agent_token\` for \`/checkin\`, \`/revoke\` and \`/status\`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
+  description: prose`Called by the installer after activate and **before** confirm, with the activation's install token, which
+    must be unused and unexpired. Register does not consume the token: confirm still does. Records the server
+    with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its
+    \`server_id\` and a secret \`agent_token\` for \`/checkin\`, \`/revoke\` and \`/status\`. The agent token
+    is shown only in this answer: the service keeps its SHA-256, so store it right away.
 
-One server per activation: a second register, even concurrent, is 409 \`server_already_registered\`. A released activation is 409 \`activation_released\`; after confirm the token is used, 409 \`install_token_used\`; a tampered, expired or foreign install token is 401 \`install_token_invalid\`. Bodies are limited to 8 KiB.
+One server per activation: a second register, even concurrent, is 409 \`server_already_registered\`. A
+    released activation is 409 \`activation_released\`; after confirm the token is used, 409
+    \`install_token_used\`; a tampered, expired or foreign install token is 401 \`install_token_invalid\`.
+    Bodies are limited to 8 KiB.
 
-Order of checks: the body (400 \`validation_failed\`), then the limits, then the token and the activation: a register with a bad token still counts.
+Order of checks: the body (400 \`validation_failed\`), then the limits, then the token and the activation:
+    a register with a bad token still counts.
 
 ${rateLimitDescription('register')}`,
   security: [],
@@ -74,7 +83,11 @@ export function registerRegister(app: Router, deps: RouteDeps): void {
       now,
       checksFor('register', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)),
     );
-    const jti = await verifyInstallTokenFor(deps.keys, body.install_token, body.activation_id, now);
+    const jti = await verifyInstallTokenFor(deps.keys, {
+      token: body.install_token,
+      activationId: body.activation_id,
+      now,
+    });
     const { server, agentToken } = await registerServer(
       deps.db,
       { activationId: body.activation_id, installTokenJti: jti, agentVersion: body.agent_version },

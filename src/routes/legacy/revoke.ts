@@ -11,6 +11,7 @@ import type { AppDeps } from '../../deps.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { legacyBodyLimit } from './body-limit.js';
 import { bearerRejected, bearerToken, isAdminToken } from '../../http/credentials.js';
+import { prose } from '../../openapi-prose.js';
 
 const revoke = createRoute({
   method: 'post',
@@ -18,12 +19,20 @@ const revoke = createRoute({
   operationId: 'revokeServer',
   tags: ['legacy'],
   summary: 'Revoke a server',
-  description: `Marks a server \`revoked\`; its next check-in answers \`status: "revoked"\` and its reports are no longer recorded. Idempotent: revoking a revoked server answers 200 with the same result (the first \`revoked_at\`).
+  description: prose`Marks a server \`revoked\`; its next check-in answers \`status: "revoked"\` and its reports are no longer
+    recorded. Idempotent: revoking a revoked server answers 200 with the same result (the first
+    \`revoked_at\`).
 
-- **The agent itself**: \`Authorization: Bearer <agent_token>\`, with no body (no \`Content-Type\`) or \`{}\`. A \`server_id\` may be given but must be the agent's own server.
-- **An operator**: \`Authorization: Bearer <ADMIN_TOKEN>\` and \`{"server_id": "srv_…"}\` for any server; an unknown id is 404 \`server_not_found\`. The token is compared in constant time. When \`ADMIN_TOKEN\` is not set, operator revoke is disabled.
+- **The agent itself**: \`Authorization: Bearer <agent_token>\`, with no body (no \`Content-Type\`) or
+    \`{}\`. A \`server_id\` may be given but must be the agent's own server.
+- **An operator**: \`Authorization: Bearer <ADMIN_TOKEN>\` and \`{"server_id": "srv_…"}\` for any server;
+    an unknown id is 404 \`server_not_found\`. The token is compared in constant time. When \`ADMIN_TOKEN\` is
+    not set, operator revoke is disabled.
 
-A missing or wrong token is 401 with \`WWW-Authenticate: Bearer\`: \`admin_token_invalid\` when the request names a \`server_id\` that the token does not own (an operator request), \`agent_token_invalid\` otherwise. The body is validated before the credentials (400 first), since its \`server_id\` decides which token is asked for. Bodies are limited to 8 KiB. Not rate-limited.`,
+A missing or wrong token is 401 with \`WWW-Authenticate: Bearer\`: \`admin_token_invalid\` when the
+    request names a \`server_id\` that the token does not own (an operator request), \`agent_token_invalid\`
+    otherwise. The body is validated before the credentials (400 first), since its \`server_id\` decides which
+    token is asked for. Bodies are limited to 8 KiB. Not rate-limited.`,
   // Typed wide on purpose: a literal array of two different objects breaks the body's type inference.
   security: [{ agentToken: [] }, { adminToken: [] }] as Record<string, string[]>[],
   middleware: [legacyBodyLimit, emptyJsonBodyAsObject],

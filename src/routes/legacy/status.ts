@@ -7,6 +7,7 @@ import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { StatusSchema } from '../../schemas/server.js';
 import type { AppDeps } from '../../deps.js';
 import { agentAuth } from './agent-auth.js';
+import { prose } from '../../openapi-prose.js';
 
 const status = createRoute({
   method: 'get',
@@ -14,9 +15,14 @@ const status = createRoute({
   operationId: 'getStatus',
   tags: ['legacy'],
   summary: "Service status, or a server's status",
-  description: `Without credentials: the service's status (\`ServiceStatus\`): its name, API version, current time, and \`database: "reachable"\` after a real round trip to the database (503 \`service_unavailable\` when it cannot be reached).
+  description: prose`Without credentials: the service's status (\`ServiceStatus\`): its name, API version, current time, and
+    \`database: "reachable"\` after a real round trip to the database (503 \`service_unavailable\` when it
+    cannot be reached).
 
-With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecord\`): its id, \`status\` (\`active\` or \`revoked\`), hostname, registration time and last accepted check-in. A wrong token is 401 \`agent_token_invalid\`, never the public answer. Like every route, a request carrying a body over 64 KiB is 413 \`payload_too_large\`, before the token is looked at. Not rate-limited.`,
+With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecord\`): its id, \`status\`
+    (\`active\` or \`revoked\`), hostname, registration time and last accepted check-in. A wrong token is 401
+    \`agent_token_invalid\`, never the public answer. Like every route, a request carrying a body over 64 KiB
+    is 413 \`payload_too_large\`, before the token is looked at. Not rate-limited.`,
   // Either no credentials or an agent token.
   security: [{}, { agentToken: [] }],
   responses: {

@@ -1,7 +1,8 @@
 /**
- * Markup for the console's views. What the database holds came from installers, agents and operators
- * (host names, reports, reasons): every value put into `html` is escaped unless it is itself `Html`
- * (made by `html`, or by `trusted` for markup the service wrote).
+ * The one way this service writes HTML: the /slowdns page, the operator console and the reference's shell.
+ * What goes into a page may have come from installers, agents, operators or the document (host names,
+ * reports, reasons, summaries): every value put into `html` is escaped unless it is itself `Html` (made by
+ * `html`, or by `trusted` for markup the service wrote).
  */
 export class Html {
   constructor(readonly text: string) {}
@@ -14,7 +15,7 @@ type Value = Html | string | number | null | undefined | false | readonly Value[
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
 }
 

@@ -20,7 +20,7 @@ export function describeDatabase(databaseUrl: string | undefined, dataDir: strin
   }
 }
 
-export interface StartupOptions {
+export interface PrepareDatabaseOptions {
   /** The ring from SIGNING_KEYS, checked before the database was opened; unset: the database's keys. */
   keys: KeyRing | undefined;
   /** How the database's keys are kept (KEY_ENCRYPTION_KEY, …): keyStoreOptions(config). */
@@ -38,7 +38,10 @@ export interface StartupOptions {
  * JSON log line per failed attempt); any other failure (a migration that does not apply) is thrown.
  * Answers undefined when shutdown began first.
  */
-export async function prepareDatabase(database: DatabaseHandle, options: StartupOptions): Promise<KeyRing | undefined> {
+export async function prepareDatabase(
+  database: DatabaseHandle,
+  options: PrepareDatabaseOptions,
+): Promise<KeyRing | undefined> {
   for (let attempt = 1; !options.stopping(); attempt++) {
     try {
       await migrateDatabase(database.db);

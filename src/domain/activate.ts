@@ -1,0 +1,154 @@
+import type { Database } from '../db/client.js';
+import { ApiError } from '../errors.js';
+import { type CreatedActivation, createActivation, type MachineBinding } from './activations.js';
+import type { ChangeContext } from './events.js';
+import { approvalGate, approvalPendingError } from './install-code-approval.js';
+import { assertInstallerSupported } from './installer-version.js';
+import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from './rate-limits/limiter.js';
+import { approvalWaitPolicy, secondsToBucketEnd } from './rate-limits/policies.js';
+import { sha256Hex } from './secret-hash.js';
+import type { KeyRing } from './signing-keys.js';
+import { verifyPrecheckToken } from './tokens.js';
+
+/** What an installer's activate presents: the code (normalised), its precheck token, and the machine it confirmed. */
+export interface ActivateRequest extends MachineBinding {
+  installCode: string;
+  precheckToken: string;
+  requestedRef: string;
+  installerVersion: string;
+}
+
+/** The service's settings that activate follows. */
+export interface ActivateRules {
+  /** MIN_INSTALLER_VERSION. */
+  minInstallerVersion: string | undefined;
+  /** INSTALL_TOKEN_TTL_SECONDS. */
+  installTokenTtlSeconds: number;
+  /** DUPLICATE_MACHINE_POLICY. */
+  duplicateMachinePolicy: 'flag' | 'refuse';
+}
+
+/**
+ * Activate's order of checks (DESIGN §4, §6, §14), one decision each, the first that refuses answers:
+ * 1. the installer version (426 `installer_outdated`: nothing counted);
+ * 2. the precheck token's signature and claims, without the database; a bad token is counted in the
+ *    limits of the sender alone (`senderChecks`: the machine's budget is spent only by a token made for
+ *    that machine), so a sender over its IP limit gets 429 before the 401 or 403;
+ * 3. a token of a code issued with approval meets the person's decision before anything else is counted:
+ *    waiting, only the approval-wait bucket of this token (409 `approval_pending`, or 429 faster than one
+ *    per bucket); approved for another precheck, or a precheck a release forgot, refused as a bad token is;
+ * 4. then one statement counts the request in every limit and claims the code (`createActivation`).
+ * Answers as a counted statement does: the limits' decision (for the headers, or 429), and the activation
+ * or the error of the request.
+ */
+export async function activateInstallCode(
+  db: Database,
+  {
+    request,
+    now,
+    context,
+    limits,
+    keys,
+    rules,
+  }: {
+    request: ActivateRequest;
+    now: Date;
+    context: ChangeContext;
+    /** Every limit of activate (per IP and per machine); the bad-token paths count only the sender's. */
+    limits: RateLimitCheck[];
+    keys: KeyRing;
+    rules: ActivateRules;
+  },
+): Promise<CountedOutcome<CreatedActivation | ApiError>> {
+  assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
+  const codeHash = sha256Hex(request.installCode);
+  const precheck = await checkPrecheckToken(keys, request, codeHash, now);
+  if ('problem' in precheck) return refusedAfterCounting(db, senderChecks(limits), now, precheck.problem);
+  if (precheck.precheckId !== undefined) {
+    const gate = await approvalGate(db, codeHash, precheck.precheckId, now);
+    if (gate === 'pending') {
+      const wait = [{ policy: approvalWaitPolicy, subject: precheck.jti, quota: approvalWaitPolicy.quota }];
+      return refusedAfterCounting(
+        db,
+        wait,
+        now,
+        approvalPendingError(secondsToBucketEnd(now, approvalWaitPolicy.windowSeconds)),
+      );
+    }
+    if (gate === 'other_precheck')
+      return refusedAfterCounting(
+        db,
+        senderChecks(limits),
+        now,
+        new ApiError(
+          'machine_mismatch',
+          'The owner of this install code approved another precheck: only its token can activate the code.',
+        ),
+      );
+    if (gate === 'unknown_precheck')
+      return refusedAfterCounting(
+        db,
+        senderChecks(limits),
+        now,
+        new ApiError(
+          'precheck_token_invalid',
+          'This precheck is no longer current (the code was restored after a failed install); run the precheck again.',
+        ),
+      );
+  }
+  return createActivation(db, {
+    input: {
+      codeHash,
+      precheckJti: precheck.jti,
+      precheckId: precheck.precheckId,
+      hostname: request.hostname,
+      publicIp: request.publicIp,
+      machineId: request.machineId,
+      sshFingerprint: request.sshFingerprint,
+      requestedRef: request.requestedRef,
+      installerVersion: request.installerVersion,
+    },
+    now,
+    context,
+    limits,
+    tokenTtlSeconds: rules.installTokenTtlSeconds,
+    duplicatePolicy: rules.duplicateMachinePolicy,
+  });
+}
+
+/** Counts the request in `checks` alone (a statement of its own), and refuses it with `problem` when admitted. */
+async function refusedAfterCounting(
+  db: Database,
+  checks: RateLimitCheck[],
+  now: Date,
+  problem: ApiError,
+): Promise<CountedOutcome<ApiError>> {
+  const decision = await consumeRateLimits(db, checks, now);
+  return decision.admitted ? { decision, value: problem } : { decision };
+}
+
+/** The precheck token's jti when it admits this activate, or why it does not (401 or 403); checked without the database. */
+async function checkPrecheckToken(
+  keys: KeyRing,
+  request: ActivateRequest,
+  codeHash: string,
+  now: Date,
+): Promise<{ jti: string; precheckId: string | undefined } | { problem: ApiError }> {
+  let precheck: Awaited<ReturnType<typeof verifyPrecheckToken>>;
+  try {
+    precheck = await verifyPrecheckToken(keys, request.precheckToken, now);
+  } catch (error) {
+    if (error instanceof ApiError) return { problem: error };
+    throw error;
+  }
+  if (precheck.codeHash !== codeHash)
+    return {
+      problem: new ApiError(
+        'precheck_token_invalid',
+        'This precheck token was made for another install code; run the precheck again.',
+      ),
+    };
+  if (precheck.machineId !== request.machineId || precheck.sshFingerprint !== request.sshFingerprint)
+    return { problem: new ApiError('machine_mismatch') };
+  return { jti: precheck.jti, precheckId: precheck.precheckId };
+}
