@@ -140,7 +140,7 @@ describe('the event trail: one event per state change, in the same transaction',
     expect(await trail.types()).toEqual([]);
   });
 
-  it('release records the release (restored, by whom), the restored code and the revoked server; a repeat records nothing', async () => {
+  it('release records the release (restored, by whom), the restored code and the revoked server', async () => {
     const server = await registeredServer(t);
     const trail = eventTrail(t);
     await trail.take();
@@ -163,6 +163,13 @@ describe('the event trail: one event per state change, in the same transaction',
         data: { reason: 'activation_released' },
       }),
     ]);
+  });
+
+  it('a repeated release records nothing', async () => {
+    const server = await registeredServer(t);
+    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+    const trail = eventTrail(t);
+    await trail.take();
     expect((await releaseRequest(t, server.activationId)).status).toBe(200);
     expect(await trail.types()).toEqual([]);
   });
@@ -290,7 +297,7 @@ describe('revoked install codes', () => {
         .where(eq(installCodes.codeHash, sha256Hex(code)))
     )[0]!.id;
 
-  it('a revoked code is 410 install_code_revoked at precheck and at activate (with a token made before); revoking is idempotent', async () => {
+  it('a revoked code is 410 install_code_revoked at precheck and at activate (with a token made before)', async () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
     const trail = eventTrail(t);
@@ -300,7 +307,6 @@ describe('revoked install codes', () => {
       requestId: 'req-op',
     });
     expect(revoked).toMatchObject({ status: 'revoked', revokedAt: t.clock.now() });
-    expect(await revokeInstallCode(t.database.db, revoked.id, t.clock.now(), { actor: 'operator' })).toEqual(revoked);
     expect(await trail.take()).toEqual([
       expect.objectContaining({
         type: 'install_code.revoked',
@@ -318,6 +324,16 @@ describe('revoked install codes', () => {
       410,
       'install_code_revoked',
     );
+    expect(await trail.types()).toEqual([]);
+  });
+
+  it('revoking a revoked code answers the first revoke and records nothing', async () => {
+    const code = await issueCode(t);
+    const revoked = await revokeInstallCode(t.database.db, await codeId(code), t.clock.now(), { actor: 'operator' });
+    const trail = eventTrail(t);
+    await trail.take();
+    t.clock.advance(5);
+    expect(await revokeInstallCode(t.database.db, revoked.id, t.clock.now(), { actor: 'operator' })).toEqual(revoked);
     expect(await trail.types()).toEqual([]);
   });
 

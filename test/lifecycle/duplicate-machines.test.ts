@@ -138,7 +138,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     expect(text).not.toContain(data.activation_id);
   });
 
-  it('DUPLICATE_MACHINE_POLICY=refuse: 409 machine_duplicate on a machine_id match, saying how to give the clone its own identity; the code stays usable', async () => {
+  it('DUPLICATE_MACHINE_POLICY=refuse: 409 machine_duplicate on a machine_id match, saying how to give the clone its own identity, and leaves the code usable', async () => {
     const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
     const first = randomMachine();
     await installed(refusing, first);
@@ -151,7 +151,12 @@ describe('duplicate machines (a cloned image) at activate', () => {
     const [row] = await t.database.db.select().from(installCodes).where(eq(installCodes.status, 'issued'));
     expect(row).toBeDefined();
     expect(await t.database.db.select().from(activations)).toHaveLength(1);
+  });
 
+  it('DUPLICATE_MACHINE_POLICY=refuse: a fingerprint match alone is flagged, never refused', async () => {
+    const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
+    const first = randomMachine();
+    await installed(refusing, first);
     // A fingerprint match alone never blocks (a fingerprint can be scanned from outside): flagged only.
     const sameKey = await activatedInstall(refusing, { ...randomMachine(), ssh_fingerprint: first.ssh_fingerprint });
     expect(await duplicateOf(t, sameKey.activationId)).not.toBeNull();

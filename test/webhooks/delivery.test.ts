@@ -27,7 +27,7 @@ describe('webhooks: delivery to a real receiver', () => {
     await Promise.all(receivers.splice(0).map((r) => r.close()));
   });
 
-  it('signs each message per Standard Webhooks: the library verifies it; a changed body or an old timestamp fails', async () => {
+  it('signs each message per Standard Webhooks: the library verifies it, and refuses it with a changed body or an old timestamp', async () => {
     t.clock.set(new Date()); // the library compares webhook-timestamp with its own clock
     const r = await receiver();
     const { secret } = await addWebhook(t, r.url);
@@ -97,7 +97,7 @@ describe('webhooks: delivery to a real receiver', () => {
       expect(() => new Webhook(secret).verify(message.body, message.headers as Record<string, string>)).not.toThrow();
   });
 
-  it('a receiver that fails then succeeds gets the same webhook-id and body again, after about 5 s; the attempts are listed', async () => {
+  it('a receiver that fails then succeeds gets the same webhook-id and body again after about 5 s, each attempt listed', async () => {
     const r = await receiver((n) => (n === 0 ? 503 : 204));
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
     await writeEvent(t);
@@ -153,7 +153,7 @@ describe('webhooks: delivery to a real receiver', () => {
     });
   });
 
-  it('after the whole schedule (8 attempts) a message is failed; a replay sends it again with the same webhook-id', async () => {
+  it('a message failed after the whole schedule (8 attempts) is sent again by a replay, with the same webhook-id', async () => {
     let failing = true;
     const r = await receiver(() => (failing ? 500 : 200));
     const { webhook_id } = await addWebhook(t, r.url);
@@ -296,7 +296,7 @@ describe('webhooks: delivery to a real receiver', () => {
     expect(r.received.map((m) => m.path)).toEqual(['/hook']);
   });
 
-  it('sends a test message on request; an unknown endpoint is 404', async () => {
+  it('sends a test message on request', async () => {
     t.clock.set(new Date());
     const r = await receiver();
     const { webhook_id, secret } = await addWebhook(t, r.url, ['server.revoked']);
@@ -316,6 +316,9 @@ describe('webhooks: delivery to a real receiver', () => {
       timestamp: expect.any(String),
       data: { webhook_endpoint_id: webhook_id },
     });
+  });
+
+  it('a test message or the deliveries of an unknown endpoint are 404 webhook_endpoint_not_found', async () => {
     await expectError(
       await webhookRequest(t, 'webhooks/wh_0123456789abcdef/test', 'POST'),
       404,
@@ -328,7 +331,7 @@ describe('webhooks: delivery to a real receiver', () => {
     );
   });
 
-  it('an endpoint failing for 5 days is disabled with webhook_endpoint.disabled; it gets no new messages until resumed', async () => {
+  it('an endpoint failing for 5 days is disabled with webhook_endpoint.disabled, and gets no new messages until resumed', async () => {
     const r = await receiver(() => 500);
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
     await writeEvent(t);
@@ -393,7 +396,7 @@ describe('webhooks: delivery to a real receiver', () => {
 describe('webhooks: the safety rules again at delivery', () => {
   const t = useTestApp(OPT_IN);
 
-  it('refuses, at delivery, an address the switches no longer allow, and a name resolving to one; nothing is sent', async () => {
+  it('refuses, at delivery, an address the switches no longer allow, and a name resolving to one, sending nothing', async () => {
     const r = await startReceiver();
     try {
       await addWebhook(t, r.url, ['server.revoked']);
