@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { DatabaseUrlError, parseDatabaseUrl } from './db/database-url.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-code-approval.js';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
@@ -19,6 +20,15 @@ const EnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .superRefine((url, ctx) => {
+      // libpq's form, one host or several (database-url.ts); the message never repeats the URL's password.
+      try {
+        parseDatabaseUrl(url);
+      } catch (error) {
+        if (!(error instanceof DatabaseUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+      }
+    })
     .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),

@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import type { DatabaseHandle } from './db/client.js';
 import { isDatabaseUnavailable } from './db/database-errors.js';
+import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
 import { migrateDatabase } from './db/migrate.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/signing-key-store.js';
 import type { KeyRing } from './domain/signing-keys.js';
@@ -13,8 +14,7 @@ export const retryDelayMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 
 export function describeDatabase(databaseUrl: string | undefined, dataDir: string): string {
   if (!databaseUrl) return `pglite:${dataDir}`;
   try {
-    const url = new URL(databaseUrl);
-    return `postgres://${url.host}${url.pathname}`;
+    return describeDatabaseUrl(parseDatabaseUrl(databaseUrl));
   } catch {
     return 'postgres';
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { watchAvailability, type AvailabilityOptions, type DatabaseAvailability } from './availability.js';
-import { openPostgres } from './postgres-pool.js';
+import { openPostgres, type PostgresOptions } from './postgres-pool.js';
 import * as schema from './schema.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { useTextTimestamps } from './text-timestamps.js';
@@ -40,13 +40,19 @@ export interface DatabaseOptions {
   pgliteCheckpointIntervalMs?: number | undefined;
   /** While tracing is on: each statement of a traced request in a span of its own (Tracing.statement). */
   traceStatement?: StatementTracer | undefined;
+  /** Told when the host that accepts writes changes (DATABASE_URL with several hosts). */
+  onPrimaryChange?: PostgresOptions['onPrimaryChange'];
 }
 
 /** `DATABASE_URL` set → node-postgres on a real PostgreSQL; unset → embedded PGlite. Same schema, same SQL. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const watch = { onChange: options.onAvailabilityChange };
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, watch, options.traceStatement)
+    ? openPostgres(options.databaseUrl, {
+        watch,
+        traceStatement: options.traceStatement,
+        onPrimaryChange: options.onPrimaryChange,
+      })
     : openPglite(
         options.dataDir,
         options.pgliteSeed,

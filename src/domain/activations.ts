@@ -281,8 +281,12 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
   return row;
 }
 
-/** What confirm changed: the activation (what its receipt is made of) and the code it consumed. */
-export type ConfirmedActivation = ConfirmedInstall;
+/**
+ * What confirm changed: the activation (what its receipt is made of) and the code it consumed. `repeated`:
+ * the token's holder confirmed again after a confirm that succeeded (an answer a failover swallowed,
+ * DESIGN §20): the same activation, nothing written.
+ */
+export type ConfirmedActivation = ConfirmedInstall & { repeated?: true };
 
 type ConfirmParams = EventContextParams & { activation_id: string; install_token_jti_hash: string };
 
@@ -344,6 +348,20 @@ export async function confirmActivation(
   }
   const current = await findActivation(db, activationId);
   assertInstallTokenJti(current, jti);
+  // The confirm that succeeded, read back from the row: the same claims and time, so the same receipt.
+  if (current.status === 'confirmed' && current.confirmedAt)
+    return {
+      id: current.id,
+      installCodeId: current.installCodeId,
+      hostname: current.hostname,
+      publicIp: current.publicIp,
+      machineId: current.machineId,
+      sshFingerprint: current.sshFingerprint,
+      requestedRef: current.requestedRef,
+      installerVersion: current.installerVersion,
+      confirmedAt: current.confirmedAt,
+      repeated: true,
+    };
   if (current.status === 'confirmed') throw new ApiError('install_token_used');
   if (current.status === 'released') throw new ApiError('activation_released');
   throw new ApiError('install_token_invalid');

@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'activation.released',
   'activation.duplicate_detected',
   'server.registered',
+  'server.agent_token_reissued',
   'server.revoked',
   'rate_limit_override.created',
   'rate_limit_override.removed',

@@ -5,8 +5,8 @@ import { ApiError } from '../errors.js';
 import type { AppEnv } from './app-env.js';
 import { deadlineWatch, EXPIRED } from './deadline-watch.js';
 
-/** What every 503 says in `Retry-After`: an unavailable database is probed twice a second. */
-export const RETRY_AFTER_SECONDS = '5';
+/** What every 503 says in `Retry-After`: an unavailable database is probed at least once a second, so an installer told 1 s reaches a promoted primary within about a second of its accepting writes. */
+export const RETRY_AFTER_SECONDS = '1';
 
 export const serviceUnavailable = (message?: string) =>
   new ApiError('service_unavailable', message, { 'Retry-After': RETRY_AFTER_SECONDS });

@@ -32,6 +32,7 @@ export const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> =
   'activation.released': ['installer', 'operator', 'browser'],
   'activation.duplicate_detected': ['installer'],
   'server.registered': ['installer'],
+  'server.agent_token_reissued': ['installer'],
   'server.revoked': ['agent', 'installer', 'operator', 'browser'],
   'rate_limit_override.created': ['operator'],
   'rate_limit_override.removed': ['operator'],
@@ -52,6 +53,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** Reads the fleet's counts at each scrape (fleetCounts: servers by health, live codes, activations awaiting confirm, webhook backlog); left out, those gauges are not published. */
   fleet?: () => Promise<FleetCounts>;
+  /** How many times the host that accepts writes changed since the start (DATABASE_URL with several hosts). */
+  databasePrimaryChanges?: () => number;
 }
 
 /** What a webhook attempt came to: delivered, failed and to be retried, or failed for good (the schedule done). */
@@ -128,6 +131,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
   for (const kind of ['unavailable', 'query']) databaseErrors.inc({ kind }, 0);
+  const { databasePrimaryChanges } = options;
+  new Counter({
+    name: 'slowdns_database_primary_changes_total',
+    help: 'Times the database host that accepts writes changed (a failover or switchover followed; DATABASE_URL with several hosts).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(databasePrimaryChanges?.() ?? 0);
+    },
+  });
 
   const webhookAttempts = new Counter({
     name: 'slowdns_webhook_deliveries_total',

@@ -57,7 +57,7 @@ describe('GET /api/v2/healthz', () => {
     drain.on = true;
     const drainingAnswer = await app.request('/api/v2/readyz');
     expect(drainingAnswer.status).toBe(503);
-    expect(drainingAnswer.headers.get('retry-after')).toBe('5');
+    expect(drainingAnswer.headers.get('retry-after')).toBe('1');
     expect((await drainingAnswer.json()).error).toEqual({
       code: 'service_unavailable',
       message: expect.stringMatching(/shutting down/),
@@ -88,7 +88,7 @@ describe('GET /api/v2/healthz', () => {
     }
     for (const path of ['/api/v2/healthz', '/api/v2/readyz', '/slowdns']) {
       const res = await app.request(path);
-      expect([path, res.status, res.headers.get('retry-after')]).toEqual([path, 503, '5']);
+      expect([path, res.status, res.headers.get('retry-after')]).toEqual([path, 503, '1']);
     }
   });
 
@@ -122,7 +122,7 @@ describe('GET /api/v2/healthz with the database gone', () => {
     });
     const res = await app.request('/api/v2/healthz');
     expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.headers.get('retry-after')).toBe('1');
     expect(await res.json()).toEqual({ error: { code: 'service_unavailable', message: expect.any(String) } });
     await database.close();
   });
@@ -144,7 +144,7 @@ describe('GET /api/v2/healthz with the database gone', () => {
     // Readiness fails with it; liveness does not touch the database.
     const notReady = await app.request('/api/v2/readyz');
     expect(notReady.status).toBe(503);
-    expect(notReady.headers.get('retry-after')).toBe('5');
+    expect(notReady.headers.get('retry-after')).toBe('1');
     expect((await notReady.json()).error.code).toBe('service_unavailable');
     expect((await app.request('/api/v2/livez')).status).toBe(200);
   });

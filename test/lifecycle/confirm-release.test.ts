@@ -1,12 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, installCodes } from '../../src/db/schema.js';
+import { activations, events, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { signInstallToken } from '../../src/domain/tokens.js';
 import {
   activatedInstall,
   confirmRequest,
   expectRefusal,
+  lifecycleRows,
   precheckRequest,
   releaseRequest,
 } from '../support/install-flow.js';
@@ -24,11 +25,32 @@ describe('confirm and release', () => {
     return { code: codeRow?.status, activation: activation?.status };
   };
 
-  it('a second confirm is 409 install_token_used', async () => {
+  it("a confirm repeated by the token's holder after it succeeded answers 200 with the same receipt and writes nothing", async () => {
     const a = await activatedInstall(t);
-    expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
-    await expectRefusal(t, () => confirmRequest(t, a.activationId, a.installToken), 409, 'install_token_used');
+    const first = await confirmRequest(t, a.activationId, a.installToken);
+    expect(first.status).toBe(200);
+    const { data } = await first.json();
+    const before = { ...(await lifecycleRows(t)), events: await t.database.db.select().from(events) };
+    // Later, past the token's own expiry: install/status would still read it back, so confirm does too.
+    t.clock.advance(2 * 3600);
+    const repeat = await confirmRequest(t, a.activationId, a.installToken);
+    expect(repeat.status).toBe(200);
+    expect((await repeat.json()).data).toEqual(data);
+    expect({ ...(await lifecycleRows(t)), events: await t.database.db.select().from(events) }).toEqual(before);
     expect(await states(t, a.code, a.activationId)).toEqual({ code: 'consumed', activation: 'confirmed' });
+  });
+
+  it("a confirm repeated with another activation's token is still refused", async () => {
+    const a = await activatedInstall(t);
+    const b = await activatedInstall(t);
+    expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
+    await expectRefusal(t, () => confirmRequest(t, a.activationId, b.installToken), 401, 'install_token_invalid');
+  });
+
+  it('a first confirm with an expired install token is still 401 install_token_invalid', async () => {
+    const a = await activatedInstall(t);
+    t.clock.advance(2 * 3600);
+    await expectRefusal(t, () => confirmRequest(t, a.activationId, a.installToken), 401, 'install_token_invalid');
   });
 
   it('confirm after release is 409 activation_released', async () => {

@@ -189,7 +189,7 @@ export async function expectError(res: Response, status: number, code: string): 
 }
 
 /** The rows an install step can change (rate-limit buckets left out: a refused request may still count). */
-async function lifecycleRows(t: TestApp) {
+export async function lifecycleRows(t: TestApp) {
   const { db } = t.database;
   return {
     installCodes: await db.select().from(installCodes).orderBy(installCodes.id),

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Answers 200 after a real round trip to the database, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached or does not answer. Not rate-limited.
+         * @description Answers 200 after a real round trip to the database that shows it accepts writes, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached, does not answer, or does not accept writes (a standby, or a node an HA manager is still promoting). Not rate-limited.
          */
         get: operations["getHealth"];
         put?: never;
@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Answers 200 when the service takes requests: its database answered a round trip just now and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.
+         * @description Answers 200 when the service takes requests: its database answered a round trip just now, accepts writes, and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -319,7 +319,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the install
-         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances: a second confirm gets 409 `install_token_used`. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
+         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances. Repeated by the token's holder (the same activation id and an install token that verifies, as `install/status` verifies it, even expired) after a confirm that succeeded (an answer lost to a database failover or the network), confirm answers 200 with the same `receipt` (the same claims and `iat`) and writes nothing: no event, no webhook. `install_token_used` (409) stays for clients written against it. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
          */
         post: operations["confirmInstall"];
         delete?: never;
@@ -443,7 +443,7 @@ export interface paths {
          * Register a server
          * @description Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its `server_id` and a secret `agent_token` for `/checkin`, `/revoke` and `/status`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
          *
-         *     One server per activation: a second register, even concurrent, is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
+         *     One server per activation. A register repeated with the same activation id and install token while the server has not checked in yet (an answer lost to a database failover or the network) answers 201 with the same `server_id` and a **new** `agent_token`: the one the lost answer carried stops working (event `server.agent_token_reissued`). After the server's first check-in, a second register is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
          *
          *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts.
          *
@@ -2598,7 +2598,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -3897,7 +3897,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
