@@ -108,17 +108,20 @@ async function openPglite(
   traceStatement?: StatementTracer,
 ): Promise<DatabaseHandle> {
   // Loaded here, not at the top: on PostgreSQL the server never loads PGlite (80 ms of CPU, 16 MB).
-  const [{ PGlite }, { drizzle: drizzlePglite }, { readPgliteSeed }, extensions] = await Promise.all([
+  const inMemory = dataDir.startsWith('memory://');
+  const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
+  // A fresh database's seed is read and unpacked (off the main thread) while PGlite loads.
+  const seedRead = fresh && !seed ? import('./pglite-seed.js').then((m) => m.readPgliteSeed()) : undefined;
+  // Its failure is thrown where it is awaited, below, not reported as unhandled while PGlite loads.
+  seedRead?.catch(() => {});
+  const [{ PGlite }, { drizzle: drizzlePglite }, extensions] = await Promise.all([
     import('@electric-sql/pglite'),
     import('drizzle-orm/pglite'),
-    import('./pglite-seed.js'),
     import('./pglite-extensions.js').then((m) => m.pgliteExtensions()),
   ]);
   compileWebAssemblyWithLiftoffOnly();
-  const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
-  const loadDataDir = fresh ? (seed ?? (await readPgliteSeed())) : undefined;
+  const loadDataDir = fresh ? (seed ?? (await seedRead)) : undefined;
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
   const client = await PGlite.create(dataDir, { startParams, extensions, ...(loadDataDir ? { loadDataDir } : {}) });
   useTextTimestamps(client);

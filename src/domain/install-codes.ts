@@ -191,6 +191,8 @@ export interface PrecheckedInstallCode {
   expiresAt: Date;
   /** `not_required` for a code issued without approval (its answer says nothing of approval); otherwise this precheck waits for the person (`pending`). */
   approval: 'not_required' | 'pending';
+  /** SHA-256 of the normalised code, as looked up: what the precheck token binds. */
+  codeHash: string;
 }
 
 // `:code_hash` is null for a code that cannot exist here; `:installer_version` is kept for the person only when the
@@ -279,6 +281,7 @@ export async function precheckInstallCode(
         id: code!.id,
         expiresAt: code!.expiresAt,
         approval: code!.approval === null ? 'not_required' : 'pending',
+        codeHash: codeHash!,
       },
     };
   });

@@ -1,4 +1,4 @@
-import { JwsInvalid, signCompactJws, verifyCompactJws, type JsonObject } from './compact-jws.js';
+import { JwsInvalid, signCompactJwsParts, verifyCompactJws, type JsonObject } from './compact-jws.js';
 import { ApiError } from '../errors.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import type { KeyRing } from './signing-keys.js';
@@ -52,9 +52,13 @@ async function sign(
     iat: seconds(now),
     exp: seconds(expiresAt),
   };
-  const token = await signCompactJws({ typ: kinds[kind].typ, kid }, payload, key);
-  ring.signed.remember(token, new Date(payload.exp * 1000), now);
-  return token;
+  const signed = await signCompactJwsParts({ typ: kinds[kind].typ, kid }, payload, key);
+  // Kept frozen: a token that comes back is read from these, not decoded again.
+  ring.signed.remember(signed.token, new Date(payload.exp * 1000), now, {
+    header: Object.freeze(signed.header),
+    payload: Object.freeze(signed.payload),
+  });
+  return signed.token;
 }
 
 /** How long past its expiry an install token still reads its own install back (the status route). */
@@ -89,7 +93,7 @@ async function verify(
   try {
     const keyFor = async (header: JsonObject) =>
       typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined;
-    verified = await verifyCompactJws(token, keyFor, ring.signed.signedHere(token, now));
+    verified = await verifyCompactJws(token, keyFor, ring.signed.signedParts(token, now) ?? false);
   } catch (err) {
     if (err instanceof JwsInvalid) throw refused();
     throw err;

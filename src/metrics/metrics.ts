@@ -107,7 +107,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['type', 'actor'] as const,
     registers,
   });
-  for (const type of TRANSITIONS) for (const actor of TRANSITION_ACTORS[type]) transitions.inc({ type, actor }, 0);
+  /** Each type and actor's series, looked up once (as the request series below): inc() would hash its labels on every call. */
+  const transitionSeries = new Map<string, ReturnType<typeof transitions.labels>>();
+  const transitionSeriesOf = (type: Transition, actor: TransitionActor) => {
+    const key = `${type} ${actor}`;
+    let series = transitionSeries.get(key);
+    if (!series) {
+      series = transitions.labels({ type, actor });
+      transitionSeries.set(key, series);
+    }
+    return series;
+  };
+  for (const type of TRANSITIONS) for (const actor of TRANSITION_ACTORS[type]) transitionSeriesOf(type, actor).inc(0);
   const refusals = new Counter({
     name: 'slowdns_rate_limit_refusals_total',
     help: 'Requests refused with 429 rate_limit_exceeded, by the policy that refused them.',
@@ -248,7 +259,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       series.requests.inc();
       series.duration.observe(seconds);
     },
-    transition: (type, actor) => transitions.inc({ type, actor }),
+    transition: (type, actor) => transitionSeriesOf(type, actor).inc(),
     refusal: (policy) => refusals.inc({ policy }),
     databaseError: (kind) => databaseErrors.inc({ kind }),
     webhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),

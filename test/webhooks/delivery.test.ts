@@ -281,6 +281,26 @@ describe('webhooks: delivery to a real receiver', () => {
     expect(r.received.map((m) => JSON.parse(m.body).data.reason).slice(2)).toEqual(['late']);
   });
 
+  it('with no endpoint at all, dispatching writes nothing per event, and those events go to no endpoint created later (DESIGN §23)', async () => {
+    await writeEvent(t, { data: { reason: 'nobody listens' } });
+    const { worker } = testWorker(t);
+    await worker.runOnce();
+    const undispatched = async () =>
+      (
+        await queryRows<{ n: number }>(
+          t.database.db,
+          sql`select count(*)::int as n from events where delivered_at is null`,
+        )
+      )[0]!.n;
+    expect(await undispatched()).toBe(1);
+    const r = await receiver();
+    await addWebhook(t, r.url, ['*']);
+    await writeEvent(t, { data: { reason: 'after' } });
+    await worker.runOnce();
+    expect(r.received.map((m) => JSON.parse(m.body).data.reason)).toEqual(['after']);
+    expect(await undispatched()).toBe(0);
+  });
+
   it('an endpoint receives only events dispatched after its creation, not its own creation, and only the types it asked for', async () => {
     const r = await receiver();
     await writeEvent(t, { data: { reason: 'before' } });

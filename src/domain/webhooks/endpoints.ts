@@ -1,6 +1,6 @@
-import { desc, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { desc, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
+import { events, webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { operatorEventData, recordEvent, type ChangeContext, type EventType } from '../events.js';
 import { openText, sealText } from '../key-encryption.js';
@@ -108,6 +108,10 @@ export async function createWebhookEndpoint(
       { count: number },
     ];
     if (count >= MAX_WEBHOOK_ENDPOINTS) throw new ApiError('webhook_endpoint_limit_reached');
+    // With no endpoint, the dispatch leaves events as they are (nothing written per event, dispatch.ts):
+    // those committed until now were made before this endpoint and are for nobody. Events still in flight
+    // commit after it and are dispatched to it.
+    if (count === 0) await tx.update(events).set({ deliveredAt: now }).where(isNull(events.deliveredAt));
     const id = randomId('wh_', 8);
     const secret = generateWebhookSecret();
     const stored = storedSecret(sealing, id, secret);

@@ -3,7 +3,7 @@ import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-code-format.js';
 import { precheckInstallCode } from '../../domain/install-codes.js';
 import { assertInstallerSupported } from '../../domain/installer-version.js';
-import { randomId, sha256Hex } from '../../domain/secret-hash.js';
+import { randomId } from '../../domain/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { ApiError } from '../../errors.js';
@@ -127,7 +127,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const token = await signPrecheckToken(
       deps.keys,
       {
-        codeHash: sha256Hex(body.install_code),
+        codeHash: code.codeHash,
         machineId: body.machine_id,
         sshFingerprint: body.ssh_fingerprint,
         precheckId: shown,
