@@ -28,7 +28,8 @@ import { ReceiptKeys } from './domain/receipt-keys.js';
 
 export interface App {
   app: Router;
-  document: OpenApiDocument;
+  /** Built from the routes' schemas at its first read (GET /openapi.json, a test, the generator), then kept. */
+  readonly document: OpenApiDocument;
   metrics: Metrics;
   /** The app's copy of the rate-limit overrides (tests invalidate it when they empty the database). */
   rateLimitOverrides: RateLimitOverrides;
@@ -68,11 +69,23 @@ export function createApp(appDeps: AppDeps): App {
   const consoleApp = deps.config.console ? createConsoleApp(deps, availability, metrics) : undefined;
   if (!consoleApp) registerConsole(app, deps);
 
+  // Not at start: turning every zod schema into JSON Schema took 55–60 ms of each start, for a document
+  // most processes never serve. It depends on the configuration (the rate-limit profile's quotas), so it
+  // is not made at build time either. Its routes are registered now; only the document waits.
   let document: OpenApiDocument | undefined;
-  registerReference(app, () => document);
-  document = buildOpenApiDocument(app);
+  const documentOnce = () => (document ??= buildOpenApiDocument(app));
+  registerReference(app, documentOnce);
   installFallbacks(app, deps.logger);
-  return { app, document, metrics, rateLimitOverrides, receiptKeys, consoleApp };
+  return {
+    app,
+    get document() {
+      return documentOnce();
+    },
+    metrics,
+    rateLimitOverrides,
+    receiptKeys,
+    consoleApp,
+  };
 }
 
 /** What runs before every route of a listener: the request's span, id and log line, its metrics, the body limit, the database gate. */

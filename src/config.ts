@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { DatabaseUrlError, parseDatabaseUrl } from './db/database-url.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-code-approval.js';
 import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
@@ -19,6 +20,15 @@ const EnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .superRefine((url, ctx) => {
+      // libpq's form, one host or several (database-url.ts); the message never repeats the URL's password.
+      try {
+        parseDatabaseUrl(url);
+      } catch (error) {
+        if (!(error instanceof DatabaseUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+      }
+    })
     .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -62,6 +72,7 @@ const EnvSchema = z.object({
     .default(24 * 3600),
   RECEIPT_VERIFY_DAYS: z.coerce.number().int().positive().max(3650).default(365),
   DUPLICATE_MACHINE_POLICY: z.enum(['flag', 'refuse'], { error: 'must be flag or refuse' }).default('flag'),
+  RELEASE_REQUIRES_TOKEN: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   APPROVAL_POLICY: z.enum(APPROVAL_POLICIES, { error: 'must be off, optional or required' }).default('optional'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
@@ -111,6 +122,8 @@ export interface Config {
   receiptVerifyDays: number;
   /** What activate does with a machine whose identity another install holds: flag it, or refuse a machine_id match (409). */
   duplicateMachinePolicy: 'flag' | 'refuse';
+  /** Release only with the install token (DESIGN §23): no token-less release from the install's address. */
+  releaseRequiresToken: boolean;
   /** Whether the person approves each machine (DESIGN §14): never, when they ask for it at issue, or for every code. */
   approvalPolicy: ApprovalPolicy;
   logLevel: LogLevel;
@@ -179,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     receiptVerifyDays: e.RECEIPT_VERIFY_DAYS,
     duplicateMachinePolicy: e.DUPLICATE_MACHINE_POLICY,
+    releaseRequiresToken: e.RELEASE_REQUIRES_TOKEN === 'true',
     approvalPolicy: e.APPROVAL_POLICY,
     logLevel: e.LOG_LEVEL,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,

@@ -20,6 +20,11 @@ export const errorCatalog = {
   },
   webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint has this id.' },
   webhook_delivery_not_found: { status: 404, message: 'No webhook delivery has this id.' },
+  key_encryption_required: {
+    status: 409,
+    message:
+      'This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart.',
+  },
   webhook_endpoint_limit_reached: {
     status: 409,
     message: 'The service already has as many webhook endpoints as it allows (50); remove one first.',
@@ -56,6 +61,11 @@ export const errorCatalog = {
   install_token_used: { status: 409, message: 'This install token has already been used.' },
   activation_released: { status: 409, message: 'This activation was released; start again with the install code.' },
   activation_confirmed: { status: 409, message: 'This activation is already confirmed.' },
+  release_not_allowed: {
+    status: 403,
+    message:
+      'Only the installer can release this activation: send its install_token, or release from the address the install came from.',
+  },
   server_already_registered: { status: 409, message: 'A server is already registered for this activation.' },
   precheck_token_invalid: { status: 401, message: 'The precheck token is invalid or expired; run the precheck again.' },
   install_token_invalid: { status: 401, message: 'The install token is invalid or expired.' },

@@ -9,6 +9,8 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** Whether a line at `at` is written: a caller whose fields cost something to gather asks first. */
+  writes(at: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 /**
@@ -30,7 +32,13 @@ export function createLogger(
       // when it was really written, even when a test (or a clock-shifted app) runs on a fixed clock.
       write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...context?.(), ...fields }));
     };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return {
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    writes: (at) => rank[at] >= rank[level],
+  };
 }
 
 export interface ErrorFields {

@@ -94,6 +94,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   const label = describeDatabase(config.databaseUrl, config.dataDir);
+  let primaryChanges = 0;
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -105,6 +106,10 @@ async function main(): Promise<void> {
       }
     },
     traceStatement: tracing?.statement,
+    onPrimaryChange: ({ from, to }) => {
+      primaryChanges++;
+      logger.warn('database primary changed', { database: label, from, to });
+    },
   });
   parts.add(() => database.close());
   const keys = await prepareDatabase(database, {
@@ -124,6 +129,7 @@ async function main(): Promise<void> {
   const metrics = createMetrics({
     poolStats: () => database.poolStats(),
     processMetrics: true,
+    databasePrimaryChanges: () => primaryChanges,
     fleet: () => fleetCounts(database.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
   });
   tracing?.registerMetrics(metrics.registry);

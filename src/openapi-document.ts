@@ -49,7 +49,7 @@ function registerResponseHeaders(app: Router): void {
   }
 }
 
-/** Built once at start from the registered routes; served at `/openapi.json` and written to openapi/openapi.json. */
+/** Built once, at its first read, from the registered routes; served at `/openapi.json` and written to openapi/openapi.json. */
 export function buildOpenApiDocument(app: Router) {
   registerResponseHeaders(app);
   const document = app.getOpenAPI31Document({

@@ -1,8 +1,10 @@
 import type { Clock } from './clock.js';
 import type { DatabaseHandle } from './db/client.js';
 import { isDatabaseUnavailable } from './db/database-errors.js';
+import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
 import { migrateDatabase } from './db/migrate.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/signing-key-store.js';
+import { sealWebhookSecretsInClear } from './domain/webhooks/endpoints.js';
 import type { KeyRing } from './domain/signing-keys.js';
 import { errorFields, type Logger } from './logger.js';
 
@@ -13,8 +15,7 @@ const retryDelayMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 200
 export function describeDatabase(databaseUrl: string | undefined, dataDir: string): string {
   if (!databaseUrl) return `pglite:${dataDir}`;
   try {
-    const url = new URL(databaseUrl);
-    return `postgres://${url.host}${url.pathname}`;
+    return describeDatabaseUrl(parseDatabaseUrl(databaseUrl));
   } catch {
     return 'postgres';
   }
@@ -45,6 +46,14 @@ export async function prepareDatabase(
   for (let attempt = 1; !options.stopping(); attempt++) {
     try {
       await migrateDatabase(database.db);
+      // One rule for every secret at rest: with a KEK, webhook secrets kept in clear are sealed, as signing keys are.
+      const kek = options.keyStore?.kek;
+      const sealed = kek ? await sealWebhookSecretsInClear(database.db, kek) : 0;
+      if (sealed > 0)
+        options.logger.warn('webhook secrets sealed', {
+          endpoints: sealed,
+          detail: `sealed the secrets of ${sealed} webhook endpoint(s) kept in clear under KEY_ENCRYPTION_KEY`,
+        });
       return options.keys ?? (await loadKeyRing(database.db, undefined, options.clock.now(), options.keyStore));
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;

@@ -5,7 +5,7 @@
 #   SLOWDNS_URL=https://activation.example.net SLOWDNS_INSTALL_CODE=SDNS-SD-… sh activate.sh run -- ./install.sh
 #
 # Exit codes (stable): 0 done; 2 usage; 10 code not found; 11 code expired; 12 code in use or revoked;
-# 13 machine mismatch or a clone's identity; 14 token invalid, expired or used; 15 activation already released or confirmed;
+# 13 machine mismatch or a clone's identity; 14 token invalid, expired or used (or a release without proof); 15 activation already released or confirmed;
 # 16 the code's owner denied this machine; 20 rate limited; 21 installer outdated; 30 network; 31 server error;
 # 40 install command failed.
 set -eu
@@ -37,7 +37,7 @@ exit_code_for() {
     install_code_expired) echo 11 ;;
     install_code_unavailable | install_code_revoked) echo 12 ;;
     machine_mismatch | machine_duplicate) echo 13 ;;
-    precheck_token_invalid | install_token_invalid | install_token_used | activation_not_found) echo 14 ;;
+    precheck_token_invalid | install_token_invalid | install_token_used | activation_not_found | release_not_allowed) echo 14 ;;
     activation_released | activation_confirmed) echo 15 ;;
     approval_denied) echo 16 ;;
     rate_limit_exceeded) echo 20 ;;
@@ -402,23 +402,19 @@ activate_when_approved() {
   done
 }
 
-# The request of the steps that present the activation: its id and, with "token", its install token.
+# The request of the steps that present the activation: its id and its install token (release too: the token is its proof).
 activation_request() {
   activation_id=$(state_get activation_id)
-  [ -n "$activation_id" ] || die validation_failed "no activation in $SLOWDNS_STATE_FILE: nothing to $2"
-  if [ "$1" = token ]; then
-    request "$(printf '{"activation_id":"%s","install_token":"%s"}' "$activation_id" "$(state_get install_token)")"
-  else
-    request "$(printf '{"activation_id":"%s"}' "$activation_id")"
-  fi
+  [ -n "$activation_id" ] || die validation_failed "no activation in $SLOWDNS_STATE_FILE: nothing to $1"
+  request "$(printf '{"activation_id":"%s","install_token":"%s"}' "$activation_id" "$(state_get install_token)")"
 }
 
 do_confirm() {
-  activation_request token confirm
+  activation_request confirm
   api POST /api/v2/slowdns/install/confirm
   if [ "$STATUS" = 409 ] && [ "$(json_get code "$BODY")" = install_token_used ]; then
     # A resent confirm whose first copy arrived: ask where the install stands before calling it an error.
-    activation_request token confirm
+    activation_request confirm
     api POST /api/v2/slowdns/install/status
     [ "$(json_get status "$BODY")" = confirmed ] || die install_token_used 'the install token was already used'
   else
@@ -430,7 +426,8 @@ do_confirm() {
 }
 
 do_release() {
-  activation_request id release
+  # The install token is the proof that this installer asks (the activation id alone is no secret).
+  activation_request release
   api POST /api/v2/slowdns/install/release
   fail_on_error
   if [ "$(json_get install_code_restored "$BODY")" = true ]; then
@@ -442,7 +439,7 @@ do_release() {
 }
 
 do_status() {
-  activation_request token 'read back'
+  activation_request 'read back'
   api POST /api/v2/slowdns/install/status
   fail_on_error
   STATE_STATUS=$(json_get status "$BODY")
@@ -508,7 +505,7 @@ on_signal() { # exit the way the signal would have: 128 + its number
 # A rerun with an unfinished activation in the state file: resume it, or clear what cannot be resumed.
 resume_or_clear() {
   [ -n "$(state_get activation_id)" ] || return 1
-  activation_request token 'resume'
+  activation_request 'resume'
   api POST /api/v2/slowdns/install/status
   case "$STATUS" in
     200) ;;

@@ -3,8 +3,9 @@ export type Ping = () => Promise<void>;
 
 /**
  * Whether the database answers, as the service last saw it. A failed query or a request past its
- * deadline asks for a probe; while the database is unavailable it is probed every `retryMs` until it
- * answers again, so the service recovers by itself without a restart.
+ * deadline asks for a probe; while the database is unavailable it is probed again after 250 ms, then
+ * twice as long each time up to `retryMs`, until it answers again, so the service recovers by itself
+ * without a restart (a new primary is written to within ~1 s of accepting writes).
  */
 export interface DatabaseAvailability {
   /** False from a failed probe until the next successful one. */
@@ -18,7 +19,7 @@ export interface DatabaseAvailability {
 }
 
 export interface AvailabilityOptions {
-  /** How often an unavailable database is probed. */
+  /** The longest wait between two probes of an unavailable database. */
   retryMs?: number;
   /** Told once when the database goes away and once when it is back. */
   onChange?: (available: boolean, error?: unknown) => void;
@@ -26,24 +27,29 @@ export interface AvailabilityOptions {
 
 export function watchAvailability(
   ping: Ping,
-  { retryMs = 500, onChange }: AvailabilityOptions = {},
+  { retryMs = 1000, onChange }: AvailabilityOptions = {},
 ): DatabaseAvailability {
   let available = true;
   let closed = false;
   let inFlight: Promise<boolean> | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
 
   const set = (next: boolean, error?: unknown) => {
+    failures = next ? 0 : failures + 1;
     if (next === available) return;
     available = next;
     onChange?.(next, error);
   };
   const scheduleRetry = () => {
     if (closed || retry) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      void check();
-    }, retryMs);
+    retry = setTimeout(
+      () => {
+        retry = undefined;
+        void check();
+      },
+      Math.min(retryMs, 250 * 2 ** Math.max(0, failures - 1)),
+    );
     retry.unref();
   };
   const check = (): Promise<boolean> => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { watchAvailability, type AvailabilityOptions, type DatabaseAvailability } from './availability.js';
-import { openPostgres } from './postgres-pool.js';
+import { openPostgres, type PostgresOptions } from './postgres-pool.js';
 import * as schema from './schema.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { useTextTimestamps } from './text-timestamps.js';
@@ -40,13 +40,19 @@ export interface DatabaseOptions {
   pgliteCheckpointIntervalMs?: number | undefined;
   /** While tracing is on: each statement of a traced request in a span of its own (Tracing.statement). */
   traceStatement?: StatementTracer | undefined;
+  /** Told when the host that accepts writes changes (DATABASE_URL with several hosts). */
+  onPrimaryChange?: PostgresOptions['onPrimaryChange'];
 }
 
 /** `DATABASE_URL` set → node-postgres on a real PostgreSQL; unset → embedded PGlite. Same schema, same SQL. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const watch = { onChange: options.onAvailabilityChange };
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, watch, options.traceStatement)
+    ? openPostgres(options.databaseUrl, {
+        watch,
+        traceStatement: options.traceStatement,
+        onPrimaryChange: options.onPrimaryChange,
+      })
     : openPglite(
         options.dataDir,
         options.pgliteSeed,
@@ -102,17 +108,20 @@ async function openPglite(
   traceStatement?: StatementTracer,
 ): Promise<DatabaseHandle> {
   // Loaded here, not at the top: on PostgreSQL the server never loads PGlite (80 ms of CPU, 16 MB).
-  const [{ PGlite }, { drizzle: drizzlePglite }, { readPgliteSeed }, extensions] = await Promise.all([
+  const inMemory = dataDir.startsWith('memory://');
+  const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
+  // A fresh database's seed is read and unpacked (off the main thread) while PGlite loads.
+  const seedRead = fresh && !seed ? import('./pglite-seed.js').then((m) => m.readPgliteSeed()) : undefined;
+  // Its failure is thrown where it is awaited, below, not reported as unhandled while PGlite loads.
+  seedRead?.catch(() => {});
+  const [{ PGlite }, { drizzle: drizzlePglite }, extensions] = await Promise.all([
     import('@electric-sql/pglite'),
     import('drizzle-orm/pglite'),
-    import('./pglite-seed.js'),
     import('./pglite-extensions.js').then((m) => m.pgliteExtensions()),
   ]);
   compileWebAssemblyWithLiftoffOnly();
-  const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
-  const loadDataDir = fresh ? (seed ?? (await readPgliteSeed())) : undefined;
+  const loadDataDir = fresh ? (seed ?? (await seedRead)) : undefined;
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
   const client = await PGlite.create(dataDir, { startParams, extensions, ...(loadDataDir ? { loadDataDir } : {}) });
   useTextTimestamps(client);

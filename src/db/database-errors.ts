@@ -4,10 +4,12 @@ import pg from 'pg';
 
 /**
  * Codes that only a database driver gives: the server is down, restarting, full, too slow (57014, a
- * statement timeout), or not the one configured (3D000 no such database, 28000/28P01 login refused).
+ * statement timeout), or not the one configured (3D000 no such database, 28000/28P01 login refused), or
+ * does not accept writes (25006: a standby, or a node pg_auto_failover keeps read-only while it promotes it;
+ * the service never writes in a read-only transaction of its own, so this is never a bug's answer).
  * SQLSTATE classes 08 (connection exception), 53 (insufficient resources) and 57P (operator intervention) count whole.
  */
-const databaseCodes = new Set(['CONNECT_TIMEOUT', '57014', '3D000', '28000', '28P01']);
+const databaseCodes = new Set(['CONNECT_TIMEOUT', '57014', '3D000', '28000', '28P01', '25006']);
 const databaseCodeClasses = /^(08|53|57P)/;
 /**
  * node-postgres says a connection was lost in a message, with no code: the server closed it

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
@@ -35,10 +37,18 @@ export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8
   }
 }
 
-/** The seed the build left beside the migrations, or undefined (running from src/, or never built). */
+const gunzipped = promisify(gunzip);
+
+/**
+ * The seed the build left beside the migrations, or undefined (running from src/, or never built),
+ * unpacked here: node's zlib does it on its thread pool, while the main thread is loading PGlite, where
+ * PGlite's own DecompressionStream ran on the main thread through web streams and copied the 30 MB once
+ * more to join its chunks.
+ */
 export async function readPgliteSeed(folder = migrationsFolder): Promise<Blob | undefined> {
   const file = join(folder, SEED_FILE);
-  return existsSync(file) ? seedBlob(await readFile(file)) : undefined;
+  if (!existsSync(file)) return undefined;
+  return new Blob([await gunzipped(await readFile(file))], { type: 'application/x-tar' });
 }
 
 /** PGlite gunzips a Blob of a gzip type at once (it tries an untyped one as a plain tar first). */

@@ -12,10 +12,12 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
 import type { Database, DatabaseHandle } from './client.js';
+import { describeDatabaseUrl, hostUrl, parseDatabaseUrl } from './database-url.js';
 import * as schema from './schema.js';
 import { namedStatement } from './named-statement.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { nodePostgresTextTimestamps } from './text-timestamps.js';
+import { findWritableHost, type WritableHostOptions } from './writable-host.js';
 
 const POOL_MAX = 10;
 
@@ -47,6 +49,7 @@ const isUnsupportedStartupParameter = (error: unknown) => {
  * `sslmode` in DATABASE_URL means what it means to libpq, psql and postgres.js: `require` encrypts
  * without verifying the server's certificate, `verify-full` verifies it. node-postgres otherwise reads
  * `require` (and `prefer`, `verify-ca`) as `verify-full`, which a managed database with a private CA fails.
+ * (Kept for one host; database-url.ts's hostUrl does this for each host of a list.)
  */
 export function withLibpqSslModes(url: string): string {
   // `no-verify` (node-postgres's own: encrypt, do not verify) and the modes both agree on are left as they are.
@@ -61,6 +64,11 @@ export function withLibpqSslModes(url: string): string {
  * a free connection (a busy pool, not a database away), so the limit is each connection's own.
  */
 class TimedConnection extends pg.Client {
+  /** WritableHost's generation when this connection was made: an older one belongs to a host that was lost. */
+  generation = 0;
+  /** Set when no host accepts writes: connecting fails at once instead of trying a host known to refuse. */
+  refusal: Error | undefined;
+
   constructor(config?: pg.ClientConfig) {
     super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   }
@@ -68,6 +76,12 @@ class TimedConnection extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: (err: Error) => void): void;
   override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
+    const refusal = this.refusal;
+    if (refusal) {
+      if (!callback) return Promise.reject(refusal);
+      process.nextTick(() => callback(refusal));
+      return;
+    }
     const tagged = (err: Error | undefined) =>
       err?.message === 'timeout expired'
         ? Object.assign(new Error('database connection timed out', { cause: err }), { code: 'CONNECT_TIMEOUT' })
@@ -91,6 +105,13 @@ class TimedConnection extends pg.Client {
  *   'error' covers that too, and a second hand-back (drizzle's own, later) does nothing.
  */
 class ServicePool extends pg.Pool {
+  /** The generation of the host in use (writable-host.ts): connections of an older one are dropped. */
+  generation: () => number = () => 0;
+
+  private stale(client: pg.PoolClient): boolean {
+    return (client as unknown as TimedConnection).generation !== this.generation();
+  }
+
   override connect(): Promise<pg.PoolClient>;
   override connect(
     callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
@@ -103,14 +124,19 @@ class ServicePool extends pg.Pool {
       super.connect(callback);
       return;
     }
-    return super.connect().then((client) => {
+    return super.connect().then((client): pg.PoolClient | Promise<pg.PoolClient> => {
+      // An idle connection to a host that was lost is dropped, and another one is taken (made on the new host).
+      if (this.stale(client)) {
+        client.release(true);
+        return this.connect();
+      }
       const release = client.release.bind(client);
       let released = false;
       const releaseOnce = (err?: Error | boolean) => {
         if (released) return;
         released = true;
         client.removeListener('error', releaseOnce);
-        release(err);
+        release(err ?? (this.stale(client) ? true : undefined));
       };
       client.on('error', releaseOnce);
       client.release = releaseOnce;
@@ -143,25 +169,43 @@ class ServicePool extends pg.Pool {
   }
 }
 
-export async function openPostgres(
-  url: string,
-  watch: AvailabilityOptions,
-  traceStatement?: StatementTracer,
-): Promise<DatabaseHandle> {
+export interface PostgresOptions {
+  watch: AvailabilityOptions;
+  traceStatement?: StatementTracer | undefined;
+  /** Told when the host that accepts writes changes (several hosts in DATABASE_URL). */
+  onPrimaryChange?: WritableHostOptions['onPrimaryChange'];
+}
+
+export async function openPostgres(url: string, options: PostgresOptions): Promise<DatabaseHandle> {
+  const { watch, traceStatement } = options;
+  const parsed = parseDatabaseUrl(url);
   // The pool's state is read from PostgreSQL, for the connections of this instance's own application_name.
   const applicationName = `slowdns-${randomBytes(6).toString('hex')}`;
-  const connection: pg.ClientConfig = {
-    connectionString: withLibpqSslModes(url),
-    application_name: applicationName,
-    ...sessionLimits,
-  };
+  // Read at each connect: the limits are dropped here behind a pooler that refuses them (below).
+  const connection: pg.ClientConfig = { application_name: applicationName, ...sessionLimits };
+  const writable = findWritableHost(parsed, {
+    open: (hostUrl) => new TimedConnection({ ...connection, connectionString: hostUrl }),
+    timeoutMs: PROBE_TIMEOUT_MS,
+    onPrimaryChange: options.onPrimaryChange,
+  });
+  const noWritableHost = () =>
+    Object.assign(new Error(`no host of ${describeDatabaseUrl(parsed)} accepts writes`), { code: '25006' });
+  // Each connection of the pool is made on the host that accepts writes now, and remembers which generation that was.
+  class HostConnection extends TimedConnection {
+    constructor(config?: pg.ClientConfig) {
+      const target = writable.url;
+      super({ ...config, ...connection, connectionString: target ?? hostUrl(parsed, parsed.hosts[0]!) });
+      this.generation = writable.generation;
+      if (!target) this.refusal = noWritableHost();
+    }
+  }
   const pool = new ServicePool({
-    ...connection,
     types: nodePostgresTextTimestamps,
-    Client: TimedConnection,
+    Client: HostConnection,
     max: POOL_MAX,
     idleTimeoutMillis: 60_000,
   });
+  pool.generation = () => writable.generation;
   // An idle connection the server closes is an 'error' event of the pool, which unheard would end the
   // process. pg-pool drops the connection; the next query that fails marks the database away.
   pool.on('error', () => {});
@@ -176,73 +220,36 @@ export async function openPostgres(
     return { max: POOL_MAX, connections: Object.fromEntries(rows.map((r) => [r.state, r.count])) };
   };
 
-  // Probes use a connection of their own: a pool busy with long work still lets a probe through, so
-  // "slow" is never mistaken for "gone". A probe that does not answer in time is destroyed; one the
-  // server closed while it waited for the next probe is forgotten, and the next probe opens another.
-  let probe: pg.Client | undefined;
-  let closed = false;
-  const probeConnection = (): pg.Client => {
-    const opened = new TimedConnection(connection);
-    const forget = () => {
-      if (probe === opened) probe = undefined;
-    };
-    opened.on('error', forget);
-    opened.on('end', forget);
-    return opened;
-  };
+  // Probes use a connection of their own (writable-host.ts): a pool busy with long work still lets a probe
+  // through, so "slow" is never mistaken for "gone"; and a probe asks whether the host accepts writes, not
+  // only whether it answers (a standby, or a promoted node pg_auto_failover keeps read-only, does not).
   const ping = async (): Promise<void> => {
-    let current = probe;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        (async () => {
-          // Set before connecting: a connection still opening when the time is up is ended below too.
-          if (!current) {
-            current = probeConnection();
-            await current.connect();
-          }
-          await current.query('select 1');
-        })(),
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' })),
-            PROBE_TIMEOUT_MS,
-          );
-        }),
-      ]);
-      // Kept only once it answered in time, and while the handle is open.
-      if (closed) void current?.end().catch(() => {});
-      else probe = current;
+      await writable.ping();
     } catch (error) {
-      if (probe === current) probe = undefined;
-      void current?.end().catch(() => {});
       // Behind a pooler that refuses them the limits cannot be sent: the pooler's own query_timeout applies.
-      // The pool reads its options at each connect, so its next connections go without them.
+      // Connections read `connection` as they are made, so the next ones go without them.
       if (isUnsupportedStartupParameter(error) && 'statement_timeout' in connection) {
-        for (const options of [connection, pool.options] as Record<string, unknown>[]) {
-          for (const name of Object.keys(sessionLimits)) delete options[name];
-        }
+        for (const name of Object.keys(sessionLimits)) delete (connection as Record<string, unknown>)[name];
         return ping();
       }
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   };
   const availability = watchAvailability(ping, watch);
   // A first probe before any query: behind a pooler that refuses the session limits, they are dropped
-  // before the pool opens its first connection. A database that is down now is probed until it is back.
+  // before the pool opens its first connection; with several hosts, the writable one is found. A database
+  // that is down now is probed until it is back.
   await availability.check();
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      closed = true;
       availability.close();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([pool.end(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
       clearTimeout(timer);
-      await probe?.end().catch(() => {});
+      await writable.close();
     })());
   return { db, kind: 'postgres', poolStats, availability, close };
 }

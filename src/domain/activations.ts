@@ -9,9 +9,12 @@ import {
   EVENT_CONTEXT_COLUMNS,
   EVENT_CONTEXT_VALUES,
   eventContextParams,
+  noteRecorded,
   operatorEventData,
+  RECORDED_COLUMN,
   type ChangeContext,
   type EventContextParams,
+  type EventType,
 } from './events.js';
 import { approvalPendingError } from './install-code-approval.js';
 import { installCodeProblem } from './install-codes.js';
@@ -24,6 +27,7 @@ import {
   type CountedOutcome,
   type RateLimitCheck,
 } from './rate-limits/limiter.js';
+import { assertReleaseProof, type ReleaseProof } from './release-proof.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import type { ConfirmedInstall } from './receipts.js';
 import { assertInstallTokenJti } from './tokens.js';
@@ -66,6 +70,10 @@ function installTokenJtiFor(precheckJti: string, activationId: string): string {
 // another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
 // activation that is confirmed (its server, if any, not revoked) or has a live server. A machine_id match
 // is preferred, then the newest. A released activation, or the same machine again (same pair), is none.
+// `refused` (DUPLICATE_MACHINE_POLICY=refuse, a machine_id match): the earliest claim of a machine_id wins (DESIGN §23).
+// A machine_id is no secret, so a stranger can claim one with a key of its own; but it learns the id only from an
+// install of the real machine, whose pair (this machine_id, its key) was then seen first: a pair seen before the
+// holder's pair ever was is not refused, only flagged. A clone, never seen before the holder, still is.
 // `:refuse_duplicate` refuses a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse); `:precheck_id` is the
 // token's (a code issued with approval is claimed only once the person approved that precheck).
 type ActivateParams = BucketsParam &
@@ -89,12 +97,14 @@ type ActivateParams = BucketsParam &
 
 const ACTIVATE = namedStatement<ActivateParams>(`with ${COUNTED_CTE},
 duplicate as (
-  select a.id, a.machine_id = :machine_id as machine_match from activations a left join servers s on s.activation_id = a.id
+  select a.id, a.machine_id = :machine_id as machine_match, a.ssh_fingerprint from activations a left join servers s on s.activation_id = a.id
   where ((a.machine_id = :machine_id and a.ssh_fingerprint <> :ssh_fingerprint) or (a.ssh_fingerprint = :ssh_fingerprint and a.machine_id <> :machine_id))
     and (s.status = 'active' or (a.status = 'confirmed' and s.id is null))
   order by (a.machine_id = :machine_id) desc, a.created_at desc limit 1),
 refused as (
-  select :refuse_duplicate::boolean and exists (select 1 from duplicate where machine_match) as refused),
+  select :refuse_duplicate::boolean and exists (select 1 from duplicate d where d.machine_match and not exists (
+    select 1 from activations mine where mine.machine_id = :machine_id and mine.ssh_fingerprint = :ssh_fingerprint and mine.created_at < (
+      select min(h.created_at) from activations h where h.machine_id = :machine_id and h.ssh_fingerprint = d.ssh_fingerprint))) as refused),
 claimed as (
   update install_codes set status = 'activated' where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz
     and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
@@ -114,8 +124,9 @@ recorded as (
   ) as e(n, type, data)
   left join duplicate d on e.n = 3
   where e.n < 3 or d.id is not null
-  order by e.n)
-select ${COUNTS_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
+  order by e.n
+  returning type)
+select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
   (select refused from refused) as refused`);
 
 /**
@@ -190,9 +201,11 @@ export async function createActivation(
     install_code_id: string | null;
     duplicate_of: string | null;
     refused: boolean;
+    recorded: EventType[] | null;
   };
   const outcome = await countedStatement(db, limits, now, async (buckets) => {
     const [row] = await runStatement<Row, ActivateParams>(db, ACTIVATE, { buckets, ...params });
+    noteRecorded(context, row!.recorded);
     return { counts: row!.counts, value: row! };
   });
   if (!outcome.decision.admitted) return { decision: outcome.decision };
@@ -281,8 +294,12 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
   return row;
 }
 
-/** What confirm changed: the activation (what its receipt is made of) and the code it consumed. */
-export type ConfirmedActivation = ConfirmedInstall;
+/**
+ * What confirm changed: the activation (what its receipt is made of) and the code it consumed. `repeated`:
+ * the token's holder confirmed again after a confirm that succeeded (an answer a failover swallowed,
+ * DESIGN §20): the same activation, nothing written.
+ */
+export type ConfirmedActivation = ConfirmedInstall & { repeated?: true };
 
 type ConfirmParams = EventContextParams & { activation_id: string; install_token_jti_hash: string };
 
@@ -295,10 +312,13 @@ consumed as (
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, ${EVENT_CONTEXT_VALUES}
-  from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n)
-select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version from confirmed`);
+  from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n
+  returning type)
+select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, ${RECORDED_COLUMN}
+from confirmed`);
 
 interface ConfirmedRow {
+  recorded: EventType[] | null;
   id: string;
   install_code_id: string;
   hostname: string;
@@ -329,6 +349,7 @@ export async function confirmActivation(
     ...eventContextParams(context, now),
   });
   if (confirmed) {
+    noteRecorded(context, confirmed.recorded);
     return {
       id: confirmed.id,
       installCodeId: confirmed.install_code_id,
@@ -344,6 +365,20 @@ export async function confirmActivation(
   }
   const current = await findActivation(db, activationId);
   assertInstallTokenJti(current, jti);
+  // The confirm that succeeded, read back from the row: the same claims and time, so the same receipt.
+  if (current.status === 'confirmed' && current.confirmedAt)
+    return {
+      id: current.id,
+      installCodeId: current.installCodeId,
+      hostname: current.hostname,
+      publicIp: current.publicIp,
+      machineId: current.machineId,
+      sshFingerprint: current.sshFingerprint,
+      requestedRef: current.requestedRef,
+      installerVersion: current.installerVersion,
+      confirmedAt: current.confirmedAt,
+      repeated: true,
+    };
   if (current.status === 'confirmed') throw new ApiError('install_token_used');
   if (current.status === 'released') throw new ApiError('activation_released');
   throw new ApiError('install_token_invalid');
@@ -368,12 +403,13 @@ export interface ReleaseResult {
 }
 
 // `:restore_code`: restore the code (else revoke it); `:install_token_usable`: the install token is unused and unexpired;
-// `:operator_data`: what an operator's change adds to each event's data.
+// `:operator_data`: what an operator's change adds to each event's data; `:release_data` the release's own (`release_proof`).
 type ReleaseParams = EventContextParams & {
   activation_id: string;
   restore_code: boolean;
   install_token_usable: boolean;
   operator_data: string;
+  release_data: string;
 };
 
 const RELEASE = namedStatement<ReleaseParams>(`with released as (
@@ -397,15 +433,16 @@ revoked_code as (
   from released where not :restore_code::boolean and install_codes.id = released.install_code_id and install_codes.status = 'activated' returning install_codes.id),
 changes as (
   select 1 as n, 'activation.released' as type, null::text as server_id,
-    json_build_object('install_code_restored', released.code_restored, 'released_by', :actor::text)::jsonb as data from released
+    json_build_object('install_code_restored', released.code_restored, 'released_by', :actor::text)::jsonb || :release_data::jsonb as data from released
   union all select 2, 'install_code.restored', null, '{}'::jsonb from restored
   union all select 3, 'install_code.revoked', null, '{}'::jsonb from revoked_code
-  union all select 4, 'server.revoked', revoked_servers.id, '{"reason":"activation_released"}'::jsonb from revoked_servers),
+  union all select 4, 'server.revoked', revoked_servers.id, '{"cause":"activation_released"}'::jsonb from revoked_servers),
 recorded as (
   insert into events (type, install_code_id, activation_id, server_id, data, ${EVENT_CONTEXT_COLUMNS})
   select changes.type, released.install_code_id, released.id, changes.server_id, changes.data || :operator_data::jsonb, ${EVENT_CONTEXT_VALUES}
-  from changes cross join released order by changes.n, changes.server_id)
-select code_restored, (select count(*) from revoked_servers)::int as revoked_servers from released`);
+  from changes cross join released order by changes.n, changes.server_id
+  returning type)
+select code_restored, (select count(*) from revoked_servers)::int as revoked_servers, ${RECORDED_COLUMN} from released`);
 
 /**
  * Two statements in one transaction: the activation is locked and read (a register holding it is
@@ -419,22 +456,28 @@ export async function releaseActivation(
     now,
     context,
     code = 'restore',
-  }: { activationId: string; now: Date; context: ChangeContext; code?: 'restore' | 'revoke' },
+    proof,
+  }: { activationId: string; now: Date; context: ChangeContext; code?: 'restore' | 'revoke'; proof?: ReleaseProof },
 ): Promise<ReleaseResult> {
   return db.transaction(async (tx) => {
     // Locked before the server, in the order register takes them, so a concurrent register waits and then sees `released`.
     const [current] = await tx.select().from(activations).where(eq(activations.id, activationId)).for('update');
     if (!current) throw new ApiError('activation_not_found');
+    // The installer's proof, before the state: a repeat without it is refused as the first one would be.
+    if (proof) await assertReleaseProof(tx, current, proof);
     if (current.status === 'confirmed') throw new ApiError('activation_confirmed');
     if (current.status === 'released')
       return { activationId, codeRestored: current.codeRestored ?? false, released: false, serverRevoked: false };
-    const [row] = await runStatement<{ code_restored: boolean; revoked_servers: number }, ReleaseParams>(tx, RELEASE, {
+    type Row = { code_restored: boolean; revoked_servers: number; recorded: EventType[] | null };
+    const [row] = await runStatement<Row, ReleaseParams>(tx, RELEASE, {
       activation_id: activationId,
       restore_code: code === 'restore',
       install_token_usable: installTokenUsable(current, now),
       ...eventContextParams(context, now),
       operator_data: JSON.stringify(operatorEventData(context)),
+      release_data: JSON.stringify(proof ? { release_proof: proof.kind } : {}),
     });
+    noteRecorded(context, row!.recorded);
     return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };
   });
 }

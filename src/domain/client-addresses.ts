@@ -45,6 +45,8 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
  * not an IP address (Node's strict `isIP`: no `127.1`, no hex) is returned trimmed, as it was written.
  */
 export function normaliseAddress(address: string): string {
+  // Most addresses are a dotted quad already, the one spelling of an IPv4 address: nothing to parse.
+  if (isIP(address) === 4) return address;
   const trimmed = address.trim();
   const withoutPort =
     /^\[([^\]]*)\](?::\d+)?$/.exec(trimmed)?.[1] ?? /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed)?.[1] ?? trimmed;

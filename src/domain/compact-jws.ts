@@ -51,8 +51,19 @@ function signSoon(input: Buffer, key: KeyObject): Promise<Buffer> {
 }
 
 export async function signCompactJws(header: JsonObject, payload: JsonObject, key: KeyObject): Promise<string> {
-  const signingInput = `${encodeJson({ ...header, alg: TOKEN_ALGORITHM })}.${encodeJson(payload)}`;
-  return `${signingInput}.${(await signSoon(Buffer.from(signingInput), key)).toString('base64url')}`;
+  return (await signCompactJwsParts(header, payload, key)).token;
+}
+
+/** The token, and its header and payload exactly as they read back from it (JSON-safe values only). */
+export async function signCompactJwsParts(
+  header: JsonObject,
+  payload: JsonObject,
+  key: KeyObject,
+): Promise<{ token: string; header: JsonObject; payload: JsonObject }> {
+  const fullHeader = { ...header, alg: TOKEN_ALGORITHM };
+  const signingInput = `${encodeJson(fullHeader)}.${encodeJson(payload)}`;
+  const token = `${signingInput}.${(await signSoon(Buffer.from(signingInput), key)).toString('base64url')}`;
+  return { token, header: fullHeader, payload };
 }
 
 /** Node's base64url decoder skips characters outside the alphabet: they are refused here first. */
@@ -73,13 +84,19 @@ function decodeJsonObject(part: string): JsonObject {
 /**
  * The header and payload of a token whose signature verifies under `keyFor(header)`; JwsInvalid
  * otherwise. `signedHere` says the caller itself signed exactly these bytes (see SignedTokenMemo): then
- * every check but the signature's is still made, and the key must still be found.
+ * every check but the signature's is still made, and the key must still be found. Given as the parts
+ * the caller signed, the token is not decoded again either: the checks of its encoding held when this
+ * process encoded it, and only the key is looked up.
  */
 export async function verifyCompactJws(
   token: string,
   keyFor: (header: JsonObject) => Promise<KeyObject | undefined>,
-  signedHere = false,
+  signedHere: boolean | { readonly header: JsonObject; readonly payload: JsonObject } = false,
 ): Promise<{ header: JsonObject; payload: JsonObject }> {
+  if (typeof signedHere === 'object') {
+    if (!(await keyFor(signedHere.header))) throw new JwsInvalid();
+    return { header: signedHere.header, payload: signedHere.payload };
+  }
   const parts = token.split('.');
   if (parts.length !== 3 || !parts.every((part) => BASE64URL.test(part))) throw new JwsInvalid();
   const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];

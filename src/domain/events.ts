@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'activation.released',
   'activation.duplicate_detected',
   'server.registered',
+  'server.agent_token_reissued',
   'server.revoked',
   'rate_limit_override.created',
   'rate_limit_override.removed',
@@ -30,6 +31,7 @@ export const EVENT_TYPES = [
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.removed',
   'webhook_endpoint.disabled',
+  'webhook_delivery.replayed',
   'operator_token.created',
   'operator_token.revoked',
 ] as const;
@@ -48,7 +50,25 @@ export interface ChangeContext {
   operator?: string | undefined;
   /** For an operator's change: why, in their words (or null), kept in each event's data as `reason` when given. */
   reason?: string | null | undefined;
+  /** Told the type of each event the change wrote, as it is written (the request counts them in the metrics). */
+  recorded?: RecordedEvents | undefined;
 }
+
+/**
+ * Where the events a change wrote are told: one list per request, counted as lifecycle transitions once
+ * the request has answered (src/http/request-metrics.ts). The events are the one source of the counts.
+ */
+export interface RecordedEvents {
+  add(types: readonly EventType[], actor: EventActor): void;
+}
+
+/** Tells the context's `recorded` the events a statement wrote (none: nothing). */
+export function noteRecorded(context: ChangeContext, types: readonly EventType[] | null): void {
+  if (types && types.length > 0) context.recorded?.add(types, context.actor);
+}
+
+/** For a statement whose CTE `recorded` inserts its events `returning type`: the types it wrote, as one JSON column. */
+export const RECORDED_COLUMN = '(select json_agg(type) from recorded) as recorded';
 
 /** The facts an operator's change adds to the data of each of its events: `operator`, and `reason` when the action takes one. */
 export function operatorEventData(context: ChangeContext): Record<string, string | null> {
@@ -95,6 +115,10 @@ export async function recordEvent(
       clientKeyHash,
       data: { ...event.data, ...operatorEventData(context) },
     })),
+  );
+  noteRecorded(
+    context,
+    changes.map((event) => event.type),
   );
 }
 

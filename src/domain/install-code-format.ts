@@ -16,6 +16,9 @@ export function generateInstallCode(prefix: string): string {
 }
 
 const RANDOM_LENGTH = 3 * GROUP;
+const canonicalPattern = new RegExp(
+  `^[A-Z0-9]{2,8}-SD-[${CROCKFORD_ALPHABET}]{${GROUP}}-[${CROCKFORD_ALPHABET}]{${GROUP}}-[${CROCKFORD_ALPHABET}]{${GROUP}}$`,
+);
 /** Whitespace, zero-width characters and every kind of dash or separator a copy, paste or retype may bring. */
 const separators = /[\s\u200B-\u200D\u2060\uFEFF\-\u2010-\u2015\u2212_.]/g;
 
@@ -26,6 +29,8 @@ const separators = /[\s\u200B-\u200D\u2060\uFEFF\-\u2010-\u2015\u2212_.]/g;
  * the 2 before them `SD`, and what comes first the prefix.
  */
 export function normaliseInstallCode(input: string): string | null {
+  // What installers send nearly always: the code as shown, already canonical (the steps below return it unchanged).
+  if (canonicalPattern.test(input)) return input;
   const compact = input.normalize('NFKC').replace(separators, '').toUpperCase();
   const prefixLength = compact.length - 2 - RANDOM_LENGTH;
   if (prefixLength < 2 || prefixLength > 8) return null;

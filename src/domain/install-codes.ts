@@ -9,9 +9,12 @@ import {
   EVENT_CONTEXT_COLUMNS,
   EVENT_CONTEXT_VALUES,
   eventContextParams,
+  noteRecorded,
+  RECORDED_COLUMN,
   recordEvent,
   type ChangeContext,
   type EventContextParams,
+  type EventType,
 } from './events.js';
 import {
   COUNTS_COLUMN,
@@ -59,8 +62,9 @@ issued as (
   where exists (select from session) returning id),
 recorded as (
   insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
-  select 'install_code.issued', issued.id, :issued_data::jsonb, ${EVENT_CONTEXT_VALUES} from issued)
-select exists (select from session) as session, ${COUNTS_COLUMN}`);
+  select 'install_code.issued', issued.id, :issued_data::jsonb, ${EVENT_CONTEXT_VALUES} from issued
+  returning type)
+select exists (select from session) as session, ${COUNTS_COLUMN}, ${RECORDED_COLUMN}`);
 
 /**
  * One statement: checks the browser session, counts the request in `limits` and makes a fresh `issued`
@@ -104,7 +108,8 @@ export async function issueInstallCode(
     ...(requireApproval ? { require_approval: true } : {}),
   });
   return countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<{ session: boolean; counts: BucketCount[] | null }, IssueParams>(db, ISSUE, {
+    type Row = { session: boolean; counts: BucketCount[] | null; recorded: EventType[] | null };
+    const [row] = await runStatement<Row, IssueParams>(db, ISSUE, {
       buckets,
       id: issued.id,
       code_hash: sha256Hex(code),
@@ -116,6 +121,7 @@ export async function issueInstallCode(
       approval: requireApproval ? 'pending' : null,
     });
     if (!row!.session) throw new ApiError('browser_session_required');
+    noteRecorded(context, row!.recorded);
     return { counts: row!.counts, value: issued };
   });
 }
@@ -165,6 +171,12 @@ export async function revokeInstallCode(
   });
 }
 
+const approvedForAnotherPrecheck = () =>
+  new ApiError(
+    'machine_mismatch',
+    "The owner of this install code approved another precheck: only that precheck's token can activate it.",
+  );
+
 export interface PrecheckSighting {
   machineId: string;
   sshFingerprint: string;
@@ -179,6 +191,8 @@ export interface PrecheckedInstallCode {
   expiresAt: Date;
   /** `not_required` for a code issued without approval (its answer says nothing of approval); otherwise this precheck waits for the person (`pending`). */
   approval: 'not_required' | 'pending';
+  /** SHA-256 of the normalised code, as looked up: what the precheck token binds. */
+  codeHash: string;
 }
 
 // `:code_hash` is null for a code that cannot exist here; `:installer_version` is kept for the person only when the
@@ -199,7 +213,7 @@ const PRECHECK =
 noted as (
   update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
     precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
-  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz returning id, approval),
+  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and approval is distinct from 'approved' returning id, approval),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
@@ -258,6 +272,8 @@ export async function precheckInstallCode(
         : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
     const problem = installCodeProblem(code, now);
     if (problem) return { counts: row!.counts, value: problem };
+    // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
+    if (code!.approval === 'approved') return { counts: row!.counts, value: approvedForAnotherPrecheck() };
     // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.
     return {
       counts: row!.counts,
@@ -265,6 +281,7 @@ export async function precheckInstallCode(
         id: code!.id,
         expiresAt: code!.expiresAt,
         approval: code!.approval === null ? 'not_required' : 'pending',
+        codeHash: codeHash!,
       },
     };
   });

@@ -3,7 +3,7 @@
  * which anyone can verify offline against /.well-known/jwks.json. It holds no secret, and the machine id
  * only as the keyed hash machine-id(5) asks for (never the id itself nor its plain hash).
  */
-import { createHmac, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { signCompactJws } from './compact-jws.js';
 import { ISSUER } from './tokens.js';
 
@@ -12,7 +12,10 @@ const RECEIPT_TYP = 'slowdns-receipt+jwt';
 /** The HMAC key of `machine_id_hmac`: the application's own id, as machine-id(5) recommends. */
 const MACHINE_ID_HMAC_KEY = 'slowdns-receipt-v1';
 
-const machineIdHmac = (machineId: string) => createHmac('sha256', MACHINE_ID_HMAC_KEY).update(machineId).digest('hex');
+/** Set up once: a string key would be converted and prepared again on every confirm. */
+const machineIdHmacKey = createSecretKey(Buffer.from(MACHINE_ID_HMAC_KEY));
+
+const machineIdHmac = (machineId: string) => createHmac('sha256', machineIdHmacKey).update(machineId).digest('hex');
 
 /** What a receipt is made from: a confirmed activation as its row keeps it. */
 export interface ConfirmedInstall {

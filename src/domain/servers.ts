@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client.js';
 import { activations, servers } from '../db/schema.js';
@@ -17,13 +17,16 @@ export const CHECKIN_INTERVAL_SECONDS = 300;
  * Records the server of an activation that is still `activated` with its install token unused and
  * unexpired, and makes its agent token (returned once, stored as SHA-256). Register does not consume
  * the install token: confirm does. The unique `activation_id` makes concurrent registers give one server.
+ * Repeated by the token's holder before the server's first check-in (an answer a failover swallowed,
+ * DESIGN §20): a new agent token replaces the one the lost answer carried, which no longer works
+ * (`reissued`, event `server.agent_token_reissued`); after a check-in, 409 `server_already_registered`.
  */
 export async function registerServer(
   db: Database,
   input: { activationId: string; installTokenJti: string; agentVersion: string },
   now: Date,
   context: ChangeContext,
-): Promise<{ server: ServerRow; agentToken: string }> {
+): Promise<{ server: ServerRow; agentToken: string; reissued: boolean }> {
   return db.transaction(async (tx) => {
     // Locked so that a confirm or release cannot slip between these checks and the insert.
     const [activation] = await tx
@@ -55,7 +58,7 @@ export async function registerServer(
       })
       .onConflictDoNothing({ target: servers.activationId })
       .returning();
-    if (!server) throw new ApiError('server_already_registered');
+    if (!server) return reissueAgentToken(tx, activation, agentToken, input.agentVersion, now, context);
     await recordEvent(tx, context, now, {
       type: 'server.registered',
       installCodeId: activation.installCodeId,
@@ -63,8 +66,33 @@ export async function registerServer(
       serverId: server.id,
       data: { hostname: server.hostname, agent_version: server.agentVersion },
     });
-    return { server, agentToken };
+    return { server, agentToken, reissued: false };
   });
+}
+
+/** The registered server of `activation` gets `agentToken` instead of its first one, while it never checked in. */
+async function reissueAgentToken(
+  tx: Database,
+  activation: typeof activations.$inferSelect,
+  agentToken: string,
+  agentVersion: string,
+  now: Date,
+  context: ChangeContext,
+): Promise<{ server: ServerRow; agentToken: string; reissued: boolean }> {
+  const [server] = await tx
+    .update(servers)
+    .set({ agentTokenHash: sha256Hex(agentToken), agentVersion })
+    .where(and(eq(servers.activationId, activation.id), eq(servers.status, 'active'), isNull(servers.lastSeenAt)))
+    .returning();
+  if (!server) throw new ApiError('server_already_registered');
+  await recordEvent(tx, context, now, {
+    type: 'server.agent_token_reissued',
+    installCodeId: activation.installCodeId,
+    activationId: activation.id,
+    serverId: server.id,
+    data: { hostname: server.hostname, agent_version: server.agentVersion },
+  });
+  return { server, agentToken, reissued: true };
 }
 
 /** The server an agent token belongs to (revoked ones included), or undefined. */
@@ -151,7 +179,7 @@ export async function revokeServer(
         type: 'server.revoked',
         activationId: row.activationId,
         serverId,
-        data: { reason: 'revoked' },
+        data: { cause: 'revoked' },
       });
     return { server: row, revoked: changed };
   });

@@ -1,4 +1,4 @@
-import { JwsInvalid, signCompactJws, verifyCompactJws, type JsonObject } from './compact-jws.js';
+import { JwsInvalid, signCompactJwsParts, verifyCompactJws, type JsonObject } from './compact-jws.js';
 import { ApiError } from '../errors.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 import type { KeyRing } from './signing-keys.js';
@@ -52,9 +52,13 @@ async function sign(
     iat: seconds(now),
     exp: seconds(expiresAt),
   };
-  const token = await signCompactJws({ typ: kinds[kind].typ, kid }, payload, key);
-  ring.signed.remember(token, new Date(payload.exp * 1000), now);
-  return token;
+  const signed = await signCompactJwsParts({ typ: kinds[kind].typ, kid }, payload, key);
+  // Kept frozen: a token that comes back is read from these, not decoded again.
+  ring.signed.remember(signed.token, new Date(payload.exp * 1000), now, {
+    header: Object.freeze(signed.header),
+    payload: Object.freeze(signed.payload),
+  });
+  return signed.token;
 }
 
 /** How long past its expiry an install token still reads its own install back (the status route). */
@@ -65,6 +69,9 @@ interface VerifiedClaims extends JsonObject {
   jti: string;
   exp: number;
 }
+
+/** What a verifier does with an expired token: refuse it, accept it up to EXPIRED_READABLE_SECONDS past, or ignore its expiry (release's proof). */
+export type ExpiredTokens = 'refuse' | 'accept' | 'ignore';
 
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
@@ -79,21 +86,21 @@ async function verify(
   kind: Kind,
   token: string,
   now: Date,
-  expired: 'refuse' | 'accept' = 'refuse',
+  expired: ExpiredTokens = 'refuse',
 ): Promise<VerifiedClaims> {
   const refused = () => new ApiError(kinds[kind].invalid);
   let verified: Awaited<ReturnType<typeof verifyCompactJws>>;
   try {
     const keyFor = async (header: JsonObject) =>
       typeof header.kid === 'string' ? ring.verifierFor(header.kid, now) : undefined;
-    verified = await verifyCompactJws(token, keyFor, ring.signed.signedHere(token, now));
+    verified = await verifyCompactJws(token, keyFor, ring.signed.signedParts(token, now) ?? false);
   } catch (err) {
     if (err instanceof JwsInvalid) throw refused();
     throw err;
   }
   const { header, payload: claims } = verified;
   if (header.typ !== kinds[kind].typ) throw refused();
-  const tolerance = expired === 'accept' ? EXPIRED_READABLE_SECONDS : 0;
+  const tolerance = { refuse: 0, accept: EXPIRED_READABLE_SECONDS, ignore: Number.POSITIVE_INFINITY }[expired];
   const at = seconds(now);
   const audience = claims.aud;
   const forThisKind =
@@ -139,7 +146,7 @@ async function verifyInstallToken(
   ring: KeyRing,
   token: string,
   now: Date,
-  expired: 'refuse' | 'accept' = 'refuse',
+  expired: ExpiredTokens = 'refuse',
 ): Promise<InstallClaims> {
   const p = await inSpan('verify install token', {}, () => verify(ring, 'install', token, now, expired));
   return { activationId: p.sub, jti: p.jti };
@@ -152,7 +159,7 @@ const foreignInstallToken = () =>
  * Verifies an install token and that it was made for `activationId`; answers its jti. The caller
  * still compares that jti with the activation's row (`assertInstallTokenJti`), under its lock.
  * Only reading an install back (the status route) passes `expired: 'accept'`: a rerun most needs to
- * learn where it stands when the token has run out.
+ * learn where it stands when the token has run out; release, which needs only proof of who asks, ignores the expiry.
  */
 export async function verifyInstallTokenFor(
   ring: KeyRing,
@@ -161,7 +168,7 @@ export async function verifyInstallTokenFor(
     activationId,
     now,
     expired = 'refuse',
-  }: { token: string; activationId: string; now: Date; expired?: 'refuse' | 'accept' },
+  }: { token: string; activationId: string; now: Date; expired?: ExpiredTokens },
 ): Promise<string> {
   const claims = await verifyInstallToken(ring, token, now, expired);
   if (claims.activationId !== activationId) throw foreignInstallToken();

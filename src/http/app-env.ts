@@ -1,3 +1,4 @@
+import type { RecordedEvents } from '../domain/events.js';
 import type { ConsoleSession } from '../domain/operators/console-sessions.js';
 import type { Metrics } from '../metrics/metrics.js';
 
@@ -13,6 +14,8 @@ export interface AppEnv {
     clientKey: string;
     /** The app's metrics, for handlers that count what they changed. */
     metrics: Metrics;
+    /** The events the changes of this request wrote: counted as transitions once it has answered. */
+    recordedEvents: RecordedEvents;
     /** On admin routes, who the operator token says is acting (`root` for ADMIN_TOKEN). */
     operator: string;
     /** On admin routes, what the operator token allows: `read`, `write`, or `root` (ADMIN_TOKEN). */

@@ -4,7 +4,7 @@ import type { AppEnv } from './app-env.js';
 
 /** What the domain records with a change this request makes: who asked, the request id, the client's address key. */
 export function changeContext(c: Context<AppEnv>, actor: EventActor): ChangeContext {
-  return { actor, requestId: c.get('requestId'), clientKey: c.get('clientKey') };
+  return { actor, requestId: c.get('requestId'), clientKey: c.get('clientKey'), recorded: c.get('recordedEvents') };
 }
 
 /** What the domain records with an operator's change: as `changeContext`, plus who (`c.var.operator`) and why. */

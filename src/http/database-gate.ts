@@ -3,9 +3,10 @@ import type { DatabaseAvailability } from '../db/availability.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { ApiError } from '../errors.js';
 import type { AppEnv } from './app-env.js';
+import { deadlineWatch, EXPIRED } from './deadline-watch.js';
 
-/** What every 503 says in `Retry-After`: an unavailable database is probed twice a second. */
-const RETRY_AFTER_SECONDS = '5';
+/** What every 503 says in `Retry-After`: an unavailable database is probed at least once a second, so an installer told 1 s reaches a promoted primary within about a second of its accepting writes. */
+const RETRY_AFTER_SECONDS = '1';
 
 export const serviceUnavailable = (message?: string) =>
   new ApiError('service_unavailable', message, { 'Retry-After': RETRY_AFTER_SECONDS });
@@ -13,7 +14,8 @@ export const serviceUnavailable = (message?: string) =>
 /**
  * How long a request may wait on the database before the database itself is asked (one probe on a
  * connection of its own): answered, the request keeps waiting (busy, not gone); not answered, 503.
- * Deadline plus the probe's own limit stay under the 2 s the service promises for its 503.
+ * Deadline plus the watch's lateness (at most 50 ms, deadline-watch.ts) plus the probe's own limit stay
+ * under the 2 s the service promises for its 503.
  */
 const REQUEST_DEADLINE_MS = 800;
 
@@ -42,21 +44,14 @@ export function databaseGate(
   availability: DatabaseAvailability,
   deadlineMs = REQUEST_DEADLINE_MS,
 ): MiddlewareHandler<AppEnv> {
+  const deadlines = deadlineWatch(deadlineMs);
   return async (c, next) => {
     if (needsNoDatabase(c.req.path)) return next();
     if (!availability.available) throw serviceUnavailable();
     const work = next().then(() => {
       if (c.error && isDatabaseUnavailable(c.error)) availability.reportFailure();
     });
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(() => resolve('expired'), deadlineMs);
-    });
-    try {
-      if ((await Promise.race([work, expired])) !== 'expired') return;
-    } finally {
-      clearTimeout(timer);
-    }
+    if ((await deadlines.race(work)) !== EXPIRED) return;
     if (await availability.check()) return work;
     work.catch(() => {});
     throw serviceUnavailable();

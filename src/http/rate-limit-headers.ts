@@ -13,7 +13,7 @@ import { headerRef } from '../schemas/response-headers.js';
  * `RateLimit-Policy` and `RateLimit` of draft-ietf-httpapi-ratelimit-headers-11: structured-field lists,
  * one item per policy, named by a string: `"issue-ip-hour";q=3;w=3600` and `"issue-ip-hour";r=2;t=1800`.
  */
-function rateLimitPolicyHeader(policies: RateLimitPolicy[]): string {
+function rateLimitPolicyHeader(policies: readonly RateLimitPolicy[]): string {
   return policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(', ');
 }
 

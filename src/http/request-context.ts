@@ -32,13 +32,15 @@ export function requestContext(logger: Logger, trustProxy: TrustProxy): Middlewa
     try {
       await next();
     } finally {
-      logger.info('request', {
-        request_id: requestId,
-        method: c.req.method,
-        route: c.req.routePath,
-        status: c.res.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      });
+      // The record is built only when the level keeps it (LOG_LEVEL=warn drops one line per request).
+      if (logger.writes('info'))
+        logger.info('request', {
+          request_id: requestId,
+          method: c.req.method,
+          route: c.req.routePath,
+          status: c.res.status,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        });
     }
   };
 }

@@ -32,6 +32,7 @@ const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'activation.released': ['installer', 'operator', 'browser'],
   'activation.duplicate_detected': ['installer'],
   'server.registered': ['installer'],
+  'server.agent_token_reissued': ['installer'],
   'server.revoked': ['agent', 'installer', 'operator', 'browser'],
   'rate_limit_override.created': ['operator'],
   'rate_limit_override.removed': ['operator'],
@@ -41,6 +42,7 @@ const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'webhook_endpoint.secret_rotated': ['operator'],
   'webhook_endpoint.removed': ['operator'],
   'webhook_endpoint.disabled': ['service'],
+  'webhook_delivery.replayed': ['operator'],
   'operator_token.created': ['operator'],
   'operator_token.revoked': ['operator'],
 };
@@ -52,6 +54,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** Reads the fleet's counts at each scrape (fleetCounts: servers by health, live codes, activations awaiting confirm, webhook backlog); left out, those gauges are not published. */
   fleet?: () => Promise<FleetCounts>;
+  /** How many times the host that accepts writes changed since the start (DATABASE_URL with several hosts). */
+  databasePrimaryChanges?: () => number;
 }
 
 /** What a webhook attempt came to: delivered, failed and to be retried, or failed for good (the schedule done). */
@@ -103,7 +107,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['type', 'actor'] as const,
     registers,
   });
-  for (const type of TRANSITIONS) for (const actor of TRANSITION_ACTORS[type]) transitions.inc({ type, actor }, 0);
+  /** Each type and actor's series, looked up once (as the request series below): inc() would hash its labels on every call. */
+  const transitionSeries = new Map<string, ReturnType<typeof transitions.labels>>();
+  const transitionSeriesOf = (type: Transition, actor: TransitionActor) => {
+    const key = `${type} ${actor}`;
+    let series = transitionSeries.get(key);
+    if (!series) {
+      series = transitions.labels({ type, actor });
+      transitionSeries.set(key, series);
+    }
+    return series;
+  };
+  for (const type of TRANSITIONS) for (const actor of TRANSITION_ACTORS[type]) transitionSeriesOf(type, actor).inc(0);
   const refusals = new Counter({
     name: 'slowdns_rate_limit_refusals_total',
     help: 'Requests refused with 429 rate_limit_exceeded, by the policy that refused them.',
@@ -117,6 +132,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
   for (const kind of ['unavailable', 'query']) databaseErrors.inc({ kind }, 0);
+  const { databasePrimaryChanges } = options;
+  new Counter({
+    name: 'slowdns_database_primary_changes_total',
+    help: 'Times the database host that accepts writes changed (a failover or switchover followed; DATABASE_URL with several hosts).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(databasePrimaryChanges?.() ?? 0);
+    },
+  });
 
   const webhookAttempts = new Counter({
     name: 'slowdns_webhook_deliveries_total',
@@ -234,7 +259,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       series.requests.inc();
       series.duration.observe(seconds);
     },
-    transition: (type, actor) => transitions.inc({ type, actor }),
+    transition: (type, actor) => transitionSeriesOf(type, actor).inc(),
     refusal: (policy) => refusals.inc({ policy }),
     databaseError: (kind) => databaseErrors.inc({ kind }),
     webhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),

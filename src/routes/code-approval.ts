@@ -144,8 +144,6 @@ export function registerCodeApproval(app: Router, deps: AppDeps): void {
         now,
         context: changeContext(c, 'browser'),
       });
-      if (changed)
-        c.var.metrics.transition(decision === 'approve' ? 'install_code.approved' : 'install_code.denied', 'browser');
       const code = await readWatchedInstallCode(deps.db, session.tokenHash, install_code_id, now);
       return c.json(
         {

@@ -82,15 +82,12 @@ export function registerCodeCancel(app: Router, deps: AppDeps): void {
     const now = deps.clock.now();
     const session = await requireBrowserSession(c, deps.db, now);
     const { install_code_id } = c.req.valid('json');
-    const { code, cancelled, serverRevoked } = await cancelWatchedInstallCode(deps.db, {
+    const { code, cancelled } = await cancelWatchedInstallCode(deps.db, {
       browserSessionHash: session.tokenHash,
       installCodeId: install_code_id,
       now,
       context: changeContext(c, 'browser'),
     });
-    if (cancelled !== 'nothing') c.var.metrics.transition('install_code.revoked', 'browser');
-    if (cancelled === 'install') c.var.metrics.transition('activation.released', 'browser');
-    if (serverRevoked) c.var.metrics.transition('server.revoked', 'browser');
     return c.json({ data: watchedInstallCodeJson(code), meta: { message: messages[cancelled] } }, 200);
   });
 }

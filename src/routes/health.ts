@@ -33,7 +33,7 @@ const healthz = createRoute({
   // Public: no credentials of any kind (an explicit empty list, so the reference says so).
   security: [],
   description:
-    'Answers 200 after a real round trip to the database, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached or does not answer. Not rate-limited.',
+    'Answers 200 after a real round trip to the database that shows it accepts writes, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached, does not answer, or does not accept writes (a standby, or a node an HA manager is still promoting). Not rate-limited.',
   responses: probeResponses('The service and its database are up.', HealthSchema, 'ok', 'The service is healthy.'),
 });
 
@@ -57,7 +57,7 @@ const readyz = createRoute({
   summary: 'Readiness probe',
   security: [],
   description:
-    "Answers 200 when the service takes requests: its database answered a round trip just now and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.",
+    "Answers 200 when the service takes requests: its database answered a round trip just now, accepts writes, and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.",
   responses: probeResponses('The service takes requests.', ReadinessSchema, 'ready', 'The service is ready.'),
 });
 
@@ -75,12 +75,19 @@ export function registerLiveness(app: Router): void {
   );
 }
 
-/** The database round trip of the health check. */
-const ROUND_TRIP = namedStatement('select 1');
+/** The database round trip of the health check: one row when the session may write (not a standby, not read-only, as the probe asks: writable-host.ts). */
+const WRITABLE_ROUND_TRIP = namedStatement(
+  `select 1 where not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off'`,
+);
 
 export function registerHealth(app: Router, deps: HealthDeps): void {
   app.openapi(healthz, async (c) => {
-    await runStatement(deps.db, ROUND_TRIP, {});
+    // A database that answers but does not accept writes (a standby, a node being promoted) is not healthy.
+    const writable = await runStatement(deps.db, WRITABLE_ROUND_TRIP, {});
+    if (writable.length === 0) {
+      deps.availability.reportFailure();
+      throw serviceUnavailable();
+    }
     return c.json({ data: { status: 'ok' as const }, meta: { message: 'The service is healthy.' } }, 200);
   });
   registerLiveness(app);

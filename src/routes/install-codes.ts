@@ -122,7 +122,6 @@ export function registerInstallCodes(app: Router, deps: RouteDeps): void {
         limits,
       }),
     );
-    c.var.metrics.transition('install_code.issued', 'browser');
     return c.json(
       {
         data: {

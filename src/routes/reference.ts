@@ -78,7 +78,7 @@ function withFastFirstPaint(html: string, bundleUrl: string, shell: { markup: st
 }
 
 /**
- * `GET /openapi.json` (the document built once at start) and `GET /docs`, the Scalar reference.
+ * `GET /openapi.json` (the document, built once at its first request) and `GET /docs`, the Scalar reference.
  * Scalar's bundle is served from here and its fonts, telemetry, proxy and agent chat are off: the page works offline.
  */
 export function registerReference(app: Router, document: () => OpenApiDocument | undefined): void {

@@ -147,7 +147,15 @@ export const ConfirmResultSchema = z
   })
   .openapi('ConfirmResult');
 
-export const ReleaseRequestSchema = z.object({ activation_id: ActivationIdSchema }).openapi('ReleaseRequest');
+export const ReleaseRequestSchema = z
+  .object({
+    activation_id: ActivationIdSchema,
+    install_token: tokenInput(
+      'The install token activate returned for this activation: the proof that the caller is the installer. Its expiry does not matter here. Without it, the request must come from the address (the same IPv4 address, or the same IPv6 /64) that activate or precheck came from, unless `RELEASE_REQUIRES_TOKEN=true`.',
+      EXAMPLE_INSTALL_TOKEN,
+    ).optional(),
+  })
+  .openapi('ReleaseRequest');
 
 export const ReleaseResultSchema = z
   .object({

@@ -164,6 +164,12 @@ describe('named operator tokens: made, listed and revoked by ADMIN_TOKEN alone',
     ['a name with a newline', { name: 'a\nb', scope: 'read' }, 'name'],
     ['an empty name', { name: '', scope: 'read' }, 'name'],
     ['the name root', { name: 'root', scope: 'write' }, 'name'],
+    ['a name that looks like root with a space', { name: 'root ', scope: 'write' }, 'name'],
+    ['a name that looks like root in capitals', { name: 'Root', scope: 'write' }, 'name'],
+    ['a name that looks like root with a zero-width space', { name: 'ro\u200bot', scope: 'write' }, 'name'],
+    ['a name that looks like root in Cyrillic', { name: 'r\u043e\u043et', scope: 'write' }, 'name'],
+    ['a name that starts with a dot', { name: '.ops', scope: 'read' }, 'name'],
+    ['a name of 65 characters', { name: 'a'.repeat(65), scope: 'read' }, 'name'],
     ['an unknown scope', { name: 'x', scope: 'admin' }, 'scope'],
     ['a past expiry', { name: 'x', scope: 'read', expires_at: '2026-11-22T09:59:59+00:00' }, 'expires_at'],
     ['an expiry that is not a time', { name: 'x', scope: 'read', expires_at: 'tomorrow' }, 'expires_at'],
@@ -297,7 +303,8 @@ describe('operator actions name the operator and keep the reason in their events
       (await t.request(`/api/v2/admin/servers/${server.serverId}/revoke`, { method: 'POST', headers: root })).status,
     ).toBe(200);
     expect((await trail.take()).map((e) => [e.type, e.data])).toEqual([
-      ['server.revoked', { operator: 'root', reason: null }],
+      // The service's cause and the operator's words apart (DESIGN §23): an operator's reason never hides the cause.
+      ['server.revoked', { cause: 'revoked', operator: 'root', reason: null }],
     ]);
   });
 

@@ -72,11 +72,15 @@ describe('issue and precheck of a code issued with approval', () => {
     expect((await res.json()).data.require_approval).toBe(false);
   });
 
-  it('precheck answers approval pending and a precheck_id its token carries; the page sees the machine', async () => {
-    const { browser, id, precheckId, token } = await waitingInstall();
+  it('precheck answers a precheck_id its token carries', async () => {
+    const { precheckId, token } = await waitingInstall();
     expect(precheckId).toMatch(/^pc_[0-9a-f]{16}$/);
     const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
     expect(claims.pci).toBe(precheckId);
+  });
+
+  it('the page sees the machine whose approval is pending', async () => {
+    const { browser, id, precheckId } = await waitingInstall();
     expect(await watched(browser, id)).toMatchObject({
       require_approval: true,
       approval: 'pending',
@@ -208,8 +212,19 @@ describe('activate of a code awaiting approval', () => {
     ]);
   });
 
-  it('denied: the code is revoked with approval denied; precheck and activate answer 403 approval_denied', async () => {
-    const { browser, code, id, token, precheckId } = await waitingInstall();
+  it('a precheck after the approval, from another machine or the same, is 403 machine_mismatch at once and leaves the approved machine on the page', async () => {
+    const { browser, code, id, precheckId } = await waitingInstall();
+    t.clock.advance(1);
+    expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
+    const page = await watched(browser, id);
+    t.clock.advance(1);
+    await expectNothingChanged(() => precheckRequest(t, code, otherMachine, '198.51.100.98'), 403, 'machine_mismatch');
+    await expectNothingChanged(() => precheckRequest(t, code, machine, INSTALLER_IP), 403, 'machine_mismatch');
+    expect(await watched(browser, id)).toEqual(page);
+  });
+
+  it('denied: the code is revoked with approval denied, recorded as the browser', async () => {
+    const { browser, id, precheckId } = await waitingInstall();
     const denied = await decisionRequest(t, 'deny', browser, id, precheckId);
     expect(denied.status).toBe(200);
     expect((await denied.json()).data).toMatchObject({
@@ -218,8 +233,6 @@ describe('activate of a code awaiting approval', () => {
       usable: false,
       prechecks: [{ approval: 'denied' }],
     });
-    await expectNothingChanged(() => activateRequest(t, code, token, {}, INSTALLER_IP), 403, 'approval_denied');
-    await expectError(await precheckRequest(t, code, {}, INSTALLER_IP), 403, 'approval_denied');
     const [row] = await t.database.db.select().from(installCodes).where(eq(installCodes.id, id));
     expect(row).toMatchObject({ status: 'revoked', approval: 'denied', approvalPrecheckId: precheckId });
     const [deniedEvent] = await t.database.db.select().from(events).where(eq(events.type, 'install_code.denied'));
@@ -230,12 +243,21 @@ describe('activate of a code awaiting approval', () => {
     });
   });
 
+  it('after a denial, precheck and activate answer 403 approval_denied', async () => {
+    const { browser, code, id, token, precheckId } = await waitingInstall();
+    expect((await decisionRequest(t, 'deny', browser, id, precheckId)).status).toBe(200);
+    await expectNothingChanged(() => activateRequest(t, code, token, {}, INSTALLER_IP), 403, 'approval_denied');
+    await expectError(await precheckRequest(t, code, {}, INSTALLER_IP), 403, 'approval_denied');
+  });
+
   it('a release that restores an approved code asks again: old tokens are 401 precheck_token_invalid, a new precheck waits', async () => {
     const { browser, code, id, token, precheckId } = await waitingInstall();
     expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
     const activated = await activateRequest(t, code, token, {}, INSTALLER_IP);
     expect(activated.status).toBe(200);
-    expect((await releaseRequest(t, (await activated.json()).data.activation_id)).status).toBe(200);
+    expect(
+      (await releaseRequest(t, (await activated.json()).data.activation_id, { address: INSTALLER_IP })).status,
+    ).toBe(200);
     expect(await watched(browser, id)).toMatchObject({ approval: 'pending', usable: true, prechecks: [] });
     await expectNothingChanged(() => activateRequest(t, code, token, {}, INSTALLER_IP), 401, 'precheck_token_invalid');
     const again = await precheckWaiting(t, code, machine, INSTALLER_IP);
@@ -244,7 +266,7 @@ describe('activate of a code awaiting approval', () => {
 });
 
 describe('POST /api/v2/slowdns/code/approve and /code/deny', () => {
-  it('repeating the same decision answers 200 and records nothing more; the opposite one is 409 approval_decided', async () => {
+  it('repeating the same decision answers 200 and records nothing more', async () => {
     const { browser, id, precheckId } = await waitingInstall();
     expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
     const before = await approvalRows();
@@ -252,6 +274,11 @@ describe('POST /api/v2/slowdns/code/approve and /code/deny', () => {
     expect(again.status).toBe(200);
     expect((await again.json()).meta.message).toBe('Already decided so: nothing changed.');
     expect(await approvalRows()).toEqual(before);
+  });
+
+  it('the opposite of a decision made is 409 approval_decided', async () => {
+    const { browser, id, precheckId } = await waitingInstall();
+    expect((await decisionRequest(t, 'approve', browser, id, precheckId)).status).toBe(200);
     await expectNothingChanged(() => decisionRequest(t, 'deny', browser, id, precheckId), 409, 'approval_decided');
   });
 

@@ -3,11 +3,12 @@
 // step, requests per second and the CPU the server process spent per request (read from /proc), next
 // to this client's own CPU per request. It tells what a request costs the server itself, HTTP parsing
 // and sockets included, where the in-process bench measures the app with its client on the same thread.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import type { StepClient } from './bench-service.js';
+import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
 import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
 
 /** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
@@ -75,15 +76,25 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
       (entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[1] !== undefined,
     ),
   );
-  const server = spawnService({
-    DATABASE_URL: scratch.url,
-    KEY_ENCRYPTION_KEY: TEST_KEK,
-    PORT: String(port),
-    TRUST_PROXY: '1',
-    LOG_LEVEL: 'warn',
-    ...tracing,
-  });
+  // BENCH_CPU_PROF=<dir>: the server runs under node --cpu-prof, idle for a moment between steps, and its
+  // profile is summarised per step (µs of sampled self time per request, by where the code comes from).
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const spawnedAt = performance.now();
+  const server = spawnService(
+    {
+      DATABASE_URL: scratch.url,
+      KEY_ENCRYPTION_KEY: TEST_KEK,
+      PORT: String(port),
+      TRUST_PROXY: '1',
+      LOG_LEVEL: 'warn',
+      ...tracing,
+    },
+    profileDir
+      ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profileDir}`, 'scripts/start.mjs']
+      : undefined,
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const windows: StepWindow[] = [];
   try {
     await waitReady(server, port);
     const client = httpClient(port, agent);
@@ -99,6 +110,7 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     console.log('|---|---|---|---|');
     for (const step of LIFECYCLE as Step[]) {
       const indices = indicesFor(step, installs);
+      if (profileDir) await new Promise((r) => setTimeout(r, 600));
       let next = 0;
       const serverBefore = await serverCpuMs(server.process.pid!);
       const clientBefore = process.cpuUsage();
@@ -110,6 +122,12 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
       );
       const wall = performance.now() - started;
       const serverMs = (await serverCpuMs(server.process.pid!)) - serverBefore;
+      windows.push({
+        step,
+        fromMs: started - spawnedAt - 250,
+        toMs: started + wall - spawnedAt + 250,
+        cpuUs: (serverMs * 1000) / indices.length,
+      });
       const clientUsed = process.cpuUsage(clientBefore);
       const per = (ms: number) => (ms / indices.length).toFixed(2);
       console.log(
@@ -120,5 +138,17 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     agent.destroy();
     await server.stop();
     await scratch.drop();
+  }
+  if (profileDir && windows.length > 0) {
+    console.log(
+      `\nthe server's CPU profile: µs of CPU per request by bucket (the samples' shares of the CPU /proc counted) (${profileDir})`,
+    );
+    console.log(`| step | ${BUCKETS.join(' | ')} | total |`);
+    console.log(`|---|${BUCKETS.map(() => '---|').join('')}---|`);
+    await writeFile(`${profileDir}/windows.json`, JSON.stringify(windows));
+    const summary = await summariseProfile(profileDir, windows);
+    for (const { step, perRequestUs } of summary)
+      console.log(`| ${step} | ${BUCKETS.map((b) => perRequestUs[b]).join(' | ')} | ${perRequestUs.total} |`);
+    for (const { step, top } of summary) console.log(`\n${step}, the busiest functions (self):\n  ${top.join('\n  ')}`);
   }
 }

@@ -18,7 +18,11 @@
 // BENCH_ONLY=http runs the compiled server in its own process on PostgreSQL and drives it over HTTP
 // (BENCH_INSTALLS installs, default 400, at the last of BENCH_CONCURRENCY, default 16): requests per
 // second and the server's own CPU per request; the OTEL_* variables of the bench are the server's too
-// (OTEL_EXPORTER_OTLP_ENDPOINT: measured with tracing on).
+// (OTEL_EXPORTER_OTLP_ENDPOINT: measured with tracing on). BENCH_CPU_PROF=<dir> runs it under node --cpu-prof
+// and prints the profile per step: µs of sampled self time per request by bucket (routing/adapter, zod,
+// service, driver, node core+GC, other).
+// BENCH_ONLY=start: `npm start` to its first healthy answer on a fresh DATA_DIR and on a fresh PostgreSQL
+// database, each next to a bare Hono start, BENCH_RUNS rounds (default 3): ms, × bare, MiB of the process tree.
 import { benchAdminSearch } from './admin-search.js';
 import { benchExportMemory } from './export-memory.js';
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
@@ -27,6 +31,7 @@ import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
 import { benchRateLimiter } from './rate-limiter.js';
 import { benchRateLimitOverrides } from './rate-limit-overrides.js';
+import { benchStartToHealthy } from './start-to-healthy.js';
 import { benchDatabase, pgliteTarget, postgresTarget, printReport } from './steps-bench.js';
 
 const only = process.env.BENCH_ONLY;
@@ -65,6 +70,9 @@ const part = parts.find((p) => p.name === only);
 if (only === 'export') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchExportMemory(adminUrl, (process.env.BENCH_EXPORT_ROWS ?? '10000,100000').split(',').map(Number));
+} else if (only === 'start') {
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchStartToHealthy(adminUrl, Number(process.env.BENCH_RUNS ?? 3));
 } else if (only === 'search') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchAdminSearch(adminUrl, Number(process.env.BENCH_ROWS ?? 1_000_000));

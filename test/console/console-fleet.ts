@@ -49,7 +49,8 @@ export async function seedFleet(t: TestApp): Promise<void> {
       agent_version: AGENT_VERSION,
     });
     expect(register.status).toBe(201);
-    if (h % 3 === 0) expect((await releaseRequest(t, done.activationId)).status).toBe(200);
+    if (h % 3 === 0)
+      expect((await releaseRequest(t, done.activationId, { installToken: done.installToken })).status).toBe(200);
     else expect((await confirmRequest(t, done.activationId, done.installToken)).status).toBe(200);
   }
   t.clock.set(start);

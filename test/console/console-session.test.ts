@@ -10,7 +10,7 @@ import { ADMIN_TOKEN, consolePage, formTokenOf, mintToken, postForm, signIn } fr
 describe('the console signs an operator in with a token, into a session of its own', () => {
   const t = useTestApp({ ADMIN_TOKEN });
 
-  it('answers the sign-in form, and nothing of the fleet, without a session; every answer is no-store with the console CSP', async () => {
+  it('answers the sign-in form, and nothing of the fleet, without a session', async () => {
     await activatedInstall(t);
     for (const path of ['/admin', '/admin/activations', '/admin/events', '/admin/webhooks']) {
       const res = await t.request(path);
@@ -21,7 +21,13 @@ describe('the console signs an operator in with a token, into a session of its o
         form: html.includes('action="/admin/sign-in"'),
         host: html.includes('act_'),
       }).toEqual({ path, status: path === '/admin' ? 200 : 401, form: true, host: false });
-      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it('answers without a session are no-store, with the console CSP', async () => {
+    for (const path of ['/admin', '/admin/activations', '/admin/events', '/admin/webhooks']) {
+      const res = await t.request(path);
+      expect({ path, cache: res.headers.get('cache-control') }).toEqual({ path, cache: 'no-store' });
       expect(res.headers.get('content-security-policy')).toContain("form-action 'self'");
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     }
@@ -75,6 +81,16 @@ describe('the console signs an operator in with a token, into a session of its o
     expect(await t.database.db.select().from(consoleSessions)).toEqual([]);
     // Another address is not held back.
     expect((await postForm(t, '/admin/sign-in', { token: ADMIN_TOKEN }, {}, '198.51.100.7')).status).toBe(303);
+  });
+
+  it('counts before it checks: in a burst of 40 wrong tokens with the right one last, 10 are evaluated and the right one is refused', async () => {
+    const burst = [...Array.from({ length: 40 }, (_, i) => `sdo_wrong-${i}`), ADMIN_TOKEN];
+    const answers = await Promise.all(burst.map((token) => postForm(t, '/admin/sign-in', { token }, {}, '192.0.2.77')));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(31);
+    expect(statuses.at(-1)).toBe(429);
+    expect(await t.database.db.select().from(consoleSessions)).toEqual([]);
   });
 
   it('refuses a sign-in posted from another site', async () => {

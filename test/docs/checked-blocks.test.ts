@@ -61,7 +61,7 @@ describe('the blocks of the README and the guides', () => {
     expect(pages.flatMap(({ blocks }) => grammarProblems(blocks))).toEqual([]);
   });
 
-  it('every shell block passes shellcheck; the blocks of a page that run, as the one session they form', () => {
+  it('every shell block passes shellcheck, the blocks of a page that run checked as the one session they form', () => {
     const problems = pages.flatMap(({ blocks }) => {
       const shell = blocks.filter((b) => b.language === 'sh');
       const session = shell.filter(runs);

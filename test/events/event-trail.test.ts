@@ -132,7 +132,7 @@ describe('the event trail: one event per state change, in the same transaction',
         actor: 'agent',
         activationId,
         serverId,
-        data: { reason: 'revoked' },
+        data: { cause: 'revoked' },
       }),
     ]);
     // Idempotent: a second revoke changes nothing and records nothing.
@@ -140,11 +140,11 @@ describe('the event trail: one event per state change, in the same transaction',
     expect(await trail.types()).toEqual([]);
   });
 
-  it('release records the release (restored, by whom), the restored code and the revoked server; a repeat records nothing', async () => {
+  it('release records the release (restored, by whom), the restored code and the revoked server', async () => {
     const server = await registeredServer(t);
     const trail = eventTrail(t);
     await trail.take();
-    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, server.activationId, { address: server.address })).status).toBe(200);
     const icId = await codeId(server.code);
     const subjects = { installCodeId: icId, activationId: server.activationId };
     expect(await trail.take()).toEqual([
@@ -152,7 +152,7 @@ describe('the event trail: one event per state change, in the same transaction',
         type: 'activation.released',
         actor: 'installer',
         ...subjects,
-        data: { install_code_restored: true, released_by: 'installer' },
+        data: { install_code_restored: true, released_by: 'installer', release_proof: 'address' },
       }),
       expect.objectContaining({ type: 'install_code.restored', actor: 'installer', ...subjects }),
       expect.objectContaining({
@@ -160,10 +160,17 @@ describe('the event trail: one event per state change, in the same transaction',
         actor: 'installer',
         ...subjects,
         serverId: server.serverId,
-        data: { reason: 'activation_released' },
+        data: { cause: 'activation_released' },
       }),
     ]);
-    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+  });
+
+  it('a repeated release records nothing', async () => {
+    const server = await registeredServer(t);
+    expect((await releaseRequest(t, server.activationId, { address: server.address })).status).toBe(200);
+    const trail = eventTrail(t);
+    await trail.take();
+    expect((await releaseRequest(t, server.activationId, { address: server.address })).status).toBe(200);
     expect(await trail.types()).toEqual([]);
   });
 
@@ -172,11 +179,11 @@ describe('the event trail: one event per state change, in the same transaction',
     t.clock.advance(3600);
     const trail = eventTrail(t);
     await trail.take();
-    expect((await releaseRequest(t, a.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, a.activationId, { address: a.address })).status).toBe(200);
     expect(await trail.take()).toEqual([
       expect.objectContaining({
         type: 'activation.released',
-        data: { install_code_restored: false, released_by: 'installer' },
+        data: { install_code_restored: false, released_by: 'installer', release_proof: 'address' },
       }),
     ]);
   });
@@ -198,8 +205,14 @@ describe('the event trail: one event per state change, in the same transaction',
     expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
     await trail.take();
 
-    await expectRefusal(t, () => confirmRequest(t, a.activationId, a.installToken), 409, 'install_token_used');
-    await expectRefusal(t, () => releaseRequest(t, a.activationId), 409, 'activation_confirmed');
+    // A confirm repeated by the token's holder reads the first one back (200): nothing recorded either.
+    expect((await confirmRequest(t, a.activationId, a.installToken)).status).toBe(200);
+    await expectRefusal(
+      t,
+      () => releaseRequest(t, a.activationId, { address: a.address }),
+      409,
+      'activation_confirmed',
+    );
     await expectRefusal(t, () => precheckRequest(t, a.code), 409, 'install_code_unavailable');
     await expectRefusal(
       t,
@@ -249,7 +262,7 @@ describe('the event trail: one event per state change, in the same transaction',
     await failing((tx) => revokeServer(tx, server.serverId, t.clock.now(), operator));
     expect(await trail.types()).toEqual([]);
     expect((await precheckRequest(t, code, {}, freshClient().address)).status).toBe(200);
-    expect((await releaseRequest(t, a.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, a.activationId, { address: a.address })).status).toBe(200);
     expect((await checkinRequest(t, bearer(server.agentToken))).status).toBe(200);
   });
 });
@@ -264,7 +277,10 @@ describe('no secret in any event', () => {
       secrets.push(...install.secrets);
       if (finish === 'confirm')
         expect((await confirmRequest(t, install.activationId, install.installToken)).status).toBe(200);
-      else expect((await releaseRequest(t, install.activationId)).status).toBe(200);
+      else
+        expect((await releaseRequest(t, install.activationId, { installToken: install.installToken })).status).toBe(
+          200,
+        );
       expect((await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: install.serverId })).status).toBe(200);
     }
     const rows = await queryRows<{ row: string }>(t.database.db, sql`select row_to_json(e)::text as row from events e`);
@@ -290,7 +306,7 @@ describe('revoked install codes', () => {
         .where(eq(installCodes.codeHash, sha256Hex(code)))
     )[0]!.id;
 
-  it('a revoked code is 410 install_code_revoked at precheck and at activate (with a token made before); revoking is idempotent', async () => {
+  it('a revoked code is 410 install_code_revoked at precheck and at activate (with a token made before)', async () => {
     const code = await issueCode(t);
     const token = await precheckToken(t, code);
     const trail = eventTrail(t);
@@ -300,7 +316,6 @@ describe('revoked install codes', () => {
       requestId: 'req-op',
     });
     expect(revoked).toMatchObject({ status: 'revoked', revokedAt: t.clock.now() });
-    expect(await revokeInstallCode(t.database.db, revoked.id, t.clock.now(), { actor: 'operator' })).toEqual(revoked);
     expect(await trail.take()).toEqual([
       expect.objectContaining({
         type: 'install_code.revoked',
@@ -318,6 +333,16 @@ describe('revoked install codes', () => {
       410,
       'install_code_revoked',
     );
+    expect(await trail.types()).toEqual([]);
+  });
+
+  it('revoking a revoked code answers the first revoke and records nothing', async () => {
+    const code = await issueCode(t);
+    const revoked = await revokeInstallCode(t.database.db, await codeId(code), t.clock.now(), { actor: 'operator' });
+    const trail = eventTrail(t);
+    await trail.take();
+    t.clock.advance(5);
+    expect(await revokeInstallCode(t.database.db, revoked.id, t.clock.now(), { actor: 'operator' })).toEqual(revoked);
     expect(await trail.types()).toEqual([]);
   });
 

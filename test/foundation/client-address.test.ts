@@ -26,7 +26,7 @@ describe('resolveClientAddress with a hop count', () => {
     expect(resolveClientAddress('10.0.0.1', '6.6.6.6,[2001:db8::2]', hops(1))).toBe('2001:db8::2');
   });
 
-  it('an entry that is not an address keeps its place; taken, it gives the nearest trusted hop instead', () => {
+  it('an entry that is not an address counts as a hop, and where it would be the client the nearest trusted hop is taken instead', () => {
     expect(resolveClientAddress('10.0.0.2', '6.6.6.6, unknown, 10.0.0.1', hops(2))).toBe('10.0.0.1');
     expect(resolveClientAddress('10.0.0.1', '6.6.6.6, unknown', hops(1))).toBe('10.0.0.1');
     expect(resolveClientAddress('10.0.0.1', '6.6.6.6, ', hops(1))).toBe('10.0.0.1');

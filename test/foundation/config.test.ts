@@ -45,17 +45,23 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));
   });
 
-  it('KEY_ENCRYPTION_KEY is 32 bytes in base64url; without it nothing demands encryption', () => {
+  it('KEY_ENCRYPTION_KEY is 32 bytes in base64url', () => {
     const kek = Buffer.alloc(32, 0xfb);
     expect(loadConfig({ KEY_ENCRYPTION_KEY: kek.toString('base64url'), REQUIRE_KEY_ENCRYPTION: 'true' })).toMatchObject(
       { keyEncryptionKey: kek, requireKeyEncryption: true },
     );
+  });
+
+  it('without KEY_ENCRYPTION_KEY nothing demands encryption', () => {
     expect(loadConfig({})).toMatchObject({ keyEncryptionKey: undefined, requireKeyEncryption: false });
   });
 
-  it('REQUIRE_KEY_ENCRYPTION is true by default on PostgreSQL (DATABASE_URL) and false on the embedded database; false is the explicit opt-out', () => {
+  it('REQUIRE_KEY_ENCRYPTION is true by default on PostgreSQL (DATABASE_URL) and false on the embedded database', () => {
     expect(loadConfig({}).requireKeyEncryption).toBe(false);
     expect(loadConfig({ DATABASE_URL: 'postgres://db.example/slowdns' }).requireKeyEncryption).toBe(true);
+  });
+
+  it('REQUIRE_KEY_ENCRYPTION set wins over the default: false is the explicit opt-out on PostgreSQL', () => {
     expect(
       loadConfig({ DATABASE_URL: 'postgres://db.example/slowdns', REQUIRE_KEY_ENCRYPTION: 'false' })
         .requireKeyEncryption,
@@ -63,18 +69,24 @@ describe('configuration', () => {
     expect(loadConfig({ REQUIRE_KEY_ENCRYPTION: 'true' }).requireKeyEncryption).toBe(true);
   });
 
-  it('RATE_LIMIT_PROFILE: development multiplies every quota by 100; refused with NODE_ENV=production, and on PostgreSQL unless forced', () => {
+  it('RATE_LIMIT_PROFILE: development multiplies every quota by 100', () => {
     expect(loadConfig({}).rateLimitProfile).toEqual({ name: 'default', quotaFactor: 1 });
     expect(loadConfig({ RATE_LIMIT_PROFILE: 'development' }).rateLimitProfile).toEqual({
       name: 'development',
       quotaFactor: 100,
     });
+  });
+
+  it('RATE_LIMIT_PROFILE=development is refused with NODE_ENV=production, even forced', () => {
     expect(() => loadConfig({ RATE_LIMIT_PROFILE: 'development', NODE_ENV: 'production' })).toThrow(
       new ConfigError('invalid RATE_LIMIT_PROFILE: development is refused when NODE_ENV=production'),
     );
     expect(() =>
       loadConfig({ RATE_LIMIT_PROFILE: 'development', NODE_ENV: 'production', RATE_LIMIT_PROFILE_FORCE: 'true' }),
     ).toThrow(/^invalid RATE_LIMIT_PROFILE: /);
+  });
+
+  it('RATE_LIMIT_PROFILE=development is refused on PostgreSQL unless forced', () => {
     const postgres = { RATE_LIMIT_PROFILE: 'development', DATABASE_URL: 'postgres://db.example/slowdns' };
     expect(() => loadConfig(postgres)).toThrow(
       /^invalid RATE_LIMIT_PROFILE: development is refused on PostgreSQL \(DATABASE_URL\)[^\n]*RATE_LIMIT_PROFILE_FORCE=true[^\n]*$/,
@@ -83,6 +95,9 @@ describe('configuration', () => {
       name: 'development',
       quotaFactor: 100,
     });
+  });
+
+  it('RATE_LIMIT_PROFILE and RATE_LIMIT_PROFILE_FORCE refuse a value they do not know', () => {
     expect(() => loadConfig({ RATE_LIMIT_PROFILE: 'dev' })).toThrow(/^invalid RATE_LIMIT_PROFILE: /);
     expect(() => loadConfig({ RATE_LIMIT_PROFILE_FORCE: 'yes' })).toThrow(/^invalid RATE_LIMIT_PROFILE_FORCE: /);
   });

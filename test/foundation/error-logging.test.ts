@@ -17,21 +17,28 @@ describe('a failed query is logged without its parameters', () => {
   });
   afterAll(() => t.close());
 
-  it('a request whose query fails is 500 internal_error; the log has the SQL and SQLSTATE, not the code or its hash', async () => {
+  /** Precheck while its table is away: the query fails. */
+  async function failingPrecheck(): Promise<Response> {
     await t.database.db.execute(sql.raw('alter table install_codes rename to install_codes_moved'));
-    let res: Response;
     try {
       t.logs.length = 0;
-      res = await t.request(
+      return await t.request(
         '/api/v2/slowdns/install/precheck',
         postJson({ install_code: CODE, ...machine, product: 'slowdns', installer_version: INSTALLER_VERSION }),
       );
     } finally {
       await t.database.db.execute(sql.raw('alter table install_codes_moved rename to install_codes'));
     }
+  }
+
+  it('a request whose query fails is 500 internal_error', async () => {
+    const res = await failingPrecheck();
     expect(res.status).toBe(500);
     expect((await res.json()).error.code).toBe('internal_error');
+  });
 
+  it('a failed query is logged with its SQL and SQLSTATE, not the code or its hash', async () => {
+    await failingPrecheck();
     const failure = t.logs.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'unhandled error');
     expect(failure).toMatchObject({
       level: 'error',

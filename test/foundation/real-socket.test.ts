@@ -107,7 +107,7 @@ describe('the HTTP edge over a real socket', () => {
     expect([answer.status, envelope(answer).error?.code]).toEqual([415, 'unsupported_media_type']);
   });
 
-  it('malformed JSON is 400, a chunked 2 MB body 413, an unknown route 404; the server stays healthy', async () => {
+  it('malformed JSON (400), a chunked 2 MB body (413) and an unknown route (404) get their envelopes and leave the server healthy', async () => {
     const json = { 'content-type': 'application/json' };
     const malformed = await raw(server.origin, 'POST', '/api/v2/slowdns/install/precheck', json, '{"install_code": ');
     expect([malformed.status, envelope(malformed).error?.code]).toEqual([400, 'validation_failed']);

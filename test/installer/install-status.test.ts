@@ -67,7 +67,7 @@ describe('POST /api/v2/slowdns/install/status', () => {
 
   it('a released activation says whether its release restored the code', async () => {
     const a = await activatedInstall(t);
-    expect((await releaseRequest(t, a.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, a.activationId, { address: a.address })).status).toBe(200);
     expect(await statusOf(t, a.activationId, a.installToken)).toMatchObject({
       status: 'released',
       install_code_restored: true,
@@ -76,7 +76,7 @@ describe('POST /api/v2/slowdns/install/status', () => {
     });
   });
 
-  it('an expired token still reads its activation; release would no longer restore the code', async () => {
+  it('an expired token still reads its activation for 30 days, which says release would no longer restore the code', async () => {
     const a = await activatedInstall(t);
     t.clock.advance(3600);
     expect(await statusOf(t, a.activationId, a.installToken)).toMatchObject({
@@ -97,7 +97,9 @@ describe('POST /api/v2/slowdns/install/status', () => {
       install_token_expired: false,
       release_restores_code: false,
     });
-    expect((await (await releaseRequest(t, a.activationId)).json()).data.install_code_restored).toBe(false);
+    expect(
+      (await (await releaseRequest(t, a.activationId, { address: a.address })).json()).data.install_code_restored,
+    ).toBe(false);
   });
 
   it('says when a server is registered', async () => {
@@ -141,7 +143,7 @@ describe('POST /api/v2/slowdns/install/status', () => {
     await expectRefusal(t, () => statusRequest(t, a.activationId, forged), 401, 'install_token_invalid');
   });
 
-  it('an unknown activation is 404 activation_not_found; a malformed body is 400', async () => {
+  it('an unknown activation is 404 activation_not_found', async () => {
     const token = await signInstallToken(
       t.keys,
       { activationId: 'act_0000000000000000', jti: 'x' },
@@ -149,6 +151,9 @@ describe('POST /api/v2/slowdns/install/status', () => {
       new Date(t.clock.now().getTime() + 60_000),
     );
     await expectRefusal(t, () => statusRequest(t, 'act_0000000000000000', token), 404, 'activation_not_found');
+  });
+
+  it('a malformed body is 400 validation_failed', async () => {
     await expectRefusal(
       t,
       () => t.request('/api/v2/slowdns/install/status', postJson({ activation_id: 'act_x' })),

@@ -73,7 +73,7 @@ describe('the life of a server agent', () => {
     expect((await confirmRequest(t, kept.activationId, kept.installToken)).status).toBe(200);
 
     t.clock.advance(30);
-    const first = await releaseRequest(t, server.activationId);
+    const first = await releaseRequest(t, server.activationId, { address: server.address });
     expect(first.status).toBe(200);
     const releasedAt = t.clock.now();
     expect(await serverRow(server.serverId)).toMatchObject({
@@ -89,7 +89,7 @@ describe('the life of a server agent', () => {
     expect((await (await statusRequest(t, bearer(server.agentToken))).json()).data.status).toBe('revoked');
 
     // Idempotent: a second release answers the same and keeps the first revoked_at.
-    const again = await releaseRequest(t, server.activationId);
+    const again = await releaseRequest(t, server.activationId, { address: server.address });
     expect(again.status).toBe(200);
     expect((await again.json()).data).toEqual((await first.json()).data);
     expect(await serverRow(server.serverId)).toMatchObject({
@@ -98,7 +98,11 @@ describe('the life of a server agent', () => {
       lastSeenAt: null,
     });
     // Another activation's server (confirmed, so not releasable) is untouched.
-    await expectError(await releaseRequest(t, kept.activationId), 409, 'activation_confirmed');
+    await expectError(
+      await releaseRequest(t, kept.activationId, { address: kept.address }),
+      409,
+      'activation_confirmed',
+    );
     expect(await serverRow(kept.serverId)).toMatchObject({ status: 'active', revokedAt: null });
   });
 
@@ -107,7 +111,7 @@ describe('the life of a server agent', () => {
     expect((await revokeRequest(t, bearer(server.agentToken))).status).toBe(200);
     const revokedAt = t.clock.now();
     t.clock.advance(45);
-    expect((await releaseRequest(t, server.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, server.activationId, { address: server.address })).status).toBe(200);
     expect(await serverRow(server.serverId)).toMatchObject({ status: 'revoked', revokedAt });
   });
 
@@ -149,7 +153,7 @@ describe('the life of a server agent', () => {
     expect((await serverRow(server.serverId)).status).toBe('active');
   });
 
-  it('bad and oversized checkin bodies are 400 and 413 envelopes; unknown fields are ignored and not stored', async () => {
+  it('bad and oversized checkin bodies are 400 and 413 envelopes and record no check-in', async () => {
     const server = await registeredServer(t);
     const auth = bearer(server.agentToken);
     const bad: unknown[] = [
@@ -180,7 +184,11 @@ describe('the life of a server agent', () => {
     );
     await expectError(await checkinRequest(t, auth, { ...report, notes: 'n'.repeat(9000) }), 413, 'payload_too_large');
     expect((await serverRow(server.serverId)).lastSeenAt).toBeNull();
+  });
 
+  it('a checkin with unknown fields is accepted, the fields ignored and not stored', async () => {
+    const server = await registeredServer(t);
+    const auth = bearer(server.agentToken);
     const res = await checkinRequest(t, auth, { ...report, future_field: { anything: 1 } });
     expect(res.status).toBe(200);
     expect((await serverRow(server.serverId)).lastReport).toEqual(report);

@@ -25,7 +25,7 @@ describe('limits of the legacy routes', () => {
   // A well-formed register whose token is not valid: it is counted, then refused with 401.
   const forged = { activation_id: 'act_0000000000000000', install_token: 'a.b.c', agent_version: AGENT_VERSION };
 
-  it('register: 10 per IP per UTC hour, bad tokens included; the 11th is 429 until the hour ends', async () => {
+  it('register is limited to 10 per IP per UTC hour, bad tokens included, until the hour ends', async () => {
     for (let i = 0; i < 10; i++) {
       const res = await registerRequest(t, forged, '192.0.2.50');
       expect(parseRateLimit(res.headers.get('ratelimit'))['register-ip-hour']).toEqual({ r: 9 - i, t: 2400 });
@@ -46,7 +46,7 @@ describe('limits of the legacy routes', () => {
     expect(server.serverId).toMatch(/^srv_/);
   });
 
-  it('checkin: 120 per server per UTC hour, revoked or not; another server and the next hour are unaffected', async () => {
+  it('checkin is limited to 120 per server per UTC hour, revoked or not, counted apart for each server and each hour', async () => {
     const noisy = await registeredServer(t);
     const quiet = await registeredServer(t);
     await revokeRequest(t, bearer(noisy.agentToken));

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, servers } from '../../src/db/schema.js';
+import { activations, events, servers } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { signInstallToken } from '../../src/domain/tokens.js';
 import { activatedInstall, confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
-import { AGENT_VERSION, registerRequest } from './agent-requests.js';
+import { AGENT_VERSION, bearer, checkinRequest, registerRequest } from './agent-requests.js';
 
 describe('POST /register', () => {
   const t = useTestApp();
@@ -59,25 +59,53 @@ describe('POST /register', () => {
     expect((await confirmRequest(t, activated.activationId, activated.installToken)).status).toBe(200);
   });
 
-  it('refuses a second register of the same activation with 409 server_already_registered', async () => {
+  it('a register repeated before the first check-in answers 201 with the same server and a new agent token', async () => {
     const activated = await activatedInstall(t);
-    expect((await registerRequest(t, registration(activated))).status).toBe(201);
-    await expectError(await registerRequest(t, registration(activated)), 409, 'server_already_registered');
-    expect(await serverRows()).toHaveLength(1);
+    const first = (await (await registerRequest(t, registration(activated))).json()).data;
+    const repeat = await registerRequest(t, registration(activated));
+    expect(repeat.status).toBe(201);
+    const second = (await repeat.json()).data;
+    expect(second.server_id).toBe(first.server_id);
+    expect(second.agent_token).not.toBe(first.agent_token);
+    expect(await serverRows()).toEqual([expect.objectContaining({ agentTokenHash: sha256Hex(second.agent_token) })]);
+    expect(
+      (await t.database.db.select().from(events).where(eq(events.type, 'server.agent_token_reissued'))).map((e) => [
+        e.serverId,
+        e.activationId,
+      ]),
+    ).toEqual([[first.server_id, activated.activationId]]);
   });
 
-  it('of concurrent registers of one activation exactly one succeeds', async () => {
+  it('a register repeated before the first check-in revokes the agent token the lost answer carried', async () => {
+    const activated = await activatedInstall(t);
+    const first = (await (await registerRequest(t, registration(activated))).json()).data;
+    const second = (await (await registerRequest(t, registration(activated))).json()).data;
+    expect((await checkinRequest(t, bearer(first.agent_token))).status).toBe(401);
+    expect((await checkinRequest(t, bearer(second.agent_token))).status).toBe(200);
+  });
+
+  it('refuses a register repeated after the first check-in with 409 server_already_registered', async () => {
+    const activated = await activatedInstall(t);
+    const first = (await (await registerRequest(t, registration(activated))).json()).data;
+    expect((await checkinRequest(t, bearer(first.agent_token))).status).toBe(200);
+    await expectError(await registerRequest(t, registration(activated)), 409, 'server_already_registered');
+    expect(await serverRows()).toHaveLength(1);
+    expect((await checkinRequest(t, bearer(first.agent_token))).status).toBe(200);
+  });
+
+  it('of concurrent registers of one activation, one server is made and exactly one agent token works', async () => {
     const activated = await activatedInstall(t);
     const answers = await Promise.all(Array.from({ length: 6 }, () => registerRequest(t, registration(activated))));
-    const statuses = answers.map((r) => r.status).sort();
-    expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
-    for (const res of answers.filter((r) => r.status === 409)) await expectError(res, 409, 'server_already_registered');
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    const tokens = await Promise.all(answers.map(async (r) => (await r.json()).data.agent_token as string));
+    const [server] = await serverRows();
     expect(await serverRows()).toHaveLength(1);
+    expect(tokens.filter((token) => sha256Hex(token) === server!.agentTokenHash)).toHaveLength(1);
   });
 
   it('refuses a released activation with 409 activation_released', async () => {
     const activated = await activatedInstall(t);
-    expect((await releaseRequest(t, activated.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, activated.activationId, { address: activated.address })).status).toBe(200);
     await expectError(await registerRequest(t, registration(activated)), 409, 'activation_released');
     expect(await serverRows()).toHaveLength(0);
   });

@@ -48,12 +48,15 @@ describe('POST /revoke', () => {
     expect((await (await checkinRequest(t, bearer(bystander.agentToken))).json()).data.status).toBe('active');
   });
 
-  it('operator revoke of an unknown server is 404 server_not_found; without server_id it is 400', async () => {
+  it('operator revoke of an unknown server is 404 server_not_found', async () => {
     await expectError(
       await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'srv_0000000000000000' }),
       404,
       'server_not_found',
     );
+  });
+
+  it('operator revoke without a well-formed server_id is 400 validation_failed', async () => {
     await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), {}), 400, 'validation_failed');
     await expectError(await revokeRequest(t, bearer(ADMIN_TOKEN), { server_id: 'nope' }), 400, 'validation_failed');
   });

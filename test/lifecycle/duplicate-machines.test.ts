@@ -94,7 +94,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     const flaggedBefore = await duplicateSamples(t);
     const same = randomMachine();
     const released = await activatedInstall(t, same);
-    expect((await releaseRequest(t, released.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, released.activationId, { address: released.address })).status).toBe(200);
     const again = await installed(t, same);
     expect(await duplicateOf(t, again.activationId)).toBeNull();
     // The same pair once more (a reinstall of a confirmed machine): still its own identity.
@@ -103,7 +103,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     // Another SSH key on a machine whose only earlier install was released: not bound, not a duplicate.
     const other = randomMachine();
     const gone = await activatedInstall(t, other);
-    expect((await releaseRequest(t, gone.activationId)).status).toBe(200);
+    expect((await releaseRequest(t, gone.activationId, { address: gone.address })).status).toBe(200);
     const rekeyed = await activatedInstall(t, { ...randomMachine(), machine_id: other.machine_id });
     expect(await duplicateOf(t, rekeyed.activationId)).toBeNull();
     expect(await duplicateSamples(t)).toBe(flaggedBefore);
@@ -138,7 +138,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     expect(text).not.toContain(data.activation_id);
   });
 
-  it('DUPLICATE_MACHINE_POLICY=refuse: 409 machine_duplicate on a machine_id match, saying how to give the clone its own identity; the code stays usable', async () => {
+  it('DUPLICATE_MACHINE_POLICY=refuse: 409 machine_duplicate on a machine_id match, saying how to give the clone its own identity, and leaves the code usable', async () => {
     const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
     const first = randomMachine();
     await installed(refusing, first);
@@ -151,9 +151,37 @@ describe('duplicate machines (a cloned image) at activate', () => {
     const [row] = await t.database.db.select().from(installCodes).where(eq(installCodes.status, 'issued'));
     expect(row).toBeDefined();
     expect(await t.database.db.select().from(activations)).toHaveLength(1);
+  });
 
+  it('DUPLICATE_MACHINE_POLICY=refuse: a fingerprint match alone is flagged, never refused', async () => {
+    const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
+    const first = randomMachine();
+    await installed(refusing, first);
     // A fingerprint match alone never blocks (a fingerprint can be scanned from outside): flagged only.
     const sameKey = await activatedInstall(refusing, { ...randomMachine(), ssh_fingerprint: first.ssh_fingerprint });
     expect(await duplicateOf(t, sameKey.activationId)).not.toBeNull();
+  });
+
+  it('DUPLICATE_MACHINE_POLICY=refuse: a stranger who claims a known machine_id cannot block that machine; the earliest claim of the id wins', async () => {
+    const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
+    const real = randomMachine();
+    // The real machine's install is seen (its activation, whose machine_id reaches lists and webhooks), then released.
+    const first = await activatedInstall(refusing, real);
+    expect((await releaseRequest(refusing, first.activationId, first)).status).toBe(200);
+    // A stranger confirms a fake install with that machine_id and a key of its own.
+    t.clock.advance(60);
+    const fake = await installed(refusing, { ...randomMachine(), machine_id: real.machine_id });
+    // The real machine installs again: not refused (its claim of the id is the older), only flagged.
+    t.clock.advance(60);
+    const again = await activatedInstall(refusing, real);
+    expect(await duplicateOf(t, again.activationId)).toBe(fake.activationId);
+    // A clone that was never seen before the holder is still refused.
+    const clone = { ...randomMachine(), machine_id: real.machine_id };
+    const code = await issueCode(refusing);
+    const res = await activateRequest(refusing, code, await precheckToken(refusing, code, clone), clone);
+    expect({ status: res.status, code: (await res.json()).error?.code }).toEqual({
+      status: 409,
+      code: 'machine_duplicate',
+    });
   });
 });

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, installCodes } from '../../src/db/schema.js';
+import { activations, events, installCodes } from '../../src/db/schema.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import {
   activateRequest,
@@ -47,13 +47,17 @@ describe('races on the real database', () => {
     ).toHaveLength(1);
   });
 
-  it('10 concurrent confirms of one install token: exactly one succeeds, the rest are install_token_used', async () => {
+  it('10 concurrent confirms of one install token: one confirms, the rest read it back (200, the same receipt), one event', async () => {
     const { activationId, installToken } = await activatedInstall(t);
-    const results = await statusesOf(
-      await Promise.all(Array.from({ length: 10 }, () => confirmRequest(t, activationId, installToken))),
-    );
-    expect(results.filter((r) => r === '200 ok')).toHaveLength(1);
-    expect(results.filter((r) => r === '409 install_token_used')).toHaveLength(9);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => confirmRequest(t, activationId, installToken)));
+    const bodies = await Promise.all(answers.map(async (r) => [r.status, (await r.json()).data?.receipt]));
+    expect(new Set(bodies.map(([status]) => status))).toEqual(new Set([200]));
+    expect(new Set(bodies.map(([, receipt]) => receipt)).size).toBe(1);
+    const confirmedEvents = await t.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.activationId, activationId), eq(events.type, 'activation.confirmed')));
+    expect(confirmedEvents).toHaveLength(1);
   });
 
   it('confirm racing release: exactly one wins and the code and activation agree', async () => {
@@ -61,7 +65,7 @@ describe('races on the real database', () => {
       const { code, activationId, installToken } = await activatedInstall(t);
       const [confirmed, released] = await Promise.all([
         confirmRequest(t, activationId, installToken),
-        releaseRequest(t, activationId),
+        releaseRequest(t, activationId, { installToken }),
       ]);
       const outcome = await statusesOf([confirmed, released]);
       const [activation] = await t.database.db.select().from(activations).where(eq(activations.id, activationId));

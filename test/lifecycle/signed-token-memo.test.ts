@@ -74,7 +74,7 @@ describe('the memo of tokens this process signed', () => {
 describe('a token this process signed still meets every check but its signature', () => {
   const t = useTestApp();
 
-  it('the ring remembers each token it signs; another instance with the same keys verifies them in full', async () => {
+  it('only the ring that signed a token remembers it: another instance with the same keys verifies it in full', async () => {
     const jwk = await generatePrivateJwk();
     const ringA = await keyRingFromJwks([jwk]);
     const ringB = await keyRingFromJwks([jwk]);

@@ -101,7 +101,7 @@ describe('signing key rotation', () => {
     expect(ringB.signing.kid).toBe(ringA.signing.kid);
   });
 
-  it('retire refuses the signing key and a key whose tokens may still verify, unless forced; it is idempotent', async () => {
+  it('retire refuses the signing key and a key whose tokens may still verify, unless forced', async () => {
     const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
     const oldKid = ring.signing.kid;
     await expect(
@@ -120,17 +120,24 @@ describe('signing key rotation', () => {
       kid: oldKid,
       state: 'retired',
     });
+    await ring.refresh();
+    expect(ring.publicJwks(t.clock.now()).keys.map((k) => k.kid)).not.toContain(oldKid);
+  });
+
+  it('retiring a retired key answers it retired again', async () => {
+    const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
+    const oldKid = ring.signing.kid;
+    await rotateSigningKey(t.database.db, t.clock.now(), options());
+    await retireSigningKey(t.database.db, { kid: oldKid, now: t.clock.now(), windowSeconds: WINDOW, force: true });
     expect(
       await retireSigningKey(t.database.db, { kid: oldKid, now: t.clock.now(), windowSeconds: WINDOW }),
     ).toMatchObject({
       kid: oldKid,
       state: 'retired',
     });
-    await ring.refresh();
-    expect(ring.publicJwks(t.clock.now()).keys.map((k) => k.kid)).not.toContain(oldKid);
   });
 
-  it(`rotation stops at ${MAX_VERIFYING_KEYS} keys that verify, so the JWKS never lists more; retiring one makes room`, async () => {
+  it(`rotation is refused beyond ${MAX_VERIFYING_KEYS} keys that verify, so the JWKS never lists more, until one is retired`, async () => {
     const ring = await loadKeyRing(t.database.db, undefined, t.clock.now(), options());
     const firstKid = ring.signing.kid;
     for (let i = 1; i < MAX_VERIFYING_KEYS; i++) await rotateSigningKey(t.database.db, t.clock.now(), options());

@@ -42,7 +42,7 @@ describe('signing keys at rest', () => {
     expect(() => openPrivateJwk(newKek(), row!.kid, row!.privateJwkSealed!)).toThrow(/another KEY_ENCRYPTION_KEY/);
   });
 
-  it('without a KEK the key is kept in clear (the start line says so: key-protection.ts); a later start with a KEK seals it, and its tokens keep working', async () => {
+  it('a key kept in clear without a KEK (the start line says so: key-protection.ts) is sealed by a later start with a KEK, and its tokens keep working', async () => {
     const warnings: string[] = [];
     const plain = await loadKeyRing(
       t.database.db,
@@ -93,7 +93,7 @@ describe('signing keys at rest', () => {
     ).rejects.toThrow(/REQUIRE_KEY_ENCRYPTION is set and a signing key is stored in clear/);
   });
 
-  it('REQUIRE_KEY_ENCRYPTION: a running server never loads, publishes or signs with a key it finds in clear; it logs one error line and keeps signing', async () => {
+  it('REQUIRE_KEY_ENCRYPTION: a running server ignores a key it finds in clear (never loads, publishes or signs with it), saying so in one error line', async () => {
     const kek = newKek();
     const errors: { message: string; fields: Record<string, unknown> }[] = [];
     const ring = await loadKeyRing(

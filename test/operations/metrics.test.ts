@@ -54,8 +54,8 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     const confirmed = await activatedInstall(t);
     expect((await confirmRequest(t, confirmed.activationId, confirmed.installToken)).status).toBe(200);
     const released = await activatedInstall(t);
-    expect((await releaseRequest(t, released.activationId)).status).toBe(200);
-    expect((await releaseRequest(t, released.activationId)).status).toBe(200); // a repeat changes nothing
+    expect((await releaseRequest(t, released.activationId, { address: released.address })).status).toBe(200);
+    expect((await releaseRequest(t, released.activationId, { address: released.address })).status).toBe(200); // a repeat changes nothing
     // A third code for one browser session within the hour: refused by issue-session-hour.
     const { address } = freshClient();
     const cookie = await openBrowserSession(t, address);
@@ -194,7 +194,7 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     expect(sample(text, 'slowdns_database_pool_connections{state="active"}')).toBeGreaterThanOrEqual(1);
   });
 
-  it('the fleet gauges read the database at each scrape and move with the clock: a server goes stale, then dead; codes and install tokens expire', async () => {
+  it('the fleet gauges read the database at each scrape, so they move with the clock and the fleet (stale, dead, expired, revoked)', async () => {
     const metrics = createMetrics({
       fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }),
     });
@@ -251,9 +251,15 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     expect((await res.json()).error.code).toBe('not_found');
   });
 
-  it('METRICS_PORT: unset serves nothing; set, it listens on loopback by default and must differ from PORT', () => {
+  it('METRICS_PORT unset serves no metrics', () => {
     expect(loadConfig({}).metrics).toBeUndefined();
+  });
+
+  it('METRICS_PORT set listens on loopback by default', () => {
     expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1' });
+  });
+
+  it('METRICS_PORT must be a port other than PORT', () => {
     expect(() => loadConfig({ METRICS_PORT: '8080' })).toThrow(/^invalid METRICS_PORT: must differ from PORT$/);
     expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/^invalid METRICS_PORT: /);
   });

@@ -197,7 +197,7 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(usage).toMatchObject({ code: 2, stderr: 'slowdns: give exactly one of --ip, --machine\n' });
   });
 
-  it('webhooks: add prints the secret once, list shows the health, pause, rotate-secret, remove; a refused URL is one line', async () => {
+  it('webhooks: add prints the secret once, list shows the health, pause, test, replay, rotate-secret, remove', async () => {
     const added = await slowdns(
       [
         'webhooks',
@@ -236,6 +236,9 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect((await slowdns(['webhooks', 'remove', endpoint.webhook_id], operator)).stdout).toContain(
       `${endpoint.webhook_id} removed.`,
     );
+  });
+
+  it('webhooks: a refused URL is one line on stderr', async () => {
     const refused = await slowdns(['webhooks', 'add', 'https://10.0.0.1/x'], operator);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/^slowdns: 400 webhook_url_not_allowed: .*10\.0\.0\.1/);
@@ -328,7 +331,7 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(code.stderr).toMatch(/^slowdns: 404 install_code_not_found: [^\n]+\n$/);
   });
 
-  it('search: --q, --ip, --machine-id, --ssh-fingerprint on codes, activations and servers list; a malformed network is one line on stderr', async () => {
+  it('search: --q, --ip, --machine-id, --ssh-fingerprint on codes, activations and servers list', async () => {
     await t.reset();
     const agent = await registeredServer(t);
     const other = await activatedInstall(t);
@@ -336,28 +339,36 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     const { machineId, sshFingerprint, installCodeId } = row!;
     const ids = (run: Run, key: string) =>
       JSON.parse(run.stdout).items.map((item: Record<string, string>) => item[key]);
-    const [byQ, byIp, byMachine, byFingerprint, codes, refused] = await Promise.all([
+    const [byQ, byIp, byMachine, byFingerprint, codes] = await Promise.all([
       slowdns(['activations', 'list', '--q', 'VPN1.example', '--json'], operator),
       slowdns(['servers', 'list', '--ip', '203.0.113.0/24', '--json'], operator),
       slowdns(['activations', 'list', '--machine-id', machineId, '--json'], operator),
       slowdns(['servers', 'list', '--ssh-fingerprint', sshFingerprint, '--json'], operator),
       slowdns(['codes', 'list', '--machine-id', machineId, '--ip', '203.0.113.7', '--json'], operator),
-      slowdns(['activations', 'list', '--ip', '203.0.113.7/24'], operator),
     ]);
     expect(ids(byQ, 'activation_id').sort()).toEqual([agent.activationId, other.activationId].sort());
     expect(ids(byIp, 'server_id')).toEqual([agent.serverId]);
     expect(ids(byMachine, 'activation_id')).toEqual([agent.activationId]);
     expect(ids(byFingerprint, 'server_id')).toEqual([agent.serverId]);
     expect(ids(codes, 'install_code_id')).toEqual([installCodeId]);
+  });
+
+  it('search: a malformed network is one line on stderr', async () => {
+    const refused = await slowdns(['activations', 'list', '--ip', '203.0.113.7/24'], operator);
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toMatch(
       /^slowdns: 400 validation_failed: The request is not valid\. ip: has address bits set after its \/24: write the network as 203\.0\.113\.0\/24\.\n$/,
     );
+  });
+
+  it('list --all prints every matching item, as a table or with --format ndjson one per line', async () => {
+    await t.reset();
+    const agent = await registeredServer(t);
+    const other = await activatedInstall(t);
     // --all: every matching item, read as the service streams it; --format ndjson prints one per line.
-    const [exported, table, badFormat] = await Promise.all([
+    const [exported, table] = await Promise.all([
       slowdns(['activations', 'list', '--all', '--format', 'ndjson', '--limit', '1'], operator),
       slowdns(['servers', 'list', '--all', '--q', 'vpn1'], operator),
-      slowdns(['codes', 'list', '--format', 'yaml'], operator),
     ]);
     expect(
       exported.stdout
@@ -372,6 +383,10 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
         .filter(Boolean)
         .map((line) => line.split(/ +/)[0]),
     ).toEqual(['ID', agent.serverId]);
+  });
+
+  it('list refuses an unknown --format with exit 2', async () => {
+    const badFormat = await slowdns(['codes', 'list', '--format', 'yaml'], operator);
     expect(badFormat).toMatchObject({ code: 2, stderr: 'slowdns: --format must be table, json or ndjson, not yaml\n' });
   });
 
@@ -397,7 +412,7 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(unreachable.stderr).toBe(`slowdns: cannot reach the service at http://127.0.0.1:${closed}: ECONNREFUSED\n`);
   });
 
-  it('--help on every level; a usage error exits 2', async () => {
+  it('--help on every level prints the usage', async () => {
     // Independent runs, started together.
     const helpArgs = [
       ['--help'],
@@ -406,19 +421,20 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
       ['keys', 'rotate', '--help'],
       ['limits', 'override', '--help'],
     ];
-    const [usage, ...helps] = await Promise.all([
-      slowdns(['codes', 'list', '--colour']),
-      ...helpArgs.map((args) => slowdns(args)),
-    ]);
+    const helps = await Promise.all(helpArgs.map((args) => slowdns(args)));
     helps.forEach((help, i) => {
       expect(help!.code, helpArgs[i]!.join(' ')).toBe(0);
       expect(help!.stdout).toMatch(/^Usage: slowdns/);
     });
+  });
+
+  it('a usage error exits 2 with one line on stderr', async () => {
+    const usage = await slowdns(['codes', 'list', '--colour']);
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('keys: rotate and list act on the database the environment names, sealed under KEY_ENCRYPTION_KEY; retire refuses a key in use', {
+  it('keys: rotate, list and retire act on the database the environment names, its keys sealed under KEY_ENCRYPTION_KEY', {
     timeout: 180_000,
   }, async () => {
     const folder = await mkdtemp(join(tmpdir(), 'slowdns-keys-'));

@@ -127,14 +127,20 @@ describe('sslmode in DATABASE_URL means what it means to libpq', () => {
     (new pg.Client({ connectionString: url }) as unknown as { connectionParameters: { ssl: unknown } })
       .connectionParameters.ssl;
 
-  it('require encrypts without verifying the certificate; verify-full verifies; no sslmode is untouched', () => {
+  it('sslmode=require (and no-verify) encrypts without verifying the certificate', () => {
     expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=require'))).toEqual({
       rejectUnauthorized: false,
     });
-    expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=verify-full'))).toEqual({});
     expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=no-verify'))).toEqual({
       rejectUnauthorized: false,
     });
+  });
+
+  it('sslmode=verify-full verifies the certificate', () => {
+    expect(sslOf(withLibpqSslModes('postgres://u@db.example/app?sslmode=verify-full'))).toEqual({});
+  });
+
+  it('a URL without sslmode, or that opts out of libpq compatibility, is left untouched', () => {
     expect(withLibpqSslModes('postgres://u@db.example/app')).toBe('postgres://u@db.example/app');
     expect(withLibpqSslModes('postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false')).toBe(
       'postgres://u@db.example/app?sslmode=disable&uselibpqcompat=false',

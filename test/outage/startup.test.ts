@@ -76,7 +76,7 @@ describe('one owner per embedded DATA_DIR', { timeout: SPAWN_TIMEOUT_MS }, () =>
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a second server, and npm run prune, on a folder in use exit non-zero with one line naming it and the owner; the first keeps its data', async () => {
+  it('a second server, or npm run prune, on a folder in use exits non-zero with one line naming it and the owner, and the first keeps serving its data', async () => {
     const dataDir = join(dir, 'data');
     const first = spawnService({ DATA_DIR: dataDir });
     try {
@@ -231,7 +231,7 @@ describe('the start says in one line how the signing keys are kept', { timeout: 
     });
   });
 
-  it('PostgreSQL with KEY_ENCRYPTION_KEY: sealed and required; with the explicit opt-out: in clear, said so; with SIGNING_KEYS: none in the database', async () => {
+  it('on PostgreSQL one start line says how the keys are kept: sealed with KEY_ENCRYPTION_KEY, in clear with the explicit opt-out, none in the database with SIGNING_KEYS', async () => {
     const [sealed, optedOut, configured] = await Promise.all([
       protectionLine({ DATABASE_URL: '', KEY_ENCRYPTION_KEY: TEST_KEK }),
       protectionLine({ DATABASE_URL: '', REQUIRE_KEY_ENCRYPTION: 'false' }),
@@ -259,7 +259,7 @@ describe('the start says in one line how the signing keys are kept', { timeout: 
 });
 
 describe('RATE_LIMIT_PROFILE at start', { timeout: SPAWN_TIMEOUT_MS }, () => {
-  it('development says so in one line naming the variable; with NODE_ENV=production the start is refused with one line', async () => {
+  it('development says so in one line naming the variable', async () => {
     const service = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development' });
     try {
       const line = await service.logged('rate limits scaled for development');
@@ -273,6 +273,9 @@ describe('RATE_LIMIT_PROFILE at start', { timeout: SPAWN_TIMEOUT_MS }, () => {
     } finally {
       expect(await service.stop()).toBe(0);
     }
+  });
+
+  it('development with NODE_ENV=production is refused at start with one line', async () => {
     const refused = spawnService({ DATA_DIR: 'memory://', RATE_LIMIT_PROFILE: 'development', NODE_ENV: 'production' });
     expect(await refused.exited).toBe(1);
     expect(stderrLines(refused.stderr())).toEqual([

@@ -338,7 +338,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   );
 
   it(
-    'shows a second machine that prechecks the same code; approving one leaves the other refused',
+    'shows a second machine that prechecks the same code, so that approving one leaves the other refused',
     async () => {
       await openPage();
       const code = await getCodeAskingFirst();

@@ -98,7 +98,7 @@ describe('POST /api/v2/slowdns/code/cancel', () => {
 
     await expectError(await confirmRequest(t, activationId, installToken), 409, 'activation_released');
     // The installer's own release afterwards changes nothing and restores nothing.
-    const release = await releaseRequest(t, activationId);
+    const release = await releaseRequest(t, activationId, { installToken });
     expect((await release.json()).data.install_code_restored).toBe(false);
     await expectError(await precheckRequest(t, code, {}, '192.0.2.44'), 410, 'install_code_revoked');
     expect(

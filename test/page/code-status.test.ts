@@ -121,7 +121,7 @@ describe('GET /api/v2/slowdns/code/status', () => {
     const { code } = await issue(t, browser);
     const { activationId } = await activate(code, { hostname: 'broken.example.net' });
     t.clock.advance(30);
-    const released = await releaseRequest(t, activationId);
+    const released = await releaseRequest(t, activationId, { address: '192.0.2.44' });
     expect((await released.json()).data.install_code_restored).toBe(true);
 
     let seen = await watched(browser);
@@ -151,7 +151,7 @@ describe('GET /api/v2/slowdns/code/status', () => {
     const { activationId } = await activate(code);
     // Past the install token's lifetime (and the code's): release cannot restore the code.
     t.clock.advance(2 * 3600);
-    const released = await releaseRequest(t, activationId);
+    const released = await releaseRequest(t, activationId, { address: '192.0.2.44' });
     expect((await released.json()).data.install_code_restored).toBe(false);
     expect((await watched(browser)).items[0]).toMatchObject({
       status: 'released',

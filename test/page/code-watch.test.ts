@@ -208,7 +208,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
   );
 
   it(
-    'cancels a code after a confirmation step that focuses "Keep it", by keyboard; precheck then refuses it with install_code_revoked',
+    'cancels a code by keyboard, after a confirmation step that focuses "Keep it", so that precheck refuses it with install_code_revoked',
     async () => {
       const code = await getCode();
       await precheck(code);

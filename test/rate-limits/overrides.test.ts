@@ -98,7 +98,7 @@ describe("rate-limit overrides change a bucket's quota, never the counting", () 
     expect(await issueStatuses(t, '203.0.113.10', 5)).toEqual([201, 201, 201, 201, 429]);
   });
 
-  it('an IPv6 address sets its /64, the unit IPv6 clients are counted by; another /64 keeps the default', async () => {
+  it('an IPv6 address sets the quota of its /64 (the unit IPv6 clients are counted by), and of no other /64', async () => {
     const override = await setOverride(t, {
       subject: 'ip',
       value: '2001:DB8:1:2:0:0:0:7',

@@ -161,15 +161,18 @@ export interface Activated {
   code: string;
   activationId: string;
   installToken: string;
+  /** The address activate came from: where the installer's token-less release comes from too. */
+  address: string;
 }
 
 /** Issue → precheck → activate: an activation ready to confirm or release. */
 export async function activatedInstall(t: TestApp, onMachine: Machine = randomMachine()): Promise<Activated> {
   const code = await issueCode(t);
-  const res = await activateRequest(t, code, await precheckToken(t, code, onMachine), onMachine, freshClient().address);
+  const { address } = freshClient();
+  const res = await activateRequest(t, code, await precheckToken(t, code, onMachine), onMachine, address);
   expect(res.status).toBe(200);
   const { data } = await res.json();
-  return { code, activationId: data.activation_id, installToken: data.install_token };
+  return { code, activationId: data.activation_id, installToken: data.install_token, address };
 }
 
 export function confirmRequest(t: TestApp, activationId: string, installToken: string) {
@@ -179,8 +182,17 @@ export function confirmRequest(t: TestApp, activationId: string, installToken: s
   );
 }
 
-export function releaseRequest(t: TestApp, activationId: string) {
-  return t.request('/api/v2/slowdns/install/release', postJson({ activation_id: activationId }));
+/**
+ * Release as the seed's installer sends it: the activation id alone, from `from.address` (the address activate
+ * came from proves the installer; the test app's default address otherwise). `from.installToken` adds the token.
+ */
+export function releaseRequest(
+  t: TestApp,
+  activationId: string,
+  from: { address?: string | undefined; installToken?: string | undefined } = {},
+) {
+  const body = { activation_id: activationId, ...(from.installToken ? { install_token: from.installToken } : {}) };
+  return t.request('/api/v2/slowdns/install/release', postJson(body), from.address);
 }
 
 export async function expectError(res: Response, status: number, code: string): Promise<void> {
@@ -189,7 +201,7 @@ export async function expectError(res: Response, status: number, code: string): 
 }
 
 /** The rows an install step can change (rate-limit buckets left out: a refused request may still count). */
-async function lifecycleRows(t: TestApp) {
+export async function lifecycleRows(t: TestApp) {
   const { db } = t.database;
   return {
     installCodes: await db.select().from(installCodes).orderBy(installCodes.id),

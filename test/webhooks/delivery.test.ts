@@ -27,7 +27,7 @@ describe('webhooks: delivery to a real receiver', () => {
     await Promise.all(receivers.splice(0).map((r) => r.close()));
   });
 
-  it('signs each message per Standard Webhooks: the library verifies it; a changed body or an old timestamp fails', async () => {
+  it('signs each message per Standard Webhooks: the library verifies it, and refuses it with a changed body or an old timestamp', async () => {
     t.clock.set(new Date()); // the library compares webhook-timestamp with its own clock
     const r = await receiver();
     const { secret } = await addWebhook(t, r.url);
@@ -97,7 +97,7 @@ describe('webhooks: delivery to a real receiver', () => {
       expect(() => new Webhook(secret).verify(message.body, message.headers as Record<string, string>)).not.toThrow();
   });
 
-  it('a receiver that fails then succeeds gets the same webhook-id and body again, after about 5 s; the attempts are listed', async () => {
+  it('a receiver that fails then succeeds gets the same webhook-id and body again after about 5 s, each attempt listed', async () => {
     const r = await receiver((n) => (n === 0 ? 503 : 204));
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
     await writeEvent(t);
@@ -153,7 +153,7 @@ describe('webhooks: delivery to a real receiver', () => {
     });
   });
 
-  it('after the whole schedule (8 attempts) a message is failed; a replay sends it again with the same webhook-id', async () => {
+  it('a message failed after the whole schedule (8 attempts) is sent again by a replay, with the same webhook-id', async () => {
     let failing = true;
     const r = await receiver(() => (failing ? 500 : 200));
     const { webhook_id } = await addWebhook(t, r.url);
@@ -181,14 +181,46 @@ describe('webhooks: delivery to a real receiver', () => {
       attempt_count: 0,
     });
     await worker.runOnce();
-    expect(r.received).toHaveLength(9);
-    expect(r.received[8]!.headers['webhook-id']).toBe(r.received[0]!.headers['webhook-id']);
+    // The replay itself is an event (webhook_delivery.replayed), which this endpoint of every type receives too.
+    const again = r.received.slice(8).filter((m) => m.headers['webhook-id'] === r.received[0]!.headers['webhook-id']);
+    expect(again).toHaveLength(1);
     await expectError(
       await webhookRequest(t, 'webhook-deliveries/whd_0123456789abcdef/replay', 'POST'),
       404,
       'webhook_delivery_not_found',
     );
     await expectError(await webhookRequest(t, 'webhook-deliveries/nope/replay', 'POST'), 400, 'validation_failed');
+  });
+
+  it('a replay takes an optional reason and records webhook_delivery.replayed with the operator', async () => {
+    const r = await receiver(() => 500);
+    const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
+    await writeEvent(t);
+    await testWorker(t).worker.runOnce();
+    const [delivery] = (await (await webhookRequest(t, `webhooks/${webhook_id}/deliveries`, 'GET')).json()).data.items;
+    const replayed = await webhookRequest(t, `webhook-deliveries/${delivery.delivery_id}/replay`, 'POST', {
+      reason: 'Receiver fixed',
+    });
+    expect(replayed.status).toBe(202);
+    expect((await webhookRequest(t, `webhook-deliveries/${delivery.delivery_id}/replay`, 'POST')).status).toBe(202);
+    const recorded = await queryRows<{ actor: string; data: Record<string, unknown> }>(
+      t.database.db,
+      sql`select actor, data from events where type = 'webhook_delivery.replayed' order by id`,
+    );
+    expect(recorded).toEqual([
+      {
+        actor: 'operator',
+        data: {
+          webhook_delivery_id: delivery.delivery_id,
+          webhook_endpoint_id: webhook_id,
+          message_id: delivery.message_id,
+          event_type: 'server.revoked',
+          operator: 'root',
+          reason: 'Receiver fixed',
+        },
+      },
+      expect.objectContaining({ data: expect.objectContaining({ operator: 'root', reason: null }) }),
+    ]);
   });
 
   it('a paused endpoint receives its backlog on resume', async () => {
@@ -249,6 +281,26 @@ describe('webhooks: delivery to a real receiver', () => {
     expect(r.received.map((m) => JSON.parse(m.body).data.reason).slice(2)).toEqual(['late']);
   });
 
+  it('with no endpoint at all, dispatching writes nothing per event, and those events go to no endpoint created later (DESIGN §23)', async () => {
+    await writeEvent(t, { data: { reason: 'nobody listens' } });
+    const { worker } = testWorker(t);
+    await worker.runOnce();
+    const undispatched = async () =>
+      (
+        await queryRows<{ n: number }>(
+          t.database.db,
+          sql`select count(*)::int as n from events where delivered_at is null`,
+        )
+      )[0]!.n;
+    expect(await undispatched()).toBe(1);
+    const r = await receiver();
+    await addWebhook(t, r.url, ['*']);
+    await writeEvent(t, { data: { reason: 'after' } });
+    await worker.runOnce();
+    expect(r.received.map((m) => JSON.parse(m.body).data.reason)).toEqual(['after']);
+    expect(await undispatched()).toBe(0);
+  });
+
   it('an endpoint receives only events dispatched after its creation, not its own creation, and only the types it asked for', async () => {
     const r = await receiver();
     await writeEvent(t, { data: { reason: 'before' } });
@@ -276,7 +328,7 @@ describe('webhooks: delivery to a real receiver', () => {
     expect(r.received.map((m) => m.path)).toEqual(['/hook']);
   });
 
-  it('sends a test message on request; an unknown endpoint is 404', async () => {
+  it('sends a test message on request', async () => {
     t.clock.set(new Date());
     const r = await receiver();
     const { webhook_id, secret } = await addWebhook(t, r.url, ['server.revoked']);
@@ -296,6 +348,9 @@ describe('webhooks: delivery to a real receiver', () => {
       timestamp: expect.any(String),
       data: { webhook_endpoint_id: webhook_id },
     });
+  });
+
+  it('a test message or the deliveries of an unknown endpoint are 404 webhook_endpoint_not_found', async () => {
     await expectError(
       await webhookRequest(t, 'webhooks/wh_0123456789abcdef/test', 'POST'),
       404,
@@ -308,7 +363,7 @@ describe('webhooks: delivery to a real receiver', () => {
     );
   });
 
-  it('an endpoint failing for 5 days is disabled with webhook_endpoint.disabled; it gets no new messages until resumed', async () => {
+  it('an endpoint failing for 5 days is disabled with webhook_endpoint.disabled, and gets no new messages until resumed', async () => {
     const r = await receiver(() => 500);
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
     await writeEvent(t);
@@ -373,7 +428,7 @@ describe('webhooks: delivery to a real receiver', () => {
 describe('webhooks: the safety rules again at delivery', () => {
   const t = useTestApp(OPT_IN);
 
-  it('refuses, at delivery, an address the switches no longer allow, and a name resolving to one; nothing is sent', async () => {
+  it('refuses, at delivery, an address the switches no longer allow, and a name resolving to one, sending nothing', async () => {
     const r = await startReceiver();
     try {
       await addWebhook(t, r.url, ['server.revoked']);

@@ -24,7 +24,7 @@ export function writeEvent(t: TestApp, event: Partial<NewEvent> = {}) {
   return recordEvent(t.database.db, { actor: 'operator' }, t.clock.now(), {
     type: 'server.revoked',
     serverId: 'srv_0123456789abcdef',
-    data: { reason: 'revoked' },
+    data: { cause: 'revoked' },
     ...event,
   });
 }

@@ -50,8 +50,8 @@ export interface ClientOptions {
   /** How long one request may take, answer body included, before it fails with a SlowdnsTimeoutError. Default 30 000 ms; 0 for none. */
   timeoutMs?: number;
   /**
-   * Opt-in retries of the steps that are safe to repeat (every method but `issueInstallCode` and
-   * `register`), on 503 and network failures only, never on 429. A number is `maxRetries`. Default: none.
+   * Opt-in retries of the steps that are safe to repeat (every method but `issueInstallCode`), on 503 and
+   * network failures only, never on 429. A number is `maxRetries`. Default: none.
    */
   retry?: number | RetryOptions;
 }
@@ -142,7 +142,7 @@ interface FetchOutcome<T> {
   response: Response;
 }
 
-/** Operations that may be sent again after a 503 or a lost answer (DESIGN §10): issue makes a new code each time and register's agent token is shown once. */
+/** Operations that may be sent again after a 503 or a lost answer (DESIGN §10, §20): issue makes a new code each time. */
 type Retry = 'retry' | 'once';
 
 function withUserAgent(headers: Record<string, string> = {}): Record<string, string> {
@@ -309,9 +309,10 @@ export function createClient(options: ClientOptions): SlowdnsClient {
         api.POST('/api/v2/slowdns/install/release', { ...o, body, fetch }),
       ),
     installStatus,
-    // Never resent: a second register is 409 and the agent token of the first is shown only once.
+    // Safe to resend before the server's first check-in (DESIGN §20): the repeat answers a new agent token and
+    // the one a lost answer carried stops working. After a check-in a repeat is 409, as it always was.
     register: (body, o = {}) =>
-      call('registerServer', 'once', o.signal, (fetch) => api.POST('/register', { ...o, body, fetch })),
+      call('registerServer', 'retry', o.signal, (fetch) => api.POST('/register', { ...o, body, fetch })),
     checkin: (agentToken, body, o = {}) =>
       call('checkInServer', 'retry', o.signal, (fetch) =>
         api.POST('/checkin', { ...o, body, fetch, headers: bearer(agentToken, o.headers) }),

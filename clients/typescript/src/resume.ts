@@ -33,7 +33,7 @@ export async function findResumption(
   if (found?.status === 'activated' && !found.install_token_expired)
     return { next: 'install', status: found, activation: resumedActivation(saved, found) };
   if (found?.status === 'activated') {
-    const release = await releaseActivation(client, saved.activation_id, releaseTimeoutMs);
+    const release = await releaseActivation(client, saved, releaseTimeoutMs);
     if (!release.released) throw release.error;
   }
   await state.clear?.();

@@ -261,9 +261,7 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
         : { outcome: 'confirmed', resumed: resumed!, activation, confirmation };
     }
   } catch (error) {
-    const release = activation
-      ? await releaseActivation(client, activation.activation_id, releaseTimeoutMs)
-      : undefined;
+    const release = activation ? await releaseActivation(client, activation, releaseTimeoutMs) : undefined;
     if (release?.released) {
       try {
         await state?.clear?.();

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Answers 200 after a real round trip to the database, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached or does not answer. Not rate-limited.
+         * @description Answers 200 after a real round trip to the database that shows it accepts writes, and 503 `service_unavailable` (with `Retry-After`, within 2 s) when the database cannot be reached, does not answer, or does not accept writes (a standby, or a node an HA manager is still promoting). Not rate-limited.
          */
         get: operations["getHealth"];
         put?: never;
@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Answers 200 when the service takes requests: its database answered a round trip just now and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.
+         * @description Answers 200 when the service takes requests: its database answered a round trip just now, accepts writes, and its migrations are applied. Answers 503 `service_unavailable` with `Retry-After` (within 2 s) while the service is starting (database not reached or migrations not done), while the database is unreachable, and while it drains for shutdown; the message says which. For an orchestrator's readiness probe (send no traffic while it fails). Not rate-limited.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -249,7 +249,7 @@ export interface paths {
          * Precheck an install code
          * @description Called by the installer right after the code is entered, before hostname, tunnel domain or public IP are collected. Checks the code (it must be `issued` and unexpired; a code revoked by an operator or cancelled on the page is 410 `install_code_revoked`) and the machine identity, and answers a precheck token bound to both. The token lasts `PRECHECK_TOKEN_TTL_SECONDS` (900 by default) but never beyond the code's own expiry. A precheck changes no state of the code; it counts in the rate limits below, and the machine (its id, SSH fingerprint and the address the request came from) is noted for the page that issued the code (`GET /api/v2/slowdns/code/status`). `observed_ip` is the address the request came from, as the service saw it: an installer can propose it as the public IP without asking a third party.
          *
-         *     **A code issued with approval** (DESIGN §14; `{"require_approval": true}` at issue, or `APPROVAL_POLICY=required`) answers `approval: "pending"` and a `precheck_id`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers exactly as it always did: no `approval`, no `precheck_id`. A code the person denied answers 403 `approval_denied`.
+         *     **A code issued with approval** (DESIGN §14; `{"require_approval": true}` at issue, or `APPROVAL_POLICY=required`) answers `approval: "pending"` and a `precheck_id`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers exactly as it always did: no `approval`, no `precheck_id`. A code the person denied answers 403 `approval_denied`; once the person approved a precheck, any other precheck of the code answers 403 `machine_mismatch` at once (only the approved precheck's token can activate) and the page keeps showing the approved machine.
          *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
          *
@@ -340,6 +340,8 @@ export interface paths {
         /**
          * Release an activation (rollback)
          * @description Called by the installer's exit handler when the install fails before confirm. The activation becomes `released`. The install code is restored to `issued` (with its original expiry) only if the install token is unused and unexpired and the code itself has not expired; `install_code_restored` says whether it was. A server registered for the activation (`POST /register`) is revoked in the same transaction: its agent token stops working and its next check-in answers `status: "revoked"`. Idempotent: releasing a released activation answers 200 with the same result. Releasing a confirmed activation is 409 `activation_confirmed`. Not rate-limited.
+         *
+         *     Only the installer may release (the activation id is no secret: operators' lists and webhooks carry it). Its proof, checked before the activation's state (a repeat needs it too): the `install_token` activate returned (its signature, kind and activation are verified, its expiry is not; a token of another activation is 401 `install_token_invalid`), or, without a token, the request's address: the address activate or precheck came from (the same IPv4 address, or the same IPv6 /64, as `TRUST_PROXY` resolves it). Otherwise 403 `release_not_allowed`; always so without a token when `RELEASE_REQUIRES_TOKEN=true`. The event `activation.released` says which proof in `data.release_proof` (`install_token` or `address`).
          */
         post: operations["releaseInstall"];
         delete?: never;
@@ -824,7 +826,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. The secret is kept sealed under `KEY_ENCRYPTION_KEY`; where `REQUIRE_KEY_ENCRYPTION` is in force (PostgreSQL) and no KEK is set (signing keys from `SIGNING_KEYS`), no endpoint is created: 409 `key_encryption_required`. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -872,7 +874,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Like creation, 409 `key_encryption_required` where secrets must be sealed and no KEK is set. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -932,7 +934,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery
-         * @description Sends a message again, delivered or not, with the same `webhook-id` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Sends a message again, delivered or not, with the same `webhook-id` and body (receivers dedupe on it), its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. Recorded as `webhook_delivery.replayed` with the operator's name. The body is optional: `{"reason": "…"}` says why, kept in the event. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -1042,7 +1044,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1776,7 +1778,8 @@ export interface components {
         };
         /**
          * @example {
-         *       "activation_id": "act_3f9a12b45cd67e89"
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
          *     }
          */
         ReleaseRequest: {
@@ -1785,6 +1788,11 @@ export interface components {
              * @example act_3f9a12b45cd67e89
              */
             activation_id: string;
+            /**
+             * @description The install token activate returned for this activation: the proof that the caller is the installer. Its expiry does not matter here. Without it, the request must come from the address (the same IPv4 address, or the same IPv6 /64) that activate or precheck came from, unless `RELEASE_REQUIRES_TOKEN=true`.
+             * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl
+             */
+            install_token?: string;
         };
         /**
          * @example {
@@ -2598,7 +2606,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -3897,7 +3905,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "operator_token.created" | "operator_token.revoked";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
@@ -4397,7 +4405,7 @@ export interface components {
          */
         OperatorTokenRequest: {
             /**
-             * @description Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters, no control characters, not `root` (that is `ADMIN_TOKEN`).
+             * @description Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters of `[a-z0-9._-]`, the first a letter or digit, not `root` (that is `ADMIN_TOKEN`). Names made before this rule keep theirs.
              * @example grafana
              */
             name: string;
@@ -6096,7 +6104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. */
+            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6749,7 +6757,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "activation_id": "act_3f9a12b45cd67e89"
+                 *       "activation_id": "act_3f9a12b45cd67e89",
+                 *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl"
                  *     }
                  */
                 "application/json": components["schemas"]["ReleaseRequest"];
@@ -6785,6 +6794,30 @@ export interface operations {
             };
             /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
             400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_token_invalid`: The install token is invalid or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `release_not_allowed`: Only the installer can release this activation: send its install_token, or release from the address the install came from. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -11036,7 +11069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. */
+            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11710,6 +11743,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -12109,7 +12154,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
         responses: {
             /** @description Queued again. */
             202: {
@@ -12217,6 +12271,18 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];

@@ -95,7 +95,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
     expect(await codeStatus(code)).toBe('issued');
   });
 
-  it('follows the codes its browser session issued and cancels one, as the page does; another session sees and cancels nothing', async () => {
+  it('follows and cancels the codes of its own browser session only, as the page does', async () => {
     const session = await browserSession(h);
     const other = await browserSession(h);
     const issued = await h.client.issueInstallCode({ browserSession: session });

@@ -91,15 +91,23 @@ describe('an installer process killed with SIGKILL during its install step, run 
     expect(codeRow?.status).toBe('consumed');
   });
 
-  it('fileStateStore: a missing file is no state; a file that is not a state is an error naming it; clear removes it', async () => {
-    const file = join(dir, 'other', 'state.json');
-    const store = fileStateStore(file);
-    expect(await store.load()).toBeUndefined();
+  it('fileStateStore: a missing file is no state', async () => {
+    expect(await fileStateStore(join(dir, 'missing', 'state.json')).load()).toBeUndefined();
+  });
+
+  it('fileStateStore: a saved state loads back, and clear removes it', async () => {
+    const store = fileStateStore(join(dir, 'saved', 'state.json'));
     await store.save({ activation_id: 'act_0123456789abcdef', install_token: 'a.b.c' });
     expect(await store.load()).toEqual({ activation_id: 'act_0123456789abcdef', install_token: 'a.b.c' });
-    writeFileSync(file, '{"activation_id":"act_0123456789abcdef","install_token":"a b"}');
-    await expect(store.load()).rejects.toThrow(`${file} does not hold an install state`);
     await store.clear();
     expect(await store.load()).toBeUndefined();
+  });
+
+  it('fileStateStore: a file that is not a state is an error naming it', async () => {
+    const file = join(dir, 'other', 'state.json');
+    const store = fileStateStore(file);
+    await store.save({ activation_id: 'act_0123456789abcdef', install_token: 'a.b.c' });
+    writeFileSync(file, '{"activation_id":"act_0123456789abcdef","install_token":"a b"}');
+    await expect(store.load()).rejects.toThrow(`${file} does not hold an install state`);
   });
 });

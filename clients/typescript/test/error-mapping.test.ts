@@ -386,7 +386,7 @@ describe.each(transports)('error answers through the typed client, %s', (_name, 
 
   // Every typed method sends its operation's own method, so the client never meets a 405. A hand-written
   // request (`curl -X GET …/register` in a shell installer) does, and gets the same envelope with Allow.
-  it('method_not_allowed (405) is out of the typed client’s reach; a raw request meets it as the envelope', async () => {
+  it('method_not_allowed (405) is out of the typed client’s reach, so a raw request meets it as the envelope', async () => {
     const res = await h.fetch('/register', { headers: { 'X-Request-Id': 'mapping-raw-get-register' } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');

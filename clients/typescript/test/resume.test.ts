@@ -89,7 +89,7 @@ describe('runInstall resumes an install from its state', () => {
     return { activation_id, install_token };
   }
 
-  it('a rerun after a crash during install resumes it: the install step again with the same activation, then confirm; no code asked, the state kept', async () => {
+  it('a rerun after a crash during install resumes it from the kept state, with the same activation (the install step again, then confirm), asking no code', async () => {
     const store = memoryStore();
     const code = await issueCode(h);
     const activationId = await crashedRun(store, code);

@@ -134,14 +134,20 @@ describe('retries, timeout and User-Agent', () => {
     }
   });
 
-  it('register and issue are never resent, even with retries on', async () => {
+  it('issue is never resent, even with retries on', async () => {
     const { baseUrl, seen } = await misbehaving((_, res) => envelope(res, 503, 'service_unavailable'));
     const client = createClient({ baseUrl, retry: { maxRetries: 3, baseDelayMs: 10 } });
+    await expect(client.issueInstallCode()).rejects.toMatchObject({ status: 503 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('register is resent after a 503 with retries on (a repeat before the first check-in answers a new agent token)', async () => {
+    const { baseUrl, seen } = await misbehaving((_, res) => envelope(res, 503, 'service_unavailable'));
+    const client = createClient({ baseUrl, retry: { maxRetries: 2, baseDelayMs: 10 } });
     await expect(
       client.register({ activation_id: 'act_0000000000000000', install_token: 'a.b.c', agent_version: '2026.11.20.1' }),
     ).rejects.toMatchObject({ status: 503 });
-    await expect(client.issueInstallCode()).rejects.toMatchObject({ status: 503 });
-    expect(seen).toHaveLength(2);
+    expect(seen).toHaveLength(3);
   });
 
   it('a 503 asking for longer than maxRetryAfterSeconds is thrown at once', async () => {

@@ -85,7 +85,7 @@ describe('runInstall, the reference installer flow', () => {
     expect(await codeStatus(code)).toBe('consumed');
   });
 
-  it('an install step that throws releases; the code is restored and can be prechecked again', async () => {
+  it('an install step that throws releases, restoring the code so that it can be prechecked again', async () => {
     const code = await issueCode(h);
     const failure = new Error('apt-get install failed');
     const reports: unknown[] = [];

@@ -32,9 +32,21 @@ export function decodeCursor(cursor: string, idKind: 'string' | 'number', timed:
     throw invalid();
   }
   const p = position as CursorPosition;
-  if (typeof p !== 'object' || p === null || typeof p.id !== idKind) throw invalid();
-  if (timed && (typeof p.t !== 'number' || !Number.isFinite(p.t))) throw invalid();
+  if (typeof p !== 'object' || p === null || !validId(p.id, idKind)) throw invalid();
+  if (timed && !validTime(p.t)) throw invalid();
   return p;
+}
+
+/** The latest time a JavaScript Date holds (8.64e15 ms): past it, before 1970 or not a whole millisecond, no list gave it. */
+const MAX_TIME_MS = 8.64e15;
+
+const validTime = (t: unknown): t is number =>
+  typeof t === 'number' && Number.isSafeInteger(t) && t >= 0 && t <= MAX_TIME_MS;
+
+/** An id as the lists give them: an event's bigint id within JavaScript's safe integers, or a short printable text id. */
+function validId(id: unknown, kind: 'string' | 'number'): boolean {
+  if (kind === 'number') return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0;
+  return typeof id === 'string' && /^[\x21-\x7e]{1,64}$/.test(id);
 }
 
 /**

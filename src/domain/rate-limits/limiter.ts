@@ -168,6 +168,19 @@ export async function consumeRateLimits(db: Database, checks: RateLimitCheck[], 
   return outcome.decision;
 }
 
+const REFUND = namedStatement<BucketsParam>(`update rate_limit_buckets r set count = r.count - 1
+  from json_to_recordset(:buckets::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
+  where r.limit_name = b.limit_name and r.subject_hash = b.subject_hash and r.bucket_start = b.bucket_start and r.count > 0`);
+
+/**
+ * Gives back what `consumeRateLimits` counted for a request that, once checked, is not one the limit is
+ * about (a sign-in that succeeded). Counting first and giving back after is what keeps a burst from being
+ * checked past the quota: every request in flight holds its unit (DESIGN §23).
+ */
+export async function refundRateLimits(db: Database, checks: RateLimitCheck[], now: Date): Promise<void> {
+  if (checks.length > 0) await runStatement(db, REFUND, { buckets: bucketsParam(checks, now) });
+}
+
 /** The failure of the increment that would pass a quota: the statement, and whatever it changed, is undone. */
 function isQuotaRefusal(error: unknown): boolean {
   for (

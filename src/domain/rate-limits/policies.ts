@@ -97,8 +97,13 @@ const windowLabels: Record<RateLimitPolicy['windowSeconds'], string> = {
   [APPROVAL_WAIT_SECONDS]: '5 seconds',
 };
 
-export function policiesFor(route: RateLimitedRoute): RateLimitPolicy[] {
-  return rateLimitPolicies.filter((p) => p.route === route);
+/** The table indexed by route once: the limiter asks on every request. */
+const policiesByRoute = new Map<RateLimitedRoute, readonly RateLimitPolicy[]>();
+for (const policy of rateLimitPolicies as readonly RateLimitPolicy[])
+  policiesByRoute.set(policy.route, [...(policiesByRoute.get(policy.route) ?? []), policy]);
+
+export function policiesFor(route: RateLimitedRoute): readonly RateLimitPolicy[] {
+  return policiesByRoute.get(route) ?? [];
 }
 
 /** Start of the fixed UTC bucket holding `now`: Unix time is UTC, so hours and days align on multiples. */

@@ -4,7 +4,7 @@ import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { recordEvent } from '../events.js';
+import { recordEvent, type ChangeContext } from '../events.js';
 import { randomId } from '../secret-hash.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import type { AttemptOutcome } from './sender.js';
@@ -214,14 +214,31 @@ export async function listDeliveries(
  * Sends a delivery again, delivered or not, with the same `webhook-id` and body: due now, the retry
  * schedule started afresh. A lease in progress is left alone (the attempt under way decides first).
  */
-export async function replayDelivery(db: Database, deliveryId: string, now: Date): Promise<WebhookDeliveryRow> {
-  const [delivery] = await db
-    .update(webhookDeliveries)
-    .set({ status: 'pending', attempts: 0, nextAttemptAt: now, deliveredAt: null })
-    .where(eq(webhookDeliveries.id, deliveryId))
-    .returning();
-  if (!delivery) throw new ApiError('webhook_delivery_not_found');
-  return delivery;
+/** Queues a delivery again, recording `webhook_delivery.replayed` with the operator and their reason in the same transaction. */
+export async function replayDelivery(
+  db: Database,
+  deliveryId: string,
+  now: Date,
+  context: ChangeContext,
+): Promise<WebhookDeliveryRow> {
+  return db.transaction(async (tx) => {
+    const [delivery] = await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', attempts: 0, nextAttemptAt: now, deliveredAt: null })
+      .where(eq(webhookDeliveries.id, deliveryId))
+      .returning();
+    if (!delivery) throw new ApiError('webhook_delivery_not_found');
+    await recordEvent(tx, context, now, {
+      type: 'webhook_delivery.replayed',
+      data: {
+        webhook_delivery_id: delivery.id,
+        webhook_endpoint_id: delivery.endpointId,
+        message_id: delivery.messageId,
+        event_type: delivery.eventType,
+      },
+    });
+    return delivery;
+  });
 }
 
 /**

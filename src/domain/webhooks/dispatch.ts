@@ -12,10 +12,15 @@ const DISPATCH_BATCH = 200;
  * events. The body is made here, once, so every attempt sends the same bytes. An endpoint never gets
  * the event of its own creation. Body per Standard Webhooks: `{type, timestamp, data}`, `data` the
  * event's ids, actor and its own fields (never a secret: events hold none).
+ *
+ * With no endpoint at all nothing is taken and nothing written (DESIGN §23): events stay undispatched,
+ * and creating the first endpoint marks them dispatched in its own transaction (createWebhookEndpoint),
+ * so an endpoint still receives exactly the events committed after its creation.
  */
 const DISPATCH = namedStatement<{ now: string }>(`
 with batch as (
-  select id from events where delivered_at is null order by id limit ${DISPATCH_BATCH} for update skip locked
+  select id from events where delivered_at is null and exists (select 1 from webhook_endpoints)
+  order by id limit ${DISPATCH_BATCH} for update skip locked
 ), made as (
   insert into webhook_deliveries (id, endpoint_id, event_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
   select 'whd_' || substr(md5(random()::text || clock_timestamp()::text || e.id::text || w.id), 1, 16), w.id, e.id, 'evt_' || e.id, e.type,

@@ -1,6 +1,6 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
+import { events, webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { operatorEventData, recordEvent, type ChangeContext, type EventType } from '../events.js';
 import { openText, sealText } from '../key-encryption.js';
@@ -17,15 +17,54 @@ const MAX_WEBHOOK_ENDPOINTS = 50;
 
 const associatedData = (endpointId: string) => Buffer.from(`slowdns webhook secret\0${endpointId}`);
 
-/** A secret as it is stored: sealed under the KEK when there is one, else in clear (an HMAC key cannot be a hash). */
+/**
+ * How webhook secrets are kept: the one rule of every secret at rest (DESIGN §23), the signing keys' own.
+ * Sealed under KEY_ENCRYPTION_KEY when it is set; in clear only where REQUIRE_KEY_ENCRYPTION allows it.
+ */
+export interface SecretSealing {
+  kek: Buffer | undefined;
+  /** REQUIRE_KEY_ENCRYPTION: without a KEK, no secret is kept (409 `key_encryption_required`). */
+  required: boolean;
+}
+
+/** A secret as it is stored: sealed under the KEK when there is one, else in clear if allowed (an HMAC key cannot be a hash). */
 function storedSecret(
-  kek: Buffer | undefined,
+  sealing: SecretSealing,
   endpointId: string,
   secret: string,
 ): { clear: string | null; sealed: string | null } {
-  return kek
-    ? { clear: null, sealed: sealText(kek, associatedData(endpointId), secret) }
-    : { clear: secret, sealed: null };
+  if (sealing.kek) return { clear: null, sealed: sealText(sealing.kek, associatedData(endpointId), secret) };
+  if (sealing.required) throw new ApiError('key_encryption_required');
+  return { clear: secret, sealed: null };
+}
+
+/**
+ * At start with a KEK: every webhook secret found in clear (kept before the KEK was set) is sealed.
+ * Answers how many endpoints had one.
+ */
+export async function sealWebhookSecretsInClear(db: Database, kek: Buffer): Promise<number> {
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(or(isNotNull(webhookEndpoints.secret), isNotNull(webhookEndpoints.previousSecret)));
+  const sealing = { kek, required: true };
+  for (const row of rows) {
+    const current = storedSecret(sealing, row.id, openSecret(kek, row.id, row.secret, row.secretSealed));
+    const previous =
+      row.previousSecret === null && row.previousSecretSealed === null
+        ? { clear: null, sealed: null }
+        : storedSecret(sealing, row.id, openSecret(kek, row.id, row.previousSecret, row.previousSecretSealed));
+    await db
+      .update(webhookEndpoints)
+      .set({
+        secret: null,
+        secretSealed: current.sealed,
+        previousSecret: null,
+        previousSecretSealed: previous.sealed,
+      })
+      .where(eq(webhookEndpoints.id, row.id));
+  }
+  return rows.length;
 }
 
 function openSecret(kek: Buffer | undefined, endpointId: string, clear: string | null, sealed: string | null): string {
@@ -54,12 +93,12 @@ export async function createWebhookEndpoint(
   db: Database,
   {
     input,
-    kek,
+    sealing,
     now,
     context,
   }: {
     input: { url: URL; events: WebhookEventFilter[]; description: string | undefined };
-    kek: Buffer | undefined;
+    sealing: SecretSealing;
     now: Date;
     context: ChangeContext;
   },
@@ -69,9 +108,13 @@ export async function createWebhookEndpoint(
       { count: number },
     ];
     if (count >= MAX_WEBHOOK_ENDPOINTS) throw new ApiError('webhook_endpoint_limit_reached');
+    // With no endpoint, the dispatch leaves events as they are (nothing written per event, dispatch.ts):
+    // those committed until now were made before this endpoint and are for nobody. Events still in flight
+    // commit after it and are dispatched to it.
+    if (count === 0) await tx.update(events).set({ deliveredAt: now }).where(isNull(events.deliveredAt));
     const id = randomId('wh_', 8);
     const secret = generateWebhookSecret();
-    const stored = storedSecret(kek, id, secret);
+    const stored = storedSecret(sealing, id, secret);
     const [endpoint] = await tx
       .insert(webhookEndpoints)
       .values({
@@ -154,13 +197,13 @@ export async function setWebhookEndpointPaused(
 /** A new secret; the previous one keeps signing for SECRET_ROTATION_OVERLAP_SECONDS. */
 export async function rotateWebhookSecret(
   db: Database,
-  { id, kek, now, context }: { id: string; kek: Buffer | undefined; now: Date; context: ChangeContext },
+  { id, sealing, now, context }: { id: string; sealing: SecretSealing; now: Date; context: ChangeContext },
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
     const secret = generateWebhookSecret();
-    const stored = storedSecret(kek, id, secret);
-    const previous = storedSecret(kek, id, openSecret(kek, id, endpoint.secret, endpoint.secretSealed));
+    const stored = storedSecret(sealing, id, secret);
+    const previous = storedSecret(sealing, id, openSecret(sealing.kek, id, endpoint.secret, endpoint.secretSealed));
     const [updated] = await tx
       .update(webhookEndpoints)
       .set({

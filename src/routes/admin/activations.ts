@@ -7,7 +7,7 @@ import { serverHealth, type HealthThresholds } from '../../domain/admin/server-l
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
-import { releaseActivationCounted } from '../../http/operator-changes.js';
+import { releaseActivation } from '../../domain/activations.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseResultSchema } from '../../schemas/activation.js';
 import {
@@ -178,13 +178,12 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     const restore = body?.restore_install_code !== false;
     const context = operatorChangeContext(c, body?.reason ?? null);
-    const { activationId, codeRestored } = await releaseActivationCounted(
-      c,
-      deps,
-      activation_id,
+    const { activationId, codeRestored } = await releaseActivation(deps.db, {
+      activationId: activation_id,
+      now: deps.clock.now(),
       context,
-      restore ? 'restore' : 'revoke',
-    );
+      code: restore ? 'restore' : 'revoke',
+    });
     return c.json(
       {
         data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored },

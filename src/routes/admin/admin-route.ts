@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
 import type { Page } from '../../domain/admin/pagination.js';
 import type { ErrorCode } from '../../errors.js';
 import { requireScope, type AdminScope } from '../../http/admin-auth.js';
+import { refuseControlCharacters } from '../../http/control-characters.js';
 import { NDJSON, ndjsonExport, wantsNdjson } from '../../http/ndjson-export.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
@@ -11,10 +12,15 @@ import { prose } from '../../openapi-prose.js';
 /**
  * What every admin operation shares, spread into its `createRoute`: its tag, and the one declaration of
  * the scope it needs, which is both documented (the scope of its `adminToken` security requirement) and
- * enforced (the route's first middleware). `middleware` are the route's own, run after the scope check.
+ * enforced (the route's first middleware). Then the one control-character rule for every text of the
+ * body, then `middleware`, the route's own; the body's schema comes after all of them.
  */
 export function adminOperation(scope: AdminScope, ...middleware: MiddlewareHandler<AppEnv>[]) {
-  return { tags: ['admin'], security: [{ adminToken: [scope] }], middleware: [requireScope(scope), ...middleware] };
+  return {
+    tags: ['admin'],
+    security: [{ adminToken: [scope] }],
+    middleware: [requireScope(scope), refuseControlCharacters, ...middleware],
+  };
 }
 
 /** The error responses of an admin route: its own codes plus the token's, its scope's and the bad input's. */

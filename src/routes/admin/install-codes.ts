@@ -7,7 +7,7 @@ import { eventsOf } from '../../domain/admin/object-events.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
-import { revokeInstallCodeCounted } from '../../http/operator-changes.js';
+import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import {
@@ -154,7 +154,8 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
   app.openapi(revoke, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
     // Without a body (no Content-Type) the validator does not run.
-    await revokeInstallCodeCounted(c, deps, id, operatorChangeContext(c, c.req.valid('json')?.reason ?? null));
+    const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
+    await revokeInstallCodeAsOperator(deps.db, id, deps.clock.now(), context);
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     return c.json({ data: toRecord(item!), meta: { message: 'Install code revoked.' } }, 200);
   });

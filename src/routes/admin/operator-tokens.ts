@@ -116,7 +116,6 @@ export function registerAdminOperatorTokens(app: Router, deps: RouteDeps): void 
       now,
       context,
     );
-    c.var.metrics.transition('operator_token.created', context.actor);
     return c.json(
       {
         data: { ...toRecord(row, now), token },
@@ -141,7 +140,6 @@ export function registerAdminOperatorTokens(app: Router, deps: RouteDeps): void 
     // Without a body (no Content-Type) the validator does not run.
     const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
     const { row, revoked } = await revokeOperatorToken(deps.db, id, now, context);
-    if (revoked) c.var.metrics.transition('operator_token.revoked', context.actor);
     return c.json(
       {
         data: toRecord(row, now),

@@ -161,8 +161,6 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     const { override, replaced } = await createRateLimitOverride(deps.db, input, now, operatorChangeContext(c));
     // In force at once here; the other instances read it within their refresh bound.
     deps.rateLimitOverrides.invalidate();
-    for (const _ of replaced) c.var.metrics.transition('rate_limit_override.removed', 'operator');
-    c.var.metrics.transition('rate_limit_override.created', 'operator');
     const message = replaced.length
       ? `Override set, replacing ${replaced.map((r) => r.id).join(', ')}.`
       : 'Override set.';
@@ -198,7 +196,6 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     });
     if (removed) {
       deps.rateLimitOverrides.invalidate();
-      c.var.metrics.transition('rate_limit_override.removed', 'operator');
     }
     return c.json(
       {

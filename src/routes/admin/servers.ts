@@ -3,11 +3,10 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listServers, type ServerListItem } from '../../domain/admin/server-list.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
-import { COPIED_AGENT_ALTERNATIONS } from '../../domain/servers.js';
+import { COPIED_AGENT_ALTERNATIONS, revokeServer } from '../../domain/servers.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
-import { revokeServerCounted } from '../../http/operator-changes.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import { search, timeRange } from '../../schemas/admin/list.js';
@@ -150,7 +149,7 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     const { server_id } = c.req.valid('param');
     // Without a body (no Content-Type) the validator does not run.
     const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
-    const server = await revokeServerCounted(c, deps, server_id, context);
+    const { server } = await revokeServer(deps.db, server_id, deps.clock.now(), context);
     return c.json(
       {
         data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) },

@@ -9,7 +9,10 @@ import {
   type WebhookAttemptRow,
   type WebhookDeliveryRow,
 } from '../../domain/webhooks/deliveries.js';
+import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
+import { operatorChangeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
+import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import {
   WebhookDeliveryListSchema,
@@ -57,14 +60,19 @@ const replay = createRoute({
   method: 'post',
   path: '/api/v2/admin/webhook-deliveries/{delivery_id}/replay',
   operationId: 'replayWebhookDelivery',
-  ...adminOperation('write'),
+  ...adminOperation('write', emptyJsonBodyAsObject),
   summary: 'Replay a delivery',
   description: prose`Sends a message again, delivered or not, with the same \`webhook-id\` and body (receivers dedupe on it),
-    its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. No body. ${ADMIN_AUTH_SENTENCE}`,
-  request: { params: WebhookDeliveryParamsSchema },
+    its retry schedule started afresh; on a paused or disabled endpoint it waits for the resume. Recorded as \`webhook_delivery.replayed\` with
+    the operator's name. The body is optional: \`{"reason": "…"}\` says why, kept in the
+    event. ${ADMIN_AUTH_SENTENCE}`,
+  request: {
+    params: WebhookDeliveryParamsSchema,
+    body: { required: false, content: { 'application/json': { schema: OperatorActionRequestSchema } } },
+  },
   responses: {
     202: { description: 'Queued again.', ...json(successEnvelope(WebhookDeliveryRecordSchema)) },
-    ...adminErrorResponses('webhook_delivery_not_found'),
+    ...adminErrorResponses('webhook_delivery_not_found', 'unsupported_media_type', 'payload_too_large'),
   },
 });
 
@@ -109,7 +117,9 @@ export function registerAdminWebhookDeliveries(app: Router, deps: AppDeps): void
 
   app.openapi(replay, async (c) => {
     const { delivery_id } = c.req.valid('param');
-    const delivery = await replayDelivery(deps.db, delivery_id, deps.clock.now());
+    // Without a body (no Content-Type) the validator does not run.
+    const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
+    const delivery = await replayDelivery(deps.db, delivery_id, deps.clock.now(), context);
     return c.json(
       {
         data: deliveryRecord(delivery, await attemptsOf(deps.db, delivery.id)),

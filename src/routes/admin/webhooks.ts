@@ -43,12 +43,19 @@ const create = createRoute({
     refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`),
     longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT,
     unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address
-    (always); a name is resolved and checked again at every delivery. Recorded as
+    (always); a name is resolved and checked again at every delivery. The secret is kept sealed under
+    \`KEY_ENCRYPTION_KEY\`; where \`REQUIRE_KEY_ENCRYPTION\` is in force (PostgreSQL) and no KEK is set (signing
+    keys from \`SIGNING_KEYS\`), no endpoint is created: 409 \`key_encryption_required\`. Recorded as
     \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
   responses: {
     201: { description: 'The endpoint, with its secret (shown once).', ...json(successEnvelope(CreatedWebhookSchema)) },
-    ...adminErrorResponses('webhook_url_not_allowed', 'webhook_endpoint_limit_reached', 'unsupported_media_type'),
+    ...adminErrorResponses(
+      'webhook_url_not_allowed',
+      'webhook_endpoint_limit_reached',
+      'key_encryption_required',
+      'unsupported_media_type',
+    ),
   },
 });
 
@@ -118,12 +125,13 @@ const rotate = createRoute({
   ...adminOperation('write'),
   summary: "Rotate a webhook endpoint's secret",
   description: prose`A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two
-    signatures in \`webhook-signature\`), so the receiver can switch without losing one. Recorded as
+    signatures in \`webhook-signature\`), so the receiver can switch without losing one. Like creation, 409 \`key_encryption_required\`
+    where secrets must be sealed and no KEK is set. Recorded as
     \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) },
-    ...adminErrorResponses('webhook_endpoint_not_found'),
+    ...adminErrorResponses('webhook_endpoint_not_found', 'key_encryption_required'),
   },
 });
 
@@ -152,7 +160,7 @@ function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView, 
 }
 
 export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
-  const kek = deps.config.keyEncryptionKey;
+  const sealing = { kek: deps.config.keyEncryptionKey, required: deps.config.requireKeyEncryption };
 
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
@@ -168,11 +176,10 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const events = [...new Set(body.events)];
     const { endpoint, secret } = await createWebhookEndpoint(deps.db, {
       input: { url, events: events.includes('*') ? ['*'] : events, description: body.description },
-      kek,
+      sealing,
       now: deps.clock.now(),
       context,
     });
-    c.var.metrics.transition('webhook_endpoint.created', context.actor);
     return c.json(
       {
         data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }), secret },
@@ -203,11 +210,8 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { webhook_id } = c.req.valid('param');
     const { paused } = c.req.valid('json');
     const context = operatorChangeContext(c);
-    const before = await getWebhookEndpoint(deps.db, webhook_id);
     await setWebhookEndpointPaused(deps.db, { id: webhook_id, paused, now: deps.clock.now(), context });
     const after = await getWebhookEndpoint(deps.db, webhook_id);
-    if (before.endpoint.status !== after.endpoint.status)
-      c.var.metrics.transition(paused ? 'webhook_endpoint.paused' : 'webhook_endpoint.resumed', context.actor);
     return c.json(
       {
         data: webhookRecord(after),
@@ -221,7 +225,6 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { webhook_id } = c.req.valid('param');
     const context = operatorChangeContext(c);
     await removeWebhookEndpoint(deps.db, webhook_id, deps.clock.now(), context);
-    c.var.metrics.transition('webhook_endpoint.removed', context.actor);
     return c.json(
       { data: { webhook_id, removed: true as const }, meta: { message: 'Webhook endpoint removed.' } },
       200,
@@ -233,11 +236,10 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const context = operatorChangeContext(c);
     const { endpoint, secret } = await rotateWebhookSecret(deps.db, {
       id: webhook_id,
-      kek,
+      sealing,
       now: deps.clock.now(),
       context,
     });
-    c.var.metrics.transition('webhook_endpoint.secret_rotated', context.actor);
     return c.json(
       {
         data: { webhook_id, secret, previous_secret_expires_at: toIsoOffset(endpoint.previousSecretExpiresAt!) },

@@ -3,11 +3,9 @@ import type { RouteDeps } from '../../deps.js';
 import { replayDelivery } from '../../domain/webhooks/deliveries.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { formRefusal } from '../../http/console-session.js';
-import {
-  releaseActivationCounted,
-  revokeInstallCodeCounted,
-  revokeServerCounted,
-} from '../../http/operator-changes.js';
+import { releaseActivation } from '../../domain/activations.js';
+import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
+import { revokeServer } from '../../domain/servers.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { OperatorReasonSchema } from '../../schemas/admin/operator-reason.js';
 import { ConsoleRefusal, refuseForm, setConsoleHeaders } from './console-answer.js';
@@ -49,30 +47,38 @@ function backTo(c: Context<AppEnv>, path: string): Response {
 export function registerConsoleActions(router: Hono<AppEnv>, deps: RouteDeps): void {
   router.post('/codes/:id/revoke', async (c) => {
     const body = await checkedForm(c, deps);
-    const code = await revokeInstallCodeCounted(c, deps, c.req.param('id'), operatorChangeContext(c, reasonOf(body)));
+    const context = operatorChangeContext(c, reasonOf(body));
+    const { code } = await revokeInstallCodeAsOperator(deps.db, c.req.param('id'), deps.clock.now(), context);
     return backTo(c, `/admin/codes/${encodeURIComponent(code.id)}?done=revoked`);
   });
 
   router.post('/activations/:id/release', async (c) => {
     const body = await checkedForm(c, deps);
-    const { activationId } = await releaseActivationCounted(
-      c,
-      deps,
-      c.req.param('id'),
-      operatorChangeContext(c, reasonOf(body)),
-    );
+    const { activationId } = await releaseActivation(deps.db, {
+      activationId: c.req.param('id'),
+      now: deps.clock.now(),
+      context: operatorChangeContext(c, reasonOf(body)),
+    });
     return backTo(c, `/admin/activations/${encodeURIComponent(activationId)}?done=released`);
   });
 
   router.post('/servers/:id/revoke', async (c) => {
     const body = await checkedForm(c, deps);
-    const server = await revokeServerCounted(c, deps, c.req.param('id'), operatorChangeContext(c, reasonOf(body)));
+    const context = operatorChangeContext(c, reasonOf(body));
+    const { server } = await revokeServer(deps.db, c.req.param('id'), deps.clock.now(), context);
     return backTo(c, `/admin/servers/${encodeURIComponent(server.id)}?done=revoked`);
   });
 
   router.post('/webhook-deliveries/:id/replay', async (c) => {
-    await checkedForm(c, deps);
-    const delivery = await replayDelivery(deps.db, c.req.param('id'), deps.clock.now());
+    const body = await checkedForm(c, deps);
+    // The replay form asks no reason; one given is kept, as the admin API keeps it.
+    const reason = typeof body.reason === 'string' && body.reason.trim() ? reasonOf(body) : null;
+    const delivery = await replayDelivery(
+      deps.db,
+      c.req.param('id'),
+      deps.clock.now(),
+      operatorChangeContext(c, reason),
+    );
     return backTo(c, `/admin/webhooks?replayed=${encodeURIComponent(delivery.id)}`);
   });
 }

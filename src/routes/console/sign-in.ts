@@ -6,7 +6,7 @@ import { endConsoleSession } from '../../domain/operators/console-sessions.js';
 import {
   checksFor,
   consumeRateLimits,
-  readBucketCounts,
+  refundRateLimits,
   type RateLimitCheck,
 } from '../../domain/rate-limits/limiter.js';
 import { secondsToBucketEnd, bucketEnd } from '../../domain/rate-limits/policies.js';
@@ -57,12 +57,6 @@ export function answerSignIn(
   );
 }
 
-/** The bucket that refuses every sign-in from this address, if one is full (read without counting). */
-async function exhausted(deps: RouteDeps, checks: RateLimitCheck[], now: Date): Promise<RateLimitCheck | undefined> {
-  const counts = await readBucketCounts(deps.db, checks, now);
-  return checks.find((check) => (counts.get(check.policy.name) ?? 0) >= check.quota);
-}
-
 function answerWait(c: Context<AppEnv>, assets: ConsoleAssets, check: RateLimitCheck, now: Date): Response {
   const seconds = secondsToBucketEnd(now, check.policy.windowSeconds);
   c.header('Retry-After', String(seconds));
@@ -74,19 +68,20 @@ export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, ass
     assertSameOrigin(c, deps.config.publicBaseUrl);
     if (!deps.config.adminToken) return answerSignIn(c, deps, assets);
     const now = deps.clock.now();
-    // Only refused sign-ins are counted; once they fill the bucket, no sign-in from the address is even tried.
+    // Counted before the token is checked, so a burst is never checked past the limit (DESIGN §23); a sign-in
+    // that succeeds gives its unit back: only refused sign-ins stay counted, and once they fill the bucket no
+    // sign-in from the address is even tried.
     const checks = checksFor('console-sign-in', { ip: c.var.clientKey }, await deps.rateLimitOverrides.at(now));
-    const full = await exhausted(deps, checks, now);
-    if (full) return answerWait(c, assets, full, now);
+    const decision = await consumeRateLimits(deps.db, checks, now);
+    if (!decision.admitted)
+      return answerWait(c, assets, checks.find((check) => check.policy.name === decision.blocking.policy.name)!, now);
     const body = await c.req.parseBody();
     const who = typeof body.token === 'string' ? await operatorSigningIn(deps, body.token.trim()) : undefined;
     if (!who) {
-      const decision = await consumeRateLimits(deps.db, checks, now);
       await new Promise((resolve) => setTimeout(resolve, REFUSED_SIGN_IN_DELAY_MS));
-      if (!decision.admitted)
-        return answerWait(c, assets, checks.find((check) => check.policy.name === decision.blocking.policy.name)!, now);
       return answerSignIn(c, deps, assets, 'refused');
     }
+    await refundRateLimits(deps.db, checks, now);
     await startConsoleSession(c, deps, who);
     return c.redirect(safeNext(body.next) ?? '/admin', 303);
   });

@@ -153,9 +153,6 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
     });
     const activation = admitCounted(c, outcome);
     if (activation instanceof ApiError) throw activation;
-    c.var.metrics.transition('activation.created', 'installer');
-    c.var.metrics.transition('install_code.activated', 'installer');
-    if (activation.duplicateDetected) c.var.metrics.transition('activation.duplicate_detected', 'installer');
     const observed = observedAddress(c.get('clientAddress'));
     const token = await signInstallToken(
       deps.keys,

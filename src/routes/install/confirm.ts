@@ -69,8 +69,6 @@ export function registerConfirm(app: Router, deps: RouteDeps): void {
       context: changeContext(c, 'installer'),
     });
     const receipt = await signReceipt(signer, activation);
-    c.var.metrics.transition('activation.confirmed', 'installer');
-    c.var.metrics.transition('install_code.consumed', 'installer');
     return c.json(
       {
         data: { activation_id: activation.id, status: 'confirmed' as const, receipt },

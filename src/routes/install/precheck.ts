@@ -3,7 +3,7 @@ import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-code-format.js';
 import { precheckInstallCode } from '../../domain/install-codes.js';
 import { assertInstallerSupported } from '../../domain/installer-version.js';
-import { randomId, sha256Hex } from '../../domain/secret-hash.js';
+import { randomId } from '../../domain/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { ApiError } from '../../errors.js';
@@ -40,7 +40,9 @@ const precheck = createRoute({
     version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the
     person decides on; approval binds the code to that precheck's token alone. A code issued without approval
     answers exactly as it always did: no \`approval\`, no \`precheck_id\`. A code the person denied answers
-    403 \`approval_denied\`.
+    403 \`approval_denied\`; once the person approved a precheck, any other precheck of the code answers 403
+    \`machine_mismatch\` at once (only the approved precheck's token can activate) and the page keeps showing
+    the approved machine.
 
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`),
     then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only
@@ -78,6 +80,7 @@ ${rateLimitDescription('precheck')}`,
       'install_code_unavailable',
       'install_code_expired',
       'install_code_revoked',
+      'machine_mismatch',
       'approval_denied',
       'installer_outdated',
       'unsupported_media_type',
@@ -124,7 +127,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const token = await signPrecheckToken(
       deps.keys,
       {
-        codeHash: sha256Hex(body.install_code),
+        codeHash: code.codeHash,
         machineId: body.machine_id,
         sshFingerprint: body.ssh_fingerprint,
         precheckId: shown,

@@ -1,11 +1,14 @@
 import { createRoute } from '@hono/zod-openapi';
-import { releaseActivationCounted } from '../../http/operator-changes.js';
+import { releaseActivation } from '../../domain/activations.js';
 import { jsonBody } from '../../http/json-body.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseRequestSchema, ReleaseResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import type { AppDeps } from '../../deps.js';
+import type { RouteDeps } from '../../deps.js';
+import { observedAddress } from '../../domain/client-addresses.js';
+import type { ReleaseProof } from '../../domain/release-proof.js';
+import { verifyInstallTokenFor } from '../../domain/tokens.js';
 import { prose } from '../../openapi-prose.js';
 
 const release = createRoute({
@@ -22,7 +25,16 @@ const release = createRoute({
     it was. A server registered for the activation (\`POST /register\`) is revoked in the same transaction:
     its agent token stops working and its next check-in answers \`status: "revoked"\`. Idempotent: releasing a
     released activation answers 200 with the same result. Releasing a confirmed activation is 409
-    \`activation_confirmed\`. Not rate-limited.`,
+    \`activation_confirmed\`. Not rate-limited.
+
+    Only the installer may release (the activation id is no secret: operators' lists and webhooks carry it).
+    Its proof, checked before the activation's state (a repeat needs it too): the \`install_token\` activate
+    returned (its signature, kind and activation are verified, its expiry is not; a token of another
+    activation is 401 \`install_token_invalid\`), or, without a token, the request's address: the address
+    activate or precheck came from (the same IPv4 address, or the same IPv6 /64, as \`TRUST_PROXY\` resolves
+    it). Otherwise 403 \`release_not_allowed\`; always so without a token when \`RELEASE_REQUIRES_TOKEN=true\`.
+    The event \`activation.released\` says which proof in \`data.release_proof\` (\`install_token\` or
+    \`address\`).`,
   request: jsonBody(ReleaseRequestSchema),
   responses: {
     200: {
@@ -39,6 +51,8 @@ const release = createRoute({
     },
     ...errorResponses(
       'validation_failed',
+      'install_token_invalid',
+      'release_not_allowed',
       'activation_not_found',
       'activation_confirmed',
       'unsupported_media_type',
@@ -47,15 +61,32 @@ const release = createRoute({
   },
 });
 
-export function registerRelease(app: Router, deps: AppDeps): void {
+export function registerRelease(app: Router, deps: RouteDeps): void {
   app.openapi(release, async (c) => {
-    const { activation_id } = c.req.valid('json');
-    const { activationId, codeRestored } = await releaseActivationCounted(
-      c,
-      deps,
-      activation_id,
-      changeContext(c, 'installer'),
-    );
+    const { activation_id, install_token } = c.req.valid('json');
+    const proof: ReleaseProof =
+      install_token === undefined
+        ? {
+            kind: 'address',
+            clientKey: c.var.clientKey,
+            clientAddress: observedAddress(c.var.clientAddress),
+            tokenRequired: deps.config.releaseRequiresToken,
+          }
+        : {
+            kind: 'install_token',
+            jti: await verifyInstallTokenFor(deps.keys, {
+              token: install_token,
+              activationId: activation_id,
+              now: deps.clock.now(),
+              expired: 'ignore',
+            }),
+          };
+    const { activationId, codeRestored } = await releaseActivation(deps.db, {
+      activationId: activation_id,
+      now: deps.clock.now(),
+      context: changeContext(c, 'installer'),
+      proof,
+    });
     return c.json(
       {
         data: { activation_id: activationId, status: 'released' as const, install_code_restored: codeRestored },

@@ -94,7 +94,6 @@ export function registerRegister(app: Router, deps: RouteDeps): void {
       now,
       changeContext(c, 'installer'),
     );
-    c.var.metrics.transition('server.registered', 'installer');
     c.header('Cache-Control', 'no-store');
     return c.json(
       {

@@ -1,7 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
-import { findServerByAgentToken } from '../../domain/servers.js';
-import { revokeServerCounted } from '../../http/operator-changes.js';
+import { findServerByAgentToken, revokeServer } from '../../domain/servers.js';
 import { ApiError } from '../../errors.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
@@ -84,7 +83,7 @@ export function registerRevoke(app: Router, deps: AppDeps): void {
       else if (named) throw bearerRejected('admin_token_invalid', tokenGiven);
       else throw bearerRejected('agent_token_invalid', tokenGiven);
     }
-    const server = await revokeServerCounted(c, deps, serverId, changeContext(c, actor));
+    const { server } = await revokeServer(deps.db, serverId, deps.clock.now(), changeContext(c, actor));
     return c.json(
       {
         data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) },

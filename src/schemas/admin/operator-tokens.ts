@@ -24,15 +24,23 @@ const OperatorTokenScopeSchema = z.enum(['read', 'write']).openapi('OperatorToke
   example: 'read',
 });
 
+const OPERATOR_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
 const OperatorNameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : undefined) })
   .min(1, 'must not be empty')
   .max(64, 'must be at most 64 characters')
   .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE)
+  // Only lower-case ASCII (DESIGN §23): no name can pass for another in the audit trail (`Root`, `root `, a
+  // zero-width space, a Cyrillic о). Tokens made before keep their names.
+  .regex(
+    OPERATOR_NAME_PATTERN,
+    'must be lower-case letters, digits, dots, underscores or hyphens, starting with a letter or digit',
+  )
   .refine((name) => name !== 'root', 'must not be `root`, the name of ADMIN_TOKEN')
   .openapi({
     description:
-      'Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters, no control characters, not `root` (that is `ADMIN_TOKEN`).',
+      'Who acts with this token, as events and overrides name them (`operator`): 1 to 64 characters of `[a-z0-9._-]`, the first a letter or digit, not `root` (that is `ADMIN_TOKEN`). Names made before this rule keep theirs.',
     example: 'grafana',
   });
 
