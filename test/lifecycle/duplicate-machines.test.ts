@@ -162,7 +162,7 @@ describe('duplicate machines (a cloned image) at activate', () => {
     expect(await duplicateOf(t, sameKey.activationId)).not.toBeNull();
   });
 
-  it('DUPLICATE_MACHINE_POLICY=refuse: a stranger who claims a known machine_id cannot block that machine; the earliest claim of the id wins', async () => {
+  it('DUPLICATE_MACHINE_POLICY=refuse: the earliest claim of a machine_id wins, so a stranger who claims a known one cannot block that machine', async () => {
     const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
     const real = randomMachine();
     // The real machine's install is seen (its activation, whose machine_id reaches lists and webhooks), then released.

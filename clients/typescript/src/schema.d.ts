@@ -319,7 +319,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the install
-         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances: a second confirm gets 409 `install_token_used`. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
+         * @description Called by the installer once every service on the machine is active. Consumes the install token for good in the same statement that confirms the activation, and the install code becomes `consumed`. A token can be used once, across all instances. Repeated by the token's holder (the same activation id and an install token that verifies, as `install/status` verifies it, even expired) after a confirm that succeeded (an answer lost to a database failover or the network), confirm answers 200 with the same `receipt` (the same claims and `iat`) and writes nothing: no event, no webhook. `install_token_used` (409) stays for clients written against it. Answers the activation `receipt`, a signed proof of the install anyone can verify offline against `/.well-known/jwks.json` (its claims and how to verify it: the `receipt` field below). Not rate-limited: the activation id and the signed token are the cap.
          */
         post: operations["confirmInstall"];
         delete?: never;
@@ -445,7 +445,7 @@ export interface paths {
          * Register a server
          * @description Called by the installer after activate and **before** confirm, with the activation's install token, which must be unused and unexpired. Register does not consume the token: confirm still does. Records the server with the hostname, public IP, machine id and SSH fingerprint of the activation, and answers its `server_id` and a secret `agent_token` for `/checkin`, `/revoke` and `/status`. The agent token is shown only in this answer: the service keeps its SHA-256, so store it right away.
          *
-         *     One server per activation: a second register, even concurrent, is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
+         *     One server per activation. A register repeated with the same activation id and install token while the server has not checked in yet (an answer lost to a database failover or the network) answers 201 with the same `server_id` and a **new** `agent_token`: the one the lost answer carried stops working (event `server.agent_token_reissued`). After the server's first check-in, a second register is 409 `server_already_registered`. A released activation is 409 `activation_released`; after confirm the token is used, 409 `install_token_used`; a tampered, expired or foreign install token is 401 `install_token_invalid`. Bodies are limited to 8 KiB.
          *
          *     Order of checks: the body (400 `validation_failed`), then the limits, then the token and the activation: a register with a bad token still counts.
          *

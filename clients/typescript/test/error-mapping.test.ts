@@ -166,13 +166,19 @@ const cases: Case[] = [
   {
     code: 'install_token_used',
     status: 409,
-    operation: 'confirmInstall',
+    operation: 'registerServer',
     message: 'This install token has already been used.',
+    // A confirm repeated by the token's holder reads the first one back (200, DESIGN §20): a register after
+    // confirm is where the used token is refused.
     provoke: async (h, o) => {
       const { activation } = await activated(h);
-      const body = { activation_id: activation.activation_id, install_token: activation.install_token };
-      await h.client.confirm(body);
-      return h.client.confirm(body, o);
+      await h.client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
+      const body = {
+        activation_id: activation.activation_id,
+        install_token: activation.install_token,
+        agent_version: INSTALLER_VERSION,
+      };
+      return h.client.register(body, o);
     },
   },
   {
@@ -202,7 +208,12 @@ const cases: Case[] = [
     status: 409,
     operation: 'registerServer',
     message: 'A server is already registered for this activation.',
-    provoke: async (h, o) => h.client.register((await registered(h)).body, o),
+    // A register repeated before the first check-in answers a new agent token (DESIGN §20): after it, 409.
+    provoke: async (h, o) => {
+      const { body, server } = await registered(h);
+      await h.client.checkin(server.agent_token, report);
+      return h.client.register(body, o);
+    },
   },
   {
     code: 'precheck_token_invalid',
@@ -332,7 +343,7 @@ const cases: Case[] = [
     status: 503,
     operation: 'precheckInstallCode',
     message: 'The service cannot reach its database right now. Try again shortly.',
-    retryAfterSeconds: 5,
+    retryAfterSeconds: 1,
     // Its own app: the database is closed under the running service.
     provoke: async (_h, o, transport) => {
       const down = await transport();
@@ -408,7 +419,11 @@ it('the cases above cover every error code of the contract', () => {
     'webhook_endpoint_not_found',
     'webhook_delivery_not_found',
     'webhook_endpoint_limit_reached',
+    'key_encryption_required',
   ];
+  // A token-less release from an address other than activate's: the in-process and loopback clients share
+  // one address; test/lifecycle/release-proof.test.ts asserts it.
+  const releaseProof = ['release_not_allowed'];
   // The approval's codes need a person's browser session on the other side: the client's waiting meets
   // approval_pending and approval_denied in clients/typescript/test/approval-wait.test.ts, and every one of
   // them is asserted as the envelope in test/approval/approval.test.ts.
@@ -423,6 +438,7 @@ it('the cases above cover every error code of the contract', () => {
     ...beforeRouting,
     ...webhookAdmin,
     ...approval,
+    ...releaseProof,
   ]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());
 });

@@ -21,10 +21,13 @@ const confirm = createRoute({
   summary: 'Confirm the install',
   description: prose`Called by the installer once every service on the machine is active. Consumes the install token for good
     in the same statement that confirms the activation, and the install code becomes \`consumed\`. A token can
-    be used once, across all instances: a second confirm gets 409 \`install_token_used\`. Answers the
-    activation \`receipt\`, a signed proof of the install anyone can verify offline against
-    \`/.well-known/jwks.json\` (its claims and how to verify it: the \`receipt\` field below). Not
-    rate-limited: the activation id and the signed token are the cap.`,
+    be used once, across all instances. Repeated by the token's holder (the same activation id and an install
+    token that verifies, as \`install/status\` verifies it, even expired) after a confirm that succeeded (an
+    answer lost to a database failover or the network), confirm answers 200 with the same \`receipt\` (the
+    same claims and \`iat\`) and writes nothing: no event, no webhook. \`install_token_used\` (409) stays for
+    clients written against it. Answers the activation \`receipt\`, a signed proof of the install anyone can
+    verify offline against \`/.well-known/jwks.json\` (its claims and how to verify it: the \`receipt\` field
+    below). Not rate-limited: the activation id and the signed token are the cap.`,
   request: jsonBody(ConfirmRequestSchema),
   responses: {
     200: {
@@ -55,10 +58,13 @@ export function registerConfirm(app: Router, deps: RouteDeps): void {
   app.openapi(confirm, async (c) => {
     const body = c.req.valid('json');
     const now = deps.clock.now();
+    // As install/status verifies it: an expired token may still read back (repeat) a confirm that succeeded;
+    // a first confirm with it is refused by the statement itself (install_token_invalid).
     const jti = await verifyInstallTokenFor(deps.keys, {
       token: body.install_token,
       activationId: body.activation_id,
       now,
+      expired: 'accept',
     });
     // The signer is kept among the receipt keys before the statement, so no receipt leaves unpublished.
     const signer = await deps.receiptKeys.signer();

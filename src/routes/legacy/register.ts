@@ -26,10 +26,13 @@ const register = createRoute({
     \`server_id\` and a secret \`agent_token\` for \`/checkin\`, \`/revoke\` and \`/status\`. The agent token
     is shown only in this answer: the service keeps its SHA-256, so store it right away.
 
-One server per activation: a second register, even concurrent, is 409 \`server_already_registered\`. A
-    released activation is 409 \`activation_released\`; after confirm the token is used, 409
-    \`install_token_used\`; a tampered, expired or foreign install token is 401 \`install_token_invalid\`.
-    Bodies are limited to 8 KiB.
+One server per activation. A register repeated with the same activation id and install token while the
+    server has not checked in yet (an answer lost to a database failover or the network) answers 201 with the
+    same \`server_id\` and a **new** \`agent_token\`: the one the lost answer carried stops working (event
+    \`server.agent_token_reissued\`). After the server's first check-in, a second register is 409
+    \`server_already_registered\`. A released activation is 409 \`activation_released\`; after confirm the
+    token is used, 409 \`install_token_used\`; a tampered, expired or foreign install token is 401
+    \`install_token_invalid\`. Bodies are limited to 8 KiB.
 
 Order of checks: the body (400 \`validation_failed\`), then the limits, then the token and the activation:
     a register with a bad token still counts.
