@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   activateWhenApproved,
   runInstall,
@@ -15,18 +15,18 @@ import {
   machine,
   precheckBody,
   type ClientHarness,
+  harnessPerSuite,
 } from './client-harness.js';
 
 describe("waiting for the person's approval (DESIGN §14)", () => {
   let h: ClientHarness;
-  beforeAll(async () => {
-    h = await inProcess();
-  });
-  beforeEach(async () => {
-    await h.t.database.reset();
-    h.t.clock.set('2026-11-22T10:00:00.000Z');
-  });
-  afterAll(() => h?.close());
+  harnessPerSuite(
+    inProcess,
+    (opened) => {
+      h = opened;
+    },
+    { clock: '2026-11-22T10:00:00.000Z' },
+  );
 
   /** A code issued with approval, and the session that decides on it. */
   async function waitingCode() {

@@ -2,11 +2,14 @@
  * The client against the real app, two ways: in-process through an injected fetch, and over a real
  * HTTP socket. Suites run once per transport with `describe.each(transports)`.
  */
+import { activations, installCodes } from '../../../src/db/schema.js';
+import { sha256Hex } from '../../../src/domain/secret-hash.js';
 import { serveOverHttp } from '../../../test/support/browser.js';
 import { INSTALLER_VERSION, machine } from '../../../test/support/install-flow.js';
 import { createTestApp, fetchChecked, type TestApp } from '../../../test/support/test-app.js';
 export { INSTALLER_VERSION, machine, otherMachine } from '../../../test/support/install-flow.js';
-import { expect } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createClient, SlowdnsApiError, type ErrorCode, type SlowdnsClient } from '../src/index.js';
 
 export interface ClientHarness {
@@ -67,6 +70,42 @@ export const overHttp: Transport = async (env = {}) => {
 function closableOnce(t: TestApp): { close(): Promise<void> } {
   let closing: Promise<void> | undefined;
   return { close: () => (closing ??= t.close()) };
+}
+
+/**
+ * One harness for the enclosing describe block: opened once (handed to `use`), its database emptied before
+ * each test and its clock set to `clock` when given, closed after the block.
+ */
+export function harnessPerSuite(
+  transport: Transport,
+  use: (harness: ClientHarness) => void,
+  { clock }: { clock?: string } = {},
+): void {
+  let opened: ClientHarness | undefined;
+  beforeAll(async () => {
+    opened = await transport();
+    use(opened);
+  });
+  beforeEach(async () => {
+    await opened!.t.database.reset();
+    if (clock) opened!.t.clock.set(clock);
+  });
+  afterAll(() => opened?.close());
+}
+
+/** The status of the install code `code` as the database holds it. */
+export async function codeStatusOf(h: ClientHarness, code: string): Promise<string | undefined> {
+  const [row] = await h.t.database.db
+    .select()
+    .from(installCodes)
+    .where(eq(installCodes.codeHash, sha256Hex(code)));
+  return row?.status;
+}
+
+/** The status of the activation `id` as the database holds it. */
+export async function activationStatusOf(h: ClientHarness, id: string): Promise<string | undefined> {
+  const [row] = await h.t.database.db.select().from(activations).where(eq(activations.id, id));
+  return row?.status;
 }
 
 export const transports: [string, Transport][] = [

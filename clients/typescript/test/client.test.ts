@@ -1,8 +1,7 @@
 /** The typed client's successful calls, in-process and over HTTP; its error answers are in error-mapping.test.ts. */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { activations, installCodes } from '../../../src/db/schema.js';
-import { sha256Hex } from '../../../src/domain/secret-hash.js';
+import { describe, expect, it } from 'vitest';
+import { activations } from '../../../src/db/schema.js';
 import {
   activateBody,
   apiError,
@@ -12,23 +11,17 @@ import {
   precheckBody,
   transports,
   type ClientHarness,
+  harnessPerSuite,
+  codeStatusOf,
 } from './client-harness.js';
 
 describe.each(transports)('the typed client, %s', (_name, transport) => {
   let h: ClientHarness;
-  beforeAll(async () => {
-    h = await transport();
+  harnessPerSuite(transport, (opened) => {
+    h = opened;
   });
-  beforeEach(() => h.t.database.reset());
-  afterAll(() => h?.close());
 
-  const codeStatus = async (code: string) =>
-    (
-      await h.t.database.db
-        .select()
-        .from(installCodes)
-        .where(eq(installCodes.codeHash, sha256Hex(code)))
-    )[0]?.status;
+  const codeStatus = (code: string) => codeStatusOf(h, code);
 
   /** Issue → precheck → activate through the client. */
   async function activated() {

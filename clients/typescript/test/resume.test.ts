@@ -1,10 +1,17 @@
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { activations, installCodes } from '../../../src/db/schema.js';
-import { sha256Hex } from '../../../src/domain/secret-hash.js';
+import { describe, expect, it } from 'vitest';
 import { fetchChecked } from '../../../test/support/test-app.js';
 import { createClient, runInstall, type SlowdnsApiError, type RunInstallOptions } from '../src/index.js';
-import { address, inProcess, INSTALLER_VERSION, issueCode, machine, type ClientHarness } from './client-harness.js';
+import {
+  address,
+  inProcess,
+  INSTALLER_VERSION,
+  issueCode,
+  machine,
+  type ClientHarness,
+  harnessPerSuite,
+  codeStatusOf,
+  activationStatusOf,
+} from './client-harness.js';
 
 /** What a state store holds: the activation of a run, kept between runs. */
 interface Saved {
@@ -32,24 +39,16 @@ function memoryStore(initial?: Saved) {
  */
 describe('runInstall resumes an install from its state', () => {
   let h: ClientHarness;
-  beforeAll(async () => {
-    h = await inProcess();
-  });
-  beforeEach(async () => {
-    await h.t.database.reset();
-    h.t.clock.set('2026-11-22T10:00:00.000Z');
-  });
-  afterAll(() => h?.close());
+  harnessPerSuite(
+    inProcess,
+    (opened) => {
+      h = opened;
+    },
+    { clock: '2026-11-22T10:00:00.000Z' },
+  );
 
-  const codeStatus = async (code: string) =>
-    (
-      await h.t.database.db
-        .select()
-        .from(installCodes)
-        .where(eq(installCodes.codeHash, sha256Hex(code)))
-    )[0]?.status;
-  const activationStatus = async (id: string) =>
-    (await h.t.database.db.select().from(activations).where(eq(activations.id, id)))[0]?.status;
+  const codeStatus = (code: string) => codeStatusOf(h, code);
+  const activationStatus = (id: string) => activationStatusOf(h, id);
   const noCode = () => Promise.reject(new Error('no install code should be needed'));
 
   const options = (overrides: Partial<RunInstallOptions>): RunInstallOptions => ({

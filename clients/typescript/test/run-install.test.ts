@@ -1,7 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { activations, installCodes } from '../../../src/db/schema.js';
-import { sha256Hex } from '../../../src/domain/secret-hash.js';
+import { describe, expect, it } from 'vitest';
 import { fetchChecked } from '../../../test/support/test-app.js';
 import {
   createClient,
@@ -19,28 +16,23 @@ import {
   machine,
   precheckBody,
   type ClientHarness,
+  harnessPerSuite,
+  codeStatusOf,
+  activationStatusOf,
 } from './client-harness.js';
 
 describe('runInstall, the reference installer flow', () => {
   let h: ClientHarness;
-  beforeAll(async () => {
-    h = await inProcess();
-  });
-  beforeEach(async () => {
-    await h.t.database.reset();
-    h.t.clock.set('2026-11-22T10:00:00.000Z');
-  });
-  afterAll(() => h?.close());
+  harnessPerSuite(
+    inProcess,
+    (opened) => {
+      h = opened;
+    },
+    { clock: '2026-11-22T10:00:00.000Z' },
+  );
 
-  const codeStatus = async (code: string) =>
-    (
-      await h.t.database.db
-        .select()
-        .from(installCodes)
-        .where(eq(installCodes.codeHash, sha256Hex(code)))
-    )[0]?.status;
-  const activationStatus = async (id: string) =>
-    (await h.t.database.db.select().from(activations).where(eq(activations.id, id)))[0]?.status;
+  const codeStatus = (code: string) => codeStatusOf(h, code);
+  const activationStatus = (id: string) => activationStatusOf(h, id);
 
   /** Options for one run; `signals: []` so no test here touches the worker's real signal handling. */
   const options = (installCode: string, overrides: Partial<RunInstallOptions> = {}): RunInstallOptions => ({
