@@ -39,10 +39,14 @@ const PROBE_TIMEOUT_MS = 750;
 /** At close, connections still lent to a request are waited for this long at most. */
 const CLOSE_GRACE_MS = 5000;
 
-/** PgBouncer refuses startup parameters it does not know (`unsupported startup parameter: statement_timeout`). */
-const isUnsupportedStartupParameter = (error: unknown) => {
-  const e = error as { code?: unknown; message?: unknown } | undefined;
-  return e?.code === '08P01' && /unsupported startup parameter/i.test(String(e?.message));
+/**
+ * PgBouncer refuses startup parameters it does not know (`unsupported startup parameter: statement_timeout`).
+ * With several hosts the refusal is the cause of "no host accepts writes" (writable-host.ts): the chain is read.
+ */
+const isUnsupportedStartupParameter = (error: unknown): boolean => {
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  if (e?.code === '08P01' && /unsupported startup parameter/i.test(String(e?.message))) return true;
+  return e?.cause !== undefined && e.cause !== error && isUnsupportedStartupParameter(e.cause);
 };
 
 /**
