@@ -294,13 +294,6 @@ async function findActivation(db: Database, activationId: string): Promise<Activ
   return row;
 }
 
-/**
- * What confirm changed: the activation (what its receipt is made of) and the code it consumed. `repeated`:
- * the token's holder confirmed again after a confirm that succeeded (an answer a failover swallowed,
- * DESIGN §20): the same activation, nothing written.
- */
-export type ConfirmedActivation = ConfirmedInstall & { repeated?: true };
-
 type ConfirmParams = EventContextParams & { activation_id: string; install_token_jti_hash: string };
 
 const CONFIRM = namedStatement<ConfirmParams>(`with confirmed as (
@@ -342,7 +335,7 @@ export async function confirmActivation(
     now,
     context,
   }: { activationId: string /** The install token's jti. */; jti: string; now: Date; context: ChangeContext },
-): Promise<ConfirmedActivation> {
+): Promise<ConfirmedInstall> {
   const [confirmed] = await runStatement<ConfirmedRow, ConfirmParams>(db, CONFIRM, {
     activation_id: activationId,
     install_token_jti_hash: sha256Hex(jti),
@@ -365,7 +358,8 @@ export async function confirmActivation(
   }
   const current = await findActivation(db, activationId);
   assertInstallTokenJti(current, jti);
-  // The confirm that succeeded, read back from the row: the same claims and time, so the same receipt.
+  // The confirm that succeeded, read back from the row: the same claims and time, so the same receipt. A
+  // repeat by the token's holder (an answer a failover swallowed, DESIGN §20) writes nothing, so nothing is counted.
   if (current.status === 'confirmed' && current.confirmedAt)
     return {
       id: current.id,
@@ -377,7 +371,6 @@ export async function confirmActivation(
       requestedRef: current.requestedRef,
       installerVersion: current.installerVersion,
       confirmedAt: current.confirmedAt,
-      repeated: true,
     };
   if (current.status === 'confirmed') throw new ApiError('install_token_used');
   if (current.status === 'released') throw new ApiError('activation_released');

@@ -14,9 +14,10 @@ export type ReleaseProof =
   | { kind: 'install_token'; jti: string }
   | { kind: 'address'; clientKey: string; clientAddress: string | null; tokenRequired: boolean };
 
-// `:client_key_hash` the release's hashed client key, `:client_address` its address (null when unknown). The activate's events carry the hashed client key of its request; the code keeps its
-// last precheck's address, and a code issued with approval each of its prechecks' (by this machine only: a
-// stranger's precheck proves nothing). An IPv6 precheck address proves its /64 (`>>=` ignores the host bits).
+// `:client_key_hash` the release's hashed client key, `:client_address` its address (null when unknown).
+// The activate's events carry the hashed client key of its request; the code keeps its last precheck's
+// address, and a code issued with approval each of its prechecks' (by this machine only: a stranger's
+// precheck proves nothing). An IPv6 precheck address proves its /64 (`>>=` ignores the host bits).
 type ProvenParams = {
   activation_id: string;
   client_key_hash: string;
@@ -24,12 +25,20 @@ type ProvenParams = {
   client_address: string | null;
 };
 
-const PROVEN =
-  namedStatement<ProvenParams>(`select exists (select 1 from events where activation_id = :activation_id and type = 'activation.created' and client_key_hash = :client_key_hash)
-  or (:client_address::inet is not null and exists (select 1 from (
-    select c.precheck_ip as ip from activations a join install_codes c on c.id = a.install_code_id where a.id = :activation_id and c.precheck_machine_id = :machine_id
-    union all select p.ip from activations a join install_code_prechecks p on p.install_code_id = a.install_code_id where a.id = :activation_id and p.machine_id = :machine_id
-  ) ips where ips.ip::inet = :client_address::inet or (family(ips.ip::inet) = 6 and set_masklen(ips.ip::inet, 64) >>= :client_address::inet))) as proven`);
+const PROVEN = namedStatement<ProvenParams>(`
+select exists (
+    select 1 from events
+    where activation_id = :activation_id and type = 'activation.created' and client_key_hash = :client_key_hash)
+  or (:client_address::inet is not null and exists (
+    select 1 from (
+      select c.precheck_ip as ip from activations a join install_codes c on c.id = a.install_code_id
+      where a.id = :activation_id and c.precheck_machine_id = :machine_id
+      union all
+      select p.ip from activations a join install_code_prechecks p on p.install_code_id = a.install_code_id
+      where a.id = :activation_id and p.machine_id = :machine_id
+    ) ips
+    where ips.ip::inet = :client_address::inet
+      or (family(ips.ip::inet) = 6 and set_masklen(ips.ip::inet, 64) >>= :client_address::inet))) as proven`);
 
 /** Throws 401 `install_token_invalid` or 403 `release_not_allowed` unless `proof` holds for this activation. Read before its state. */
 export async function assertReleaseProof(
