@@ -3,6 +3,7 @@ import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
 import { createRouter, type Router } from './http/router.js';
 import type { TrustProxy } from './domain/client-addresses.js';
+import { UNKEYED_HASHES } from './domain/keyed-hashes.js';
 import type { Logger } from './logger.js';
 import { registerLiveness } from './routes/health.js';
 
@@ -13,7 +14,8 @@ import { registerLiveness } from './routes/health.js';
  */
 export function createStartingApp(logger: Logger, trustProxy: TrustProxy): Router {
   const app = createRouter();
-  app.use('*', requestContext(logger, trustProxy));
+  // Nothing answered here is recorded or counted: no hash is made, so none needs the KEK.
+  app.use('*', requestContext({ logger, trustProxy, hashes: UNKEYED_HASHES }));
   registerLiveness(app);
   app.all('*', () => {
     throw serviceUnavailable('The service is starting and has not reached its database yet. Try again shortly.');

@@ -25,6 +25,7 @@ import { registerLegacy } from './routes/legacy/index.js';
 import { registerReference } from './routes/reference.js';
 import { registerSigningKeys } from './routes/signing-keys.js';
 import { ReceiptKeys } from './domain/receipt-keys.js';
+import { keyedHashes } from './domain/keyed-hashes.js';
 
 export interface App {
   app: Router;
@@ -50,7 +51,12 @@ export function createApp(appDeps: AppDeps): App {
     appDeps.config.rateLimitProfile.quotaFactor,
   );
   const receiptKeys = new ReceiptKeys(appDeps.db, appDeps.keys, appDeps.clock, appDeps.config.receiptVerifyDays);
-  const deps: RouteDeps = { ...appDeps, rateLimitOverrides, receiptKeys };
+  const deps: RouteDeps = {
+    ...appDeps,
+    rateLimitOverrides,
+    receiptKeys,
+    keyedHashes: keyedHashes(appDeps.config.keyEncryptionKey),
+  };
   const availability = deps.availability ?? alwaysAvailable;
   useCommonMiddleware(app, deps, availability, metrics);
 
@@ -92,7 +98,7 @@ export function createApp(appDeps: AppDeps): App {
 function useCommonMiddleware(app: Router, deps: RouteDeps, availability: DatabaseAvailability, metrics: Metrics): void {
   // First, so that everything after it, the request's log line included, runs inside its span.
   if (deps.tracing) app.use('*', deps.tracing.requestSpans);
-  app.use('*', requestContext(deps.logger, deps.config.trustProxy));
+  app.use('*', requestContext({ logger: deps.logger, trustProxy: deps.config.trustProxy, hashes: deps.keyedHashes }));
   app.use('*', requestMetrics(metrics));
   app.use('*', limitBodySize);
   app.use('*', databaseGate(availability));

@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseAvailability } from './db/availability.js';
 import type { Database } from './db/client.js';
+import type { KeyedHashes } from './domain/keyed-hashes.js';
 import type { ReceiptKeys } from './domain/receipt-keys.js';
 import type { RateLimitOverrides } from './domain/rate-limits/override-cache.js';
 import type { KeyRing } from './domain/signing-keys.js';
@@ -32,4 +33,6 @@ export interface RouteDeps extends AppDeps {
   rateLimitOverrides: RateLimitOverrides;
   /** The keys that signed receipts, kept and published beside the ring's (one per app). */
   receiptKeys: ReceiptKeys;
+  /** The hashes kept of guessable values (root's console sessions, events' client keys, rate-limit subjects): keyed by KEY_ENCRYPTION_KEY when set. */
+  keyedHashes: KeyedHashes;
 }

@@ -5,6 +5,7 @@ import type { ChangeContext } from './events.js';
 import { approvalGate, approvalPendingError } from './install-code-approval.js';
 import { assertInstallerSupported } from './installer-version.js';
 import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from './rate-limits/limiter.js';
+import type { KeyedHashes } from './keyed-hashes.js';
 import { approvalWaitPolicy, secondsToBucketEnd } from './rate-limits/policies.js';
 import { sha256Hex } from './secret-hash.js';
 import type { KeyRing } from './signing-keys.js';
@@ -48,6 +49,7 @@ export async function activateInstallCode(
     now,
     context,
     limits,
+    hashes,
     keys,
     rules,
   }: {
@@ -56,6 +58,8 @@ export async function activateInstallCode(
     context: ChangeContext;
     /** Every limit of activate (per IP and per machine); the bad-token paths count only the sender's. */
     limits: RateLimitCheck[];
+    /** How the approval wait's bucket hashes its subject (the precheck token's jti), as `limits` were hashed. */
+    hashes: KeyedHashes;
     keys: KeyRing;
     rules: ActivateRules;
   },
@@ -67,7 +71,14 @@ export async function activateInstallCode(
   if (precheck.precheckId !== undefined) {
     const gate = await approvalGate(db, codeHash, precheck.precheckId, now);
     if (gate === 'pending') {
-      const wait = [{ policy: approvalWaitPolicy, subject: precheck.jti, quota: approvalWaitPolicy.quota }];
+      const wait = [
+        {
+          policy: approvalWaitPolicy,
+          subject: precheck.jti,
+          subjectHash: hashes.rateLimitSubject(approvalWaitPolicy.name, precheck.jti),
+          quota: approvalWaitPolicy.quota,
+        },
+      ];
       return refusedAfterCounting(
         db,
         wait,

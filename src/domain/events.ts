@@ -1,6 +1,5 @@
 import type { Database } from '../db/client.js';
 import { events } from '../db/schema.js';
-import { rateLimitSubjectHash } from './rate-limits/limiter.js';
 
 export type EventRow = typeof events.$inferSelect;
 
@@ -40,12 +39,12 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * Who asks for a change and from where, handed by the route to the domain function that makes it:
- * the request id and the client's rate-limit address key (hashed before it is stored).
+ * the request id and the hash of the client's rate-limit address key (`KeyedHashes.clientKey`).
  */
 export interface ChangeContext {
   actor: EventActor;
   requestId?: string | undefined;
-  clientKey?: string | undefined;
+  clientKeyHash?: string | undefined;
   /** For an operator's change: who (the operator token's name; `root` for ADMIN_TOKEN), kept in each event's data. */
   operator?: string | undefined;
   /** For an operator's change: why, in their words (or null), kept in each event's data as `reason` when given. */
@@ -87,11 +86,6 @@ export interface NewEvent {
   data?: Record<string, string | number | boolean | null>;
 }
 
-/** Client keys are hashed as the rate limits hash their subjects, salted with `event`. */
-export function eventClientKeyHash(clientKey: string): string {
-  return rateLimitSubjectHash('event', clientKey);
-}
-
 /**
  * Writes the events of one change (one per object whose state changed) in one statement. Call it
  * with the transaction that makes the change, so that the change and its events commit together or not at all.
@@ -102,7 +96,6 @@ export async function recordEvent(
   now: Date,
   ...changes: NewEvent[]
 ): Promise<void> {
-  const clientKeyHash = context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey);
   await tx.insert(events).values(
     changes.map((event) => ({
       type: event.type,
@@ -112,7 +105,7 @@ export async function recordEvent(
       activationId: event.activationId ?? null,
       serverId: event.serverId ?? null,
       requestId: context.requestId ?? null,
-      clientKeyHash,
+      clientKeyHash: context.clientKeyHash ?? null,
       data: { ...event.data, ...operatorEventData(context) },
     })),
   );
@@ -146,6 +139,6 @@ export function eventContextParams(context: ChangeContext, now: Date): EventCont
     now: now.toISOString(),
     actor: context.actor,
     request_id: context.requestId ?? null,
-    client_key_hash: context.clientKey === undefined ? null : eventClientKeyHash(context.clientKey),
+    client_key_hash: context.clientKeyHash ?? null,
   };
 }

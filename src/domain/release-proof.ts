@@ -2,17 +2,17 @@ import type { Database } from '../db/client.js';
 import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import { ApiError } from '../errors.js';
-import { eventClientKeyHash } from './events.js';
 import { assertInstallTokenJti } from './tokens.js';
 
 /**
  * What shows that the installer itself asks for a release (DESIGN §23): its install token (verified for
  * this activation by the route, expiry ignored; its jti is compared here), or, without one, the address
- * the install came from (the client's rate-limit address key: the same IPv4 address, the same IPv6 /64).
+ * the install came from (the client's rate-limit address key, as its events keep it hashed: the same IPv4
+ * address, the same IPv6 /64).
  */
 export type ReleaseProof =
   | { kind: 'install_token'; jti: string }
-  | { kind: 'address'; clientKey: string; clientAddress: string | null; tokenRequired: boolean };
+  | { kind: 'address'; clientKeyHash: string; clientAddress: string | null; tokenRequired: boolean };
 
 // `:client_key_hash` the release's hashed client key, `:client_address` its address (null when unknown).
 // The activate's events carry the hashed client key of its request; the code keeps its last precheck's
@@ -51,7 +51,7 @@ export async function assertReleaseProof(
     throw new ApiError('release_not_allowed', 'This service releases an activation only with its install_token.');
   const [row] = await runStatement<{ proven: boolean }, ProvenParams>(tx, PROVEN, {
     activation_id: activation.id,
-    client_key_hash: eventClientKeyHash(proof.clientKey),
+    client_key_hash: proof.clientKeyHash,
     machine_id: activation.machineId,
     client_address: proof.clientAddress,
   });

@@ -1,4 +1,5 @@
 import type { RecordedEvents } from '../domain/events.js';
+import type { KeyedHashes } from '../domain/keyed-hashes.js';
 import type { ConsoleSession } from '../domain/operators/console-sessions.js';
 import type { Metrics } from '../metrics/metrics.js';
 
@@ -12,6 +13,8 @@ export interface AppEnv {
     clientAddress: string;
     /** What per-IP rate limits count this client under: its address, or its /64 for IPv6. */
     clientKey: string;
+    /** The app's keyed hashes: an event keeps its client key by `clientKey` of these. */
+    keyedHashes: KeyedHashes;
     /** The app's metrics, for handlers that count what they changed. */
     metrics: Metrics;
     /** The events the changes of this request wrote: counted as transitions once it has answered. */

@@ -2,9 +2,14 @@ import type { Context } from 'hono';
 import type { ChangeContext, EventActor } from '../domain/events.js';
 import type { AppEnv } from './app-env.js';
 
-/** What the domain records with a change this request makes: who asked, the request id, the client's address key. */
+/** What the domain records with a change this request makes: who asked, the request id, the client's address key (hashed). */
 export function changeContext(c: Context<AppEnv>, actor: EventActor): ChangeContext {
-  return { actor, requestId: c.get('requestId'), clientKey: c.get('clientKey'), recorded: c.get('recordedEvents') };
+  return {
+    actor,
+    requestId: c.var.requestId,
+    clientKeyHash: c.var.keyedHashes.clientKey(c.var.clientKey),
+    recorded: c.var.recordedEvents,
+  };
 }
 
 /** What the domain records with an operator's change: as `changeContext`, plus who (`c.var.operator`) and why. */

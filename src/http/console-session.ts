@@ -11,6 +11,7 @@ import {
 } from '../domain/operators/console-sessions.js';
 import { operatorOfToken, type OperatorTokenScope } from '../domain/operators/operator-tokens.js';
 import { sha256Hex } from '../domain/secret-hash.js';
+import type { KeyedHashes } from '../domain/keyed-hashes.js';
 import { ROOT_OPERATOR } from './admin-auth.js';
 import { isAdminToken } from './credentials.js';
 import type { AppEnv } from './app-env.js';
@@ -23,13 +24,17 @@ function consoleCookieName(publicBaseUrl: URL): string {
 
 /** Who a token presented at sign-in names: ADMIN_TOKEN (`root`, write scope) or an active named operator token. */
 export async function operatorSigningIn(
-  deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>,
+  deps: Pick<RouteDeps, 'config' | 'db' | 'clock' | 'keyedHashes'>,
   presented: string,
 ): Promise<{ operator: string; scope: OperatorTokenScope; credential: ConsoleCredential } | undefined> {
   const adminToken = deps.config.adminToken;
   if (!adminToken || presented.length > 512) return undefined;
   if (isAdminToken(presented, adminToken))
-    return { operator: ROOT_OPERATOR, scope: 'write', credential: { rootTokenHash: sha256Hex(adminToken) } };
+    return {
+      operator: ROOT_OPERATOR,
+      scope: 'write',
+      credential: { rootTokenHash: deps.keyedHashes.rootToken(adminToken) },
+    };
   const token = await operatorOfToken(deps.db, presented, deps.clock.now());
   return token ? { operator: token.name, scope: token.scope, credential: { operatorTokenId: token.id } } : undefined;
 }
@@ -65,13 +70,16 @@ export function hasConsoleCookie(c: Context<AppEnv>, publicBaseUrl: URL): boolea
  * (`c.var.operator`, `c.var.operatorScope`: what `operatorChangeContext` records), as admin-auth does
  * for a bearer token.
  */
-export function consoleSession(deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>): MiddlewareHandler<AppEnv> {
+export function consoleSession(
+  deps: Pick<RouteDeps, 'config' | 'db' | 'clock' | 'keyedHashes'>,
+): MiddlewareHandler<AppEnv> {
+  const rootTokenHash = currentRootTokenHash(deps.config.adminToken, deps.keyedHashes);
   return async (c, next) => {
     const session = await findConsoleSession(
       deps.db,
       getCookie(c, consoleCookieName(deps.config.publicBaseUrl)),
       deps.clock.now(),
-      deps.config.adminToken,
+      rootTokenHash,
     );
     if (session) {
       c.set('consoleSession', session);
@@ -80,6 +88,11 @@ export function consoleSession(deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>)
     }
     await next();
   };
+}
+
+/** The hash a root session keeps of the ADMIN_TOKEN set now (none set: undefined), made once per app. */
+function currentRootTokenHash(adminToken: string | undefined, hashes: KeyedHashes): string | undefined {
+  return adminToken ? hashes.rootToken(adminToken) : undefined;
 }
 
 /** Why a console form was refused. */

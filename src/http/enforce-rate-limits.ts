@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import type { Database } from '../db/client.js';
+import type { RouteDeps } from '../deps.js';
 import {
+  type CheckSources,
   consumeRateLimits,
   type CountedOutcome,
   type PolicyState,
@@ -11,6 +13,14 @@ import { summarisePolicy } from '../domain/rate-limits/policies.js';
 import { ApiError } from '../errors.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import type { AppEnv } from './app-env.js';
+
+/** Where this app's checks take their quotas at `now` (its copy of the overrides) and how they hash subjects (its keys). */
+export async function checkSources(
+  deps: Pick<RouteDeps, 'rateLimitOverrides' | 'keyedHashes'>,
+  now: Date,
+): Promise<CheckSources> {
+  return { quotas: await deps.rateLimitOverrides.at(now), hashes: deps.keyedHashes };
+}
 
 /**
  * Counts the request in `checks` (a statement of its own: for a route that counts nothing else). See

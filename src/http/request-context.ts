@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { rateLimitAddressKey, type TrustProxy } from '../domain/client-addresses.js';
+import type { KeyedHashes } from '../domain/keyed-hashes.js';
 import { resolveClientAddress } from './client-address.js';
 import type { Logger } from '../logger.js';
 import type { AppEnv } from './app-env.js';
@@ -11,10 +12,19 @@ interface NodeBindings {
 }
 
 /**
- * Request id (taken from `X-Request-Id` when sane), client address and its rate-limit key, baseline
- * headers and one JSON log line per request. The log names the route pattern, never the raw URL, cookie, body or token.
+ * Request id (taken from `X-Request-Id` when sane), client address and its rate-limit key, the app's
+ * keyed hashes (what its events hash the key by), baseline headers and one JSON log line per request.
+ * The log names the route pattern, never the raw URL, cookie, body or token.
  */
-export function requestContext(logger: Logger, trustProxy: TrustProxy): MiddlewareHandler<AppEnv> {
+export function requestContext({
+  logger,
+  trustProxy,
+  hashes,
+}: {
+  logger: Logger;
+  trustProxy: TrustProxy;
+  hashes: KeyedHashes;
+}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     const incomingId = c.req.header('x-request-id');
@@ -29,6 +39,7 @@ export function requestContext(logger: Logger, trustProxy: TrustProxy): Middlewa
     const clientAddress = resolveClientAddress(socketAddress, c.req.header('x-forwarded-for'), trustProxy);
     c.set('clientAddress', clientAddress);
     c.set('clientKey', rateLimitAddressKey(clientAddress));
+    c.set('keyedHashes', hashes);
     try {
       await next();
     } finally {

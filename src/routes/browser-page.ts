@@ -5,7 +5,7 @@ import { BROWSER_SESSION_COOKIE, findBrowserSession, openBrowserSession } from '
 import { checksFor } from '../domain/rate-limits/limiter.js';
 import { ApiError } from '../errors.js';
 import { compressedBody } from '../http/compressed-body.js';
-import { admitCounted } from '../http/enforce-rate-limits.js';
+import { admitCounted, checkSources } from '../http/enforce-rate-limits.js';
 import { rateLimitDescription, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import type { Router } from '../http/router.js';
 import { loadPageAssets, type PageAsset } from '../page/page-assets.js';
@@ -140,7 +140,7 @@ export function registerBrowserPage(app: Router, deps: RouteDeps): void {
             deps.db,
             now,
             ttl,
-            checksFor('page', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)),
+            checksFor('page', { ip: c.get('clientKey') }, await checkSources(deps, now)),
           ),
         ));
       } catch (error) {

@@ -7,7 +7,7 @@ import { BROWSER_SESSION_COOKIE, browserSessionHash } from '../domain/browser-se
 import { approvalAtIssue } from '../domain/install-code-approval.js';
 import { issueInstallCode } from '../domain/install-codes.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
-import { admitCounted } from '../http/enforce-rate-limits.js';
+import { admitCounted, checkSources } from '../http/enforce-rate-limits.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../http/rate-limit-headers.js';
 import { changeContext } from '../http/change-context.js';
 import type { Router } from '../http/router.js';
@@ -107,11 +107,7 @@ export function registerInstallCodes(app: Router, deps: RouteDeps): void {
     const body = c.req.valid('json');
     const fingerprint = browserFingerprint((name) => c.req.header(name), body.browser_signal);
     const requireApproval = approvalAtIssue(deps.config.approvalPolicy, body.require_approval);
-    const limits = checksFor(
-      'issue',
-      { ip: c.get('clientKey'), session, fingerprint },
-      await deps.rateLimitOverrides.at(now),
-    );
+    const limits = checksFor('issue', { ip: c.get('clientKey'), session, fingerprint }, await checkSources(deps, now));
     const ttl = deps.config.installCodeTtlSeconds;
     const issued = admitCounted(
       c,

@@ -2,11 +2,11 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { installCodes } from '../../src/db/schema.js';
 import { releaseActivation } from '../../src/domain/activations.js';
-import { eventClientKeyHash } from '../../src/domain/events.js';
 import { revokeInstallCode } from '../../src/domain/install-codes.js';
 import { revokeServer } from '../../src/domain/servers.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { rateLimitAddressKey } from '../../src/domain/client-addresses.js';
+import { keyedHashes } from '../../src/domain/keyed-hashes.js';
 import {
   AGENT_VERSION,
   bearer,
@@ -67,7 +67,7 @@ describe('the event trail: one event per state change, in the same transaction',
         activationId: null,
         serverId: null,
         requestId: 'req-issue-1',
-        clientKeyHash: eventClientKeyHash(rateLimitAddressKey(address)),
+        clientKeyHash: keyedHashes(t.config.keyEncryptionKey).clientKey(rateLimitAddressKey(address)),
         data: { hint: data.install_code_hint, expires_at: data.expires_at },
         deliveredAt: null,
       }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rateLimitSubjectHash } from '../../src/domain/rate-limits/limiter.js';
+import { keyedHashes } from '../../src/domain/keyed-hashes.js';
 import {
   normaliseAddress,
   parseTrustProxy,
@@ -148,7 +148,10 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     await expectRateLimited(await issue(4), 'issue-ip-hour', 3600);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
     expect(ipHour).toEqual([
-      expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '1.2.3.4'), count: 3 }),
+      expect.objectContaining({
+        subjectHash: keyedHashes(t.config.keyEncryptionKey).rateLimitSubject('issue-ip-hour', '1.2.3.4'),
+        count: 3,
+      }),
     ]);
   });
 
@@ -158,7 +161,10 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     expect(res.status).toBe(201);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
     expect(ipHour).toEqual([
-      expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', 'fe80::/64'), count: 1 }),
+      expect.objectContaining({
+        subjectHash: keyedHashes(t.config.keyEncryptionKey).rateLimitSubject('issue-ip-hour', 'fe80::/64'),
+        count: 1,
+      }),
     ]);
   });
 
@@ -173,7 +179,10 @@ describe('behind one proxy, rate limits count the resolved address', () => {
     await expectRateLimited(await issue(3), 'issue-ip-hour', 3600);
     const ipHour = (await bucketRows(t)).filter((r) => r.limitName === 'issue-ip-hour');
     expect(ipHour).toEqual([
-      expect.objectContaining({ subjectHash: rateLimitSubjectHash('issue-ip-hour', '5.6.7.8'), count: 3 }),
+      expect.objectContaining({
+        subjectHash: keyedHashes(t.config.keyEncryptionKey).rateLimitSubject('issue-ip-hour', '5.6.7.8'),
+        count: 3,
+      }),
     ]);
   });
 });

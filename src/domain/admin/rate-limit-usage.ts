@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import type { KeyedHashes } from '../keyed-hashes.js';
 import { readBucketCounts } from '../rate-limits/limiter.js';
 import type { AppliedQuota, OverrideTable } from '../rate-limits/overrides.js';
 import { bucketEnd, bucketStart, rateLimitPolicies, type RateLimitPolicy } from '../rate-limits/policies.js';
@@ -15,18 +16,29 @@ export interface RateLimitUsage {
 /**
  * What `subject` (a per-IP subject key or a machine id) has used in the current bucket of every limit
  * counted per `kind`, and the quota each bucket gets from `overrides` at `now`: one statement that
- * reads the buckets the limiter would count, by the limiter's own hashing, counting nothing.
+ * reads the buckets the limiter would count, by the limiter's own hashing (`hashes`), counting nothing.
  */
 export async function readRateLimitUsage(
   db: Database,
-  { kind, subject, overrides, now }: { kind: 'ip' | 'machine'; subject: string; overrides: OverrideTable; now: Date },
+  {
+    kind,
+    subject,
+    overrides,
+    hashes,
+    now,
+  }: { kind: 'ip' | 'machine'; subject: string; overrides: OverrideTable; hashes: KeyedHashes; now: Date },
 ): Promise<RateLimitUsage[]> {
   const checks = rateLimitPolicies
     .filter((policy) => policy.subject === kind)
     .map((policy) => ({ policy, subject, applied: overrides.quotaFor(policy, subject, now) }));
   const counts = await readBucketCounts(
     db,
-    checks.map(({ policy, applied }) => ({ policy, subject, quota: applied.quota })),
+    checks.map(({ policy, applied }) => ({
+      policy,
+      subject,
+      subjectHash: hashes.rateLimitSubject(policy.name, subject),
+      quota: applied.quota,
+    })),
     now,
   );
   return checks.map(({ policy, applied }) => ({

@@ -11,7 +11,10 @@ export const CONSOLE_MAX_SECONDS = 12 * 3600;
 /** `last_seen_at` is moved at most this often: a page view costs a write a minute, not one a request. */
 const LAST_SEEN_GRANULARITY_MS = 60_000;
 
-/** Who a session acts as: a named operator token, or `root` (ADMIN_TOKEN) with the hash of the token it was opened with. */
+/**
+ * Who a session acts as: a named operator token, or `root` (ADMIN_TOKEN) with the hash of the token it was
+ * opened with (`KeyedHashes.rootToken`: keyed by KEY_ENCRYPTION_KEY when one is set).
+ */
 export type ConsoleCredential = { operatorTokenId: string } | { rootTokenHash: string };
 
 export interface ConsoleSession {
@@ -53,14 +56,15 @@ export async function openConsoleSession(
 
 /**
  * The live session a cookie names, or undefined: unknown, past its absolute end, idle too long, its
- * operator token revoked or expired, or (root) opened with an ADMIN_TOKEN that is no longer the one set.
- * A live session is marked seen (at most once a minute).
+ * operator token revoked or expired, or (root) opened with an ADMIN_TOKEN that is no longer the one set:
+ * `rootTokenHash` is the hash of the one set now (undefined: none), so a new ADMIN_TOKEN, or a new
+ * KEY_ENCRYPTION_KEY that keys the hash, ends root's sessions. A live session is marked seen (at most once a minute).
  */
 export async function findConsoleSession(
   db: Database,
   cookieValue: string | undefined,
   now: Date,
-  adminToken: string | undefined,
+  rootTokenHash: string | undefined,
 ): Promise<ConsoleSession | undefined> {
   if (!cookieValue || cookieValue.length > 128) return undefined;
   const tokenHash = sha256Hex(cookieValue);
@@ -87,8 +91,7 @@ export async function findConsoleSession(
     (row.tokenRevokedAt || (row.tokenExpiresAt && row.tokenExpiresAt.getTime() <= now.getTime()))
   )
     return undefined;
-  if (session.rootTokenHash !== null && (!adminToken || sha256Hex(adminToken) !== session.rootTokenHash))
-    return undefined;
+  if (session.rootTokenHash !== null && session.rootTokenHash !== rootTokenHash) return undefined;
   if (now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_GRANULARITY_MS) {
     await db
       .update(consoleSessions)

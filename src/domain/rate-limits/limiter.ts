@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
-import { sha256Hex } from '../secret-hash.js';
+import { UNKEYED_HASHES, type KeyedHashes } from '../keyed-hashes.js';
 import { DEFAULT_QUOTAS, type QuotaSource } from './overrides.js';
 import {
   bucketEnd,
@@ -17,6 +17,8 @@ import {
 export interface RateLimitCheck {
   policy: RateLimitPolicy;
   subject: string;
+  /** How its bucket is stored: `KeyedHashes.rateLimitSubject` of the policy's name and the subject. */
+  subjectHash: string;
   /** The policy's quota, or the one an operator's override sets for this subject. */
   quota: number;
 }
@@ -37,11 +39,6 @@ export interface PolicyState {
 export type RateLimitDecision =
   | { admitted: true; states: PolicyState[] }
   | { admitted: false; states: PolicyState[] /** the exhausted policy that resets last */; blocking: PolicyState };
-
-/** Subjects are stored only as SHA-256, salted by the limit name so one subject's rows cannot be linked across limits. */
-export function rateLimitSubjectHash(policyName: string, subject: string): string {
-  return sha256Hex(`${policyName}\n${subject}`);
-}
 
 /** One row of the counting CTE's answer: a bucket this request was counted in, and its count now. */
 export interface BucketCount {
@@ -111,7 +108,7 @@ function bucketsParam(checks: RateLimitCheck[], now: Date): string {
   return JSON.stringify(
     checks.map((check) => ({
       limit_name: check.policy.name,
-      subject_hash: rateLimitSubjectHash(check.policy.name, check.subject),
+      subject_hash: check.subjectHash,
       bucket_start: bucketStart(now, check.policy.windowSeconds).toISOString(),
       quota: check.quota,
       sender: countsSender(check.policy),
@@ -238,18 +235,33 @@ function refusedDecision(
   return { admitted: false, states, blocking };
 }
 
+/** Where a route's checks take their quotas (an instance's overrides) and how they hash their subjects (an app's keys). */
+export interface CheckSources {
+  quotas: QuotaSource;
+  hashes: KeyedHashes;
+}
+
+/** No override, subjects hashed without a key: what tests and benchmarks count with. */
+const DEFAULT_CHECK_SOURCES: CheckSources = { quotas: DEFAULT_QUOTAS, hashes: UNKEYED_HASHES };
+
 /**
  * The checks of one route: each of its policies, counted for the subject of that policy's kind, with
- * the quota `quotas` gives that bucket (an operator's override, else the policy's own).
+ * the quota `sources.quotas` gives that bucket (an operator's override, else the policy's own), its
+ * subject hashed by `sources.hashes`.
  */
 export function checksFor(
   route: RateLimitedRoute,
   subjects: Partial<Record<RateLimitSubject, string>>,
-  quotas: QuotaSource = DEFAULT_QUOTAS,
+  sources: CheckSources = DEFAULT_CHECK_SOURCES,
 ): RateLimitCheck[] {
   return policiesFor(route).map((policy) => {
     const subject = subjects[policy.subject];
     if (subject === undefined) throw new Error(`no ${policy.subject} subject for ${policy.name}`);
-    return { policy, subject, quota: quotas.quotaFor(policy, subject).quota };
+    return {
+      policy,
+      subject,
+      subjectHash: sources.hashes.rateLimitSubject(policy.name, subject),
+      quota: sources.quotas.quotaFor(policy, subject).quota,
+    };
   });
 }

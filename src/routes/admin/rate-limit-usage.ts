@@ -38,28 +38,28 @@ export function registerAdminRateLimitUsage(app: Router, deps: RouteDeps): void 
     const kind = query.ip !== undefined ? ('ip' as const) : ('machine' as const);
     const countedAs = kind === 'ip' ? rateLimitAddressKey(value) : value;
     const overrides = await deps.rateLimitOverrides.refresh(now);
-    const limits = (await readRateLimitUsage(deps.db, { kind, subject: countedAs, overrides, now })).map(
-      ({ policy, bucketStart, resetsAt, used, applied }) => ({
-        limit_name: policy.name,
-        window_seconds: policy.windowSeconds,
-        bucket_start: toIsoOffset(bucketStart),
-        resets_at: toIsoOffset(resetsAt),
-        used,
-        limit: applied.quota,
-        default_limit: policy.quota,
-        remaining: Math.max(0, applied.quota - used),
-        override: applied.override
-          ? {
-              rate_limit_override_id: applied.override.id,
-              subject: applied.override.subject,
-              value: applied.override.value,
-              reason: applied.override.reason,
-              expires_at: toIsoOffset(applied.override.expiresAt),
-              created_by: applied.override.createdBy,
-            }
-          : null,
-      }),
-    );
+    const limits = (
+      await readRateLimitUsage(deps.db, { kind, subject: countedAs, overrides, hashes: deps.keyedHashes, now })
+    ).map(({ policy, bucketStart, resetsAt, used, applied }) => ({
+      limit_name: policy.name,
+      window_seconds: policy.windowSeconds,
+      bucket_start: toIsoOffset(bucketStart),
+      resets_at: toIsoOffset(resetsAt),
+      used,
+      limit: applied.quota,
+      default_limit: policy.quota,
+      remaining: Math.max(0, applied.quota - used),
+      override: applied.override
+        ? {
+            rate_limit_override_id: applied.override.id,
+            subject: applied.override.subject,
+            value: applied.override.value,
+            reason: applied.override.reason,
+            expires_at: toIsoOffset(applied.override.expiresAt),
+            created_by: applied.override.createdBy,
+          }
+        : null,
+    }));
     return c.json(
       {
         data: { subject: kind, value, counted_as: countedAs, limits },

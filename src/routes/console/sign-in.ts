@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { checkSources } from '../../http/enforce-rate-limits.js';
 import type { ConsoleAssets } from '../../console/console-frame.js';
 import { signInView, signInWaitView, type SignInNotice } from '../../console/sign-in-view.js';
 import type { RouteDeps } from '../../deps.js';
@@ -71,7 +72,7 @@ export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, ass
     // Counted before the token is checked, so a burst is never checked past the limit (DESIGN §23); a sign-in
     // that succeeds gives its unit back: only refused sign-ins stay counted, and once they fill the bucket no
     // sign-in from the address is even tried.
-    const checks = checksFor('console-sign-in', { ip: c.var.clientKey }, await deps.rateLimitOverrides.at(now));
+    const checks = checksFor('console-sign-in', { ip: c.var.clientKey }, await checkSources(deps, now));
     const decision = await consumeRateLimits(deps.db, checks, now);
     if (!decision.admitted)
       return answerWait(c, assets, checks.find((check) => check.policy.name === decision.blocking.policy.name)!, now);

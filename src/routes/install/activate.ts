@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { approvalWaitPolicy } from '../../domain/rate-limits/policies.js';
 import { observedAddress, sameAddress } from '../../domain/client-addresses.js';
-import { admitCounted } from '../../http/enforce-rate-limits.js';
+import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
@@ -132,7 +132,7 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
     const limits = checksFor(
       'activate',
       { ip: c.get('clientKey'), machine: body.machine_id },
-      await deps.rateLimitOverrides.at(now),
+      await checkSources(deps, now),
     );
     const outcome = await activateInstallCode(deps.db, {
       request: {
@@ -148,6 +148,7 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
       now,
       context: changeContext(c, 'installer'),
       limits,
+      hashes: deps.keyedHashes,
       keys: deps.keys,
       rules: deps.config,
     });

@@ -8,7 +8,7 @@ import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { ApiError } from '../../errors.js';
 import { observedAddress } from '../../domain/client-addresses.js';
-import { admitCounted } from '../../http/enforce-rate-limits.js';
+import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
@@ -108,7 +108,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const limits = checksFor(
       'precheck',
       { ip: c.get('clientKey'), machine: body.machine_id },
-      await deps.rateLimitOverrides.at(now),
+      await checkSources(deps, now),
     );
     const precheckId = randomId('pc_', 8);
     const code = admitCounted(

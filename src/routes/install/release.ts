@@ -68,7 +68,7 @@ export function registerRelease(app: Router, deps: RouteDeps): void {
       install_token === undefined
         ? {
             kind: 'address',
-            clientKey: c.var.clientKey,
+            clientKeyHash: c.var.keyedHashes.clientKey(c.var.clientKey),
             clientAddress: observedAddress(c.var.clientAddress),
             tokenRequired: deps.config.releaseRequiresToken,
           }

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
 import { observedAddress } from '../../domain/client-addresses.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
-import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
+import { checkSources, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
@@ -65,7 +65,7 @@ function countCheckin(deps: RouteDeps) {
       c,
       deps.db,
       now,
-      checksFor('checkin', { server: c.var.server!.id }, await deps.rateLimitOverrides.at(now)),
+      checksFor('checkin', { server: c.var.server!.id }, await checkSources(deps, now)),
     );
     await next();
   });

@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { CHECKIN_INTERVAL_SECONDS, registerServer } from '../../domain/servers.js';
 import { verifyInstallTokenFor } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
-import { enforceRateLimits } from '../../http/enforce-rate-limits.js';
+import { checkSources, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
@@ -84,7 +84,7 @@ export function registerRegister(app: Router, deps: RouteDeps): void {
       c,
       deps.db,
       now,
-      checksFor('register', { ip: c.get('clientKey') }, await deps.rateLimitOverrides.at(now)),
+      checksFor('register', { ip: c.get('clientKey') }, await checkSources(deps, now)),
     );
     const jti = await verifyInstallTokenFor(deps.keys, {
       token: body.install_token,

@@ -1,0 +1,62 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import { sha256Hex } from './secret-hash.js';
+
+/**
+ * The hashes kept of values that could be found again by guessing (DESIGN §23): the root token a console
+ * session was opened with, the client address key of an event, the subjects rate limits count. With
+ * KEY_ENCRYPTION_KEY set, each is an HMAC-SHA256 under a key of its own, derived from the KEK by HKDF
+ * (a distinct `info` per use), so a dump of the database alone cannot test guesses against them. Without
+ * a KEK (the embedded default) each is the plain SHA-256 of the same text, as before: the guide says what
+ * that keeps (docs/running.md, KEY_ENCRYPTION_KEY).
+ */
+export interface KeyedHashes {
+  /** Whether the hashes are keyed (a KEK is set). */
+  readonly keyed: boolean;
+  /** Of ADMIN_TOKEN, kept by a root console session: a session of another ADMIN_TOKEN (or KEK) is not root's any more. */
+  rootToken(adminToken: string): string;
+  /** Of a client's rate-limit address key, kept in each event it caused as `client_key_hash`. */
+  clientKey(clientKey: string): string;
+  /** Of a rate-limit subject, salted by the limit's name so one subject's buckets cannot be linked across limits. */
+  rateLimitSubject(limitName: string, subject: string): string;
+}
+
+type HashUse = 'root-token' | 'client-key' | 'rate-limit-subject';
+
+/** The text hashed for each use: the same with a key and without (without, the hashes stay what they were). */
+const hashedText = {
+  rootToken: (adminToken: string) => adminToken,
+  clientKey: (clientKey: string) => `event\n${clientKey}`,
+  rateLimitSubject: (limitName: string, subject: string) => `${limitName}\n${subject}`,
+};
+
+function derivedKey(kek: Buffer, use: HashUse): Buffer {
+  return Buffer.from(hkdfSync('sha256', kek, Buffer.alloc(0), `slowdns keyed hash v1\0${use}`, 32));
+}
+
+/** The hashes under `kek` (KEY_ENCRYPTION_KEY), or the plain SHA-256 ones without it. One per app, made from its config. */
+export function keyedHashes(kek: Buffer | undefined): KeyedHashes {
+  if (!kek) {
+    return {
+      keyed: false,
+      rootToken: (adminToken) => sha256Hex(hashedText.rootToken(adminToken)),
+      clientKey: (clientKey) => sha256Hex(hashedText.clientKey(clientKey)),
+      rateLimitSubject: (limitName, subject) => sha256Hex(hashedText.rateLimitSubject(limitName, subject)),
+    };
+  }
+  const keys = {
+    rootToken: derivedKey(kek, 'root-token'),
+    clientKey: derivedKey(kek, 'client-key'),
+    rateLimitSubject: derivedKey(kek, 'rate-limit-subject'),
+  };
+  const hmac = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('hex');
+  return {
+    keyed: true,
+    rootToken: (adminToken) => hmac(keys.rootToken, hashedText.rootToken(adminToken)),
+    clientKey: (clientKey) => hmac(keys.clientKey, hashedText.clientKey(clientKey)),
+    rateLimitSubject: (limitName, subject) =>
+      hmac(keys.rateLimitSubject, hashedText.rateLimitSubject(limitName, subject)),
+  };
+}
+
+/** The hashes of a service without KEY_ENCRYPTION_KEY: what tests and benchmarks that set none count with. */
+export const UNKEYED_HASHES: KeyedHashes = keyedHashes(undefined);
