@@ -1,10 +1,12 @@
 import type { ActivationListItem } from '../domain/admin/activation-list.js';
+import type { OperatorPrecheck } from '../domain/admin/install-code-prechecks.js';
 import type { InstallCodeListItem } from '../domain/admin/install-code-list.js';
+import { codeApproval } from '../domain/install-code-approval.js';
 import type { ServerListItem } from '../domain/admin/server-list.js';
 import type { EventRow } from '../domain/events.js';
 import { actionForm, readOnlyNote } from './action-form.js';
 import type { ConsoleView, ConsoleViewer } from './console-frame.js';
-import { badge, eventsTable, facts, idLink, when } from './format.js';
+import { badge, dataTable, eventsTable, facts, idLink, when } from './format.js';
 import { html, type Html } from '../html.js';
 
 /** What a finished action left, shown above the object (`?done=` after the redirect). */
@@ -46,9 +48,33 @@ function detailContent(
   ${history(events)}`;
 }
 
+/** A code as its detail view shows it: as the list does, with its prechecks (`operatorPrechecksOf`, as the admin API's). */
+export type CodeDetail = InstallCodeListItem & { prechecks: OperatorPrecheck[] };
+
+/** The machines that prechecked a code issued with approval, and the person's decision on each (none for one issued without). */
+function codePrechecksSection(code: CodeDetail['code'], prechecks: OperatorPrecheck[]): Html {
+  if (codeApproval(code) === 'not_required') return html``;
+  const rows = prechecks.map((p) => [
+    when(p.precheckedAt),
+    html`<span class="id">${p.machineId}</span>`,
+    p.ip ? html`<code>${p.ip}</code>` : html`<span class="muted">unknown</span>`,
+    html`<code>${p.installerVersion}</code>`,
+    badge(p.approval),
+  ]);
+  return html`<section class="card" aria-labelledby="prechecks-heading">
+    <h2 id="prechecks-heading">Prechecks, newest first</h2>
+    ${dataTable(
+      'Machines that prechecked this code, newest first, with the decision on each',
+      ['When', 'Machine', 'Address', 'Installer', 'Decision'],
+      rows,
+      'No machine has prechecked it yet.',
+    )}
+  </section>`;
+}
+
 export function codeDetailView(
   viewer: ConsoleViewer,
-  { code, status, activation }: InstallCodeListItem,
+  { code, status, activation, prechecks }: CodeDetail,
   events: EventRow[],
   done: DoneNotice,
 ): ConsoleView {
@@ -64,6 +90,7 @@ export function codeDetailView(
         ['Id', html`<span class="id">${code.id}</span>`],
         ['Hint', html`<code>${code.hint}</code>`],
         ['Status', badge(status)],
+        ['Approval', badge(codeApproval(code))],
         ['Issued', when(code.issuedAt)],
         ['Expires', when(code.expiresAt)],
         ['Revoked', code.revokedAt ? when(code.revokedAt) : null],
@@ -72,7 +99,7 @@ export function codeDetailView(
           activation ? html`${idLink(activation.id)} on ${activation.hostname} (${activation.status})` : null,
         ],
       ],
-      actions(
+      html`${codePrechecksSection(code, prechecks)}${actions(
         viewer,
         revocable
           ? [
@@ -88,7 +115,7 @@ export function codeDetailView(
               ),
             ]
           : [],
-      ),
+      )}`,
       events,
     ),
   };

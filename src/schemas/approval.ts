@@ -28,7 +28,7 @@ export const CodeApprovalSchema = z.enum(CODE_APPROVALS).openapi({
   example: 'pending',
 });
 
-const PrecheckApprovalSchema = z.enum(PRECHECK_APPROVALS).openapi({
+export const PrecheckApprovalSchema = z.enum(PRECHECK_APPROVALS).openapi({
   description:
     "`pending`: awaiting the person's decision; `approved` / `denied`: the precheck the person decided on; `not_chosen`: another precheck of the code was decided on, this one can never activate.",
   example: 'pending',

@@ -572,7 +572,7 @@ export interface paths {
         };
         /**
          * One install code with its events
-         * @description The code as `listInstallCodes` shows it, with `events`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 `install_code_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description The code as `listInstallCodes` shows it, with `prechecks` (of a code issued with approval: each machine that prechecked it, from which address, when, and the person's decision on it) and `events`: every event about it, oldest first (issued, activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is 404 `install_code_not_found`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["getInstallCode"];
         put?: never;
@@ -2384,7 +2384,7 @@ export interface components {
          */
         AdminTextFilter: string;
         /**
-         * @description An install code as the list shows it, with its events.
+         * @description An install code as the list shows it, with the prechecks the person decides on and its events.
          * @example {
          *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
          *       "install_code_hint": "SDNS-SD-…HX3W8N",
@@ -2400,6 +2400,17 @@ export interface components {
          *         "public_ip": "203.0.113.7",
          *         "created_at": "2026-11-22T10:15:00+00:00"
          *       },
+         *       "prechecks": [
+         *         {
+         *           "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *           "machine_id": "4c4c4544003957108052b4c04f384833",
+         *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *           "ip": "203.0.113.7",
+         *           "installer_version": "2026.11.20.1",
+         *           "prechecked_at": "2026-11-22T10:15:00+00:00",
+         *           "approval": "pending"
+         *         }
+         *       ],
          *       "events": [
          *         {
          *           "event_id": 42,
@@ -2496,6 +2507,21 @@ export interface components {
                 created_at: string;
             } | null;
             /**
+             * @description The machines that prechecked it, newest first (at most 20), each with the person's decision (`approval` says where the code stands); empty for a code issued without approval (`approval`: `not_required`). A release that restores the code clears them.
+             * @example [
+             *       {
+             *         "precheck_id": "pc_9e1f0a7b3c5d2e48",
+             *         "machine_id": "4c4c4544003957108052b4c04f384833",
+             *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+             *         "ip": "203.0.113.7",
+             *         "installer_version": "2026.11.20.1",
+             *         "prechecked_at": "2026-11-22T10:15:00+00:00",
+             *         "approval": "pending"
+             *       }
+             *     ]
+             */
+            prechecks: components["schemas"]["OperatorPrecheck"][];
+            /**
              * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
              * @example [
              *       {
@@ -2518,6 +2544,57 @@ export interface components {
              *     ]
              */
             events: components["schemas"]["EventRecord"][];
+        };
+        /**
+         * @description A precheck of a code issued with approval, and the person's decision on it.
+         * @example {
+         *       "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "ip": "203.0.113.7",
+         *       "installer_version": "2026.11.20.1",
+         *       "prechecked_at": "2026-11-22T10:15:00+00:00",
+         *       "approval": "pending"
+         *     }
+         */
+        OperatorPrecheck: {
+            /**
+             * @description One precheck of a code issued with approval (`pc_` + 16 hex characters), also carried in its precheck token: what the person approves or denies.
+             * @example pc_9e1f0a7b3c5d2e48
+             */
+            precheck_id: string;
+            /**
+             * @description The machine id: 32 lower-case hex characters.
+             * @example 4c4c4544003957108052b4c04f384833
+             */
+            machine_id: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+            /**
+             * @description The address the precheck came from (after `TRUST_PROXY`); `null` when the service could not tell.
+             * @example 203.0.113.7
+             */
+            ip: ((string | null) | null) | string | null;
+            /**
+             * @description Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.
+             * @example 2026.11.20.1
+             */
+            installer_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            prechecked_at: string;
+            /**
+             * @description `pending`: awaiting the person's decision; `approved` / `denied`: the precheck the person decided on; `not_chosen`: another precheck of the code was decided on, this one can never activate.
+             * @example pending
+             * @enum {string}
+             */
+            approval: "pending" | "approved" | "denied" | "not_chosen";
         };
         /**
          * @example {
@@ -2579,7 +2656,7 @@ export interface components {
              */
             request_id: string | null;
             /**
-             * @description The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.
+             * @description The client's rate-limit address key (IP, or /64 for IPv6) as HMAC-SHA256 under a key derived from `KEY_ENCRYPTION_KEY` (without one: SHA-256 salted with `event`); `null` when no client request made the change.
              * @example 9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d
              */
             client_key_hash: string | null;
@@ -8368,6 +8445,17 @@ export interface operations {
                      *           "public_ip": "203.0.113.7",
                      *           "created_at": "2026-11-22T10:15:00+00:00"
                      *         },
+                     *         "prechecks": [
+                     *           {
+                     *             "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *             "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *             "ip": "203.0.113.7",
+                     *             "installer_version": "2026.11.20.1",
+                     *             "prechecked_at": "2026-11-22T10:15:00+00:00",
+                     *             "approval": "pending"
+                     *           }
+                     *         ],
                      *         "events": [
                      *           {
                      *             "event_id": 42,

@@ -4,6 +4,7 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
+import { operatorPrechecksOf, type OperatorPrecheck } from '../../domain/admin/install-code-prechecks.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
@@ -58,7 +59,8 @@ const show = createRoute({
   operationId: 'getInstallCode',
   ...adminOperation('read'),
   summary: 'One install code with its events',
-  description: prose`The code as \`listInstallCodes\` shows it, with \`events\`: every event about it, oldest first (issued,
+  description: prose`The code as \`listInstallCodes\` shows it, with \`prechecks\` (of a code issued with approval: each
+    machine that prechecked it, from which address, when, and the person's decision on it) and \`events\`: every event about it, oldest first (issued,
     activated, restored, revoked, …, each with its actor, and an operator's name and reason). An unknown id is
     404 \`install_code_not_found\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: InstallCodeIdParamsSchema },
@@ -123,6 +125,18 @@ function toRecord({ code, status, activation }: InstallCodeListItem) {
   };
 }
 
+function toPrecheckRecord(p: OperatorPrecheck) {
+  return {
+    precheck_id: p.id,
+    machine_id: p.machineId,
+    ssh_fingerprint: p.sshFingerprint,
+    ip: p.ip,
+    installer_version: p.installerVersion,
+    prechecked_at: toIsoOffset(p.precheckedAt),
+    approval: p.approval,
+  };
+}
+
 export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
@@ -142,9 +156,10 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     if (!item) throw new ApiError('install_code_not_found');
     const history = await eventsOf(deps.db, { kind: 'ic_', id });
+    const prechecks = await operatorPrechecksOf(deps.db, item.code);
     return c.json(
       {
-        data: { ...toRecord(item), events: history.map(toEventRecord) },
+        data: { ...toRecord(item), prechecks: prechecks.map(toPrecheckRecord), events: history.map(toEventRecord) },
         meta: { message: `${item.code.id} and ${history.length} events.` },
       },
       200,

@@ -1,5 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { ConsoleAssets, ConsoleViewer } from '../../console/console-frame.js';
+import { operatorPrechecksOf } from '../../domain/admin/install-code-prechecks.js';
 import { activationDetailView, codeDetailView, serverDetailView, type DoneNotice } from '../../console/detail-views.js';
 import {
   ACTIVATION_STATUSES,
@@ -118,7 +119,12 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(
       c,
       assets,
-      codeDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'ic_', id }), doneOf(c)),
+      codeDetailView(
+        viewer(c),
+        { ...item, prechecks: await operatorPrechecksOf(deps.db, item.code) },
+        await eventsOf(deps.db, { kind: 'ic_', id }),
+        doneOf(c),
+      ),
     );
   });
 

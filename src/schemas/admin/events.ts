@@ -59,7 +59,7 @@ export const EventRecordSchema = z
       .openapi({
         example: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
         description:
-          "The client's rate-limit address key (IP, or /64 for IPv6) as SHA-256 salted with `event`; `null` when no client request made the change.",
+          "The client's rate-limit address key (IP, or /64 for IPv6) as HMAC-SHA256 under a key derived from `KEY_ENCRYPTION_KEY` (without one: SHA-256 salted with `event`); `null` when no client request made the change.",
       }),
     data: z
       // Documented as one type list rather than zod's typeless anyOf, which Scalar's document check refuses.

@@ -1,8 +1,16 @@
 import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema } from '../activation.js';
-import { CodeApprovalSchema } from '../approval.js';
-import { HostnameValueSchema, PublicIpValueSchema } from '../machine.js';
+import { SHOWN_PRECHECKS_LIMIT } from '../../domain/install-code-approval.js';
+import { CodeApprovalSchema, PrecheckApprovalSchema, PrecheckIdSchema } from '../approval.js';
+import {
+  HostnameValueSchema,
+  InstallerVersionSchema,
+  MachineIdValueSchema,
+  ObservedIpSchema,
+  PublicIpValueSchema,
+  SshFingerprintValueSchema,
+} from '../machine.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
@@ -51,8 +59,32 @@ export const InstallCodeIdParamsSchema = z.object({
   install_code_id: InstallCodeIdSchema.openapi({ param: { name: 'install_code_id', in: 'path' } }),
 });
 
+const OperatorPrecheckSchema = z
+  .object({
+    precheck_id: PrecheckIdSchema,
+    machine_id: MachineIdValueSchema,
+    ssh_fingerprint: SshFingerprintValueSchema,
+    ip: ObservedIpSchema.openapi({
+      description: 'The address the precheck came from (after `TRUST_PROXY`); `null` when the service could not tell.',
+      example: '203.0.113.7',
+    }),
+    installer_version: InstallerVersionSchema,
+    prechecked_at: TimestampSchema,
+    approval: PrecheckApprovalSchema,
+  })
+  .openapi('OperatorPrecheck', {
+    description: "A precheck of a code issued with approval, and the person's decision on it.",
+  });
+
 export const InstallCodeWithEventsSchema = withEvents(
-  InstallCodeRecordSchema,
+  InstallCodeRecordSchema.extend({
+    prechecks: z
+      .array(OperatorPrecheckSchema)
+      .max(SHOWN_PRECHECKS_LIMIT)
+      .openapi({
+        description: `The machines that prechecked it, newest first (at most ${SHOWN_PRECHECKS_LIMIT}), each with the person's decision (\`approval\` says where the code stands); empty for a code issued without approval (\`approval\`: \`not_required\`). A release that restores the code clears them.`,
+      }),
+  }),
   'InstallCodeWithEvents',
-  'An install code as the list shows it, with its events.',
+  'An install code as the list shows it, with the prechecks the person decides on and its events.',
 );
