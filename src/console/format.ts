@@ -68,13 +68,16 @@ export function facts(pairs: [string, Html | string | number | null][]): Html {
   return html`<dl class="facts console-facts">${pairs.map(([label, value]) => html`<div><dt>${label}</dt><dd>${value === null ? html`<span class="muted">—</span>` : value}</dd></div>`)}</dl>`;
 }
 
-/** A data table: a caption for screen readers, column headings, rows of cells; wrapped so it scrolls sideways on a phone. */
+/**
+ * A data table: a caption for screen readers, column headings, rows of cells, each cell labelled with its
+ * heading (`data-label`): on a phone each row is a block of labelled lines (console.css), never wider than the screen.
+ */
 export function dataTable(caption: string, headings: string[], rows: Html[][], emptyText: string): Html {
   if (rows.length === 0) return html`<p class="muted">${emptyText}</p>`;
-  // A region of its own that the keyboard can reach: on a phone the table scrolls sideways inside it.
+  // A region of its own that the keyboard can reach: a wide table on a narrow desktop window scrolls sideways inside it.
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table>
     <caption class="visually-hidden">${caption}</caption>
     <thead><tr>${headings.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
-    <tbody>${rows.map((cells) => html`<tr>${cells.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>
+    <tbody>${rows.map((cells) => html`<tr>${cells.map((cell, i) => html`<td data-label="${headings[i] ?? ''}">${cell}</td>`)}</tr>`)}</tbody>
   </table></div>`;
 }
