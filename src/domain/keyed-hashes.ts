@@ -7,7 +7,8 @@ import { sha256Hex } from './secret-hash.js';
  * KEY_ENCRYPTION_KEY set, each is an HMAC-SHA256 under a key of its own, derived from the KEK by HKDF
  * (a distinct `info` per use), so a dump of the database alone cannot test guesses against them. Without
  * a KEK (the embedded default) each is the plain SHA-256 of the same text, as before: the guide says what
- * that keeps (docs/running.md, KEY_ENCRYPTION_KEY).
+ * that keeps (docs/running.md, KEY_ENCRYPTION_KEY). An HMAC costs 9–13 µs here against 2.6 µs for the
+ * one-shot SHA-256 (a KeyObject or a copied hash state is no faster); a limited request makes two to five.
  */
 export interface KeyedHashes {
   /** Whether the hashes are keyed (a KEK is set). */
