@@ -222,7 +222,7 @@ describeWithBrowser('the operator console in headless Chromium', () => {
   }
 
   it(
-    'has no axe violation on the sign-in form, the overview, the search and the lists (light; dark under npm run screens), and fits 390 px',
+    'has no axe violation on the sign-in form, the overview, the search and the lists, and fits 390 px',
     async () => {
       await page().goto(`${origin()}/admin`);
       await expectAccessible(page(), 'sign-in');
@@ -242,7 +242,7 @@ describeWithBrowser('the operator console in headless Chromium', () => {
   );
 
   it(
-    'has no axe violation on the detail views and a refusal (light; dark under npm run screens), and fits 390 px',
+    'has no axe violation on the detail views and a refusal, and fits 390 px',
     async () => {
       await signIn(tokens.alice);
       const firstLink = async (list: string) => {
