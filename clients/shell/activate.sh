@@ -252,6 +252,19 @@ read_machine() {
 
 # --- HTTP ---------------------------------------------------------------------------------------
 
+# pause <seconds>: the one wait between two asks of the service (a retry, the approval wait), at most
+# SLOWDNS_MAX_WAIT_SECONDS when that is set (whole seconds, at least 1): tests set it so that they do not
+# sit out a real Retry-After; unset, the service's pace is kept.
+pause() {
+  wait_for=$1
+  case "${SLOWDNS_MAX_WAIT_SECONDS:-}" in
+    '') ;;
+    *[!0-9]* | 0) die validation_failed 'SLOWDNS_MAX_WAIT_SECONDS must be a whole number of seconds, at least 1' ;;
+    *) [ "$wait_for" -le "$SLOWDNS_MAX_WAIT_SECONDS" ] || wait_for=$SLOWDNS_MAX_WAIT_SECONDS ;;
+  esac
+  sleep "$wait_for"
+}
+
 retry_wait_words() { # seconds → "3 minutes", for people
   if [ "$1" -ge 3600 ]; then echo "$(($1 / 3600)) hours $(($1 % 3600 / 60)) minutes"
   elif [ "$1" -ge 60 ]; then echo "$((($1 + 59) / 60)) minutes"
@@ -290,7 +303,7 @@ api() {
     if [ "$STATUS" = 503 ] && [ -n "$RETRY_AFTER" ] && [ "$RETRY_AFTER" -gt "$delay" ]; then delay=$RETRY_AFTER; fi
     if [ "$STATUS" = 503 ]; then reason='the service is unavailable'; else reason='no answer'; fi
     say "$reason; trying again in $(retry_wait_words "$delay") (attempt $((attempt + 1)) of $((SLOWDNS_MAX_RETRIES + 1)))"
-    sleep "$delay"
+    pause "$delay"
   done
 }
 
@@ -398,7 +411,7 @@ activate_when_approved() {
     delay=${RETRY_AFTER:-5}
     case "$delay" in '' | *[!0-9]*) delay=5 ;; esac
     [ "$delay" -ge 1 ] || delay=1
-    sleep "$delay"
+    pause "$delay"
   done
 }
 

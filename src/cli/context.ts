@@ -4,6 +4,8 @@ import type { Output } from './output.js';
 export interface CliContext {
   env: Record<string, string | undefined>;
   write(text: string): void;
+  /** Where failures, usage errors and Commander's own complaints go (standard error). */
+  writeError(text: string): void;
   /** All of standard input (`receipt verify -`). */
   readStdin(): Promise<string>;
   /** Runs the service in this process (`slowdns serve`). */

@@ -19,6 +19,8 @@ export function buildProgram(context: CliContext): Command {
         'codes, activations, servers, events, limits and webhooks talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
     )
     .exitOverride()
+    // Help and usage errors through the context too (the subcommands made by .command() inherit it).
+    .configureOutput({ writeOut: context.write, writeErr: context.writeError })
     .showSuggestionAfterError();
   registerServiceCommands(program, context);
   registerKeysCommands(program, context);

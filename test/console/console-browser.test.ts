@@ -1,7 +1,7 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import {
   describeWithBrowser,
+  expectAccessible,
   openBrowser,
   screenshot,
   serveOverHttp,
@@ -26,7 +26,7 @@ async function codeWithPrechecks(t: TestApp): Promise<string> {
 
 /** Tests that run axe and take screenshots over many views: slower than the default on a busy machine. */
 const MANY_VIEWS_MS = 240_000;
-/** axe twice (light, dark) and two screenshots for each of several views, on a machine other tests share. */
+/** axe and the phone width's check for each of several views, on a machine other tests share. */
 const ALL_VIEWS_MS = 600_000;
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -81,19 +81,6 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       .catch(async (error) => {
         throw new Error(`not signed in: ${page().url()} ${await page().textContent('main')}`, { cause: error });
       });
-  }
-
-  async function expectNoAxeViolations(label: string) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page().emulateMedia({ colorScheme: scheme });
-      const { violations } = await new AxeBuilder({ page: page() }).analyze();
-      expect({
-        label,
-        scheme,
-        violations: violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      }).toEqual({ label, scheme, violations: [] });
-    }
-    await page().emulateMedia({ colorScheme: 'light' });
   }
 
   /**
@@ -250,7 +237,7 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       // Open the action, so that its confirmation is checked and seen too.
       if (await page().locator('details.action').count())
         await page().locator('details.action summary').first().click();
-      await expectNoAxeViolations(name);
+      await expectAccessible(page(), name);
       await screenshots(name);
     }
     expect(browser!.offOriginRequests()).toEqual([]);
@@ -258,10 +245,10 @@ describeWithBrowser('the operator console in headless Chromium', () => {
   }
 
   it(
-    'has no axe violation on the sign-in form, the overview, the search and the lists, light or dark, and fits 390 px (screenshots of each)',
+    'has no axe violation on the sign-in form, the overview, the search and the lists, and fits 390 px',
     async () => {
       await page().goto(`${origin()}/admin`);
-      await expectNoAxeViolations('sign-in');
+      await expectAccessible(page(), 'sign-in');
       await screenshots('sign-in');
       await signIn(tokens.alice);
       await checkViews([
@@ -278,7 +265,7 @@ describeWithBrowser('the operator console in headless Chromium', () => {
   );
 
   it(
-    'has no axe violation on the detail views and a refusal, light or dark, and fits 390 px (screenshots of each)',
+    'has no axe violation on the detail views and a refusal, and fits 390 px',
     async () => {
       await signIn(tokens.alice);
       const firstLink = async (list: string) => {

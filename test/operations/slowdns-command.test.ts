@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSlowdns } from '../../src/cli/run-slowdns.js';
 import { openDatabase } from '../../src/db/client.js';
 import { activations, installCodes, rateLimitOverrides, servers, signingKeys } from '../../src/db/schema.js';
 import { serveOverHttp, type HttpServer } from '../support/browser.js';
@@ -20,8 +21,12 @@ interface Run {
   stderr: string;
 }
 
-/** `slowdns …` as an operator runs it: a process of its own, configured by its environment only. */
-function slowdns(args: string[], env: Record<string, string> = {}): Promise<Run> {
+/**
+ * `slowdns …` as an operator runs it: a process of its own (the compiled command, bin/slowdns.js),
+ * configured by its environment only. Kept for what is about the process: exit codes, one line on
+ * stderr, the usage, the environment read.
+ */
+function slowdnsProcess(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -31,6 +36,27 @@ function slowdns(args: string[], env: Record<string, string> = {}): Promise<Run>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
+}
+
+/**
+ * The same command run in this process (src/cli/run-slowdns.ts, what the process's main.ts runs), given
+ * only this environment: what each command does, without a node start-up per call.
+ */
+async function slowdns(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runSlowdns(args, {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    write: (text) => {
+      stdout += text;
+    },
+    writeError: (text) => {
+      stderr += text;
+    },
+    readStdin: async () => '',
+    serve: () => Promise.reject(new Error('slowdns serve is not run in a test process')),
+  });
+  return { code, stdout, stderr };
 }
 
 /** A port nothing listens on: taken from the system, then let go. */
@@ -394,10 +420,13 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     // Independent runs, started together.
     const closed = await closedPort();
     const [wrong, unknown, noToken, unreachable] = await Promise.all([
-      slowdns(['codes', 'list'], { ...operator, SLOWDNS_ADMIN_TOKEN: 'not-the-operator-token-0123456789abcdef' }),
-      slowdns(['activations', 'release', 'act_0000000000000000'], operator),
-      slowdns(['events', 'list'], { SLOWDNS_URL: service.origin }),
-      slowdns(['servers', 'list', '--url', `http://127.0.0.1:${closed}`], operator),
+      slowdnsProcess(['codes', 'list'], {
+        ...operator,
+        SLOWDNS_ADMIN_TOKEN: 'not-the-operator-token-0123456789abcdef',
+      }),
+      slowdnsProcess(['activations', 'release', 'act_0000000000000000'], operator),
+      slowdnsProcess(['events', 'list'], { SLOWDNS_URL: service.origin }),
+      slowdnsProcess(['servers', 'list', '--url', `http://127.0.0.1:${closed}`], operator),
     ]);
     expect(wrong).toMatchObject({ code: 1, stdout: '' });
     expect(wrong.stderr).toMatch(/^slowdns: 401 admin_token_invalid: [^\n]+\n$/);
@@ -421,7 +450,8 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
       ['keys', 'rotate', '--help'],
       ['limits', 'override', '--help'],
     ];
-    const helps = await Promise.all(helpArgs.map((args) => slowdns(args)));
+    // The top level as a process, the others in this one.
+    const helps = await Promise.all(helpArgs.map((args, i) => (i === 0 ? slowdnsProcess(args) : slowdns(args))));
     helps.forEach((help, i) => {
       expect(help!.code, helpArgs[i]!.join(' ')).toBe(0);
       expect(help!.stdout).toMatch(/^Usage: slowdns/);
@@ -429,7 +459,7 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
   });
 
   it('a usage error exits 2 with one line on stderr', async () => {
-    const usage = await slowdns(['codes', 'list', '--colour']);
+    const usage = await slowdnsProcess(['codes', 'list', '--colour']);
     expect(usage.code).toBe(2);
     expect(usage.stderr.trim().split('\n')).toHaveLength(1);
   });

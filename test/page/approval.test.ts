@@ -20,6 +20,7 @@ import {
   openBrowser,
   checkWidths,
   serveOverHttp,
+  soon,
   type BrowserSession,
   type HttpServer,
 } from '../support/browser.js';
@@ -28,8 +29,7 @@ import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CODE_SHAPE = /^SDNS-SD-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}$/;
-/** The page polls every 1 to 5 s; the waiting client asks again after Retry-After (5 s). */
-const FEW_SECONDS = { timeout: 8_000, interval: 200 };
+/** The waiting client asks again after 1 s (SLOWDNS_MAX_WAIT_SECONDS), not the service's Retry-After (5 s). */
 const CLIENT_SECONDS = { timeout: 20_000, interval: 250 };
 const FLOW_MS = 180_000;
 /** The shell client's exit code when the person denied the machine (its README's exit-code table). */
@@ -68,7 +68,8 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
 
   beforeAll(async () => {
     server = await serveOverHttp(async (o) => (t = await createTestApp({ PUBLIC_BASE_URL: o })).app);
-    browser = await openBrowser(server.origin);
+    // The page polls every 1 to 5 s: soon() moves its clock on instead of waiting for it.
+    browser = await openBrowser(server.origin, { clock: true });
     client = createClient({ baseUrl: server.origin });
     work = await mkdtemp(join(tmpdir(), 'slowdns-approval-'));
   });
@@ -131,6 +132,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
           SLOWDNS_PUBLIC_IP: '203.0.113.7',
           SLOWDNS_INSTALLER_VERSION: INSTALLER_VERSION,
           SLOWDNS_RETRY_BASE_SECONDS: '0',
+          SLOWDNS_MAX_WAIT_SECONDS: '1',
         },
       },
     );
@@ -194,7 +196,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
     await page().keyboard.press('Enter');
     expect((await issued).postDataJSON().require_approval).toBe(true);
     await expect.poll(() => codeText().textContent()).toMatch(CODE_SHAPE);
-    await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('this page asks you first');
+    await soon(browser!, () => watchState().textContent()).toContain('this page asks you first');
     expect(await page().getByText("When this page shows your server's machine").isVisible()).toBe(true);
     return (await codeText().textContent())!;
   }
@@ -205,7 +207,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       .poll(() => installer.output(), CLIENT_SECONDS)
       .toContain(`Waiting for approval on the SlowDNS page (code SDNS-SD-…${code.slice(-6)})`);
     const entry = entries().filter({ hasText: installer.fingerprint });
-    await expect.poll(() => entry.count(), FEW_SECONDS).toBe(1);
+    await soon(browser!, () => entry.count()).toBe(1);
     expect(await entry.locator('dt').allTextContents()).toEqual([
       'Address',
       'Machine id',
@@ -252,9 +254,9 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       const approved = page().waitForResponse(`${origin()}/api/v2/slowdns/code/approve`);
       await page().keyboard.press('Enter');
       expect((await approved).status()).toBe(200);
-      await expect
-        .poll(() => entry.locator('[data-part="state"]').textContent(), FEW_SECONDS)
-        .toBe('Approved: this machine, and no other, can now use the code to install.');
+      await soon(browser!, () => entry.locator('[data-part="state"]').textContent()).toBe(
+        'Approved: this machine, and no other, can now use the code to install.',
+      );
       // The buttons are gone; the focus stays on what replaced them, not on the page's top.
       expect(await entry.getByRole('button').count()).toBe(0);
       expect(await page().evaluate(() => document.activeElement?.getAttribute('data-part'))).toBe('state');
@@ -262,10 +264,10 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       installer.release();
 
       // The client activates at its next try; the page then shows the machine by its hostname, the list is done.
-      await expect
-        .poll(() => watchState().textContent(), CLIENT_SECONDS)
-        .toMatch(/^Activated on host vpn1\.example\.net .*The install is running\.$/);
-      await expect.poll(() => page().locator('#approvals').isHidden(), FEW_SECONDS).toBe(true);
+      await soon(browser!, () => watchState().textContent()).toMatch(
+        /^Activated on host vpn1\.example\.net .*The install is running\.$/,
+      );
+      await soon(browser!, () => page().locator('#approvals').isHidden()).toBe(true);
       expect(await page().locator('#machine-host').textContent()).toBe('vpn1.example.net');
       expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
       await atStage('activated');
@@ -273,9 +275,9 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       await installer.finish();
       expect(await installer.exited).toBe(0);
       expect(installer.output()).toContain('installed');
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe('Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.');
+      await soon(browser!, () => watchState().textContent()).toBe(
+        'Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.',
+      );
       const [row] = await t!.database.db.select({ status: installCodes.status }).from(installCodes);
       expect(row!.status).toBe('consumed');
       await atStage('installed');
@@ -315,15 +317,11 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       const denied = page().waitForResponse(`${origin()}/api/v2/slowdns/code/deny`);
       await page().keyboard.press('Enter');
       expect((await denied).status()).toBe(200);
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe('Denied. No machine can use this code any more.');
+      await soon(browser!, () => watchState().textContent()).toBe('Denied. No machine can use this code any more.');
       expect(await entry.locator('[data-part="state"]').textContent()).toBe(
         'Denied: the code is cancelled, and no machine can use it.',
       );
-      await expect
-        .poll(() => page().locator('#code-label').textContent(), FEW_SECONDS)
-        .toBe('This install code was cancelled');
+      await soon(browser!, () => page().locator('#code-label').textContent()).toBe('This install code was cancelled');
       // The machine is listed once: in the list of machines that checked the code.
       expect(await page().locator('#watch-machine').isHidden()).toBe(true);
       await atStage('denied');
@@ -348,7 +346,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       const one = await precheck(first);
       t!.clock.advance(5);
       const two = await precheck(otherMachine);
-      await expect.poll(() => entries().count(), FEW_SECONDS).toBe(2);
+      await soon(browser!, () => entries().count()).toBe(2);
       expect(await page().locator('.approvals-count').textContent()).toBe(
         '2 machines are waiting for your decision. Approve only the one you are installing.',
       );
@@ -358,9 +356,9 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       await atStage('two-machines');
 
       await entries().nth(1).getByRole('button', { name: 'Approve' }).click();
-      await expect
-        .poll(() => entries().nth(0).locator('[data-part="state"]').textContent(), FEW_SECONDS)
-        .toBe('Not approved: you decided on another machine, so this one cannot use the code.');
+      await soon(browser!, () => entries().nth(0).locator('[data-part="state"]').textContent()).toBe(
+        'Not approved: you decided on another machine, so this one cannot use the code.',
+      );
       expect(await entries().nth(1).locator('[data-part="state"]').textContent()).toBe(
         'Approved: this machine, and no other, can now use the code to install.',
       );
@@ -386,7 +384,7 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
       });
       const activation = await activate(first, one.precheck_token);
       expect(activation.install_token).toBeTruthy();
-      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Activated on host vpn1.example.net');
+      await soon(browser!, () => watchState().textContent()).toContain('Activated on host vpn1.example.net');
       expect(browser!.errors).toEqual([]);
     },
     FLOW_MS,

@@ -9,6 +9,7 @@ import {
   openBrowser,
   checkWidths,
   serveOverHttp,
+  soon,
   type BrowserSession,
   type HttpServer,
 } from '../support/browser.js';
@@ -16,8 +17,6 @@ import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const CODE_SHAPE = /^SDNS-SD-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}-[0-9A-HJKMNP-TV-Z]{6}$/;
-/** "Within a few seconds": the page polls every 1 to 5 s. */
-const FEW_SECONDS = { timeout: 6_000, interval: 200 };
 const KEY_START = machine.ssh_fingerprint.slice(0, 19);
 
 /** A test that runs axe and takes screenshots in several states: slower than the default 30 s on a busy machine. */
@@ -46,7 +45,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     elsewhere = await serveOverHttp(() => ({
       fetch: () => new Response(elsewhereHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
     }));
-    browser = await openBrowser(server.origin, { alsoAllow: [elsewhereOrigin()] });
+    // The page polls every 1 to 5 s: soon() moves its clock on instead of waiting for it.
+    browser = await openBrowser(server.origin, { alsoAllow: [elsewhereOrigin()], clock: true });
     client = createClient({ baseUrl: server.origin });
   });
   beforeEach(async () => {
@@ -129,9 +129,9 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
       await inState('issued');
 
       await precheck(code);
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe(`Checked by a machine (key ${KEY_START}…, from 127.0.0.1). It has not been activated yet.`);
+      await soon(browser!, () => watchState().textContent()).toBe(
+        `Checked by a machine (key ${KEY_START}…, from 127.0.0.1). It has not been activated yet.`,
+      );
       expect(await page().locator('#machine-id').textContent()).toBe(machine.machine_id.slice(0, 8));
       expect(await page().locator('#machine-key').textContent()).toBe(machine.ssh_fingerprint);
       expect(await page().locator('#machine-host').isHidden()).toBe(true);
@@ -146,17 +146,15 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
 
       const activation = await activate(code);
       const activatedAt = Date.now();
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe(`Activated on host vpn1.example.net (IP 203.0.113.7, key ${KEY_START}…). The install is running.`);
+      await soon(browser!, () => watchState().textContent()).toBe(
+        `Activated on host vpn1.example.net (IP 203.0.113.7, key ${KEY_START}…). The install is running.`,
+      );
       expect(Date.now() - activatedAt).toBeLessThan(6_000);
       expect(await page().locator('#machine-host').textContent()).toBe('vpn1.example.net');
       expect(await page().locator('#machine-ip').textContent()).toBe('203.0.113.7');
       // What the code's card says follows the watched state, in the same update or (a late poll answer
       // under load) the next: every such check waits as the state's does.
-      await expect
-        .poll(() => page().locator('#code-label').textContent(), FEW_SECONDS)
-        .toBe('Your install code is in use');
+      await soon(browser!, () => page().locator('#code-label').textContent()).toBe('Your install code is in use');
       expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
       expect(await page().locator('#machine-when .when-step').allTextContents()).toEqual([
         expect.stringMatching(/^Checked .*\d{4}/),
@@ -165,13 +163,11 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
       await inState('activated');
 
       await client.confirm({ activation_id: activation.activation_id, install_token: activation.install_token });
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe('Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.');
-      await expect
-        .poll(() => page().locator('#code-label').textContent(), FEW_SECONDS)
-        .toBe('This install code has been used');
-      await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(true);
+      await soon(browser!, () => watchState().textContent()).toBe(
+        'Installed on host vpn1.example.net (IP 203.0.113.7). This code is used up.',
+      );
+      await soon(browser!, () => page().locator('#code-label').textContent()).toBe('This install code has been used');
+      await soon(browser!, () => page().locator('#copy-button').isDisabled()).toBe(true);
       expect(await page().locator('#cancel-area').isHidden()).toBe(true);
       expect(await page().locator('#watch-note').textContent()).toContain('cannot be undone from this page');
       await inState('installed');
@@ -188,19 +184,17 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     async () => {
       const code = await getCode();
       const activation = await activate(code);
-      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Activated on host vpn1.example.net');
-      await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(true);
+      await soon(browser!, () => watchState().textContent()).toContain('Activated on host vpn1.example.net');
+      await soon(browser!, () => page().locator('#copy-button').isDisabled()).toBe(true);
 
       const released = await client.release({ activation_id: activation.activation_id });
       expect(released.install_code_restored).toBe(true);
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe(
-          'The install on host vpn1.example.net failed and was rolled back. The code is ready again: enter it in the installer to retry.',
-        );
-      await expect.poll(() => page().locator('#code-label').textContent(), FEW_SECONDS).toBe('Your install code');
-      await expect.poll(() => page().locator('#copy-button').isDisabled(), FEW_SECONDS).toBe(false);
-      await expect.poll(() => page().locator('#countdown').textContent(), FEW_SECONDS).toMatch(/^1[45]:\d\d$/);
+      await soon(browser!, () => watchState().textContent()).toBe(
+        'The install on host vpn1.example.net failed and was rolled back. The code is ready again: enter it in the installer to retry.',
+      );
+      await soon(browser!, () => page().locator('#code-label').textContent()).toBe('Your install code');
+      await soon(browser!, () => page().locator('#copy-button').isDisabled()).toBe(false);
+      await soon(browser!, () => page().locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
       await inState('released');
       expect(browser!.errors).toEqual([]);
     },
@@ -212,7 +206,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     async () => {
       const code = await getCode();
       await precheck(code);
-      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Checked by a machine');
+      await soon(browser!, () => watchState().textContent()).toContain('Checked by a machine');
 
       const cancelButton = page().getByRole('button', { name: 'Not you? Cancel this code' });
       await cancelButton.focus();
@@ -242,12 +236,8 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
       expect(await page().evaluate(() => document.activeElement?.id)).toBe('cancel-yes');
       await page().keyboard.press('Enter');
 
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe('Cancelled. No machine can use this code any more.');
-      await expect
-        .poll(() => page().locator('#code-label').textContent(), FEW_SECONDS)
-        .toBe('This install code was cancelled');
+      await soon(browser!, () => watchState().textContent()).toBe('Cancelled. No machine can use this code any more.');
+      await soon(browser!, () => page().locator('#code-label').textContent()).toBe('This install code was cancelled');
       expect(await page().locator('#cancel-area').isHidden()).toBe(true);
       expect(await page().evaluate(() => document.activeElement?.id)).toBe('watch-state');
       await inState('cancelled');
@@ -268,7 +258,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     async () => {
       const code = await getCode();
       await precheck(code);
-      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Checked by a machine');
+      await soon(browser!, () => watchState().textContent()).toContain('Checked by a machine');
 
       // Hold the next status answer (it says "prechecked") until the cancel has been answered.
       let cancelAnswered!: () => void;
@@ -286,9 +276,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
       const cancelled = page().waitForResponse(`${origin()}/api/v2/slowdns/code/cancel`);
       await page().getByRole('button', { name: 'Yes, cancel this code' }).click();
       await cancelled;
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe('Cancelled. No machine can use this code any more.');
+      await soon(browser!, () => watchState().textContent()).toBe('Cancelled. No machine can use this code any more.');
 
       const finished = page().waitForEvent('requestfinished', (request) => request === inFlight);
       cancelAnswered();
@@ -308,12 +296,10 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
     async () => {
       const code = await getCode();
       const activation = await activate(code);
-      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Activated on host vpn1.example.net');
+      await soon(browser!, () => watchState().textContent()).toContain('Activated on host vpn1.example.net');
       await page().getByRole('button', { name: 'Not you? Cancel this code' }).click();
       await page().getByRole('button', { name: 'Yes, cancel this code' }).click();
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe('Cancelled. No machine can use this code any more.');
+      await soon(browser!, () => watchState().textContent()).toBe('Cancelled. No machine can use this code any more.');
 
       const confirmed = await client
         .confirm({ activation_id: activation.activation_id, install_token: activation.install_token })
@@ -382,9 +368,9 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
       await page().clock.fastForward('15:00');
       // The jump also fires the 20 s timeout of a status request still in flight: the page then asks again
       // after its 2 s error backoff, so give it the few seconds every other state gets.
-      await expect
-        .poll(() => watchState().textContent(), FEW_SECONDS)
-        .toBe('Expired: no machine activated this code in time, and none can now.');
+      await soon(browser!, () => watchState().textContent()).toBe(
+        'Expired: no machine activated this code in time, and none can now.',
+      );
       expect(await page().locator('#cancel-area').isHidden()).toBe(true);
       await inState('expired');
       expect(browser!.errors).toEqual([]);
@@ -399,7 +385,7 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
       const hint = await page().locator('#code-hint').textContent();
       await precheck(code);
       await openPage();
-      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Checked by a machine');
+      await soon(browser!, () => watchState().textContent()).toContain('Checked by a machine');
       expect(await page().locator('#watch-hint').textContent()).toBe(hint);
       expect(await page().locator('#result').isHidden()).toBe(true);
       expect(await page().content()).not.toContain(code);
@@ -423,13 +409,11 @@ describeWithBrowser('the page follows its code in headless Chromium', () => {
       await page().getByRole('button', { name: 'Yes, cancel it and get a new one' }).click();
 
       // A new code, followed and ready to copy; the old one is refused.
-      await expect.poll(() => codeText().textContent(), FEW_SECONDS).toMatch(CODE_SHAPE);
+      await soon(browser!, () => codeText().textContent()).toMatch(CODE_SHAPE);
       const next = (await codeText().textContent())!;
       expect(next).not.toBe(code);
-      await expect
-        .poll(() => page().locator('#watch-hint').textContent(), FEW_SECONDS)
-        .toBe(`SDNS-SD-…${next.slice(-6)}`);
-      await expect.poll(() => watchState().textContent(), FEW_SECONDS).toContain('Waiting for the installer');
+      await soon(browser!, () => page().locator('#watch-hint').textContent()).toBe(`SDNS-SD-…${next.slice(-6)}`);
+      await soon(browser!, () => watchState().textContent()).toContain('Waiting for the installer');
       expect(await page().evaluate(() => document.activeElement?.id)).toBe('copy-button');
       expect(await page().getByRole('button', { name: 'Not you? Cancel this code' }).isVisible()).toBe(true);
       expect(((await precheck(code).catch((error: unknown) => error)) as SlowdnsApiError).code).toBe(

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { serve } from '@hono/node-server';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { fetchChecked } from './test-app.js';
 
@@ -102,6 +102,13 @@ export interface BrowserSession {
   /** Console errors and uncaught page errors, as text. */
   errors: string[];
   /**
+   * The page's waits brought forward (with `{ clock: true }`: the page's clock is installed before it
+   * loads, and flows with real time otherwise): moves the page's clock on by `ms`, firing the timers due,
+   * while no request of the page is in flight, so that a poll due within `ms` runs now instead of in real
+   * time. A request in flight is left to finish first: its own timeout must not pass in a jump.
+   */
+  tick(ms?: number): Promise<void>;
+  /**
    * Between tests: a blank page (the last test's page stops polling before its session goes, so no
    * stray 403 reaches the next test's console), no cookies, no page routes, this viewport, the light
    * scheme, nothing recorded.
@@ -117,7 +124,7 @@ export interface BrowserSession {
  */
 export async function openBrowser(
   origin: string,
-  { alsoAllow = [] }: { alsoAllow?: string[] } = {},
+  { alsoAllow = [], clock = false }: { alsoAllow?: string[]; clock?: boolean } = {},
 ): Promise<BrowserSession> {
   const profile = await mkdtemp(join(tmpdir(), 'slowdns-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -138,7 +145,14 @@ export async function openBrowser(
       return true;
     }
   };
-  context.on('request', (request) => record(request.url()));
+  const inFlight = new Set<Request>();
+  context.on('request', (request) => {
+    record(request.url());
+    inFlight.add(request);
+  });
+  context.on('requestfinished', (request) => inFlight.delete(request));
+  context.on('requestfailed', (request) => inFlight.delete(request));
+  if (clock) await context.clock.install();
   await context.route(
     (url) =>
       url.origin !== origin && !alsoAllow.includes(url.origin) && url.protocol !== 'data:' && url.protocol !== 'blob:',
@@ -156,6 +170,10 @@ export async function openBrowser(
     requests,
     offOriginRequests: () => requests.filter(isOffOrigin),
     errors,
+    tick: async (ms = 1_000) => {
+      if (!clock) throw new Error('tick() needs openBrowser(origin, { clock: true })');
+      if (inFlight.size === 0) await page.clock.runFor(ms);
+    },
     reset: async (viewport) => {
       await page.goto('about:blank');
       await context.clearCookies();
@@ -164,6 +182,7 @@ export async function openBrowser(
       await page.emulateMedia({ colorScheme: 'light' });
       errors.length = 0;
       requests.length = 0;
+      inFlight.clear();
     },
     close: async () => {
       await context.close();
@@ -172,9 +191,19 @@ export async function openBrowser(
   };
 }
 
-/** axe-core finds nothing on the page as it is, in light and in dark mode (left in light). */
+/**
+ * Where screenshots go: SLOWDNS_SCREENS_DIR, which `npm run screens` sets. Unset (`npm test`), none is
+ * taken: the tests assert what a picture would show (axe, nothing wider than the screen), and a person
+ * looks at the pictures when the page changes.
+ */
+const screensDir = process.env.SLOWDNS_SCREENS_DIR;
+
+/**
+ * axe-core finds nothing on the page as it is: one pass per state, in the light scheme. `npm run screens`
+ * (SLOWDNS_SCREENS_DIR set), which a person runs when the page changes, checks the dark scheme too.
+ */
 export async function expectAccessible(page: Page, state: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
+  for (const colorScheme of screensDir ? (['light', 'dark'] as const) : (['light'] as const)) {
     await page.emulateMedia({ colorScheme });
     const { violations } = await new AxeBuilder({ page }).analyze();
     expect(
@@ -184,13 +213,6 @@ export async function expectAccessible(page: Page, state: string): Promise<void>
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }
-
-/**
- * Where screenshots go: SLOWDNS_SCREENS_DIR, which `npm run screens` sets. Unset (`npm test`), none is
- * taken: the tests assert what a picture would show (axe, nothing wider than the screen), and a person
- * looks at the pictures when the page changes.
- */
-const screensDir = process.env.SLOWDNS_SCREENS_DIR;
 
 /** `<name>.png` in SLOWDNS_SCREENS_DIR, or nothing when it is unset. */
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
@@ -219,4 +241,19 @@ export async function checkWidths(page: Page, name: string, phone: { width: numb
     await page.emulateMedia({ colorScheme: 'light' });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/**
+ * `expect.poll` of what the page shows, the page's clock moved on a second before each read
+ * (BrowserSession.tick): the page's next poll of the service (1 to 5 s away) comes at once. Chain the
+ * matcher: `await soon(browser, () => locator.textContent()).toContain('…')`.
+ */
+export function soon<T>(browser: BrowserSession, read: () => Promise<T>) {
+  return expect.poll(
+    async () => {
+      await browser.tick();
+      return read();
+    },
+    { timeout: 20_000, interval: 100 },
+  );
 }

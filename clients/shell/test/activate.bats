@@ -6,9 +6,9 @@ load helpers
 
 setup_file() {
   build_service
-  # The main service (installers older than 2026.1.1.1 are outdated) and one whose codes live 2 seconds.
+  # The main service (installers older than 2026.1.1.1 are outdated) and one whose codes live 1 second.
   start_service SERVICE MIN_INSTALLER_VERSION=2026.1.1.1 &
-  start_service SHORT INSTALL_CODE_TTL_SECONDS=2 &
+  start_service SHORT INSTALL_CODE_TTL_SECONDS=1 &
   wait
   # Started in subshells: read their URLs back from the logs.
   for name in SERVICE SHORT; do
@@ -118,7 +118,7 @@ teardown() {
 
 @test "exit 11: the code has expired" {
   export SLOWDNS_URL="$SHORT_URL" SLOWDNS_INSTALL_CODE="$(issue_code "$SHORT_URL")"
-  sleep 3
+  sleep 2
   run sh "$ACTIVATE_SH" precheck
   [ "$status" -eq 11 ]
 }

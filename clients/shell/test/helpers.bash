@@ -51,6 +51,9 @@ fresh_installer() {
   export SLOWDNS_HOSTNAME=vpn1.example.net
   export SLOWDNS_PUBLIC_IP=203.0.113.7
   export SLOWDNS_RETRY_BASE_SECONDS=0
+  # The approval wait asks again after 1 s, not the service's Retry-After of 5 (its 429s in between are
+  # part of what the script handles).
+  export SLOWDNS_MAX_WAIT_SECONDS=1
   unset SLOWDNS_INSTALL_CODE SLOWDNS_INSTALL_CODE_FILE SLOWDNS_NO_JQ SLOWDNS_AGENT_TOKEN_FILE
 }
 

@@ -1,8 +1,9 @@
 /**
- * The drift check, demonstrated rather than assumed: `npm run check:drift` (scripts/check-drift.sh,
- * which CI runs) on a scratch copy of the committed tree passes once everything is generated, then
- * fails once a route schema changes without `generate:openapi`, then fails again, naming the client
- * types, once the document is regenerated but the client is not.
+ * The drift check, demonstrated rather than assumed: `npm run check:drift` (scripts/check-drift.sh) on a
+ * scratch copy of the committed tree fails once a route schema changes without `generate:openapi`, then
+ * fails again, naming the client types, once the document is regenerated but the client is not. That it
+ * passes on the committed tree itself is CI's own drift step (.ci/run, before the tests), not run again
+ * here: each run of the script costs seconds of CPU.
  *
  * It touches no database, so it runs on the PGlite pass only, not again on the PostgreSQL one.
  */
@@ -17,8 +18,6 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe.skipIf(process.env.DATABASE_URL)('the drift check', () => {
   let copy: string;
-  /** check-drift.sh on the committed tree (regenerated first, should it drift). */
-  let clean: { status: number | null; output: string };
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=drift-test', '-c', 'user.email=drift-test@localhost', ...args], {
       cwd: copy,
@@ -43,26 +42,12 @@ describe.skipIf(process.env.DATABASE_URL)('the drift check', () => {
     await writeFile(join(copy, '.git/info/exclude'), 'node_modules\n');
     git('add', '.');
     git('commit', '-q', '-m', 'committed tree');
-    clean = checkDrift();
-    if (clean.status === 0) return;
-    // A committed document may hold routes still uncommitted elsewhere (the team regenerates it late):
-    // then start from the tree regenerated, as after `npm run generate`, and check that.
-    for (const script of ['generate:openapi', 'generate:client']) {
-      const generated = run('npm', ['run', '--silent', script]);
-      if (generated.status !== 0) throw new Error(`npm run ${script} failed in the copy:\n${generated.output}`);
-    }
-    git('add', '.');
-    git('commit', '-q', '-m', 'committed tree, regenerated');
-    clean = checkDrift();
   }, 300_000);
   afterAll(async () => {
     if (copy) await rm(copy, { recursive: true, force: true });
   });
 
-  it('passes on the committed tree, fails on an unregenerated route change, then on unregenerated client types', async () => {
-    expect(clean.output).toContain('no drift');
-    expect(clean.status).toBe(0);
-
+  it('fails on an unregenerated route change, then on unregenerated client types', async () => {
     // A route's response schema gains a field; nobody runs `npm run generate`.
     const schemaFile = join(copy, 'src/schemas/activation.ts');
     const source = await readFile(schemaFile, 'utf8');
