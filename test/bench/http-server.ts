@@ -50,7 +50,7 @@ export function httpClient(port: number, agent: http.Agent): StepClient {
 export async function waitReady(server: SpawnedService, port: number): Promise<void> {
   let exited: number | string | undefined;
   void server.exited.then((code) => (exited = code));
-  for (let i = 0; i < 300 && exited === undefined; i++) {
+  for (let i = 0; i < 1200 && exited === undefined; i++) {
     const ready = await fetch(`http://127.0.0.1:${port}/api/v2/readyz`).then(
       (r) => r.ok,
       () => false,
@@ -60,7 +60,7 @@ export async function waitReady(server: SpawnedService, port: number): Promise<v
   }
   throw new Error(
     exited === undefined
-      ? 'the server did not become ready in 30 s'
+      ? 'the server did not become ready in 120 s'
       : `the server exited (${exited}): ${server.stderr()}`,
   );
 }
