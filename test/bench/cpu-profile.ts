@@ -65,15 +65,20 @@ function sourceResolver(): (frame: ProfileNode['callFrame']) => Promise<string> 
 }
 
 /**
- * The newest .cpuprofile in `dir`, summarised per step (the windows of one step, its slices, taken
+ * The .cpuprofile of `dir`'s main thread, summarised per step (the windows of one step, its slices, taken
  * together): µs per request by bucket, and the busiest functions.
  */
 export async function summariseProfile(
   dir: string,
   windows: StepWindow[],
 ): Promise<{ step: string; perRequestUs: Record<Bucket | 'total', number>; top: string[] }[]> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort();
-  const profile = JSON.parse(await readFile(join(dir, files.at(-1)!), 'utf8')) as Profile;
+  // One profile per thread (tsx's loader runs in a worker): the main thread's holds the most samples.
+  const profiles = await Promise.all(
+    (await readdir(dir))
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as Profile),
+  );
+  const profile = profiles.sort((a, b) => b.samples.length - a.samples.length)[0]!;
   const resolve = sourceResolver();
   const bucketById = new Map<number, Bucket | 'idle'>();
   const nameById = new Map<number, string>();

@@ -105,7 +105,11 @@ export async function benchFloor(
   const unitsFile = join(folder, 'units.json');
   await writeFile(unitsFile, JSON.stringify(Object.fromEntries(units)));
   const profileDir = process.env.BENCH_CPU_PROF ? join(process.env.BENCH_CPU_PROF, kind) : undefined;
-  if (profileDir) await mkdir(profileDir, { recursive: true });
+  if (profileDir) {
+    // A directory of its own per run: summariseProfile reads every profile in it.
+    await rm(profileDir, { recursive: true, force: true });
+    await mkdir(profileDir, { recursive: true });
+  }
   const serviceDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
   const floorDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
   if (floorDb) await (await openStartedDatabase(floorDb.url)).close();
@@ -201,6 +205,7 @@ async function printProfiles(profileDir: string, sides: Side[]): Promise<void> {
   );
   console.log(`| step | side | ${BUCKETS.join(' | ')} | total |`);
   console.log(`|---|---|${BUCKETS.map(() => '---|').join('')}---|`);
+  for (const s of sides) await writeFile(join(profileDir, s.name, 'windows.json'), JSON.stringify(s.windows));
   const summaries = await Promise.all(sides.map((s) => summariseProfile(join(profileDir, s.name), s.windows)));
   for (const step of LIFECYCLE)
     for (const [k, s] of sides.entries()) {
