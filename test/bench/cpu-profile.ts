@@ -35,6 +35,8 @@ export interface StepWindow {
 
 function bucketOf(source: string): Bucket {
   if (source === '' || source.startsWith('node:')) return 'node core+GC';
+  // PGlite's PostgreSQL, compiled to WebAssembly.
+  if (source.startsWith('wasm://')) return 'driver';
   if (/node_modules\/(hono|@hono)\//.test(source)) return 'routing/adapter';
   if (/node_modules\/zod\//.test(source)) return 'zod';
   if (/node_modules\/(pg|pg-[a-z]+|postgres-[a-z]+|drizzle-orm|@electric-sql)\//.test(source)) return 'driver';
