@@ -73,4 +73,12 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const address = server.address() as { port: number };
   console.log(JSON.stringify({ msg: 'listening', port: address.port }));
 });
-process.on('SIGTERM', () => server.close(() => void client.close().then(() => process.exit(0))));
+// Exits whatever closing the database says, so that node --cpu-prof writes its profile.
+process.on('SIGTERM', () =>
+  server.close(() =>
+    client
+      .close()
+      .catch((err: unknown) => console.error(err))
+      .finally(() => process.exit(0)),
+  ),
+);
