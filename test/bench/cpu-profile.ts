@@ -74,13 +74,13 @@ export async function summariseProfile(
   dir: string,
   windows: StepWindow[],
 ): Promise<{ step: string; perRequestUs: Record<Bucket | 'total', number>; top: string[] }[]> {
-  // One profile per thread (tsx's loader runs in a worker): the main thread's holds the most samples.
+  // One profile per thread (tsx's loader runs in a worker, mostly idle): the main thread's has the most functions.
   const profiles = await Promise.all(
     (await readdir(dir))
       .filter((f) => f.endsWith('.cpuprofile'))
       .map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as Profile),
   );
-  const profile = profiles.sort((a, b) => b.samples.length - a.samples.length)[0]!;
+  const profile = profiles.sort((a, b) => b.nodes.length - a.nodes.length)[0]!;
   const resolve = sourceResolver();
   const bucketById = new Map<number, Bucket | 'idle'>();
   const nameById = new Map<number, string>();
