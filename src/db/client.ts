@@ -110,8 +110,16 @@ async function openPglite(
   // Loaded here, not at the top: on PostgreSQL the server never loads PGlite (80 ms of CPU, 16 MB).
   const inMemory = dataDir.startsWith('memory://');
   const fresh = inMemory || !existsSync(join(dataDir, 'PG_VERSION'));
-  // A fresh database's seed is read and unpacked (off the main thread) while PGlite loads.
-  const seedRead = fresh && !seed ? import('./pglite-seed.js').then((m) => m.readPgliteSeed()) : undefined;
+  // A fresh database's seed is read and unpacked (off the main thread) while PGlite loads: written into a
+  // fresh DATA_DIR by node (unpack-pglite-seed.ts), or handed to PGlite for `memory://`.
+  const unpacked =
+    fresh && !seed && !inMemory
+      ? Promise.all([import('./pglite-seed.js'), import('./unpack-pglite-seed.js')]).then(([m, u]) =>
+          u.unpackPgliteSeed(m.pgliteSeedFile(), dataDir),
+        )
+      : undefined;
+  unpacked?.catch(() => {});
+  const seedRead = fresh && !seed && inMemory ? import('./pglite-seed.js').then((m) => m.readPgliteSeed()) : undefined;
   // Its failure is thrown where it is awaited, below, not reported as unhandled while PGlite loads.
   seedRead?.catch(() => {});
   const [{ PGlite }, { drizzle: drizzlePglite }, extensions] = await Promise.all([
@@ -121,7 +129,7 @@ async function openPglite(
   ]);
   compileWebAssemblyWithLiftoffOnly();
   if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const loadDataDir = fresh ? (seed ?? (await seedRead)) : undefined;
+  const loadDataDir = fresh && !(await unpacked) ? (seed ?? (await seedRead)) : undefined;
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
   const client = await PGlite.create(dataDir, { startParams, extensions, ...(loadDataDir ? { loadDataDir } : {}) });
   useTextTimestamps(client);

@@ -29,6 +29,13 @@ export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8
   const client = await PGlite.create('memory://', { initDbStartParams, extensions: await pgliteExtensions() });
   try {
     await migrate(drizzle({ client }), { migrationsFolder: folder });
+    // initdb's template databases are copies of an empty database for CREATE DATABASE, which the embedded
+    // database never runs: 14 of the seed's 29 MB, unpacked at every fresh start (and held in memory
+    // for `memory://`). The service's database is `postgres`.
+    for (const template of ['template0', 'template1']) {
+      await client.exec(`alter database ${template} is_template false`);
+      await client.exec(`drop database ${template}`);
+    }
     // Dumped after a checkpoint: a start from the seed finds a clean shutdown point, no WAL to replay.
     await client.exec('checkpoint');
     return new Uint8Array(await (await client.dumpDataDir('gzip')).arrayBuffer());

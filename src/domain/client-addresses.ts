@@ -37,45 +37,54 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   return { kind: 'cidrs', list, text: trimmed };
 }
 
+/** An address in its one spelling, with the IP family it was read as (0: not an IP address). */
+export interface ClientAddress {
+  text: string;
+  family: 0 | 4 | 6;
+}
+
 /**
  * One spelling per address, so that every way of writing one client counts as one subject: an IPv4 client
  * written as IPv6 (`::ffff:5.6.7.8`, `::ffff:506:708`, `0:0:0:0:0:ffff:5.6.7.8`) becomes `5.6.7.8`, IPv6 is
  * written as RFC 5952 says (`2001:DB8:0::7` → `2001:db8::7`), without a zone (`fe80::1%eth0` → `fe80::1`).
  * A port, as some proxies write it in `X-Forwarded-For` (`a.b.c.d:port`, `[v6]:port`), is dropped. What is
- * not an IP address (Node's strict `isIP`: no `127.1`, no hex) is returned trimmed, as it was written.
+ * not an IP address (Node's strict `isIP`: no `127.1`, no hex) is kept trimmed, as it was written. The
+ * request context parses its client once with it and carries the result (src/http/request-context.ts).
  */
-export function normaliseAddress(address: string): string {
+export function parseAddress(address: string): ClientAddress {
   // Most addresses are a dotted quad already, the one spelling of an IPv4 address: nothing to parse.
-  if (isIP(address) === 4) return address;
+  if (isIP(address) === 4) return { text: address, family: 4 };
   const trimmed = address.trim();
   const withoutPort =
     /^\[([^\]]*)\](?::\d+)?$/.exec(trimmed)?.[1] ?? /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed)?.[1] ?? trimmed;
-  const family = isIP(withoutPort);
+  const family = isIP(withoutPort) as 0 | 4 | 6;
   // Node's isIP takes IPv4 only as the canonical dotted quad (no leading zeros): nothing to rewrite.
-  if (family !== 6) return withoutPort;
+  if (family !== 6) return { text: withoutPort, family };
   // A zone (`fe80::1%eth0`) names an interface of the host that wrote the address, not the client, and
   // ipaddr.js refuses some that isIP takes (`%eth-0`): it is dropped.
   const parsed = ipaddr.process(withoutPort.replace(/%.*$/, ''));
-  return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
+  return parsed.kind() === 'ipv6'
+    ? { text: (parsed as ipaddr.IPv6).toRFC5952String(), family: 6 }
+    : { text: parsed.toString(), family: 4 };
+}
+
+/** An address in its one spelling (parseAddress). */
+export function normaliseAddress(address: string): string {
+  return parseAddress(address).text;
 }
 
 /**
  * The key an address is counted under by rate limits: an IPv4 address as is, an IPv6 address by its /64
  * (`2001:db8:1:2::/64`), because one subscriber usually holds a whole /64 and could otherwise rotate
- * addresses freely. Expects an address `normaliseAddress` wrote (the request context's).
+ * addresses freely.
  */
-export function rateLimitAddressKey(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const parts = ipaddr.IPv6.parse(address).parts.map((part, i) => (i < 4 ? part : 0));
+export function clientKey(address: ClientAddress): string {
+  if (address.family !== 6) return address.text;
+  const parts = ipaddr.IPv6.parse(address.text).parts.map((part, i) => (i < 4 ? part : 0));
   return `${new ipaddr.IPv6(parts).toRFC5952String()}/64`;
 }
 
-/** The client address as an answer states it: an IP address, or null when the service could not tell (no socket). */
-export function observedAddress(clientAddress: string): string | null {
-  return isIP(clientAddress) === 0 ? null : clientAddress;
-}
-
-/** Whether two addresses are one, however each is written (`2001:DB8:0::7` is `2001:db8::7`). */
-export function sameAddress(a: string, b: string): boolean {
-  return isIP(a.trim()) !== 0 && normaliseAddress(a) === normaliseAddress(b);
+/** The rate-limit key (clientKey) of an address `normaliseAddress` wrote. */
+export function rateLimitAddressKey(address: string): string {
+  return clientKey({ text: address, family: isIP(address) as 0 | 4 | 6 });
 }

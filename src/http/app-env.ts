@@ -11,6 +11,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     clientAddress: string;
+    /** The client address as an answer states it: an IP address, or null when the service could not tell (no socket). */
+    observedIp: string | null;
     /** What per-IP rate limits count this client under: its address, or its /64 for IPv6. */
     clientKey: string;
     /** The app's keyed hashes: an event keeps its client key by `clientKey` of these. */

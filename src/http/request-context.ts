@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { rateLimitAddressKey, type TrustProxy } from '../domain/client-addresses.js';
+import { clientKey, type TrustProxy } from '../domain/client-addresses.js';
 import type { KeyedHashes } from '../domain/keyed-hashes.js';
 import { resolveClientAddress } from './client-address.js';
 import type { Logger } from '../logger.js';
@@ -36,9 +36,11 @@ export function requestContext({
     c.header('X-Content-Type-Options', 'nosniff');
     // Without a socket (an in-process `app.fetch`) there is no peer: such requests share one key.
     const socketAddress = (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
-    const clientAddress = resolveClientAddress(socketAddress, c.req.header('x-forwarded-for'), trustProxy);
-    c.set('clientAddress', clientAddress);
-    c.set('clientKey', rateLimitAddressKey(clientAddress));
+    // Parsed once: the spelling, the rate-limit key and what an answer states all come from this one parse.
+    const client = resolveClientAddress(socketAddress, c.req.header('x-forwarded-for'), trustProxy);
+    c.set('clientAddress', client.text);
+    c.set('clientKey', clientKey(client));
+    c.set('observedIp', client.family === 0 ? null : client.text);
     c.set('keyedHashes', hashes);
     try {
       await next();

@@ -23,21 +23,25 @@ interface Profile {
 export const BUCKETS = ['routing/adapter', 'zod', 'service', 'driver', 'node core+GC', 'other'] as const;
 type Bucket = (typeof BUCKETS)[number];
 
-/** A step's window in ms since the server process was spawned, and how many requests it answered. */
+/** A step's window (or one slice of it) in ms since the server process was spawned, and what it answered. */
 export interface StepWindow {
   step: string;
   fromMs: number;
   toMs: number;
-  /** The server's CPU per request in this step (µs), as /proc counts it. */
+  /** The server's CPU in this window (µs), as /proc counts it. */
   cpuUs: number;
+  requests: number;
 }
 
 function bucketOf(source: string): Bucket {
   if (source === '' || source.startsWith('node:')) return 'node core+GC';
+  // PGlite's PostgreSQL, compiled to WebAssembly.
+  if (source.startsWith('wasm://')) return 'driver';
   if (/node_modules\/(hono|@hono)\//.test(source)) return 'routing/adapter';
   if (/node_modules\/zod\//.test(source)) return 'zod';
   if (/node_modules\/(pg|pg-[a-z]+|postgres-[a-z]+|drizzle-orm|@electric-sql)\//.test(source)) return 'driver';
-  if (/\/src\/.*\.ts$/.test(source)) return 'service';
+  // The service's own code, or the floor's (test/bench/floor-server.ts and what it imports).
+  if (/\/(src|test\/bench)\/.*\.ts$/.test(source)) return 'service';
   return 'other';
 }
 
@@ -62,48 +66,60 @@ function sourceResolver(): (frame: ProfileNode['callFrame']) => Promise<string> 
   };
 }
 
-/** The newest .cpuprofile in `dir`, summarised per window: µs per request by bucket, and the busiest functions. */
+/**
+ * The .cpuprofile of `dir`'s main thread, summarised per step (the windows of one step, its slices, taken
+ * together): µs per request by bucket, and the busiest functions.
+ */
 export async function summariseProfile(
   dir: string,
   windows: StepWindow[],
 ): Promise<{ step: string; perRequestUs: Record<Bucket | 'total', number>; top: string[] }[]> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort();
-  const profile = JSON.parse(await readFile(join(dir, files.at(-1)!), 'utf8')) as Profile;
+  // One profile per thread (tsx's loader runs in a worker, mostly idle): the main thread's has the most functions.
+  const profiles = await Promise.all(
+    (await readdir(dir))
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as Profile),
+  );
+  const profile = profiles.sort((a, b) => b.nodes.length - a.nodes.length)[0]!;
   const resolve = sourceResolver();
   const bucketById = new Map<number, Bucket | 'idle'>();
   const nameById = new Map<number, string>();
   for (const node of profile.nodes) {
     const name = node.callFrame.functionName;
     const source = await resolve(node.callFrame);
-    nameById.set(node.id, `${name || '(anonymous)'} ${source.replace(/^.*\/(node_modules|src)\//, '$1/')}`);
+    nameById.set(node.id, `${name || '(anonymous)'} ${source.replace(/^.*\/(node_modules|src|test\/bench)\//, '$1/')}`);
     if (name === '(idle)') bucketById.set(node.id, 'idle');
     else if (name === '(garbage collector)' || name === '(program)') bucketById.set(node.id, 'node core+GC');
     else bucketById.set(node.id, bucketOf(source));
   }
-  const counted = windows.map(() => Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>);
-  const byFunction = windows.map(() => new Map<string, number>());
+  const steps = [...new Set(windows.map((w) => w.step))];
+  const counted = steps.map(() => Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>);
+  const byFunction = steps.map(() => new Map<string, number>());
   let at = 0;
   for (const [k, id] of profile.samples.entries()) {
     at += profile.timeDeltas[k]!;
     const bucket = bucketById.get(id);
     if (bucket === undefined || bucket === 'idle') continue;
     const ms = at / 1000;
-    const w = windows.findIndex((x) => ms >= x.fromMs && ms < x.toMs);
-    if (w < 0) continue;
-    counted[w]![bucket]++;
+    const w = windows.find((x) => ms >= x.fromMs && ms < x.toMs);
+    if (!w) continue;
+    const s = steps.indexOf(w.step);
+    counted[s]![bucket]++;
     const name = nameById.get(id)!;
-    byFunction[w]!.set(name, (byFunction[w]!.get(name) ?? 0) + 1);
+    byFunction[s]!.set(name, (byFunction[s]!.get(name) ?? 0) + 1);
   }
-  return windows.map((w, k) => {
+  return steps.map((step, k) => {
+    const mine = windows.filter((w) => w.step === step);
+    const cpuUs = mine.reduce((sum, w) => sum + w.cpuUs, 0) / mine.reduce((sum, w) => sum + w.requests, 0);
     const samples = BUCKETS.reduce((sum, b) => sum + counted[k]![b], 0) || 1;
     const perRequestUs = Object.fromEntries(
-      BUCKETS.map((b) => [b, Math.round((counted[k]![b] / samples) * w.cpuUs)]),
+      BUCKETS.map((b) => [b, Math.round((counted[k]![b] / samples) * cpuUs)]),
     ) as Record<Bucket | 'total', number>;
-    perRequestUs.total = Math.round(w.cpuUs);
+    perRequestUs.total = Math.round(cpuUs);
     const top = [...byFunction[k]!]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 12)
       .map(([name, n]) => `${((n / samples) * 100).toFixed(1)}% ${name}`);
-    return { step: w.step, perRequestUs, top };
+    return { step, perRequestUs, top };
   });
 }

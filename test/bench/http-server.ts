@@ -14,14 +14,14 @@ import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lif
 /** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
 const TICK_MS = 10;
 
-async function serverCpuMs(pid: number): Promise<number> {
+export async function serverCpuMs(pid: number): Promise<number> {
   // Fields after the command name: state is the 1st, utime the 12th, stime the 13th.
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 /** Requests over one keep-alive agent; the client address travels in X-Forwarded-For (TRUST_PROXY=1). */
-function httpClient(port: number, agent: http.Agent): StepClient {
+export function httpClient(port: number, agent: http.Agent): StepClient {
   return {
     request: (path, init, address) =>
       new Promise((resolve, reject) => {
@@ -47,10 +47,10 @@ function httpClient(port: number, agent: http.Agent): StepClient {
 }
 
 /** Ready once /api/v2/readyz answers 200; a server that exits first fails at once, with what it wrote to stderr. */
-async function waitReady(server: SpawnedService, port: number): Promise<void> {
+export async function waitReady(server: SpawnedService, port: number): Promise<void> {
   let exited: number | string | undefined;
   void server.exited.then((code) => (exited = code));
-  for (let i = 0; i < 300 && exited === undefined; i++) {
+  for (let i = 0; i < 1200 && exited === undefined; i++) {
     const ready = await fetch(`http://127.0.0.1:${port}/api/v2/readyz`).then(
       (r) => r.ok,
       () => false,
@@ -60,7 +60,7 @@ async function waitReady(server: SpawnedService, port: number): Promise<void> {
   }
   throw new Error(
     exited === undefined
-      ? 'the server did not become ready in 30 s'
+      ? 'the server did not become ready in 120 s'
       : `the server exited (${exited}): ${server.stderr()}`,
   );
 }
@@ -126,7 +126,8 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
         step,
         fromMs: started - spawnedAt - 250,
         toMs: started + wall - spawnedAt + 250,
-        cpuUs: (serverMs * 1000) / indices.length,
+        cpuUs: serverMs * 1000,
+        requests: indices.length,
       });
       const clientUsed = process.cpuUsage(clientBefore);
       const per = (ms: number) => (ms / indices.length).toFixed(2);

@@ -21,11 +21,17 @@
 // (OTEL_EXPORTER_OTLP_ENDPOINT: measured with tracing on). BENCH_CPU_PROF=<dir> runs it under node --cpu-prof
 // and prints the profile per step: µs of sampled self time per request by bucket (routing/adapter, zod,
 // service, driver, node core+GC, other).
+// BENCH_ONLY=floor: the compiled server next to the floor (floor-server.ts: bare node:http sending the
+// service's own captured statements, signing one Ed25519 token per token step, answering JSON), each in its
+// own process, over HTTP at the last of BENCH_CONCURRENCY (default 16), on BENCH_DATABASES (default
+// postgres,pglite), BENCH_INSTALLS installs (default 2000): req/s and CPU per request of each, and their
+// ratios with the slices' spread; BENCH_CPU_PROF=<dir>: both profiled, µs per request by bucket.
 // BENCH_ONLY=start: `npm start` to its first healthy answer on a fresh DATA_DIR and on a fresh PostgreSQL
 // database, each next to a bare Hono start, BENCH_RUNS rounds (default 3): ms, × bare, MiB of the process tree.
 import { benchAdminSearch } from './admin-search.js';
 import { benchExportMemory } from './export-memory.js';
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
+import { benchFloor } from './floor-comparison.js';
 import { benchHttpServer } from './http-server.js';
 import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
@@ -76,6 +82,12 @@ if (only === 'export') {
 } else if (only === 'search') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchAdminSearch(adminUrl, Number(process.env.BENCH_ROWS ?? 1_000_000));
+} else if (only === 'floor') {
+  const concurrency = Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1));
+  const installs = Number(process.env.BENCH_INSTALLS ?? 2000);
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  for (const kind of (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(','))
+    await benchFloor(adminUrl, kind as 'pglite' | 'postgres', installs, concurrency);
 } else if (only === 'http') {
   const concurrency = Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1));
   console.log(`node ${process.version}, ${new Date().toISOString()}`);

@@ -2,13 +2,13 @@
 // database kind: statements and round trips counted on the wire (one request at a time), then
 // requests per second, p50 / p99 latency and CPU per request at each concurrency. The bare side signs
 // one Ed25519 token on the steps that answer one (precheck, activate, confirm), as the design must.
-import { generateKeyPairSync, sign } from 'node:crypto';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { bareNodePostgres, barePglite, barePostgres, type BareClient } from './bare-replay.js';
 import { openStartedDatabase, startBenchService, type BenchService } from './bench-service.js';
 import { startCountingProxy } from './counting-proxy.js';
 import { createInstalls, indicesFor, LIFECYCLE, runStep, STEPS, type Step } from './lifecycle-steps.js';
+import { floorToken, SIGNED_STEPS } from './floor-token.js';
 import { capturePglite } from './pglite-capture.js';
 import type { CostRecorder, ReplayUnit } from './wire-capture.js';
 
@@ -72,31 +72,6 @@ export const pgliteTarget: Target = {
   fresh: async () => ({ url: undefined, drop: async () => {} }),
   bares: [{ name: 'bare PGlite', open: (_url, handle) => barePglite(handle!) }],
 };
-
-/**
- * The design signs one Ed25519 token per step where an installer gets one (the precheck token, the install
- * token, the receipt): the floor signs one too, a compact JWS of about their size, so the service is held
- * to what it must do and not to a floor that skips its one unavoidable cost.
- */
-const SIGNED_STEPS: readonly Step[] = ['precheck', 'activate', 'confirm'];
-const floorKey = generateKeyPairSync('ed25519').privateKey;
-const floorHeader = Buffer.from('{"alg":"EdDSA","kid":"k_0123456789abcdef","typ":"slowdns-install+jwt"}').toString(
-  'base64url',
-);
-
-function floorSignature(i: number): void {
-  const payload = Buffer.from(
-    JSON.stringify({
-      iss: 'http://localhost:8080',
-      aud: 'slowdns-install',
-      sub: `act_${i}`,
-      jti: `${i}`,
-      iat: Date.now(),
-    }),
-  ).toString('base64url');
-  const input = `${floorHeader}.${payload}`;
-  void `${input}.${sign(null, Buffer.from(input), floorKey).toString('base64url')}`;
-}
 
 /** What one side spent on its share of a step: summed over the slices it ran. */
 interface Spent {
@@ -166,7 +141,7 @@ function slicesOf(indices: number[]): number[][] {
 }
 
 /** One request at a time through the counting recorder: what each step costs, and what to replay. */
-async function capture(
+export async function capture(
   service: BenchService,
   recorder: CostRecorder,
   installs: number,
@@ -262,7 +237,7 @@ export async function benchDatabase(
               concurrency,
               async (i) => {
                 await bare.client.replay(units[i]!);
-                if (signs) floorSignature(i);
+                if (signs) floorToken(i);
               },
               bareSpent[b]!,
             );

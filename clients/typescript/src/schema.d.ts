@@ -2673,7 +2673,7 @@ export interface components {
             };
             /**
              * Format: date-time
-             * @description When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.
+             * @description When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs. While no webhook endpoint exists at all it stays `null`: nothing is handed on, and creating the first endpoint marks every event before it handed, with no delivery.
              * @example 2026-11-22T10:05:00+00:00
              */
             delivered_at: string | null;

@@ -5,7 +5,7 @@ import { signInstallToken } from '../../domain/tokens.js';
 import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { approvalWaitPolicy } from '../../domain/rate-limits/policies.js';
-import { observedAddress, sameAddress } from '../../domain/client-addresses.js';
+import { normaliseAddress } from '../../domain/client-addresses.js';
 import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -154,7 +154,7 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
     });
     const activation = admitCounted(c, outcome);
     if (activation instanceof ApiError) throw activation;
-    const observed = observedAddress(c.get('clientAddress'));
+    const observed = c.get('observedIp');
     const token = await signInstallToken(
       deps.keys,
       { activationId: activation.id, jti: activation.installTokenJti },
@@ -175,7 +175,8 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
             ssh_fingerprint: activation.sshFingerprint,
           },
           observed_ip: observed,
-          public_ip_matches_observed: observed !== null && sameAddress(observed, activation.publicIp),
+          // The observed address is in its one spelling already: only the stored one is read again.
+          public_ip_matches_observed: observed !== null && normaliseAddress(activation.publicIp) === observed,
         },
         meta: { message: 'Install code activated. Confirm once every service is running.' },
       },

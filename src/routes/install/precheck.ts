@@ -7,7 +7,6 @@ import { randomId } from '../../domain/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { ApiError } from '../../errors.js';
-import { observedAddress } from '../../domain/client-addresses.js';
 import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -98,7 +97,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const body = c.req.valid('json');
     assertInstallerSupported(body.installer_version, deps.config.minInstallerVersion);
     const now = deps.clock.now();
-    const observed = observedAddress(c.get('clientAddress'));
+    const observed = c.get('observedIp');
     const sighting = {
       machineId: body.machine_id,
       sshFingerprint: body.ssh_fingerprint,

@@ -6,7 +6,6 @@ import type { Router } from '../../http/router.js';
 import { ReleaseRequestSchema, ReleaseResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
-import { observedAddress } from '../../domain/client-addresses.js';
 import type { ReleaseProof } from '../../domain/release-proof.js';
 import { verifyInstallTokenFor } from '../../domain/tokens.js';
 import { prose } from '../../openapi-prose.js';
@@ -69,7 +68,7 @@ export function registerRelease(app: Router, deps: RouteDeps): void {
         ? {
             kind: 'address',
             clientKeyHash: c.var.keyedHashes.clientKey(c.var.clientKey),
-            clientAddress: observedAddress(c.var.clientAddress),
+            clientAddress: c.var.observedIp,
             tokenRequired: deps.config.releaseRequiresToken,
           }
         : {

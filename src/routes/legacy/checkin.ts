@@ -1,7 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
-import { observedAddress } from '../../domain/client-addresses.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { checkSources, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
@@ -80,7 +79,7 @@ export function registerCheckin(app: Router, deps: RouteDeps): void {
         serverId: c.var.server!.id,
         report: c.req.valid('json'),
         now: deps.clock.now(),
-        address: observedAddress(c.get('clientAddress')),
+        address: c.get('observedIp'),
       });
       if (!server) throw bearerRejected('agent_token_invalid', true);
       return c.json(

@@ -78,7 +78,7 @@ export const EventRecordSchema = z
         },
       }),
     delivered_at: nullableTimestamp(
-      'When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs.',
+      'When it was handed to the webhook deliveries of the endpoints then subscribed (the table is the outbox); `null` until then, which is at most a few seconds while the service runs. While no webhook endpoint exists at all it stays `null`: nothing is handed on, and creating the first endpoint marks every event before it handed, with no delivery.',
     ),
   })
   .openapi('EventRecord');

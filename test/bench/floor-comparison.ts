@@ -1,0 +1,222 @@
+// BENCH_ONLY=floor: the service as `npm start` runs it and the floor (floor-server.ts: bare node:http,
+// the service's own statements, one Ed25519 signature per token step, JSON answers), each in its own
+// process, driven over real HTTP by this one at the same concurrency, slice by slice taking turns (the
+// first of each pair alternating), so the machine's drift meets both alike. Per step: requests per second,
+// each server's CPU per request (/proc), and their ratios with the slices' lowest and highest.
+// BENCH_CPU_PROF=<dir>: both run under node --cpu-prof, and each profile is summarised per step.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createScratchDatabase } from '../support/scratch-database.js';
+import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
+import { openStartedDatabase, startBenchService } from './bench-service.js';
+import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
+import { startCountingProxy } from './counting-proxy.js';
+import { httpClient, serverCpuMs, waitReady } from './http-server.js';
+import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
+import { capturePglite } from './pglite-capture.js';
+import { capture } from './steps-bench.js';
+import type { ReplayUnit } from './wire-capture.js';
+
+/** Installs for the warm-up, numbered after the measured ones (the floor replays each install's statements once). */
+const WARM_UP = 32;
+const SLICE = 250;
+
+interface Side {
+  name: 'service' | 'floor';
+  server: SpawnedService;
+  port: number;
+  spawnedAt: number;
+  agent: http.Agent;
+  windows: StepWindow[];
+  /** Per step: requests, wall ms and CPU µs per slice. */
+  slices: Map<Step, { requests: number; wallMs: number; cpuUs: number }[]>;
+}
+
+/** The service's statements for every install, captured one request at a time (step-bench's capture). */
+async function captureUnits(adminUrl: string | undefined, installs: number): Promise<Map<Step, ReplayUnit[][]>> {
+  if (adminUrl) {
+    const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
+    const proxy = await startCountingProxy(scratch.url);
+    const service = await startBenchService(proxy.url);
+    try {
+      return (await capture(service, proxy.recorder, installs)).units;
+    } finally {
+      await service.handle.close();
+      await proxy.close();
+      await scratch.drop();
+    }
+  }
+  const pglite = capturePglite();
+  const service = await startBenchService(undefined);
+  try {
+    return (await capture(service, pglite.recorder, installs)).units;
+  } finally {
+    pglite.stop();
+    await service.handle.close();
+  }
+}
+
+function profiled(profileDir: string | undefined, side: string): string[] {
+  return profileDir ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${join(profileDir, side)}`] : [];
+}
+
+async function runSlice(
+  side: Side,
+  step: Step,
+  slice: number[],
+  list: ReturnType<typeof createInstalls>,
+  concurrency: number,
+) {
+  const client = httpClient(side.port, side.agent);
+  const pid = side.server.process.pid!;
+  let next = 0;
+  const cpuBefore = await serverCpuMs(pid);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < slice.length) await runStep(client, step, list[slice[next++]!]!);
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const cpuUs = ((await serverCpuMs(pid)) - cpuBefore) * 1000;
+  side.windows.push({
+    step,
+    fromMs: started - side.spawnedAt - 250,
+    toMs: started + wallMs - side.spawnedAt + 250,
+    cpuUs,
+    requests: slice.length,
+  });
+  const slices = side.slices.get(step) ?? [];
+  slices.push({ requests: slice.length, wallMs, cpuUs });
+  side.slices.set(step, slices);
+}
+
+export async function benchFloor(
+  adminUrl: string,
+  kind: 'pglite' | 'postgres',
+  installs: number,
+  concurrency: number,
+): Promise<void> {
+  const onPostgres = kind === 'postgres';
+  const units = await captureUnits(onPostgres ? adminUrl : undefined, installs + WARM_UP);
+  const folder = await mkdtemp(join(tmpdir(), 'slowdns-floor-'));
+  const unitsFile = join(folder, 'units.json');
+  await writeFile(unitsFile, JSON.stringify(Object.fromEntries(units)));
+  const profileDir = process.env.BENCH_CPU_PROF ? join(process.env.BENCH_CPU_PROF, kind) : undefined;
+  if (profileDir) {
+    // A directory of its own per run: summariseProfile reads every profile in it.
+    await rm(profileDir, { recursive: true, force: true });
+    await mkdir(profileDir, { recursive: true });
+  }
+  const serviceDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
+  const floorDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
+  if (floorDb) await (await openStartedDatabase(floorDb.url)).close();
+  const servicePort = 7850 + Math.floor(Math.random() * 50);
+  const sides: Side[] = [];
+  try {
+    const spawnedAt = performance.now();
+    const service = spawnService(
+      {
+        ...(serviceDb ? { DATABASE_URL: serviceDb.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: 'memory://' }),
+        PORT: String(servicePort),
+        TRUST_PROXY: '1',
+        LOG_LEVEL: 'warn',
+      },
+      [...profiled(profileDir, 'service'), 'scripts/start.mjs'],
+    );
+    const floor = spawnService({ ...(floorDb ? { DATABASE_URL: floorDb.url } : {}), FLOOR_UNITS: unitsFile }, [
+      '--import',
+      'tsx',
+      ...profiled(profileDir, 'floor'),
+      'test/bench/floor-server.ts',
+    ]);
+    const side = (name: Side['name'], server: SpawnedService, port: number): Side => ({
+      name,
+      server,
+      port,
+      spawnedAt,
+      agent: new http.Agent({ keepAlive: true, maxSockets: concurrency }),
+      windows: [],
+      slices: new Map(),
+    });
+    sides.push(side('service', service, servicePort), side('floor', floor, await floor.port));
+    for (const s of sides) await waitReady(s.server, s.port);
+    // Warm-up (not measured): connections opened, code paths compiled; installs after the measured ones.
+    const warm = createInstalls(installs + WARM_UP, 253);
+    for (const s of sides)
+      for (const i of Array.from({ length: WARM_UP }, (_, k) => installs + k))
+        for (const step of LIFECYCLE) await runStep(httpClient(s.port, s.agent), step, warm[i]!);
+    const lists = sides.map(() => createInstalls(installs, 3));
+    for (const step of LIFECYCLE) {
+      const indices = indicesFor(step, installs);
+      const count = Math.max(1, Math.floor(indices.length / SLICE));
+      const size = Math.ceil(indices.length / count);
+      for (let k = 0; k < count; k++) {
+        const slice = indices.slice(k * size, (k + 1) * size);
+        for (const s of k % 2 === 0 ? [0, 1] : [1, 0]) {
+          if (profileDir) await new Promise((r) => setTimeout(r, 600));
+          await runSlice(sides[s]!, step, slice, lists[s]!, concurrency);
+        }
+      }
+    }
+  } finally {
+    for (const s of sides) {
+      s.agent.destroy();
+      await s.server.stop();
+    }
+    await serviceDb?.drop();
+    await floorDb?.drop();
+    await rm(folder, { recursive: true, force: true });
+  }
+  printComparison(kind, installs, concurrency, sides);
+  if (profileDir) await printProfiles(profileDir, sides);
+}
+
+function printComparison(kind: string, installs: number, concurrency: number, sides: Side[]): void {
+  const [service, floor] = sides as [Side, Side];
+  console.log(
+    `\nthe compiled server next to the floor over HTTP on ${kind}, concurrency ${concurrency}, ${installs} installs, slices of ~${SLICE} taking turns`,
+  );
+  console.log(
+    '| step | service req/s | floor req/s | service ÷ floor req/s (slices) | CPU ms per request, service / floor | service ÷ floor CPU (slices) |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  const spread = (values: number[]) =>
+    values.length > 1 ? ` (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})` : '';
+  for (const step of LIFECYCLE) {
+    const a = service.slices.get(step)!;
+    const b = floor.slices.get(step)!;
+    const sum = (xs: typeof a, f: (x: (typeof a)[number]) => number) => xs.reduce((t, x) => t + f(x), 0);
+    const rps = (xs: typeof a) => (sum(xs, (x) => x.requests) / sum(xs, (x) => x.wallMs)) * 1000;
+    const cpu = (xs: typeof a) => sum(xs, (x) => x.cpuUs) / sum(xs, (x) => x.requests) / 1000;
+    const rpsRatios = a.map((x, k) => x.wallMs ** -1 / b[k]!.wallMs ** -1);
+    const cpuRatios = a.map((x, k) => x.cpuUs / Math.max(1, b[k]!.cpuUs));
+    console.log(
+      `| ${step} | ${rps(a).toFixed(0)} | ${rps(b).toFixed(0)} | ${(rps(a) / rps(b)).toFixed(2)}${spread(rpsRatios)} | ${cpu(a).toFixed(2)} / ${cpu(b).toFixed(2)} | ${(cpu(a) / cpu(b)).toFixed(2)}${spread(cpuRatios)} |`,
+    );
+  }
+}
+
+async function printProfiles(profileDir: string, sides: Side[]): Promise<void> {
+  console.log(
+    `\nCPU profiles: µs of CPU per request by bucket (the samples' shares of the CPU /proc counted) (${profileDir})`,
+  );
+  console.log(`| step | side | ${BUCKETS.join(' | ')} | total |`);
+  console.log(`|---|---|${BUCKETS.map(() => '---|').join('')}---|`);
+  for (const s of sides) await writeFile(join(profileDir, s.name, 'windows.json'), JSON.stringify(s.windows));
+  const summaries = await Promise.all(sides.map((s) => summariseProfile(join(profileDir, s.name), s.windows)));
+  for (const step of LIFECYCLE)
+    for (const [k, s] of sides.entries()) {
+      const row = summaries[k]!.find((x) => x.step === step);
+      if (row)
+        console.log(
+          `| ${step} | ${s.name} | ${BUCKETS.map((b) => row.perRequestUs[b]).join(' | ')} | ${row.perRequestUs.total} |`,
+        );
+    }
+  for (const [k, s] of sides.entries())
+    for (const { step, top } of summaries[k]!)
+      if (['precheck', 'activate', 'confirm'].includes(step))
+        console.log(`\n${s.name} ${step}, the busiest functions (self):\n  ${top.slice(0, 8).join('\n  ')}`);
+}
