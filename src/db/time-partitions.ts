@@ -23,11 +23,11 @@ const DAYS_AHEAD = 3;
  * on the table (an export), and the install steps' writes would queue behind them. On timeout the
  * change waits for the next pass (55P03).
  */
-export const PARTITION_LOCK_TIMEOUT = '50ms';
+const PARTITION_LOCK_TIMEOUT = '50ms';
 
 const DAY_MS = 86_400_000;
 
-export const startOfUtcDay = (at: Date): Date => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+const startOfUtcDay = (at: Date): Date => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 const addDays = (day: Date, days: number): Date => new Date(day.getTime() + days * DAY_MS);
 
 /** `events_p20261126`: the day partition of `table` holding the UTC day `day` begins. */
@@ -142,11 +142,6 @@ export async function ensurePartitionsAhead(db: Database, now: Date): Promise<Pa
     }
   }
   return upkeep;
-}
-
-/** The partitions of `table` wholly before `cutoff` (the default never is). */
-export async function partitionsBefore(db: Database, table: PartitionedTable, cutoff: Date): Promise<Partition[]> {
-  return (await listPartitions(db, table)).filter((p) => !p.isDefault && p.to !== null && p.to <= cutoff);
 }
 
 /** Drops one partition (its rows with it) in its own short transaction; 'deferred' when its lock was not had in time. */

@@ -47,8 +47,9 @@ interface TableRetention {
 /**
  * Retention of a table partitioned by day (db/time-partitions.ts): the partitions whose every row is
  * older than `cutoff` are listed (with their rows counted) to be dropped whole; rows older than it are
- * deleted one by one only where a partition straddles it: the default partition, and the past partition
- * the table from before partitioning became. Day partitions never straddle it.
+ * deleted one by one only in the default partition and in the past partition the table from before
+ * partitioning became (from the beginning of time). A day partition the cutoff falls in is kept whole
+ * until its day has expired: retention removes whole days.
  */
 async function tableRetention(tx: Database, table: PartitionedTable, cutoff: Date): Promise<TableRetention> {
   const column = PARTITIONED_TABLES[table];
@@ -60,7 +61,7 @@ async function tableRetention(tx: Database, table: PartitionedTable, cutoff: Dat
         sql`select count(*)::int as rows from ${sql.identifier(partition.name)}`,
       )) as unknown as { rows: { rows: number }[] };
       expired.push({ name: partition.name, rows: result.rows[0]?.rows ?? 0 });
-    } else if (partition.isDefault || partition.from === null || partition.from < cutoff) {
+    } else if (partition.isDefault || partition.from === null) {
       const result = (await tx.execute(
         sql`delete from ${sql.identifier(partition.name)} where ${sql.identifier(column)} < ${cutoff.toISOString()}::timestamptz`,
       )) as unknown as { rowCount?: number | null; affectedRows?: number };

@@ -118,7 +118,12 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(
       c,
       assets,
-      codeDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'ic_', id }), doneOf(c)),
+      codeDetailView(
+        viewer(c),
+        item,
+        await eventsOf(deps.db, { kind: 'ic_', id, createdAt: item.code.issuedAt }),
+        doneOf(c),
+      ),
     );
   });
 
@@ -136,7 +141,12 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(
       c,
       assets,
-      activationDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'act_', id }), doneOf(c)),
+      activationDetailView(
+        viewer(c),
+        item,
+        await eventsOf(deps.db, { kind: 'act_', id, createdAt: item.activation.createdAt }),
+        doneOf(c),
+      ),
     );
   });
 
@@ -159,7 +169,12 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(
       c,
       assets,
-      serverDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'srv_', id }), doneOf(c)),
+      serverDetailView(
+        viewer(c),
+        item,
+        await eventsOf(deps.db, { kind: 'srv_', id, createdAt: item.server.registeredAt }),
+        doneOf(c),
+      ),
     );
   });
 
