@@ -68,6 +68,11 @@ export function afterCursor(
   return { where: and(lte(time, at), or(lt(time, at), and(eq(time, at), lt(id, lastId)))), orderBy };
 }
 
+/** The time a cursor of a list ordered by (time, id) carries: where its next page begins. */
+export function cursorTime(cursor: string, idKind: 'string' | 'number'): Date {
+  return new Date(decodeCursor(cursor, idKind).t);
+}
+
 /** Fetches one more row than the page holds to know whether there is a next page. */
 export function pageOf<R, T>(
   rows: R[],

@@ -83,7 +83,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const now = deps.clock.now();
     const counts = await fleetCounts(deps.db, now, thresholds);
     const hours = await activationsPerHour(deps.db, now, CHART_DAYS);
-    const latest = await listEvents(deps.db, { limit: LATEST });
+    const latest = await listEvents(deps.db, { limit: LATEST, now: deps.clock.now() });
     return answerView(c, assets, overviewView(counts, hours, latest.items));
   });
 
@@ -180,7 +180,12 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/events', async (c) => {
     const type = oneOf<EventType>(c, 'type', EVENT_TYPES);
-    const page = await listEvents(deps.db, { type, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) });
+    const page = await listEvents(deps.db, {
+      type,
+      limit: DEFAULT_PAGE_SIZE,
+      cursor: cursorOf(c),
+      now: deps.clock.now(),
+    });
     return answerView(c, assets, eventsListView(page, { type }, EVENT_TYPES));
   });
 
