@@ -126,15 +126,26 @@ export interface PartitionUpkeep {
 
 /**
  * Makes the day partitions of today and the next 3 days (UTC, by `now`) that do not exist yet, on every
- * partitioned table. Days a past partition already holds (the table from before partitioning) are left
- * to it. Run at start and by the periodic pass.
+ * partitioned table. Run at start and by the periodic pass.
  */
-export async function ensurePartitionsAhead(db: Database, now: Date): Promise<PartitionUpkeep> {
+export function ensurePartitionsAhead(db: Database, now: Date): Promise<PartitionUpkeep> {
+  return ensureDayPartitions(db, { from: startOfUtcDay(now), days: DAYS_AHEAD + 1 });
+}
+
+/**
+ * Makes the day partitions of `days` UTC days from the day `from` falls in that do not exist yet, on
+ * every partitioned table (the bench makes the past days it fills with it). Days a past partition
+ * already holds (the table from before partitioning) are left to it.
+ */
+export async function ensureDayPartitions(
+  db: Database,
+  { from, days }: { from: Date; days: number },
+): Promise<PartitionUpkeep> {
   const upkeep: PartitionUpkeep = { created: [], deferred: [] };
   for (const table of Object.keys(PARTITIONED_TABLES) as PartitionedTable[]) {
     const partitions = await listPartitions(db, table);
-    for (let offset = 0; offset <= DAYS_AHEAD; offset++) {
-      const day = addDays(startOfUtcDay(now), offset);
+    for (let offset = 0; offset < days; offset++) {
+      const day = addDays(startOfUtcDay(from), offset);
       if (overlaps(partitions, day, addDays(day, 1))) continue;
       const outcome = await createDayPartition(db, table, day);
       if (outcome === 'done') upkeep.created.push(dayPartitionName(table, day));

@@ -9,6 +9,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { events, rateLimitBuckets } from '../../src/db/schema.js';
 import {
   dayPartitionName,
+  ensureDayPartitions,
   ensurePartitionsAhead,
   listPartitions,
   type PartitionedTable,
@@ -110,8 +111,7 @@ describe('events and rate-limit buckets partitioned by UTC day', () => {
   it('pruning drops the partitions of the expired days whole and keeps the day the cutoff falls in', async () => {
     const db = t.database.db;
     // Days -93 … -86, one event at noon on each (the 90 days' cutoff is day -90 at 10:00).
-    await ensurePartitionsAhead(db, day(-93));
-    await ensurePartitionsAhead(db, day(-89));
+    await ensureDayPartitions(db, { from: day(-93), days: 8 });
     await db
       .insert(events)
       .values([-93, -92, -91, -90, -89, -88, -87, -86].map((o) => event(new Date(day(o).getTime() + DAY_MS / 2))));
