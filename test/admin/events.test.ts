@@ -63,7 +63,7 @@ describe('admin: events', () => {
     );
   });
 
-  it('pages by id: every event once, none missed, while events are written between pages', async () => {
+  it('pages by time then id: every event once, none missed, while events are written between pages', async () => {
     for (let i = 0; i < 4; i++) await issueCode(t);
     await registeredServer(t);
     const before = (await allPages(t, 'events', { limit: 200 })).map((e) => e.event_id);
@@ -72,5 +72,21 @@ describe('admin: events', () => {
       (e) => e.event_id,
     );
     expect(seen).toEqual(before);
+  });
+
+  it('lists by the time of the change, newest first, across days a month and more apart', async () => {
+    const start = t.clock.now().getTime();
+    const hoursAgo = [120, 960, 0, 480, 12, 2000];
+    for (const hours of hoursAgo) {
+      t.clock.set(new Date(start - hours * 3_600_000));
+      await issueCode(t);
+    }
+    t.clock.set(new Date(start));
+    const expected = [...hoursAgo]
+      .sort((a, b) => a - b)
+      .map((hours) => new Date(start - hours * 3_600_000).toISOString());
+    const times = (await allPages(t, 'events', { limit: 2 })).map((e) => new Date(e.occurred_at).toISOString());
+    expect(times).toEqual(expected);
+    expect((await allPages(t, 'events', { limit: 200, since: expected[3]! })).length).toBe(4);
   });
 });

@@ -19,7 +19,16 @@ describe('forged list cursors', () => {
     { t: 1, id: 'x'.repeat(10_000) },
     { t: '1', id: 'ic_0000000000000000' },
   ];
-  const eventForgeries = [{ id: 1.5 }, { id: 2 ** 63 }, { id: -1 }, { id: 1e300 }, { id: '1' }];
+  const eventForgeries = [
+    { t: 1, id: 1.5 },
+    { t: 1, id: 2 ** 63 },
+    { t: 1, id: -1 },
+    { t: 1, id: 1e300 },
+    { t: 1, id: '1' },
+    { t: 1e20, id: 1 },
+    // A cursor of the list before it was ordered by time (its id alone).
+    { id: 1 },
+  ];
 
   it('every list answers a forged or out-of-range cursor 400 validation_failed naming cursor, and logs no error', async () => {
     const answers: string[] = [];
@@ -43,8 +52,8 @@ describe('forged list cursors', () => {
   it('the console’s lists answer a forged cursor as a 400 page, not a 500', async () => {
     const cookie = await signIn(t, ADMIN_TOKEN);
     const pages = [
-      `/admin/events?cursor=${cursor({ id: 2 ** 63 })}`,
-      `/admin/events?cursor=${cursor({ id: 1.5 })}`,
+      `/admin/events?cursor=${cursor({ t: 1, id: 2 ** 63 })}`,
+      `/admin/events?cursor=${cursor({ t: 1, id: 1.5 })}`,
       `/admin/codes?cursor=${cursor({ t: 1e20, id: 'ic_0000000000000000' })}`,
       `/admin/activations?cursor=${cursor({ t: 1e20, id: 'act_0000000000000000' })}`,
       `/admin/servers?cursor=${cursor({ t: 1e20, id: 'srv_0000000000000000' })}`,

@@ -162,7 +162,7 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const { activation_id: id } = c.req.valid('param');
     const [item] = (await listActivations(deps.db, { id, limit: 1 })).items;
     if (!item) throw new ApiError('activation_not_found');
-    const history = await eventsOf(deps.db, { kind: 'act_', id });
+    const history = await eventsOf(deps.db, { kind: 'act_', id, createdAt: item.activation.createdAt });
     return c.json(
       {
         data: { ...toRecord(item, deps.clock.now(), thresholds), events: history.map(toEventRecord) },

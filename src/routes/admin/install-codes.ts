@@ -155,7 +155,7 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const { install_code_id: id } = c.req.valid('param');
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     if (!item) throw new ApiError('install_code_not_found');
-    const history = await eventsOf(deps.db, { kind: 'ic_', id });
+    const history = await eventsOf(deps.db, { kind: 'ic_', id, createdAt: item.code.issuedAt });
     const prechecks = await operatorPrechecksOf(deps.db, item.code);
     return c.json(
       {

@@ -135,7 +135,7 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
       })
     ).items;
     if (!item) throw new ApiError('server_not_found');
-    const history = await eventsOf(deps.db, { kind: 'srv_', id });
+    const history = await eventsOf(deps.db, { kind: 'srv_', id, createdAt: item.server.registeredAt });
     return c.json(
       {
         data: { ...toRecord(item), events: history.map(toEventRecord) },

@@ -84,7 +84,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const now = deps.clock.now();
     const counts = await fleetCounts(deps.db, now, thresholds);
     const hours = await activationsPerHour(deps.db, now, CHART_DAYS);
-    const latest = await listEvents(deps.db, { limit: LATEST });
+    const latest = await listEvents(deps.db, { limit: LATEST, now: deps.clock.now() });
     return answerView(c, assets, overviewView(counts, hours, latest.items));
   });
 
@@ -122,7 +122,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
       codeDetailView(
         viewer(c),
         { ...item, prechecks: await operatorPrechecksOf(deps.db, item.code) },
-        await eventsOf(deps.db, { kind: 'ic_', id }),
+        await eventsOf(deps.db, { kind: 'ic_', id, createdAt: item.code.issuedAt }),
         doneOf(c),
       ),
     );
@@ -142,7 +142,12 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(
       c,
       assets,
-      activationDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'act_', id }), doneOf(c)),
+      activationDetailView(
+        viewer(c),
+        item,
+        await eventsOf(deps.db, { kind: 'act_', id, createdAt: item.activation.createdAt }),
+        doneOf(c),
+      ),
     );
   });
 
@@ -165,13 +170,23 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(
       c,
       assets,
-      serverDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'srv_', id }), doneOf(c)),
+      serverDetailView(
+        viewer(c),
+        item,
+        await eventsOf(deps.db, { kind: 'srv_', id, createdAt: item.server.registeredAt }),
+        doneOf(c),
+      ),
     );
   });
 
   router.get('/events', async (c) => {
     const type = oneOf<EventType>(c, 'type', EVENT_TYPES);
-    const page = await listEvents(deps.db, { type, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) });
+    const page = await listEvents(deps.db, {
+      type,
+      limit: DEFAULT_PAGE_SIZE,
+      cursor: cursorOf(c),
+      now: deps.clock.now(),
+    });
     return answerView(c, assets, eventsListView(page, { type }, EVENT_TYPES));
   });
 
