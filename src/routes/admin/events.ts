@@ -1,5 +1,4 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../../deps.js';
 import { listEvents } from '../../domain/admin/event-list.js';
 import type { Router } from '../../http/router.js';
 import { EventListQuerySchema, EventPageSchema, EventRecordSchema } from '../../schemas/admin/events.js';
@@ -32,14 +31,14 @@ const list = createRoute({
   },
 });
 
-export function registerAdminEvents(app: Router, deps: AppDeps): void {
+export function registerAdminEvents(app: Router): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
     const filter = { ...query, subjectId: query.subject_id, ...timeRange(query) };
     return listAnswer(
       c,
       query,
-      (cursor, limit) => listEvents(deps.db, { ...filter, cursor, limit }),
+      (reader, cursor, limit) => listEvents(reader, { ...filter, cursor, limit }),
       toEventRecord,
       'events',
     );

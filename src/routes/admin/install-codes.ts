@@ -131,7 +131,7 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     return listAnswer(
       c,
       query,
-      (cursor, limit) => listInstallCodes(deps.db, { ...filter, cursor, limit }, now),
+      (reader, cursor, limit) => listInstallCodes(reader, { ...filter, cursor, limit }, now),
       toRecord,
       'install codes',
     );
@@ -139,9 +139,11 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
-    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
+    const { item, history } = await c.var.read(async (reader) => {
+      const [item] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
+      return { item, history: item ? await eventsOf(reader, { kind: 'ic_', id }) : [] };
+    });
     if (!item) throw new ApiError('install_code_not_found');
-    const history = await eventsOf(deps.db, { kind: 'ic_', id });
     return c.json(
       {
         data: { ...toRecord(item), events: history.map(toEventRecord) },
