@@ -219,12 +219,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   if (replicaLagSeconds)
     new Gauge({
       name: 'slowdns_database_replica_lag_seconds',
-      help: "The read replica's replay lag behind the primary at its last probe (every second; DATABASE_READ_URL). Past DATABASE_READ_MAX_LAG_SECONDS, or while it does not answer (then unset), reads go to the primary.",
+      help: "The read replica's replay lag behind the primary at its last probe (every second; DATABASE_READ_URL); NaN while it does not answer. Past DATABASE_READ_MAX_LAG_SECONDS, or while it does not answer, reads go to the primary.",
       registers,
       collect() {
-        const lag = replicaLagSeconds();
-        this.reset();
-        if (lag !== undefined) this.set(lag);
+        this.set(replicaLagSeconds() ?? Number.NaN);
       },
     });
 
