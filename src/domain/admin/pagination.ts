@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
+import { desc, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { ApiError } from '../../errors.js';
 
@@ -62,8 +62,12 @@ export function afterCursor(
   const orderBy = [desc(time), desc(id)];
   if (!cursor) return { where: undefined, orderBy };
   const { t, id: lastId } = decodeCursor(cursor, 'string', true);
-  const at = new Date(t!);
-  return { where: or(lt(time, at), and(eq(time, at), lt(id, lastId))), orderBy };
+  const at = new Date(t!).toISOString();
+  // A row comparison, not `time < t or (time = t and id < id)`: PostgreSQL reads it as one range of the
+  // (time, id) index each list has, so a page starts where the last one ended instead of scanning the
+  // index from the top past every row already given (an export of a million rows read each page's
+  // predecessors again: 5,000 rows/s). docs/development.md, "Measurements", has both plans.
+  return { where: sql`(${time}, ${id}) < (${at}::timestamptz, ${lastId})`, orderBy };
 }
 
 /** Fetches one more row than the page holds to know whether there is a next page. */
