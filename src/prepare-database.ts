@@ -3,6 +3,7 @@ import type { DatabaseHandle } from './db/client.js';
 import { isDatabaseUnavailable } from './db/database-errors.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
 import { migrateDatabase } from './db/migrate.js';
+import { ensurePartitionsAhead } from './db/time-partitions.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/signing-key-store.js';
 import { sealWebhookSecretsInClear } from './domain/webhooks/endpoints.js';
 import type { KeyRing } from './domain/signing-keys.js';
@@ -46,6 +47,10 @@ export async function prepareDatabase(
   for (let attempt = 1; !options.stopping(); attempt++) {
     try {
       await migrateDatabase(database.db);
+      // Today's and the next days' partitions before the first request; one not made now (its lock not had
+      // in time) is made by the periodic pass, and its rows wait in the default partition meanwhile.
+      const upkeep = await ensurePartitionsAhead(database.db, options.clock.now());
+      if (upkeep.deferred.length > 0) options.logger.warn('partitions deferred', { ...upkeep });
       // One rule for every secret at rest: with a KEK, webhook secrets kept in clear are sealed, as signing keys are.
       const kek = options.keyStore?.kek;
       const sealed = kek ? await sealWebhookSecretsInClear(database.db, kek) : 0;

@@ -17,6 +17,8 @@ export const MIGRATION_LOCK = 0x51_0d_45_01;
 export const SIGNING_KEY_LOCK = 0x51_0d_45_02;
 /** One instance prunes at a time (taken with pg_try_advisory_xact_lock: the others skip the pass). */
 export const PRUNE_LOCK = 0x51_0d_45_03;
+/** One instance at a time makes or drops a partition of the tables partitioned by day (db/time-partitions.ts); the others skip. */
+export const PARTITION_LOCK = 0x51_0d_45_05;
 /** Serialises changes of rate-limit overrides: a new override replaces the one in place for its limit and target. */
 export const RATE_LIMIT_OVERRIDE_LOCK = 0x51_0d_45_04;
 

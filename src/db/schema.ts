@@ -237,7 +237,7 @@ export const servers = pgTable(
 export const events = pgTable(
   'events',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
     type: text('type').notNull(),
     occurredAt: at('occurred_at').notNull(),
     actor: text('actor', { enum: ['installer', 'agent', 'operator', 'browser', 'service'] }).notNull(),
@@ -251,6 +251,7 @@ export const events = pgTable(
     deliveredAt: at('delivered_at'),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.occurredAt] }),
     index('events_occurred_at_idx').on(t.occurredAt),
     index('events_type_idx').on(t.type, t.id),
     index('events_install_code_id_idx').on(t.installCodeId),

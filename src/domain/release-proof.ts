@@ -14,12 +14,15 @@ export type ReleaseProof =
   | { kind: 'install_token'; jti: string }
   | { kind: 'address'; clientKey: string; clientAddress: string | null; tokenRequired: boolean };
 
-// `:client_key_hash` the release's hashed client key, `:client_address` its address (null when unknown).
+// `:client_key_hash` the release's hashed client key, `:client_address` its address (null when unknown),
+// `:since` a day before the activation was made (its activation.created event is written with it: the
+// events' older partitions are not read).
 // The activate's events carry the hashed client key of its request; the code keeps its last precheck's
 // address, and a code issued with approval each of its prechecks' (by this machine only: a stranger's
 // precheck proves nothing). An IPv6 precheck address proves its /64 (`>>=` ignores the host bits).
 type ProvenParams = {
   activation_id: string;
+  since: string;
   client_key_hash: string;
   machine_id: string;
   client_address: string | null;
@@ -28,7 +31,8 @@ type ProvenParams = {
 const PROVEN = namedStatement<ProvenParams>(`
 select exists (
     select 1 from events
-    where activation_id = :activation_id and type = 'activation.created' and client_key_hash = :client_key_hash)
+    where activation_id = :activation_id and type = 'activation.created' and client_key_hash = :client_key_hash
+      and occurred_at >= :since::timestamptz)
   or (:client_address::inet is not null and exists (
     select 1 from (
       select c.precheck_ip as ip from activations a join install_codes c on c.id = a.install_code_id
@@ -43,7 +47,7 @@ select exists (
 /** Throws 401 `install_token_invalid` or 403 `release_not_allowed` unless `proof` holds for this activation. Read before its state. */
 export async function assertReleaseProof(
   tx: Database,
-  activation: { id: string; machineId: string; installTokenJtiHash: string },
+  activation: { id: string; machineId: string; installTokenJtiHash: string; createdAt: Date },
   proof: ReleaseProof,
 ): Promise<void> {
   if (proof.kind === 'install_token') return assertInstallTokenJti(activation, proof.jti);
@@ -51,6 +55,7 @@ export async function assertReleaseProof(
     throw new ApiError('release_not_allowed', 'This service releases an activation only with its install_token.');
   const [row] = await runStatement<{ proven: boolean }, ProvenParams>(tx, PROVEN, {
     activation_id: activation.id,
+    since: new Date(activation.createdAt.getTime() - 86_400_000).toISOString(),
     client_key_hash: eventClientKeyHash(proof.clientKey),
     machine_id: activation.machineId,
     client_address: proof.clientAddress,

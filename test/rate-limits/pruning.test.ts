@@ -134,6 +134,10 @@ describe('pruning', () => {
       await schedule.stop();
       expect(await remaining(t)).toEqual(afterPruning);
       expect(lines.map((l) => JSON.parse(l))).toEqual([
+        expect.objectContaining({
+          msg: 'partitions made ahead',
+          created: expect.arrayContaining(['events_p20261122']),
+        }),
         expect.objectContaining({ msg: 'pruned', buckets: 2, sessions: 1, installCodes: 1 }),
       ]);
     } finally {

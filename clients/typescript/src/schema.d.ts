@@ -732,7 +732,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The event trail, newest first: one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description The event trail, newest first (by the time of the change, then by id): one event per state change, written in the transaction of the change (docs/operators.md, "The event trail"). Filters: `type`, `subject_id` (an install code, activation or server id), `since`/`until` on the time of the change. Events are kept `EVENT_RETENTION_DAYS` (90 by default). With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listEvents"];
         put?: never;
@@ -3407,7 +3407,7 @@ export interface components {
          *           "delivered_at": "2026-11-22T10:05:00+00:00"
          *         }
          *       ],
-         *       "next_cursor": "eyJpZCI6NDJ9"
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6NDJ9"
          *     }
          */
         EventPage: {
@@ -3435,7 +3435,7 @@ export interface components {
             items: components["schemas"]["EventRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
-             * @example eyJpZCI6NDJ9
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6NDJ9
              */
             next_cursor: string | null;
         };
@@ -9964,7 +9964,7 @@ export interface operations {
                      *             "delivered_at": "2026-11-22T10:05:00+00:00"
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJpZCI6NDJ9"
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6NDJ9"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."

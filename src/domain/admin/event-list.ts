@@ -1,10 +1,10 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { eq, or } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { EventRow, EventType } from '../events.js';
-import { matching } from './list-query.js';
-import { decodeCursor, pageOf, type Page } from './pagination.js';
-import { withinRange, type TimeRange } from './time-range.js';
+import { matching, newestFirst } from './list-query.js';
+import { pageOf, type Page } from './pagination.js';
+import type { TimeRange } from './time-range.js';
 
 export interface EventListFilter extends TimeRange {
   type?: EventType | undefined;
@@ -14,27 +14,28 @@ export interface EventListFilter extends TimeRange {
   cursor?: string | undefined;
 }
 
-/** The event trail, newest first (by id: the order the events were written in). */
+/**
+ * The event trail, newest first by (occurred_at, id): the table is partitioned by occurred_at, so a page
+ * reads the newest partitions down to its cursor's time and stops at its limit.
+ */
 export async function listEvents(db: Database, filter: EventListFilter): Promise<Page<EventRow>> {
   const subject = filter.subjectId;
-  const conditions = [
-    filter.cursor ? lt(events.id, decodeCursor(filter.cursor, 'number', false).id as number) : undefined,
+  const page = newestFirst(events.occurredAt, events.id, filter, [
     ...matching([[events.type, filter.type]]),
     subject
       ? or(eq(events.installCodeId, subject), eq(events.activationId, subject), eq(events.serverId, subject))
       : undefined,
-    ...withinRange(events.occurredAt, filter),
-  ];
+  ]);
   const rows = await db
     .select()
     .from(events)
-    .where(and(...conditions))
-    .orderBy(desc(events.id))
+    .where(page.where)
+    .orderBy(...page.orderBy)
     .limit(filter.limit + 1);
   return pageOf(
     rows,
     filter.limit,
     (row) => row,
-    (row) => ({ id: row.id }),
+    (row) => ({ t: row.occurredAt.getTime(), id: row.id }),
   );
 }

@@ -1,4 +1,4 @@
-import { desc, sql, type SQL } from 'drizzle-orm';
+import { and, desc, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { ApiError } from '../../errors.js';
 
@@ -11,9 +11,9 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** Where the previous page ended: the sort time (ms, absent for lists ordered by id alone) and id of its last item. */
+/** Where the previous page ended: the sort time (ms) and id of its last item. */
 interface CursorPosition {
-  t?: number;
+  t: number;
   id: string | number;
 }
 
@@ -22,7 +22,7 @@ export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify(position)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, idKind: 'string' | 'number', timed: boolean): CursorPosition {
+function decodeCursor(cursor: string, idKind: 'string' | 'number'): CursorPosition {
   const invalid = () =>
     new ApiError('validation_failed', 'The request is not valid. cursor: is not a cursor this list gave.');
   let position: unknown;
@@ -33,7 +33,7 @@ export function decodeCursor(cursor: string, idKind: 'string' | 'number', timed:
   }
   const p = position as CursorPosition;
   if (typeof p !== 'object' || p === null || !validId(p.id, idKind)) throw invalid();
-  if (timed && !validTime(p.t)) throw invalid();
+  if (!validTime(p.t)) throw invalid();
   return p;
 }
 
@@ -52,7 +52,9 @@ function validId(id: unknown, kind: 'string' | 'number'): boolean {
 /**
  * Keyset pagination, newest first: items strictly after the cursor in the order (time desc, id desc).
  * Rows added while a client pages are newer than its cursor, so they never shift a later page: no item
- * is repeated and none is skipped.
+ * is repeated and none is skipped. The cursor's id is read as the id column holds it (an event's bigint,
+ * any other list's text id); `time <= t` is said on its own as well, so a table partitioned by that
+ * time (events) reads only the partitions up to the cursor.
  */
 export function afterCursor(
   time: PgColumn,
@@ -61,13 +63,14 @@ export function afterCursor(
 ): { where: SQL | undefined; orderBy: SQL[] } {
   const orderBy = [desc(time), desc(id)];
   if (!cursor) return { where: undefined, orderBy };
-  const { t, id: lastId } = decodeCursor(cursor, 'string', true);
-  const at = new Date(t!).toISOString();
+  const { t, id: lastId } = decodeCursor(cursor, id.dataType === 'number' ? 'number' : 'string');
+  const at = new Date(t);
   // A row comparison, not `time < t or (time = t and id < id)`: PostgreSQL reads it as one range of the
   // (time, id) index each list has, so a page starts where the last one ended instead of scanning the
   // index from the top past every row already given (an export of a million rows read each page's
   // predecessors again: 5,000 rows/s). docs/development.md, "Measurements", has both plans.
-  return { where: sql`(${time}, ${id}) < (${at}::timestamptz, ${lastId})`, orderBy };
+  const after = sql`(${time}, ${id}) < (${at.toISOString()}::timestamptz, ${lastId})`;
+  return { where: and(lte(time, at), after), orderBy };
 }
 
 /** Fetches one more row than the page holds to know whether there is a next page. */

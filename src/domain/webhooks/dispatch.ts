@@ -4,6 +4,12 @@ import { runStatement } from '../../db/statement.js';
 
 /** Events handed to deliveries per statement: one short transaction each. */
 const DISPATCH_BATCH = 200;
+/**
+ * The dispatch reads the events of the last 14 days only (events are partitioned by day: the older
+ * partitions are never read). An event still undispatched after 14 days (no instance ran the pass for
+ * that long) is not sent: a delivery would be retried for 5 days at most anyway.
+ */
+export const DISPATCH_WINDOW_MS = 14 * 86_400_000;
 
 /**
  * The outbox step: events not yet dispatched (`delivered_at is null`, whatever their id: ids commit
@@ -17,9 +23,10 @@ const DISPATCH_BATCH = 200;
  * and creating the first endpoint marks them dispatched in its own transaction (createWebhookEndpoint),
  * so an endpoint still receives exactly the events committed after its creation.
  */
-const DISPATCH = namedStatement<{ now: string }>(`
+const DISPATCH = namedStatement<{ now: string; since: string }>(`
 with batch as (
-  select id from events where delivered_at is null and exists (select 1 from webhook_endpoints)
+  select id, occurred_at from events
+  where delivered_at is null and occurred_at >= :since::timestamptz and exists (select 1 from webhook_endpoints)
   order by id limit ${DISPATCH_BATCH} for update skip locked
 ), made as (
   insert into webhook_deliveries (id, endpoint_id, event_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
@@ -31,14 +38,15 @@ with batch as (
     )::text,
     'pending', 0, :now::timestamptz, :now::timestamptz
   from events e
-  join batch on batch.id = e.id
+  join batch on batch.id = e.id and batch.occurred_at = e.occurred_at
   join webhook_endpoints w on w.status <> 'disabled'
     and (w.event_types @> '["*"]'::jsonb or w.event_types @> jsonb_build_array(e.type))
     and not (e.type = 'webhook_endpoint.created' and e.data->>'webhook_endpoint_id' = w.id)
   on conflict (endpoint_id, event_id) do nothing
   returning 1
 ), marked as (
-  update events set delivered_at = :now::timestamptz from batch where events.id = batch.id returning 1
+  update events set delivered_at = :now::timestamptz from batch
+  where events.id = batch.id and events.occurred_at = batch.occurred_at returning 1
 )
 select (select count(*) from marked)::int as events, (select count(*) from made)::int as deliveries`);
 
@@ -46,9 +54,11 @@ select (select count(*) from marked)::int as events, (select count(*) from made)
 export async function dispatchEvents(db: Database, now: Date): Promise<{ events: number; deliveries: number }> {
   const total = { events: 0, deliveries: 0 };
   for (;;) {
-    const [row] = await runStatement<{ events: number; deliveries: number }, { now: string }>(db, DISPATCH, {
-      now: now.toISOString(),
-    });
+    const [row] = await runStatement<{ events: number; deliveries: number }, { now: string; since: string }>(
+      db,
+      DISPATCH,
+      { now: now.toISOString(), since: new Date(now.getTime() - DISPATCH_WINDOW_MS).toISOString() },
+    );
     total.events += row!.events;
     total.deliveries += row!.deliveries;
     if (row!.events < DISPATCH_BATCH) return total;

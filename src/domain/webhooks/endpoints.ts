@@ -1,10 +1,11 @@
-import { desc, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { events, webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { operatorEventData, recordEvent, type ChangeContext, type EventType } from '../events.js';
 import { openText, sealText } from '../key-encryption.js';
 import { randomId } from '../secret-hash.js';
+import { DISPATCH_WINDOW_MS } from './dispatch.js';
 import { generateWebhookSecret } from './signing.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -111,7 +112,11 @@ export async function createWebhookEndpoint(
     // With no endpoint, the dispatch leaves events as they are (nothing written per event, dispatch.ts):
     // those committed until now were made before this endpoint and are for nobody. Events still in flight
     // commit after it and are dispatched to it.
-    if (count === 0) await tx.update(events).set({ deliveredAt: now }).where(isNull(events.deliveredAt));
+    if (count === 0)
+      await tx
+        .update(events)
+        .set({ deliveredAt: now })
+        .where(and(isNull(events.deliveredAt), gte(events.occurredAt, new Date(now.getTime() - DISPATCH_WINDOW_MS))));
     const id = randomId('wh_', 8);
     const secret = generateWebhookSecret();
     const stored = storedSecret(sealing, id, secret);

@@ -162,7 +162,10 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const { activation_id: id } = c.req.valid('param');
     const { item, history } = await c.var.read(async (reader) => {
       const [item] = (await listActivations(reader, { id, limit: 1 })).items;
-      return { item, history: item ? await eventsOf(reader, { kind: 'act_', id }) : [] };
+      return {
+        item,
+        history: item ? await eventsOf(reader, { kind: 'act_', id, createdAt: item.activation.createdAt }) : [],
+      };
     });
     if (!item) throw new ApiError('activation_not_found');
     return c.json(

@@ -20,7 +20,7 @@ const list = createRoute({
   operationId: 'listEvents',
   ...adminOperation('read'),
   summary: 'List events',
-  description: prose`The event trail, newest first: one event per state change, written in the transaction of the change
+  description: prose`The event trail, newest first (by the time of the change, then by id): one event per state change, written in the transaction of the change
     (docs/operators.md, "The event trail"). Filters: \`type\`, \`subject_id\` (an install code, activation or
     server id), \`since\`/\`until\` on the time of the change. Events are kept \`EVENT_RETENTION_DAYS\` (90 by
     default). ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,

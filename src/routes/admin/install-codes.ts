@@ -141,7 +141,7 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const { install_code_id: id } = c.req.valid('param');
     const { item, history } = await c.var.read(async (reader) => {
       const [item] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
-      return { item, history: item ? await eventsOf(reader, { kind: 'ic_', id }) : [] };
+      return { item, history: item ? await eventsOf(reader, { kind: 'ic_', id, createdAt: item.code.issuedAt }) : [] };
     });
     if (!item) throw new ApiError('install_code_not_found');
     return c.json(

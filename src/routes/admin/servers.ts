@@ -132,7 +132,10 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     const thresholds = { deadAfterSeconds: deps.config.serverDeadAfterSeconds };
     const { item, history } = await c.var.read(async (reader) => {
       const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
-      return { item, history: item ? await eventsOf(reader, { kind: 'srv_', id }) : [] };
+      return {
+        item,
+        history: item ? await eventsOf(reader, { kind: 'srv_', id, createdAt: item.server.registeredAt }) : [],
+      };
     });
     if (!item) throw new ApiError('server_not_found');
     return c.json(

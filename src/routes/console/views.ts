@@ -115,7 +115,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const id = c.req.param('id');
     const { item, history } = await c.var.read(async (reader) => {
       const [item] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
-      return { item, history: item ? await eventsOf(reader, { kind: 'ic_', id }) : [] };
+      return { item, history: item ? await eventsOf(reader, { kind: 'ic_', id, createdAt: item.code.issuedAt }) : [] };
     });
     if (!item) throw notFound('install code', id);
     return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c)));
@@ -134,7 +134,10 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const id = c.req.param('id');
     const { item, history } = await c.var.read(async (reader) => {
       const [item] = (await listActivations(reader, { id, limit: 1 })).items;
-      return { item, history: item ? await eventsOf(reader, { kind: 'act_', id }) : [] };
+      return {
+        item,
+        history: item ? await eventsOf(reader, { kind: 'act_', id, createdAt: item.activation.createdAt }) : [],
+      };
     });
     if (!item) throw notFound('activation', id);
     return answerView(c, assets, activationDetailView(viewer(c), item, history, doneOf(c)));
@@ -158,7 +161,10 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const id = c.req.param('id');
     const { item, history } = await c.var.read(async (reader) => {
       const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
-      return { item, history: item ? await eventsOf(reader, { kind: 'srv_', id }) : [] };
+      return {
+        item,
+        history: item ? await eventsOf(reader, { kind: 'srv_', id, createdAt: item.server.registeredAt }) : [],
+      };
     });
     if (!item) throw notFound('server', id);
     return answerView(c, assets, serverDetailView(viewer(c), item, history, doneOf(c)));

@@ -9,7 +9,7 @@ const EventTypeSchema = z
   .enum(EVENT_TYPES)
   .openapi('EventType', { description: '`<object>.<verb>` in the past tense.' });
 
-const EXAMPLE_CURSOR = exampleCursor(42);
+const EXAMPLE_CURSOR = exampleCursor(42, '2026-11-22T10:00:00Z');
 
 export const EventListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   type: EventTypeSchema.optional(),

@@ -12,11 +12,11 @@ const instant = (description: string) =>
     .openapi({ description, example: '2026-11-22T10:00:00+00:00' });
 
 /**
- * A list's example cursor, made as the list makes its cursors (a list ordered by time carries the item's
- * time in epoch milliseconds and its id; the events list its id alone), so that it is one the list accepts.
+ * A list's example cursor, made as the list makes its cursors (the item's time in epoch milliseconds and
+ * its id), so that it is one the list accepts.
  */
-export function exampleCursor(id: string | number, at?: string): string {
-  return encodeCursor(at === undefined ? { id } : { t: Date.parse(at), id });
+export function exampleCursor(id: string | number, at: string): string {
+  return encodeCursor({ t: Date.parse(at), id });
 }
 
 /**
