@@ -48,7 +48,10 @@ async function rssBytes(pid: number): Promise<number> {
   return Number(line.split(/\s+/)[1]) * 1024;
 }
 
-export async function benchScale(adminUrl: string, options: { rows: number; events: number; runs: number }) {
+export async function benchScale(
+  adminUrl: string,
+  options: { rows: number; events: number; runs: number; onlyDropDay?: boolean },
+) {
   const { rows, events, runs } = options;
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
   const migrating = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
@@ -62,6 +65,13 @@ export async function benchScale(adminUrl: string, options: { rows: number; even
   try {
     const now = new Date();
     let started = performance.now();
+    if (options.onlyDropDay) {
+      await fillEvents(pool, events, now);
+      console.log(`filled ${events} events over 90 days in ${seconds(started)} s`);
+      await benchDropDay(pool, now, plans);
+      console.log(plans.join('\n'));
+      return;
+    }
     await fillFleet(db, rows, now);
     console.log(`filled ${rows} install codes, activations and servers in ${seconds(started)} s`);
     started = performance.now();
@@ -200,6 +210,23 @@ async function fillEvents(pool: pg.Pool, count: number, now: Date): Promise<void
     )
   ).rows;
   for (const { indexname } of indexes) await pool.query(`drop index ${indexname}`);
+  // Partitioned by day (drizzle/0015): the 91 days' partitions first (today's and the 90 before), as the service would have made them day by day.
+  const partitioned = (
+    await pool.query(
+      `select 1 from pg_partitioned_table p join pg_class c on c.oid = p.partrelid where c.relname = 'events'`,
+    )
+  ).rowCount;
+  if (partitioned) {
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    for (let day = -90; day <= 0; day++) {
+      const from = new Date(today + day * 86_400_000);
+      const to = new Date(from.getTime() + 86_400_000);
+      const name = `events_p${from.toISOString().slice(0, 10).replaceAll('-', '')}`;
+      await pool.query(
+        `create table if not exists ${name} partition of events for values from ('${from.toISOString()}') to ('${to.toISOString()}')`,
+      );
+    }
+  }
   const types = [
     'install_code.issued',
     'install_code.activated',
@@ -273,20 +300,23 @@ async function benchExport(url: string, rows: number): Promise<void> {
   }
 }
 
-/** The oldest day of events goes: a partition dropped when events is partitioned, else a DELETE. */
+/** The oldest whole day of events goes (the second oldest partition: the oldest holds part of a day): a partition dropped when events is partitioned, else a DELETE. */
 async function benchDropDay(pool: pg.Pool, now: Date, plans: string[]): Promise<void> {
   const partitions = (
     await pool.query<{ name: string }>(
       `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
-       where p.relname = 'events' order by c.relname limit 1`,
+       where p.relname = 'events' and c.relname like 'events\\_p%' order by c.relname offset 1 limit 1`,
     )
   ).rows;
   const started = performance.now();
   if (partitions[0]) {
-    await pool.query(`alter table events detach partition ${partitions[0].name}`);
-    await pool.query(`drop table ${partitions[0].name}`);
+    const { name } = partitions[0];
+    const count = (await pool.query(`select count(*)::int as n from ${name}`)).rows[0].n;
+    const at = performance.now();
+    // As retention drops an expired day (src/db/time-partitions.ts, dropPartition): a plain DROP of the partition.
+    await pool.query(`drop table ${name}`);
     console.log(
-      `\ndropping the oldest events partition (${partitions[0].name}): ${ms(performance.now() - started)} ms`,
+      `\ndropping the oldest day of events, a partition of ${count} rows (${name}): ${ms(performance.now() - at)} ms`,
     );
     return;
   }
