@@ -77,6 +77,8 @@ export async function benchScale(
     started = performance.now();
     await fillEvents(pool, events, now);
     console.log(`filled ${events} events over 90 days in ${seconds(started)} s`);
+    // Mixed health: the fill's check-ins spread over 200,000 s make them active, stale and dead; a sixteenth revoked.
+    await pool.query(`update servers set status = 'revoked', revoked_at = last_seen_at where right(id, 1) = '7'`);
     await pool.query(
       `update servers set agent_token_hash = encode(sha256(convert_to('bench-agent-' || lpad(n::text, 32, '0'), 'UTF8')), 'hex')
        from (select id, row_number() over (order by id) as n from servers where status = 'active' limit ${CHECKIN_SERVERS}) chosen
