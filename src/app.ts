@@ -1,5 +1,6 @@
 import type { AppDeps, RouteDeps } from './deps.js';
 import { alwaysAvailable, type DatabaseAvailability } from './db/availability.js';
+import { primaryReads } from './db/read-routing.js';
 import { limitBodySize } from './http/body-guards.js';
 import { databaseGate } from './http/database-gate.js';
 import { installFallbacks } from './http/error-handling.js';
@@ -51,8 +52,10 @@ export function createApp(appDeps: AppDeps): App {
     appDeps.config.rateLimitProfile.quotaFactor,
   );
   const receiptKeys = new ReceiptKeys(appDeps.db, appDeps.keys, appDeps.clock, appDeps.config.receiptVerifyDays);
+  const reads = appDeps.reads ?? primaryReads(appDeps.db);
   const deps: RouteDeps = {
     ...appDeps,
+    reads,
     rateLimitOverrides,
     receiptKeys,
     keyedHashes: keyedHashes(appDeps.config.keyEncryptionKey),

@@ -14,22 +14,28 @@ const seconds = (fallback: number) =>
     .max(7 * 24 * 3600)
     .default(fallback);
 
-const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  DATABASE_URL: z
+/** libpq's URL form, one host or several (database-url.ts); the message never repeats the URL's password. */
+const databaseUrl = (use: 'writes' | 'reads') =>
+  z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
     .superRefine((url, ctx) => {
-      // libpq's form, one host or several (database-url.ts); the message never repeats the URL's password.
       try {
-        parseDatabaseUrl(url);
+        parseDatabaseUrl(url, { for: use });
       } catch (error) {
         if (!(error instanceof DatabaseUrlError)) throw error;
         ctx.addIssue({ code: 'custom', message: error.message });
       }
     })
-    .optional(),
+    .optional();
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: databaseUrl('writes'),
+  // Optional read replicas (DESIGN §21): admin lists, search, exports, object history, console views, fleet gauges.
+  DATABASE_READ_URL: databaseUrl('reads'),
+  DATABASE_READ_MAX_LAG_SECONDS: z.coerce.number().positive().max(3600).default(10),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   TRUST_PROXY: z.string().optional(),
@@ -95,6 +101,11 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_READ_URL: where the operators' reads go while the replica answers and lags at most
+   * `maxLagSeconds` (src/db/read-replica.ts); undefined: every read goes to the primary.
+   */
+  readReplica: { url: string; maxLagSeconds: number } | undefined;
   dataDir: string;
   publicBaseUrl: URL;
   trustProxy: TrustProxy;
@@ -148,6 +159,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  if (e.DATABASE_READ_URL !== undefined && e.DATABASE_URL === undefined)
+    throw new ConfigError(
+      'invalid DATABASE_READ_URL: the embedded database (no DATABASE_URL) has no replica; set DATABASE_URL to the primary, or unset DATABASE_READ_URL',
+    );
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT)
     throw new ConfigError('invalid METRICS_PORT: must differ from PORT');
   if (e.CONSOLE_PORT !== undefined && (e.CONSOLE_PORT === e.PORT || e.CONSOLE_PORT === e.METRICS_PORT))
@@ -172,6 +187,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    readReplica:
+      e.DATABASE_READ_URL === undefined
+        ? undefined
+        : { url: e.DATABASE_READ_URL, maxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS },
     dataDir: e.DATA_DIR,
     publicBaseUrl: new URL(e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`),
     trustProxy,

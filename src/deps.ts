@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { DatabaseAvailability } from './db/availability.js';
 import type { Database } from './db/client.js';
 import type { KeyedHashes } from './domain/keyed-hashes.js';
+import type { ReadRouting } from './db/read-routing.js';
 import type { ReceiptKeys } from './domain/receipt-keys.js';
 import type { RateLimitOverrides } from './domain/rate-limits/override-cache.js';
 import type { KeyRing } from './domain/signing-keys.js';
@@ -12,7 +13,10 @@ import type { Tracing } from './tracing/tracing.js';
 
 /** What the app is built from: injected, never module-level, so tests build an app with their own. */
 export interface AppDeps {
+  /** The primary: every write, and every read that must not be behind (src/db/read-routing.ts says which). */
   db: Database;
+  /** Where the operators' reads that may be a little behind go (DATABASE_READ_URL); left out, the primary. */
+  reads?: ReadRouting;
   clock: Clock;
   config: Config;
   logger: Logger;
@@ -29,6 +33,7 @@ export interface AppDeps {
 
 /** What routes receive: the app's deps and what the app makes from them, one per app (so per instance). */
 export interface RouteDeps extends AppDeps {
+  reads: ReadRouting;
   /** This instance's copy of the operators' rate-limit overrides. */
   rateLimitOverrides: RateLimitOverrides;
   /** The keys that signed receipts, kept and published beside the ring's (one per app). */

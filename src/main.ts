@@ -5,7 +5,11 @@ import { ConfigError } from './config-error.js';
 import { loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
+import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
+import { openReadReplica } from './db/read-replica.js';
+import { primaryReads, replicaReads } from './db/read-routing.js';
 import { fleetCounts } from './domain/admin/fleet-counts.js';
+import { fleetReading, startFleetReading } from './domain/admin/fleet-reading.js';
 import { keyProtection, type KeyProtection } from './domain/key-protection.js';
 import { startPruning } from './domain/pruning.js';
 import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
@@ -126,15 +130,42 @@ async function main(): Promise<void> {
   });
   if (!keys || port.draining) return;
 
+  // The operators' reads that may be a little behind, on DATABASE_READ_URL's replica while it keeps up (DESIGN §21).
+  const replicaSettings = config.readReplica;
+  const replica = replicaSettings
+    ? await openReadReplica(replicaSettings.url, {
+        maxLagSeconds: replicaSettings.maxLagSeconds,
+        traceStatement: tracing?.statement,
+        onChange: (usable, reason) => {
+          const replicaLabel = describeDatabaseUrl(parseDatabaseUrl(replicaSettings.url, { for: 'reads' }));
+          if (usable) logger.info('reads on the replica', { replica: replicaLabel });
+          else logger.warn('reads on the primary: the replica is not usable', { replica: replicaLabel, reason });
+        },
+      })
+    : undefined;
+  if (replica) parts.add(() => replica.close());
+  const reads = replica
+    ? replicaReads({ primary: database.db, replica, now: () => systemClock.now().getTime() })
+    : primaryReads(database.db);
+  const fleet = fleetReading(
+    () =>
+      reads.read((reader) =>
+        fleetCounts(reader, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
+      ),
+    (err) => logger.warn('fleet not counted', { ...errorFields(err) }),
+  );
+  parts.add((await startFleetReading(fleet)).stop);
   const metrics = createMetrics({
     poolStats: () => database.poolStats(),
     processMetrics: true,
     databasePrimaryChanges: () => primaryChanges,
-    fleet: () => fleetCounts(database.db, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
+    fleet,
+    ...(replica ? { replicaLagSeconds: () => reads.replicaLagSeconds() } : {}),
   });
   tracing?.registerMetrics(metrics.registry);
   const { app, consoleApp } = createApp({
     db: database.db,
+    reads,
     availability: database.availability,
     isDraining: () => port.draining,
     clock: systemClock,

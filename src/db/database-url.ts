@@ -6,9 +6,11 @@
 
 const sslModes = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 type SslMode = (typeof sslModes)[number];
-/** libpq's values this service can honour: it only writes, so it needs a host that accepts writes or any host. */
+/** libpq's values this service can honour for DATABASE_URL: it writes, so it needs a host that accepts writes or any host. */
 const targetSessionAttrs = ['any', 'read-write', 'primary'] as const;
-type TargetSessionAttrs = (typeof targetSessionAttrs)[number];
+/** And for DATABASE_READ_URL (DESIGN §21): reads may go to a standby, preferably or only. */
+const readTargetSessionAttrs = ['any', 'prefer-standby', 'standby'] as const;
+type TargetSessionAttrs = (typeof targetSessionAttrs)[number] | (typeof readTargetSessionAttrs)[number];
 
 export interface DatabaseHost {
   /** A name, an address (IPv6 without brackets) or, empty, the driver's default. */
@@ -25,7 +27,10 @@ export interface DatabaseUrl {
   path: string;
   /** Unset: no TLS, as node-postgres has always done here (libpq's own default is `prefer`). */
   sslmode: SslMode | undefined;
-  /** Unset: `any` for one host, `read-write` for several (a list is there to find the writable one). */
+  /**
+   * Unset: `any` for one host, `read-write` for several (a list is there to find the writable one); for a
+   * read URL, `prefer-standby` for several.
+   */
   targetSessionAttrs: TargetSessionAttrs;
   /** The other query parameters, passed to the driver as they are (sslrootcert, application_name, ...). */
   params: [string, string][];
@@ -53,8 +58,13 @@ function describeHosts(url: string): string {
   return shape.exec(url)?.[3] ?? 'the URL';
 }
 
-/** Reads a `postgres://` URL with one or several hosts; throws DatabaseUrlError with a message safe to print. */
-export function parseDatabaseUrl(url: string): DatabaseUrl {
+/**
+ * Reads a `postgres://` URL with one or several hosts; throws DatabaseUrlError with a message safe to print.
+ * `for: 'reads'` reads DATABASE_READ_URL, whose hosts may be standbys (`target_session_attrs` any,
+ * prefer-standby or standby).
+ */
+export function parseDatabaseUrl(url: string, options: { for?: 'writes' | 'reads' } = {}): DatabaseUrl {
+  const reads = options.for === 'reads';
   const match = shape.exec(url);
   if (!match) throw new DatabaseUrlError('must be postgres://[user[:password]@]host[:port][,host[:port]...]/database');
   const [, scheme, userInfo, netloc = '', path = '', query = ''] = match;
@@ -70,11 +80,14 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
     } else if (name === 'target_session_attrs') attrs = value;
     else params.push([name, value]);
   }
-  if (attrs !== undefined && !(targetSessionAttrs as readonly string[]).includes(attrs))
+  if (reads) {
+    if (attrs !== undefined && !(readTargetSessionAttrs as readonly string[]).includes(attrs))
+      throw new DatabaseUrlError(`target_session_attrs must be one of ${readTargetSessionAttrs.join(', ')}`);
+  } else if (attrs !== undefined && !(targetSessionAttrs as readonly string[]).includes(attrs))
     throw new DatabaseUrlError(
       `target_session_attrs must be one of ${targetSessionAttrs.join(', ')} (the service writes, so it needs the primary)`,
     );
-  if (hosts.length > 1 && attrs === 'any')
+  if (!reads && hosts.length > 1 && attrs === 'any')
     throw new DatabaseUrlError('target_session_attrs=any with several hosts could write to a standby: use read-write');
   return {
     scheme: scheme as DatabaseUrl['scheme'],
@@ -82,7 +95,9 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
     userInfo,
     path,
     sslmode,
-    targetSessionAttrs: (attrs as TargetSessionAttrs | undefined) ?? (hosts.length > 1 ? 'read-write' : 'any'),
+    targetSessionAttrs:
+      (attrs as TargetSessionAttrs | undefined) ??
+      (hosts.length > 1 ? (reads ? 'prefer-standby' : 'read-write') : 'any'),
     params,
   };
 }

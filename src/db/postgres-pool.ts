@@ -19,7 +19,7 @@ import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { nodePostgresTextTimestamps } from './text-timestamps.js';
 import { findWritableHost, type WritableHostOptions } from './writable-host.js';
 
-const POOL_MAX = 10;
+export const POOL_MAX = 10;
 
 /** The pool's connections by state, as the server sees them (its own application name). */
 const POOL_CONNECTIONS = namedStatement<{ application_name: string }>(
@@ -31,7 +31,7 @@ const POOL_CONNECTIONS = namedStatement<{ application_name: string }>(
  * wait) running past 5 s is cancelled (57014, answered 503), and a transaction left open by a client
  * that went away is ended instead of holding its row locks.
  */
-const sessionLimits = { statement_timeout: 5000, idle_in_transaction_session_timeout: 10_000 };
+export const sessionLimits = { statement_timeout: 5000, idle_in_transaction_session_timeout: 10_000 };
 /** A connection (TCP, TLS, authentication) not ready in this long fails: a stalled server is not waited for. */
 const CONNECT_TIMEOUT_MS = 2000;
 /** A probe's round trip; longer means the database is stalled or gone. */
@@ -67,7 +67,7 @@ export function withLibpqSslModes(url: string): string {
  * `timeout expired`. Set on the pool, node-postgres would also fail a query that waits that long for
  * a free connection (a busy pool, not a database away), so the limit is each connection's own.
  */
-class TimedConnection extends pg.Client {
+export class TimedConnection extends pg.Client {
   /** WritableHost's generation when this connection was made: an older one belongs to a host that was lost. */
   generation = 0;
   /** Set when no host accepts writes: connecting fails at once instead of trying a host known to refuse. */
@@ -108,7 +108,7 @@ class TimedConnection extends pg.Client {
  *   never hand it back, and ten of those would empty the pool for good. Handing it back on its
  *   'error' covers that too, and a second hand-back (drizzle's own, later) does nothing.
  */
-class ServicePool extends pg.Pool {
+export class ServicePool extends pg.Pool {
   /** The generation of the host in use (writable-host.ts): connections of an older one are dropped. */
   generation: () => number = () => 0;
 

@@ -1,3 +1,4 @@
+import type { Database } from '../db/client.js';
 import type { RecordedEvents } from '../domain/events.js';
 import type { KeyedHashes } from '../domain/keyed-hashes.js';
 import type { ConsoleSession } from '../domain/operators/console-sessions.js';
@@ -25,6 +26,12 @@ export interface AppEnv {
     operator: string;
     /** On admin routes, what the operator token allows: `read`, `write`, or `root` (ADMIN_TOKEN). */
     operatorScope: 'read' | 'write' | 'root';
+    /**
+     * On admin and console routes, the one way to read what may be a little behind (lists, search, exports,
+     * object history, console views): on the replica when it serves this operator now, else on the primary
+     * (src/db/read-routing.ts). Everything else reads `deps.db`, the primary.
+     */
+    read: <T>(read: (reader: Database) => Promise<T>) => Promise<T>;
     /** On console routes, the live console session of the request, if any. */
     consoleSession?: ConsoleSession;
   };

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolStats } from '../db/client.js';
 import { LIVE_INSTALL_CODE_STATUSES, SERVER_HEALTHS, type FleetCounts } from '../domain/admin/fleet-counts.js';
+import type { FleetReading } from '../domain/admin/fleet-reading.js';
 import { EVENT_TYPES, type EventActor, type EventType } from '../domain/events.js';
 
 /**
@@ -52,8 +53,10 @@ export interface MetricsOptions {
   poolStats?: () => Promise<PoolStats>;
   /** Node's process metrics (CPU, memory, event loop): on for the server, off in tests that build many apps. */
   processMetrics?: boolean;
-  /** Reads the fleet's counts at each scrape (fleetCounts: servers by health, live codes, activations awaiting confirm, webhook backlog); left out, those gauges are not published. */
-  fleet?: () => Promise<FleetCounts>;
+  /** The fleet's counts as the periodic pass last read them (fleet-reading.ts: servers by health, live codes, activations awaiting confirm, webhook backlog); left out, those gauges are not published. */
+  fleet?: FleetReading;
+  /** The read replica's replay lag (DATABASE_READ_URL); left out, the gauge is not published. */
+  replicaLagSeconds?: () => number | undefined;
   /** How many times the host that accepts writes changed since the start (DATABASE_URL with several hosts). */
   databasePrimaryChanges?: () => number;
 }
@@ -158,7 +161,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const { fleet } = options;
   if (fleet) {
-    const read = perScrape(fleet);
+    /** What each fleet gauge's help ends with: where its value comes from, and how old it may be. */
+    const FRESHNESS = ' Counted by the periodic pass every 15 s, not at the scrape: at most 30 s old.';
     const fleetGauge = <L extends string>(
       name: string,
       help: string,
@@ -167,11 +171,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     ) =>
       new Gauge({
         name,
-        help,
+        help: help + FRESHNESS,
         labelNames,
         registers,
-        async collect() {
-          const counts = await read();
+        collect() {
+          const counts = fleet.latest();
           if (counts) show(this, counts);
         },
       });
@@ -210,6 +214,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       (gauge, counts) => gauge.set(counts.oldestPendingWebhookAgeSeconds),
     );
   }
+
+  const { replicaLagSeconds } = options;
+  if (replicaLagSeconds)
+    new Gauge({
+      name: 'slowdns_database_replica_lag_seconds',
+      help: "The read replica's replay lag behind the primary at its last probe (every second; DATABASE_READ_URL); NaN while it does not answer. Past DATABASE_READ_MAX_LAG_SECONDS, or while it does not answer, reads go to the primary.",
+      registers,
+      collect() {
+        this.set(replicaLagSeconds() ?? Number.NaN);
+      },
+    });
 
   const { poolStats } = options;
   if (poolStats) {

@@ -26,6 +26,9 @@
 // own process, over HTTP at the last of BENCH_CONCURRENCY (default 16), on BENCH_DATABASES (default
 // postgres,pglite), BENCH_INSTALLS installs (default 2000): req/s and CPU per request of each, and their
 // ratios with the slices' spread; BENCH_CPU_PROF=<dir>: both profiled, µs per request by bucket.
+// BENCH_ONLY=scale: DESIGN §21's design scale (test/bench/scale.ts): BENCH_ROWS servers, activations and codes
+// (default 1,000,000) and BENCH_EVENTS events (default 10,000,000) filled with SQL; each figure with its plan.
+// BENCH_SCALE_PART=drop-day: the events alone, and dropping the oldest day.
 // BENCH_ONLY=start: `npm start` to its first healthy answer on a fresh DATA_DIR and on a fresh PostgreSQL
 // database, each next to a bare Hono start, BENCH_RUNS rounds (default 3): ms, × bare, MiB of the process tree.
 import { benchAdminSearch } from './admin-search.js';
@@ -37,6 +40,7 @@ import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
 import { benchRateLimiter } from './rate-limiter.js';
 import { benchRateLimitOverrides } from './rate-limit-overrides.js';
+import { benchScale } from './scale.js';
 import { benchStartToHealthy } from './start-to-healthy.js';
 import { benchDatabase, pgliteTarget, postgresTarget, printReport } from './steps-bench.js';
 
@@ -79,6 +83,14 @@ if (only === 'export') {
 } else if (only === 'start') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchStartToHealthy(adminUrl, Number(process.env.BENCH_RUNS ?? 3));
+} else if (only === 'scale') {
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchScale(adminUrl, {
+    rows: Number(process.env.BENCH_ROWS ?? 1_000_000),
+    events: Number(process.env.BENCH_EVENTS ?? 10_000_000),
+    runs: Number(process.env.BENCH_RUNS ?? 50),
+    onlyDropDay: process.env.BENCH_SCALE_PART === 'drop-day',
+  });
 } else if (only === 'search') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchAdminSearch(adminUrl, Number(process.env.BENCH_ROWS ?? 1_000_000));

@@ -45,6 +45,36 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));
   });
 
+  it('DATABASE_READ_URL: a replica list for reads, with its lag limit (10 s by default)', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://u@primary/db',
+      DATABASE_READ_URL: 'postgres://u@replica1,replica2/db?target_session_attrs=prefer-standby',
+    });
+    expect(c.readReplica).toEqual({
+      url: 'postgres://u@replica1,replica2/db?target_session_attrs=prefer-standby',
+      maxLagSeconds: 10,
+    });
+    expect(loadConfig({}).readReplica).toBeUndefined();
+  });
+
+  it('DATABASE_READ_URL with the embedded database is a configuration error', () => {
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://u@replica/db' })).toThrow(
+      /^invalid DATABASE_READ_URL: the embedded database \(no DATABASE_URL\) has no replica/,
+    );
+  });
+
+  it('DATABASE_READ_URL refuses a target_session_attrs reads cannot use, and DATABASE_URL refuses standby ones', () => {
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: 'postgres://u@p/db',
+        DATABASE_READ_URL: 'postgres://u@r/db?target_session_attrs=read-write',
+      }),
+    ).toThrow(/^invalid DATABASE_READ_URL: target_session_attrs must be one of any, prefer-standby, standby$/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@p/db?target_session_attrs=prefer-standby' })).toThrow(
+      /^invalid DATABASE_URL: target_session_attrs must be one of any, read-write, primary/,
+    );
+  });
+
   it('KEY_ENCRYPTION_KEY is 32 bytes in base64url', () => {
     const kek = Buffer.alloc(32, 0xfb);
     expect(loadConfig({ KEY_ENCRYPTION_KEY: kek.toString('base64url'), REQUIRE_KEY_ENCRYPTION: 'true' })).toMatchObject(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { fleetReading } from '../../src/domain/admin/fleet-reading.js';
 import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { createMetricsApp } from '../../src/metrics/metrics-app.js';
@@ -194,12 +195,13 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     expect(sample(text, 'slowdns_database_pool_connections{state="active"}')).toBeGreaterThanOrEqual(1);
   });
 
-  it('the fleet gauges read the database at each scrape, so they move with the clock and the fleet (stale, dead, expired, revoked)', async () => {
+  it('the fleet gauges show the periodic reading, which moves with the clock and the fleet (stale, dead, expired, revoked)', async () => {
+    const fleet = fleetReading(() => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }));
     const metrics = createMetrics({
-      fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }),
+      fleet,
     });
     const gauges = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1)); // the previous scrape's reading is let go after it
+      await fleet.refresh(); // what the periodic pass does every 15 s
       const text = await metrics.registry.metrics();
       const servers = Object.fromEntries(
         ['active', 'stale', 'dead', 'revoked'].map((health) => [

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.js';
+import { fleetReading } from '../../src/domain/admin/fleet-reading.js';
 import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { expectError } from '../support/install-flow.js';
@@ -240,12 +241,13 @@ describe('webhooks: delivery to a real receiver', () => {
     expect(r.received.map((m) => JSON.parse(m.body).data.reason).sort()).toEqual(['a', 'b', 'c']);
   });
 
-  it('counts attempts by outcome and reads the backlog (pending, oldest age) at each scrape', async () => {
+  it('counts attempts by outcome and shows the backlog (pending, oldest age) of the periodic reading', async () => {
     let n = 0;
     const r = await receiver(() => (n++ === 0 ? 500 : 200));
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
+    const fleet = fleetReading(() => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 86_400 }));
     const metrics = createMetrics({
-      fleet: () => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 86_400 }),
+      fleet,
     });
     const { worker } = testWorker(t, { onAttempt: (outcome) => metrics.webhookAttempt(outcome) });
     await writeEvent(t);
@@ -254,6 +256,7 @@ describe('webhooks: delivery to a real receiver', () => {
     await writeEvent(t);
     t.clock.advance(90);
     await worker.runOnce();
+    await fleet.refresh();
     const text = await metrics.registry.metrics();
     expect(text).toContain('slowdns_webhook_deliveries_total{outcome="retrying"} 1');
     expect(text).toContain('slowdns_webhook_deliveries_total{outcome="delivered"} 0');

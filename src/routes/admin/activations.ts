@@ -152,7 +152,7 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     return listAnswer(
       c,
       query,
-      (cursor, limit) => listActivations(deps.db, { ...filter, cursor, limit }),
+      (reader, cursor, limit) => listActivations(reader, { ...filter, cursor, limit }),
       (item) => toRecord(item, now, thresholds),
       'activations',
     );
@@ -160,9 +160,14 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { activation_id: id } = c.req.valid('param');
-    const [item] = (await listActivations(deps.db, { id, limit: 1 })).items;
+    const { item, history } = await c.var.read(async (reader) => {
+      const [item] = (await listActivations(reader, { id, limit: 1 })).items;
+      return {
+        item,
+        history: item ? await eventsOf(reader, { kind: 'act_', id, createdAt: item.activation.createdAt }) : [],
+      };
+    });
     if (!item) throw new ApiError('activation_not_found');
-    const history = await eventsOf(deps.db, { kind: 'act_', id, createdAt: item.activation.createdAt });
     return c.json(
       {
         data: { ...toRecord(item, deps.clock.now(), thresholds), events: history.map(toEventRecord) },

@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
+import type { Database } from '../../db/client.js';
 import type { Page } from '../../domain/admin/pagination.js';
 import type { ErrorCode } from '../../errors.js';
 import { requireScope, type AdminScope } from '../../http/admin-auth.js';
@@ -63,19 +64,21 @@ type PageAnswer<R> = TypedResponse<
 >;
 
 /**
- * The answer of an admin list: the page `fetch` reads at the query's cursor, as JSON with `noun` counted in
+ * The answer of an admin list: the page `fetch` reads at the query's cursor (from `reader`: each page where
+ * `c.var.read` sends it, an export page the replica cancels read again on the primary), as JSON with `noun` counted in
  * `meta.message`; or, when the request asks for NDJSON, every item from that cursor on (a streamed
  * Response, which the route's typed handler cannot describe: its document says it, `listResponse`).
  */
 export async function listAnswer<T, R>(
   c: Context<AppEnv>,
   query: { cursor?: string | undefined; limit: number },
-  fetch: (cursor: string | undefined, limit: number) => Promise<Page<T>>,
+  fetch: (reader: Database, cursor: string | undefined, limit: number) => Promise<Page<T>>,
   record: (item: T) => R,
   noun: string,
 ): Promise<PageAnswer<R>> {
-  if (wantsNdjson(c)) return (await ndjsonExport(c, query.cursor, fetch, record)) as unknown as PageAnswer<R>;
-  const page = await fetch(query.cursor, query.limit);
+  const pageAt = (cursor: string | undefined, limit: number) => c.var.read((reader) => fetch(reader, cursor, limit));
+  if (wantsNdjson(c)) return (await ndjsonExport(c, query.cursor, pageAt, record)) as unknown as PageAnswer<R>;
+  const page = await pageAt(query.cursor, query.limit);
   return c.json(
     {
       data: { items: page.items.map(record), next_cursor: page.nextCursor },

@@ -39,7 +39,7 @@ export function registerAdminEvents(app: Router, deps: AppDeps): void {
     return listAnswer(
       c,
       query,
-      (cursor, limit) => listEvents(deps.db, { ...filter, cursor, limit, now: deps.clock.now() }),
+      (reader, cursor, limit) => listEvents(reader, { ...filter, cursor, limit, now: deps.clock.now() }),
       toEventRecord,
       'events',
     );

@@ -1,5 +1,6 @@
 import type { RouteDeps } from '../../deps.js';
 import { adminAuth } from '../../http/admin-auth.js';
+import { operatorReads } from '../../http/operator-reads.js';
 import type { Router } from '../../http/router.js';
 import { registerAdminActivations } from './activations.js';
 import { registerAdminEvents } from './events.js';
@@ -14,6 +15,7 @@ import { registerAdminWebhooks } from './webhooks.js';
 /** The operator's API under /api/v2/admin/: lists with filters and cursors, and the operator actions. */
 export function registerAdmin(app: Router, deps: RouteDeps): void {
   app.use('/api/v2/admin/*', adminAuth(deps));
+  app.use('/api/v2/admin/*', operatorReads(deps.reads));
   registerAdminInstallCodes(app, deps);
   registerAdminActivations(app, deps);
   registerAdminServers(app, deps);

@@ -145,7 +145,7 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     return listAnswer(
       c,
       query,
-      (cursor, limit) => listInstallCodes(deps.db, { ...filter, cursor, limit }, now),
+      (reader, cursor, limit) => listInstallCodes(reader, { ...filter, cursor, limit }, now),
       toRecord,
       'install codes',
     );
@@ -153,10 +153,16 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
-    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
+    const { item, history, prechecks } = await c.var.read(async (reader) => {
+      const [item] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
+      if (!item) return { item, history: [], prechecks: [] };
+      return {
+        item,
+        history: await eventsOf(reader, { kind: 'ic_', id, createdAt: item.code.issuedAt }),
+        prechecks: await operatorPrechecksOf(reader, item.code),
+      };
+    });
     if (!item) throw new ApiError('install_code_not_found');
-    const history = await eventsOf(deps.db, { kind: 'ic_', id, createdAt: item.code.issuedAt });
-    const prechecks = await operatorPrechecksOf(deps.db, item.code);
     return c.json(
       {
         data: { ...toRecord(item), prechecks: prechecks.map(toPrecheckRecord), events: history.map(toEventRecord) },

@@ -177,7 +177,8 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
     return listAnswer(
       c,
       query,
-      (cursor, limit) => listRateLimitOverrides(deps.db, { ...filter, cursor, limit }, now),
+      // Overrides decide what is refused: read on the primary, as everything that authorizes.
+      (_reader, cursor, limit) => listRateLimitOverrides(deps.db, { ...filter, cursor, limit }, now),
       toRecord,
       'rate-limit overrides',
     );

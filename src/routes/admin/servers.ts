@@ -118,8 +118,8 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     return listAnswer(
       c,
       query,
-      (cursor, limit) =>
-        listServers(deps.db, { ...filter, cursor, limit }, now, {
+      (reader, cursor, limit) =>
+        listServers(reader, { ...filter, cursor, limit }, now, {
           deadAfterSeconds: deps.config.serverDeadAfterSeconds,
         }),
       toRecord,
@@ -129,13 +129,15 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { server_id: id } = c.req.valid('param');
-    const [item] = (
-      await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), {
-        deadAfterSeconds: deps.config.serverDeadAfterSeconds,
-      })
-    ).items;
+    const thresholds = { deadAfterSeconds: deps.config.serverDeadAfterSeconds };
+    const { item, history } = await c.var.read(async (reader) => {
+      const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
+      return {
+        item,
+        history: item ? await eventsOf(reader, { kind: 'srv_', id, createdAt: item.server.registeredAt }) : [],
+      };
+    });
     if (!item) throw new ApiError('server_not_found');
-    const history = await eventsOf(deps.db, { kind: 'srv_', id, createdAt: item.server.registeredAt });
     return c.json(
       {
         data: { ...toRecord(item), events: history.map(toEventRecord) },

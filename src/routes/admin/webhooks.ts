@@ -191,7 +191,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
 
   app.openapi(list, async (c) => {
     const showUrl = c.var.operatorScope !== 'read';
-    const items = (await listWebhookEndpoints(deps.db)).map((view) => webhookRecord(view, showUrl));
+    const items = (await c.var.read(listWebhookEndpoints)).map((view) => webhookRecord(view, showUrl));
     return c.json({ data: { items }, meta: { message: `${items.length} webhook endpoints.` } }, 200);
   });
 
@@ -199,7 +199,10 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { webhook_id } = c.req.valid('param');
     return c.json(
       {
-        data: webhookRecord(await getWebhookEndpoint(deps.db, webhook_id), c.var.operatorScope !== 'read'),
+        data: webhookRecord(
+          await c.var.read((reader) => getWebhookEndpoint(reader, webhook_id)),
+          c.var.operatorScope !== 'read',
+        ),
         meta: { message: 'Webhook endpoint.' },
       },
       200,

@@ -5,6 +5,7 @@ import type { RouteDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { compressedBody } from '../../http/compressed-body.js';
 import { consoleSession } from '../../http/console-session.js';
+import { operatorReads } from '../../http/operator-reads.js';
 import type { AppEnv } from '../../http/app-env.js';
 import type { Router } from '../../http/router.js';
 import { errorFields } from '../../logger.js';
@@ -42,6 +43,7 @@ function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
     await next();
   });
   router.use('*', consoleSession(deps));
+  router.use('*', operatorReads(deps.reads));
   registerConsoleSignIn(router, deps, assets);
   // Everything else needs a live session: without one, the sign-in form, and nothing of the fleet.
   router.use('*', async (c, next) => {

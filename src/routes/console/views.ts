@@ -82,9 +82,11 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/', async (c) => {
     const now = deps.clock.now();
-    const counts = await fleetCounts(deps.db, now, thresholds);
-    const hours = await activationsPerHour(deps.db, now, CHART_DAYS);
-    const latest = await listEvents(deps.db, { limit: LATEST, now: deps.clock.now() });
+    const { counts, hours, latest } = await c.var.read(async (reader) => ({
+      counts: await fleetCounts(reader, now, thresholds),
+      hours: await activationsPerHour(reader, now, CHART_DAYS),
+      latest: await listEvents(reader, { limit: LATEST, now }),
+    }));
     return answerView(c, assets, overviewView(counts, hours, latest.items));
   });
 
@@ -93,107 +95,101 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const { filter, shown } = searchOf(c);
     if (!filter.q) return answerView(c, assets, searchView(undefined, undefined));
     const now = deps.clock.now();
-    const found = {
-      codes: (await listInstallCodes(deps.db, { q: filter.q, limit: SEARCH_SHOWN }, now)).items,
-      activations: (await listActivations(deps.db, { q: filter.q, limit: SEARCH_SHOWN })).items,
-      servers: (await listServers(deps.db, { q: filter.q, limit: SEARCH_SHOWN }, now, thresholds)).items,
-    };
+    const found = await c.var.read(async (reader) => ({
+      codes: (await listInstallCodes(reader, { q: filter.q, limit: SEARCH_SHOWN }, now)).items,
+      activations: (await listActivations(reader, { q: filter.q, limit: SEARCH_SHOWN })).items,
+      servers: (await listServers(reader, { q: filter.q, limit: SEARCH_SHOWN }, now, thresholds)).items,
+    }));
     return answerView(c, assets, searchView(shown.q, found));
   });
 
   router.get('/codes', async (c) => {
     const status = oneOf(c, 'status', CODE_STATUSES);
     const { filter, shown } = searchOf(c);
-    const page = await listInstallCodes(
-      deps.db,
-      { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) },
-      deps.clock.now(),
+    const page = await c.var.read((reader) =>
+      listInstallCodes(reader, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now()),
     );
     return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS));
   });
 
   router.get('/codes/:id', async (c) => {
     const id = c.req.param('id');
-    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
+    const { item, history } = await c.var.read(async (reader) => {
+      const [found] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
+      if (!found) return { item: undefined, history: [] };
+      return {
+        item: { ...found, prechecks: await operatorPrechecksOf(reader, found.code) },
+        history: await eventsOf(reader, { kind: 'ic_', id, createdAt: found.code.issuedAt }),
+      };
+    });
     if (!item) throw notFound('install code', id);
-    return answerView(
-      c,
-      assets,
-      codeDetailView(
-        viewer(c),
-        { ...item, prechecks: await operatorPrechecksOf(deps.db, item.code) },
-        await eventsOf(deps.db, { kind: 'ic_', id, createdAt: item.code.issuedAt }),
-        doneOf(c),
-      ),
-    );
+    return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c)));
   });
 
   router.get('/activations', async (c) => {
     const status = oneOf(c, 'status', ACTIVATION_STATUSES);
     const { filter, shown } = searchOf(c);
-    const page = await listActivations(deps.db, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) });
+    const page = await c.var.read((reader) =>
+      listActivations(reader, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }),
+    );
     return answerView(c, assets, activationsListView(page, { ...shown, status }, SEARCH_FIELDS));
   });
 
   router.get('/activations/:id', async (c) => {
     const id = c.req.param('id');
-    const [item] = (await listActivations(deps.db, { id, limit: 1 })).items;
-    if (!item) throw notFound('activation', id);
-    return answerView(
-      c,
-      assets,
-      activationDetailView(
-        viewer(c),
+    const { item, history } = await c.var.read(async (reader) => {
+      const [item] = (await listActivations(reader, { id, limit: 1 })).items;
+      return {
         item,
-        await eventsOf(deps.db, { kind: 'act_', id, createdAt: item.activation.createdAt }),
-        doneOf(c),
-      ),
-    );
+        history: item ? await eventsOf(reader, { kind: 'act_', id, createdAt: item.activation.createdAt }) : [],
+      };
+    });
+    if (!item) throw notFound('activation', id);
+    return answerView(c, assets, activationDetailView(viewer(c), item, history, doneOf(c)));
   });
 
   router.get('/servers', async (c) => {
     const health = oneOf(c, 'health', SERVER_HEALTHS);
     const { filter, shown } = searchOf(c);
-    const page = await listServers(
-      deps.db,
-      { ...filter, health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) },
-      deps.clock.now(),
-      thresholds,
+    const page = await c.var.read((reader) =>
+      listServers(
+        reader,
+        { ...filter, health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) },
+        deps.clock.now(),
+        thresholds,
+      ),
     );
     return answerView(c, assets, serversListView(page, { ...shown, health }, SEARCH_FIELDS));
   });
 
   router.get('/servers/:id', async (c) => {
     const id = c.req.param('id');
-    const [item] = (await listServers(deps.db, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
-    if (!item) throw notFound('server', id);
-    return answerView(
-      c,
-      assets,
-      serverDetailView(
-        viewer(c),
+    const { item, history } = await c.var.read(async (reader) => {
+      const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
+      return {
         item,
-        await eventsOf(deps.db, { kind: 'srv_', id, createdAt: item.server.registeredAt }),
-        doneOf(c),
-      ),
-    );
+        history: item ? await eventsOf(reader, { kind: 'srv_', id, createdAt: item.server.registeredAt }) : [],
+      };
+    });
+    if (!item) throw notFound('server', id);
+    return answerView(c, assets, serverDetailView(viewer(c), item, history, doneOf(c)));
   });
 
   router.get('/events', async (c) => {
     const type = oneOf<EventType>(c, 'type', EVENT_TYPES);
-    const page = await listEvents(deps.db, {
-      type,
-      limit: DEFAULT_PAGE_SIZE,
-      cursor: cursorOf(c),
-      now: deps.clock.now(),
-    });
+    const page = await c.var.read((reader) =>
+      listEvents(reader, { type, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c), now: deps.clock.now() }),
+    );
     return answerView(c, assets, eventsListView(page, { type }, EVENT_TYPES));
   });
 
   router.get('/webhooks', async (c) => {
-    const endpoints = [];
-    for (const view of await listWebhookEndpoints(deps.db))
-      endpoints.push({ view, deliveries: await listDeliveries(deps.db, view.endpoint.id, LATEST) });
+    const endpoints = await c.var.read(async (reader) => {
+      const shown = [];
+      for (const view of await listWebhookEndpoints(reader))
+        shown.push({ view, deliveries: await listDeliveries(reader, view.endpoint.id, LATEST) });
+      return shown;
+    });
     const replayed = c.req.query('replayed');
     return answerView(
       c,
