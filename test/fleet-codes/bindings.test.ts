@@ -49,7 +49,7 @@ describe('fleet codes: networks, host names, limits and tags (DESIGN §22)', () 
       });
   });
 
-  it('tags go onto the activation and the server, filter the lists and ride in the events', async () => {
+  it('tags go onto the activation and the server and filter the lists', async () => {
     const { install_code: code, install_code_id: id } = await createCode(t, {
       uses: 2,
       tags: { env: 'prod', role: 'dns' },
