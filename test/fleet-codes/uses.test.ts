@@ -52,7 +52,7 @@ describe('fleet codes: uses taken, given back and spent (DESIGN §22)', () => {
     expect((await enroll(t, code, { address: '198.51.100.4' })).status).toBe(200);
   });
 
-  it('events: issued with uses, tags and operator; exhausted when the last use is taken; consumed never for uses above 1', async () => {
+  it('events: issued with uses, tags and operator, exhausted when the last use is taken, never consumed for uses above 1', async () => {
     const trail = eventTrail(t);
     const { install_code: code } = await createCode(t, { uses: 2, tags: { env: 'prod' }, reason: 'fleet' });
     const issued = await trail.take();
