@@ -89,9 +89,10 @@ export async function listInstallCodes(
     .orderBy(...page.orderBy)
     .limit(filter.limit + 1);
   const shown = rows.slice(0, filter.limit);
+  // The latest activation of each code alone: a code with many uses may have made thousands.
   const used = shown.length
     ? await db
-        .select()
+        .selectDistinctOn([activations.installCodeId])
         .from(activations)
         .where(
           inArray(
@@ -99,7 +100,7 @@ export async function listInstallCodes(
             shown.map((r) => r.id),
           ),
         )
-        .orderBy(desc(activations.createdAt))
+        .orderBy(activations.installCodeId, desc(activations.createdAt), desc(activations.id))
     : [];
   const latest = new Map<string, ActivationRow>();
   for (const activation of used)
