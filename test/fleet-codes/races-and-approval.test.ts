@@ -72,6 +72,25 @@ describe('fleet codes: the last use, approval per precheck, webhooks (DESIGN §2
     expect((await showCode(t, id)).status).toBe('issued');
   });
 
+  it("a uses 1 code with require_approval follows the person's approval: the approved precheck alone activates", async () => {
+    const { install_code: code, install_code_id: id } = await createCode(t, { require_approval: true });
+    const tokens = [];
+    for (const address of ['198.51.100.1', '198.51.100.2']) {
+      const machine = randomMachine();
+      const { data } = await (await fleetPrecheck(t, code, machine, address)).json();
+      tokens.push({ machine, address, token: data.precheck_token as string, precheckId: data.precheck_id as string });
+    }
+    const [a, b] = tokens as [(typeof tokens)[0], (typeof tokens)[0]];
+    expect((await showCode(t, id)).pending_prechecks).toHaveLength(2);
+    expect((await decide(t, id, a.precheckId, 'approve')).status).toBe(200);
+    const other = await activateRequest(t, code, b.token, { ...b.machine, hostname: 'b.example.com' }, b.address);
+    expect(other.status).toBe(403);
+    expect((await other.json()).error.code).toBe('machine_mismatch');
+    const approved = await activateRequest(t, code, a.token, { ...a.machine, hostname: 'a.example.com' }, a.address);
+    expect(approved.status).toBe(200);
+    expect((await showCode(t, id)).status).toBe('activated');
+  });
+
   it('tags reach a webhook delivery as data.tags', async () => {
     const r = await startReceiver();
     try {
