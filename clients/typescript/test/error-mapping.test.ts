@@ -428,6 +428,12 @@ it('the cases above cover every error code of the contract', () => {
   // approval_pending and approval_denied in clients/typescript/test/approval-wait.test.ts, and every one of
   // them is asserted as the envelope in test/approval/approval.test.ts.
   const approval = ['approval_pending', 'approval_denied', 'approval_decided', 'precheck_not_found'];
+  // The refusals of an operator's fleet code (DESIGN §22), asserted as the envelope in test/fleet-codes/.
+  const fleetCodes = [
+    'install_code_exhausted',
+    'install_code_address_not_allowed',
+    'install_code_hostname_not_allowed',
+  ];
   const covered = new Set<string>([
     ...cases.map((c) => c.code),
     'method_not_allowed',
@@ -438,6 +444,7 @@ it('the cases above cover every error code of the contract', () => {
     ...beforeRouting,
     ...webhookAdmin,
     ...approval,
+    ...fleetCodes,
     ...releaseProof,
   ]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());

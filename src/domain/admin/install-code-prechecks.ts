@@ -16,11 +16,13 @@ export interface OperatorPrecheck {
 
 /**
  * The prechecks of one code, newest first (at most SHOWN_PRECHECKS_LIMIT), each with the decision on it: what
- * the admin API's code and the console's code view show. Empty for a code issued without approval.
+ * the admin API's code and the console's code view show. Empty for a code issued without approval. A code
+ * with `uses` > 1 is decided per precheck by an operator (DESIGN §22: each row's own decision, pending until
+ * made); any other code by its one decision on the code (§14).
  */
 export async function operatorPrechecksOf(
   db: Database,
-  code: Pick<InstallCodeRow, 'id' | 'approval' | 'approvalPrecheckId'>,
+  code: Pick<InstallCodeRow, 'id' | 'approval' | 'approvalPrecheckId' | 'uses'>,
 ): Promise<OperatorPrecheck[]> {
   const rows = (await prechecksOf(db, [code])).get(code.id) ?? [];
   return rows.map((row) => ({
@@ -30,6 +32,6 @@ export async function operatorPrechecksOf(
     ip: row.ip,
     installerVersion: row.installerVersion,
     precheckedAt: row.precheckedAt,
-    approval: precheckApproval(code, row.id),
+    approval: code.uses > 1 ? (row.decision ?? 'pending') : precheckApproval(code, row.id),
   }));
 }

@@ -5,6 +5,8 @@ import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
 import { operatorPrechecksOf, type OperatorPrecheck } from '../../domain/admin/install-code-prechecks.js';
+import type { ActivationRow } from '../../domain/activations.js';
+import { codeActivations } from '../../domain/admin/install-code-detail.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
@@ -104,7 +106,17 @@ const revoke = createRoute({
   },
 });
 
-function toRecord({ code, status, activation }: InstallCodeListItem) {
+function toCodeActivation(activation: ActivationRow) {
+  return {
+    activation_id: activation.id,
+    status: activation.status,
+    hostname: activation.hostname,
+    public_ip: activation.publicIp,
+    created_at: toIsoOffset(activation.createdAt),
+  };
+}
+
+function toRecord({ code, status, activation, usesHeld }: InstallCodeListItem) {
   return {
     install_code_id: code.id,
     install_code_hint: code.hint,
@@ -113,15 +125,16 @@ function toRecord({ code, status, activation }: InstallCodeListItem) {
     expires_at: toIsoOffset(code.expiresAt),
     revoked_at: code.revokedAt ? toIsoOffset(code.revokedAt) : null,
     approval: codeApproval(code),
-    activation: activation
-      ? {
-          activation_id: activation.id,
-          status: activation.status,
-          hostname: activation.hostname,
-          public_ip: activation.publicIp,
-          created_at: toIsoOffset(activation.createdAt),
-        }
-      : null,
+    activation: activation ? toCodeActivation(activation) : null,
+    uses: code.uses,
+    uses_spent: code.usesSpent,
+    uses_held: code.uses > 1 ? usesHeld : code.status === 'activated' ? 1 : 0,
+    last_used_at: code.lastUsedAt ? toIsoOffset(code.lastUsedAt) : null,
+    tags: code.tags,
+    description: code.description,
+    issued_by: code.browserSessionHash === null ? ('operator' as const) : ('page' as const),
+    allowed_cidrs: code.allowedCidrs,
+    hostname_pattern: code.hostnamePattern,
   };
 }
 
@@ -153,19 +166,25 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
-    const { item, history, prechecks } = await c.var.read(async (reader) => {
+    const { item, history, prechecks, made } = await c.var.read(async (reader) => {
       const [item] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
-      if (!item) return { item, history: [], prechecks: [] };
+      if (!item) return { item, history: [], prechecks: [], made: [] };
       return {
         item,
         history: await eventsOf(reader, { kind: 'ic_', id, createdAt: item.code.issuedAt }),
         prechecks: await operatorPrechecksOf(reader, item.code),
+        made: await codeActivations(reader, item.code),
       };
     });
     if (!item) throw new ApiError('install_code_not_found');
     return c.json(
       {
-        data: { ...toRecord(item), prechecks: prechecks.map(toPrecheckRecord), events: history.map(toEventRecord) },
+        data: {
+          ...toRecord(item),
+          activations: made.map(toCodeActivation),
+          prechecks: prechecks.map(toPrecheckRecord),
+          events: history.map(toEventRecord),
+        },
         meta: { message: `${item.code.id} and ${history.length} events.` },
       },
       200,
