@@ -23,6 +23,7 @@ export const ONCE_FILES = [
   'test/shell/activate-sh.test.ts',
   // The doc tests: the guides' examples, links, tables and TypeScript blocks.
   'test/docs/checked-blocks.test.ts',
+  'test/docs/cloud-init.test.ts',
   'test/docs/examples.test.ts',
   'test/docs/links.test.ts',
   'test/docs/reference-tables.test.ts',
