@@ -38,6 +38,19 @@ export const errorCatalog = {
     message: 'This install code was revoked. Request a new one on the SlowDNS page.',
   },
   install_code_unavailable: { status: 409, message: 'This install code is already in use by an activation.' },
+  install_code_exhausted: {
+    status: 409,
+    message:
+      'Every use of this install code is spent or held by an install in progress; ask its operator for another code, or wait for an unfinished install to give its use back.',
+  },
+  install_code_address_not_allowed: {
+    status: 403,
+    message: 'This install code cannot be used from this address: its operator bound it to other networks.',
+  },
+  install_code_hostname_not_allowed: {
+    status: 403,
+    message: 'This install code cannot enroll this host name: its operator bound it to a host name pattern.',
+  },
   machine_duplicate: {
     status: 409,
     message:

@@ -54,6 +54,20 @@ export const installCodes = pgTable(
     approval: text('approval', { enum: ['pending', 'approved', 'denied'] }),
     approvalPrecheckId: text('approval_precheck_id'),
     approvalDecidedAt: at('approval_decided_at'),
+    /**
+     * Codes an operator issued (DESIGN §22): how many activations it may make (a page code: 1), how many are spent
+     * (confirmed), when one was last taken, and what the operator bound it to. `operator` names who issued it
+     * (null for a page code). A use is held, not stored, by an unconfirmed, unreleased activation whose install
+     * token has not expired; `exhausted` is derived from the three.
+     */
+    uses: integer('uses').notNull().default(1),
+    usesSpent: integer('uses_spent').notNull().default(0),
+    lastUsedAt: at('last_used_at'),
+    operator: text('operator'),
+    description: text('description'),
+    tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
+    allowedCidrs: text('allowed_cidrs').array(),
+    hostnamePattern: text('hostname_pattern'),
   },
   (t) => [
     index('install_codes_expires_at_idx').on(t.expiresAt),
@@ -63,6 +77,7 @@ export const installCodes = pgTable(
     index('install_codes_search_idx').using('gin', t.hint.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
     check('install_codes_status_check', sql`${t.status} in ('issued', 'activated', 'consumed', 'revoked')`),
     check('install_codes_approval_check', sql`${t.approval} in ('pending', 'approved', 'denied')`),
+    check('install_codes_uses_check', sql`${t.uses} between 1 and 10000 and ${t.usesSpent} between 0 and ${t.uses}`),
   ],
 );
 
@@ -83,8 +98,14 @@ export const installCodePrechecks = pgTable(
     machineId: text('machine_id').notNull(),
     sshFingerprint: text('ssh_fingerprint').notNull(),
     installerVersion: text('installer_version').notNull(),
+    /** An operator's decision on this precheck of a code with `uses` > 1 (DESIGN §22): null while it waits. */
+    decision: text('decision', { enum: ['approved', 'denied'] }),
+    decidedAt: at('decided_at'),
   },
-  (t) => [index('install_code_prechecks_install_code_id_idx').on(t.installCodeId, t.precheckedAt)],
+  (t) => [
+    index('install_code_prechecks_install_code_id_idx').on(t.installCodeId, t.precheckedAt),
+    check('install_code_prechecks_decision_check', sql`${t.decision} in ('approved', 'denied')`),
+  ],
 );
 
 /** One activation per successful activate call; its install token is single-use (jti consumed on confirm). */
@@ -115,6 +136,8 @@ export const activations = pgTable(
     releasedAt: at('released_at'),
     /** Set at activate: the activation whose machine identity this one shares (a cloned image; DESIGN §16). */
     duplicateOf: text('duplicate_of'),
+    /** The code's tags, copied at activate (DESIGN §22). */
+    tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
   },
   (t) => [
     index('activations_install_code_id_idx').on(t.installCodeId),
@@ -216,6 +239,8 @@ export const servers = pgTable(
     previousCheckinIp: text('previous_checkin_ip'),
     /** Check-ins in a row that went back to the address before the last one (A → B → A …); a new third address resets it. */
     addressAlternations: integer('address_alternations').notNull().default(0),
+    /** The activation's tags, copied at register (DESIGN §22). */
+    tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
   },
   (t) => [
     index('servers_registered_at_idx').on(t.registeredAt, t.id),

@@ -108,12 +108,12 @@ refused as (
 claimed as (
   update install_codes set status = 'activated' where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz
     and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
-    and not (select refused from refused) returning id),
+    and not (select refused from refused) returning id, tags),
 created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
-    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of)
-  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :now::timestamptz, (select id from duplicate) from claimed
-  returning id, install_code_id, duplicate_of),
+    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of, tags)
+  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :now::timestamptz, (select id from duplicate), claimed.tags from claimed
+  returning id, install_code_id, duplicate_of, tags),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, created.install_code_id, created.id,
@@ -127,7 +127,7 @@ recorded as (
   order by e.n
   returning type)
 select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
-  (select refused from refused) as refused`);
+  (select tags from created) as tags, (select refused from refused) as refused`);
 
 /**
  * One statement: counts the activate in `limits` (an unusable code is counted too), the code goes
@@ -177,6 +177,7 @@ export async function createActivation(
     confirmedAt: null,
     releasedAt: null,
     duplicateOf: null,
+    tags: {},
     installTokenJti,
   };
   const params: Omit<ActivateParams, 'buckets'> = {
@@ -200,6 +201,7 @@ export async function createActivation(
     counts: BucketCount[] | null;
     install_code_id: string | null;
     duplicate_of: string | null;
+    tags: Record<string, string> | null;
     refused: boolean;
     recorded: EventType[] | null;
   };
@@ -217,6 +219,7 @@ export async function createActivation(
         ...created,
         installCodeId: row.install_code_id,
         duplicateOf: row.duplicate_of,
+        tags: row.tags ?? {},
         duplicateDetected: row.duplicate_of !== null,
       },
     };
@@ -301,7 +304,7 @@ const CONFIRM = namedStatement<ConfirmParams>(`with confirmed as (
   where id = :activation_id and install_token_jti_hash = :install_token_jti_hash and status = 'activated' and install_token_used_at is null and install_token_expires_at > :now::timestamptz
   returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version),
 consumed as (
-  update install_codes set status = 'consumed' from confirmed where install_codes.id = confirmed.install_code_id),
+  update install_codes set status = 'consumed', uses_spent = uses_spent + 1 from confirmed where install_codes.id = confirmed.install_code_id),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, ${EVENT_CONTEXT_VALUES}

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'install_code.revoked',
   'install_code.approved',
   'install_code.denied',
+  'install_code.exhausted',
   'activation.created',
   'activation.confirmed',
   'activation.released',
@@ -84,7 +85,7 @@ export interface NewEvent {
   activationId?: string | undefined;
   serverId?: string | undefined;
   /** Small, and never a secret: no code, token, cookie or key. */
-  data?: Record<string, string | number | boolean | null>;
+  data?: Record<string, string | number | boolean | null | Record<string, string>>;
 }
 
 /** Client keys are hashed as the rate limits hash their subjects, salted with `event`. */

@@ -20,13 +20,14 @@ type TransitionActor = EventActor;
 
 /** Who can make each transition: these series start at 0, so a rate() or increase() sees the first one. */
 const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
-  'install_code.issued': ['browser'],
+  'install_code.issued': ['browser', 'operator'],
   'install_code.activated': ['installer'],
   'install_code.restored': ['installer', 'operator'],
   'install_code.consumed': ['installer'],
   'install_code.revoked': ['operator', 'browser'],
-  'install_code.approved': ['browser'],
-  'install_code.denied': ['browser'],
+  'install_code.approved': ['browser', 'operator'],
+  'install_code.denied': ['browser', 'operator'],
+  'install_code.exhausted': ['installer'],
   'activation.created': ['installer'],
   'activation.confirmed': ['installer'],
   'activation.released': ['installer', 'operator', 'browser'],

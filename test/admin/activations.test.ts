@@ -42,6 +42,7 @@ describe('admin: activations', () => {
       install_code_restored: null,
       duplicate_of: null,
       server: { server_id: server.serverId, status: 'active', health: 'active', last_seen_at: null },
+      tags: {},
     });
     expect(page.items[0]).toMatchObject({ machine_binding: { machine_id: machine.machine_id }, server: null });
   });

@@ -34,6 +34,15 @@ describe('admin: install codes', () => {
       revoked_at: null,
       approval: 'not_required',
       activation: null,
+      uses: 1,
+      uses_spent: 0,
+      uses_held: 0,
+      last_used_at: null,
+      tags: {},
+      description: null,
+      issued_by: 'page',
+      allowed_cidrs: null,
+      hostname_pattern: null,
     });
     expect(page.items[0]).toMatchObject({
       status: 'activated',

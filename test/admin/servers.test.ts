@@ -47,6 +47,7 @@ describe('admin: servers and their health', () => {
       last_report: report,
       agent_copy_suspected: false,
       checkin_addresses: ['203.0.113.10'],
+      tags: {},
     });
 
     expect((await revokeRequest(t, bearer(server.agentToken))).status).toBe(200);

@@ -556,7 +556,11 @@ export interface paths {
          */
         get: operations["listInstallCodes"];
         put?: never;
-        post?: never;
+        /**
+         * Issue an install code for a fleet
+         * @description Issues a code for automation (DESIGN §22: cloud-init, Ansible, a golden image), which enrolls up to `uses` machines, each one activation with its own single-use install token. A use is held by an activation waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires), given back by release, spent at confirm. While no use is free the code is `exhausted`, and precheck and activate answer 409 `install_code_exhausted`. A `uses: 1` code follows the page code's states and answers exactly. The answer holds the code, this once: the service keeps only its hash. `tags` are copied onto each activation and server, their webhook events (`data.tags`) and receipts. `allowed_cidrs` binds the code to networks (403 `install_code_address_not_allowed` elsewhere; inside them a code with `uses` > 1 counts in its own limits, 600 prechecks and 60 activations a minute, instead of the per-address ones), `hostname_pattern` to host names (403 `install_code_hostname_not_allowed`: the installer supplies the name, so this stops mistakes, not attackers), `require_approval` makes each machine wait for an operator (`approveFleetPrecheck`). `warnings` says what to know before handing the code out. Recorded as `install_code.issued` with `uses`, `tags`, the operator and the optional `reason`. Every bad field is 400 `validation_failed` naming it, nothing stored. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        post: operations["createInstallCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -597,6 +601,46 @@ export interface paths {
          * @description Revokes an `issued` code (expired or not): a precheck or activate of it is then 410 `install_code_revoked`, even with a precheck token made before. Recorded as the event `install_code.revoked` with the operator as actor. Idempotent: revoking a revoked code answers 200 with it as it is (and records nothing more). A code an activation holds (`activated`, `consumed`) is 409 `install_code_unavailable`: release the activation instead (`releaseActivation` with `restore_install_code: false`). The body is optional: `{"reason": "…"}` says why, kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["revokeInstallCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/install-codes/{install_code_id}/prechecks/{precheck_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a machine's precheck of a code
+         * @description An operator decides on a machine waiting to use a code issued with `require_approval` (the code's show lists them in `pending_prechecks`). For a code with `uses` > 1 that precheck's token may take one use (its installer waiting on 409 `approval_pending` gets 200 at its next try). For `uses: 1` it binds the code to that precheck as the person's approval does (DESIGN §14): a token of another precheck is 403 `machine_mismatch`. Recorded as `install_code.approved`. Repeating the same decision answers 200 and changes nothing; the other decision afterwards is 409 `approval_decided`. A code that can no longer be used answers its own error. The body is optional: `{"reason": "…"}` is kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        post: operations["approveFleetPrecheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/install-codes/{install_code_id}/prechecks/{precheck_id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a machine's precheck of a code
+         * @description An operator decides on a machine waiting to use a code issued with `require_approval` (the code's show lists them in `pending_prechecks`). For a code with `uses` > 1 that precheck's token is refused (403 `approval_denied`) and the code stays usable for other machines. For `uses: 1` the code is revoked, as the person's deny does (DESIGN §14). Recorded as `install_code.denied`. Repeating the same decision answers 200 and changes nothing; the other decision afterwards is 409 `approval_decided`. A code that can no longer be used answers its own error. The body is optional: `{"reason": "…"}` is kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        post: operations["denyFleetPrecheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1044,7 +1088,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1729,7 +1773,7 @@ export interface components {
              */
             status: "confirmed";
             /**
-             * @description The activation receipt: proof that this install was confirmed, which anyone can check offline. A compact JWS (a JWT) signed with Ed25519: header `{"typ":"slowdns-receipt+jwt","kid":…,"alg":"EdDSA"}`; the `kid` is in `GET /.well-known/jwks.json`, which keeps every key that signed a receipt for `RECEIPT_VERIFY_DAYS` (365 by default) after its last one, also after a key rotation. Claims: `iss` (`slowdns-activation`), `sub` (the activation id), `install_code_id`, `hostname`, `public_ip`, `machine_id_hmac` (lowercase hex HMAC-SHA256 of the `machine_id`, key `slowdns-receipt-v1`: never the id itself, as machine-id(5) asks), `ssh_fingerprint`, `requested_ref`, `installer_version`, `iat` (the confirm time, seconds). No `exp`: a receipt does not run out. It holds no secret. Verify it with any JOSE library, pinning the algorithm and the type: e.g. jose, `jwtVerify(receipt, createLocalJWKSet(jwks), { algorithms: ["EdDSA"], typ: "slowdns-receipt+jwt", issuer: "slowdns-activation" })`; or `slowdns receipt verify FILE --jwks URL`, or the TypeScript client's `verifyReceipt(receipt, jwks)`. Confirm answers it, and install status answers it again for a confirmed activation (the same claims, signed by the key signing then).
+             * @description The activation receipt: proof that this install was confirmed, which anyone can check offline. A compact JWS (a JWT) signed with Ed25519: header `{"typ":"slowdns-receipt+jwt","kid":…,"alg":"EdDSA"}`; the `kid` is in `GET /.well-known/jwks.json`, which keeps every key that signed a receipt for `RECEIPT_VERIFY_DAYS` (365 by default) after its last one, also after a key rotation. Claims: `iss` (`slowdns-activation`), `sub` (the activation id), `install_code_id`, `hostname`, `public_ip`, `machine_id_hmac` (lowercase hex HMAC-SHA256 of the `machine_id`, key `slowdns-receipt-v1`: never the id itself, as machine-id(5) asks), `ssh_fingerprint`, `requested_ref`, `installer_version`, `tags` (only when the operator code it came from has tags, DESIGN §22), `iat` (the confirm time, seconds). No `exp`: a receipt does not run out. It holds no secret. Verify it with any JOSE library, pinning the algorithm and the type: e.g. jose, `jwtVerify(receipt, createLocalJWKSet(jwks), { algorithms: ["EdDSA"], typ: "slowdns-receipt+jwt", issuer: "slowdns-activation" })`; or `slowdns receipt verify FILE --jwks URL`, or the TypeScript client's `verifyReceipt(receipt, jwks)`. Confirm answers it, and install status answers it again for a confirmed activation (the same claims, signed by the key signing then).
              * @example eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ
              */
             receipt: string;
@@ -2244,7 +2288,18 @@ export interface components {
          *             "hostname": "vpn1.example.net",
          *             "public_ip": "203.0.113.7",
          *             "created_at": "2026-11-22T10:15:00+00:00"
-         *           }
+         *           },
+         *           "uses": 50,
+         *           "uses_spent": 1,
+         *           "uses_held": 1,
+         *           "last_used_at": "2026-11-22T10:05:00+00:00",
+         *           "tags": {
+         *             "env": "prod"
+         *           },
+         *           "description": null,
+         *           "issued_by": "page",
+         *           "allowed_cidrs": null,
+         *           "hostname_pattern": null
          *         }
          *       ],
          *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
@@ -2267,7 +2322,18 @@ export interface components {
              *           "hostname": "vpn1.example.net",
              *           "public_ip": "203.0.113.7",
              *           "created_at": "2026-11-22T10:15:00+00:00"
-             *         }
+             *         },
+             *         "uses": 50,
+             *         "uses_spent": 1,
+             *         "uses_held": 1,
+             *         "last_used_at": "2026-11-22T10:05:00+00:00",
+             *         "tags": {
+             *           "env": "prod"
+             *         },
+             *         "description": null,
+             *         "issued_by": "page",
+             *         "allowed_cidrs": null,
+             *         "hostname_pattern": null
              *       }
              *     ]
              */
@@ -2294,7 +2360,18 @@ export interface components {
          *         "hostname": "vpn1.example.net",
          *         "public_ip": "203.0.113.7",
          *         "created_at": "2026-11-22T10:15:00+00:00"
-         *       }
+         *       },
+         *       "uses": 50,
+         *       "uses_spent": 1,
+         *       "uses_held": 1,
+         *       "last_used_at": "2026-11-22T10:05:00+00:00",
+         *       "tags": {
+         *         "env": "prod"
+         *       },
+         *       "description": null,
+         *       "issued_by": "page",
+         *       "allowed_cidrs": null,
+         *       "hostname_pattern": null
          *     }
          */
         InstallCodeRecord: {
@@ -2333,58 +2410,113 @@ export interface components {
              * @enum {string}
              */
             approval: "not_required" | "pending" | "approved" | "denied";
+            activation: components["schemas"]["InstallCodeActivation"];
             /**
-             * @description The latest activation that used the code; `null` if none did.
+             * Format: int32
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @example 50
+             */
+            uses: number;
+            /**
+             * Format: int32
+             * @description Uses spent: activations confirmed.
+             * @example 1
+             */
+            uses_spent: number;
+            /**
+             * Format: int32
+             * @description Uses held: activations waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires).
+             * @example 1
+             */
+            uses_held: number;
+            /**
+             * Format: date-time
+             * @description When an activation last took a use; `null` if none did.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_used_at: string | null;
+            /**
+             * @description The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.
              * @example {
-             *       "activation_id": "act_3f9a12b45cd67e89",
-             *       "status": "confirmed",
-             *       "hostname": "vpn1.example.net",
-             *       "public_ip": "203.0.113.7",
-             *       "created_at": "2026-11-22T10:15:00+00:00"
+             *       "env": "prod"
              *     }
              */
-            activation: {
-                /**
-                 * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
-                 * @example act_3f9a12b45cd67e89
-                 */
-                activation_id: string;
-                /**
-                 * @example confirmed
-                 * @enum {string}
-                 */
-                status: "activated" | "confirmed" | "released";
-                /**
-                 * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
-                 * @example vpn1.example.net
-                 */
-                hostname: string;
-                /**
-                 * @description The public IP address: IPv4 dotted or IPv6 lower-case.
-                 * @example 203.0.113.7
-                 */
-                public_ip: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
-                 * @example 2026-11-22T10:15:00+00:00
-                 */
-                created_at: string;
-            } | null;
+            tags: {
+                [key: string]: string;
+            };
+            /**
+             * @description What the operator said the code is for; `null` for a page code.
+             * @example null
+             */
+            description: string | null;
+            /**
+             * @description `page`: a person got it on the SlowDNS page; `operator`: issued through `createInstallCode`.
+             * @example page
+             * @enum {string}
+             */
+            issued_by: "page" | "operator";
+            /**
+             * @description The networks the code is bound to; `null` when it is bound to none.
+             * @example null
+             */
+            allowed_cidrs: string[] | null;
+            /**
+             * @description The host names the code enrolls; `null` for any.
+             * @example null
+             */
+            hostname_pattern: string | null;
         };
         /**
-         * @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).
+         * @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `exhausted` (a code with `uses` > 1 none of whose uses is free: each is spent or held), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).
          * @example issued
          * @enum {string}
          */
-        InstallCodeListStatus: "issued" | "activated" | "consumed" | "expired" | "revoked";
+        InstallCodeListStatus: "issued" | "activated" | "consumed" | "exhausted" | "expired" | "revoked";
+        /**
+         * @description The latest activation that used the code; `null` if none did.
+         * @example {
+         *       "activation_id": "act_3f9a12b45cd67e89",
+         *       "status": "confirmed",
+         *       "hostname": "vpn1.example.net",
+         *       "public_ip": "203.0.113.7",
+         *       "created_at": "2026-11-22T10:15:00+00:00"
+         *     }
+         */
+        InstallCodeActivation: {
+            /**
+             * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example act_3f9a12b45cd67e89
+             */
+            activation_id: string;
+            /**
+             * @example confirmed
+             * @enum {string}
+             */
+            status: "activated" | "confirmed" | "released";
+            /**
+             * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
+             * @example vpn1.example.net
+             */
+            hostname: string;
+            /**
+             * @description The public IP address: IPv4 dotted or IPv6 lower-case.
+             * @example 203.0.113.7
+             */
+            public_ip: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            created_at: string;
+        } | null;
         /**
          * @description A text filter of the admin lists: 1 to 253 characters, without control characters (U+0000 to U+001F, U+007F to U+009F): such a value is 400 `validation_failed`.
          * @example vpn1.example.net
          */
         AdminTextFilter: string;
         /**
-         * @description An install code as the list shows it, with its events.
+         * @description An install code as the list shows it, with its activations, the prechecks waiting for an operator and its events.
          * @example {
          *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
          *       "install_code_hint": "SDNS-SD-…HX3W8N",
@@ -2400,6 +2532,36 @@ export interface components {
          *         "public_ip": "203.0.113.7",
          *         "created_at": "2026-11-22T10:15:00+00:00"
          *       },
+         *       "uses": 50,
+         *       "uses_spent": 1,
+         *       "uses_held": 1,
+         *       "last_used_at": "2026-11-22T10:05:00+00:00",
+         *       "tags": {
+         *         "env": "prod"
+         *       },
+         *       "description": null,
+         *       "issued_by": "page",
+         *       "allowed_cidrs": null,
+         *       "hostname_pattern": null,
+         *       "activations": [
+         *         {
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "status": "confirmed",
+         *           "hostname": "vpn1.example.net",
+         *           "public_ip": "203.0.113.7",
+         *           "created_at": "2026-11-22T10:15:00+00:00"
+         *         }
+         *       ],
+         *       "pending_prechecks": [
+         *         {
+         *           "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *           "precheck_ip": "203.0.113.7",
+         *           "machine_id": "4c4c4544003957108052b4c04f384833",
+         *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *           "installer_version": "2026.11.20.1",
+         *           "prechecked_at": "2026-11-22T10:15:00+00:00"
+         *         }
+         *       ],
          *       "events": [
          *         {
          *           "event_id": 42,
@@ -2457,44 +2619,88 @@ export interface components {
              * @enum {string}
              */
             approval: "not_required" | "pending" | "approved" | "denied";
+            activation: components["schemas"]["InstallCodeActivation"];
             /**
-             * @description The latest activation that used the code; `null` if none did.
+             * Format: int32
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @example 50
+             */
+            uses: number;
+            /**
+             * Format: int32
+             * @description Uses spent: activations confirmed.
+             * @example 1
+             */
+            uses_spent: number;
+            /**
+             * Format: int32
+             * @description Uses held: activations waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires).
+             * @example 1
+             */
+            uses_held: number;
+            /**
+             * Format: date-time
+             * @description When an activation last took a use; `null` if none did.
+             * @example 2026-11-22T10:05:00+00:00
+             */
+            last_used_at: string | null;
+            /**
+             * @description The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.
              * @example {
-             *       "activation_id": "act_3f9a12b45cd67e89",
-             *       "status": "confirmed",
-             *       "hostname": "vpn1.example.net",
-             *       "public_ip": "203.0.113.7",
-             *       "created_at": "2026-11-22T10:15:00+00:00"
+             *       "env": "prod"
              *     }
              */
-            activation: {
-                /**
-                 * @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
-                 * @example act_3f9a12b45cd67e89
-                 */
-                activation_id: string;
-                /**
-                 * @example confirmed
-                 * @enum {string}
-                 */
-                status: "activated" | "confirmed" | "released";
-                /**
-                 * @description The hostname: lower-case RFC 1123 labels, without a trailing dot.
-                 * @example vpn1.example.net
-                 */
-                hostname: string;
-                /**
-                 * @description The public IP address: IPv4 dotted or IPv6 lower-case.
-                 * @example 203.0.113.7
-                 */
-                public_ip: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
-                 * @example 2026-11-22T10:15:00+00:00
-                 */
-                created_at: string;
-            } | null;
+            tags: {
+                [key: string]: string;
+            };
+            /**
+             * @description What the operator said the code is for; `null` for a page code.
+             * @example null
+             */
+            description: string | null;
+            /**
+             * @description `page`: a person got it on the SlowDNS page; `operator`: issued through `createInstallCode`.
+             * @example page
+             * @enum {string}
+             */
+            issued_by: "page" | "operator";
+            /**
+             * @description The networks the code is bound to; `null` when it is bound to none.
+             * @example null
+             */
+            allowed_cidrs: string[] | null;
+            /**
+             * @description The host names the code enrolls; `null` for any.
+             * @example null
+             */
+            hostname_pattern: string | null;
+            /**
+             * @description The activations the code made, newest first (at most 100); a page code has at most one at a time.
+             * @example [
+             *       {
+             *         "activation_id": "act_3f9a12b45cd67e89",
+             *         "status": "confirmed",
+             *         "hostname": "vpn1.example.net",
+             *         "public_ip": "203.0.113.7",
+             *         "created_at": "2026-11-22T10:15:00+00:00"
+             *       }
+             *     ]
+             */
+            activations: components["schemas"]["InstallCodeActivation"][];
+            /**
+             * @description For a code issued by an operator with `require_approval`, the prechecks waiting for a decision, newest first (at most 20): approve or deny each with `approveFleetPrecheck` / `denyFleetPrecheck`. Empty otherwise.
+             * @example [
+             *       {
+             *         "precheck_id": "pc_9e1f0a7b3c5d2e48",
+             *         "precheck_ip": "203.0.113.7",
+             *         "machine_id": "4c4c4544003957108052b4c04f384833",
+             *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+             *         "installer_version": "2026.11.20.1",
+             *         "prechecked_at": "2026-11-22T10:15:00+00:00"
+             *       }
+             *     ]
+             */
+            pending_prechecks: components["schemas"]["PendingPrecheck"][];
             /**
              * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
              * @example [
@@ -2518,6 +2724,50 @@ export interface components {
              *     ]
              */
             events: components["schemas"]["EventRecord"][];
+        };
+        /**
+         * @description A machine waiting for an operator to approve or deny its precheck of a code issued with approval.
+         * @example {
+         *       "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *       "precheck_ip": "203.0.113.7",
+         *       "machine_id": "4c4c4544003957108052b4c04f384833",
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "installer_version": "2026.11.20.1",
+         *       "prechecked_at": "2026-11-22T10:15:00+00:00"
+         *     }
+         */
+        PendingPrecheck: {
+            /**
+             * @description One precheck of a code issued with approval (`pc_` + 16 hex characters), also carried in its precheck token: what the person approves or denies.
+             * @example pc_9e1f0a7b3c5d2e48
+             */
+            precheck_id: string;
+            /**
+             * @description The client address of this request as the service saw it: the socket peer, or with `TRUST_PROXY` the `X-Forwarded-For` entry it believes (IPv4 dotted, IPv6 lower-case; `::ffff:a.b.c.d` as `a.b.c.d`). An installer can offer it as the public IP without asking a third party. Behind NAT or an outbound proxy it is the address the traffic leaves from, not necessarily the one the machine answers on. `null` only when the service could not tell (no socket).
+             * @example 203.0.113.7
+             */
+            precheck_ip: ((string | null) | null) | string | null;
+            /**
+             * @description The machine id: 32 lower-case hex characters.
+             * @example 4c4c4544003957108052b4c04f384833
+             */
+            machine_id: string;
+            /**
+             * @description SSH host key fingerprint: `SHA256:` + 43 base64 characters.
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            ssh_fingerprint: string;
+            /**
+             * @description Version of the installer: a dotted date with a trailing counter. Below `MIN_INSTALLER_VERSION` (when the operator sets one) the answer is 426 `installer_outdated`.
+             * @example 2026.11.20.1
+             */
+            installer_version: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            prechecked_at: string;
         };
         /**
          * @example {
@@ -2606,7 +2856,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -2618,6 +2868,175 @@ export interface components {
              * @example Ticket 1234: the customer lost the machine.
              */
             reason?: string;
+        };
+        /**
+         * @description The code, shown this once: the service keeps only its hash.
+         * @example {
+         *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "uses": 50,
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "ttl_seconds": 604800,
+         *       "tags": {
+         *         "env": "prod"
+         *       },
+         *       "require_approval": false,
+         *       "warnings": []
+         *     }
+         */
+        CreatedInstallCode: {
+            /**
+             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix (2 to 8 upper-case letters or digits), the literal `SD` and three groups of 6 Crockford base32 characters (`0-9` and `A-Z` without I, L, O, U). Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
+             */
+            install_code: string;
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
+             * @example SDNS-SD-…HX3W8N
+             */
+            install_code_hint: string;
+            /**
+             * Format: int32
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @example 50
+             */
+            uses: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            expires_at: string;
+            /**
+             * Format: int32
+             * @example 604800
+             */
+            ttl_seconds: number;
+            /**
+             * @description The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.
+             * @example {
+             *       "env": "prod"
+             *     }
+             */
+            tags: {
+                [key: string]: string;
+            };
+            /** @example false */
+            require_approval: boolean;
+            /**
+             * @description What to know before handing the code out, e.g. a code with `uses` > 1 bound to neither `allowed_cidrs` nor `require_approval`: anyone who reads it (cloud-init user-data is readable through the metadata service) enrolls that many machines. Empty when there is nothing to say.
+             * @example []
+             */
+            warnings: string[];
+        };
+        /**
+         * @example {
+         *       "uses": 50,
+         *       "ttl_seconds": 604800,
+         *       "description": "prod DNS fleet, November",
+         *       "tags": {
+         *         "env": "prod",
+         *         "role": "dns"
+         *       },
+         *       "allowed_cidrs": [
+         *         "203.0.113.0/24"
+         *       ],
+         *       "hostname_pattern": "*.prod.example.com",
+         *       "require_approval": false,
+         *       "reason": "Ticket 1234: the customer lost the machine."
+         *     }
+         */
+        CreateInstallCodeRequest: {
+            /**
+             * Format: int32
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @default 1
+             * @example 50
+             */
+            uses: number;
+            /**
+             * Format: int32
+             * @description Seconds until the code expires, 300 to 2592000 (30 days); `INSTALL_CODE_TTL_SECONDS` when not given.
+             * @example 604800
+             */
+            ttl_seconds?: number;
+            /**
+             * @description What the code is for, 1 to 200 characters.
+             * @example prod DNS fleet, November
+             */
+            description?: string;
+            tags?: components["schemas"]["Tags"];
+            /**
+             * @description At most 16 networks (no address bits after the prefix; IPv4 /8 or narrower, IPv6 /32 or narrower): the address seen at precheck and activate (after `TRUST_PROXY`, so only as strong as it) must be inside one, else 403 `install_code_address_not_allowed`. Inside them, a code with `uses` > 1 counts in its own limits (600 prechecks and 60 activations a minute) instead of the per-address ones.
+             * @example [
+             *       "203.0.113.0/24"
+             *     ]
+             */
+            allowed_cidrs?: string[];
+            /**
+             * @description A lowercase host name whose leftmost label may be `*`, matching exactly one label, compared without case: `*.prod.example.com` matches `db1.prod.example.com`, not `a.b.prod.example.com`. Activate of another host name is 403 `install_code_hostname_not_allowed`. The installer supplies the host name: this stops mistakes, not attackers.
+             * @example *.prod.example.com
+             */
+            hostname_pattern?: string;
+            /**
+             * @description Each machine waits (409 `approval_pending`) until an operator approves its precheck (`approveFleetPrecheck`); a denied precheck is 403 `approval_denied`, and the code stays usable for others.
+             * @default false
+             * @example false
+             */
+            require_approval: boolean;
+            /**
+             * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
+             * @example Ticket 1234: the customer lost the machine.
+             */
+            reason?: string;
+        };
+        /**
+         * @description Labels an operator gives a code, copied onto each activation and server it makes: at most 16 pairs, key `[a-z0-9][a-z0-9_.-]{0,31}`, value 1 to 64 characters without control characters.
+         * @example {
+         *       "env": "prod",
+         *       "role": "dns"
+         *     }
+         */
+        Tags: {
+            [key: string]: string;
+        };
+        /**
+         * @description An operator's decision on one precheck of a code.
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *       "decision": "approved",
+         *       "decided_at": "2026-11-22T10:15:00+00:00"
+         *     }
+         */
+        PrecheckDecision: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description One precheck of a code issued with approval (`pc_` + 16 hex characters), also carried in its precheck token: what the person approves or denies.
+             * @example pc_9e1f0a7b3c5d2e48
+             */
+            precheck_id: string;
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            decision: "approved" | "denied";
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp in whole seconds, UTC, with the numeric offset `+00:00`.
+             * @example 2026-11-22T10:15:00+00:00
+             */
+            decided_at: string;
         };
         /**
          * @example {
@@ -2645,6 +3064,9 @@ export interface components {
          *             "status": "active",
          *             "health": "active",
          *             "last_seen_at": "2026-11-22T10:05:00+00:00"
+         *           },
+         *           "tags": {
+         *             "env": "prod"
          *           }
          *         }
          *       ],
@@ -2677,6 +3099,9 @@ export interface components {
              *           "status": "active",
              *           "health": "active",
              *           "last_seen_at": "2026-11-22T10:05:00+00:00"
+             *         },
+             *         "tags": {
+             *           "env": "prod"
              *         }
              *       }
              *     ]
@@ -2713,6 +3138,9 @@ export interface components {
          *         "status": "active",
          *         "health": "active",
          *         "last_seen_at": "2026-11-22T10:05:00+00:00"
+         *       },
+         *       "tags": {
+         *         "env": "prod"
          *       }
          *     }
          */
@@ -2801,6 +3229,15 @@ export interface components {
                  */
                 last_seen_at: string | null;
             } | null;
+            /**
+             * @description The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.
+             * @example {
+             *       "env": "prod"
+             *     }
+             */
+            tags: {
+                [key: string]: string;
+            };
         };
         /**
          * @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back).
@@ -2839,6 +3276,9 @@ export interface components {
          *         "status": "active",
          *         "health": "active",
          *         "last_seen_at": "2026-11-22T10:05:00+00:00"
+         *       },
+         *       "tags": {
+         *         "env": "prod"
          *       },
          *       "events": [
          *         {
@@ -2947,6 +3387,15 @@ export interface components {
                 last_seen_at: string | null;
             } | null;
             /**
+             * @description The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.
+             * @example {
+             *       "env": "prod"
+             *     }
+             */
+            tags: {
+                [key: string]: string;
+            };
+            /**
              * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
              * @example [
              *       {
@@ -3018,7 +3467,10 @@ export interface components {
          *           "agent_copy_suspected": false,
          *           "checkin_addresses": [
          *             "203.0.113.7"
-         *           ]
+         *           ],
+         *           "tags": {
+         *             "env": "prod"
+         *           }
          *         }
          *       ],
          *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
@@ -3053,7 +3505,10 @@ export interface components {
              *         "agent_copy_suspected": false,
              *         "checkin_addresses": [
              *           "203.0.113.7"
-             *         ]
+             *         ],
+             *         "tags": {
+             *           "env": "prod"
+             *         }
              *       }
              *     ]
              */
@@ -3092,7 +3547,10 @@ export interface components {
          *       "agent_copy_suspected": false,
          *       "checkin_addresses": [
          *         "203.0.113.7"
-         *       ]
+         *       ],
+         *       "tags": {
+         *         "env": "prod"
+         *       }
          *     }
          */
         ServerAdminRecord: {
@@ -3203,6 +3661,15 @@ export interface components {
              *     ]
              */
             checkin_addresses: string[];
+            /**
+             * @description The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.
+             * @example {
+             *       "env": "prod"
+             *     }
+             */
+            tags: {
+                [key: string]: string;
+            };
         };
         /**
          * @description A server as the list shows it, with its events.
@@ -3233,6 +3700,9 @@ export interface components {
          *       "checkin_addresses": [
          *         "203.0.113.7"
          *       ],
+         *       "tags": {
+         *         "env": "prod"
+         *       },
          *       "events": [
          *         {
          *           "event_id": 42,
@@ -3362,6 +3832,15 @@ export interface components {
              *     ]
              */
             checkin_addresses: string[];
+            /**
+             * @description The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.
+             * @example {
+             *       "env": "prod"
+             *     }
+             */
+            tags: {
+                [key: string]: string;
+            };
             /**
              * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
              * @example [
@@ -3905,7 +4384,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
@@ -8134,7 +8613,7 @@ export interface operations {
                 since?: string;
                 /** @description Only items before this instant. */
                 until?: string;
-                /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`). */
+                /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `exhausted` (a code with `uses` > 1 none of whose uses is free: each is spent or held), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`). */
                 status?: components["schemas"]["InstallCodeListStatus"];
                 /**
                  * @description Part of the hint or the code's id, case-insensitive, at least 3 characters (control characters are 400 `validation_failed`).
@@ -8161,6 +8640,11 @@ export interface operations {
                  * @example HX3W8N
                  */
                 hint?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
+                 * @example env:prod
+                 */
+                tag?: string | string[];
             };
             header?: never;
             path?: never;
@@ -8195,7 +8679,18 @@ export interface operations {
                      *               "hostname": "vpn1.example.net",
                      *               "public_ip": "203.0.113.7",
                      *               "created_at": "2026-11-22T10:15:00+00:00"
-                     *             }
+                     *             },
+                     *             "uses": 50,
+                     *             "uses_spent": 1,
+                     *             "uses_held": 1,
+                     *             "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *             "tags": {
+                     *               "env": "prod"
+                     *             },
+                     *             "description": null,
+                     *             "issued_by": "page",
+                     *             "allowed_cidrs": null,
+                     *             "hostname_pattern": null
                      *           }
                      *         ],
                      *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
@@ -8224,7 +8719,18 @@ export interface operations {
                      *         "hostname": "vpn1.example.net",
                      *         "public_ip": "203.0.113.7",
                      *         "created_at": "2026-11-22T10:15:00+00:00"
-                     *       }
+                     *       },
+                     *       "uses": 50,
+                     *       "uses_spent": 1,
+                     *       "uses_held": 1,
+                     *       "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *       "tags": {
+                     *         "env": "prod"
+                     *       },
+                     *       "description": null,
+                     *       "issued_by": "page",
+                     *       "allowed_cidrs": null,
+                     *       "hostname_pattern": null
                      *     }
                      */
                     "application/x-ndjson": components["schemas"]["InstallCodeRecord"];
@@ -8330,6 +8836,183 @@ export interface operations {
             };
         };
     };
+    createInstallCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "uses": 50,
+                 *       "ttl_seconds": 604800,
+                 *       "description": "prod DNS fleet, November",
+                 *       "tags": {
+                 *         "env": "prod",
+                 *         "role": "dns"
+                 *       },
+                 *       "allowed_cidrs": [
+                 *         "203.0.113.0/24"
+                 *       ],
+                 *       "hostname_pattern": "*.prod.example.com",
+                 *       "require_approval": false,
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInstallCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The code, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "uses": 50,
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "ttl_seconds": 604800,
+                     *         "tags": {
+                     *           "env": "prod"
+                     *         },
+                     *         "require_approval": false,
+                     *         "warnings": []
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedInstallCode"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getInstallCode: {
         parameters: {
             query?: never;
@@ -8368,6 +9051,36 @@ export interface operations {
                      *           "public_ip": "203.0.113.7",
                      *           "created_at": "2026-11-22T10:15:00+00:00"
                      *         },
+                     *         "uses": 50,
+                     *         "uses_spent": 1,
+                     *         "uses_held": 1,
+                     *         "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *         "tags": {
+                     *           "env": "prod"
+                     *         },
+                     *         "description": null,
+                     *         "issued_by": "page",
+                     *         "allowed_cidrs": null,
+                     *         "hostname_pattern": null,
+                     *         "activations": [
+                     *           {
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "status": "confirmed",
+                     *             "hostname": "vpn1.example.net",
+                     *             "public_ip": "203.0.113.7",
+                     *             "created_at": "2026-11-22T10:15:00+00:00"
+                     *           }
+                     *         ],
+                     *         "pending_prechecks": [
+                     *           {
+                     *             "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *             "precheck_ip": "203.0.113.7",
+                     *             "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *             "installer_version": "2026.11.20.1",
+                     *             "prechecked_at": "2026-11-22T10:15:00+00:00"
+                     *           }
+                     *         ],
                      *         "events": [
                      *           {
                      *             "event_id": 42,
@@ -8557,7 +9270,18 @@ export interface operations {
                      *           "hostname": "vpn1.example.net",
                      *           "public_ip": "203.0.113.7",
                      *           "created_at": "2026-11-22T10:15:00+00:00"
-                     *         }
+                     *         },
+                     *         "uses": 50,
+                     *         "uses_spent": 1,
+                     *         "uses_held": 1,
+                     *         "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *         "tags": {
+                     *           "env": "prod"
+                     *         },
+                     *         "description": null,
+                     *         "issued_by": "page",
+                     *         "allowed_cidrs": null,
+                     *         "hostname_pattern": null
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -8706,6 +9430,404 @@ export interface operations {
             };
         };
     };
+    approveFleetPrecheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id: string;
+                /** @description One precheck of a code issued with approval (`pc_` + 16 hex characters), also carried in its precheck token: what the person approves or denies. */
+                precheck_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
+        responses: {
+            /** @description The decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *         "decision": "approved",
+                     *         "decided_at": "2026-11-22T10:15:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PrecheckDecision"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. `precheck_not_found`: This install code has no precheck with this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. `install_code_revoked`: This install code was revoked. Request a new one on the SlowDNS page. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    denyFleetPrecheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id: string;
+                /** @description One precheck of a code issued with approval (`pc_` + 16 hex characters), also carried in its precheck token: what the person approves or denies. */
+                precheck_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperatorActionRequest"];
+            };
+        };
+        responses: {
+            /** @description The decision. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *         "decision": "approved",
+                     *         "decided_at": "2026-11-22T10:15:00+00:00"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PrecheckDecision"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. `precheck_not_found`: This install code has no precheck with this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. `install_code_revoked`: This install code was revoked. Request a new one on the SlowDNS page. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listActivations: {
         parameters: {
             query?: {
@@ -8753,6 +9875,11 @@ export interface operations {
                 install_code_id?: string;
                 /** @description `true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others. */
                 duplicate?: "true" | "false";
+                /**
+                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
+                 * @example env:prod
+                 */
+                tag?: string | string[];
             };
             header?: never;
             path?: never;
@@ -8796,6 +9923,9 @@ export interface operations {
                      *               "status": "active",
                      *               "health": "active",
                      *               "last_seen_at": "2026-11-22T10:05:00+00:00"
+                     *             },
+                     *             "tags": {
+                     *               "env": "prod"
                      *             }
                      *           }
                      *         ],
@@ -8834,6 +9964,9 @@ export interface operations {
                      *         "status": "active",
                      *         "health": "active",
                      *         "last_seen_at": "2026-11-22T10:05:00+00:00"
+                     *       },
+                     *       "tags": {
+                     *         "env": "prod"
                      *       }
                      *     }
                      */
@@ -8986,6 +10119,9 @@ export interface operations {
                      *           "status": "active",
                      *           "health": "active",
                      *           "last_seen_at": "2026-11-22T10:05:00+00:00"
+                     *         },
+                     *         "tags": {
+                     *           "env": "prod"
                      *         },
                      *         "events": [
                      *           {
@@ -9353,6 +10489,11 @@ export interface operations {
                  * @example vpn1.example.net
                  */
                 hostname?: components["schemas"]["AdminTextFilter"];
+                /**
+                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
+                 * @example env:prod
+                 */
+                tag?: string | string[];
             };
             header?: never;
             path?: never;
@@ -9399,7 +10540,10 @@ export interface operations {
                      *             "agent_copy_suspected": false,
                      *             "checkin_addresses": [
                      *               "203.0.113.7"
-                     *             ]
+                     *             ],
+                     *             "tags": {
+                     *               "env": "prod"
+                     *             }
                      *           }
                      *         ],
                      *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InNydl85YzFlMGY0YTdiMmQzZTU4In0"
@@ -9440,7 +10584,10 @@ export interface operations {
                      *       "agent_copy_suspected": false,
                      *       "checkin_addresses": [
                      *         "203.0.113.7"
-                     *       ]
+                     *       ],
+                     *       "tags": {
+                     *         "env": "prod"
+                     *       }
                      *     }
                      */
                     "application/x-ndjson": components["schemas"]["ServerAdminRecord"];
@@ -9596,6 +10743,9 @@ export interface operations {
                      *         "checkin_addresses": [
                      *           "203.0.113.7"
                      *         ],
+                     *         "tags": {
+                     *           "env": "prod"
+                     *         },
                      *         "events": [
                      *           {
                      *             "event_id": 42,

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { ServerRow } from '../servers.js';
-import { anyContaining, machineMatching, matching, newestFirst, type SearchFilter } from './list-query.js';
+import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -17,6 +17,8 @@ export interface ActivationListFilter extends TimeRange, SearchFilter {
   installCodeId?: string | undefined;
   /** true: only the activations flagged as duplicates (§16); false: only the others. */
   duplicate?: boolean | undefined;
+  /** Every pair must be among the activation's tags. */
+  tag?: Record<string, string> | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -44,6 +46,7 @@ export async function listActivations(db: Database, filter: ActivationListFilter
         : isNull(activations.duplicateOf),
     anyContaining([activations.hostname, activations.id], filter.q),
     ...machineMatching(activations, filter),
+    tagged(activations.tags, filter.tag),
   ]);
   const rows = await db
     .select({ activation: getTableColumns(activations), server: getTableColumns(servers) })

@@ -1,14 +1,19 @@
-import { and, desc, eq, gt, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lte, not, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { InstallCodeRow } from '../install-codes.js';
-import { anyContaining, machineMatching, matching, newestFirst, type SearchFilter } from './list-query.js';
+import type { Tags } from '../operator-code-rules.js';
+import { heldUsesOf, usesLeftCondition } from '../operator-code-uses.js';
+import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
-/** As an operator sees a code: `expired` is an `issued` code past its expiry (derived, never stored). */
-type InstallCodeListStatus = 'issued' | 'activated' | 'consumed' | 'expired' | 'revoked';
+/**
+ * As an operator sees a code: `expired` is an `issued` code past its expiry, `exhausted` an unexpired `issued`
+ * code with `uses` > 1 none of whose uses is free (both derived, never stored).
+ */
+type InstallCodeListStatus = 'issued' | 'activated' | 'consumed' | 'exhausted' | 'expired' | 'revoked';
 
 /**
  * `search.q` looks in the hint and the code's id; the machine filters find the codes an activation of
@@ -18,6 +23,8 @@ export interface InstallCodeListFilter extends TimeRange, SearchFilter {
   status?: InstallCodeListStatus | undefined;
   /** Part of the hint, e.g. its last group `HX3W8N`; case-insensitive. */
   hint?: string | undefined;
+  /** Every pair must be among the code's tags. */
+  tag?: Tags | undefined;
   /** One code by its id (an action answers the code it changed). */
   id?: string | undefined;
   limit: number;
@@ -29,15 +36,21 @@ export interface InstallCodeListItem {
   status: InstallCodeListStatus;
   /** The latest activation that used the code, if any. */
   activation: ActivationRow | undefined;
+  /** Uses held by activations waiting for confirm whose install token has not expired. */
+  usesHeld: number;
 }
 
-function installCodeListStatus(code: InstallCodeRow, now: Date): InstallCodeListStatus {
-  return code.status === 'issued' && code.expiresAt.getTime() <= now.getTime() ? 'expired' : code.status;
+function installCodeListStatus(code: InstallCodeRow, usesHeld: number, now: Date): InstallCodeListStatus {
+  if (code.status !== 'issued') return code.status;
+  if (code.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return code.uses > 1 && code.usesSpent + usesHeld >= code.uses ? 'exhausted' : 'issued';
 }
 
 function statusCondition(status: InstallCodeListStatus, now: Date): SQL | undefined {
   if (status === 'expired') return and(eq(installCodes.status, 'issued'), lte(installCodes.expiresAt, now));
-  if (status === 'issued') return and(eq(installCodes.status, 'issued'), gt(installCodes.expiresAt, now));
+  const usable = and(eq(installCodes.status, 'issued'), gt(installCodes.expiresAt, now));
+  if (status === 'issued') return and(usable, usesLeftCondition(now));
+  if (status === 'exhausted') return and(usable, not(usesLeftCondition(now)));
   return eq(installCodes.status, status);
 }
 
@@ -67,6 +80,7 @@ export async function listInstallCodes(
     ...matching([[installCodes.id, filter.id]]),
     anyContaining([installCodes.hint, installCodes.id], filter.q),
     usedBy(db, filter),
+    tagged(installCodes.tags, filter.tag),
   ]);
   const rows = await db
     .select()
@@ -90,10 +104,14 @@ export async function listInstallCodes(
   const latest = new Map<string, ActivationRow>();
   for (const activation of used)
     if (!latest.has(activation.installCodeId)) latest.set(activation.installCodeId, activation);
+  const held = await heldUsesOf(db, shown, now);
   return pageOf(
     rows,
     filter.limit,
-    (code) => ({ code, status: installCodeListStatus(code, now), activation: latest.get(code.id) }),
+    (code) => {
+      const usesHeld = held.get(code.id) ?? 0;
+      return { code, status: installCodeListStatus(code, usesHeld, now), activation: latest.get(code.id), usesHeld };
+    },
     (code) => ({ t: code.issuedAt.getTime(), id: code.id }),
   );
 }

@@ -63,3 +63,8 @@ export function newestFirst(
   const page = afterCursor(time, id, filter.cursor);
   return { where: and(page.where, ...conditions, ...withinRange(time, filter)), orderBy: page.orderBy };
 }
+
+/** The row's tags hold every pair of `tags` (jsonb containment); none given narrows nothing. */
+export function tagged(column: PgColumn, tags: Record<string, string> | undefined): SQL | undefined {
+  return tags && Object.keys(tags).length > 0 ? sql`${column} @> ${JSON.stringify(tags)}::jsonb` : undefined;
+}

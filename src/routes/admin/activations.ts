@@ -131,6 +131,7 @@ function toRecord({ activation: a, server }: ActivationListItem, now: Date, thre
           last_seen_at: server.lastSeenAt ? toIsoOffset(server.lastSeenAt) : null,
         }
       : null,
+    tags: a.tags,
   };
 }
 

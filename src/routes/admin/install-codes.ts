@@ -4,6 +4,8 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
+import type { ActivationRow } from '../../domain/activations.js';
+import { codeDetail } from '../../domain/admin/install-code-detail.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
@@ -102,7 +104,17 @@ const revoke = createRoute({
   },
 });
 
-function toRecord({ code, status, activation }: InstallCodeListItem) {
+function toCodeActivation(activation: ActivationRow) {
+  return {
+    activation_id: activation.id,
+    status: activation.status,
+    hostname: activation.hostname,
+    public_ip: activation.publicIp,
+    created_at: toIsoOffset(activation.createdAt),
+  };
+}
+
+function toRecord({ code, status, activation, usesHeld }: InstallCodeListItem) {
   return {
     install_code_id: code.id,
     install_code_hint: code.hint,
@@ -111,15 +123,16 @@ function toRecord({ code, status, activation }: InstallCodeListItem) {
     expires_at: toIsoOffset(code.expiresAt),
     revoked_at: code.revokedAt ? toIsoOffset(code.revokedAt) : null,
     approval: codeApproval(code),
-    activation: activation
-      ? {
-          activation_id: activation.id,
-          status: activation.status,
-          hostname: activation.hostname,
-          public_ip: activation.publicIp,
-          created_at: toIsoOffset(activation.createdAt),
-        }
-      : null,
+    activation: activation ? toCodeActivation(activation) : null,
+    uses: code.uses,
+    uses_spent: code.usesSpent,
+    uses_held: code.uses > 1 ? usesHeld : code.status === 'activated' ? 1 : 0,
+    last_used_at: code.lastUsedAt ? toIsoOffset(code.lastUsedAt) : null,
+    tags: code.tags,
+    description: code.description,
+    issued_by: code.browserSessionHash === null ? ('operator' as const) : ('page' as const),
+    allowed_cidrs: code.allowedCidrs,
+    hostname_pattern: code.hostnamePattern,
   };
 }
 
@@ -142,9 +155,22 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     if (!item) throw new ApiError('install_code_not_found');
     const history = await eventsOf(deps.db, { kind: 'ic_', id });
+    const { activations, pendingPrechecks } = await codeDetail(deps.db, item.code);
     return c.json(
       {
-        data: { ...toRecord(item), events: history.map(toEventRecord) },
+        data: {
+          ...toRecord(item),
+          activations: activations.map(toCodeActivation),
+          pending_prechecks: pendingPrechecks.map((precheck) => ({
+            precheck_id: precheck.id,
+            precheck_ip: precheck.ip,
+            machine_id: precheck.machineId,
+            ssh_fingerprint: precheck.sshFingerprint,
+            installer_version: precheck.installerVersion,
+            prechecked_at: toIsoOffset(precheck.precheckedAt),
+          })),
+          events: history.map(toEventRecord),
+        },
         meta: { message: `${item.code.id} and ${history.length} events.` },
       },
       200,

@@ -107,6 +107,7 @@ function toRecord({ server: s, health }: ServerListItem) {
     last_report: (s.lastReport as AgentReport | null) ?? null,
     agent_copy_suspected: s.addressAlternations >= COPIED_AGENT_ALTERNATIONS,
     checkin_addresses: [s.lastCheckinIp, s.previousCheckinIp].filter((ip): ip is string => ip !== null),
+    tags: s.tags,
   };
 }
 

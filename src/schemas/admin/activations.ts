@@ -1,6 +1,7 @@
 import { withEvents } from './object-history.js';
 import { OperatorReasonSchema } from './operator-reason.js';
 import { z } from '@hono/zod-openapi';
+import { TagsSchema, tagFilter } from '../tags.js';
 import { ActivationIdSchema, MachineBindingSchema } from '../activation.js';
 import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { InstallerVersionSchema, RequestedRefSchema } from '../machine.js';
@@ -24,6 +25,7 @@ export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend(
     description: '`true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others.',
     example: 'true',
   }),
+  tag: tagFilter(),
 });
 
 export const ActivationRecordSchema = z
@@ -56,6 +58,7 @@ export const ActivationRecordSchema = z
       })
       .nullable()
       .openapi({ description: 'The server registered for it (`POST /register`); `null` if none was.' }),
+    tags: TagsSchema,
   })
   .openapi('ActivationRecord', { description: 'An activation as an operator sees it: never its install token.' });
 

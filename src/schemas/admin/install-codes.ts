@@ -1,16 +1,31 @@
 import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
 import { ActivationIdSchema } from '../activation.js';
-import { CodeApprovalSchema } from '../approval.js';
-import { HostnameValueSchema, PublicIpValueSchema } from '../machine.js';
+import { CodeApprovalSchema, PrecheckIdSchema } from '../approval.js';
+import {
+  HostnameValueSchema,
+  InstallerVersionSchema,
+  MachineIdValueSchema,
+  ObservedIpSchema,
+  PublicIpValueSchema,
+  SshFingerprintValueSchema,
+} from '../machine.js';
+import { SHOWN_PRECHECKS_LIMIT } from '../../domain/install-code-approval.js';
+import {
+  OPERATOR_CODE_MAX_CIDRS,
+  OPERATOR_CODE_MAX_USES,
+  SHOWN_CODE_ACTIVATIONS_LIMIT,
+} from '../../domain/operator-code-rules.js';
+import { TagsSchema, tagFilter } from '../tags.js';
+import { UsesSchema } from './operator-codes.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
 const InstallCodeListStatusSchema = z
-  .enum(['issued', 'activated', 'consumed', 'expired', 'revoked'])
+  .enum(['issued', 'activated', 'consumed', 'exhausted', 'expired', 'revoked'])
   .openapi('InstallCodeListStatus', {
     description:
-      '`issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).',
+      '`issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `exhausted` (a code with `uses` > 1 none of whose uses is free: each is spent or held), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).',
   });
 
 const EXAMPLE_CURSOR = exampleCursor('ic_5b2e9f0c81d4a7e3', '2026-11-22T10:00:00Z');
@@ -19,7 +34,21 @@ export const InstallCodeListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend
   status: InstallCodeListStatusSchema.optional(),
   ...searchFilters("the hint or the code's id", 'the machine of an activation that used the code'),
   hint: textFilter('Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.', 'HX3W8N'),
+  tag: tagFilter(),
 });
+
+const CodeActivationSchema = z
+  .object({
+    activation_id: ActivationIdSchema,
+    status: z.enum(['activated', 'confirmed', 'released']).openapi({ example: 'confirmed' }),
+    hostname: HostnameValueSchema,
+    public_ip: PublicIpValueSchema,
+    created_at: TimestampSchema,
+  })
+  .openapi('InstallCodeActivation');
+
+const useCount = (description: string) =>
+  z.number().int().min(0).max(OPERATOR_CODE_MAX_USES).openapi({ format: 'int32', description, example: 1 });
 
 export const InstallCodeRecordSchema = z
   .object({
@@ -30,16 +59,35 @@ export const InstallCodeRecordSchema = z
     expires_at: TimestampSchema,
     revoked_at: nullableTimestamp('When it was revoked; `null` if it was not.'),
     approval: CodeApprovalSchema,
-    activation: z
-      .object({
-        activation_id: ActivationIdSchema,
-        status: z.enum(['activated', 'confirmed', 'released']).openapi({ example: 'confirmed' }),
-        hostname: HostnameValueSchema,
-        public_ip: PublicIpValueSchema,
-        created_at: TimestampSchema,
-      })
+    activation: CodeActivationSchema.nullable().openapi({
+      description: 'The latest activation that used the code; `null` if none did.',
+    }),
+    uses: UsesSchema,
+    uses_spent: useCount('Uses spent: activations confirmed.'),
+    uses_held: useCount(
+      'Uses held: activations waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires).',
+    ),
+    last_used_at: nullableTimestamp('When an activation last took a use; `null` if none did.'),
+    tags: TagsSchema,
+    description: z
+      .string()
+      .max(200)
       .nullable()
-      .openapi({ description: 'The latest activation that used the code; `null` if none did.' }),
+      .openapi({ description: 'What the operator said the code is for; `null` for a page code.', example: null }),
+    issued_by: z.enum(['page', 'operator']).openapi({
+      description: '`page`: a person got it on the SlowDNS page; `operator`: issued through `createInstallCode`.',
+      example: 'page',
+    }),
+    allowed_cidrs: z
+      .array(z.string().max(43))
+      .max(OPERATOR_CODE_MAX_CIDRS)
+      .nullable()
+      .openapi({ description: 'The networks the code is bound to; `null` when it is bound to none.', example: null }),
+    hostname_pattern: z
+      .string()
+      .max(253)
+      .nullable()
+      .openapi({ description: 'The host names the code enrolls; `null` for any.', example: null }),
   })
   .openapi('InstallCodeRecord', {
     description: 'An install code as an operator sees it: never the code itself (the service keeps only its hash).',
@@ -51,8 +99,34 @@ export const InstallCodeIdParamsSchema = z.object({
   install_code_id: InstallCodeIdSchema.openapi({ param: { name: 'install_code_id', in: 'path' } }),
 });
 
+const PendingPrecheckSchema = z
+  .object({
+    precheck_id: PrecheckIdSchema,
+    precheck_ip: ObservedIpSchema,
+    machine_id: MachineIdValueSchema,
+    ssh_fingerprint: SshFingerprintValueSchema,
+    installer_version: InstallerVersionSchema,
+    prechecked_at: TimestampSchema,
+  })
+  .openapi('PendingPrecheck', {
+    description: 'A machine waiting for an operator to approve or deny its precheck of a code issued with approval.',
+  });
+
 export const InstallCodeWithEventsSchema = withEvents(
-  InstallCodeRecordSchema,
+  InstallCodeRecordSchema.extend({
+    activations: z
+      .array(CodeActivationSchema)
+      .max(SHOWN_CODE_ACTIVATIONS_LIMIT)
+      .openapi({
+        description: `The activations the code made, newest first (at most ${SHOWN_CODE_ACTIVATIONS_LIMIT}); a page code has at most one at a time.`,
+      }),
+    pending_prechecks: z
+      .array(PendingPrecheckSchema)
+      .max(SHOWN_PRECHECKS_LIMIT)
+      .openapi({
+        description: `For a code issued by an operator with \`require_approval\`, the prechecks waiting for a decision, newest first (at most ${SHOWN_PRECHECKS_LIMIT}): approve or deny each with \`approveFleetPrecheck\` / \`denyFleetPrecheck\`. Empty otherwise.`,
+      }),
+  }),
   'InstallCodeWithEvents',
-  'An install code as the list shows it, with its events.',
+  'An install code as the list shows it, with its activations, the prechecks waiting for an operator and its events.',
 );

@@ -1,5 +1,6 @@
 import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
+import { TagsSchema, tagFilter } from '../tags.js';
 import { COPIED_AGENT_ALTERNATIONS } from '../../domain/servers.js';
 import { ActivationIdSchema } from '../activation.js';
 import { TimestampSchema } from '../install-code.js';
@@ -23,6 +24,7 @@ export const ServerListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ServerHealthSchema.optional().openapi({ description: 'Only servers of this health.' }),
   ...searchFilters("the hostname or the server's id", 'the server'),
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
+  tag: tagFilter(),
 });
 
 export const ServerRecordAdminSchema = z
@@ -64,6 +66,7 @@ export const ServerRecordAdminSchema = z
           'The addresses of its last check-ins from different addresses, the latest first (as the service saw them, after `TRUST_PROXY`); empty before the first.',
         example: ['203.0.113.7'],
       }),
+    tags: TagsSchema,
   })
   .openapi('ServerAdminRecord', { description: 'A server as an operator sees it: never its agent token.' });
 

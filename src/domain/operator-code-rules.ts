@@ -1,0 +1,20 @@
+/**
+ * The bounds of a code an operator issues (DESIGN §22), shared by the wire schema that checks them and the
+ * domain that applies them.
+ */
+export const OPERATOR_CODE_MAX_USES = 10_000;
+export const OPERATOR_CODE_MIN_TTL_SECONDS = 300;
+export const OPERATOR_CODE_MAX_TTL_SECONDS = 2_592_000;
+export const OPERATOR_CODE_MAX_TAGS = 16;
+export const OPERATOR_CODE_MAX_CIDRS = 16;
+/** The widest network `allowed_cidrs` takes, per family. */
+export const OPERATOR_CODE_WIDEST_PREFIX = { ipv4: 8, ipv6: 32 } as const;
+export const TAG_KEY_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,31}$/;
+/** The activations the show of a code with `uses` > 1 answers, newest first. */
+export const SHOWN_CODE_ACTIVATIONS_LIMIT = 100;
+
+export type Tags = Record<string, string>;
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+/** A lowercase host name whose leftmost label may be `*` (then at least one label follows). */
+export const HOSTNAME_PATTERN_PATTERN = new RegExp(`^(?:\\*\\.)?${LABEL}(?:\\.${LABEL})*$`);

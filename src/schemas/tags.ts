@@ -1,0 +1,57 @@
+import { z } from '@hono/zod-openapi';
+import { OPERATOR_CODE_MAX_TAGS, TAG_KEY_PATTERN, type Tags } from '../domain/operator-code-rules.js';
+import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from './control-characters.js';
+
+const TAG_KEY_MESSAGE = 'must be 1 to 32 characters of a-z, 0-9, _ . - starting with a letter or digit';
+
+const TagKeySchema = z.string().regex(TAG_KEY_PATTERN, TAG_KEY_MESSAGE);
+
+const TagValueSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters')
+  .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE);
+
+/** An operator code's tags (DESIGN §22), as given at creation: at most 16 `key: value` pairs. */
+export const TagsInputSchema = z
+  .record(TagKeySchema, TagValueSchema)
+  .refine((tags) => Object.keys(tags).length <= OPERATOR_CODE_MAX_TAGS, {
+    message: `must have at most ${OPERATOR_CODE_MAX_TAGS} tags`,
+  })
+  .openapi('Tags', {
+    description: `Labels an operator gives a code, copied onto each activation and server it makes: at most ${OPERATOR_CODE_MAX_TAGS} pairs, key \`[a-z0-9][a-z0-9_.-]{0,31}\`, value 1 to 64 characters without control characters.`,
+    example: { env: 'prod', role: 'dns' },
+  });
+
+/** Tags as the service answers them: `{}` for a page code and what it made. */
+export const TagsSchema = z.record(z.string().max(32), z.string().max(64)).openapi({
+  description: 'The tags of the operator code it came from (DESIGN §22): `{}` for a page code and what it made.',
+  example: { env: 'prod' },
+});
+
+const TagFilterSchema = z
+  .string()
+  .max(97, 'must be key:value')
+  .regex(/^[a-z0-9][a-z0-9_.-]{0,31}:.{1,64}$/s, 'must be key:value, such as env:prod')
+  .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE);
+
+/** `tag=key:value`, repeatable: all must match. The query answers one value as a string, several as an array. */
+export const tagFilter = () =>
+  z
+    .union([TagFilterSchema, z.array(TagFilterSchema).max(OPERATOR_CODE_MAX_TAGS)])
+    .optional()
+    .transform((value): Tags | undefined => {
+      if (value === undefined) return undefined;
+      const pairs = (typeof value === 'string' ? [value] : value).map((pair) => {
+        const colon = pair.indexOf(':');
+        return [pair.slice(0, colon), pair.slice(colon + 1)] as const;
+      });
+      return Object.fromEntries(pairs);
+    })
+    .openapi({
+      param: {
+        description:
+          "Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.",
+        example: 'env:prod',
+      },
+    });
