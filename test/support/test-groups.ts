@@ -40,4 +40,5 @@ export const ONCE_FILES = [
   // The `slowdns` command as a process (the functions it calls run in every pass: admin, pruning, start-up;
   // receipt verification, which leans on Node's Ed25519, stays in every pass: receipt-verify.test.ts).
   'test/operations/slowdns-command.test.ts',
+  'test/operations/slowdns-codes.test.ts',
 ];
