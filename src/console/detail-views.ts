@@ -4,6 +4,7 @@ import type { ServerListItem } from '../domain/admin/server-list.js';
 import type { EventRow } from '../domain/events.js';
 import { actionForm, readOnlyNote } from './action-form.js';
 import type { ConsoleView, ConsoleViewer } from './console-frame.js';
+import { fleetCodeFacts, tagsCell } from './fleet-code-views.js';
 import { badge, eventsTable, facts, idLink, when } from './format.js';
 import { html, type Html } from '../html.js';
 
@@ -48,10 +49,13 @@ function detailContent(
 
 export function codeDetailView(
   viewer: ConsoleViewer,
-  { code, status, activation }: InstallCodeListItem,
+  item: InstallCodeListItem,
   events: EventRow[],
   done: DoneNotice,
+  /** Sections of a code for a fleet (its activations, machines waiting for approval): fleet-code-views.ts. */
+  fleetSections: Html = html``,
 ): ConsoleView {
+  const { code, status, activation } = item;
   const revocable = code.status === 'issued' || code.status === 'activated';
   return {
     title: code.id,
@@ -71,8 +75,9 @@ export function codeDetailView(
           'Latest activation',
           activation ? html`${idLink(activation.id)} on ${activation.hostname} (${activation.status})` : null,
         ],
+        ...fleetCodeFacts(item),
       ],
-      actions(
+      html`${actions(
         viewer,
         revocable
           ? [
@@ -88,7 +93,7 @@ export function codeDetailView(
               ),
             ]
           : [],
-      ),
+      )}${fleetSections}`,
       events,
     ),
   };
@@ -120,6 +125,7 @@ export function activationDetailView(
         ['Confirmed', a.confirmedAt ? when(a.confirmedAt) : null],
         ['Released', a.releasedAt ? when(a.releasedAt) : null],
         ['Duplicate of', a.duplicateOf ? idLink(a.duplicateOf) : null],
+        ['Tags', tagsCell(a.tags)],
         ['Server', server ? html`${idLink(server.id)} (${server.status})` : null],
       ],
       actions(
@@ -170,6 +176,7 @@ export function serverDetailView(
         ['Machine id', html`<span class="id">${s.machineId}</span>`],
         ['SSH key', html`<span class="fingerprint">${s.sshFingerprint}</span>`],
         ['Agent', s.agentVersion],
+        ['Tags', tagsCell(s.tags)],
         ['Registered', when(s.registeredAt)],
         ['Last check-in', s.lastSeenAt ? when(s.lastSeenAt) : null],
         ['Revoked', s.revokedAt ? when(s.revokedAt) : null],

@@ -19,6 +19,8 @@ import { fleetCounts } from '../../domain/admin/fleet-counts.js';
 import { listActivations } from '../../domain/admin/activation-list.js';
 import { listEvents } from '../../domain/admin/event-list.js';
 import { listInstallCodes } from '../../domain/admin/install-code-list.js';
+import { codeDetail } from '../../domain/admin/install-code-detail.js';
+import { codeActivationsSection, decidedNote, pendingPrechecksSection } from '../../console/fleet-code-views.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
 import { DEFAULT_PAGE_SIZE } from '../../domain/admin/pagination.js';
 import { listServers } from '../../domain/admin/server-list.js';
@@ -32,6 +34,7 @@ import { z } from '@hono/zod-openapi';
 import type { SearchFilter } from '../../domain/admin/list-query.js';
 import { SEARCH_SHOWN, searchView } from '../../console/search-view.js';
 import { answerView, ConsoleRefusal, viewerOf } from './console-answer.js';
+import { html } from '../../html.js';
 
 /** The overview's chart: whole UTC days. */
 const CHART_DAYS = 7;
@@ -108,17 +111,21 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
       { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) },
       deps.clock.now(),
     );
-    return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS));
+    return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS, viewer(c).scope === 'write'));
   });
 
   router.get('/codes/:id', async (c) => {
     const id = c.req.param('id');
     const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
     if (!item) throw notFound('install code', id);
+    // The same show as the admin API's: a fleet code's activations and the machines waiting for an operator.
+    const detail = await codeDetail(deps.db, item.code);
+    const fleet = item.code.operator !== null;
+    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(detail.activations) : ''}${fleet && item.code.approval !== null ? pendingPrechecksSection(viewer(c), id, detail.pendingPrechecks) : ''}`;
     return answerView(
       c,
       assets,
-      codeDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'ic_', id }), doneOf(c)),
+      codeDetailView(viewer(c), item, await eventsOf(deps.db, { kind: 'ic_', id }), doneOf(c), sections),
     );
   });
 
