@@ -154,7 +154,10 @@ describe('the console makes and shows codes for fleets (DESIGN §22)', () => {
     expect(registered.status).toBe(201);
     const serverId = (await registered.json()).data.server_id;
     // The view shows the server's own tags (copied at register by the service: its own tests say so).
-    await t.database.db.update(servers).set({ tags: { env: 'prod', role: 'dns' } }).where(eq(servers.id, serverId));
+    await t.database.db
+      .update(servers)
+      .set({ tags: { env: 'prod', role: 'dns' } })
+      .where(eq(servers.id, serverId));
     for (const path of [`/admin/activations/${data.activation_id}`, `/admin/servers/${serverId}`]) {
       const { html } = await consolePage(t, path, cookie);
       expect({ path, env: html.includes('env=prod'), role: html.includes('role=dns') }).toEqual({
