@@ -4,6 +4,8 @@ import { type CreatedActivation, createActivation, type MachineBinding } from '.
 import type { ChangeContext } from './events.js';
 import { approvalGate, approvalPendingError } from './install-code-approval.js';
 import { assertInstallerSupported } from './installer-version.js';
+import { fleetApprovalGate } from './operator-code-approval.js';
+import { addressProblem, hostnameProblem, limitsFor, readCodeBinding } from './operator-code-binding.js';
 import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from './rate-limits/limiter.js';
 import { approvalWaitPolicy, secondsToBucketEnd } from './rate-limits/policies.js';
 import { sha256Hex } from './secret-hash.js';
@@ -16,6 +18,8 @@ export interface ActivateRequest extends MachineBinding {
   precheckToken: string;
   requestedRef: string;
   installerVersion: string;
+  /** The address the service observed (after TRUST_PROXY); null when it could not tell. */
+  observedIp: string | null;
 }
 
 /** The service's settings that activate follows. */
@@ -37,7 +41,11 @@ export interface ActivateRules {
  * 3. a token of a code issued with approval meets the person's decision before anything else is counted:
  *    waiting, only the approval-wait bucket of this token (409 `approval_pending`, or 429 faster than one
  *    per bucket); approved for another precheck, or a precheck a release forgot, refused as a bad token is;
- * 4. then one statement counts the request in every limit and claims the code (`createActivation`).
+ * 4. a code an operator bound (DESIGN §22) meets its binding: the address (403 `install_code_address_not_allowed`),
+ *    the host name (403 `install_code_hostname_not_allowed`), counted in the sender's limits; inside its own
+ *    `allowed_cidrs`, a code with `uses` > 1 counts in its own bucket instead of the per-address limits;
+ * 5. then one statement counts the request in every limit and claims the code (`createActivation`); a code with
+ *    `uses` > 1 meets the operator's decision on this precheck first (`fleetApprovalGate`) and takes one use.
  * Answers as a counted statement does: the limits' decision (for the headers, or 429), and the activation
  * or the error of the request.
  */
@@ -63,22 +71,23 @@ export async function activateInstallCode(
   assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
   const codeHash = sha256Hex(request.installCode);
   const precheck = await checkPrecheckToken(keys, request, codeHash, now);
-  if ('problem' in precheck) return refusedAfterCounting(db, senderChecks(limits), now, precheck.problem);
-  if (precheck.precheckId !== undefined) {
+  const binding = 'problem' in precheck ? undefined : await readCodeBinding(db, codeHash);
+  const checks = limitsFor(binding, request.observedIp, 'activate', limits);
+  if ('problem' in precheck) return refusedAfterCounting(db, senderChecks(checks), now, precheck.problem);
+  const bindingRefusal = addressProblem(binding, request.observedIp) ?? hostnameProblem(binding, request.hostname);
+  if (bindingRefusal) return refusedAfterCounting(db, senderChecks(checks), now, bindingRefusal);
+  const fleetCodeId = binding && binding.uses > 1 ? binding.id : undefined;
+  if (fleetCodeId) {
+    const gate = await fleetApprovalGate(db, fleetCodeId, precheck.precheckId, now);
+    if (gate === 'pending') return approvalWait(db, precheck.jti, now);
+    if (gate instanceof ApiError) return refusedAfterCounting(db, senderChecks(checks), now, gate);
+  } else if (precheck.precheckId !== undefined) {
     const gate = await approvalGate(db, codeHash, precheck.precheckId, now);
-    if (gate === 'pending') {
-      const wait = [{ policy: approvalWaitPolicy, subject: precheck.jti, quota: approvalWaitPolicy.quota }];
-      return refusedAfterCounting(
-        db,
-        wait,
-        now,
-        approvalPendingError(secondsToBucketEnd(now, approvalWaitPolicy.windowSeconds)),
-      );
-    }
+    if (gate === 'pending') return approvalWait(db, precheck.jti, now);
     if (gate === 'other_precheck')
       return refusedAfterCounting(
         db,
-        senderChecks(limits),
+        senderChecks(checks),
         now,
         new ApiError(
           'machine_mismatch',
@@ -88,7 +97,7 @@ export async function activateInstallCode(
     if (gate === 'unknown_precheck')
       return refusedAfterCounting(
         db,
-        senderChecks(limits),
+        senderChecks(checks),
         now,
         new ApiError(
           'precheck_token_invalid',
@@ -110,10 +119,22 @@ export async function activateInstallCode(
     },
     now,
     context,
-    limits,
+    limits: checks,
     tokenTtlSeconds: rules.installTokenTtlSeconds,
     duplicatePolicy: rules.duplicateMachinePolicy,
+    fleetCodeId,
   });
+}
+
+/** Waiting for a decision: only the approval-wait bucket of this precheck token (409 `approval_pending`, or 429 faster than one per bucket). */
+function approvalWait(db: Database, precheckJti: string, now: Date): Promise<CountedOutcome<ApiError>> {
+  const wait = [{ policy: approvalWaitPolicy, subject: precheckJti, quota: approvalWaitPolicy.quota }];
+  return refusedAfterCounting(
+    db,
+    wait,
+    now,
+    approvalPendingError(secondsToBucketEnd(now, approvalWaitPolicy.windowSeconds)),
+  );
 }
 
 /** Counts the request in `checks` alone (a statement of its own), and refuses it with `problem` when admitted. */

@@ -18,6 +18,7 @@ import {
 } from './events.js';
 import { approvalPendingError } from './install-code-approval.js';
 import { installCodeProblem } from './install-codes.js';
+import { HELD_USES } from './operator-code-uses.js';
 import {
   COUNTED_CTE,
   COUNTS_COLUMN,
@@ -95,7 +96,30 @@ type ActivateParams = BucketsParam &
     precheck_id: string | null;
   };
 
-const ACTIVATE = namedStatement<ActivateParams>(`with ${COUNTED_CTE},
+/**
+ * The claim of a code: a page code (and an operator's `uses: 1` code) goes `issued` → `activated`, its event
+ * `install_code.activated`; a code with `uses` > 1 (DESIGN §22) stays `issued` and takes a use while one is free
+ * (its row is locked first, so this statement sees every use taken before it) and the precheck token has made no
+ * activation yet, its event `install_code.exhausted` when it took the last free use. Either returns `id`, `tags`
+ * and `code_event` (whether its event is due).
+ */
+const CLAIMS = {
+  single: `update install_codes set status = 'activated', last_used_at = :now::timestamptz
+    where code_hash = :code_hash and status = 'issued' and uses = 1 and expires_at > :now::timestamptz
+    and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
+    and not (select refused from refused) returning id, tags, true as code_event`,
+  fleet: `update install_codes set last_used_at = :now::timestamptz
+    where code_hash = :code_hash and status = 'issued' and uses > 1 and expires_at > :now::timestamptz
+    and uses_spent + ${HELD_USES} < uses
+    and not exists (select from activations p where p.install_code_id = install_codes.id and p.precheck_jti_hash = :precheck_jti_hash)
+    and not (select refused from refused)
+    returning id, tags, uses_spent + ${HELD_USES} + 1 >= uses as code_event`,
+} as const;
+
+const CODE_EVENTS = { single: 'install_code.activated', fleet: 'install_code.exhausted' } as const;
+
+function activateStatement(claim: keyof typeof CLAIMS) {
+  return namedStatement<ActivateParams>(`with ${COUNTED_CTE},
 duplicate as (
   select a.id, a.machine_id = :machine_id as machine_match, a.ssh_fingerprint from activations a left join servers s on s.activation_id = a.id
   where ((a.machine_id = :machine_id and a.ssh_fingerprint <> :ssh_fingerprint) or (a.ssh_fingerprint = :ssh_fingerprint and a.machine_id <> :machine_id))
@@ -106,9 +130,7 @@ refused as (
     select 1 from activations mine where mine.machine_id = :machine_id and mine.ssh_fingerprint = :ssh_fingerprint and mine.created_at < (
       select min(h.created_at) from activations h where h.machine_id = :machine_id and h.ssh_fingerprint = d.ssh_fingerprint))) as refused),
 claimed as (
-  update install_codes set status = 'activated' where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz
-    and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
-    and not (select refused from refused) returning id, tags),
+  ${CLAIMS[claim]}),
 created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
     install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of, tags)
@@ -117,17 +139,22 @@ created as (
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, created.install_code_id, created.id,
-    coalesce(e.data, jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
+    coalesce(
+      case when e.n = 2 and created.tags <> '{}'::jsonb then e.data || jsonb_build_object('tags', created.tags) else e.data end,
+      jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
     ${EVENT_CONTEXT_VALUES}
-  from created cross join (
-    values (1, 'install_code.activated', '{}'::jsonb), (2, 'activation.created', :created_data::jsonb), (3, 'activation.duplicate_detected', null)
+  from created cross join claimed cross join (
+    values (1, '${CODE_EVENTS[claim]}', '{}'::jsonb), (2, 'activation.created', :created_data::jsonb), (3, 'activation.duplicate_detected', null)
   ) as e(n, type, data)
   left join duplicate d on e.n = 3
-  where e.n < 3 or d.id is not null
+  where (e.n = 1 and claimed.code_event) or e.n = 2 or d.id is not null
   order by e.n
   returning type)
 select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
   (select tags from created) as tags, (select refused from refused) as refused`);
+}
+
+const ACTIVATE = { single: activateStatement('single'), fleet: activateStatement('fleet') };
 
 /**
  * One statement: counts the activate in `limits` (an unusable code is counted too), the code goes
@@ -145,6 +172,7 @@ export async function createActivation(
     limits,
     tokenTtlSeconds,
     duplicatePolicy = 'flag',
+    fleetCodeId,
   }: {
     input: NewActivation;
     now: Date;
@@ -154,6 +182,8 @@ export async function createActivation(
     tokenTtlSeconds: number;
     /** DUPLICATE_MACHINE_POLICY. */
     duplicatePolicy?: 'flag' | 'refuse';
+    /** The id of the code when it has `uses` > 1 (DESIGN §22): a use is taken with the code's row locked. */
+    fleetCodeId?: string | undefined;
   },
 ): Promise<CountedOutcome<CreatedActivation | ApiError>> {
   const id = randomId('act_', 8);
@@ -205,11 +235,29 @@ export async function createActivation(
     refused: boolean;
     recorded: EventType[] | null;
   };
-  const outcome = await countedStatement(db, limits, now, async (buckets) => {
-    const [row] = await runStatement<Row, ActivateParams>(db, ACTIVATE, { buckets, ...params });
-    noteRecorded(context, row!.recorded);
-    return { counts: row!.counts, value: row! };
-  });
+  const claim = async (tx: Database) =>
+    countedStatement(tx, limits, now, async (buckets) => {
+      const [row] = await runStatement<Row, ActivateParams>(tx, ACTIVATE[fleetCodeId ? 'fleet' : 'single'], {
+        buckets,
+        ...params,
+      });
+      noteRecorded(context, row!.recorded);
+      return { counts: row!.counts, value: row! };
+    });
+  const outcome = fleetCodeId
+    ? await db.transaction(async (tx) => {
+        // The code's row first: every activate of it waits here, so the claim that follows sees each use taken before it.
+        await runStatement<Record<string, never>, { id: string }>(tx, LOCK_CODE, { id: fleetCodeId });
+        // The count in a savepoint: a refusal by a limit undoes it alone, and the transaction reads the counts after.
+        return countedStatement(tx, limits, now, async (buckets) =>
+          tx.transaction(async (savepoint) => {
+            const [row] = await runStatement<Row, ActivateParams>(savepoint, ACTIVATE.fleet, { buckets, ...params });
+            noteRecorded(context, row!.recorded);
+            return { counts: row!.counts, value: row! };
+          }),
+        );
+      })
+    : await claim(db);
   if (!outcome.decision.admitted) return { decision: outcome.decision };
   const row = outcome.value!;
   if (row.install_code_id) {
@@ -224,7 +272,42 @@ export async function createActivation(
       },
     };
   }
-  return { decision: outcome.decision, value: await unclaimedActivation(db, input, now, row.refused) };
+  const unclaimed = fleetCodeId
+    ? await unclaimedFleetActivation(db, fleetCodeId, input, now, row.refused)
+    : await unclaimedActivation(db, input, now, row.refused);
+  return { decision: outcome.decision, value: unclaimed };
+}
+
+const LOCK_CODE = namedStatement<{ id: string }>('select from install_codes where id = :id for update');
+
+/**
+ * A code with `uses` > 1 took no use: a repeat of an activate of this precheck token (its activation back), or
+ * why not: the code's own error, a precheck token that already made an activation, the duplicate machine
+ * refused, or no use free.
+ */
+async function unclaimedFleetActivation(
+  db: Database,
+  codeId: string,
+  input: NewActivation,
+  now: Date,
+  refusedDuplicate: boolean,
+): Promise<CreatedActivation | ApiError> {
+  const [current] = await db.select().from(installCodes).where(eq(installCodes.id, codeId));
+  const problem = installCodeProblem(current, now);
+  const repeated = await findRepeatedActivation(db, codeId, input, now);
+  if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
+  if (problem) return problem;
+  const [made] = await db
+    .select({ id: activations.id })
+    .from(activations)
+    .where(and(eq(activations.installCodeId, codeId), eq(activations.precheckJtiHash, sha256Hex(input.precheckJti))));
+  if (made)
+    return new ApiError(
+      'precheck_token_invalid',
+      'This precheck token has already made an activation: run the precheck again for another.',
+    );
+  if (refusedDuplicate) return new ApiError('machine_duplicate');
+  return new ApiError('install_code_exhausted');
 }
 
 /** The code was not claimed: a repeat of the activate that claimed it, or the error of the code as it is now (read afresh). */
@@ -302,15 +385,18 @@ type ConfirmParams = EventContextParams & { activation_id: string; install_token
 const CONFIRM = namedStatement<ConfirmParams>(`with confirmed as (
   update activations set status = 'confirmed', install_token_used_at = :now::timestamptz, confirmed_at = :now::timestamptz
   where id = :activation_id and install_token_jti_hash = :install_token_jti_hash and status = 'activated' and install_token_used_at is null and install_token_expires_at > :now::timestamptz
-  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version),
+  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, tags),
+-- A code with uses > 1 stays issued: confirm spends the use its activation held (DESIGN §22).
 consumed as (
-  update install_codes set status = 'consumed', uses_spent = uses_spent + 1 from confirmed where install_codes.id = confirmed.install_code_id),
+  update install_codes set status = case when install_codes.uses = 1 then 'consumed' else install_codes.status end, uses_spent = uses_spent + 1
+  from confirmed where install_codes.id = confirmed.install_code_id returning install_codes.uses),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, confirmed.install_code_id, confirmed.id, '{}'::jsonb, ${EVENT_CONTEXT_VALUES}
-  from confirmed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type) order by e.n
+  from confirmed cross join consumed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type)
+  where e.n = 1 or consumed.uses = 1 order by e.n
   returning type)
-select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, ${RECORDED_COLUMN}
+select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, tags, ${RECORDED_COLUMN}
 from confirmed`);
 
 interface ConfirmedRow {
@@ -323,6 +409,7 @@ interface ConfirmedRow {
   ssh_fingerprint: string;
   requested_ref: string;
   installer_version: string;
+  tags: Record<string, string>;
 }
 
 /**
@@ -355,6 +442,7 @@ export async function confirmActivation(
       sshFingerprint: confirmed.ssh_fingerprint,
       requestedRef: confirmed.requested_ref,
       installerVersion: confirmed.installer_version,
+      tags: confirmed.tags,
       // The statement's own parameter: the same instant whatever form the driver gives the column in.
       confirmedAt: now,
     };
@@ -374,6 +462,7 @@ export async function confirmActivation(
       requestedRef: current.requestedRef,
       installerVersion: current.installerVersion,
       confirmedAt: current.confirmedAt,
+      tags: current.tags,
     };
   if (current.status === 'confirmed') throw new ApiError('install_token_used');
   if (current.status === 'released') throw new ApiError('activation_released');

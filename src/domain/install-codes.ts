@@ -26,6 +26,8 @@ import {
   type RateLimitCheck,
 } from './rate-limits/limiter.js';
 import { generateInstallCode, installCodeHint, installCodePrefix } from './install-code-format.js';
+import { addressProblem, limitsFor, readCodeBinding } from './operator-code-binding.js';
+import { HELD_USES } from './operator-code-uses.js';
 import { randomId, sha256Hex } from './secret-hash.js';
 
 export type InstallCodeRow = typeof installCodes.$inferSelect;
@@ -197,8 +199,10 @@ export interface PrecheckedInstallCode {
 
 // `:code_hash` is null for a code that cannot exist here; `:installer_version` is kept for the person only when the
 // code waits for their approval.
+// `:address_allowed`: the observed address is inside the code's `allowed_cidrs` (or it has none).
 type PrecheckParams = BucketsParam & {
   code_hash: string | null;
+  address_allowed: boolean;
   now: string;
   machine_id: string;
   ssh_fingerprint: string;
@@ -213,12 +217,13 @@ const PRECHECK =
 noted as (
   update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
     precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
-  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and approval is distinct from 'approved' returning id, approval),
+  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and approval is distinct from 'approved'
+    and :address_allowed::boolean and (uses = 1 or uses_spent + ${HELD_USES} < uses) returning id, approval),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
   from noted where noted.approval is not null)
-select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval
+select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval, c.uses > 1 and c.uses_spent + ${HELD_USES.replaceAll('install_codes.', 'c.')} >= c.uses as exhausted
 from (select 1) as one left join install_codes c on c.code_hash = :code_hash`);
 
 /**
@@ -248,8 +253,12 @@ export async function precheckInstallCode(
 ): Promise<CountedOutcome<PrecheckedInstallCode | ApiError>> {
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
   const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
-  return countedStatement<PrecheckedInstallCode | ApiError>(db, limits, now, async (buckets) => {
+  const binding = await readCodeBinding(db, codeHash);
+  const addressRefusal = addressProblem(binding, sighting.ip);
+  const checks = limitsFor(binding, sighting.ip, 'precheck', limits);
+  return countedStatement<PrecheckedInstallCode | ApiError>(db, checks, now, async (buckets) => {
     type Row = {
+      exhausted: boolean | null;
       counts: BucketCount[] | null;
       id: string | null;
       status: InstallCodeRow['status'] | null;
@@ -259,6 +268,7 @@ export async function precheckInstallCode(
     const [row] = await runStatement<Row, PrecheckParams>(db, PRECHECK, {
       buckets,
       code_hash: codeHash,
+      address_allowed: addressRefusal === undefined,
       now: now.toISOString(),
       machine_id: sighting.machineId,
       ssh_fingerprint: sighting.sshFingerprint,
@@ -272,6 +282,8 @@ export async function precheckInstallCode(
         : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
     const problem = installCodeProblem(code, now);
     if (problem) return { counts: row!.counts, value: problem };
+    if (addressRefusal) return { counts: row!.counts, value: addressRefusal };
+    if (row!.exhausted) return { counts: row!.counts, value: new ApiError('install_code_exhausted') };
     // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
     if (code!.approval === 'approved') return { counts: row!.counts, value: approvedForAnotherPrecheck() };
     // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.

@@ -2,9 +2,11 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { installCodePrechecks, installCodes } from '../db/schema.js';
 import { ApiError } from '../errors.js';
+import { namedStatement } from '../db/named-statement.js';
+import { runStatement, timestampOf } from '../db/statement.js';
 import { recordEvent, type ChangeContext } from './events.js';
 import type { ApprovalDecision } from './install-code-approval.js';
-import { installCodeProblem } from './install-codes.js';
+import { installCodeProblem, type InstallCodeRow } from './install-codes.js';
 
 const decided: Record<ApprovalDecision, 'approved' | 'denied'> = { approve: 'approved', deny: 'denied' };
 
@@ -72,4 +74,48 @@ export async function decidePrecheckAsOperator(
     });
     return { changed: true, decidedAt: now };
   });
+}
+
+type FleetGateParams = { code_id: string; precheck_id: string | null };
+
+const FLEET_GATE = namedStatement<FleetGateParams>(`select c.status, c.expires_at, c.approval,
+  (select p.decision from install_code_prechecks p where p.id = :precheck_id and p.install_code_id = c.id) as decision,
+  exists (select from install_code_prechecks p where p.id = :precheck_id and p.install_code_id = c.id) as known
+from install_codes c where c.id = :code_id`);
+
+/**
+ * Where an operator's decision on this precheck of a code with `uses` > 1 stands (DESIGN §22): one read, no
+ * write. An approved precheck (or a code issued without approval, or one no longer usable) goes on; `pending` waits; a denied precheck is 403
+ * `approval_denied` (the code stays usable for other machines); a precheck the code does not know is refused
+ * as a bad token.
+ */
+export async function fleetApprovalGate(
+  db: Database,
+  codeId: string,
+  precheckId: string | undefined,
+  now: Date,
+): Promise<'proceed' | 'pending' | ApiError> {
+  type Row = {
+    status: InstallCodeRow['status'];
+    expires_at: string;
+    approval: string | null;
+    decision: 'approved' | 'denied' | null;
+    known: boolean;
+  };
+  const [row] = await runStatement<Row, FleetGateParams>(db, FLEET_GATE, {
+    code_id: codeId,
+    precheck_id: precheckId ?? null,
+  });
+  // Issued without approval, or unusable (the claim answers the code's own error).
+  if (
+    !row ||
+    row.approval === null ||
+    installCodeProblem({ status: row.status, expiresAt: timestampOf(row.expires_at) }, now)
+  )
+    return 'proceed';
+  if (!row.known)
+    return new ApiError('precheck_token_invalid', 'This precheck is not known to the code; run the precheck again.');
+  if (row.decision === 'denied')
+    return new ApiError('approval_denied', 'An operator denied this machine: it cannot use this install code.');
+  return row.decision === 'approved' ? 'proceed' : 'pending';
 }

@@ -18,3 +18,15 @@ export type Tags = Record<string, string>;
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 /** A lowercase host name whose leftmost label may be `*` (then at least one label follows). */
 export const HOSTNAME_PATTERN_PATTERN = new RegExp(`^(?:\\*\\.)?${LABEL}(?:\\.${LABEL})*$`);
+/**
+ * Whether a host name matches a code's `hostname_pattern`, compared without case: a leftmost `*` matches
+ * exactly one label (`*.prod.example.com` matches `db1.prod.example.com`, not `a.b.prod.example.com`).
+ */
+export function hostnameMatches(pattern: string, hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (!pattern.startsWith('*.')) return name === pattern;
+  const suffix = pattern.slice(1);
+  if (!name.endsWith(suffix)) return false;
+  const first = name.slice(0, name.length - suffix.length);
+  return first.length > 0 && !first.includes('.');
+}

@@ -9,6 +9,12 @@ import type { InstallCodeRow } from './install-codes.js';
  * gives its use back when its token expires, with nothing to run).
  */
 
+/**
+ * SQL: the held uses of the `install_codes` row of the statement, at `:now`: an unconfirmed, unreleased
+ * activation whose install token has not expired.
+ */
+export const HELD_USES = `(select count(*) from activations h where h.install_code_id = install_codes.id and h.status = 'activated' and h.install_token_expires_at > :now::timestamptz)`;
+
 /** The `install_codes` rows with a use free (every `uses: 1` code: its own states say whether it is free). */
 export function usesLeftCondition(now: Date): SQL {
   return sql`(install_codes.uses = 1 or install_codes.uses_spent + (select count(*) from activations h

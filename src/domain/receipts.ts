@@ -28,6 +28,8 @@ export interface ConfirmedInstall {
   requestedRef: string;
   installerVersion: string;
   confirmedAt: Date;
+  /** The tags of the operator code it came from (DESIGN §22). */
+  tags?: Record<string, string> | undefined;
 }
 
 /** The claims, rebuilt from the row alone: the same activation always makes the same claims. */
@@ -42,6 +44,8 @@ function receiptClaims(install: ConfirmedInstall) {
     ssh_fingerprint: install.sshFingerprint,
     requested_ref: install.requestedRef,
     installer_version: install.installerVersion,
+    // Only a code with tags adds the claim: a page code's receipt keeps the claims it always had.
+    ...(install.tags && Object.keys(install.tags).length > 0 ? { tags: install.tags } : {}),
     iat: Math.floor(install.confirmedAt.getTime() / 1000),
   };
 }

@@ -55,6 +55,7 @@ export async function registerServer(
         agentVersion: input.agentVersion,
         status: 'active',
         registeredAt: now,
+        tags: activation.tags,
       })
       .onConflictDoNothing({ target: servers.activationId })
       .returning();
@@ -64,7 +65,11 @@ export async function registerServer(
       installCodeId: activation.installCodeId,
       activationId: activation.id,
       serverId: server.id,
-      data: { hostname: server.hostname, agent_version: server.agentVersion },
+      data: {
+        hostname: server.hostname,
+        agent_version: server.agentVersion,
+        ...(Object.keys(server.tags).length > 0 ? { tags: server.tags } : {}),
+      },
     });
     return { server, agentToken, reissued: false };
   });

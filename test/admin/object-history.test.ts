@@ -24,8 +24,9 @@ describe('admin: one object with its history', () => {
     ).toBe(200);
     const data = await shown(t, `install-codes/${code.id}`);
     const [listed] = (await adminList(t, 'install-codes')).items;
-    const { events, ...record } = data;
+    const { events, activations, pending_prechecks, ...record } = data;
     expect(record).toEqual(listed);
+    expect({ activations, pending_prechecks }).toEqual({ activations: [], pending_prechecks: [] });
     expect(
       events.map((e: Record<string, any>) => [
         e.type,

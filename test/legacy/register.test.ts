@@ -53,6 +53,7 @@ describe('POST /register', () => {
         lastCheckinIp: null,
         previousCheckinIp: null,
         addressAlternations: 0,
+        tags: {},
       },
     ]);
     expect(activation).toMatchObject({ status: 'activated', installTokenUsedAt: null });

@@ -251,6 +251,8 @@ export interface paths {
          *
          *     **A code issued with approval** (DESIGN §14; `{"require_approval": true}` at issue, or `APPROVAL_POLICY=required`) answers `approval: "pending"` and a `precheck_id`: the page that issued the code shows this precheck (the address, the shortened machine id, the SSH fingerprint, the installer version, the time) to the person, who approves or denies it. Each precheck of such a code is a new one the person decides on; approval binds the code to that precheck's token alone. A code issued without approval answers exactly as it always did: no `approval`, no `precheck_id`. A code the person denied answers 403 `approval_denied`; once the person approved a precheck, any other precheck of the code answers 403 `machine_mismatch` at once (only the approved precheck's token can activate) and the page keeps showing the approved machine.
          *
+         *     **A code an operator issued** (`createInstallCode`, DESIGN §22) may be bound to networks: from an address outside its `allowed_cidrs` the precheck is 403 `install_code_address_not_allowed`. A code with `uses` > 1 none of whose uses is free is 409 `install_code_exhausted`; inside its own `allowed_cidrs` such a code counts in its own bucket (600 prechecks a minute) instead of the per-IP limit.
+         *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A precheck of a code that does not exist (404 `install_code_not_found`) is counted only in `precheck-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a precheck of a code that exists (usable or not) is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
@@ -287,6 +289,8 @@ export interface paths {
          *     The answer's `observed_ip` is the address this request came from and `public_ip_matches_observed` says whether the confirmed `public_ip` is that address: information for the operator, never a refusal (NAT is legitimate).
          *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), the precheck token's signature and claims (no database), then the limits, then the code. An activate with a bad token still counts, but only per IP: the machine's budget is used only by a token made for that machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
+         *
+         *     **A code an operator issued** (`createInstallCode`, DESIGN §22): from an address outside its `allowed_cidrs` activate is 403 `install_code_address_not_allowed`, a `hostname` outside its `hostname_pattern` 403 `install_code_hostname_not_allowed` (both counted per IP, nothing written). A code with `uses` > 1 stays `issued` while a use is free: each activate takes one (exactly one of concurrent activates takes the last), a precheck token makes at most one activation (another is 401 `precheck_token_invalid`), and with none free the answer is 409 `install_code_exhausted`. Inside its own `allowed_cidrs` it counts in its own bucket (60 activations a minute) instead of the per-IP limit; the per-machine limit stays.
          *
          *     **Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an instance stopped after the commit), send exactly the same request again: the same `precheck_token` and the same body. While the activation it made is unconfirmed, unreleased and its install token unused and unexpired, the repeat answers 200 with the same `activation_id` and an install token for the same single-use token (the same `jti`): confirm accepts either copy, once. This holds across instances and for repeats sent at the same time. Fields are compared as the service normalises them (the code's case and spaces do not matter). Anything else gets the usual answer: another body, another precheck token for the same code, a confirmed activation or an expired install token is 409 `install_code_unavailable`; after a release the code may be `issued` again and the request makes a new activation; an expired precheck token is 401 `precheck_token_invalid`. A repeat counts against the activate limits like any request (they are checked before the code is looked up).
          *
@@ -2842,7 +2846,9 @@ export interface components {
              *     }
              */
             data: {
-                [key: string]: string | number | boolean | null;
+                [key: string]: string | number | boolean | null | {
+                    [key: string]: string;
+                };
             };
             /**
              * Format: date-time
@@ -6583,7 +6589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. */
+            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6631,7 +6637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `install_code_exhausted`: Every use of this install code is spent or held by an install in progress; ask its operator for another code, or wait for an unfinished install to give its use back. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6868,7 +6874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. */
+            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. `install_code_hostname_not_allowed`: This install code cannot enroll this host name: its operator bound it to a host name pattern. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6916,7 +6922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. With `approval_pending` the answer carries `Retry-After`: seconds until this precheck token may ask again (at most 5). */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. `install_code_exhausted`: Every use of this install code is spent or held by an install in progress; ask its operator for another code, or wait for an unfinished install to give its use back. With `approval_pending` the answer carries `Retry-After`: seconds until this precheck token may ask again (at most 5). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

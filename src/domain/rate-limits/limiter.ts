@@ -56,7 +56,8 @@ export interface BucketCount {
  * `machine_id` could spend that machine's budget from addresses of their own.
  */
 function countsSender(policy: RateLimitPolicy): boolean {
-  return policy.subject === 'ip';
+  // A fleet code's own bucket stands for the addresses inside its allowed_cidrs (DESIGN §22).
+  return policy.subject === 'ip' || policy.subject === 'code';
 }
 
 /** The checks of `checks` that count the sender (see `countsSender`). */

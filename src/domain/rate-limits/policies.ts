@@ -4,12 +4,14 @@
  */
 
 export type RateLimitedRoute = 'page' | 'issue' | 'precheck' | 'activate' | 'register' | 'checkin' | 'console-sign-in';
-export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine' | 'server' | 'precheck';
+export type RateLimitSubject = 'ip' | 'session' | 'fingerprint' | 'machine' | 'server' | 'precheck' | 'code';
 
 export const HOUR_SECONDS = 3600;
 export const DAY_SECONDS = 86_400;
 /** The bucket of the approval wait: an activate awaiting the person's approval is answered at most once per 5 s per precheck token. */
 export const APPROVAL_WAIT_SECONDS = 5;
+/** The bucket of a fleet code's own limits (DESIGN §22). */
+const MINUTE_SECONDS = 60;
 
 export interface RateLimitPolicy {
   /** The policy name of the `RateLimit-Policy` header and the `limit_name` column. */
@@ -19,7 +21,11 @@ export interface RateLimitPolicy {
   /** Requests admitted per bucket. */
   readonly quota: number;
   /** A fixed UTC bucket: an hour starting at :00 or a day starting at 00:00 UTC (the approval wait's: 5 s). */
-  readonly windowSeconds: typeof HOUR_SECONDS | typeof DAY_SECONDS | typeof APPROVAL_WAIT_SECONDS;
+  readonly windowSeconds:
+    | typeof HOUR_SECONDS
+    | typeof DAY_SECONDS
+    | typeof APPROVAL_WAIT_SECONDS
+    | typeof MINUTE_SECONDS;
 }
 
 export const rateLimitPolicies = [
@@ -53,6 +59,28 @@ export const approvalWaitPolicy = {
   quota: 1,
   windowSeconds: APPROVAL_WAIT_SECONDS,
 } as const satisfies RateLimitPolicy;
+
+/**
+ * Not the seed's limits either (DESIGN §22): inside the `allowed_cidrs` of an operator's code with `uses` > 1,
+ * these per-code buckets replace the per-address limits of precheck and activate, so that a fleet behind a NAT
+ * the operator named does not stop at 10 a day. The per-machine limits stay. Not overridable.
+ */
+export const fleetCodePolicies = {
+  precheck: {
+    name: 'precheck-code-minute',
+    route: 'precheck',
+    subject: 'code',
+    quota: 600,
+    windowSeconds: MINUTE_SECONDS,
+  },
+  activate: {
+    name: 'activate-code-minute',
+    route: 'activate',
+    subject: 'code',
+    quota: 60,
+    windowSeconds: MINUTE_SECONDS,
+  },
+} as const satisfies Record<'precheck' | 'activate', RateLimitPolicy>;
 
 /**
  * RATE_LIMIT_PROFILE: `development` multiplies every quota by 100, so that trying the service locally
@@ -89,12 +117,14 @@ const subjectLabels: Record<RateLimitSubject, string> = {
   machine: 'machine (`machine_id`)',
   server: 'server (its agent token)',
   precheck: 'precheck token',
+  code: 'install code (an operator code inside its own `allowed_cidrs`)',
 };
 
 const windowLabels: Record<RateLimitPolicy['windowSeconds'], string> = {
   [HOUR_SECONDS]: 'UTC hour (resets at :00)',
   [DAY_SECONDS]: 'UTC day (resets at 00:00 UTC)',
   [APPROVAL_WAIT_SECONDS]: '5 seconds',
+  [MINUTE_SECONDS]: 'UTC minute',
 };
 
 /** The table indexed by route once: the limiter asks on every request. */
@@ -128,11 +158,13 @@ const subjectNouns: Record<RateLimitSubject, string> = {
   machine: 'machine',
   server: 'server',
   precheck: 'precheck token',
+  code: 'install code',
 };
 const windowNouns: Record<RateLimitPolicy['windowSeconds'], string> = {
   [HOUR_SECONDS]: 'UTC hour',
   [DAY_SECONDS]: 'UTC day',
   [APPROVAL_WAIT_SECONDS]: '5 seconds',
+  [MINUTE_SECONDS]: 'UTC minute',
 };
 
 /** "2 install code requests per browser session per UTC hour": for messages people read. */

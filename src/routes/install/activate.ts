@@ -25,6 +25,9 @@ const activateErrors = errorResponses(
   'install_code_unavailable',
   'approval_pending',
   'machine_duplicate',
+  'install_code_exhausted',
+  'install_code_address_not_allowed',
+  'install_code_hostname_not_allowed',
   'install_code_expired',
   'install_code_revoked',
   'installer_outdated',
@@ -59,6 +62,14 @@ Order of checks: the body (400 \`validation_failed\`), the installer version (42
     the precheck token's signature and claims (no database), then the limits, then the code. An activate with
     a bad token still counts, but only per IP: the machine's budget is used only by a token made for that
     machine. The 401 or 403 of a bad token comes after the limits, so a client over its IP limit gets 429.
+
+**A code an operator issued** (\`createInstallCode\`, DESIGN §22): from an address outside its \`allowed_cidrs\`
+    activate is 403 \`install_code_address_not_allowed\`, a \`hostname\` outside its \`hostname_pattern\` 403
+    \`install_code_hostname_not_allowed\` (both counted per IP, nothing written). A code with \`uses\` > 1 stays
+    \`issued\` while a use is free: each activate takes one (exactly one of concurrent activates takes the last),
+    a precheck token makes at most one activation (another is 401 \`precheck_token_invalid\`), and with none
+    free the answer is 409 \`install_code_exhausted\`. Inside its own \`allowed_cidrs\` it counts in its own
+    bucket (60 activations a minute) instead of the per-IP limit; the per-machine limit stays.
 
 **Retry rule for installers.** When the answer to an activate is lost (a timeout, a cut connection, an
     instance stopped after the commit), send exactly the same request again: the same \`precheck_token\` and
@@ -144,6 +155,7 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
         sshFingerprint: body.ssh_fingerprint,
         requestedRef: body.requested_ref,
         installerVersion: body.installer_version,
+        observedIp: observedAddress(c.get('clientAddress')),
       },
       now,
       context: changeContext(c, 'installer'),

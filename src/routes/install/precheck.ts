@@ -44,6 +44,11 @@ const precheck = createRoute({
     \`machine_mismatch\` at once (only the approved precheck's token can activate) and the page keeps showing
     the approved machine.
 
+**A code an operator issued** (\`createInstallCode\`, DESIGN §22) may be bound to networks: from an address
+    outside its \`allowed_cidrs\` the precheck is 403 \`install_code_address_not_allowed\`. A code with \`uses\` > 1
+    none of whose uses is free is 409 \`install_code_exhausted\`; inside its own \`allowed_cidrs\` such a code counts
+    in its own bucket (600 prechecks a minute) instead of the per-IP limit.
+
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`),
     then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only
     per IP, below).
@@ -82,6 +87,8 @@ ${rateLimitDescription('precheck')}`,
       'install_code_revoked',
       'machine_mismatch',
       'approval_denied',
+      'install_code_exhausted',
+      'install_code_address_not_allowed',
       'installer_outdated',
       'unsupported_media_type',
       'payload_too_large',

@@ -66,8 +66,19 @@ export const EventRecordSchema = z
       .record(
         z.string(),
         z
-          .union([z.string().max(256), z.number(), z.boolean(), z.null()])
-          .openapi({ type: ['string', 'number', 'boolean', 'null'], maxLength: 256 }),
+          // `tags` (DESIGN §22) is the one object: the tags of the operator code, string to string.
+          .union([
+            z.string().max(256),
+            z.number(),
+            z.boolean(),
+            z.null(),
+            z.record(z.string().max(32), z.string().max(64)),
+          ])
+          .openapi({
+            type: ['string', 'number', 'boolean', 'null', 'object'],
+            maxLength: 256,
+            additionalProperties: { type: 'string', maxLength: 64 },
+          }),
       )
       .openapi({
         description: 'Small facts about the change, never a secret (docs/operators.md, "The event trail").',
