@@ -1,6 +1,6 @@
 import { eq, isNotNull } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { activations, installCodePrechecks, installCodes, servers } from '../../src/db/schema.js';
+import { activations, installCodePrechecks, installCodes } from '../../src/db/schema.js';
 import { registerRequest } from '../legacy/agent-requests.js';
 import {
   activateRequest,
@@ -153,11 +153,6 @@ describe('the console makes and shows codes for fleets (DESIGN §22)', () => {
     });
     expect(registered.status).toBe(201);
     const serverId = (await registered.json()).data.server_id;
-    // The view shows the server's own tags (copied at register by the service: its own tests say so).
-    await t.database.db
-      .update(servers)
-      .set({ tags: { env: 'prod', role: 'dns' } })
-      .where(eq(servers.id, serverId));
     for (const path of [`/admin/activations/${data.activation_id}`, `/admin/servers/${serverId}`]) {
       const { html } = await consolePage(t, path, cookie);
       expect({ path, env: html.includes('env=prod'), role: html.includes('role=dns') }).toEqual({

@@ -92,6 +92,7 @@ describe('the cloud-init user-data of the installers guide', () => {
   let scratch: ScratchDatabase | undefined;
   let service: SpawnedService;
   let serviceUrl: string;
+  const adminToken = randomBytes(32).toString('hex');
 
   beforeAll(async () => {
     const adminUrl = process.env.DATABASE_URL;
@@ -99,7 +100,7 @@ describe('the cloud-init user-data of the installers guide', () => {
       ? await createScratchDatabase(adminUrl, 'slowdns_cloud_init', inject('templateDatabase'))
       : undefined;
     service = spawnService({
-      ADMIN_TOKEN: randomBytes(32).toString('hex'),
+      ADMIN_TOKEN: adminToken,
       ...(scratch ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: 'memory://' }),
     });
     serviceUrl = `http://127.0.0.1:${await service.port}`;
@@ -124,31 +125,42 @@ describe('the cloud-init user-data of the installers guide', () => {
     expect(script).not.toContain('SLOWDNS_INSTALL_CODE');
   });
 
-  it('enrols a machine booted with it, with no terminal, and leaves no code on it or in its log', async () => {
-    const code = await pageCode(serviceUrl);
-    const machine = await boot({ serviceUrl, code, hostname: 'db1.prod.example.com' });
-    machines.push(machine.root);
-    expect(machine.code, machine.output).toBe(0);
-    expect(existsSync(join(machine.root, 'installed'))).toBe(true);
-    expect(existsSync(join(machine.root, 'run/slowdns/install-code'))).toBe(false);
-    expect(machine.output).toContain('install confirmed');
-    expect(machine.output).not.toContain(code);
-    const state = readFileSync(join(machine.root, 'root/.slowdns-activation.state'), 'utf8');
-    expect(state).toMatch(/^stage=confirmed$/m);
+  it('enrols two machines booted with it on one code for two, with no terminal and no code in their logs, and the third exits 12', async () => {
+    const code = await fleetCode(serviceUrl, adminToken);
+    for (const n of [1, 2, 3]) {
+      const machine = await boot({ serviceUrl, code, hostname: `db${n}.prod.example.com` });
+      machines.push(machine.root);
+      expect(machine.output).not.toContain(code);
+      if (n === 3) {
+        expect({ exit: machine.code, output: machine.output }).toEqual({
+          exit: 12,
+          output: expect.stringContaining('(install_code_exhausted)'),
+        });
+        continue;
+      }
+      expect(machine.code, machine.output).toBe(0);
+      expect(existsSync(join(machine.root, 'installed'))).toBe(true);
+      expect(existsSync(join(machine.root, 'run/slowdns/install-code'))).toBe(false);
+      expect(machine.output).toContain('install confirmed');
+      const state = readFileSync(join(machine.root, 'root/.slowdns-activation.state'), 'utf8');
+      expect(state).toMatch(/^stage=confirmed$/m);
+    }
   }, 120_000);
 });
 
-/** A code as the page gets it (a browser session, then issue). */
-async function pageCode(serviceUrl: string): Promise<string> {
-  const page = await fetch(`${serviceUrl}/slowdns`);
-  const cookie = page.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const issued = await fetch(`${serviceUrl}/api/v2/slowdns/code/issue`, {
+/** A code for two machines of the fleet, as `slowdns codes create --uses 2 --cidr … --hostname …` makes it. */
+async function fleetCode(serviceUrl: string, adminToken: string): Promise<string> {
+  const res = await fetch(`${serviceUrl}/api/v2/admin/install-codes`, {
     method: 'POST',
-    headers: { cookie, origin: serviceUrl },
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      uses: 2,
+      ttl_seconds: 3600,
+      tags: { env: 'prod' },
+      allowed_cidrs: ['127.0.0.0/8'],
+      hostname_pattern: '*.prod.example.com',
+    }),
   });
-  expect(issued.status).toBe(201);
-  return ((await issued.json()) as { data: { install_code: string } }).data.install_code;
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { data: { install_code: string } }).data.install_code;
 }

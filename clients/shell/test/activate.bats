@@ -7,7 +7,7 @@ load helpers
 setup_file() {
   build_service
   # The main service (installers older than 2026.1.1.1 are outdated) and one whose codes live 2 seconds.
-  start_service SERVICE MIN_INSTALLER_VERSION=2026.1.1.1 &
+  start_service SERVICE MIN_INSTALLER_VERSION=2026.1.1.1 ADMIN_TOKEN="$BATS_ADMIN_TOKEN" &
   start_service SHORT INSTALL_CODE_TTL_SECONDS=2 &
   wait
   # Started in subshells: read their URLs back from the logs.
@@ -464,4 +464,31 @@ teardown() {
   echo "$output"
   [ "$status" -eq 2 ]
   [[ "$output" == *"no install code"* && "$output" != *"Install code (from"* ]]
+}
+
+@test "one operator's code in one code file enrols two machines without a terminal; the third exits 12 (install_code_exhausted)" {
+  code="$(operator_code '{"uses":2,"allowed_cidrs":["198.51.0.0/16"],"tags":{"env":"prod"}}')"
+  printf '%s\n' "$code" >"$BATS_TEST_TMPDIR/code"
+  chmod 600 "$BATS_TEST_TMPDIR/code"
+  export SLOWDNS_PUBLIC_IP=observed
+  for machine in 1 2 3; do
+    od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$SLOWDNS_MACHINE_ID_FILE"
+    export SLOWDNS_STATE_FILE="$BATS_TEST_TMPDIR/state-$machine/activation.state"
+    run setsid -w sh "$ACTIVATE_SH" --code-file "$BATS_TEST_TMPDIR/code" run -- true </dev/null
+    echo "$output"
+    if [ "$machine" -lt 3 ]; then [ "$status" -eq 0 ]; else [ "$status" -eq 12 ]; fi
+    [[ "$output" != *"$code"* ]]
+  done
+  [[ "$output" == *"(install_code_exhausted)"* ]]
+}
+
+@test "exit 17: a machine outside the code's networks, or with a host name the code does not allow" {
+  code="$(operator_code '{"uses":3,"allowed_cidrs":["192.0.2.0/24"]}')"
+  SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 17 ]
+  [[ "$output" == *"(install_code_address_not_allowed)"* ]]
+  code="$(operator_code '{"uses":3,"hostname_pattern":"*.prod.example.com","require_approval":false,"allowed_cidrs":["198.51.0.0/16"]}')"
+  SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" run -- true
+  [ "$status" -eq 17 ]
+  [[ "$output" == *"(install_code_hostname_not_allowed)"* ]]
 }
