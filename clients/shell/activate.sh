@@ -3,11 +3,13 @@
 # installer. POSIX sh; needs only curl (jq is used when present). See README.md next to this file.
 #
 #   SLOWDNS_URL=https://activation.example.net SLOWDNS_INSTALL_CODE=SDNS-SD-… sh activate.sh run -- ./install.sh
+#   SLOWDNS_URL=… sh activate.sh --code-file /run/slowdns/install-code run -- ./install.sh   (cloud-init, no terminal)
 #
-# Exit codes (stable): 0 done; 2 usage; 10 code not found; 11 code expired; 12 code in use or revoked;
-# 13 machine mismatch or a clone's identity; 14 token invalid, expired or used (or a release without proof); 15 activation already released or confirmed;
-# 16 the code's owner denied this machine; 20 rate limited; 21 installer outdated; 30 network; 31 server error;
-# 40 install command failed.
+# Exit codes (stable): 0 done; 2 usage (also: an answer was needed and there is no terminal to ask); 10 code not
+# found; 11 code expired; 12 code in use, revoked or with no use left; 13 machine mismatch or a clone's identity;
+# 14 token invalid, expired or used (or a release without proof); 15 activation already released or confirmed;
+# 16 this machine was denied; 17 this machine's address or host name is not one the code allows;
+# 20 rate limited; 21 installer outdated; 30 network; 31 server error; 40 install command failed.
 set -eu
 umask 077
 
@@ -23,6 +25,8 @@ SLOWDNS_TIMEOUT_SECONDS=${SLOWDNS_TIMEOUT_SECONDS:-30}
 
 work_dir=''
 child_pid=''
+CODE_FILE=''
+NON_INTERACTIVE=${SLOWDNS_NON_INTERACTIVE:-}
 LOCK_DIR=''
 LOCK_HELD=''
 CLONED_IMAGE_HINT='If this machine was cloned from an image, its /etc/machine-id and SSH host keys are copies shared with its siblings: give it its own (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run again.'
@@ -35,11 +39,12 @@ exit_code_for() {
     validation_failed) echo 2 ;;
     install_code_not_found) echo 10 ;;
     install_code_expired) echo 11 ;;
-    install_code_unavailable | install_code_revoked) echo 12 ;;
+    install_code_unavailable | install_code_revoked | install_code_exhausted) echo 12 ;;
     machine_mismatch | machine_duplicate) echo 13 ;;
     precheck_token_invalid | install_token_invalid | install_token_used | activation_not_found | release_not_allowed) echo 14 ;;
     activation_released | activation_confirmed) echo 15 ;;
     approval_denied) echo 16 ;;
+    install_code_address_not_allowed | install_code_hostname_not_allowed) echo 17 ;;
     rate_limit_exceeded) echo 20 ;;
     installer_outdated) echo 21 ;;
     network) echo 30 ;;
@@ -54,7 +59,7 @@ die() { # die <error code> <message>
 
 usage() {
   cat >&2 <<'EOF'
-usage: activate.sh <command>
+usage: activate.sh [--code-file PATH] [--non-interactive] <command>
   precheck            check the install code for this machine (saves a precheck token in the state file)
   activate            activate it after confirming hostname and public IP (saves the activation)
   confirm             confirm the install: consumes the install token for good
@@ -64,8 +69,10 @@ usage: activate.sh <command>
   register            register this server (writes the agent token to SLOWDNS_AGENT_TOKEN_FILE)
   run -- <command...> the whole flow around your install command; releases on failure or signal,
                       resumes an unfinished install found in the state file
-The install code comes from SLOWDNS_INSTALL_CODE, the file SLOWDNS_INSTALL_CODE_FILE, or the terminal;
-never from the command line. Other settings: see README.md.
+The install code comes from the file --code-file names (mode 600, yours or root's), SLOWDNS_INSTALL_CODE,
+the file SLOWDNS_INSTALL_CODE_FILE, or the terminal; never from the command line itself.
+--non-interactive (or SLOWDNS_NON_INTERACTIVE=1): never ask on a terminal; what is missing exits 2. Without
+a terminal (cloud-init, setsid, cron) nothing is asked either. Other settings: see README.md.
 EOF
   exit 2
 }
@@ -206,13 +213,16 @@ stop_orphaned_install() {
 
 read_install_code() {
   code=${SLOWDNS_INSTALL_CODE:-}
-  if [ -z "$code" ] && [ -n "${SLOWDNS_INSTALL_CODE_FILE:-}" ]; then
-    [ -r "$SLOWDNS_INSTALL_CODE_FILE" ] || die validation_failed "cannot read SLOWDNS_INSTALL_CODE_FILE ($SLOWDNS_INSTALL_CODE_FILE)"
-    code=$(head -n 1 "$SLOWDNS_INSTALL_CODE_FILE")
+  if [ -n "$CODE_FILE" ]; then
+    read_code_file "$CODE_FILE" --code-file
+    code=$CODE_FROM_FILE
+  elif [ -z "$code" ] && [ -n "${SLOWDNS_INSTALL_CODE_FILE:-}" ]; then
+    read_code_file "$SLOWDNS_INSTALL_CODE_FILE" SLOWDNS_INSTALL_CODE_FILE
+    code=$CODE_FROM_FILE
   fi
   if [ -z "$code" ]; then
     # stdin may be the pipe this script came from (curl … | sh): ask the terminal itself.
-    have_terminal || die validation_failed 'no install code: set SLOWDNS_INSTALL_CODE or SLOWDNS_INSTALL_CODE_FILE, or run on a terminal'
+    may_ask || die validation_failed 'no install code: give --code-file PATH or set SLOWDNS_INSTALL_CODE, or run on a terminal'
     printf 'Install code (from the SlowDNS page): ' >/dev/tty
     IFS= read -r code </dev/tty || true
   fi
@@ -248,6 +258,62 @@ read_machine() {
   case "$SSH_FINGERPRINT" in
     *[!A-Za-z0-9:+/]*) die validation_failed 'the SSH fingerprint has unexpected characters' ;;
   esac
+}
+
+# --- unattended runs (cloud-init, Ansible, a golden image) --------------------------------------
+
+# parse_option <argument> <next argument>: the script's own options, before the command or between it and
+# `--`. Sets OPTION_WIDTH to how many arguments it took (0: not an option of ours).
+parse_option() {
+  OPTION_WIDTH=1
+  case "$1" in
+    --code-file)
+      if [ "$#" -lt 2 ] || [ -z "$2" ]; then die validation_failed '--code-file needs a path'; fi
+      CODE_FILE=$2
+      OPTION_WIDTH=2
+      ;;
+    --code-file=*)
+      CODE_FILE=${1#--code-file=}
+      [ -n "$CODE_FILE" ] || die validation_failed '--code-file needs a path'
+      ;;
+    --non-interactive) NON_INTERACTIVE=1 ;;
+    *) OPTION_WIDTH=0 ;;
+  esac
+}
+
+# read_code_file <path> <what names it>: sets CODE_FROM_FILE to the file's first line. The file must be a
+# regular file of this user's (or root's) that no one else may read or write: a code others can read is a
+# code anyone on this machine can enrol with, and one others can write may be swapped for theirs. The code
+# itself is never printed.
+read_code_file() {
+  if [ ! -f "$1" ] || [ ! -r "$1" ]; then die validation_failed "cannot read the install code file $1 ($2)"; fi
+  # ls -lnL is POSIX (stat is not): "-rw-------  1 0 0 …", the permissions, then the owner's uid.
+  # shellcheck disable=SC2012
+  set -- "$1" "$2" "$(ls -lnL "$1" | awk '{print $1 " " $3}')"
+  case "${3%% *}" in
+    ????------*) ;;
+    *) die validation_failed "the install code file $1 ($2) may be read or written by others (${3%% *}): chmod 600 it" ;;
+  esac
+  case "${3#* }" in
+    0 | "$(id -u)") ;;
+    *) die validation_failed "the install code file $1 ($2) belongs to another user (uid ${3#* }): it must be yours or root's" ;;
+  esac
+  CODE_FROM_FILE=$(head -n 1 "$1")
+}
+
+# Whether a question may be asked: never with --non-interactive; otherwise only with a terminal to ask on
+# (/dev/tty) that this run's stdin or stderr is connected to. Under cloud-init, setsid, cron or a pipe to a
+# log there is none, and what is missing exits 2 at once instead of waiting for an answer no one can give.
+may_ask() {
+  [ "$NON_INTERACTIVE" != 1 ] || return 1
+  { [ -t 0 ] || [ -t 2 ]; } && have_terminal
+}
+
+# SLOWDNS_PUBLIC_IP=observed: the operator confirms in advance whatever address the service saw at the
+# precheck of this same run (a fleet's user-data cannot name each machine's address).
+observed_address() {
+  [ -n "${OBSERVED_IP:-}" ] || die validation_failed 'SLOWDNS_PUBLIC_IP=observed needs the precheck in the same run (use run, or name the address)'
+  printf '%s' "$OBSERVED_IP"
 }
 
 # --- HTTP ---------------------------------------------------------------------------------------
@@ -346,7 +412,7 @@ confirm_address() {
   HOSTNAME_CONFIRMED=${SLOWDNS_HOSTNAME:-}
   PUBLIC_IP_CONFIRMED=${SLOWDNS_PUBLIC_IP:-}
   if [ -z "$HOSTNAME_CONFIRMED" ] || [ -z "$PUBLIC_IP_CONFIRMED" ]; then
-    have_terminal || die validation_failed 'set SLOWDNS_HOSTNAME and SLOWDNS_PUBLIC_IP, or run on a terminal to confirm them'
+    may_ask || die validation_failed 'set SLOWDNS_HOSTNAME and SLOWDNS_PUBLIC_IP, or run on a terminal to confirm them'
     default_host=$(hostname -f 2>/dev/null || hostname)
     default_ip=${OBSERVED_IP:-}
     printf 'Hostname [%s]: ' "$default_host" >/dev/tty
@@ -359,6 +425,7 @@ confirm_address() {
     IFS= read -r answer </dev/tty || true
     case "$answer" in y | Y | yes) ;; *) die validation_failed 'not confirmed: nothing was activated' ;; esac
   fi
+  if [ "$PUBLIC_IP_CONFIRMED" = observed ]; then PUBLIC_IP_CONFIRMED=$(observed_address); fi
   case "$HOSTNAME_CONFIRMED" in '' | *[!A-Za-z0-9.-]*) die validation_failed 'the hostname may hold only letters, digits, dots and hyphens' ;; esac
   case "$PUBLIC_IP_CONFIRMED" in '' | *[!0-9A-Fa-f.:]*) die validation_failed 'the public IP must be an IPv4 or IPv6 address' ;; esac
 }
@@ -584,8 +651,19 @@ main() {
   command -v curl >/dev/null 2>&1 || die network 'curl is required'
   work_dir=$(mktemp -d "${TMPDIR:-/tmp}/slowdns-activate.XXXXXX")
   trap on_exit EXIT
+  while [ "$#" -gt 0 ]; do
+    parse_option "$@"
+    [ "$OPTION_WIDTH" -gt 0 ] || break
+    shift "$OPTION_WIDTH"
+  done
   command=${1:-}
   [ "$#" -gt 0 ] && shift
+  # The same options between the command and `--` (or its end): `activate.sh run --code-file PATH -- …`.
+  while [ "$#" -gt 0 ]; do
+    parse_option "$@"
+    [ "$OPTION_WIDTH" -gt 0 ] || break
+    shift "$OPTION_WIDTH"
+  done
   # Every command that writes the state file holds its lock to the end; status only reads it.
   case "$command" in precheck | activate | confirm | release | register | run) take_lock ;; esac
   case "$command" in

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
+import { registerCodesCreateCommand } from './codes-create-command.js';
 import type { CliContext } from './context.js';
 import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import { searchOptions, searchQuery, type SearchFlags } from './search-options.js';
+import { tagsText } from './tag-options.js';
 import type { components } from '../../clients/typescript/src/schema.js';
 
 type InstallCodeRecord = components['schemas']['InstallCodeRecord'];
@@ -14,11 +16,27 @@ const row = (c: InstallCodeRecord): Row => ({
   hint: c.install_code_hint,
   status: c.status,
   approval: c.approval,
+  uses: c.uses,
+  spent: c.uses_spent,
+  held: c.uses_held,
+  tags: tagsText(c.tags),
   issued_at: c.issued_at,
   expires_at: c.expires_at,
   activation: c.activation ? `${c.activation.activation_id} (${c.activation.status}, ${c.activation.hostname})` : null,
 });
-const columns = ['id', 'hint', 'status', 'approval', 'issued_at', 'expires_at', 'activation'];
+const columns = [
+  'id',
+  'hint',
+  'status',
+  'approval',
+  'uses',
+  'spent',
+  'held',
+  'tags',
+  'issued_at',
+  'expires_at',
+  'activation',
+];
 
 type ListFilters = ListFlags & SearchFlags & { status?: InstallCodeRecord['status']; hint?: string };
 
@@ -26,7 +44,8 @@ type ListFilters = ListFlags & SearchFlags & { status?: InstallCodeRecord['statu
 export function registerCodesCommands(program: Command, context: CliContext): void {
   const codes = program
     .command('codes')
-    .description('install codes on a running service (admin API): list, show, revoke');
+    .description('install codes on a running service (admin API): create, list, show, revoke');
+  registerCodesCreateCommand(codes, context);
   showCommand<components['schemas']['InstallCodeWithEvents']>(codes, context, {
     argument: ['<install_code_id>', "the code's id (ic_…)"],
     description: 'one install code and its events (issued, activated, revoked, …), oldest first',
@@ -40,7 +59,7 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
       'install codes, newest first: hint, status, times and the activation that used each (never the code itself)',
     filters: (c) =>
       searchOptions(c, 'the hint or the code id', 'the machine of an activation that used the code')
-        .option('--status <status>', 'issued, activated, consumed, expired or revoked')
+        .option('--status <status>', 'issued, activated, consumed, exhausted, expired or revoked')
         .option('--hint <text>', 'part of the hint, e.g. its last group'),
     query: (f: ListFilters) => ({ ...searchQuery(f), status: f.status, hint: f.hint }),
     fetch: (api, query) => api.GET('/api/v2/admin/install-codes', { params: { query } }),

@@ -6,6 +6,7 @@ import type { ServerListItem } from '../domain/admin/server-list.js';
 import type { EventRow } from '../domain/events.js';
 import { actionForm, readOnlyNote } from './action-form.js';
 import type { ConsoleView, ConsoleViewer } from './console-frame.js';
+import { fleetCodeFacts, tagsCell } from './fleet-code-views.js';
 import { badge, dataTable, eventsTable, facts, idLink, when } from './format.js';
 import { html, type Html } from '../html.js';
 
@@ -74,10 +75,13 @@ function codePrechecksSection(code: CodeDetail['code'], prechecks: OperatorPrech
 
 export function codeDetailView(
   viewer: ConsoleViewer,
-  { code, status, activation, prechecks }: CodeDetail,
+  item: CodeDetail,
   events: EventRow[],
   done: DoneNotice,
+  /** Sections of a code for a fleet (its activations, machines waiting for approval): fleet-code-views.ts. */
+  fleetSections: Html = html``,
 ): ConsoleView {
+  const { code, status, activation, prechecks } = item;
   const revocable = code.status === 'issued' || code.status === 'activated';
   return {
     title: code.id,
@@ -98,6 +102,7 @@ export function codeDetailView(
           'Latest activation',
           activation ? html`${idLink(activation.id)} on ${activation.hostname} (${activation.status})` : null,
         ],
+        ...fleetCodeFacts(item),
       ],
       html`${codePrechecksSection(code, prechecks)}${actions(
         viewer,
@@ -115,7 +120,7 @@ export function codeDetailView(
               ),
             ]
           : [],
-      )}`,
+      )}${fleetSections}`,
       events,
     ),
   };
@@ -147,6 +152,7 @@ export function activationDetailView(
         ['Confirmed', a.confirmedAt ? when(a.confirmedAt) : null],
         ['Released', a.releasedAt ? when(a.releasedAt) : null],
         ['Duplicate of', a.duplicateOf ? idLink(a.duplicateOf) : null],
+        ['Tags', tagsCell(a.tags)],
         ['Server', server ? html`${idLink(server.id)} (${server.status})` : null],
       ],
       actions(
@@ -197,6 +203,7 @@ export function serverDetailView(
         ['Machine id', html`<span class="id">${s.machineId}</span>`],
         ['SSH key', html`<span class="fingerprint">${s.sshFingerprint}</span>`],
         ['Agent', s.agentVersion],
+        ['Tags', tagsCell(s.tags)],
         ['Registered', when(s.registeredAt)],
         ['Last check-in', s.lastSeenAt ? when(s.lastSeenAt) : null],
         ['Revoked', s.revokedAt ? when(s.revokedAt) : null],

@@ -4,6 +4,7 @@ import type { Page } from '../domain/admin/pagination.js';
 import type { ServerListItem } from '../domain/admin/server-list.js';
 import type { EventRow } from '../domain/events.js';
 import type { ConsoleSection, ConsoleView } from './console-frame.js';
+import { tagsCell, usesCell } from './fleet-code-views.js';
 import { badge, dataTable, eventsTable, idLink, nextPageLink, when } from './format.js';
 import { html, type Html } from '../html.js';
 
@@ -50,21 +51,26 @@ function listView(
   };
 }
 
-export const CODE_STATUSES = ['issued', 'activated', 'consumed', 'expired', 'revoked'] as const;
+export const CODE_STATUSES = ['issued', 'activated', 'consumed', 'exhausted', 'expired', 'revoked'] as const;
 export const ACTIVATION_STATUSES = ['activated', 'confirmed', 'released'] as const;
 export const SERVER_HEALTHS = ['active', 'stale', 'dead', 'revoked'] as const;
 
 export function codeRows(items: InstallCodeListItem[]): Html[][] {
-  return items.map(({ code, status, activation }) => [
-    idLink(code.id),
-    html`<code>${code.hint}</code>`,
-    badge(status),
-    when(code.issuedAt),
-    when(code.expiresAt),
-    activation ? html`${activation.hostname}` : html`<span class="muted">—</span>`,
-  ]);
+  return items.map((item) => {
+    const { code, status, activation } = item;
+    return [
+      idLink(code.id),
+      html`<code>${code.hint}</code>`,
+      badge(status),
+      usesCell(item),
+      tagsCell(code.tags),
+      when(code.issuedAt),
+      when(code.expiresAt),
+      activation ? html`${activation.hostname}` : html`<span class="muted">—</span>`,
+    ];
+  });
 }
-export const CODE_HEADINGS = ['Id', 'Hint', 'Status', 'Issued', 'Expires', 'Used on'];
+export const CODE_HEADINGS = ['Id', 'Hint', 'Status', 'Uses', 'Tags', 'Issued', 'Expires', 'Used on'];
 
 export function activationRows(items: ActivationListItem[]): Html[][] {
   return items.map(({ activation: a, server }) => [
@@ -94,8 +100,10 @@ export function codesListView(
   page: Page<InstallCodeListItem>,
   filters: ListFilters,
   search: FilterField[],
+  /** A write-scope session gets the link to the create form. */
+  canCreate = false,
 ): ConsoleView {
-  return listView(
+  const view = listView(
     'codes',
     'Install codes',
     '/admin/codes',
@@ -104,6 +112,11 @@ export function codesListView(
     dataTable('Install codes, newest first', CODE_HEADINGS, codeRows(page.items), 'No install code matches.'),
     page.nextCursor,
   );
+  if (!canCreate) return view;
+  return {
+    ...view,
+    content: html`<p><a class="button" href="/admin/codes/new">New code for a fleet</a></p>${view.content}`,
+  };
 }
 
 export function activationsListView(

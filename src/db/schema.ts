@@ -459,3 +459,19 @@ export const consoleSessions = pgTable(
     check('console_sessions_credential_check', sql`(${t.operatorTokenId} is null) <> (${t.rootTokenHash} is null)`),
   ],
 );
+
+/**
+ * The single-use tokens of the console's create forms (DESIGN §22), kept as their hash once used: a form
+ * sent twice makes one code at most. Deleted with their session.
+ */
+export const consoleFormClaims = pgTable(
+  'console_form_claims',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    sessionTokenHash: text('session_token_hash')
+      .notNull()
+      .references(() => consoleSessions.tokenHash, { onDelete: 'cascade' }),
+    claimedAt: at('claimed_at').notNull(),
+  },
+  (t) => [index('console_form_claims_session_token_hash_idx').on(t.sessionTokenHash)],
+);

@@ -255,6 +255,7 @@ describeWithBrowser('the operator console in headless Chromium', () => {
         ['overview', '/admin'],
         ['search', '/admin/search?q=edge'],
         ['codes', '/admin/codes'],
+        ['new code', '/admin/codes/new'],
         ['activations', '/admin/activations'],
         ['servers', '/admin/servers'],
         ['events', '/admin/events'],

@@ -23,6 +23,7 @@ export const ONCE_FILES = [
   'test/shell/activate-sh.test.ts',
   // The doc tests: the guides' examples, links, tables and TypeScript blocks.
   'test/docs/checked-blocks.test.ts',
+  'test/docs/cloud-init.test.ts',
   'test/docs/examples.test.ts',
   'test/docs/links.test.ts',
   'test/docs/reference-tables.test.ts',
@@ -39,4 +40,5 @@ export const ONCE_FILES = [
   // The `slowdns` command as a process (the functions it calls run in every pass: admin, pruning, start-up;
   // receipt verification, which leans on Node's Ed25519, stays in every pass: receipt-verify.test.ts).
   'test/operations/slowdns-command.test.ts',
+  'test/operations/slowdns-codes.test.ts',
 ];

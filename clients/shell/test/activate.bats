@@ -7,7 +7,7 @@ load helpers
 setup_file() {
   build_service
   # The main service (installers older than 2026.1.1.1 are outdated) and one whose codes live 1 second.
-  start_service SERVICE MIN_INSTALLER_VERSION=2026.1.1.1 &
+  start_service SERVICE MIN_INSTALLER_VERSION=2026.1.1.1 ADMIN_TOKEN="$BATS_ADMIN_TOKEN" &
   start_service SHORT INSTALL_CODE_TTL_SECONDS=1 &
   wait
   # Started in subshells: read their URLs back from the logs.
@@ -90,6 +90,7 @@ teardown() {
 
 @test "the install code is read from a file, or from the terminal when stdin is a pipe" {
   printf '  %s \n' "$(issue_code)" >"$BATS_TEST_TMPDIR/code"
+  chmod 600 "$BATS_TEST_TMPDIR/code"
   SLOWDNS_INSTALL_CODE_FILE="$BATS_TEST_TMPDIR/code" run sh "$ACTIVATE_SH" precheck
   [ "$status" -eq 0 ]
   command -v script >/dev/null || skip 'no script(1) for a terminal'
@@ -405,4 +406,89 @@ teardown() {
   [ ! -f "$BATS_TEST_TMPDIR/installed" ]
   grep -q '(approval_denied)' "$BATS_TEST_TMPDIR/out"
   [ "$(precheck_status "$SLOWDNS_INSTALL_CODE")" = 403 ]
+}
+
+@test "cloud-init: --code-file with no terminal (setsid, stdin closed) enrols, confirms the observed address, and never prints the code" {
+  code="$(issue_code)"
+  mkdir -p "$BATS_TEST_TMPDIR/run/slowdns"
+  printf '%s\n' "$code" >"$BATS_TEST_TMPDIR/run/slowdns/install-code"
+  chmod 600 "$BATS_TEST_TMPDIR/run/slowdns/install-code"
+  export SLOWDNS_PUBLIC_IP=observed
+  run setsid -w sh "$ACTIVATE_SH" --code-file "$BATS_TEST_TMPDIR/run/slowdns/install-code" run -- touch "$BATS_TEST_TMPDIR/installed" </dev/null
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ -f "$BATS_TEST_TMPDIR/installed" ]
+  [[ "$output" != *"$code"* ]]
+  run sh "$ACTIVATE_SH" status
+  [[ "$output" == *"status=confirmed"* && "$output" == *"public_ip=$client_ip"* ]]
+}
+
+@test "--code-file also stands between the command and --, and wins over SLOWDNS_INSTALL_CODE" {
+  printf '%s\n' "$(issue_code)" >"$BATS_TEST_TMPDIR/code"
+  chmod 600 "$BATS_TEST_TMPDIR/code"
+  SLOWDNS_INSTALL_CODE=SDNS-SD-000000-000000-000000 run setsid -w sh "$ACTIVATE_SH" precheck --code-file="$BATS_TEST_TMPDIR/code" </dev/null
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"is valid for this machine"* ]]
+}
+
+@test "exit 2: a code file others may read or write, or that is missing, is refused without printing the code" {
+  code="$(issue_code)"
+  printf '%s\n' "$code" >"$BATS_TEST_TMPDIR/code"
+  for mode in 640 604 620; do
+    chmod "$mode" "$BATS_TEST_TMPDIR/code"
+    run setsid -w sh "$ACTIVATE_SH" --code-file "$BATS_TEST_TMPDIR/code" precheck </dev/null
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"may be read or written by others"*"chmod 600"* && "$output" != *"$code"* ]]
+  done
+  run setsid -w sh "$ACTIVATE_SH" --code-file "$BATS_TEST_TMPDIR/missing" precheck </dev/null
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"cannot read the install code file"* ]]
+  run sh "$ACTIVATE_SH" precheck --code-file
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--code-file needs a path"* ]]
+  [ "$(precheck_status "$code")" = 200 ] # nothing was sent
+}
+
+@test "exit 2 at once, asking nothing, when an answer is missing and there is no terminal or --non-interactive is given" {
+  printf '%s\n' "$(issue_code)" >"$BATS_TEST_TMPDIR/code"
+  chmod 600 "$BATS_TEST_TMPDIR/code"
+  unset SLOWDNS_HOSTNAME
+  run setsid -w sh "$ACTIVATE_SH" --code-file "$BATS_TEST_TMPDIR/code" run -- true </dev/null
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"set SLOWDNS_HOSTNAME and SLOWDNS_PUBLIC_IP, or run on a terminal"* ]]
+  command -v script >/dev/null || skip 'no script(1) for a terminal'
+  # On a terminal, --non-interactive still asks nothing: it ends instead of waiting for a typed code.
+  run timeout 20 script -qec "sh $ACTIVATE_SH --non-interactive precheck" /dev/null
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"no install code"* && "$output" != *"Install code (from"* ]]
+}
+
+@test "one operator's code in one code file enrols two machines without a terminal; the third exits 12 (install_code_exhausted)" {
+  code="$(operator_code '{"uses":2,"allowed_cidrs":["198.51.0.0/16"],"tags":{"env":"prod"}}')"
+  printf '%s\n' "$code" >"$BATS_TEST_TMPDIR/code"
+  chmod 600 "$BATS_TEST_TMPDIR/code"
+  export SLOWDNS_PUBLIC_IP=observed
+  for machine in 1 2 3; do
+    od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$SLOWDNS_MACHINE_ID_FILE"
+    export SLOWDNS_STATE_FILE="$BATS_TEST_TMPDIR/state-$machine/activation.state"
+    run setsid -w sh "$ACTIVATE_SH" --code-file "$BATS_TEST_TMPDIR/code" run -- true </dev/null
+    echo "$output"
+    if [ "$machine" -lt 3 ]; then [ "$status" -eq 0 ]; else [ "$status" -eq 12 ]; fi
+    [[ "$output" != *"$code"* ]]
+  done
+  [[ "$output" == *"(install_code_exhausted)"* ]]
+}
+
+@test "exit 17: a machine outside the code's networks, or with a host name the code does not allow" {
+  code="$(operator_code '{"uses":3,"allowed_cidrs":["192.0.2.0/24"]}')"
+  SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 17 ]
+  [[ "$output" == *"(install_code_address_not_allowed)"* ]]
+  code="$(operator_code '{"uses":3,"hostname_pattern":"*.prod.example.com","require_approval":false,"allowed_cidrs":["198.51.0.0/16"]}')"
+  SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" run -- true
+  [ "$status" -eq 17 ]
+  [[ "$output" == *"(install_code_hostname_not_allowed)"* ]]
 }

@@ -41,6 +41,7 @@ export { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 export { runInstall } from './run-install.js';
 export { activateWhenApproved, SlowdnsApprovalExpiredError, type ApprovalWaitOptions } from './approval-wait.js';
 export { RECEIPT_TYP, ReceiptInvalidError, verifyReceipt, type ReceiptClaims, type ReceiptProblem } from './receipt.js';
+export { InstallCodeSourceError, readInstallCode, type InstallCodeSource } from './install-code-source.js';
 export { fileStateStore, type InstallStateStore, type SavedActivation } from './install-state.js';
 export type {
   ConfirmedAddress,

@@ -14,7 +14,7 @@ import { ConsoleRefusal, refuseForm, setConsoleHeaders } from './console-answer.
  * A console action's form, checked before anything changes: from a page of this console (same origin)
  * and of this very session (its form token), by a write-scope session. Answers the form's fields.
  */
-async function checkedForm(c: Context<AppEnv>, deps: RouteDeps): Promise<Record<string, unknown>> {
+export async function checkedForm(c: Context<AppEnv>, deps: RouteDeps): Promise<Record<string, unknown>> {
   const session = c.var.consoleSession!;
   const body = await c.req.parseBody();
   refuseForm(formRefusal(c, deps.config.publicBaseUrl, session, body.form_token));

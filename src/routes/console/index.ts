@@ -13,6 +13,7 @@ import type { PageAsset } from '../../page/page-assets.js';
 import { registerConsoleActions } from './actions.js';
 import { answerView, ConsoleRefusal, setConsoleHeaders } from './console-answer.js';
 import { answerSignIn, registerConsoleSignIn } from './sign-in.js';
+import { registerConsoleFleetCodes } from './fleet-codes.js';
 import { registerConsoleViews } from './views.js';
 
 /** What a refusal of the API's domain says on a console page: the error map's message, which is safe to show operators. */
@@ -51,6 +52,7 @@ function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
       return answerSignIn(c, deps, assets, c.req.query('signed_out') ? 'signed_out' : undefined);
     await next();
   });
+  registerConsoleFleetCodes(router, deps, assets);
   registerConsoleViews(router, deps, assets);
   registerConsoleActions(router, deps);
 

@@ -20,6 +20,8 @@ import { fleetCounts } from '../../domain/admin/fleet-counts.js';
 import { listActivations } from '../../domain/admin/activation-list.js';
 import { listEvents } from '../../domain/admin/event-list.js';
 import { listInstallCodes } from '../../domain/admin/install-code-list.js';
+import { codeActivations } from '../../domain/admin/install-code-detail.js';
+import { codeActivationsSection, decidedNote, pendingPrechecksSection } from '../../console/fleet-code-views.js';
 import { eventsOf } from '../../domain/admin/object-events.js';
 import { DEFAULT_PAGE_SIZE } from '../../domain/admin/pagination.js';
 import { listServers } from '../../domain/admin/server-list.js';
@@ -33,6 +35,7 @@ import { z } from '@hono/zod-openapi';
 import type { SearchFilter } from '../../domain/admin/list-query.js';
 import { SEARCH_SHOWN, searchView } from '../../console/search-view.js';
 import { answerView, ConsoleRefusal, viewerOf } from './console-answer.js';
+import { html } from '../../html.js';
 
 /** The overview's chart: whole UTC days. */
 const CHART_DAYS = 7;
@@ -109,7 +112,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const page = await c.var.read((reader) =>
       listInstallCodes(reader, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now()),
     );
-    return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS));
+    return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS, viewer(c).scope === 'write'));
   });
 
   router.get('/codes/:id', async (c) => {
@@ -123,7 +126,12 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
       };
     });
     if (!item) throw notFound('install code', id);
-    return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c)));
+    // The same show as the admin API's: a fleet code's activations and the machines waiting for an operator.
+    const fleet = item.code.operator !== null;
+    const made = fleet && item.code.uses > 1 ? await c.var.read((reader) => codeActivations(reader, item.code)) : [];
+    const waiting = item.prechecks.filter((p) => p.approval === 'pending');
+    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(made) : ''}${fleet && item.code.approval !== null ? pendingPrechecksSection(viewer(c), id, waiting) : ''}`;
+    return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c), sections));
   });
 
   router.get('/activations', async (c) => {

@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import type { components } from '../../clients/typescript/src/schema.js';
+import { adminApi, dataOf } from './admin-api.js';
+import { CliError } from './cli-error.js';
+import { connectionFrom, connectionOptions, type ConnectionFlags } from './connection.js';
+import { outputFor, type CliContext } from './context.js';
+import { print, type Row } from './output.js';
+import { repeatable, tagsOf, tagsText } from './tag-options.js';
+
+type CreateRequest = components['schemas']['CreateInstallCodeRequest'];
+type Created = components['schemas']['CreatedInstallCode'];
+
+interface CreateFlags extends ConnectionFlags {
+  uses?: string;
+  ttl?: string;
+  tag?: string[];
+  cidr?: string[];
+  hostname?: string;
+  requireApproval?: boolean;
+  description?: string;
+  reason?: string;
+  json?: boolean;
+}
+
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** `--ttl` as seconds: a number of seconds, or a duration (`90m`, `12h`, `7d`); the service judges the range. */
+function ttlSecondsOf(text: string): number {
+  const match = /^(\d{1,7})([smhd]?)$/.exec(text.trim());
+  if (!match) throw new CliError(`--ttl must be seconds or a duration such as 90m, 12h or 7d, not ${text}`, 2);
+  return Number(match[1]) * UNIT_SECONDS[(match[2] || 's') as keyof typeof UNIT_SECONDS];
+}
+
+function usesOf(text: string): number {
+  if (!/^\d{1,6}$/.test(text.trim())) throw new CliError(`--uses must be a whole number, not ${text}`, 2);
+  return Number(text);
+}
+
+/** The API's request from the flags: only what was given, so the service's defaults apply to the rest. */
+function createRequestOf(flags: CreateFlags): CreateRequest {
+  const tags = tagsOf(flags.tag);
+  return {
+    ...(flags.uses === undefined ? {} : { uses: usesOf(flags.uses) }),
+    ...(flags.ttl === undefined ? {} : { ttl_seconds: ttlSecondsOf(flags.ttl) }),
+    ...(tags ? { tags } : {}),
+    ...(flags.cidr?.length ? { allowed_cidrs: flags.cidr } : {}),
+    ...(flags.hostname === undefined ? {} : { hostname_pattern: flags.hostname }),
+    ...(flags.requireApproval ? { require_approval: true } : {}),
+    ...(flags.description === undefined ? {} : { description: flags.description }),
+    ...(flags.reason === undefined ? {} : { reason: flags.reason }),
+  } as CreateRequest;
+}
+
+const row = (c: Created): Row => ({
+  id: c.install_code_id,
+  hint: c.install_code_hint,
+  uses: c.uses,
+  expires_at: c.expires_at,
+  tags: tagsText(c.tags),
+});
+const columns = ['id', 'hint', 'uses', 'expires_at', 'tags'];
+
+/** `codes create`: an operator's code for a fleet (DESIGN §22), printed this once, with the service's warnings. */
+export function registerCodesCreateCommand(codes: Command, context: CliContext): void {
+  connectionOptions(
+    codes
+      .command('create')
+      .description(
+        'a code for a fleet (cloud-init, Ansible): reusable, limited, tagged, bound; printed this once (the service keeps only its hash)',
+      )
+      .option('--uses <n>', 'how many machines it may enrol, 1 to 10000 (1 when not given)')
+      .option('--ttl <duration>', 'how long it lives: seconds, or 90m, 12h, 7d (5 minutes to 30 days)')
+      .option('--tag <key=value>', 'a tag copied onto each activation and server (env=prod); repeatable', repeatable)
+      .option('--cidr <network>', 'only machines seen inside this network (203.0.113.0/24); repeatable', repeatable)
+      .option('--hostname <pattern>', "only host names matching this pattern ('*.prod.example.com')")
+      .option('--require-approval', 'each machine waits until an operator approves it')
+      .option('--description <text>', 'what the code is for, 1 to 200 characters')
+      .option('--reason <text>', "why, kept in the event with the operator's name"),
+  )
+    .option('--json', 'print the code and its record as JSON')
+    .action(async (flags: CreateFlags) => {
+      const body = createRequestOf(flags);
+      const connection = connectionFrom(context.env, flags);
+      const made = await dataOf(connection.url, adminApi(connection).POST('/api/v2/admin/install-codes', { body }));
+      const warnings = made.warnings.map((w) => `warning: ${w}`);
+      print(
+        outputFor(context, flags),
+        made,
+        [row(made)],
+        columns,
+        [`${made.install_code}`, 'Keep it now: it is not shown again.', ...warnings].join('\n'),
+      );
+    });
+}
