@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { OPERATOR_CODE_MAX_TAGS, TAG_KEY_PATTERN, type Tags } from '../domain/operator-code-rules.js';
+import { OPERATOR_CODE_MAX_TAGS, TAG_KEY_PATTERN } from '../domain/operator-code-rules.js';
+import type { TagPair } from '../domain/admin/list-query.js';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from './control-characters.js';
 
 const TAG_KEY_MESSAGE = 'must be 1 to 32 characters of a-z, 0-9, _ . - starting with a letter or digit';
@@ -40,13 +41,13 @@ export const tagFilter = () =>
   z
     .union([TagFilterSchema, z.array(TagFilterSchema).max(OPERATOR_CODE_MAX_TAGS)])
     .optional()
-    .transform((value): Tags | undefined => {
+    .transform((value): TagPair[] | undefined => {
       if (value === undefined) return undefined;
-      const pairs = (typeof value === 'string' ? [value] : value).map((pair) => {
+      // Kept as pairs, not an object: `tag=env:a&tag=env:b` asks for both, which no item holds.
+      return (typeof value === 'string' ? [value] : value).map((pair) => {
         const colon = pair.indexOf(':');
-        return [pair.slice(0, colon), pair.slice(colon + 1)] as const;
+        return [pair.slice(0, colon), pair.slice(colon + 1)];
       });
-      return Object.fromEntries(pairs);
     })
     .openapi({
       param: {

@@ -3,9 +3,16 @@ import type { Database } from '../../db/client.js';
 import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { InstallCodeRow } from '../install-codes.js';
-import type { Tags } from '../operator-code-rules.js';
 import { heldUsesOf, usesLeftCondition } from '../operator-code-uses.js';
-import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
+import {
+  anyContaining,
+  machineMatching,
+  matching,
+  newestFirst,
+  tagged,
+  type SearchFilter,
+  type TagPair,
+} from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -24,7 +31,7 @@ export interface InstallCodeListFilter extends TimeRange, SearchFilter {
   /** Part of the hint, e.g. its last group `HX3W8N`; case-insensitive. */
   hint?: string | undefined;
   /** Every pair must be among the code's tags. */
-  tag?: Tags | undefined;
+  tag?: TagPair[] | undefined;
   /** One code by its id (an action answers the code it changed). */
   id?: string | undefined;
   limit: number;

@@ -65,6 +65,11 @@ export function newestFirst(
 }
 
 /** The row's tags hold every pair of `tags` (jsonb containment); none given narrows nothing. */
-export function tagged(column: PgColumn, tags: Record<string, string> | undefined): SQL | undefined {
-  return tags && Object.keys(tags).length > 0 ? sql`${column} @> ${JSON.stringify(tags)}::jsonb` : undefined;
+/** One `tag=key:value` of a list's filter. */
+export type TagPair = [key: string, value: string];
+
+/** Items whose tags hold every pair (none given: no condition); two values for one key match nothing. */
+export function tagged(column: PgColumn, pairs: TagPair[] | undefined): SQL | undefined {
+  if (!pairs || pairs.length === 0) return undefined;
+  return and(...pairs.map(([key, value]) => sql`${column} @> ${JSON.stringify({ [key]: value })}::jsonb`));
 }
