@@ -499,8 +499,11 @@ type ReleaseParams = EventContextParams & {
 
 const RELEASE = namedStatement<ReleaseParams>(`with released as (
   update activations set status = 'released', released_at = :now::timestamptz,
-    code_restored = :restore_code::boolean and :install_token_usable::boolean
-      and exists (select 1 from install_codes c where c.id = activations.install_code_id and c.status = 'activated' and c.expires_at > :now::timestamptz)
+    -- A page code (or an operator's code for one use) is restored while the install token is usable; a code with
+    -- uses > 1 stays issued and gets this use back whatever the token (an expired one gave it back already).
+    code_restored = :restore_code::boolean
+      and exists (select 1 from install_codes c where c.id = activations.install_code_id and c.expires_at > :now::timestamptz
+        and case when c.uses > 1 then c.status = 'issued' else c.status = 'activated' and :install_token_usable::boolean end)
   where id = :activation_id and status = 'activated'
   returning id, install_code_id, code_restored),
 revoked_servers as (
@@ -510,7 +513,7 @@ restored as (
   -- A restored code starts afresh: the precheck before the failed install is history, not news; an approval ends (it is asked again).
   update install_codes set status = 'issued', prechecked_at = null, precheck_machine_id = null, precheck_ssh_fingerprint = null, precheck_ip = null,
     approval = case when install_codes.approval is null then null else 'pending' end, approval_precheck_id = null, approval_decided_at = null
-  from released where install_codes.id = released.install_code_id and released.code_restored returning install_codes.id),
+  from released where install_codes.id = released.install_code_id and released.code_restored and install_codes.uses = 1 returning install_codes.id),
 forgotten_prechecks as (
   delete from install_code_prechecks using restored where install_code_prechecks.install_code_id = restored.id),
 revoked_code as (

@@ -162,7 +162,8 @@ export const ReleaseResultSchema = z
     activation_id: ActivationIdSchema,
     status: z.literal('released').openapi({ example: 'released' }),
     install_code_restored: z.boolean().openapi({
-      description: 'True when the install code is `issued` again and can be used for a retry.',
+      description:
+        'True when the install code is `issued` again and can be used for a retry; for an operator code with `uses` > 1, when this use went back to the code (which is still `issued` and unexpired).',
       example: true,
     }),
   })

@@ -38,6 +38,7 @@ describe('fleet codes: uses taken, given back and spent (DESIGN §22)', () => {
     expect(await enroll(t, code, { address: '198.51.100.3' })).toMatchObject({ code: 'install_code_exhausted' });
     const released = await releaseRequest(t, first.activationId!, { installToken: first.installToken });
     expect(released.status).toBe(200);
+    expect((await released.json()).data.install_code_restored).toBe(true);
     expect(await showCode(t, id)).toMatchObject({ status: 'issued', uses_held: 1 });
     expect((await enroll(t, code, { address: '198.51.100.4' })).status).toBe(200);
   });

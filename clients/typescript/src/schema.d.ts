@@ -1819,7 +1819,7 @@ export interface components {
              */
             status: "released";
             /**
-             * @description True when the install code is `issued` again and can be used for a retry.
+             * @description True when the install code is `issued` again and can be used for a retry; for an operator code with `uses` > 1, when this use went back to the code (which is still `issued` and unexpired).
              * @example true
              */
             install_code_restored: boolean;
