@@ -75,7 +75,8 @@ export async function activateInstallCode(
   assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
   const codeHash = sha256Hex(request.installCode);
   const precheck = await checkPrecheckToken(keys, request, codeHash, now);
-  const binding = 'problem' in precheck ? undefined : await readCodeBinding(db, codeHash);
+  const binding =
+    'problem' in precheck ? undefined : await readCodeBinding(db, { canonical: request.installCode, hash: codeHash });
   const checks = limitsFor({ binding, observedIp: request.observedIp, route: 'activate', checks: limits, hashes });
   if ('problem' in precheck) return refusedAfterCounting(db, senderChecks(checks), now, precheck.problem);
   const bindingRefusal = addressProblem(binding, request.observedIp) ?? hostnameProblem(binding, request.hostname);

@@ -7,12 +7,31 @@ const GROUP = 6;
 const groupPattern = new RegExp(`^[${CROCKFORD_ALPHABET}]{${GROUP}}$`);
 const prefixPattern = /^[A-Z0-9]{2,8}$/;
 
-/** `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: 18 characters of 5 bits each (90 bits) from the CSPRNG. */
-export function generateInstallCode(prefix: string): string {
-  const groups = Array.from({ length: 3 }, () =>
-    Array.from({ length: GROUP }, () => CROCKFORD_ALPHABET[randomInt(CROCKFORD_ALPHABET.length)]).join(''),
-  );
-  return [prefix, 'SD', ...groups].join('-');
+/**
+ * The first character of an operator's code (DESIGN §22): a page code never starts its random part with it,
+ * so the install steps read an operator code's bindings only for a code that starts with it, and a page
+ * code's precheck and activate stay one statement each. The page code's first character is one of 31, not 32.
+ */
+const OPERATOR_MARK = 'Z';
+const PAGE_FIRST_ALPHABET = CROCKFORD_ALPHABET.replace(OPERATOR_MARK, '');
+
+function randomCharacters(alphabet: string, length: number): string {
+  return Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
+}
+
+/**
+ * `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: 18 characters from the CSPRNG, 5 bits each (a page code's first, 4.95:
+ * 89.95 bits); an operator's code (`issuedBy: 'operator'`) starts its random part with `Z`.
+ */
+export function generateInstallCode(prefix: string, issuedBy: 'page' | 'operator' = 'page'): string {
+  const first = issuedBy === 'operator' ? OPERATOR_MARK : randomCharacters(PAGE_FIRST_ALPHABET, 1);
+  const random = first + randomCharacters(CROCKFORD_ALPHABET, 3 * GROUP - 1);
+  return [prefix, 'SD', random.slice(0, GROUP), random.slice(GROUP, 2 * GROUP), random.slice(2 * GROUP)].join('-');
+}
+
+/** Whether a canonical code may be an operator's (its random part starts with `Z`); a page code never is. */
+export function mayBeOperatorCode(canonicalCode: string): boolean {
+  return canonicalCode.charAt(canonicalCode.indexOf('-SD-') + 4) === OPERATOR_MARK;
 }
 
 const RANDOM_LENGTH = 3 * GROUP;

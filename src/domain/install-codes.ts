@@ -257,7 +257,7 @@ export async function precheckInstallCode(
 ): Promise<CountedOutcome<PrecheckedInstallCode | ApiError>> {
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
   const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
-  const binding = await readCodeBinding(db, codeHash);
+  const binding = await readCodeBinding(db, { canonical: normalisedCode, hash: codeHash });
   const addressRefusal = addressProblem(binding, sighting.ip);
   const checks = limitsFor({ binding, observedIp: sighting.ip, route: 'precheck', checks: limits, hashes });
   return countedStatement<PrecheckedInstallCode | ApiError>(db, checks, now, async (buckets) => {

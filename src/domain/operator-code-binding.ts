@@ -1,3 +1,4 @@
+import { mayBeOperatorCode } from './install-code-format.js';
 import type { KeyedHashes } from './keyed-hashes.js';
 import ipaddr from 'ipaddr.js';
 import type { Database } from '../db/client.js';
@@ -26,10 +27,14 @@ const BINDING = namedStatement<BindingParams>(
 );
 
 /** The binding of the code with this hash; undefined when there is no such code. */
-export async function readCodeBinding(db: Database, codeHash: string | null): Promise<CodeBinding | undefined> {
-  if (codeHash === null) return undefined;
+export async function readCodeBinding(
+  db: Database,
+  code: { canonical: string; hash: string | null },
+): Promise<CodeBinding | undefined> {
+  // A page code has no binding (install-code-format.ts): its steps stay one statement each.
+  if (code.hash === null || !mayBeOperatorCode(code.canonical)) return undefined;
   type Row = { id: string; uses: number; allowed_cidrs: string[] | null; hostname_pattern: string | null };
-  const [row] = await runStatement<Row, BindingParams>(db, BINDING, { code_hash: codeHash });
+  const [row] = await runStatement<Row, BindingParams>(db, BINDING, { code_hash: code.hash });
   return row
     ? { id: row.id, uses: row.uses, allowedCidrs: row.allowed_cidrs, hostnamePattern: row.hostname_pattern }
     : undefined;

@@ -45,7 +45,7 @@ export async function issueOperatorCode(
   db: Database,
   { input, now, context }: { input: OperatorCodeInput; now: Date; context: ChangeContext },
 ): Promise<IssuedOperatorCode> {
-  const code = generateInstallCode(input.prefix);
+  const code = generateInstallCode(input.prefix, 'operator');
   const issued = {
     id: randomId('ic_', 8),
     code,
