@@ -252,8 +252,10 @@ export const events = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.id, t.occurredAt] }),
-    index('events_occurred_at_idx').on(t.occurredAt),
-    index('events_type_idx').on(t.type, t.id),
+    // The events list's order, newest first by (occurred_at, id), whole or of one type: each partition's
+    // index read backward, merged, stops at the page's limit (no sort of a day's rows).
+    index('events_occurred_at_idx').on(t.occurredAt, t.id),
+    index('events_type_idx').on(t.type, t.occurredAt, t.id),
     index('events_install_code_id_idx').on(t.installCodeId),
     index('events_activation_id_idx').on(t.activationId),
     index('events_server_id_idx').on(t.serverId),
