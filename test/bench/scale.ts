@@ -342,6 +342,8 @@ async function benchCheckins(db: import('../../src/db/client.js').Database, pool
     keys: await keyRingFromJwks([await generatePrivateJwk()]),
   });
   const body = JSON.stringify({ agent_version: '1.0.0', uptime_seconds: 60, services: [] });
+  // The fill's own updates (revoked, the agent tokens: indexed columns) are not check-ins: counted from here.
+  const updatesBefore = await serverUpdates(pool);
   let next = 0;
   let done = 0;
   let refused = 0;
@@ -391,10 +393,21 @@ async function benchCheckins(db: import('../../src/db/client.js').Database, pool
   console.log(
     `the check-in's UPDATE alone (16 connections, ${CHECKIN_SECONDS} s): ${Math.round(statements / ((performance.now() - sqlStarted) / 1000))}/s`,
   );
-  const hot = await pool.query(`select n_tup_upd, n_tup_hot_upd from pg_stat_user_tables where relname = 'servers'`);
-  console.log(`servers updates: ${hot.rows[0].n_tup_upd}, of them HOT: ${hot.rows[0].n_tup_hot_upd}`);
+  await new Promise((r) => setTimeout(r, 1500)); // each connection reports its counts within a second of going idle
+  const updates = await serverUpdates(pool);
+  const fillfactor = await pool.query(`select reloptions from pg_class where relname = 'servers'`);
+  console.log(
+    `check-ins' updates of servers: ${updates.all - updatesBefore.all}, of them HOT: ${updates.hot - updatesBefore.hot} (servers ${JSON.stringify(fillfactor.rows[0].reloptions)})`,
+  );
   const plan = (await pool.query(`explain (analyze, buffers) ${update}`, [ids[0], body])).rows.map(
     (r: Record<string, string>) => r['QUERY PLAN']!,
   );
   plans.push("\n-- the check-in's UPDATE", ...plan);
+}
+
+async function serverUpdates(pool: pg.Pool): Promise<{ all: number; hot: number }> {
+  const { rows } = await pool.query(
+    `select n_tup_upd::int as "all", n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'servers'`,
+  );
+  return rows[0];
 }
