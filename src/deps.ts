@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseAvailability } from './db/availability.js';
 import type { Database } from './db/client.js';
+import type { FleetReading } from './domain/admin/fleet-reading.js';
 import type { KeyedHashes } from './domain/keyed-hashes.js';
 import type { ReadRouting } from './db/read-routing.js';
 import type { ReceiptKeys } from './domain/receipt-keys.js';
@@ -21,6 +22,8 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   keys: KeyRing;
+  /** The fleet's counts read by the periodic pass (the gauges' and the console overview's); left out, or before its first reading, the overview counts. */
+  fleet?: FleetReading;
   /** Left out, the app makes its own registry (answered in `App.metrics`). */
   metrics?: Metrics;
   /** Whether the database answers (src/db/client.ts): left out, it is taken as always there. */

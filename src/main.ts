@@ -166,6 +166,7 @@ async function main(): Promise<void> {
   const { app, consoleApp } = createApp({
     db: database.db,
     reads,
+    fleet,
     availability: database.availability,
     isDraining: () => port.draining,
     clock: systemClock,

@@ -28,7 +28,7 @@
 // ratios with the slices' spread; BENCH_CPU_PROF=<dir>: both profiled, µs per request by bucket.
 // BENCH_ONLY=scale: DESIGN §21's design scale (test/bench/scale.ts): BENCH_ROWS servers, activations and codes
 // (default 1,000,000) and BENCH_EVENTS events (default 10,000,000) filled with SQL; each figure with its plan.
-// BENCH_SCALE_PART=drop-day: the events alone, and dropping the oldest day.
+// BENCH_SCALE_PART=drop-day or events: the events alone, then dropping the oldest day, or the events list's first pages.
 // BENCH_ONLY=start: `npm start` to its first healthy answer on a fresh DATA_DIR and on a fresh PostgreSQL
 // database, each next to a bare Hono start, BENCH_RUNS rounds (default 3): ms, × bare, MiB of the process tree.
 import { benchAdminSearch } from './admin-search.js';
@@ -89,7 +89,7 @@ if (only === 'export') {
     rows: Number(process.env.BENCH_ROWS ?? 1_000_000),
     events: Number(process.env.BENCH_EVENTS ?? 10_000_000),
     runs: Number(process.env.BENCH_RUNS ?? 50),
-    onlyDropDay: process.env.BENCH_SCALE_PART === 'drop-day',
+    part: scalePart(process.env.BENCH_SCALE_PART),
   });
 } else if (only === 'search') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
@@ -126,4 +126,9 @@ if (only === 'export') {
       `PostgreSQL (${new URL(adminUrl).host})`,
       await benchDatabase('postgres', postgresTarget(adminUrl), installs, concurrencies),
     );
+}
+
+function scalePart(name: string | undefined): 'drop-day' | 'events' | undefined {
+  if (name === undefined || name === 'drop-day' || name === 'events') return name;
+  throw new Error(`BENCH_SCALE_PART is drop-day or events, not ${name}`);
 }
