@@ -216,7 +216,7 @@ export const signingKeys = pgTable(
 
 /**
  * Servers registered through the legacy `/register` route; the agent token is kept only as its SHA-256.
- * Stored at fillfactor 80 (drizzle/0016, by hand: drizzle-kit has no storage parameters), so that a
+ * Stored at fillfactor 80 (drizzle/0018, by hand: drizzle-kit has no storage parameters), so that a
  * check-in, which changes no indexed column, stays a HOT update on its page.
  */
 export const servers = pgTable(
