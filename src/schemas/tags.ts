@@ -33,7 +33,7 @@ export const TagsSchema = z.record(z.string().max(32), z.string().max(64)).opena
 const TagFilterSchema = z
   .string()
   .max(97, 'must be key:value')
-  .regex(/^[a-z0-9][a-z0-9_.-]{0,31}:.{1,64}$/s, 'must be key:value, such as env:prod')
+  .regex(/^[a-z0-9][a-z0-9_.-]{0,31}:.{1,64}$/, 'must be key:value, such as env:prod')
   .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE);
 
 /** `tag=key:value`, repeatable: all must match. The query answers one value as a string, several as an array. */

@@ -47,7 +47,7 @@ const AllowedCidrSchema = z
     }
     return parsed.network;
   })
-  .openapi({ type: 'string', example: '203.0.113.0/24' });
+  .openapi({ type: 'string', maxLength: 43, example: '203.0.113.0/24' });
 
 const HostnamePatternSchema = z
   .string()
