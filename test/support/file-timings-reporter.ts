@@ -7,6 +7,9 @@ import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
 const database = process.env.DATABASE_URL ? `postgresql-${new URL(process.env.DATABASE_URL).port || '5432'}` : 'pglite';
+// A run of a few files beside the passes (CI's failover and replica steps) names itself, so that it does not
+// replace a pass's timings with its own.
+const label = process.env.TEST_TIMINGS_LABEL ? `-${process.env.TEST_TIMINGS_LABEL}` : '';
 
 export default class FileTimingsReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -23,7 +26,7 @@ export default class FileTimingsReporter implements Reporter {
       })
       .sort((a, b) => b.seconds - a.seconds);
     mkdirSync('test-artifacts', { recursive: true });
-    const at = `test-artifacts/file-timings-${database}.json`;
+    const at = `test-artifacts/file-timings-${database}${label}.json`;
     writeFileSync(at, `${JSON.stringify({ node: process.version, database, files }, null, 2)}\n`);
   }
 }
