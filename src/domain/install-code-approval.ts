@@ -68,7 +68,49 @@ export async function prechecksOf(
   return byCode;
 }
 
-const decided: Record<ApprovalDecision, 'approved' | 'denied'> = { approve: 'approved', deny: 'denied' };
+export const decided: Record<ApprovalDecision, 'approved' | 'denied'> = { approve: 'approved', deny: 'denied' };
+
+/**
+ * §14's one decision on a code, with its event: the code bound to that precheck (`approval_precheck_id`), and
+ * revoked when denied. The caller holds the code's row lock and has checked the decision may be taken: the
+ * person's on the page, or an operator's on a `uses: 1` code it issued with approval.
+ */
+export async function recordCodeDecision(
+  tx: Database,
+  {
+    code,
+    precheck,
+    outcome,
+    now,
+    context,
+  }: {
+    code: Pick<InstallCodeRow, 'id'>;
+    precheck: Pick<InstallCodePrecheckRow, 'id' | 'ip' | 'sshFingerprint'>;
+    outcome: 'approved' | 'denied';
+    now: Date;
+    context: ChangeContext;
+  },
+): Promise<void> {
+  await tx
+    .update(installCodes)
+    .set({
+      approval: outcome,
+      approvalPrecheckId: precheck.id,
+      approvalDecidedAt: now,
+      ...(outcome === 'denied' ? { status: 'revoked' as const, revokedAt: now } : {}),
+    })
+    .where(eq(installCodes.id, code.id));
+  await recordEvent(tx, context, now, {
+    type: outcome === 'approved' ? 'install_code.approved' : 'install_code.denied',
+    installCodeId: code.id,
+    data: {
+      precheck_id: precheck.id,
+      precheck_ip: precheck.ip,
+      ssh_fingerprint: precheck.sshFingerprint,
+      ...(outcome === 'denied' ? { reason: 'denied' } : {}),
+    },
+  });
+}
 
 /**
  * The browser session that issued a code approves or denies one of its prechecks, in one transaction
@@ -107,26 +149,7 @@ export async function decideApproval(
     if (code.approval !== 'pending') throw new ApiError('approval_decided');
     const problem = installCodeProblem(code, now);
     if (problem) throw problem;
-    await tx
-      .update(installCodes)
-      .set({
-        approval: outcome,
-        approvalPrecheckId: precheckId,
-        approvalDecidedAt: now,
-        ...(outcome === 'denied' ? { status: 'revoked' as const, revokedAt: now } : {}),
-      })
-      .where(eq(installCodes.id, installCodeId));
-    const data = {
-      precheck_id: precheckId,
-      precheck_ip: precheck.ip,
-      ssh_fingerprint: precheck.sshFingerprint,
-      ...(outcome === 'denied' ? { reason: 'denied' } : {}),
-    };
-    await recordEvent(tx, context, now, {
-      type: outcome === 'approved' ? 'install_code.approved' : 'install_code.denied',
-      installCodeId,
-      data,
-    });
+    await recordCodeDecision(tx, { code, precheck, outcome, now, context });
     return { changed: true };
   });
 }

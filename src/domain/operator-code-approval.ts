@@ -5,10 +5,8 @@ import { ApiError } from '../errors.js';
 import { namedStatement } from '../db/named-statement.js';
 import { runStatement, timestampOf } from '../db/statement.js';
 import { recordEvent, type ChangeContext } from './events.js';
-import type { ApprovalDecision } from './install-code-approval.js';
+import { decided, recordCodeDecision, type ApprovalDecision } from './install-code-approval.js';
 import { installCodeProblem, type InstallCodeRow } from './install-codes.js';
-
-const decided: Record<ApprovalDecision, 'approved' | 'denied'> = { approve: 'approved', deny: 'denied' };
 
 /**
  * An operator approves or denies one precheck of a code issued with `require_approval` (DESIGN §22), in one
@@ -47,30 +45,18 @@ export async function decidePrecheckAsOperator(
     if (perPrecheck ? precheck.decision !== null : code.approval !== 'pending') throw new ApiError('approval_decided');
     const problem = installCodeProblem(code, now);
     if (problem) throw problem;
-    if (perPrecheck)
-      await tx
-        .update(installCodePrechecks)
-        .set({ decision: outcome, decidedAt: now })
-        .where(eq(installCodePrechecks.id, precheckId));
-    else
-      await tx
-        .update(installCodes)
-        .set({
-          approval: outcome,
-          approvalPrecheckId: precheckId,
-          approvalDecidedAt: now,
-          ...(outcome === 'denied' ? { status: 'revoked' as const, revokedAt: now } : {}),
-        })
-        .where(eq(installCodes.id, installCodeId));
+    if (!perPrecheck) {
+      await recordCodeDecision(tx, { code, precheck, outcome, now, context });
+      return { changed: true, decidedAt: now };
+    }
+    await tx
+      .update(installCodePrechecks)
+      .set({ decision: outcome, decidedAt: now })
+      .where(eq(installCodePrechecks.id, precheckId));
     await recordEvent(tx, context, now, {
       type: outcome === 'approved' ? 'install_code.approved' : 'install_code.denied',
       installCodeId,
-      data: {
-        precheck_id: precheckId,
-        precheck_ip: precheck.ip,
-        ssh_fingerprint: precheck.sshFingerprint,
-        ...(outcome === 'denied' && !perPrecheck ? { reason: 'denied' } : {}),
-      },
+      data: { precheck_id: precheckId, precheck_ip: precheck.ip, ssh_fingerprint: precheck.sshFingerprint },
     });
     return { changed: true, decidedAt: now };
   });
@@ -78,10 +64,10 @@ export async function decidePrecheckAsOperator(
 
 type FleetGateParams = { code_id: string; precheck_id: string | null };
 
-const FLEET_GATE = namedStatement<FleetGateParams>(`select c.status, c.expires_at, c.approval,
-  (select p.decision from install_code_prechecks p where p.id = :precheck_id and p.install_code_id = c.id) as decision,
-  exists (select from install_code_prechecks p where p.id = :precheck_id and p.install_code_id = c.id) as known
-from install_codes c where c.id = :code_id`);
+const FLEET_GATE =
+  namedStatement<FleetGateParams>(`select c.status, c.expires_at, c.approval, p.decision, p.id is not null as known
+from install_codes c left join install_code_prechecks p on p.id = :precheck_id and p.install_code_id = c.id
+where c.id = :code_id`);
 
 /**
  * Where an operator's decision on this precheck of a code with `uses` > 1 stands (DESIGN §22): one read, no

@@ -3,15 +3,7 @@ import type { Database } from '../../db/client.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { ServerRow } from '../servers.js';
-import {
-  anyContaining,
-  machineMatching,
-  matching,
-  newestFirst,
-  tagged,
-  type SearchFilter,
-  type TagPair,
-} from './list-query.js';
+import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -25,8 +17,6 @@ export interface ActivationListFilter extends TimeRange, SearchFilter {
   installCodeId?: string | undefined;
   /** true: only the activations flagged as duplicates (§16); false: only the others. */
   duplicate?: boolean | undefined;
-  /** Every pair must be among the activation's tags. */
-  tag?: TagPair[] | undefined;
   limit: number;
   cursor?: string | undefined;
 }

@@ -4,15 +4,7 @@ import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { InstallCodeRow } from '../install-codes.js';
 import { heldUsesOf, usesLeftCondition } from '../operator-code-uses.js';
-import {
-  anyContaining,
-  machineMatching,
-  matching,
-  newestFirst,
-  tagged,
-  type SearchFilter,
-  type TagPair,
-} from './list-query.js';
+import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -30,8 +22,6 @@ export interface InstallCodeListFilter extends TimeRange, SearchFilter {
   status?: InstallCodeListStatus | undefined;
   /** Part of the hint, e.g. its last group `HX3W8N`; case-insensitive. */
   hint?: string | undefined;
-  /** Every pair must be among the code's tags. */
-  tag?: TagPair[] | undefined;
   /** One code by its id (an action answers the code it changed). */
   id?: string | undefined;
   limit: number;

@@ -16,6 +16,8 @@ export interface SearchFilter {
   ip?: string | undefined;
   machineId?: string | undefined;
   sshFingerprint?: string | undefined;
+  /** `tag=key:value` pairs: every one must be among the item's tags (copied from its operator code). */
+  tag?: TagPair[] | undefined;
 }
 
 /** `%` and `_` typed by an operator are letters, not wildcards. */
@@ -64,7 +66,6 @@ export function newestFirst(
   return { where: and(page.where, ...conditions, ...withinRange(time, filter)), orderBy: page.orderBy };
 }
 
-/** The row's tags hold every pair of `tags` (jsonb containment); none given narrows nothing. */
 /** One `tag=key:value` of a list's filter. */
 export type TagPair = [key: string, value: string];
 

@@ -2,15 +2,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { servers } from '../../db/schema.js';
 import { CHECKIN_INTERVAL_SECONDS, type ServerRow } from '../servers.js';
-import {
-  anyContaining,
-  machineMatching,
-  matching,
-  newestFirst,
-  tagged,
-  type SearchFilter,
-  type TagPair,
-} from './list-query.js';
+import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -62,8 +54,6 @@ export interface ServerListFilter extends TimeRange, SearchFilter {
   id?: string | undefined;
   health?: ServerHealth | undefined;
   hostname?: string | undefined;
-  /** Every pair must be among the server's tags. */
-  tag?: TagPair[] | undefined;
   limit: number;
   cursor?: string | undefined;
 }
