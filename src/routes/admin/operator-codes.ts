@@ -3,7 +3,7 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import type { ApprovalDecision } from '../../domain/install-code-approval.js';
 import { decidePrecheckAsOperator } from '../../domain/operator-code-approval.js';
-import { issueOperatorCode } from '../../domain/operator-codes.js';
+import { issueRequestedCode } from '../../http/issue-requested-code.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { jsonBody } from '../../http/json-body.js';
@@ -106,23 +106,7 @@ function decisionRoute(decision: ApprovalDecision) {
 export function registerAdminOperatorCodes(app: Router, deps: AppDeps): void {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    const context = operatorChangeContext(c, body.reason ?? null);
-    const ttlSeconds = body.ttl_seconds ?? deps.config.installCodeTtlSeconds;
-    const tags = body.tags ?? {};
-    const issued = await issueOperatorCode(deps.db, {
-      input: {
-        prefix: deps.config.installCodePrefix,
-        uses: body.uses,
-        ttlSeconds,
-        description: body.description,
-        tags,
-        allowedCidrs: body.allowed_cidrs,
-        hostnamePattern: body.hostname_pattern,
-        requireApproval: body.require_approval,
-      },
-      now: deps.clock.now(),
-      context,
-    });
+    const issued = await issueRequestedCode(c, deps, body);
     return c.json(
       {
         data: {
@@ -131,8 +115,8 @@ export function registerAdminOperatorCodes(app: Router, deps: AppDeps): void {
           install_code_hint: issued.hint,
           uses: body.uses,
           expires_at: toIsoOffset(issued.expiresAt),
-          ttl_seconds: ttlSeconds,
-          tags,
+          ttl_seconds: issued.ttlSeconds,
+          tags: issued.tags,
           require_approval: body.require_approval,
           warnings: issued.warnings,
         },

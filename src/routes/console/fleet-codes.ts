@@ -8,7 +8,7 @@ import {
 import type { ConsoleAssets } from '../../console/console-frame.js';
 import type { RouteDeps } from '../../deps.js';
 import { decidePrecheckAsOperator } from '../../domain/operator-code-approval.js';
-import { issueOperatorCode } from '../../domain/operator-codes.js';
+import { issueRequestedCode } from '../../http/issue-requested-code.js';
 import { claimConsoleForm } from '../../domain/operators/console-form-claims.js';
 import { randomSecret } from '../../domain/secret-hash.js';
 import type { AppEnv } from '../../http/app-env.js';
@@ -94,22 +94,8 @@ export function registerConsoleFleetCodes(router: Hono<AppEnv>, deps: RouteDeps,
     if (!(await claimConsoleForm(deps.db, { sessionTokenHash: session.tokenHash, token: createToken, now })))
       return answerView(c, assets, createFormUsedView(), 409);
     const request = parsed.data;
-    const uses = request.uses;
-    const issued = await issueOperatorCode(deps.db, {
-      input: {
-        prefix: deps.config.installCodePrefix,
-        uses,
-        ttlSeconds: request.ttl_seconds ?? deps.config.installCodeTtlSeconds,
-        description: request.description,
-        tags: request.tags ?? {},
-        allowedCidrs: request.allowed_cidrs,
-        hostnamePattern: request.hostname_pattern,
-        requireApproval: request.require_approval,
-      },
-      now,
-      context: operatorChangeContext(c, request.reason ?? null),
-    });
-    return answerView(c, assets, createdCodeView({ ...issued, uses }));
+    const issued = await issueRequestedCode(c, deps, request);
+    return answerView(c, assets, createdCodeView({ ...issued, uses: request.uses }));
   });
 
   router.post('/codes/:id/prechecks/:precheck/:decision{approve|deny}', async (c) => {
