@@ -28,7 +28,8 @@
 // ratios with the slices' spread; BENCH_CPU_PROF=<dir>: both profiled, µs per request by bucket.
 // BENCH_ONLY=scale: DESIGN §21's design scale (test/bench/scale.ts): BENCH_ROWS servers, activations and codes
 // (default 1,000,000) and BENCH_EVENTS events (default 10,000,000) filled with SQL; each figure with its plan.
-// BENCH_SCALE_PART=drop-day or events: the events alone, then dropping the oldest day, or the events list's first pages.
+// BENCH_SCALE_PART=drop-day or events: the events alone, then dropping the oldest day, or the events list's first pages;
+// steps: the whole fill, then only the install steps on it next to an empty database, in slices taking turns.
 // BENCH_ONLY=start: `npm start` to its first healthy answer on a fresh DATA_DIR and on a fresh PostgreSQL
 // database, each next to a bare Hono start, BENCH_RUNS rounds (default 3): ms, × bare, MiB of the process tree.
 import { benchAdminSearch } from './admin-search.js';
@@ -128,7 +129,7 @@ if (only === 'export') {
     );
 }
 
-function scalePart(name: string | undefined): 'drop-day' | 'events' | undefined {
-  if (name === undefined || name === 'drop-day' || name === 'events') return name;
-  throw new Error(`BENCH_SCALE_PART is drop-day or events, not ${name}`);
+function scalePart(name: string | undefined): 'drop-day' | 'events' | 'steps' | undefined {
+  if (name === undefined || name === 'drop-day' || name === 'events' || name === 'steps') return name;
+  throw new Error(`BENCH_SCALE_PART is drop-day, events or steps, not ${name}`);
 }

@@ -28,6 +28,7 @@ import { spawnService, TEST_KEK } from '../support/spawn-service.js';
 import { openExplainingPostgres } from './admin-search.js';
 import { openCountingPostgres, type CountingDatabase } from './counting-database.js';
 import { benchLifecycle } from './lifecycle.js';
+import type { Measurement } from './measure.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789';
 const MiB = 1024 * 1024;
@@ -50,7 +51,7 @@ async function rssBytes(pid: number): Promise<number> {
 
 export async function benchScale(
   adminUrl: string,
-  options: { rows: number; events: number; runs: number; part?: 'drop-day' | 'events' | undefined },
+  options: { rows: number; events: number; runs: number; part?: 'drop-day' | 'events' | 'steps' | undefined },
 ) {
   const { rows, events, runs } = options;
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
@@ -79,6 +80,18 @@ export async function benchScale(
       showPlan(title, plan!);
       console.log(`| ${title} | ${ms(p99(samples))} | ${executionMs(plan!)} |`);
     };
+    if (options.part === 'steps') {
+      await fillFleet(db, rows, now);
+      started = performance.now();
+      await fillEvents(pool, events, now);
+      console.log(`filled ${rows} codes, activations and servers and ${events} events in ${seconds(started)} s`);
+      await benchStepsFilledVsEmpty(
+        await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' }),
+        adminUrl,
+        runs,
+      );
+      return;
+    }
     if (options.part) {
       await fillEvents(pool, events, now);
       console.log(`filled ${events} events over 90 days in ${seconds(started)} s`);
@@ -169,35 +182,69 @@ export async function benchScale(
     }
 
     // The install steps on this database and on an empty one.
-    const filled: CountingDatabase = {
-      kind: 'postgres',
-      db: service.db,
-      statements: () => 0,
-      close: () => service.close(),
-    };
-    const empty = await openCountingPostgres(adminUrl);
-    try {
-      const lifecycleRuns = Math.max(100, runs * 2);
-      const onFilled = await benchLifecycle(filled, lifecycleRuns);
-      const onEmpty = await benchLifecycle(empty, lifecycleRuns);
-      console.log(
-        `\ninstall steps through the app, N=${lifecycleRuns}: mean µs on the filled database vs an empty one`,
-      );
-      console.log('| step | filled µs | empty µs | throughput filled / empty |');
-      console.log('|---|---|---|---|');
-      for (const step of onFilled) {
-        const other = onEmpty.find((e) => e.case === step.case)!;
-        console.log(`| ${step.case} | ${step.meanUs} | ${other.meanUs} | ${(other.meanUs / step.meanUs).toFixed(2)} |`);
-      }
-    } finally {
-      await filled.close();
-      await empty.close();
-    }
+    await benchStepsFilledVsEmpty(service, adminUrl, runs);
     console.log(`\nPlans (EXPLAIN (ANALYZE, BUFFERS)):${plans.join('\n')}`);
   } finally {
     pool.on('error', () => {});
     await pool.end();
     await scratch.drop();
+  }
+}
+
+/** Slices of each database, taking turns (the first of a pair alternating), so that a warmer JIT or a busier machine favours neither. */
+const STEP_SLICES = 4;
+
+/**
+ * The install steps through the app (in this process, one request at a time, N per slice) on the filled
+ * database and on an empty one, in slices taking turns: per step, the median of the slices' means on each
+ * side and filled ÷ empty throughput (empty's mean ÷ filled's) with the slices' lowest–highest. Closes `filledService`.
+ */
+async function benchStepsFilledVsEmpty(
+  filledService: { db: Database; close: () => Promise<void> },
+  adminUrl: string,
+  runs: number,
+): Promise<void> {
+  const filled: CountingDatabase = {
+    kind: 'postgres',
+    db: filledService.db,
+    statements: () => 0,
+    close: () => filledService.close(),
+  };
+  const empty = await openCountingPostgres(adminUrl);
+  const lifecycleRuns = Math.max(100, runs * 2);
+  const slices: { filled: Measurement[]; empty: Measurement[] }[] = [];
+  try {
+    for (let slice = 0; slice < STEP_SLICES; slice++) {
+      const first = slice % 2 === 0 ? filled : empty;
+      const second = first === filled ? empty : filled;
+      // Each side's slices use addresses and machines of their own (a slice uses 2 × (N + warm-up) of them).
+      const offset = slice * 2 * (lifecycleRuns + 100);
+      const a = await benchLifecycle(first, lifecycleRuns, offset);
+      const b = await benchLifecycle(second, lifecycleRuns, offset);
+      slices.push(first === filled ? { filled: a, empty: b } : { filled: b, empty: a });
+    }
+  } finally {
+    await filled.close();
+    await empty.close();
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    const middle = sorted.length / 2;
+    return sorted.length % 2 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  console.log(
+    `\ninstall steps through the app, ${STEP_SLICES} slices of N=${lifecycleRuns} each side taking turns: mean µs on the filled database vs an empty one`,
+  );
+  console.log('| step | filled µs (median of slices) | empty µs | throughput filled / empty (slices) |');
+  console.log('|---|---|---|---|');
+  for (const { case: step } of slices[0]!.filled) {
+    const meanOf = (side: Measurement[]) => side.find((m) => m.case === step)!.meanUs;
+    const ratios = slices.map((s) => meanOf(s.empty) / meanOf(s.filled));
+    const filledUs = median(slices.map((s) => meanOf(s.filled)));
+    const emptyUs = median(slices.map((s) => meanOf(s.empty)));
+    console.log(
+      `| ${step} | ${Math.round(filledUs)} | ${Math.round(emptyUs)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
+    );
   }
 }
 
