@@ -26,7 +26,7 @@ import { fillFleet } from '../support/fleet-rows.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK } from '../support/spawn-service.js';
 import { openExplainingPostgres } from './admin-search.js';
-import { openCountingPostgres, type CountingDatabase } from './counting-database.js';
+import type { CountingDatabase } from './counting-database.js';
 import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
 
@@ -210,7 +210,16 @@ async function benchStepsFilledVsEmpty(
     statements: () => 0,
     close: () => filledService.close(),
   };
-  const empty = await openCountingPostgres(adminUrl);
+  // The empty side through the same pool as the filled one (the service's, openDatabase), not the bench's counting one.
+  const emptyScratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
+  const emptyService = await openDatabase({ databaseUrl: emptyScratch.url, dataDir: 'unused' });
+  await migrateDatabase(emptyService.db);
+  const empty: CountingDatabase = {
+    kind: 'postgres',
+    db: emptyService.db,
+    statements: () => 0,
+    close: () => emptyService.close().finally(() => emptyScratch.drop()),
+  };
   const lifecycleRuns = Math.max(100, runs * 2);
   const slices: { filled: Measurement[]; empty: Measurement[] }[] = [];
   try {
