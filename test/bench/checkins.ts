@@ -20,11 +20,15 @@ import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { benchAgentToken, fillFleet } from '../support/fleet-rows.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
+import { openExplainingPostgres } from './admin-search.js';
+import { BUCKETS, summariseProfile } from './cpu-profile.js';
 import { httpClient, serverCpuMs, waitReady } from './http-server.js';
 import { createInstalls, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
 
 /** Linux's /proc CPU ticks (USER_HZ). */
 const TICK_MS = 10;
+/** Installs made so far by this bench (each from its own address). */
+let installsMade = 0;
 /** Installs timed alone before each run, and the warm-up's seconds of check-ins. */
 const ALONE_INSTALLS = 20;
 const WARM_UP_SECONDS = 3;
@@ -34,6 +38,8 @@ interface Options {
   seconds: number;
   connections: number;
   instances: number[];
+  /** A built checkout of another version (BENCH_COMPARE_WITH): each run is made with its server first, then with this one's. */
+  compareWith?: string | undefined;
 }
 
 const uptime = () =>
@@ -47,13 +53,16 @@ export async function benchCheckins(adminUrl: string, options: Options): Promise
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench_checkins');
   const pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
   try {
-    const filling = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
+    const migrating = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
+    await migrateDatabase(migrating.db);
+    await migrating.close();
+    // Filled on connections of the bench's own, without the service's 5 s statement timeout.
+    const filling = await openExplainingPostgres(scratch.url);
     const started = performance.now();
     try {
-      await migrateDatabase(filling.db);
       await fillFleet(filling.db, options.rows, new Date());
     } finally {
-      await filling.close();
+      await filling.pool.end();
     }
     await pool.query(`update servers set status = 'revoked', revoked_at = last_seen_at where right(id, 1) = '7'`);
     await pool.query('vacuum analyze servers');
@@ -62,11 +71,20 @@ export async function benchCheckins(adminUrl: string, options: Options): Promise
       `filled ${options.rows} servers with their activations and codes in ${((performance.now() - started) / 1000).toFixed(0)} s: ${statuses.map((r) => `${r.n} ${r.status}`).join(', ')}`,
     );
     let offset = 0;
-    for (const instances of options.instances) {
-      offset = await runWith(scratch.url, pool, options, instances, offset);
-    }
+    const versions = [
+      ...(options.compareWith
+        ? [{ name: options.compareWith, start: `${options.compareWith}/scripts/start.mjs` }]
+        : []),
+      { name: 'this checkout', start: 'scripts/start.mjs' },
+    ];
+    for (const instances of options.instances)
+      for (const version of versions) {
+        console.log(`\n== ${version.name}`);
+        offset = await runWith(scratch.url, pool, options, instances, offset, version.start);
+      }
     await explainCheckins(pool, options.rows);
   } finally {
+    pool.on('error', () => {});
     await pool.end();
     await scratch.drop();
   }
@@ -74,29 +92,40 @@ export async function benchCheckins(adminUrl: string, options: Options): Promise
 }
 
 /** One run: `instances` servers, the load, the install steps meanwhile. Answers where the next run starts in the stride. */
-async function runWith(url: string, pool: pg.Pool, options: Options, instances: number, offset: number) {
+async function runWith(url: string, pool: pg.Pool, options: Options, instances: number, offset: number, start: string) {
   const services: SpawnedService[] = [];
   const ports: number[] = [];
+  // BENCH_CPU_PROF=<dir>: the first instance runs under node --cpu-prof; its profile of the measured window is summarised.
+  const profileDir = process.env.BENCH_CPU_PROF && `${process.env.BENCH_CPU_PROF}/${instances}-${Date.now()}`;
+  const spawnedAt = performance.now();
+  let window: { fromMs: number; toMs: number; cpuUs: number; requests: number } | undefined;
   try {
     for (let i = 0; i < instances; i++) {
       const port = 20_000 + Math.floor(Math.random() * 20_000);
-      const service = spawnService({
+      const env = {
         DATABASE_URL: url,
         KEY_ENCRYPTION_KEY: TEST_KEK,
         PORT: String(port),
         TRUST_PROXY: '1',
         LOG_LEVEL: 'warn',
-      });
+      };
+      const service = spawnService(
+        env,
+        profileDir && i === 0
+          ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profileDir}`, start]
+          : [start],
+      );
       services.push(service);
       await waitReady(service, port);
       ports.push(port);
     }
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const client = httpClient(ports[0]!, agent);
-    let run = 0;
     const install = async (latencies: Map<Step, number[]>) => {
-      const [one] = createInstalls(1, 100 + (run++ % 100));
-      one!.address = `10.${200 + (run % 50)}.${(run >> 8) & 255}.${run & 255}`;
+      const n = installsMade++;
+      const [one] = createInstalls(1, 100 + (n % 100));
+      // Each install from an address of its own, across every run of the bench: no install limit is reached.
+      one!.address = `10.${200 + ((n >> 16) & 31)}.${(n >> 8) & 255}.${n & 255}`;
       for (const step of LIFECYCLE) {
         const at = performance.now();
         await runStep(client, step, one!);
@@ -118,7 +147,10 @@ async function runWith(url: string, pool: pg.Pool, options: Options, instances: 
     const database = await databaseCpu(pool);
     const machineBefore = await machineTicks();
     const hotBefore = await serverUpdates(pool);
+    const commitsBefore = await commits(pool);
+    const walBefore = await walStats(pool);
     const loadBefore = uptime();
+    const loadStarted = performance.now();
     const during = fresh();
     let loading = true;
     const generated = generate(ports, options, options.seconds, offset).finally(() => {
@@ -130,11 +162,15 @@ async function runWith(url: string, pool: pg.Pool, options: Options, instances: 
       installs += 1;
     }
     const load = await generated;
+    const loadEnded = performance.now();
+    const firstMs = (await serverCpuMs(pids[0]!)) - serviceBefore[0]!;
     const databaseMs = await database.stop();
     const machine = await machineTicks();
     const serviceMs = (await Promise.all(pids.map(serverCpuMs))).reduce((a, b, i) => a + b - serviceBefore[i]!, 0);
     await new Promise((r) => setTimeout(r, 1500)); // each backend reports its counts within a second of going idle
     const hot = await serverUpdates(pool);
+    const statements = (await commits(pool)) - commitsBefore;
+    const wal = await walStats(pool);
     agent.destroy();
 
     const ok = load.byStatus['200'] ?? 0;
@@ -150,6 +186,18 @@ async function runWith(url: string, pool: pg.Pool, options: Options, instances: 
     console.log(
       `| ${Math.round(ok / (load.wallMs / 1000))} | ${JSON.stringify(load.byStatus)} | ${perCheckin(serviceMs)} · ${perCheckin(databaseMs)} · ${perCheckin(load.cpuMs)} | ${(busy * 100).toFixed(0)} % of ${os.cpus().length} cores | ${load.p50Ms.toFixed(1)} / ${load.p99Ms.toFixed(1)} |`,
     );
+    window = {
+      fromMs: loadStarted - spawnedAt,
+      toMs: loadEnded - spawnedAt,
+      cpuUs: firstMs * 1000,
+      requests: load.answered / instances,
+    };
+    console.log(
+      `transactions committed in the database meanwhile: ${statements} (${(load.answered / statements).toFixed(1)} check-ins per transaction, the install steps' included)`,
+    );
+    console.log(
+      `WAL per check-in (the whole PostgreSQL's, other databases' included): ${((wal.records - walBefore.records) / load.answered).toFixed(1)} records, ${((wal.fpi - walBefore.fpi) / load.answered).toFixed(2)} full-page images, ${Math.round((wal.bytes - walBefore.bytes) / load.answered)} bytes`,
+    );
     console.log(
       `servers updated: ${hot.all - hotBefore.all}, of them HOT: ${hot.hot - hotBefore.hot}; the install steps (ms, p50 / p90 / max) alone (${ALONE_INSTALLS}) and during the check-ins (${installs}):`,
     );
@@ -159,7 +207,32 @@ async function runWith(url: string, pool: pg.Pool, options: Options, instances: 
     return load.next + 20_000;
   } finally {
     for (const service of services) await service.stop();
+    if (profileDir && window) await printProfile(profileDir, window);
   }
+}
+
+async function printProfile(dir: string, window: { fromMs: number; toMs: number; cpuUs: number; requests: number }) {
+  const [summary] = await summariseProfile(dir, [{ step: 'checkin', ...window }]);
+  if (!summary) return;
+  console.log(`\nthe first instance's CPU profile (${dir}): µs per check-in by bucket`);
+  console.log(`| ${BUCKETS.join(' | ')} | total |\n|${BUCKETS.map(() => '---|').join('')}---|`);
+  console.log(`| ${BUCKETS.map((b) => summary.perRequestUs[b]).join(' | ')} | ${summary.perRequestUs.total} |`);
+  console.log(`the busiest functions (self):\n  ${summary.top.join('\n  ')}`);
+}
+
+/** Every write of the PostgreSQL (pg_stat_wal, 14 and later): the first change of a page after a checkpoint writes the whole page. */
+async function walStats(pool: pg.Pool): Promise<{ records: number; fpi: number; bytes: number }> {
+  const { rows } = await pool.query(
+    `select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes from pg_stat_wal`,
+  );
+  return rows[0];
+}
+
+async function commits(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query(
+    `select xact_commit::int as n from pg_stat_database where datname = current_database()`,
+  );
+  return rows[0].n;
 }
 
 interface LoadResult {

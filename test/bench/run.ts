@@ -32,6 +32,7 @@
 // BENCH_ONLY=checkins: check-ins sustained through the compiled server over HTTP on a filled database (test/bench/checkins.ts):
 // BENCH_ROWS servers (default 1,000,000), BENCH_INSTANCES (default 1; `1,2` runs each), BENCH_CONCURRENCY connections
 // (default 64), BENCH_SECONDS (default 15), install steps timed meanwhile; CPU per check-in of each process.
+// BENCH_COMPARE_WITH=<a built checkout of another version>: each run with its server first, then with this one's.
 // BENCH_ONLY=start: `npm start` to its first healthy answer on a fresh DATA_DIR and on a fresh PostgreSQL
 // database, each next to a bare Hono start, BENCH_RUNS rounds (default 3): ms, × bare, MiB of the process tree.
 import { benchAdminSearch } from './admin-search.js';
@@ -102,6 +103,7 @@ if (only === 'export') {
     seconds: Number(process.env.BENCH_SECONDS ?? 15),
     connections: Number(process.env.BENCH_CONCURRENCY ?? 64),
     instances: (process.env.BENCH_INSTANCES ?? '1').split(',').map(Number),
+    compareWith: process.env.BENCH_COMPARE_WITH,
   });
 } else if (only === 'search') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
