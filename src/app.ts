@@ -27,6 +27,7 @@ import { registerReference } from './routes/reference.js';
 import { registerSigningKeys } from './routes/signing-keys.js';
 import { ReceiptKeys } from './domain/receipt-keys.js';
 import { keyedHashes } from './domain/keyed-hashes.js';
+import { CheckinBatcher } from './domain/checkins.js';
 
 export interface App {
   app: Router;
@@ -59,6 +60,7 @@ export function createApp(appDeps: AppDeps): App {
     rateLimitOverrides,
     receiptKeys,
     keyedHashes: keyedHashes(appDeps.config.keyEncryptionKey),
+    checkins: new CheckinBatcher(appDeps.db),
   };
   const availability = deps.availability ?? alwaysAvailable;
   useCommonMiddleware(app, deps, availability, metrics);

@@ -1,3 +1,4 @@
+import type { CheckinBatcher } from './domain/checkins.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseAvailability } from './db/availability.js';
@@ -41,6 +42,8 @@ export interface RouteDeps extends AppDeps {
   rateLimitOverrides: RateLimitOverrides;
   /** The keys that signed receipts, kept and published beside the ring's (one per app). */
   receiptKeys: ReceiptKeys;
+  /** This instance's check-ins, gathered into one statement per turn of the event loop. */
+  checkins: CheckinBatcher;
   /** The hashes kept of guessable values (root's console sessions, events' client keys, rate-limit subjects): keyed by KEY_ENCRYPTION_KEY when set. */
   keyedHashes: KeyedHashes;
 }

@@ -245,6 +245,12 @@ export const servers = pgTable(
     addressAlternations: integer('address_alternations').notNull().default(0),
     /** The activation's tags, copied at register (DESIGN §22). */
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The server's `checkin-server-hour` bucket: its start and the check-ins counted in it. Kept on the row
+     * the check-in writes anyway, not in `rate_limit_buckets` (src/domain/checkins.ts says why).
+     */
+    checkinBucketStart: at('checkin_bucket_start'),
+    checkinCount: integer('checkin_count').notNull().default(0),
   },
   (t) => [
     index('servers_registered_at_idx').on(t.registeredAt, t.id),

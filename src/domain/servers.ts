@@ -1,9 +1,8 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client.js';
 import { activations, servers } from '../db/schema.js';
 import { ApiError } from '../errors.js';
-import type { AgentReport } from '../schemas/server.js';
 import { recordEvent, type ChangeContext } from './events.js';
 import { randomId, randomSecret, sha256Hex } from './secret-hash.js';
 import { assertInstallTokenJti } from './tokens.js';
@@ -125,49 +124,8 @@ async function updateIfActive(
   return { row: current, changed: false };
 }
 
-/**
- * An active server's check-in: last seen, report and agent version are updated in one statement.
- * A revoked server's check-in changes nothing and answers the revoked row, so that its agent learns it.
- * A check-in records no event: it changes no state, and health is derived from `last_seen_at`.
- */
-export async function checkInServer(
-  db: Database,
-  {
-    serverId,
-    report,
-    now,
-    address = null,
-  }: { serverId: string; report: AgentReport; now: Date; address?: string | null },
-): Promise<ServerRow | undefined> {
-  return (
-    await updateIfActive(db, serverId, {
-      lastSeenAt: now,
-      lastReport: report,
-      agentVersion: report.agent_version,
-      ...addressTracking(address),
-    })
-  ).row;
-}
-
 /** One agent token that alternates this many times between two addresses is flagged (DESIGN §16: a copied agent). */
 export const COPIED_AGENT_ALTERNATIONS = 3;
-
-/**
- * The address columns of a check-in, computed from the row's old values in the same UPDATE: the same
- * address changes nothing; the address before the last one (A → B → A) counts an alternation; any other
- * address starts afresh. One agent moving once (a new IP) never gets past 0; two copies of one agent
- * checking in from two places go back and forth and climb by one at each switch.
- */
-function addressTracking(address: string | null): PgUpdateSetSource<typeof servers> {
-  if (!address) return {};
-  const same = sql`${servers.lastCheckinIp} is not distinct from ${address}`;
-  const back = sql`${servers.previousCheckinIp} is not distinct from ${address}`;
-  return {
-    lastCheckinIp: address,
-    previousCheckinIp: sql`case when ${same} then ${servers.previousCheckinIp} else ${servers.lastCheckinIp} end`,
-    addressAlternations: sql`case when ${same} then ${servers.addressAlternations} when ${back} then ${servers.addressAlternations} + 1 else 0 end`,
-  };
-}
 
 /** Marks a server revoked. Idempotent: a revoked server keeps its first `revoked_at` (and `revoked` is false); only the first revoke is an event. */
 export async function revokeServer(

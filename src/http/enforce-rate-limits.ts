@@ -39,7 +39,7 @@ export async function enforceRateLimits(
  * Admitted: the `RateLimit` headers are set on whatever the route answers (a later 404 was counted too).
  * Refused: 429 `rate_limit_exceeded` with `Retry-After` and the headers.
  */
-function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDecision): void {
+export function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDecision): void {
   const headers = rateLimitHeaders(decision.states);
   if (decision.admitted) {
     for (const [name, value] of Object.entries(headers)) c.header(name, value);

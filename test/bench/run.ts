@@ -30,9 +30,14 @@
 // (default 1,000,000) and BENCH_EVENTS events (default 10,000,000) filled with SQL; each figure with its plan.
 // BENCH_SCALE_PART=drop-day or events: the events alone, then dropping the oldest day, or the events list's first pages;
 // steps: the whole fill, then only the install steps on it next to an empty database, in slices taking turns.
+// BENCH_ONLY=checkins: check-ins sustained through the compiled server over HTTP on a filled database (test/bench/checkins.ts):
+// BENCH_ROWS servers (default 1,000,000), BENCH_INSTANCES (default 1; `1,2` runs each), BENCH_CONCURRENCY connections
+// (default 64), BENCH_SECONDS (default 15), install steps timed meanwhile; CPU per check-in of each process.
+// BENCH_COMPARE_WITH=<a built checkout of another version>: each run with its server first, then with this one's.
 // BENCH_ONLY=start: `npm start` to its first healthy answer on a fresh DATA_DIR and on a fresh PostgreSQL
 // database, each next to a bare Hono start, BENCH_RUNS rounds (default 3): ms, × bare, MiB of the process tree.
 import { benchAdminSearch } from './admin-search.js';
+import { benchCheckins } from './checkins.js';
 import { benchExportMemory } from './export-memory.js';
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
 import { benchFloor } from './floor-comparison.js';
@@ -91,6 +96,15 @@ if (only === 'export') {
     events: Number(process.env.BENCH_EVENTS ?? 10_000_000),
     runs: Number(process.env.BENCH_RUNS ?? 50),
     part: scalePart(process.env.BENCH_SCALE_PART),
+  });
+} else if (only === 'checkins') {
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchCheckins(adminUrl, {
+    rows: Number(process.env.BENCH_ROWS ?? 1_000_000),
+    seconds: Number(process.env.BENCH_SECONDS ?? 15),
+    connections: Number(process.env.BENCH_CONCURRENCY ?? 64),
+    instances: (process.env.BENCH_INSTANCES ?? '1').split(',').map(Number),
+    compareWith: process.env.BENCH_COMPARE_WITH,
   });
 } else if (only === 'search') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);

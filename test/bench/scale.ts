@@ -4,13 +4,11 @@
 // EXPLAIN (ANALYZE, BUFFERS) plan of its statement: the fleet reading and a scrape of its gauges; each admin
 // list's first page (p99 of BENCH_RUNS, default 50); search by part of a host name (p99); the NDJSON export
 // of every activation by the compiled server (rows/s, its RSS over idle); dropping a day of events;
-// check-ins sustained (through the app, and the check-in's statement alone); the install steps' time on
+// (check-ins sustained: BENCH_ONLY=checkins, checkins.ts, through the compiled server); the install steps' time on
 // that database next to an empty one. Nothing is asserted; heavy: run it alone, under `nice`.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import pg from 'pg';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import type pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { listActivations } from '../../src/domain/admin/activation-list.js';
@@ -19,8 +17,6 @@ import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
 import { fleetReading } from '../../src/domain/admin/fleet-reading.js';
 import { listInstallCodes } from '../../src/domain/admin/install-code-list.js';
 import { listServers } from '../../src/domain/admin/server-list.js';
-import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
-import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { fillFleet } from '../support/fleet-rows.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
@@ -32,10 +28,6 @@ import type { Measurement } from './measure.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789';
 const MiB = 1024 * 1024;
-/** Servers whose agent token the bench knows (set by SQL), for the sustained check-ins. */
-const CHECKIN_SERVERS = 20_000;
-const CHECKIN_SECONDS = 15;
-const CHECKIN_CONCURRENCY = 32;
 
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
 const p99 = (samples: number[]) => {
@@ -110,11 +102,6 @@ export async function benchScale(
     console.log(`filled ${events} events over 90 days in ${seconds(started)} s`);
     // Mixed health: the fill's check-ins spread over 200,000 s make them active, stale and dead; a sixteenth revoked.
     await pool.query(`update servers set status = 'revoked', revoked_at = last_seen_at where right(id, 1) = '7'`);
-    await pool.query(
-      `update servers set agent_token_hash = encode(sha256(convert_to('bench-agent-' || lpad(n::text, 32, '0'), 'UTF8')), 'hex')
-       from (select id, row_number() over (order by id) as n from servers where status = 'active' limit ${CHECKIN_SERVERS}) chosen
-       where servers.id = chosen.id`,
-    );
     const health = await pool.query(`select status, count(*)::int from servers group by 1`);
     console.log('servers by status:', JSON.stringify(health.rows));
 
@@ -172,14 +159,9 @@ export async function benchScale(
 
     await benchExport(scratch.url, rows);
     await benchDropDay(pool, now, plans);
+    // Check-ins sustained are measured through the compiled server over HTTP: BENCH_ONLY=checkins (checkins.ts).
     // The service's own pool from here (10 connections, its statement timeout), as a started server has.
     const service = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
-    const statements = new pg.Pool({ connectionString: scratch.url, max: 16 });
-    try {
-      await benchCheckins(service.db, statements, plans);
-    } finally {
-      await statements.end();
-    }
 
     // The install steps on this database and on an empty one.
     await benchStepsFilledVsEmpty(service, adminUrl, runs);
@@ -404,84 +386,4 @@ async function benchDropDay(pool: pg.Pool, now: Date, plans: string[]): Promise<
   console.log(
     `\npruning the oldest day of events, not partitioned (a DELETE of ${/rows=(\d+)/.exec(plan.find((l) => l.includes('Index Scan') || l.includes('Seq Scan')) ?? '')?.[1] ?? '?'} rows): ${ms(performance.now() - started)} ms`,
   );
-}
-
-/** Check-ins from CHECKIN_SERVERS agents, CHECKIN_CONCURRENCY at a time for CHECKIN_SECONDS: through the app, and the statement alone. */
-async function benchCheckins(db: Database, pool: pg.Pool, plans: string[]) {
-  const { app } = createApp({
-    db,
-    clock: { now: () => new Date() },
-    config: loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080' }),
-    logger: createLogger('silent'),
-    keys: await keyRingFromJwks([await generatePrivateJwk()]),
-  });
-  const body = JSON.stringify({ agent_version: '1.0.0', uptime_seconds: 60, services: [] });
-  // The fill's own updates (revoked, the agent tokens: indexed columns) are not check-ins: counted from here.
-  const updatesBefore = await serverUpdates(pool);
-  let next = 0;
-  let done = 0;
-  let refused = 0;
-  const until = performance.now() + CHECKIN_SECONDS * 1000;
-  const worker = async () => {
-    while (performance.now() < until) {
-      const n = (next++ % CHECKIN_SERVERS) + 1;
-      const res = await app.request(
-        '/checkin',
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Bearer bench-agent-${String(n).padStart(32, '0')}`,
-          },
-          body,
-        },
-        { incoming: { socket: { remoteAddress: `10.9.${(n >> 8) & 255}.${n & 255}` } } },
-      );
-      await res.arrayBuffer();
-      if (res.status === 200) done += 1;
-      else refused += 1;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CHECKIN_CONCURRENCY }, worker));
-  const took = (performance.now() - started) / 1000;
-  console.log(
-    `\ncheck-ins through the app (one process, ${CHECKIN_CONCURRENCY} at a time, ${CHECKIN_SECONDS} s): ${Math.round(done / took)}/s (${refused} refused)`,
-  );
-  // The statement alone, from 16 connections: what the database sustains for every instance together.
-  const ids = (
-    await pool.query<{ id: string }>(`select id from servers where status = 'active' limit 100000`)
-  ).rows.map((r) => r.id);
-  const update = `update servers set last_seen_at = now(), last_report = $2::jsonb, agent_version = '1.0.0' where id = $1 and status = 'active'`;
-  let statements = 0;
-  const end = performance.now() + CHECKIN_SECONDS * 1000;
-  const sqlStarted = performance.now();
-  await Promise.all(
-    Array.from({ length: 16 }, async (_, w) => {
-      for (let i = w; performance.now() < end; i += 16) {
-        await pool.query(update, [ids[i % ids.length], body]);
-        statements += 1;
-      }
-    }),
-  );
-  console.log(
-    `the check-in's UPDATE alone (16 connections, ${CHECKIN_SECONDS} s): ${Math.round(statements / ((performance.now() - sqlStarted) / 1000))}/s`,
-  );
-  await new Promise((r) => setTimeout(r, 1500)); // each connection reports its counts within a second of going idle
-  const updates = await serverUpdates(pool);
-  const fillfactor = await pool.query(`select reloptions from pg_class where relname = 'servers'`);
-  console.log(
-    `check-ins' updates of servers: ${updates.all - updatesBefore.all}, of them HOT: ${updates.hot - updatesBefore.hot} (servers ${JSON.stringify(fillfactor.rows[0].reloptions)})`,
-  );
-  const plan = (await pool.query(`explain (analyze, buffers) ${update}`, [ids[0], body])).rows.map(
-    (r: Record<string, string>) => r['QUERY PLAN']!,
-  );
-  plans.push("\n-- the check-in's UPDATE", ...plan);
-}
-
-async function serverUpdates(pool: pg.Pool): Promise<{ all: number; hot: number }> {
-  const { rows } = await pool.query(
-    `select n_tup_upd::int as "all", n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'servers'`,
-  );
-  return rows[0];
 }

@@ -54,6 +54,8 @@ describe('POST /register', () => {
         previousCheckinIp: null,
         addressAlternations: 0,
         tags: {},
+        checkinBucketStart: null,
+        checkinCount: 0,
       },
     ]);
     expect(activation).toMatchObject({ status: 'activated', installTokenUsedAt: null });

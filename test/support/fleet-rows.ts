@@ -1,6 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { Database } from '../../src/db/client.js';
 import { namedStatement, type StatementParam } from '../../src/db/named-statement.js';
 import { runStatement } from '../../src/db/statement.js';
+
+/** The agent token the fill gives the server of the i-th activation (1 to `rows`): what BENCH_ONLY=checkins checks in with. */
+export function benchAgentToken(i: number): string {
+  return `bench-agent-act_${createHash('md5').update(`act${i}`).digest('hex').slice(0, 16)}`;
+}
 
 /** `rows` install codes, each activated by a machine of its own that registered a server, spread over addresses and times. */
 export async function fillFleet(db: Database, rows: number, now: Date): Promise<void> {
@@ -40,7 +46,7 @@ export async function fillFleet(db: Database, rows: number, now: Date): Promise<
   await run(
     `
     insert into servers (id, activation_id, agent_token_hash, hostname, public_ip, machine_id, ssh_fingerprint, agent_version, status, registered_at, last_seen_at)
-    select 'srv_' || substr(md5('srv' || a.id), 1, 16), a.id, md5('agent' || a.id), a.hostname, a.public_ip, a.machine_id, a.ssh_fingerprint, '2026.11.20.1',
+    select 'srv_' || substr(md5('srv' || a.id), 1, 16), a.id, encode(sha256(convert_to('bench-agent-' || a.id, 'UTF8')), 'hex'), a.hostname, a.public_ip, a.machine_id, a.ssh_fingerprint, '2026.11.20.1',
            case when a.created_at::text like '%7' then 'revoked' else 'active' end, a.created_at,
            :at::timestamptz - make_interval(secs => (abs(hashtext(a.id)) % 200000))
     from activations a`,

@@ -191,7 +191,12 @@ function isQuotaRefusal(error: unknown): boolean {
   return false;
 }
 
-function stateOf(check: RateLimitCheck, used: number, now: Date, exhausted: boolean): PolicyState {
+function stateOf(
+  check: Pick<RateLimitCheck, 'policy' | 'quota'>,
+  used: number,
+  now: Date,
+  exhausted: boolean,
+): PolicyState {
   return {
     policy: check.policy,
     quota: check.quota,
@@ -200,6 +205,21 @@ function stateOf(check: RateLimitCheck, used: number, now: Date, exhausted: bool
     resetSeconds: secondsToBucketEnd(now, check.policy.windowSeconds),
     exhausted,
   };
+}
+
+/**
+ * The decision of a limit counted outside `rate_limit_buckets` (the check-in's, on the server's row:
+ * src/domain/checkins.ts): admitted with `count` in its bucket now, or refused (`count` null: its bucket
+ * was full, and nothing was counted).
+ */
+export function counterDecision(
+  check: Pick<RateLimitCheck, 'policy' | 'quota'>,
+  count: number | null,
+  now: Date,
+): RateLimitDecision {
+  if (count !== null) return { admitted: true, states: [stateOf(check, count, now, false)] };
+  const full = stateOf(check, check.quota, now, true);
+  return { admitted: false, states: [full], blocking: full };
 }
 
 function countsByName(counts: BucketCount[]): Map<string, number> {

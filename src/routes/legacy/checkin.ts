@@ -1,17 +1,22 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { CHECKIN_INTERVAL_SECONDS, checkInServer } from '../../domain/servers.js';
-import { checksFor } from '../../domain/rate-limits/limiter.js';
-import { checkSources, enforceRateLimits } from '../../http/enforce-rate-limits.js';
+import { HTTPException } from 'hono/http-exception';
+import type { CheckinOutcome } from '../../domain/checkins.js';
+import { counterDecision } from '../../domain/rate-limits/limiter.js';
+import { bucketStart, policiesFor } from '../../domain/rate-limits/policies.js';
+import { sha256Hex } from '../../domain/secret-hash.js';
+import { CHECKIN_INTERVAL_SECONDS } from '../../domain/servers.js';
+import { ApiError } from '../../errors.js';
+import type { AppEnv } from '../../http/app-env.js';
+import { applyRateLimitDecision, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
-import { CheckinRequestSchema, CheckinResultSchema } from '../../schemas/server.js';
+import { type AgentReport, CheckinRequestSchema, CheckinResultSchema } from '../../schemas/server.js';
 import type { RouteDeps } from '../../deps.js';
 import { legacyBodyLimit } from './body-limit.js';
-import { agentAuth, type AgentEnv } from './agent-auth.js';
-import { bearerRejected } from '../../http/credentials.js';
+import { bearerRejected, bearerToken } from '../../http/credentials.js';
 import { prose } from '../../openapi-prose.js';
 
 const checkin = createRoute({
@@ -56,41 +61,69 @@ ${rateLimitDescription('checkin')}`,
   },
 });
 
-/** Counts the check-in for the server the agent token belongs to (set by agentAuth). */
-function countCheckin(deps: RouteDeps) {
-  return createMiddleware<AgentEnv>(async (c, next) => {
-    const now = deps.clock.now();
-    await enforceRateLimits(
-      c,
-      deps.db,
-      now,
-      checksFor('checkin', { server: c.var.server!.id }, await checkSources(deps, now)),
+/** The app's variables plus the check-in's statement, ready once the agent token is read (by `checkinStatement`). */
+interface CheckinEnv {
+  Variables: AppEnv['Variables'] & { checkIn?: (report: AgentReport) => Promise<{ status: 'active' | 'revoked' }> };
+}
+
+/** The answers a body gets before the handler: over 8 KiB, not JSON, not valid. */
+function isBodyRefusal(error: unknown): boolean {
+  if (error instanceof ApiError)
+    return (
+      error.code === 'payload_too_large' ||
+      error.code === 'unsupported_media_type' ||
+      error.code === 'validation_failed'
     );
+  return error instanceof HTTPException && (error.status === 400 || error.status === 415);
+}
+
+/**
+ * A check-in is one statement (src/domain/checkins.ts: the server found by its token, the check-in
+ * counted, the report recorded), shared with the check-ins around it, so it is made once the body is read;
+ * its answers keep their order all the same: no token or an unknown one is 401 whatever the body, a full
+ * bucket 429, then only the body's 413, 415 or 400. The handler makes it with the report; a body refused
+ * before the handler makes it without one (counted, nothing recorded), and the body's answer gives way
+ * to a 401 or a 429, or gets the `RateLimit` headers.
+ */
+function checkinStatement(deps: RouteDeps) {
+  const policy = policiesFor('checkin')[0]!;
+  return createMiddleware<CheckinEnv>(async (c, next) => {
+    const token = bearerToken(c);
+    if (!token) throw bearerRejected('agent_token_invalid', c.req.header('authorization') !== undefined);
+    const now = deps.clock.now();
+    const tokenHash = sha256Hex(token);
+    // No override names a server (they name addresses, networks and machines): the policy's quota, as the profile scales it.
+    const check = { policy, quota: (await checkSources(deps, now)).quotas.quotaFor(policy, tokenHash).quota };
+    let made = false;
+    const checkIn = async (report: AgentReport | null) => {
+      made = true;
+      const outcome = await deps.checkins.checkIn({
+        tokenHash,
+        now,
+        bucketStart: bucketStart(now, policy.windowSeconds),
+        quota: check.quota,
+        report,
+        address: c.get('observedIp'),
+      });
+      if (!outcome.found) throw bearerRejected('agent_token_invalid', true);
+      applyRateLimitDecision(c, counterDecision(check, outcome.admitted ? outcome.count : null, now));
+      return outcome as Extract<CheckinOutcome, { admitted: true }>;
+    };
+    c.set('checkIn', checkIn);
     await next();
+    if (!made && isBodyRefusal(c.error)) await checkIn(null);
   });
 }
 
 export function registerCheckin(app: Router, deps: RouteDeps): void {
-  // The token is checked before the 8 KiB limit and the body's validation: without one, a caller gets 401, not what is wrong with its body.
-  app.openapi(
-    { ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const },
-    async (c) => {
-      const server = await checkInServer(deps.db, {
-        serverId: c.var.server!.id,
-        report: c.req.valid('json'),
-        now: deps.clock.now(),
-        address: c.get('observedIp'),
-      });
-      if (!server) throw bearerRejected('agent_token_invalid', true);
-      return c.json(
-        {
-          data: { status: server.status, checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
-          meta: {
-            message: server.status === 'active' ? 'Check-in recorded.' : 'This server is revoked: stop the agent.',
-          },
-        },
-        200,
-      );
-    },
-  );
+  app.openapi({ ...checkin, middleware: [checkinStatement(deps), legacyBodyLimit] as const }, async (c) => {
+    const { status } = await c.var.checkIn!(c.req.valid('json'));
+    return c.json(
+      {
+        data: { status, checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },
+        meta: { message: status === 'active' ? 'Check-in recorded.' : 'This server is revoked: stop the agent.' },
+      },
+      200,
+    );
+  });
 }
