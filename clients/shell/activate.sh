@@ -83,9 +83,20 @@ have_jq() { [ "${SLOWDNS_NO_JQ:-}" != 1 ] && command -v jq >/dev/null 2>&1; }
 
 # json_get <key> <file>: the first value of <key> anywhere in the JSON answer, strings unquoted.
 # Without jq, sed is enough: the contract guarantees codes, ids and tokens are [A-Za-z0-9._-].
+# With jq, an answer is read once (jq's start-up is most of what a call costs, and a step asks several
+# keys of one answer): <file>.keys lists every key of every object in the order jq's `..` meets them,
+# `key<TAB>=value` (the value as `tostring` gives it, empty for null) or `key<TAB>*` for a value of more
+# than one line, which is then asked of jq itself. api() removes it with each new answer.
 json_get() {
   if have_jq; then
-    jq -r --arg k "$1" 'first(.. | objects | select(has($k)) | .[$k]) | if . == null then empty else tostring end' <"$2" 2>/dev/null || true
+    [ -f "$2.keys" ] || jq -r '.. | objects | to_entries[] | select(.key | test("^[A-Za-z0-9_]+$"))
+      | "\(.key)\t\(if .value == null then "=" elif (.value | tostring | contains("\n")) then "*" else "=\(.value | tostring)" end)"' \
+      <"$2" >"$2.keys" 2>/dev/null || true
+    json_value=$(sed -n "/^$1	/{s///p;q;}" "$2.keys")
+    case "$json_value" in
+      =*) printf '%s\n' "${json_value#=}" ;;
+      '*') jq -r --arg k "$1" 'first(.. | objects | select(has($k)) | .[$k]) | if . == null then empty else tostring end' <"$2" 2>/dev/null || true ;;
+    esac
   else
     sed -n -e "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" -e "s/.*\"$1\":\\([a-z0-9][a-z0-9]*\\).*/\\1/p" "$2" | grep -v '^null$' | head -n 1
   fi
@@ -349,6 +360,7 @@ api() {
   BODY=$work_dir/body
   attempt=0
   while :; do
+    rm -f "$BODY.keys"
     STATUS=$(curl -sS -X "$1" -o "$BODY" -D "$work_dir/headers" -w '%{http_code}' \
       --max-time "$SLOWDNS_TIMEOUT_SECONDS" --connect-timeout 10 \
       -H 'Content-Type: application/json' -H 'Accept: application/json' \
