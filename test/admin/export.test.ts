@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { fillFleet } from '../support/fleet-rows.js';
 import { useTestApp } from '../support/test-app.js';
 import { queryRows } from '../support/test-database.js';
-import { ADMIN_TOKEN, adminList } from './admin-requests.js';
+import { ADMIN_TOKEN, adminList, allPages } from './admin-requests.js';
 
 const ndjson = { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-ndjson' };
 
@@ -37,6 +37,47 @@ describe('admin lists as NDJSON (Accept: application/x-ndjson): every matching r
     // Each line is an item as a page's `items` holds it.
     const page = await adminList(t, 'activations', { limit: 3 });
     expect(items.slice(0, 3)).toEqual(page.items);
+  });
+
+  it('every list exports, byte for byte, the items of its JSON pages one per line, over several pages', async () => {
+    // More than two export pages of each list, with what JSON text may write differently: tags whose keys
+    // look like array indexes, text with quotes, backslashes, control characters and characters beyond
+    // ASCII, JSON numbers as jsonb keeps them (86400.0, 1.50), a report with arrays.
+    await fillFleet(t.database.db, 1_200, t.clock.now());
+    const awkward = JSON.stringify({ b: 'é "q" \\ \u0001 \n 😀', 10: 'x', 2: 'y', a: '' });
+    await t.database.db.execute(sql`update activations set tags = ${awkward}::jsonb where right(id, 1) in ('1', 'a')`);
+    await t.database.db.execute(sql`update servers set tags = ${awkward}::jsonb where right(id, 1) = '2'`);
+    const report =
+      '{"uptime_seconds": 86400.0, "services": [{"name": "slowdns-server.service", "state": "active"}, {"name": "a@b", "state": "failed"}], "agent_version": "1.0.0"}';
+    await t.database.db.execute(
+      sql`update servers set last_report = ${report}::jsonb where right(id, 1) in ('3', 'b')`,
+    );
+    await t.database.db.execute(sql`update install_codes set tags = ${awkward}::jsonb where right(id, 1) = '4'`);
+    const now = t.clock.now().toISOString();
+    const text = 'ré "\\\t\u0002 ';
+    await t.database.db.execute(
+      sql`insert into events (type, occurred_at, actor, install_code_id, data)
+          select 'install_code.issued', ${now}::timestamptz - make_interval(secs => i), 'operator',
+                 'ic_' || lpad(to_hex(i), 16, '0'), jsonb_build_object('reason', ${text} || i, 'n', 1.50, 'ok', i % 2 = 0)
+          from generate_series(1, 1200) i`,
+    );
+    await t.database.db.execute(
+      sql`insert into rate_limit_overrides (id, subject, value, subject_key, limit_name, quota, expires_at, reason, created_at, created_by)
+          select 'rlo_' || lpad(to_hex(i), 16, '0'), 'ip', '198.51.' || (i / 256) || '.' || (i % 256),
+                 '198.51.' || (i / 256) || '.' || (i % 256), 'issue-ip-hour', 10 + i % 50,
+                 ${now}::timestamptz + interval '1 day', ${'ü "q" \\ '} || i, ${now}::timestamptz - make_interval(secs => i), 'root'
+          from generate_series(1, 1200) i`,
+    );
+    for (const list of ['install-codes', 'activations', 'servers', 'events', 'rate-limit-overrides']) {
+      const res = await t.request(`/api/v2/admin/${list}`, { headers: ndjson });
+      const exported = await res.text();
+      const pages = await allPages(t, list, { limit: 200 });
+      expect({ list, rows: pages.length }).toEqual({ list, rows: 1_200 });
+      expect({ list, same: exported === pages.map((item) => `${JSON.stringify(item)}\n`).join('') }).toEqual({
+        list,
+        same: true,
+      });
+    }
   });
 
   it('applies the filters, starts at the cursor, and ignores limit', async () => {

@@ -21,11 +21,30 @@ export interface ActivationListFilter extends TimeRange, SearchFilter {
   cursor?: string | undefined;
 }
 
+/** What a list shows of an activation: never its token hashes (an export reads a million rows: only what it shows). */
+type ListedActivation = Omit<ActivationRow, 'installTokenJtiHash' | 'installTokenUsedAt' | 'precheckJtiHash'>;
+
+/** What a list shows of an activation's server: its id, and what its health is told from. */
+type ListedServer = Pick<ServerRow, 'id' | 'status' | 'registeredAt' | 'lastSeenAt'>;
+
 export interface ActivationListItem {
-  activation: ActivationRow;
+  activation: ListedActivation;
   /** The server registered for the activation, if any. */
-  server: ServerRow | undefined;
+  server: ListedServer | undefined;
 }
+
+const {
+  installTokenJtiHash: _jti,
+  installTokenUsedAt: _used,
+  precheckJtiHash: _precheck,
+  ...listedActivation
+} = getTableColumns(activations);
+const listedServer = {
+  id: servers.id,
+  status: servers.status,
+  registeredAt: servers.registeredAt,
+  lastSeenAt: servers.lastSeenAt,
+};
 
 /** Activations, newest first, each with the server registered for it. */
 export async function listActivations(db: Database, filter: ActivationListFilter): Promise<Page<ActivationListItem>> {
@@ -47,7 +66,7 @@ export async function listActivations(db: Database, filter: ActivationListFilter
     tagged(activations.tags, filter.tag),
   ]);
   const rows = await db
-    .select({ activation: getTableColumns(activations), server: getTableColumns(servers) })
+    .select({ activation: listedActivation, server: listedServer })
     .from(activations)
     .leftJoin(servers, eq(servers.activationId, activations.id))
     .where(page.where)

@@ -26,10 +26,13 @@ function healthCutoffs(now: Date, { deadAfterSeconds }: HealthThresholds) {
 }
 
 /** Its last check-in, or its registration when it has never checked in. */
-const lastSignOfLife = (server: ServerRow) => server.lastSeenAt ?? server.registeredAt;
+const lastSignOfLife = (server: HealthSource) => server.lastSeenAt ?? server.registeredAt;
 const lastSignOfLifeColumn = sql<Date>`coalesce(${servers.lastSeenAt}, ${servers.registeredAt})`;
 
-export function serverHealth(server: ServerRow, now: Date, thresholds: HealthThresholds): ServerHealth {
+/** What a server's health is told from. */
+type HealthSource = Pick<ServerRow, 'status' | 'lastSeenAt' | 'registeredAt'>;
+
+export function serverHealth(server: HealthSource, now: Date, thresholds: HealthThresholds): ServerHealth {
   if (server.status === 'revoked') return 'revoked';
   const { staleBefore, deadBefore } = healthCutoffs(now, thresholds);
   const seen = lastSignOfLife(server).getTime();
