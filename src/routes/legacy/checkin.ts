@@ -64,7 +64,7 @@ function countCheckin(deps: RouteDeps) {
       c,
       deps.db,
       now,
-      checksFor('checkin', { server: c.var.server!.id }, await checkSources(deps, now)),
+      checksFor('checkin', { server: c.get('server')!.id }, await checkSources(deps, now)),
     );
     await next();
   });
@@ -76,7 +76,7 @@ export function registerCheckin(app: Router, deps: RouteDeps): void {
     { ...checkin, middleware: [agentAuth(deps.db), countCheckin(deps), legacyBodyLimit] as const },
     async (c) => {
       const server = await checkInServer(deps.db, {
-        serverId: c.var.server!.id,
+        serverId: c.get('server')!.id,
         report: c.req.valid('json'),
         now: deps.clock.now(),
         address: c.get('observedIp'),
