@@ -12,10 +12,10 @@ export interface NodeBindings {
  * listener it goes straight onto the Node response, which writes it with the answer's own headers: set on the
  * context instead, it made hono build a web `Headers` for every answer, which @hono/node-server then copied
  * back into a plain object (~2 µs a header each way). Without a Node response (an in-process `app.request`),
- * on the context.
+ * on the context. Names go out in lower case, as a web `Headers` writes them.
  */
 export function setAnswerHeader(c: Context<AppEnv>, name: string, value: string): void {
   const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
-  if (outgoing && !outgoing.headersSent) outgoing.setHeader(name, value);
+  if (outgoing && !outgoing.headersSent) outgoing.setHeader(name.toLowerCase(), value);
   else c.header(name, value);
 }

@@ -29,8 +29,8 @@ export function requestContext({
     c.set('requestId', requestId);
     // Set before the answer is made, onto every answer (the tests' response validator requires both on each):
     // a header set on a finished answer would copy the whole Response.
-    setAnswerHeader(c, 'X-Request-Id', requestId);
     setAnswerHeader(c, 'X-Content-Type-Options', 'nosniff');
+    setAnswerHeader(c, 'X-Request-Id', requestId);
     // Without a socket (an in-process `app.fetch`) there is no peer: such requests share one key.
     const socketAddress = (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
     // Parsed once: the spelling, the rate-limit key and what an answer states all come from this one parse.
