@@ -59,9 +59,9 @@ async function validJsonBody(
     }
   }
   const result = await parse(schema, value);
+  if (result.success) return result.data;
   refuse(result);
-  if (!result.success) throw new HTTPException(400, { message: 'Invalid request body' });
-  return result.data;
+  throw new Error('the validation hook let an invalid body through');
 }
 
 /**
