@@ -3,8 +3,9 @@
  * which anyone can verify offline against /.well-known/jwks.json. It holds no secret, and the machine id
  * only as the keyed hash machine-id(5) asks for (never the id itself nor its plain hash).
  */
-import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { signCompactJws } from './compact-jws.js';
+import { hmacSha256Hex } from './keyed-hashes.js';
 import { ISSUER } from './tokens.js';
 
 const RECEIPT_TYP = 'slowdns-receipt+jwt';
@@ -12,10 +13,8 @@ const RECEIPT_TYP = 'slowdns-receipt+jwt';
 /** The HMAC key of `machine_id_hmac`: the application's own id, as machine-id(5) recommends. */
 const MACHINE_ID_HMAC_KEY = 'slowdns-receipt-v1';
 
-/** Set up once: a string key would be converted and prepared again on every confirm. */
-const machineIdHmacKey = createSecretKey(Buffer.from(MACHINE_ID_HMAC_KEY));
-
-const machineIdHmac = (machineId: string) => createHmac('sha256', machineIdHmacKey).update(machineId).digest('hex');
+/** Set up once (the key's padded blocks), made from two one-shot SHA-256 per confirm: the bytes of createHmac. */
+const machineIdHmac = hmacSha256Hex(Buffer.from(MACHINE_ID_HMAC_KEY));
 
 /** What a receipt is made from: a confirmed activation as its row keeps it. */
 export interface ConfirmedInstall {

@@ -42,10 +42,10 @@ export function adminAuth(deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>): Mid
 /** 403 `admin_scope_insufficient` unless the operator's scope includes `needed`. */
 export function requireScope(needed: AdminScope): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (ADMIN_SCOPES.indexOf(c.var.operatorScope) < ADMIN_SCOPES.indexOf(needed))
+    if (ADMIN_SCOPES.indexOf(c.get('operatorScope')) < ADMIN_SCOPES.indexOf(needed))
       throw new ApiError(
         'admin_scope_insufficient',
-        `This operator token's scope is \`${c.var.operatorScope}\`; this action needs \`${needed}\`.`,
+        `This operator token's scope is \`${c.get('operatorScope')}\`; this action needs \`${needed}\`.`,
       );
     await next();
   };

@@ -6,16 +6,16 @@ import type { AppEnv } from './app-env.js';
 export function changeContext(c: Context<AppEnv>, actor: EventActor): ChangeContext {
   return {
     actor,
-    requestId: c.var.requestId,
-    clientKeyHash: c.var.keyedHashes.clientKey(c.var.clientKey),
-    recorded: c.var.recordedEvents,
+    requestId: c.get('requestId'),
+    clientKeyHash: c.get('keyedHashes').clientKey(c.get('clientKey')),
+    recorded: c.get('recordedEvents'),
   };
 }
 
-/** What the domain records with an operator's change: as `changeContext`, plus who (`c.var.operator`) and why. */
+/** What the domain records with an operator's change: as `changeContext`, plus who (`c.get('operator')`) and why. */
 export function operatorChangeContext(
   c: Context<AppEnv>,
   reason?: string | null,
 ): ChangeContext & { operator: string } {
-  return { ...changeContext(c, 'operator'), operator: c.var.operator, ...(reason === undefined ? {} : { reason }) };
+  return { ...changeContext(c, 'operator'), operator: c.get('operator'), ...(reason === undefined ? {} : { reason }) };
 }

@@ -67,7 +67,7 @@ export function hasConsoleCookie(c: Context<AppEnv>, publicBaseUrl: URL): boolea
 
 /**
  * Reads the console session of the request, if it is live, and makes its operator the one who acts
- * (`c.var.operator`, `c.var.operatorScope`: what `operatorChangeContext` records), as admin-auth does
+ * (`c.get('operator')`, `c.get('operatorScope')`: what `operatorChangeContext` records), as admin-auth does
  * for a bearer token.
  */
 export function consoleSession(

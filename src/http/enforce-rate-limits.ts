@@ -11,6 +11,7 @@ import {
 } from '../domain/rate-limits/limiter.js';
 import { summarisePolicy } from '../domain/rate-limits/policies.js';
 import { ApiError } from '../errors.js';
+import { setAnswerHeader } from './answer-headers.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import type { AppEnv } from './app-env.js';
 
@@ -42,11 +43,11 @@ export async function enforceRateLimits(
 export function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDecision): void {
   const headers = rateLimitHeaders(decision.states);
   if (decision.admitted) {
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    for (const [name, value] of Object.entries(headers)) setAnswerHeader(c, name, value);
     return;
   }
   const { blocking } = decision;
-  c.var.metrics?.refusal(blocking.policy.name);
+  c.get('metrics')?.refusal(blocking.policy.name);
   throw new ApiError('rate_limit_exceeded', refusalMessage(blocking), {
     ...headers,
     'Retry-After': String(blocking.resetSeconds),

@@ -23,12 +23,12 @@ function classify(err: unknown, c: Context<AppEnv>, logger: Logger): ApiError {
     return new ApiError('validation_failed', 'The request body is not valid JSON.');
   if (err instanceof HTTPException && err.status === 415) return new ApiError('unsupported_media_type');
   if (isDatabaseUnavailable(err)) {
-    c.var.metrics?.databaseError('unavailable');
+    c.get('metrics')?.databaseError('unavailable');
     const { error, code } = errorFields(err);
     logger.error('database unavailable', { request_id: c.get('requestId'), error, code });
     return serviceUnavailable();
   }
-  if (isDatabaseError(err)) c.var.metrics?.databaseError('query');
+  if (isDatabaseError(err)) c.get('metrics')?.databaseError('query');
   // errorFields leaves out a failed query's parameters: they can be tokens, hashes or keys.
   logger.error('unhandled error', { request_id: c.get('requestId'), ...errorFields(err) });
   return new ApiError('internal_error');

@@ -23,9 +23,10 @@ function rateLimitHeader(states: PolicyState[]): string {
 
 /** `q` is the quota the request was counted against: an operator's override shows here too. */
 export function rateLimitHeaders(states: PolicyState[]): Record<string, string> {
+  // In the order a web Headers writes them (sorted), wherever they are set.
   return {
-    'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => ({ ...s.policy, quota: s.quota }))),
     RateLimit: rateLimitHeader(states),
+    'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => ({ ...s.policy, quota: s.quota }))),
   };
 }
 

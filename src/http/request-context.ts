@@ -4,12 +4,9 @@ import type { KeyedHashes } from '../domain/keyed-hashes.js';
 import { resolveClientAddress } from './client-address.js';
 import type { Logger } from '../logger.js';
 import type { AppEnv } from './app-env.js';
+import { type NodeBindings, setAnswerHeader } from './answer-headers.js';
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
-
-interface NodeBindings {
-  incoming?: { socket?: { remoteAddress?: string } };
-}
 
 /**
  * Request id (taken from `X-Request-Id` when sane), client address and its rate-limit key, the app's
@@ -30,10 +27,10 @@ export function requestContext({
     const incomingId = c.req.header('x-request-id');
     const requestId = incomingId && saneRequestId.test(incomingId) ? incomingId : crypto.randomUUID();
     c.set('requestId', requestId);
-    // Set before the answer is made: every answer is built by the context (the tests' response validator
-    // requires both on each), and a header set on a finished answer would copy the whole Response.
-    c.header('X-Request-Id', requestId);
-    c.header('X-Content-Type-Options', 'nosniff');
+    // Set before the answer is made, onto every answer (the tests' response validator requires both on each):
+    // a header set on a finished answer would copy the whole Response.
+    setAnswerHeader(c, 'X-Content-Type-Options', 'nosniff');
+    setAnswerHeader(c, 'X-Request-Id', requestId);
     // Without a socket (an in-process `app.fetch`) there is no peer: such requests share one key.
     const socketAddress = (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
     // Parsed once: the spelling, the rate-limit key and what an answer states all come from this one parse.

@@ -5,11 +5,11 @@ import type { AppEnv } from './app-env.js';
 
 /**
  * Counts and times every answer by method, route pattern and status, and hands the metrics to the
- * handlers (`c.var.metrics`). The route is the registered pattern (`/api/v2/slowdns/install/confirm`),
+ * handlers (`c.get('metrics')`). The route is the registered pattern (`/api/v2/slowdns/install/confirm`),
  * never the raw path: a path is what a scanner chooses, and every new one would be a new series.
  *
  * The lifecycle transitions are counted here too, from the events the request's changes wrote (each
- * domain statement tells its change context, `c.var.recordedEvents`, what it wrote): one per event, by
+ * domain statement tells its change context, `c.get('recordedEvents')`, what it wrote): one per event, by
  * its type and actor, once the request has answered without an error, so a change rolled back with the
  * request is never counted and an idempotent repeat, which writes no event, neither.
  */

@@ -4,6 +4,9 @@
 // first of each pair alternating), so the machine's drift meets both alike. Per step: requests per second,
 // each server's CPU per request (/proc), and their ratios with the slices' lowest and highest.
 // BENCH_CPU_PROF=<dir>: both run under node --cpu-prof, and each profile is summarised per step.
+// BENCH_BASELINE=<dir>: a third side, the compiled server of another checkout (its scripts/start.mjs, e.g. a
+// `git archive` of main with node_modules linked), taking its turn in every slice like the other two, so
+// a change is measured before and after in one run: its ratios to the floor, and this server's to it.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -24,7 +27,7 @@ const WARM_UP = 32;
 const SLICE = 250;
 
 interface Side {
-  name: 'service' | 'floor';
+  name: 'service' | 'baseline' | 'floor';
   server: SpawnedService;
   port: number;
   spawnedAt: number;
@@ -112,6 +115,7 @@ export async function benchFloor(
   }
   const serviceDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
   const floorDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
+  const scratch: ({ drop(): Promise<void> } | undefined)[] = [];
   if (floorDb) await (await openStartedDatabase(floorDb.url)).close();
   const servicePort = 7850 + Math.floor(Math.random() * 50);
   const sides: Side[] = [];
@@ -126,6 +130,23 @@ export async function benchFloor(
       },
       [...profiled(profileDir, 'service'), 'scripts/start.mjs'],
     );
+    const baselineDir = process.env.BENCH_BASELINE;
+    const baselinePort = servicePort + 50;
+    const baselineDb = baselineDir && onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
+    scratch.push(baselineDb);
+    const baseline = baselineDir
+      ? spawnService(
+          {
+            ...(baselineDb
+              ? { DATABASE_URL: baselineDb.url, KEY_ENCRYPTION_KEY: TEST_KEK }
+              : { DATA_DIR: 'memory://' }),
+            PORT: String(baselinePort),
+            TRUST_PROXY: '1',
+            LOG_LEVEL: 'warn',
+          },
+          [...profiled(profileDir, 'baseline'), join(baselineDir, 'scripts/start.mjs')],
+        )
+      : undefined;
     const floor = spawnService({ ...(floorDb ? { DATABASE_URL: floorDb.url } : {}), FLOOR_UNITS: unitsFile }, [
       '--import',
       'tsx',
@@ -141,7 +162,9 @@ export async function benchFloor(
       windows: [],
       slices: new Map(),
     });
-    sides.push(side('service', service, servicePort), side('floor', floor, await floor.port));
+    sides.push(side('service', service, servicePort));
+    if (baseline) sides.push(side('baseline', baseline, baselinePort));
+    sides.push(side('floor', floor, await floor.port));
     for (const s of sides) await waitReady(s.server, s.port);
     // Warm-up (not measured): connections opened, code paths compiled; installs after the measured ones.
     const warm = createInstalls(installs + WARM_UP, 253);
@@ -155,7 +178,8 @@ export async function benchFloor(
       const size = Math.ceil(indices.length / count);
       for (let k = 0; k < count; k++) {
         const slice = indices.slice(k * size, (k + 1) * size);
-        for (const s of k % 2 === 0 ? [0, 1] : [1, 0]) {
+        // Each side goes first in turn (with two sides: alternating).
+        for (const s of sides.map((_, j) => (j + k) % sides.length)) {
           if (profileDir) await new Promise((r) => setTimeout(r, 600));
           await runSlice(sides[s]!, step, slice, lists[s]!, concurrency);
         }
@@ -168,6 +192,7 @@ export async function benchFloor(
     }
     await serviceDb?.drop();
     await floorDb?.drop();
+    for (const db of scratch) await db?.drop();
     await rm(folder, { recursive: true, force: true });
   }
   printComparison(kind, installs, concurrency, sides);
@@ -175,26 +200,40 @@ export async function benchFloor(
 }
 
 function printComparison(kind: string, installs: number, concurrency: number, sides: Side[]): void {
-  const [service, floor] = sides as [Side, Side];
+  const service = sides.find((s) => s.name === 'service')!;
+  const baseline = sides.find((s) => s.name === 'baseline');
+  const floor = sides.find((s) => s.name === 'floor')!;
   console.log(
     `\nthe compiled server next to the floor over HTTP on ${kind}, concurrency ${concurrency}, ${installs} installs, slices of ~${SLICE} taking turns`,
   );
+  printRatios(service, floor, 'service', 'floor');
+  if (!baseline) return;
   console.log(
-    '| step | service req/s | floor req/s | service ÷ floor req/s (slices) | CPU ms per request, service / floor | service ÷ floor CPU (slices) |',
+    `\nthe baseline (BENCH_BASELINE=${process.env.BENCH_BASELINE}) next to the same floor, in the same slices`,
+  );
+  printRatios(baseline, floor, 'baseline', 'floor');
+  console.log('\nthis server next to the baseline, in the same slices');
+  printRatios(service, baseline, 'service', 'baseline');
+}
+
+function printRatios(a: Side, b: Side, aName: string, bName: string): void {
+  console.log(
+    `| step | ${aName} req/s | ${bName} req/s | ${aName} ÷ ${bName} req/s (slices) | CPU ms per request, ${aName} / ${bName} | ${aName} ÷ ${bName} CPU (slices) |`,
   );
   console.log('|---|---|---|---|---|---|');
   const spread = (values: number[]) =>
     values.length > 1 ? ` (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})` : '';
   for (const step of LIFECYCLE) {
-    const a = service.slices.get(step)!;
-    const b = floor.slices.get(step)!;
-    const sum = (xs: typeof a, f: (x: (typeof a)[number]) => number) => xs.reduce((t, x) => t + f(x), 0);
-    const rps = (xs: typeof a) => (sum(xs, (x) => x.requests) / sum(xs, (x) => x.wallMs)) * 1000;
-    const cpu = (xs: typeof a) => sum(xs, (x) => x.cpuUs) / sum(xs, (x) => x.requests) / 1000;
-    const rpsRatios = a.map((x, k) => x.wallMs ** -1 / b[k]!.wallMs ** -1);
-    const cpuRatios = a.map((x, k) => x.cpuUs / Math.max(1, b[k]!.cpuUs));
+    const xs = a.slices.get(step)!;
+    const ys = b.slices.get(step)!;
+    type Slice = (typeof xs)[number];
+    const sum = (list: Slice[], f: (x: Slice) => number) => list.reduce((t, x) => t + f(x), 0);
+    const rps = (list: Slice[]) => (sum(list, (x) => x.requests) / sum(list, (x) => x.wallMs)) * 1000;
+    const cpu = (list: Slice[]) => sum(list, (x) => x.cpuUs) / sum(list, (x) => x.requests) / 1000;
+    const rpsRatios = xs.map((x, k) => ys[k]!.wallMs / x.wallMs);
+    const cpuRatios = xs.map((x, k) => x.cpuUs / Math.max(1, ys[k]!.cpuUs));
     console.log(
-      `| ${step} | ${rps(a).toFixed(0)} | ${rps(b).toFixed(0)} | ${(rps(a) / rps(b)).toFixed(2)}${spread(rpsRatios)} | ${cpu(a).toFixed(2)} / ${cpu(b).toFixed(2)} | ${(cpu(a) / cpu(b)).toFixed(2)}${spread(cpuRatios)} |`,
+      `| ${step} | ${rps(xs).toFixed(0)} | ${rps(ys).toFixed(0)} | ${(rps(xs) / rps(ys)).toFixed(2)}${spread(rpsRatios)} | ${cpu(xs).toFixed(2)} / ${cpu(ys).toFixed(2)} | ${(cpu(xs) / cpu(ys)).toFixed(2)}${spread(cpuRatios)} |`,
     );
   }
 }

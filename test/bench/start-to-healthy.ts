@@ -1,9 +1,11 @@
-// `npm start` to its first healthy answer, next to a bare Hono server started the same way, taking turns
-// (the machine's load moves both alike): wall time from the spawn to the first 200 of /api/v2/healthz,
-// and the resident memory of the whole process tree then (npm, and the server under it).
+// `npm start` to its first healthy answer, next to a bare Hono server, taking turns (the machine's load moves
+// both alike): wall time from the spawn to the first 200 of /api/v2/healthz, and the resident memory of the
+// whole process tree then (npm, and the server under it). The bare server is started with `node -e` (the
+// first ratios, kept as they were) and, like for like, through `npm start` of a package of its own and as
+// `node bare.mjs` beside the service's `node dist/src/main.js` (npm's own start is some 250–300 ms here).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,11 +35,15 @@ const rssKiB = (pid: number) => {
   }
 };
 
-async function startToHealthy(command: string[], env: Record<string, string>): Promise<{ ms: number; mib: number }> {
+async function startToHealthy(
+  command: string[],
+  env: Record<string, string>,
+  cwd = root,
+): Promise<{ ms: number; mib: number }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
   const child = spawn(command[0]!, command.slice(1), {
-    cwd: root,
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -69,24 +75,54 @@ async function startToHealthy(command: string[], env: Record<string, string>): P
   }
 }
 
-export async function benchStartToHealthy(adminUrl: string, rounds: number): Promise<void> {
-  console.log(
-    '\n| round | bare Hono ms | embedded (fresh DATA_DIR) ms / × bare / tree MiB | PostgreSQL (fresh database) ms / × bare / tree MiB |',
+/** The service's start on a fresh embedded database and on a fresh PostgreSQL database, by `command`. */
+async function serviceStarts(adminUrl: string, command: string[]) {
+  const folder = await mkdtemp(join(tmpdir(), 'slowdns-start-'));
+  const embedded = await startToHealthy(command, { DATA_DIR: join(folder, 'data') }).finally(() =>
+    rm(folder, { recursive: true, force: true }),
   );
-  console.log('|---|---|---|---|');
-  for (let round = 1; round <= rounds; round++) {
-    const bare = await startToHealthy([process.execPath, '--input-type=module', '-e', BARE_HONO], {});
-    const folder = await mkdtemp(join(tmpdir(), 'slowdns-start-'));
-    const embedded = await startToHealthy(['npm', 'start'], { DATA_DIR: join(folder, 'data') }).finally(() =>
-      rm(folder, { recursive: true, force: true }),
-    );
-    const scratch = await createScratchDatabase(adminUrl, 'slowdns_start');
-    const postgres = await startToHealthy(['npm', 'start'], {
-      DATABASE_URL: scratch.url,
-      KEY_ENCRYPTION_KEY: TEST_KEK,
-    }).finally(() => scratch.drop());
-    const cell = (x: { ms: number; mib: number }) =>
-      `${Math.round(x.ms)} / ${(x.ms / bare.ms).toFixed(1)} / ${Math.round(x.mib)}`;
-    console.log(`| ${round} | ${Math.round(bare.ms)} | ${cell(embedded)} | ${cell(postgres)} |`);
+  const scratch = await createScratchDatabase(adminUrl, 'slowdns_start');
+  const postgres = await startToHealthy(command, {
+    DATABASE_URL: scratch.url,
+    KEY_ENCRYPTION_KEY: TEST_KEK,
+  }).finally(() => scratch.drop());
+  return { embedded, postgres };
+}
+
+export async function benchStartToHealthy(adminUrl: string, rounds: number): Promise<void> {
+  // The bare server as a file in the repository (so that it finds hono), and a package of its own whose
+  // `npm start` runs it as the service's does (`exec node …`).
+  const bareFolder = await mkdtemp(join(tmpdir(), 'slowdns-bare-'));
+  const bareFile = join(root, 'test', 'bench', `.bare-hono-${process.pid}.mjs`);
+  await writeFile(bareFile, BARE_HONO);
+  await writeFile(
+    join(bareFolder, 'package.json'),
+    JSON.stringify({ name: 'bare-hono', private: true, scripts: { start: `exec node ${bareFile}` } }),
+  );
+  const rows: string[] = [];
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      const bare = await startToHealthy([process.execPath, '--input-type=module', '-e', BARE_HONO], {});
+      const service = await serviceStarts(adminUrl, ['npm', 'start']);
+      const bareNpm = await startToHealthy(['npm', 'start'], {}, bareFolder);
+      const bareNode = await startToHealthy([process.execPath, bareFile], {});
+      const serviceNode = await serviceStarts(adminUrl, [process.execPath, 'dist/src/main.js']);
+      const cell = (x: { ms: number; mib: number }, against: { ms: number }) =>
+        `${Math.round(x.ms)} / ${(x.ms / against.ms).toFixed(1)} / ${Math.round(x.mib)}`;
+      rows.push(
+        `| ${round} | ${Math.round(bare.ms)} | ${cell(service.embedded, bare)} | ${cell(service.postgres, bare)} | ${Math.round(bareNpm.ms)} | ${(service.embedded.ms / bareNpm.ms).toFixed(1)} | ${(service.postgres.ms / bareNpm.ms).toFixed(1)} | ${Math.round(bareNode.ms)} | ${cell(serviceNode.embedded, bareNode)} | ${cell(serviceNode.postgres, bareNode)} |`,
+      );
+    }
+  } finally {
+    await rm(bareFile, { force: true });
+    await rm(bareFolder, { recursive: true, force: true });
   }
+  console.log(
+    '\n`npm start` next to a bare Hono started with `node -e` (the first three columns), then like for like: the same `npm start` ÷ the bare Hono through `npm start`, and `node dist/src/main.js` next to `node bare.mjs`',
+  );
+  console.log(
+    '| round | bare Hono (node -e) ms | npm start, embedded (fresh DATA_DIR) ms / × bare / tree MiB | npm start, PostgreSQL (fresh database) ms / × bare / tree MiB | bare Hono (npm start) ms | embedded ÷ it | PostgreSQL ÷ it | bare Hono (node bare.mjs) ms | node dist/src/main.js, embedded ms / × / MiB | node dist/src/main.js, PostgreSQL ms / × / MiB |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(row);
 }

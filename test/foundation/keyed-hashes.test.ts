@@ -1,8 +1,9 @@
+import { createHmac, hkdfSync } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { consoleSessions, events } from '../../src/db/schema.js';
 import { generateKeyEncryptionKey } from '../../src/domain/key-encryption.js';
-import { keyedHashes } from '../../src/domain/keyed-hashes.js';
+import { hmacSha256Hex, keyedHashes } from '../../src/domain/keyed-hashes.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import { consolePage, signIn } from '../console/console-support.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
@@ -36,6 +37,26 @@ describe('the keyed hashes: one key per use, derived from KEY_ENCRYPTION_KEY', (
     const other = keyedHashes(Buffer.from(OTHER_KEK, 'base64url'));
     expect(again.rootToken(ADMIN_TOKEN)).toBe(one.rootToken(ADMIN_TOKEN));
     expect(other.rootToken(ADMIN_TOKEN)).not.toBe(one.rootToken(ADMIN_TOKEN));
+  });
+
+  it('each keyed hash is the HMAC-SHA256 of its text under the key HKDF derives for its use, as createHmac makes it', () => {
+    const kek = Buffer.from(KEK, 'base64url');
+    const keyed = keyedHashes(kek);
+    const hmac = (use: string, text: string) =>
+      createHmac('sha256', Buffer.from(hkdfSync('sha256', kek, Buffer.alloc(0), `slowdns keyed hash v1\0${use}`, 32)))
+        .update(text)
+        .digest('hex');
+    for (const text of ['', ADDRESS, '2001:db8:1:2::/64', 'é ✓ 𝄞', 'x'.repeat(300)]) {
+      expect(keyed.rootToken(text)).toBe(hmac('root-token', text));
+      expect(keyed.clientKey(text)).toBe(hmac('client-key', `event\n${text}`));
+      expect(keyed.rateLimitSubject('precheck-ip-day', text)).toBe(
+        hmac('rate-limit-subject', `precheck-ip-day\n${text}`),
+      );
+    }
+    const shortKey = Buffer.from('k');
+    expect(hmacSha256Hex(shortKey)('text')).toBe(createHmac('sha256', shortKey).update('text').digest('hex'));
+    const blockKey = Buffer.alloc(64, 7);
+    expect(hmacSha256Hex(blockKey)('text')).toBe(createHmac('sha256', blockKey).update('text').digest('hex'));
   });
 
   it('without a KEK, the hashes are the plain SHA-256 of the text as before', () => {

@@ -56,7 +56,11 @@ export class ResponseValidator {
   }
 
   /** The problems of one answer (empty when it is as documented). Reads a clone of the body. */
-  async problems(method: string, url: string, res: Response): Promise<string[]> {
+  /**
+   * `sentHeaders`: what the app set on the Node response itself (src/http/answer-headers.ts: `getHeaders()`,
+   * names in lower case), which goes out with the answer's own headers.
+   */
+  async problems(method: string, url: string, res: Response, sentHeaders: SentHeaders = {}): Promise<string[]> {
     const pathname = new URL(url, 'http://test.invalid').pathname;
     const path = this.documentedPath(pathname);
     const verb = method.toUpperCase() === 'HEAD' ? 'get' : method.toLowerCase();
@@ -87,7 +91,7 @@ export class ResponseValidator {
     if (this.options.counted) validated += 1;
     const response = this.resolve<ResponseObject>(responsePointer);
     return [
-      ...this.headerProblems(response, responsePointer, res),
+      ...this.headerProblems(response, responsePointer, res, sentHeaders),
       ...(await this.bodyProblems(method, response, responsePointer, res)),
     ].map((p) => `${where}: ${p}`);
   }
@@ -129,12 +133,13 @@ export class ResponseValidator {
     return validate;
   }
 
-  private headerProblems(response: ResponseObject, at: string[], res: Response): string[] {
+  private headerProblems(response: ResponseObject, at: string[], res: Response, sentHeaders: SentHeaders): string[] {
     const problems: string[] = [];
     for (const [name, declared] of Object.entries(response.headers ?? {})) {
       const componentName = '$ref' in declared ? declared.$ref.split('/').pop()! : undefined;
       const header = componentName ? this.document.components!.headers![componentName]! : (declared as HeaderObject);
-      const value = res.headers.get(name);
+      const sent = sentHeaders[name.toLowerCase()];
+      const value = res.headers.get(name) ?? (sent === undefined ? null : [sent].flat().join(', '));
       if (value === null) {
         if (header.required) problems.push(`required header ${name} is missing`);
         continue;
@@ -209,6 +214,9 @@ function isHtml(res: Response): boolean {
   return (res.headers.get('content-type') ?? '').startsWith('text/html');
 }
 
+/** The headers a Node response holds before it is written (`ServerResponse.getHeaders()`). */
+export type SentHeaders = Record<string, string | number | string[] | undefined>;
+
 const validators = new WeakMap<object, ResponseValidator>();
 
 /** The validator of a document, compiled once per document. */
@@ -229,8 +237,9 @@ export async function recordProblems(
   method: string,
   url: string,
   res: Response,
+  sentHeaders?: SentHeaders,
 ): Promise<void> {
-  unreported.push(...(await responseValidator(document).problems(method, url, res)));
+  unreported.push(...(await responseValidator(document).problems(method, url, res, sentHeaders)));
 }
 
 export function takeRecordedProblems(): string[] {

@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
 import type { OpenApiDocument } from '../../src/openapi-document.js';
-import { recordProblems, responseValidator } from './response-validator.js';
+import { recordProblems, responseValidator, type SentHeaders } from './response-validator.js';
 import { TEST_EPOCH, TestClock } from './test-clock.js';
 import { openTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -85,7 +85,9 @@ export async function fetchChecked(app: Fetchable, request: Request, env?: unkno
   const method = request.method;
   const res = await app.fetch(request, env);
   const document = documents.get(app);
-  if (document) await recordProblems(document, method, request.url, res);
+  // What the app set on the Node response itself goes out with the answer (src/http/answer-headers.ts).
+  const outgoing = (env as { outgoing?: { getHeaders?: () => SentHeaders } } | undefined)?.outgoing;
+  if (document) await recordProblems(document, method, request.url, res, outgoing?.getHeaders?.());
   return res;
 }
 

@@ -161,7 +161,7 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { activation_id: id } = c.req.valid('param');
-    const { item, history } = await c.var.read(async (reader) => {
+    const { item, history } = await c.get('read')(async (reader) => {
       const [item] = (await listActivations(reader, { id, limit: 1 })).items;
       return {
         item,

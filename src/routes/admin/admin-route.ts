@@ -65,7 +65,7 @@ type PageAnswer<R> = TypedResponse<
 
 /**
  * The answer of an admin list: the page `fetch` reads at the query's cursor (from `reader`: each page where
- * `c.var.read` sends it, an export page the replica cancels read again on the primary), as JSON with `noun` counted in
+ * `c.get('read')` sends it, an export page the replica cancels read again on the primary), as JSON with `noun` counted in
  * `meta.message`; or, when the request asks for NDJSON, every item from that cursor on (a streamed
  * Response, which the route's typed handler cannot describe: its document says it, `listResponse`).
  */
@@ -76,7 +76,7 @@ export async function listAnswer<T, R>(
   record: (item: T) => R,
   noun: string,
 ): Promise<PageAnswer<R>> {
-  const pageAt = (cursor: string | undefined, limit: number) => c.var.read((reader) => fetch(reader, cursor, limit));
+  const pageAt = (cursor: string | undefined, limit: number) => c.get('read')((reader) => fetch(reader, cursor, limit));
   if (wantsNdjson(c)) return (await ndjsonExport(c, query.cursor, pageAt, record)) as unknown as PageAnswer<R>;
   const page = await pageAt(query.cursor, query.limit);
   return c.json(

@@ -166,7 +166,7 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
-    const { item, history, prechecks, made } = await c.var.read(async (reader) => {
+    const { item, history, prechecks, made } = await c.get('read')(async (reader) => {
       const [item] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
       if (!item) return { item, history: [], prechecks: [], made: [] };
       return {

@@ -131,7 +131,7 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
   app.openapi(show, async (c) => {
     const { server_id: id } = c.req.valid('param');
     const thresholds = { deadAfterSeconds: deps.config.serverDeadAfterSeconds };
-    const { item, history } = await c.var.read(async (reader) => {
+    const { item, history } = await c.get('read')(async (reader) => {
       const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
       return {
         item,

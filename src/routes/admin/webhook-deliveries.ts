@@ -109,7 +109,7 @@ export function registerAdminWebhookDeliveries(app: Router, deps: AppDeps): void
 
   app.openapi(deliveries, async (c) => {
     const { webhook_id } = c.req.valid('param');
-    const items = (await c.var.read((reader) => listDeliveries(reader, webhook_id))).map(({ delivery, attempts }) =>
+    const items = (await c.get('read')((reader) => listDeliveries(reader, webhook_id))).map(({ delivery, attempts }) =>
       deliveryRecord(delivery, attempts),
     );
     return c.json({ data: { items }, meta: { message: `${items.length} deliveries.` } }, 200);

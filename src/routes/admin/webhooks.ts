@@ -190,8 +190,8 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   });
 
   app.openapi(list, async (c) => {
-    const showUrl = c.var.operatorScope !== 'read';
-    const items = (await c.var.read(listWebhookEndpoints)).map((view) => webhookRecord(view, showUrl));
+    const showUrl = c.get('operatorScope') !== 'read';
+    const items = (await c.get('read')(listWebhookEndpoints)).map((view) => webhookRecord(view, showUrl));
     return c.json({ data: { items }, meta: { message: `${items.length} webhook endpoints.` } }, 200);
   });
 
@@ -200,8 +200,8 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     return c.json(
       {
         data: webhookRecord(
-          await c.var.read((reader) => getWebhookEndpoint(reader, webhook_id)),
-          c.var.operatorScope !== 'read',
+          await c.get('read')((reader) => getWebhookEndpoint(reader, webhook_id)),
+          c.get('operatorScope') !== 'read',
         ),
         meta: { message: 'Webhook endpoint.' },
       },

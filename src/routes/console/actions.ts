@@ -15,7 +15,7 @@ import { ConsoleRefusal, refuseForm, setConsoleHeaders } from './console-answer.
  * and of this very session (its form token), by a write-scope session. Answers the form's fields.
  */
 export async function checkedForm(c: Context<AppEnv>, deps: RouteDeps): Promise<Record<string, unknown>> {
-  const session = c.var.consoleSession!;
+  const session = c.get('consoleSession')!;
   const body = await c.req.parseBody();
   refuseForm(formRefusal(c, deps.config.publicBaseUrl, session, body.form_token));
   if (session.scope !== 'write')

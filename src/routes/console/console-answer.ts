@@ -23,7 +23,7 @@ export function setConsoleHeaders(c: Context<AppEnv>): void {
 
 /** The signed-in operator of the request as the views show them. */
 export function viewerOf(c: Context<AppEnv>): ConsoleViewer | undefined {
-  const session = c.var.consoleSession;
+  const session = c.get('consoleSession');
   return session ? { operator: session.operator, scope: session.scope, formToken: session.formToken } : undefined;
 }
 

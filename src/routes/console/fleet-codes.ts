@@ -90,7 +90,7 @@ export function registerConsoleFleetCodes(router: Hono<AppEnv>, deps: RouteDeps,
       );
     }
     const now = deps.clock.now();
-    const session = c.var.consoleSession!;
+    const session = c.get('consoleSession')!;
     if (!(await claimConsoleForm(deps.db, { sessionTokenHash: session.tokenHash, token: createToken, now })))
       return answerView(c, assets, createFormUsedView(), 409);
     const request = parsed.data;

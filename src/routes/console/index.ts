@@ -48,7 +48,7 @@ function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
   registerConsoleSignIn(router, deps, assets);
   // Everything else needs a live session: without one, the sign-in form, and nothing of the fleet.
   router.use('*', async (c, next) => {
-    if (!c.var.consoleSession)
+    if (!c.get('consoleSession'))
       return answerSignIn(c, deps, assets, c.req.query('signed_out') ? 'signed_out' : undefined);
     await next();
   });

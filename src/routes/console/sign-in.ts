@@ -72,7 +72,7 @@ export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, ass
     // Counted before the token is checked, so a burst is never checked past the limit (DESIGN §23); a sign-in
     // that succeeds gives its unit back: only refused sign-ins stay counted, and once they fill the bucket no
     // sign-in from the address is even tried.
-    const checks = checksFor('console-sign-in', { ip: c.var.clientKey }, await checkSources(deps, now));
+    const checks = checksFor('console-sign-in', { ip: c.get('clientKey') }, await checkSources(deps, now));
     const decision = await consumeRateLimits(deps.db, checks, now);
     if (!decision.admitted)
       return answerWait(c, assets, checks.find((check) => check.policy.name === decision.blocking.policy.name)!, now);
@@ -88,7 +88,7 @@ export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, ass
   });
 
   router.post('/sign-out', async (c) => {
-    const session = c.var.consoleSession;
+    const session = c.get('consoleSession');
     if (session) {
       const body = await c.req.parseBody();
       refuseForm(formRefusal(c, deps.config.publicBaseUrl, session, body.form_token));

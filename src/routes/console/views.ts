@@ -85,7 +85,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/', async (c) => {
     const now = deps.clock.now();
-    const { counts, hours, latest } = await c.var.read(async (reader) => ({
+    const { counts, hours, latest } = await c.get('read')(async (reader) => ({
       // The periodic pass's reading (at most 30 s old) once there is one: at a million servers a count reads every row.
       counts: deps.fleet?.latest() ?? (await fleetCounts(reader, now, thresholds)),
       hours: await activationsPerHour(reader, now, CHART_DAYS),
@@ -99,7 +99,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const { filter, shown } = searchOf(c);
     if (!filter.q) return answerView(c, assets, searchView(undefined, undefined));
     const now = deps.clock.now();
-    const found = await c.var.read(async (reader) => ({
+    const found = await c.get('read')(async (reader) => ({
       codes: (await listInstallCodes(reader, { q: filter.q, limit: SEARCH_SHOWN }, now)).items,
       activations: (await listActivations(reader, { q: filter.q, limit: SEARCH_SHOWN })).items,
       servers: (await listServers(reader, { q: filter.q, limit: SEARCH_SHOWN }, now, thresholds)).items,
@@ -110,7 +110,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
   router.get('/codes', async (c) => {
     const status = oneOf(c, 'status', CODE_STATUSES);
     const { filter, shown } = searchOf(c);
-    const page = await c.var.read((reader) =>
+    const page = await c.get('read')((reader) =>
       listInstallCodes(reader, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }, deps.clock.now()),
     );
     return answerView(c, assets, codesListView(page, { ...shown, status }, SEARCH_FIELDS, viewer(c).scope === 'write'));
@@ -118,7 +118,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/codes/:id', async (c) => {
     const id = c.req.param('id');
-    const { item, history } = await c.var.read(async (reader) => {
+    const { item, history } = await c.get('read')(async (reader) => {
       const [found] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
       if (!found) return { item: undefined, history: [] };
       return {
@@ -129,7 +129,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     if (!item) throw notFound('install code', id);
     // The same show as the admin API's: a fleet code's activations and the machines waiting for an operator.
     const fleet = item.code.operator !== null;
-    const made = fleet && item.code.uses > 1 ? await c.var.read((reader) => codeActivations(reader, item.code)) : [];
+    const made = fleet && item.code.uses > 1 ? await c.get('read')((reader) => codeActivations(reader, item.code)) : [];
     const waiting = item.prechecks.filter((p) => p.approval === 'pending');
     const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(made) : ''}${fleet && item.code.approval !== null ? pendingPrechecksSection(viewer(c), id, waiting) : ''}`;
     return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c), sections));
@@ -138,7 +138,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
   router.get('/activations', async (c) => {
     const status = oneOf(c, 'status', ACTIVATION_STATUSES);
     const { filter, shown } = searchOf(c);
-    const page = await c.var.read((reader) =>
+    const page = await c.get('read')((reader) =>
       listActivations(reader, { ...filter, status, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) }),
     );
     return answerView(c, assets, activationsListView(page, { ...shown, status }, SEARCH_FIELDS));
@@ -146,7 +146,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/activations/:id', async (c) => {
     const id = c.req.param('id');
-    const { item, history } = await c.var.read(async (reader) => {
+    const { item, history } = await c.get('read')(async (reader) => {
       const [item] = (await listActivations(reader, { id, limit: 1 })).items;
       return {
         item,
@@ -160,7 +160,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
   router.get('/servers', async (c) => {
     const health = oneOf(c, 'health', SERVER_HEALTHS);
     const { filter, shown } = searchOf(c);
-    const page = await c.var.read((reader) =>
+    const page = await c.get('read')((reader) =>
       listServers(
         reader,
         { ...filter, health, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c) },
@@ -173,7 +173,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/servers/:id', async (c) => {
     const id = c.req.param('id');
-    const { item, history } = await c.var.read(async (reader) => {
+    const { item, history } = await c.get('read')(async (reader) => {
       const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
       return {
         item,
@@ -186,14 +186,14 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/events', async (c) => {
     const type = oneOf<EventType>(c, 'type', EVENT_TYPES);
-    const page = await c.var.read((reader) =>
+    const page = await c.get('read')((reader) =>
       listEvents(reader, { type, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c), now: deps.clock.now() }),
     );
     return answerView(c, assets, eventsListView(page, { type }, EVENT_TYPES));
   });
 
   router.get('/webhooks', async (c) => {
-    const endpoints = await c.var.read(async (reader) => {
+    const endpoints = await c.get('read')(async (reader) => {
       const shown = [];
       for (const view of await listWebhookEndpoints(reader))
         shown.push({ view, deliveries: await listDeliveries(reader, view.endpoint.id, LATEST) });

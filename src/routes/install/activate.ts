@@ -155,7 +155,7 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
         sshFingerprint: body.ssh_fingerprint,
         requestedRef: body.requested_ref,
         installerVersion: body.installer_version,
-        observedIp: c.var.observedIp,
+        observedIp: c.get('observedIp'),
       },
       now,
       context: changeContext(c, 'installer'),

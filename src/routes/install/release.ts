@@ -67,8 +67,8 @@ export function registerRelease(app: Router, deps: RouteDeps): void {
       install_token === undefined
         ? {
             kind: 'address',
-            clientKeyHash: c.var.keyedHashes.clientKey(c.var.clientKey),
-            clientAddress: c.var.observedIp,
+            clientKeyHash: c.get('keyedHashes').clientKey(c.get('clientKey')),
+            clientAddress: c.get('observedIp'),
             tokenRequired: deps.config.releaseRequiresToken,
           }
         : {

@@ -117,7 +117,7 @@ function checkinStatement(deps: RouteDeps) {
 
 export function registerCheckin(app: Router, deps: RouteDeps): void {
   app.openapi({ ...checkin, middleware: [checkinStatement(deps), legacyBodyLimit] as const }, async (c) => {
-    const { status } = await c.var.checkIn!(c.req.valid('json'));
+    const { status } = await c.get('checkIn')!(c.req.valid('json'));
     return c.json(
       {
         data: { status, checkin_interval_seconds: CHECKIN_INTERVAL_SECONDS },

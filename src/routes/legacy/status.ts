@@ -50,7 +50,7 @@ With \`Authorization: Bearer <agent_token>\`: that agent's server (\`ServerRecor
 
 export function registerStatus(app: Router, deps: AppDeps): void {
   app.openapi({ ...status, middleware: [agentAuth(deps.db, { optional: true })] as const }, async (c) => {
-    const server = c.var.server;
+    const server = c.get('server');
     if (server) {
       return c.json(
         {
