@@ -133,7 +133,7 @@ describe('check-ins made at the same time share one statement and keep their own
     expect((await rows())[server.serverId]!.checkinCount).toBe(120);
   });
 
-  it('a new hour starts a new bucket; a check-in stamped with an older hour counts in the newer one', async () => {
+  it('a new hour starts a new bucket, and a check-in stamped with an older hour counts in the newer one', async () => {
     const server = await registeredServer(t);
     await t.database.db
       .update(servers)
