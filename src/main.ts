@@ -38,7 +38,7 @@ const TRACE_FLUSH_MS = 3000;
  * garbage by then: a heap snapshot mid-export holds no more than at idle), so at 4 times the heap
  * stood at about 80 MB above what survives (+97 MiB of RSS) before each full collection; at 1.3 times,
  * about 25 MB. It is no limit: the heap may still grow as large as V8 allows, only with full collections
- * more often when it does (measured: 23 instead of 4 over 174,000 exported rows, V8's incremental and
+ * more often when it does (measured: 19 instead of 4 over 174,000 exported rows, V8's incremental and
  * concurrent marking, the CPU per row within the noise). docs/development.md, "Measurements".
  */
 const HEAP_GROWING_PERCENT = 30;

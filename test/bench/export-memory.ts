@@ -1,7 +1,11 @@
 // `BENCH_ONLY=export npm run bench`: the compiled server on PostgreSQL exports BENCH_EXPORT_ROWS activations
-// (default 10,000 and 100,000) as NDJSON over HTTP while its memory is sampled every 50 ms: resident set
-// (/proc) and V8's used heap (its own /metrics). Nothing is asserted: it prints the server's memory before,
-// at its highest during, and after each export.
+// (default 1,000,000; comma-separated for several, each the newest that many of one fill) as NDJSON over
+// HTTP to a client that reads as fast as it can, while its memory is sampled: resident set every 50 ms
+// (/proc), V8's heap and its external memory every 250 ms (its own /metrics). It prints, for each export,
+// rows/s, the server's CPU per row (/proc), and its RSS at idle (after start and the fill, before any
+// export), at its highest during the export (and that over idle: DESIGN §21's figure is ≤ 64 MB over idle
+// at 50,000 rows/s or more), and after. BENCH_EXPORT_LISTS=activations,servers,install-codes exports those
+// lists of the same fill in turn. Nothing is asserted.
 import { readFile } from 'node:fs/promises';
 import { fillFleet } from '../support/fleet-rows.js';
 import { openExplainingPostgres } from './admin-search.js';
@@ -16,17 +20,26 @@ async function rssBytes(pid: number): Promise<number> {
   return Number(line.split(/\s+/)[1]) * 1024;
 }
 
-async function heapUsedBytes(metricsPort: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  return Number(
-    text
-      .split('\n')
-      .find((l) => l.startsWith('nodejs_heap_size_used_bytes '))!
-      .split(' ')[1],
-  );
+/** The CPU seconds (user + system) the process has used so far. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-export async function benchExportMemory(adminUrl: string, sizes: number[]): Promise<void> {
+/** V8's used heap and the memory its objects hold outside it (Buffers, ArrayBuffers), from the server's /metrics. */
+async function heapBytes(metricsPort: number): Promise<{ heap: number; external: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const gauge = (name: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`${name} `))!
+        .split(' ')[1],
+    );
+  return { heap: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
+}
+
+export async function benchExportMemory(adminUrl: string, sizes: number[], lists: string[]): Promise<void> {
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
   const metricsPort = 40_000 + Math.floor(Math.random() * 20_000);
   const server = spawnService({
@@ -43,45 +56,54 @@ export async function benchExportMemory(adminUrl: string, sizes: number[]): Prom
     const pid = server.process.pid!;
     const now = new Date();
     await fillFleet(database.db, Math.max(...sizes), now);
+    await new Promise((r) => setTimeout(r, 2000));
+    const idle = { rss: await rssBytes(pid), ...(await heapBytes(metricsPort)) };
+    const mib = (n: number) => (n / MiB).toFixed(0);
     console.log(
-      `\nNDJSON export of activations by the compiled server on PostgreSQL (${new URL(adminUrl).host}), memory sampled every 50 ms`,
+      `\nNDJSON exports by the compiled server on PostgreSQL (${new URL(adminUrl).host}); idle: RSS ${mib(idle.rss)} MiB, V8 heap used ${mib(idle.heap)} MiB, external ${mib(idle.external)} MiB`,
     );
     console.log(
-      '| rows | bytes | seconds | RSS before → highest → after (MiB) | heap used before → highest → after (MiB) |',
+      '| list | rows | MB | seconds | rows/s | server CPU µs/row | RSS highest (over idle) → after, MiB | heap used highest → after, MiB | external highest, MiB |',
     );
-    console.log('|---|---|---|---|---|');
-    for (const rows of sizes) {
-      const since = new Date(now.getTime() - rows * 1000).toISOString();
-      const before = { rss: await rssBytes(pid), heap: await heapUsedBytes(metricsPort) };
-      const highest = { ...before };
-      let sampling = true;
-      const sampler = (async () => {
-        while (sampling) {
-          highest.rss = Math.max(highest.rss, await rssBytes(pid));
-          highest.heap = Math.max(highest.heap, await heapUsedBytes(metricsPort));
-          await new Promise((r) => setTimeout(r, 50));
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    for (const list of lists)
+      for (const rows of sizes) {
+        const since = new Date(now.getTime() - rows * 1000).toISOString();
+        const highest = { ...idle };
+        let sampling = true;
+        const sampler = (async () => {
+          for (let i = 0; sampling; i++) {
+            highest.rss = Math.max(highest.rss, await rssBytes(pid));
+            if (i % 5 === 0) {
+              const { heap, external } = await heapBytes(metricsPort);
+              highest.heap = Math.max(highest.heap, heap);
+              highest.external = Math.max(highest.external, external);
+            }
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        })();
+        const cpuBefore = await cpuSeconds(pid);
+        const started = performance.now();
+        const res = await fetch(`http://127.0.0.1:${port}/api/v2/admin/${list}?since=${encodeURIComponent(since)}`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-ndjson' },
+        });
+        let bytes = 0;
+        let lines = 0;
+        const reader = res.body!.getReader();
+        for (let read = await reader.read(); !read.done; read = await reader.read()) {
+          const chunk = read.value;
+          bytes += chunk.length;
+          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
         }
-      })();
-      const started = performance.now();
-      const res = await fetch(`http://127.0.0.1:${port}/api/v2/admin/activations?since=${encodeURIComponent(since)}`, {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-ndjson' },
-      });
-      let bytes = 0;
-      let lines = 0;
-      const reader = res.body!.getReader();
-      for (let read = await reader.read(); !read.done; read = await reader.read()) {
-        bytes += read.value.length;
-        for (const byte of read.value) if (byte === 10) lines += 1;
+        const seconds = (performance.now() - started) / 1000;
+        const cpu = (await cpuSeconds(pid)) - cpuBefore;
+        sampling = false;
+        await sampler;
+        const after = { rss: await rssBytes(pid), ...(await heapBytes(metricsPort)) };
+        console.log(
+          `| ${list} | ${lines} | ${(bytes / 1e6).toFixed(0)} | ${seconds.toFixed(1)} | ${Math.round(lines / seconds)} | ${((cpu * 1e6) / lines).toFixed(1)} | ${mib(highest.rss)} (+${mib(highest.rss - idle.rss)}) → ${mib(after.rss)} | ${mib(highest.heap)} → ${mib(after.heap)} | ${mib(highest.external)} |`,
+        );
       }
-      const seconds = (performance.now() - started) / 1000;
-      sampling = false;
-      await sampler;
-      const after = { rss: await rssBytes(pid), heap: await heapUsedBytes(metricsPort) };
-      const mib = (n: number) => (n / MiB).toFixed(0);
-      console.log(
-        `| ${lines} | ${bytes} | ${seconds.toFixed(1)} | ${mib(before.rss)} → ${mib(highest.rss)} → ${mib(after.rss)} | ${mib(before.heap)} → ${mib(highest.heap)} → ${mib(after.heap)} |`,
-      );
-    }
   } finally {
     await database.pool.end();
     await server.stop();

@@ -13,8 +13,8 @@
 // or what the rate-limit overrides cost (their read, and the quota lookup per request in memory).
 // BENCH_ONLY=search fills BENCH_ROWS (default 1,000,000) install codes, activations and servers on PostgreSQL
 // and prints the plan and time of each admin search filter (BENCH_PLANS=1: the whole plans).
-// BENCH_ONLY=export: the compiled server's memory while it exports BENCH_EXPORT_ROWS (default 10000,100000)
-// activations as NDJSON over HTTP.
+// BENCH_ONLY=export: the compiled server exports BENCH_EXPORT_ROWS (default 1000000) activations as NDJSON
+// over HTTP (BENCH_EXPORT_LISTS: activations, servers, install-codes): rows/s, CPU per row, its memory over idle.
 // BENCH_ONLY=http runs the compiled server in its own process on PostgreSQL and drives it over HTTP
 // (BENCH_INSTALLS installs, default 400, at the last of BENCH_CONCURRENCY, default 16): requests per
 // second and the server's own CPU per request; the OTEL_* variables of the bench are the server's too
@@ -85,7 +85,11 @@ async function benchPart(
 const part = parts.find((p) => p.name === only);
 if (only === 'export') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
-  await benchExportMemory(adminUrl, (process.env.BENCH_EXPORT_ROWS ?? '10000,100000').split(',').map(Number));
+  await benchExportMemory(
+    adminUrl,
+    (process.env.BENCH_EXPORT_ROWS ?? '1000000').split(',').map(Number),
+    (process.env.BENCH_EXPORT_LISTS ?? 'activations').split(','),
+  );
 } else if (only === 'start') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchStartToHealthy(adminUrl, Number(process.env.BENCH_RUNS ?? 3));
