@@ -46,6 +46,13 @@ export function isDatabaseError(error: unknown): boolean {
   return false;
 }
 
+/** True when the error (or its cause) carries the SQLSTATE `state` (e.g. 40P01 deadlock, 40001 recovery conflict). */
+export function hasSqlState(error: unknown, state: string): boolean {
+  for (let e = error as ErrorLike, depth = 0; e && depth < 5; e = e.cause as ErrorLike, depth++)
+    if (e.code === state) return true;
+  return false;
+}
+
 /** True when an error (or its cause) says the database cannot be reached, as opposed to a bug or a client gone. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let fromDatabase = false;

@@ -4,7 +4,7 @@
 // legacy routes, a read that follows a write, and everything that authorizes) reads the primary,
 // `deps.db`, as before. Without DATABASE_READ_URL both are the primary.
 import type { Database } from './client.js';
-import { isDatabaseUnavailable } from './database-errors.js';
+import { hasSqlState, isDatabaseUnavailable } from './database-errors.js';
 import type { ReadReplica } from './read-replica.js';
 
 /** After an operator's own write, their reads stay on the primary this long: they see what they did. */
@@ -34,12 +34,7 @@ export function primaryReads(primary: Database): ReadRouting {
  * can be when the standby's max_standby_streaming_delay runs out).
  */
 function replicaFailed(error: unknown): boolean {
-  if (isDatabaseUnavailable(error)) return true;
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
-    if (e.code === '40001') return true;
-    e = e.cause as typeof e;
-  }
-  return false;
+  return isDatabaseUnavailable(error) || hasSqlState(error, '40001');
 }
 
 export function replicaReads(options: { primary: Database; replica: ReadReplica; now: () => number }): ReadRouting {

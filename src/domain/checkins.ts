@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.js';
+import { hasSqlState } from '../db/database-errors.js';
 import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import type { AgentReport } from '../schemas/server.js';
@@ -132,19 +133,9 @@ async function retriedOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (sqlState(error) !== '40P01') throw error;
+    if (!hasSqlState(error, '40P01')) throw error;
     return run();
   }
-}
-
-function sqlState(error: unknown): unknown {
-  for (
-    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  )
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
-  return undefined;
 }
 
 interface Pending {
