@@ -1,41 +1,29 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.js';
 import { servers } from '../../src/db/schema.js';
 import { CheckinBatcher, type CheckinItem } from '../../src/domain/checkins.js';
 import { sha256Hex } from '../../src/domain/secret-hash.js';
 import type { AgentReport } from '../../src/schemas/server.js';
-import { expectRateLimited, parseRateLimit } from '../rate-limits/rate-limit-support.js';
+import { expectRateLimited, parseRateLimit, statuses } from '../rate-limits/rate-limit-support.js';
 import { expectError } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
-import type { TestDatabase } from '../support/test-database.js';
+import { createTestApp, openSecondInstance, type TestApp } from '../support/test-app.js';
 import { bearer, checkinRequest, type Registered, registeredServer, report, revokeRequest } from './agent-requests.js';
-
-const statuses = (responses: Response[]) => {
-  const tally: Record<number, number> = {};
-  for (const r of responses) tally[r.status] = (tally[r.status] ?? 0) + 1;
-  return tally;
-};
 
 describe('check-ins made at the same time share one statement and keep their own outcomes', () => {
   let t: TestApp;
   /** A second instance: on PostgreSQL its own connection pool (and its own batches), as another server would have. */
   let other: TestApp;
-  let otherDatabase: TestDatabase | undefined;
+  let closeOther: () => Promise<void>;
   beforeAll(async () => {
     t = await createTestApp();
-    if (t.database.url) {
-      const handle = await openDatabase({ databaseUrl: t.database.url, dataDir: 'unused' });
-      otherDatabase = { ...handle, url: t.database.url, reset: t.database.reset };
-    }
-    other = buildTestApp(otherDatabase ?? t.database, t.keys, {}, t.clock);
+    ({ app: other, close: closeOther } = await openSecondInstance(t));
   });
   beforeEach(async () => {
     await t.reset();
     t.clock.set('2026-11-22T10:20:00.000Z');
   });
   afterAll(async () => {
-    await otherDatabase?.close();
+    await closeOther?.();
     await t.close();
   });
 

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.js';
 import { activations, events } from '../../src/db/schema.js';
 import { countsByLimit } from '../rate-limits/rate-limit-support.js';
 import {
@@ -16,8 +15,7 @@ import {
   releaseRequest,
   type Machine,
 } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
-import type { TestDatabase } from '../support/test-database.js';
+import { createTestApp, openSecondInstance, type TestApp } from '../support/test-app.js';
 
 interface Attempt {
   code: string;
@@ -50,18 +48,14 @@ describe('activate is safe to retry after a lost answer', () => {
   let t: TestApp;
   /** A second instance: on PostgreSQL its own connection pool, as another server would have. */
   let other: TestApp;
-  let otherDatabase: TestDatabase | undefined;
+  let closeOther: () => Promise<void>;
   beforeAll(async () => {
     t = await createTestApp({ INSTALL_TOKEN_TTL_SECONDS: '600' });
-    if (t.database.url) {
-      const handle = await openDatabase({ databaseUrl: t.database.url, dataDir: 'unused' });
-      otherDatabase = { ...handle, url: t.database.url, reset: t.database.reset };
-    }
-    other = buildTestApp(otherDatabase ?? t.database, t.keys, { INSTALL_TOKEN_TTL_SECONDS: '600' }, t.clock);
+    ({ app: other, close: closeOther } = await openSecondInstance(t, { INSTALL_TOKEN_TTL_SECONDS: '600' }));
   });
   beforeEach(() => t.reset());
   afterAll(async () => {
-    await otherDatabase?.close();
+    await closeOther?.();
     await t.close();
   });
 

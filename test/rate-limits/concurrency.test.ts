@@ -1,36 +1,24 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.js';
 import { browserSessions } from '../../src/db/schema.js';
 import { activateRequest, browserAt, issueCode, precheckRequest } from '../support/install-flow.js';
-import { buildTestApp, createTestApp, type TestApp } from '../support/test-app.js';
-import type { TestDatabase } from '../support/test-database.js';
-import { countsByLimit, FORGED_TOKEN, issueFrom, UNKNOWN_CODE } from './rate-limit-support.js';
-
-const statuses = (responses: Response[]) => {
-  const tally: Record<number, number> = {};
-  for (const r of responses) tally[r.status] = (tally[r.status] ?? 0) + 1;
-  return tally;
-};
+import { createTestApp, openSecondInstance, type TestApp } from '../support/test-app.js';
+import { countsByLimit, FORGED_TOKEN, issueFrom, statuses, UNKNOWN_CODE } from './rate-limit-support.js';
 
 describe('limits under real concurrency', () => {
   let t: TestApp;
   /** A second instance: on PostgreSQL its own connection pool, as another server would have. */
   let other: TestApp;
-  let otherDatabase: TestDatabase | undefined;
+  let closeOther: () => Promise<void>;
   beforeAll(async () => {
     t = await createTestApp();
-    if (t.database.url) {
-      const handle = await openDatabase({ databaseUrl: t.database.url, dataDir: 'unused' });
-      otherDatabase = { ...handle, url: t.database.url, reset: t.database.reset };
-    }
-    other = buildTestApp(otherDatabase ?? t.database, t.keys, {}, t.clock);
+    ({ app: other, close: closeOther } = await openSecondInstance(t));
   });
   beforeEach(async () => {
     await t.database.reset();
     t.clock.set('2026-11-22T10:00:00Z');
   });
   afterAll(async () => {
-    await otherDatabase?.close();
+    await closeOther?.();
     await t.close();
   });
 

@@ -88,3 +88,10 @@ export async function expectRateLimited(
   expect(res.headers.get('ratelimit-policy')).toContain(`"${policy}";q=`);
   expect(parseRateLimit(res.headers.get('ratelimit'))[policy]).toEqual({ r: 0, t: retryAfter });
 }
+
+/** How many of `responses` answered each status: `{ 200: 3, 429: 5 }`. */
+export const statuses = (responses: Response[]) => {
+  const tally: Record<number, number> = {};
+  for (const r of responses) tally[r.status] = (tally[r.status] ?? 0) + 1;
+  return tally;
+};

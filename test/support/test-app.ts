@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import { openDatabase } from '../../src/db/client.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
@@ -109,4 +110,19 @@ export function useTestApp(env: Record<string, string> = {}): TestApp {
   beforeEach(() => t.reset());
   afterAll(() => t.close());
   return t;
+}
+
+/**
+ * A second instance of `t`'s service, on the same database, keys and clock: on PostgreSQL with a connection
+ * pool of its own, as another server would have; on PGlite on the one connection there is. `close` closes
+ * only what it opened (the file's `t.close()` closes the rest).
+ */
+export async function openSecondInstance(
+  t: TestApp,
+  env: Record<string, string> = {},
+): Promise<{ app: TestApp; close: () => Promise<void> }> {
+  if (!t.database.url) return { app: buildTestApp(t.database, t.keys, env, t.clock), close: async () => {} };
+  const handle = await openDatabase({ databaseUrl: t.database.url, dataDir: 'unused' });
+  const database: TestDatabase = { ...handle, url: t.database.url, reset: t.database.reset };
+  return { app: buildTestApp(database, t.keys, env, t.clock), close: () => handle.close() };
 }
