@@ -21,7 +21,7 @@ import { benchAgentToken, fillFleet } from '../support/fleet-rows.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import { openExplainingPostgres } from './admin-search.js';
-import { BUCKETS, summariseProfile } from './cpu-profile.js';
+import { printProfile } from './cpu-profile.js';
 import { httpClient, serverCpuMs, waitReady } from './http-server.js';
 import { createInstalls, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
 
@@ -207,17 +207,8 @@ async function runWith(url: string, pool: pg.Pool, options: Options, instances: 
     return load.next + 20_000;
   } finally {
     for (const service of services) await service.stop();
-    if (profileDir && window) await printProfile(profileDir, window);
+    if (profileDir && window) await printProfile(profileDir, [{ step: 'check-ins', ...window }], 'check-in');
   }
-}
-
-async function printProfile(dir: string, window: { fromMs: number; toMs: number; cpuUs: number; requests: number }) {
-  const [summary] = await summariseProfile(dir, [{ step: 'checkin', ...window }]);
-  if (!summary) return;
-  console.log(`\nthe first instance's CPU profile (${dir}): µs per check-in by bucket`);
-  console.log(`| ${BUCKETS.join(' | ')} | total |\n|${BUCKETS.map(() => '---|').join('')}---|`);
-  console.log(`| ${BUCKETS.map((b) => summary.perRequestUs[b]).join(' | ')} | ${summary.perRequestUs.total} |`);
-  console.log(`the busiest functions (self):\n  ${summary.top.join('\n  ')}`);
 }
 
 /** Every write of the PostgreSQL (pg_stat_wal, 14 and later): the first change of a page after a checkpoint writes the whole page. */

@@ -123,3 +123,13 @@ export async function summariseProfile(
     return { step, perRequestUs, top };
   });
 }
+
+/** `summariseProfile`'s figures printed: per step, µs per `unit` by bucket, and the busiest functions. */
+export async function printProfile(dir: string, windows: StepWindow[], unit: string): Promise<void> {
+  for (const summary of await summariseProfile(dir, windows)) {
+    console.log(`\n${summary.step}: the server's CPU profile (${dir}), µs per ${unit} by bucket`);
+    console.log(`| ${BUCKETS.join(' | ')} | total |\n|${BUCKETS.map(() => '---|').join('')}---|`);
+    console.log(`| ${BUCKETS.map((b) => summary.perRequestUs[b]).join(' | ')} | ${summary.perRequestUs.total} |`);
+    console.log(`the busiest functions (self):\n  ${summary.top.join('\n  ')}`);
+  }
+}

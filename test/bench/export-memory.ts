@@ -5,12 +5,15 @@
 // rows/s, the server's CPU per row (/proc), and its RSS at idle (after start and the fill, before any
 // export), at its highest during the export (and that over idle: DESIGN §21's figure is ≤ 64 MB over idle
 // at 50,000 rows/s or more), and after. BENCH_EXPORT_LISTS=activations,servers,install-codes exports those
-// lists of the same fill in turn. Nothing is asserted.
+// lists of the same fill in turn. BENCH_CPU_PROF=<dir>: the server runs under node --cpu-prof, and each
+// export's window is summarised (µs per row by bucket, the busiest functions). Nothing is asserted.
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fillFleet } from '../support/fleet-rows.js';
 import { openExplainingPostgres } from './admin-search.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK } from '../support/spawn-service.js';
+import { printProfile, type StepWindow } from './cpu-profile.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789';
 const MiB = 1024 * 1024;
@@ -42,12 +45,15 @@ async function heapBytes(metricsPort: number): Promise<{ heap: number; external:
 export async function benchExportMemory(adminUrl: string, sizes: number[], lists: string[]): Promise<void> {
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
   const metricsPort = 40_000 + Math.floor(Math.random() * 20_000);
-  const server = spawnService({
-    DATABASE_URL: scratch.url,
-    KEY_ENCRYPTION_KEY: TEST_KEK,
-    ADMIN_TOKEN,
-    METRICS_PORT: String(metricsPort),
-  });
+  const profileDir = process.env.BENCH_CPU_PROF && join(process.env.BENCH_CPU_PROF, `export-${Date.now()}`);
+  const spawnedAt = performance.now();
+  const server = spawnService(
+    { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK, ADMIN_TOKEN, METRICS_PORT: String(metricsPort) },
+    profileDir
+      ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profileDir}`, 'scripts/start.mjs']
+      : undefined,
+  );
+  const windows: StepWindow[] = [];
   const port = await server.port;
   await server.logged('ready');
   // A pool of its own, without the service's statement timeout: filling takes longer than a request may.
@@ -97,6 +103,14 @@ export async function benchExportMemory(adminUrl: string, sizes: number[], lists
         }
         const seconds = (performance.now() - started) / 1000;
         const cpu = (await cpuSeconds(pid)) - cpuBefore;
+        const fromMs = started - spawnedAt;
+        windows.push({
+          step: `${list} (${rows})`,
+          fromMs,
+          toMs: fromMs + seconds * 1000,
+          cpuUs: cpu * 1e6,
+          requests: lines,
+        });
         sampling = false;
         await sampler;
         const after = { rss: await rssBytes(pid), ...(await heapBytes(metricsPort)) };
@@ -109,4 +123,5 @@ export async function benchExportMemory(adminUrl: string, sizes: number[], lists
     await server.stop();
     await scratch.drop();
   }
+  if (profileDir) await printProfile(profileDir, windows, 'row');
 }

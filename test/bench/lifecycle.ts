@@ -1,6 +1,7 @@
 // What each step of an install costs through the whole app (app.request, no socket): SQL statements
 // and microseconds per request for issue, precheck, activate, register, confirm, release, check-in
 // and revoke. Every request comes from its own client address and machine, so no limit refuses one.
+import { createHash } from 'node:crypto';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createBrowserSession } from '../../src/domain/browser-sessions.js';
@@ -16,6 +17,8 @@ interface Flow {
   cookie: string;
   address: string;
   machineId: string;
+  /** The machine's own SSH host key: one shared by every flow would make each activate a cloned image (DESIGN §16). */
+  sshFingerprint: string;
   code?: string;
   precheckToken?: string;
   activationId?: string;
@@ -60,11 +63,12 @@ export async function benchLifecycle(database: CountingDatabase, runs: number, o
       cookie: `slowdns_browser=${session.cookieValue}`,
       address: address(i),
       machineId: i.toString(16).padStart(32, '0'),
+      sshFingerprint: `SHA256:${createHash('sha256').update(`host key ${i}`).digest('base64').slice(0, 43)}`,
     });
   }
   const machine = (f: Flow) => ({
     machine_id: f.machineId,
-    ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+    ssh_fingerprint: f.sshFingerprint,
   });
   const results: Measurement[] = [];
   // Steps every flow takes run 2N times; the others once per pair (the first flow confirms, the second releases).

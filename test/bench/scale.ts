@@ -173,8 +173,11 @@ export async function benchScale(
   }
 }
 
-/** Slices of each database, taking turns (the first of a pair alternating), so that a warmer JIT or a busier machine favours neither. */
-const STEP_SLICES = 4;
+/**
+ * Slices of each database, taking turns (the first of a pair alternating), so that a warmer JIT or a busier
+ * machine favours neither: 8, as one slice's ratio alone strays ±0.15 on this machine (4 left medians 0.1 apart run to run).
+ */
+const STEP_SLICES = 8;
 
 /**
  * The install steps through the app (in this process, one request at a time, N per slice) on the filled
