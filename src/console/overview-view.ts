@@ -7,12 +7,12 @@ import type { ConsoleView } from './console-frame.js';
 import { eventsTable } from './format.js';
 import { html, type Html } from '../html.js';
 
-/** The search box: finds codes, activations and servers by part of a host name, hint or id. */
+/** The search box: finds codes, activations and servers by part of a host name or hint, or the start of an id. */
 export function searchForm(q = ''): Html {
   return html`<form method="get" action="/admin/search" class="search" role="search" aria-label="Find a code, activation or server">
     <label for="q">Find a code, activation or server</label>
     <div class="search-row">
-      <input id="q" name="q" type="search" value="${q}" maxlength="200" autocomplete="off" placeholder="part of a host name, hint or id" aria-describedby="q-help">
+      <input id="q" name="q" type="search" value="${q}" maxlength="200" autocomplete="off" placeholder="part of a host name or hint, or an id's start" aria-describedby="q-help">
       <button type="submit" class="button primary">Search</button>
     </div>
     <p id="q-help" class="fine-print">Press <kbd>/</kbd> anywhere in the console to come back here.</p>

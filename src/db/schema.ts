@@ -73,8 +73,8 @@ export const installCodes = pgTable(
     index('install_codes_expires_at_idx').on(t.expiresAt),
     index('install_codes_issued_at_idx').on(t.issuedAt, t.id),
     index('install_codes_browser_session_hash_idx').on(t.browserSessionHash),
-    // The admin search: a part of the hint or id (`q`), through trigrams (pg_trgm).
-    index('install_codes_search_idx').using('gin', t.hint.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
+    // The admin search: a part of the hint (`q`), through trigrams (pg_trgm); the start of an id is a range of the key.
+    index('install_codes_search_idx').using('gin', t.hint.op('gin_trgm_ops')),
     check('install_codes_status_check', sql`${t.status} in ('issued', 'activated', 'consumed', 'revoked')`),
     check('install_codes_approval_check', sql`${t.approval} in ('pending', 'approved', 'denied')`),
     check('install_codes_uses_check', sql`${t.uses} between 1 and 10000 and ${t.usesSpent} between 0 and ${t.uses}`),
@@ -123,8 +123,12 @@ export const activations = pgTable(
     sshFingerprint: text('ssh_fingerprint').notNull(),
     requestedRef: text('requested_ref').notNull(),
     installerVersion: text('installer_version').notNull(),
-    /** SHA-256 of the install token's jti: a database copy cannot rebuild a token from it. */
-    installTokenJtiHash: text('install_token_jti_hash').notNull().unique(),
+    /**
+     * SHA-256 of the install token's jti: a database copy cannot rebuild a token from it. Compared once the
+     * activation is found by its id, never looked up: no index (a random key in a million-row index cost
+     * every activate a page of its own).
+     */
+    installTokenJtiHash: text('install_token_jti_hash').notNull(),
     installTokenExpiresAt: at('install_token_expires_at').notNull(),
     installTokenUsedAt: at('install_token_used_at'),
     /** SHA-256 of the jti of the precheck token that made it: a repeat of that activate gets this activation back. */
@@ -145,8 +149,9 @@ export const activations = pgTable(
     index('activations_machine_id_idx').on(t.machineId),
     index('activations_ssh_fingerprint_idx').on(t.sshFingerprint),
     index('activations_created_at_idx').on(t.createdAt, t.id),
-    // The admin search: a part of the hostname or id (`q`, trigrams), an address or network (`ip`, as inet).
-    index('activations_search_idx').using('gin', t.hostname.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
+    // The admin search: a part of the hostname (`q`, trigrams; the start of an id is a range of the key), an
+    // address or network (`ip`, as inet).
+    index('activations_search_idx').using('gin', t.hostname.op('gin_trgm_ops')),
     index('activations_public_ip_idx').on(sql`(${t.publicIp}::inet)`),
     // The gauge of activations awaiting confirm reads only the live install tokens (set at activate, never updated).
     index('activations_install_token_expires_at_idx').on(t.installTokenExpiresAt),
@@ -254,11 +259,9 @@ export const servers = pgTable(
   },
   (t) => [
     index('servers_registered_at_idx').on(t.registeredAt, t.id),
-    // The admin search, as on activations; and the machine's identities.
-    index('servers_search_idx').using('gin', t.hostname.op('gin_trgm_ops'), t.id.op('gin_trgm_ops')),
-    index('servers_public_ip_idx').on(sql`(${t.publicIp}::inet)`),
-    index('servers_machine_id_idx').on(t.machineId),
-    index('servers_ssh_fingerprint_idx').on(t.sshFingerprint),
+    // The admin search by part of the hostname, as on activations. The machine's identities and address are
+    // its activation's (copied at register, never changed): searched through the activations' indexes.
+    index('servers_search_idx').using('gin', t.hostname.op('gin_trgm_ops')),
     check('servers_status_check', sql`${t.status} in ('active', 'revoked')`),
   ],
 );

@@ -72,13 +72,19 @@ describe('admin search: q, ip, machine_id, ssh_fingerprint on the lists of codes
     for (const item of (await adminList(t, 'activations')).items) codeIds.set(item.activation_id, item.install_code_id);
 
     for (const list of ['activations', 'servers'] as const) {
-      // q: part of the hostname, case-insensitive, or part of the id
+      // q: part of the hostname, case-insensitive, or the start of the id (with or without its prefix)
       expect(await found(list, { q: 'vpn-c' }, installs), list).toEqual(['a', 'b']);
       expect(await found(list, { q: 'VPN-C2' }, installs), list).toEqual(['b']);
       expect(await found(list, { q: 'example.net' }, installs), list).toEqual(['a', 'c', 'd']);
       const id = list === 'activations' ? installs.c.activationId : installs.c.serverId;
       expect(await found(list, { q: id.slice(4, 12) }, installs), list).toEqual(['c']);
+      expect(await found(list, { q: id.slice(4, 12).toUpperCase() }, installs), list).toEqual(['c']);
       expect(await found(list, { q: id }, installs), list).toEqual(['c']);
+      // every start of the id's hex, whatever its last digit (the range's end is the next digit)
+      for (let end = 10; end <= id.length; end++)
+        expect(await found(list, { q: id.slice(0, end) }, installs), `${list} ${id.slice(0, end)}`).toEqual(['c']);
+      // a part in the middle of an id is not its start
+      expect(await found(list, { q: id.slice(8, 16) }, installs), list).toEqual([]);
       // `%` and `_` are letters, not wildcards
       expect(await found(list, { q: 'vpn_c' }, installs), list).toEqual([]);
       expect(await found(list, { q: 'vpn%' }, installs), list).toEqual([]);
@@ -101,12 +107,14 @@ describe('admin search: q, ip, machine_id, ssh_fingerprint on the lists of codes
       expect(await found(list, { q: 'mail', ip: '203.0.113.0/24' }, installs), list).toEqual([]);
     }
 
-    // Codes: q looks in the hint and the id; the machine filters find the code its activation used.
+    // Codes: q looks in the hint and at the start of the id; the machine filters find the code its activation used.
     const hint = (await adminList(t, 'install-codes')).items.find(
       (item) => item.install_code_id === codeIdOf(installs.c),
     )!.install_code_hint as string;
     expect(await found('install-codes', { q: hint.slice(-6).toLowerCase() }, installs)).toEqual(['c']);
     expect(await found('install-codes', { q: codeIdOf(installs.a).slice(3, 11) }, installs)).toEqual(['a']);
+    expect(await found('install-codes', { q: codeIdOf(installs.a).slice(0, 11) }, installs)).toEqual(['a']);
+    expect(await found('install-codes', { q: codeIdOf(installs.a).slice(7, 15) }, installs)).toEqual([]);
     expect(await found('install-codes', { ip: '203.0.113.0/24' }, installs)).toEqual(['a', 'b']);
     expect(await found('install-codes', { ip: '2001:db8:1200::7' }, installs)).toEqual(['d']);
     expect(await found('install-codes', { machine_id: installs.c.machine.machine_id }, installs)).toEqual(['c']);

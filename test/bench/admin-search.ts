@@ -86,7 +86,7 @@ export async function benchAdminSearch(adminUrl: string, rows: number): Promise<
     const cases: [string, () => Promise<unknown>][] = [
       [`activations q=host-${i} (part of a hostname)`, () => listActivations(db, { ...page, q: `host-${i}` })],
       [
-        `activations q=${one.id.slice(4, 12)} (part of an id)`,
+        `activations q=${one.id.slice(4, 12)} (the start of an id)`,
         () => listActivations(db, { ...page, q: one.id.slice(4, 12) }),
       ],
       ['activations q=zzzzz (matches nothing)', () => listActivations(db, { ...page, q: 'zzzzz' })],
@@ -104,7 +104,7 @@ export async function benchAdminSearch(adminUrl: string, rows: number): Promise<
       ['activations ssh_fingerprint', () => listActivations(db, { ...page, sshFingerprint: one.ssh_fingerprint })],
       [`servers q=host-${i}`, () => listServers(db, { ...page, q: `host-${i}` }, now, thresholds)],
       [
-        `servers q=${one.server_id.slice(4, 12)} (part of an id)`,
+        `servers q=${one.server_id.slice(4, 12)} (the start of an id)`,
         () => listServers(db, { ...page, q: one.server_id.slice(4, 12) }, now, thresholds),
       ],
       [`servers ip=${network}`, () => listServers(db, { ...page, ip: network }, now, thresholds)],

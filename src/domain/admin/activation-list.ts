@@ -3,11 +3,11 @@ import type { Database } from '../../db/client.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { ServerRow } from '../servers.js';
-import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
+import { machineMatching, matching, newestFirst, tagged, textOrIdMatching, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
-/** `search.q` looks in the hostname and the activation's id. */
+/** `search.q` looks in the hostname, and at the start of the activation's id. */
 export interface ActivationListFilter extends TimeRange, SearchFilter {
   /** One activation by its id (`GET …/activations/{activation_id}`). */
   id?: string | undefined;
@@ -61,7 +61,7 @@ export async function listActivations(db: Database, filter: ActivationListFilter
       : filter.duplicate
         ? isNotNull(activations.duplicateOf)
         : isNull(activations.duplicateOf),
-    anyContaining([activations.hostname, activations.id], filter.q),
+    textOrIdMatching([activations.hostname], { column: activations.id, prefix: 'act_' }, filter.q),
     ...machineMatching(activations, filter),
     tagged(activations.tags, filter.tag),
   ]);

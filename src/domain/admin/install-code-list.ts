@@ -4,7 +4,15 @@ import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { InstallCodeRow } from '../install-codes.js';
 import { heldUsesOf, usesLeftCondition } from '../operator-code-uses.js';
-import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
+import {
+  anyContaining,
+  matching,
+  newestFirst,
+  ofMachine,
+  tagged,
+  textOrIdMatching,
+  type SearchFilter,
+} from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -15,7 +23,7 @@ import type { TimeRange } from './time-range.js';
 type InstallCodeListStatus = 'issued' | 'activated' | 'consumed' | 'exhausted' | 'expired' | 'revoked';
 
 /**
- * `search.q` looks in the hint and the code's id; the machine filters find the codes an activation of
+ * `search.q` looks in the hint, and at the start of the code's id; the machine filters find the codes an activation of
  * that machine used.
  */
 export interface InstallCodeListFilter extends TimeRange, SearchFilter {
@@ -51,20 +59,6 @@ function statusCondition(status: InstallCodeListStatus, now: Date): SQL | undefi
   return eq(installCodes.status, status);
 }
 
-/** The codes an activation of the machine `search` names used (a semi-join on activations' indexes), or no condition. */
-function usedBy(db: Database, search: SearchFilter): SQL | undefined {
-  const machine = machineMatching(activations, search);
-  return machine.length
-    ? inArray(
-        installCodes.id,
-        db
-          .select({ id: activations.installCodeId })
-          .from(activations)
-          .where(and(...machine)),
-      )
-    : undefined;
-}
-
 /** Install codes, newest issued first; never the code itself (the table only has its hash). */
 export async function listInstallCodes(
   db: Database,
@@ -75,8 +69,8 @@ export async function listInstallCodes(
     filter.status ? statusCondition(filter.status, now) : undefined,
     anyContaining([installCodes.hint], filter.hint),
     ...matching([[installCodes.id, filter.id]]),
-    anyContaining([installCodes.hint, installCodes.id], filter.q),
-    usedBy(db, filter),
+    textOrIdMatching([installCodes.hint], { column: installCodes.id, prefix: 'ic_' }, filter.q),
+    ofMachine(db, installCodes.id, activations.installCodeId, filter),
     tagged(installCodes.tags, filter.tag),
   ]);
   const rows = await db

@@ -1,8 +1,8 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { servers } from '../../db/schema.js';
+import { activations, servers } from '../../db/schema.js';
 import { CHECKIN_INTERVAL_SECONDS, type ServerRow } from '../servers.js';
-import { anyContaining, machineMatching, matching, newestFirst, tagged, type SearchFilter } from './list-query.js';
+import { matching, newestFirst, ofMachine, tagged, textOrIdMatching, type SearchFilter } from './list-query.js';
 import { pageOf, type Page } from './pagination.js';
 import type { TimeRange } from './time-range.js';
 
@@ -51,7 +51,7 @@ export function healthCondition(health: ServerHealth, now: Date, thresholds: Hea
   return and(active, sql`not ${before(staleBefore)}`);
 }
 
-/** `search.q` looks in the hostname and the server's id. */
+/** `search.q` looks in the hostname, and at the start of the server's id. */
 export interface ServerListFilter extends TimeRange, SearchFilter {
   /** One server by its id (`GET …/servers/{server_id}`). */
   id?: string | undefined;
@@ -79,8 +79,8 @@ export async function listServers(
       [servers.id, filter.id],
       [servers.hostname, filter.hostname],
     ]),
-    anyContaining([servers.hostname, servers.id], filter.q),
-    ...machineMatching(servers, filter),
+    textOrIdMatching([servers.hostname], { column: servers.id, prefix: 'srv_' }, filter.q),
+    ofMachine(db, servers.activationId, activations.id, filter),
     tagged(servers.tags, filter.tag),
   ]);
   const rows = await db

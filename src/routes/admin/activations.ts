@@ -38,7 +38,7 @@ const list = createRoute({
   ...adminOperation('read'),
   summary: 'List activations',
   description: prose`Activations, newest first, each with its machine binding, requested ref, installer version, times and the
-    server registered for it; never the install token. Search: \`q\` (part of the hostname or id), \`ip\` (an
+    server registered for it; never the install token. Search: \`q\` (part of the hostname, or the start of the id), \`ip\` (an
     address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\`, \`hostname\`,
     \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not:
     \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,

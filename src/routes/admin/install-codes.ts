@@ -40,7 +40,7 @@ const list = createRoute({
   ...adminOperation('read'),
   summary: 'List install codes',
   description: prose`Install codes, newest issued first, with their hint, status, times and the latest activation that used
-    them; never the code itself (the service keeps only its hash). Search: \`q\` (part of the hint or id), and
+    them; never the code itself (the service keeps only its hash). Search: \`q\` (part of the hint, or the start of the id), and
     the machine of an activation that used the code: \`ip\` (an address or a CIDR network), \`machine_id\`,
     \`ssh_fingerprint\`. Filters: \`status\` (\`expired\` is an \`issued\` code past its expiry), \`hint\`
     (part of the hint, e.g. the last group), \`since\`/\`until\` on the issue time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,

@@ -38,7 +38,7 @@ const list = createRoute({
   summary: 'List servers and their health',
   description: prose`Registered servers, newest first, with their health derived from check-ins (\`active\`, \`stale\` after
     two missed check-in intervals, \`dead\` after \`SERVER_DEAD_AFTER_SECONDS\`, \`revoked\`), last check-in,
-    agent version and last report; never the agent token. Search: \`q\` (part of the hostname or id), \`ip\`
+    agent version and last report; never the agent token. Search: \`q\` (part of the hostname, or the start of the id), \`ip\`
     (an address or a CIDR network: the registered public IP), \`machine_id\`, \`ssh_fingerprint\`. Filters:
     \`status\` (a health), \`hostname\` (exact), \`since\`/\`until\` on the registration time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ServerListQuerySchema },

@@ -41,7 +41,7 @@ import { html } from '../../html.js';
 const CHART_DAYS = 7;
 /** The search fields of the lists of codes, activations and servers. */
 const SEARCH_FIELDS = [
-  { name: 'q', label: 'Part of a host name, hint or id' },
+  { name: 'q', label: 'Part of a host name or hint, or the start of an id' },
   { name: 'ip', label: 'IP address or network' },
 ];
 /** The overview's latest events, and each endpoint's recent deliveries on the webhooks view. */
@@ -57,7 +57,10 @@ function oneOf<T extends string>(c: Context<AppEnv>, name: string, allowed: read
 }
 
 /** What the console's search fields take: the admin lists' own `q` and `ip`, validated as the API validates them. */
-const { q: searchText, ip: searchIp } = searchFilters('a hostname, hint or id', 'the machine');
+const { q: searchText, ip: searchIp } = searchFilters(
+  'Part of a hostname or hint, or the start of an id',
+  'the machine',
+);
 const SearchQuerySchema = z.object({ q: searchText, ip: searchIp });
 
 /** The search of a list view (`q`, `ip`), as the domain's lists take it, and as the view's form shows it. */
@@ -94,7 +97,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     return answerView(c, assets, overviewView(counts, hours, latest.items));
   });
 
-  // The overview's search box: codes, activations and servers at once, by part of a host name, hint or id.
+  // The overview's search box: codes, activations and servers at once, by part of a host name or hint, or the start of an id.
   router.get('/search', async (c) => {
     const { filter, shown } = searchOf(c);
     if (!filter.q) return answerView(c, assets, searchView(undefined, undefined));

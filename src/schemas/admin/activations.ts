@@ -17,7 +17,7 @@ const EXAMPLE_CURSOR = exampleCursor('act_3f9a12b45cd67e89', '2026-11-22T10:00:0
 
 export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ActivationStatusSchema.optional(),
-  ...searchFilters("the hostname or the activation's id", 'the activated machine'),
+  ...searchFilters("Part of the hostname, or the start of the activation's id", 'the activated machine'),
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
   public_ip: textFilter('Exact public IP, as the installer sent it.', '203.0.113.7'),
   install_code_id: InstallCodeIdSchema.optional(),

@@ -32,7 +32,10 @@ const EXAMPLE_CURSOR = exampleCursor('ic_5b2e9f0c81d4a7e3', '2026-11-22T10:00:00
 
 export const InstallCodeListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: InstallCodeListStatusSchema.optional(),
-  ...searchFilters("the hint or the code's id", 'the machine of an activation that used the code'),
+  ...searchFilters(
+    "Part of the hint, or the start of the code's id",
+    'the machine of an activation that used the code',
+  ),
   hint: textFilter('Part of the hint, case-insensitive: e.g. the last group `HX3W8N` the person reads out.', 'HX3W8N'),
   tag: tagFilter(),
 });

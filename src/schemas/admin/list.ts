@@ -39,7 +39,7 @@ const AdminTextFilterSchema = z
 export const textFilter = (description: string, example: string) =>
   AdminTextFilterSchema.optional().openapi({ param: { description, example } });
 
-/** The fewest characters `q` matches on: a part of a value is found through its trigrams (pg_trgm), and a shorter one has none. */
+/** The fewest characters `q` matches on: a part of a text is found through its trigrams (pg_trgm), and a shorter one has none. */
 const SEARCH_TEXT_MIN_LENGTH = 3;
 
 /** `ip`: an address or a network, in the one spelling of its network (`203.0.113.7/32`) for the query. */
@@ -54,7 +54,8 @@ const IpFilterSchema = AdminTextFilterSchema.transform((value, ctx) => {
 
 /**
  * The search the lists of install codes, activations and servers share (DESIGN §17), beside each list's
- * own filters; `q` says what this list's `q` looks in, `machine` which machine the other three are about.
+ * own filters; `q` says what this list's `q` looks in (part of a text, or the start of an id), `machine`
+ * which machine the other three are about.
  */
 export function searchFilters(q: string, machine: string) {
   return {
@@ -62,7 +63,7 @@ export function searchFilters(q: string, machine: string) {
       .optional()
       .openapi({
         param: {
-          description: `Part of ${q}, case-insensitive, at least ${SEARCH_TEXT_MIN_LENGTH} characters (control characters are 400 \`validation_failed\`).`,
+          description: `${q}, case-insensitive, at least ${SEARCH_TEXT_MIN_LENGTH} characters (control characters are 400 \`validation_failed\`). An id is found by its start, with or without its prefix (\`act_\`, \`srv_\`, \`ic_\`), not by a part in its middle.`,
           example: 'vpn1',
         },
       }),

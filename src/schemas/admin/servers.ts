@@ -22,7 +22,7 @@ const EXAMPLE_CURSOR = exampleCursor('srv_9c1e0f4a7b2d3e58', '2026-11-22T10:00:0
 
 export const ServerListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend({
   status: ServerHealthSchema.optional().openapi({ description: 'Only servers of this health.' }),
-  ...searchFilters("the hostname or the server's id", 'the server'),
+  ...searchFilters("Part of the hostname, or the start of the server's id", 'the server'),
   hostname: textFilter('Exact hostname.', 'vpn1.example.net'),
   tag: tagFilter(),
 });
