@@ -1,5 +1,6 @@
 import { eq, getTableColumns, isNotNull, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { selectRows } from '../../db/statement.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations.js';
 import type { ServerRow } from '../servers.js';
@@ -65,13 +66,16 @@ export async function listActivations(db: Database, filter: ActivationListFilter
     ...machineMatching(activations, filter),
     tagged(activations.tags, filter.tag),
   ]);
-  const rows = await db
-    .select({ activation: listedActivation, server: listedServer })
-    .from(activations)
-    .leftJoin(servers, eq(servers.activationId, activations.id))
-    .where(page.where)
-    .orderBy(...page.orderBy)
-    .limit(filter.limit + 1);
+  const rows = await selectRows(
+    db,
+    db
+      .select({ activation: listedActivation, server: listedServer })
+      .from(activations)
+      .leftJoin(servers, eq(servers.activationId, activations.id))
+      .where(page.where)
+      .orderBy(...page.orderBy)
+      .limit(filter.limit + 1),
+  );
   return pageOf(
     rows,
     filter.limit,

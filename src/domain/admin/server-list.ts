@@ -1,5 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { selectRows } from '../../db/statement.js';
 import { activations, servers } from '../../db/schema.js';
 import { CHECKIN_INTERVAL_SECONDS, type ServerRow } from '../servers.js';
 import { matching, newestFirst, ofMachine, tagged, textOrIdMatching, type SearchFilter } from './list-query.js';
@@ -17,12 +18,10 @@ export interface HealthThresholds {
 }
 
 /** The instants before which a server's last sign of life makes it stale, and dead. */
+/** The times (ms) before which a server is stale, and dead: numbers, as an export tells a health per row. */
 function healthCutoffs(now: Date, { deadAfterSeconds }: HealthThresholds) {
   const staleAfterSeconds = Math.min(STALE_AFTER_MISSED_CHECKINS * CHECKIN_INTERVAL_SECONDS, deadAfterSeconds);
-  return {
-    staleBefore: new Date(now.getTime() - staleAfterSeconds * 1000),
-    deadBefore: new Date(now.getTime() - deadAfterSeconds * 1000),
-  };
+  return { staleBefore: now.getTime() - staleAfterSeconds * 1000, deadBefore: now.getTime() - deadAfterSeconds * 1000 };
 }
 
 /** Its last check-in, or its registration when it has never checked in. */
@@ -36,8 +35,8 @@ export function serverHealth(server: HealthSource, now: Date, thresholds: Health
   if (server.status === 'revoked') return 'revoked';
   const { staleBefore, deadBefore } = healthCutoffs(now, thresholds);
   const seen = lastSignOfLife(server).getTime();
-  if (seen < deadBefore.getTime()) return 'dead';
-  if (seen < staleBefore.getTime()) return 'stale';
+  if (seen < deadBefore) return 'dead';
+  if (seen < staleBefore) return 'stale';
   return 'active';
 }
 
@@ -45,7 +44,7 @@ export function healthCondition(health: ServerHealth, now: Date, thresholds: Hea
   if (health === 'revoked') return eq(servers.status, 'revoked');
   const { staleBefore, deadBefore } = healthCutoffs(now, thresholds);
   const active = eq(servers.status, 'active');
-  const before = (at: Date) => sql`${lastSignOfLifeColumn} < ${at.toISOString()}::timestamptz`;
+  const before = (ms: number) => sql`${lastSignOfLifeColumn} < ${new Date(ms).toISOString()}::timestamptz`;
   if (health === 'dead') return and(active, before(deadBefore));
   if (health === 'stale') return and(active, before(staleBefore), sql`not ${before(deadBefore)}`);
   return and(active, sql`not ${before(staleBefore)}`);
@@ -83,12 +82,15 @@ export async function listServers(
     ofMachine(db, servers.activationId, activations.id, filter),
     tagged(servers.tags, filter.tag),
   ]);
-  const rows = await db
-    .select()
-    .from(servers)
-    .where(page.where)
-    .orderBy(...page.orderBy)
-    .limit(filter.limit + 1);
+  const rows = await selectRows(
+    db,
+    db
+      .select()
+      .from(servers)
+      .where(page.where)
+      .orderBy(...page.orderBy)
+      .limit(filter.limit + 1),
+  );
   return pageOf(
     rows,
     filter.limit,
