@@ -14,6 +14,7 @@ import { openExplainingPostgres } from './admin-search.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK } from '../support/spawn-service.js';
 import { printProfile, type StepWindow } from './cpu-profile.js';
+import { readExport } from './export-reader.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789';
 const MiB = 1024 * 1024;
@@ -90,18 +91,10 @@ export async function benchExportMemory(adminUrl: string, sizes: number[], lists
         })();
         const cpuBefore = await cpuSeconds(pid);
         const started = performance.now();
-        const res = await fetch(`http://127.0.0.1:${port}/api/v2/admin/${list}?since=${encodeURIComponent(since)}`, {
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-ndjson' },
-        });
-        let bytes = 0;
-        let lines = 0;
-        const reader = res.body!.getReader();
-        for (let read = await reader.read(); !read.done; read = await reader.read()) {
-          const chunk = read.value;
-          bytes += chunk.length;
-          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
-        }
-        const seconds = (performance.now() - started) / 1000;
+        const { lines, bytes, seconds } = await readExport(
+          `http://127.0.0.1:${port}/api/v2/admin/${list}?since=${encodeURIComponent(since)}`,
+          { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-ndjson' },
+        );
         const cpu = (await cpuSeconds(pid)) - cpuBefore;
         const fromMs = started - spawnedAt;
         windows.push({

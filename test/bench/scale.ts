@@ -23,6 +23,7 @@ import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK } from '../support/spawn-service.js';
 import { openExplainingPostgres } from './admin-search.js';
 import type { CountingDatabase } from './counting-database.js';
+import { readExport } from './export-reader.js';
 import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
 
@@ -342,15 +343,10 @@ async function benchExport(url: string, rows: number): Promise<void> {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const started = performance.now();
-    const res = await fetch(`http://127.0.0.1:${port}/api/v2/admin/activations`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-ndjson' },
+    const { lines, seconds: took } = await readExport(`http://127.0.0.1:${port}/api/v2/admin/activations`, {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      accept: 'application/x-ndjson',
     });
-    let lines = 0;
-    const reader = res.body!.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read())
-      for (const byte of read.value) if (byte === 10) lines += 1;
-    const took = (performance.now() - started) / 1000;
     sampling = false;
     await sampler;
     console.log(
