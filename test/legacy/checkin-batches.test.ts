@@ -18,6 +18,12 @@ describe('check-ins made at the same time share one statement and keep their own
     t = await createTestApp();
     ({ app: other, close: closeOther } = await openSecondInstance(t));
   });
+  /** The server has checked in `count` times in the hour from 10:00 (its bucket on its own row). */
+  const countedThisHour = (serverId: string, count: number) =>
+    t.database.db
+      .update(servers)
+      .set({ checkinBucketStart: new Date('2026-11-22T10:00:00.000Z'), checkinCount: count })
+      .where(eq(servers.id, serverId));
   beforeEach(async () => {
     await t.reset();
     t.clock.set('2026-11-22T10:20:00.000Z');
@@ -108,10 +114,7 @@ describe('check-ins made at the same time share one statement and keep their own
 
   it('check-ins racing for the last of a bucket on two instances: exactly the quota gets in', async () => {
     const server = await registeredServer(t);
-    await t.database.db
-      .update(servers)
-      .set({ checkinBucketStart: new Date('2026-11-22T10:00:00.000Z'), checkinCount: 117 })
-      .where(eq(servers.id, server.serverId));
+    await countedThisHour(server.serverId, 117);
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) => checkinRequest(i % 2 ? other : t, bearer(server.agentToken))),
     );
@@ -123,10 +126,7 @@ describe('check-ins made at the same time share one statement and keep their own
 
   it('a new hour starts a new bucket, and a check-in stamped with an older hour counts in the newer one', async () => {
     const server = await registeredServer(t);
-    await t.database.db
-      .update(servers)
-      .set({ checkinBucketStart: new Date('2026-11-22T10:00:00.000Z'), checkinCount: 120 })
-      .where(eq(servers.id, server.serverId));
+    await countedThisHour(server.serverId, 120);
     await expectRateLimited(await checkinRequest(t, bearer(server.agentToken)), 'checkin-server-hour', 2400);
     t.clock.set('2026-11-22T11:00:00.000Z');
     expect((await checkinRequest(t, bearer(server.agentToken))).status).toBe(200);

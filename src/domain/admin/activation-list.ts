@@ -62,7 +62,7 @@ export async function listActivations(db: Database, filter: ActivationListFilter
       : filter.duplicate
         ? isNotNull(activations.duplicateOf)
         : isNull(activations.duplicateOf),
-    textOrIdMatching([activations.hostname], { column: activations.id, prefix: 'act_' }, filter.q),
+    textOrIdMatching(activations.hostname, { column: activations.id, prefix: 'act_' }, filter.q),
     ...machineMatching(activations, filter),
     tagged(activations.tags, filter.tag),
   ]);

@@ -70,7 +70,7 @@ export async function listInstallCodes(
     filter.status ? statusCondition(filter.status, now) : undefined,
     anyContaining([installCodes.hint], filter.hint),
     ...matching([[installCodes.id, filter.id]]),
-    textOrIdMatching([installCodes.hint], { column: installCodes.id, prefix: 'ic_' }, filter.q),
+    textOrIdMatching(installCodes.hint, { column: installCodes.id, prefix: 'ic_' }, filter.q),
     ofMachine(db, installCodes.id, activations.installCodeId, filter),
     tagged(installCodes.tags, filter.tag),
   ]);

@@ -51,13 +51,13 @@ function idStarting(id: PgColumn, prefix: string, text: string | undefined): SQL
   return and(gte(id, `${prefix}${hex}`), lt(id, `${prefix}${end}`));
 }
 
-/** The search `q` of a list: part of one of `columns` (trigrams), or the start of the row's id (its primary key). */
+/** The search `q` of a list: part of its text `column` (trigrams), or the start of the row's id (its primary key). */
 export function textOrIdMatching(
-  columns: PgColumn[],
+  column: PgColumn,
   id: { column: PgColumn; prefix: string },
   text: string | undefined,
 ): SQL | undefined {
-  return text ? or(anyContaining(columns, text), idStarting(id.column, id.prefix, text)) : undefined;
+  return text ? or(anyContaining([column], text), idStarting(id.column, id.prefix, text)) : undefined;
 }
 
 /** The columns that say which machine a row is about. */

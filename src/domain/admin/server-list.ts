@@ -78,7 +78,7 @@ export async function listServers(
       [servers.id, filter.id],
       [servers.hostname, filter.hostname],
     ]),
-    textOrIdMatching([servers.hostname], { column: servers.id, prefix: 'srv_' }, filter.q),
+    textOrIdMatching(servers.hostname, { column: servers.id, prefix: 'srv_' }, filter.q),
     ofMachine(db, servers.activationId, activations.id, filter),
     tagged(servers.tags, filter.tag),
   ]);
