@@ -18,23 +18,17 @@ export function wantsNdjson(c: Context<AppEnv>): boolean {
     });
 }
 
-/** A page as the answer sends it: its lines, encoded, and where the next page starts. */
-interface EncodedPage {
-  bytes: Uint8Array | undefined;
-  nextCursor: string | null;
-}
-
 /**
  * Every item of a list, one JSON object per line, read page by page (keyset, `EXPORT_PAGE_SIZE` rows
- * a statement, from `cursor` on) as the client reads them. While one page is written to the client the
- * next one is read and turned into its lines, so the database and this process work at once, and no
- * further: the stream asks for a page only once the client has taken the one before (the server waits
- * for the socket to drain). A page's rows are made into its bytes as soon as they arrive, so what an
- * export holds between pages is two pages of bytes, whatever the list's size, and a client that goes
- * away stops it (the page being read then is dropped). Each page is its own statement, never one long
- * transaction (PGlite has one connection); rows added meanwhile are newer than the pages read and never
- * shift them. A failure after the first line ends the stream early (the status is sent by then): a
- * whole export ends with a newline.
+ * a statement, from `cursor` on) as the client reads them. The next page is asked for as soon as the rows
+ * of the one before are here (its cursor is their last row), before they are made into lines: the
+ * database reads a page while this process turns the one before into bytes. No further than that: at
+ * most two pages are read ahead of what the client has taken (two waiting, or one waiting and one being
+ * read), so what an export holds is three pages of bytes with the one being written, whatever the list's
+ * size; a client that goes away stops it (the page being read then is dropped). Each page is its own
+ * statement, never one long transaction (PGlite has one connection); rows added meanwhile are newer than
+ * the pages read and never shift them. A failure after the first line ends the stream early, after the
+ * pages read before it (the status is sent by then): a whole export ends with a newline.
  */
 export async function ndjsonExport<T>(
   c: Context<AppEnv>,
@@ -44,41 +38,111 @@ export async function ndjsonExport<T>(
 ): Promise<Response> {
   const encoder = new TextEncoder();
   // One string per page, encoded once: a page is one chunk of the answer.
-  const encoded = ({ items, nextCursor }: Page<T>): EncodedPage => {
-    if (items.length === 0) return { bytes: undefined, nextCursor };
+  const encoded = (items: T[]): Uint8Array | undefined => {
+    if (items.length === 0) return undefined;
     let text = '';
     for (const item of items) text += `${JSON.stringify(line(item))}\n`;
-    return { bytes: encoder.encode(text), nextCursor };
-  };
-  /** The page after `next`, being read; its failure is seen when it is awaited, or by no one if the client has gone. */
-  const readAhead = (next: string | null) => {
-    if (next === null) return undefined;
-    const read = page(next, EXPORT_PAGE_SIZE).then(encoded);
-    read.catch(() => {});
-    return read;
+    return encoder.encode(text);
   };
   // The first page before the answer: a refusal (a cursor this list did not give) is still a 4xx envelope.
-  const first = encoded(await page(cursor, EXPORT_PAGE_SIZE));
-  let ahead = readAhead(first.nextCursor);
-  let cancelled = false;
+  const first = await page(cursor, EXPORT_PAGE_SIZE);
+  const rest = readAhead(first.nextCursor, page, encoded);
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        if (first.bytes) controller.enqueue(first.bytes);
-        if (!ahead) controller.close();
+        const bytes = encoded(first.items);
+        if (bytes) controller.enqueue(bytes);
+        if (first.nextCursor === null) controller.close();
       },
       async pull(controller) {
-        const read = await ahead!;
-        if (cancelled) return;
-        ahead = readAhead(read.nextCursor);
-        if (read.bytes) controller.enqueue(read.bytes);
-        if (!ahead) controller.close();
+        const bytes = await rest.take();
+        if (bytes === undefined) controller.close();
+        else controller.enqueue(bytes);
       },
       cancel() {
-        cancelled = true;
+        rest.stop();
       },
     },
     { highWaterMark: 0 },
   );
   return c.body(body, 200, { 'Content-Type': NDJSON, 'Cache-Control': 'no-store' });
+}
+
+/** Pages read ahead of the client, at most this many (waiting for it, or being read). */
+const PAGES_AHEAD = 2;
+
+/** A page read and not yet taken by the client: its bytes once its lines are made (none for a page of no items). */
+interface WaitingPage {
+  made: boolean;
+  bytes: Uint8Array | undefined;
+}
+
+/**
+ * The pages after the first, from `next` on, each read as soon as the one before it is here and fewer than
+ * `PAGES_AHEAD` are ahead of the client. `take` answers the next page's bytes, `undefined` after the last,
+ * or throws the failure that stopped the reading once the pages read before it are taken.
+ */
+function readAhead<T>(
+  next: string | null,
+  page: (cursor: string | undefined, limit: number) => Promise<Page<T>>,
+  encoded: (items: T[]) => Uint8Array | undefined,
+) {
+  const waiting: WaitingPage[] = [];
+  let reading = false;
+  let stopped = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+
+  const read = (): void => {
+    if (reading || stopped || failure || next === null || waiting.length + 1 > PAGES_AHEAD) return;
+    reading = true;
+    page(next, EXPORT_PAGE_SIZE).then(
+      (rows) => {
+        reading = false;
+        next = rows.nextCursor;
+        if (stopped) return;
+        // Waiting from now: the read after it starts here, and its lines are made once that read's
+        // statement is on its way (setImmediate comes after the driver's promise steps that send it).
+        const waits: WaitingPage = { made: false, bytes: undefined };
+        waiting.push(waits);
+        read();
+        setImmediate(() => {
+          waits.bytes = encoded(rows.items);
+          waits.made = true;
+          wake?.();
+        });
+      },
+      (error: unknown) => {
+        reading = false;
+        failure = { error };
+        wake?.();
+      },
+    );
+  };
+  read();
+
+  return {
+    async take(): Promise<Uint8Array | undefined> {
+      for (;;) {
+        const first = waiting[0];
+        if (first?.made) {
+          waiting.shift();
+          read();
+          if (first.bytes) return first.bytes;
+          continue;
+        }
+        if (first === undefined) {
+          if (failure) throw failure.error;
+          if (next === null && !reading) return undefined;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    },
+    stop(): void {
+      stopped = true;
+    },
+  };
 }
