@@ -47,11 +47,17 @@ export async function ndjsonExport<T>(
   // The first page before the answer: a refusal (a cursor this list did not give) is still a 4xx envelope.
   const first = await page(cursor, EXPORT_PAGE_SIZE);
   const rest = readAhead(first.nextCursor, page, encoded);
+  let firstBytes: Uint8Array | undefined;
+  try {
+    firstBytes = encoded(first.items);
+  } catch (error) {
+    rest.stop();
+    throw error;
+  }
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        const bytes = encoded(first.items);
-        if (bytes) controller.enqueue(bytes);
+        if (firstBytes) controller.enqueue(firstBytes);
         if (first.nextCursor === null) controller.close();
       },
       async pull(controller) {
@@ -107,7 +113,14 @@ function readAhead<T>(
         waiting.push(waits);
         read();
         setImmediate(() => {
-          waits.bytes = encoded(rows.items);
+          try {
+            waits.bytes = encoded(rows.items);
+          } catch (error) {
+            // A line that cannot be made ends the answer as a failed read does, after the pages before
+            // it (never the process).
+            failure = { error };
+            waiting.splice(waiting.indexOf(waits));
+          }
           waits.made = true;
           wake?.();
         });

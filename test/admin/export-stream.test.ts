@@ -13,8 +13,11 @@ import { ndjsonExport } from '../../src/http/ndjson-export.js';
 const PAGE = 500;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-/** `size` items `{n}`, read a page at a time (the cursor is the next n); the read numbered `failAt` fails. */
-function countedList(size: number, failAt?: number) {
+/**
+ * `size` items `{n}`, read a page at a time (the cursor is the next n); the read numbered `failAt` fails, and
+ * the item numbered `unwritableAt` cannot be made into its line.
+ */
+function countedList(size: number, failAt?: number, unwritableAt?: number) {
   let reads = 0;
   const page = async (cursor: string | undefined, limit: number): Promise<Page<{ n: number }>> => {
     reads += 1;
@@ -25,7 +28,11 @@ function countedList(size: number, failAt?: number) {
     return { items, nextCursor: from + limit < size ? String(from + limit) : null };
   };
   const app = new Hono<AppEnv>();
-  app.get('/export', (c) => ndjsonExport(c, undefined, page, (item) => item));
+  const line = (item: { n: number }) => {
+    if (item.n === unwritableAt) throw new Error('this item has no line');
+    return item;
+  };
+  app.get('/export', (c) => ndjsonExport(c, undefined, page, line));
   return { app, reads: () => reads };
 }
 
@@ -103,6 +110,23 @@ describe('the NDJSON export stream', () => {
     expect({ failed: failure instanceof Error, lines: text.split('\n').length - 1 }).toEqual({
       failed: true,
       lines: 2 * PAGE,
+    });
+  });
+
+  it('a line that cannot be made after the first page ends the answer early, after the pages before it', async () => {
+    const list = countedList(10 * PAGE, undefined, 3 * PAGE + 5);
+    const reader = (await list.app.request('/export')).body!.getReader();
+    let text = '';
+    const failure = await (async () => {
+      for (;;) {
+        const read = await reader.read();
+        if (read.done) return undefined;
+        text += decoder.decode(read.value);
+      }
+    })().catch((error: Error) => error);
+    expect({ failure: failure?.message, lines: text.split('\n').length - 1 }).toEqual({
+      failure: 'this item has no line',
+      lines: 3 * PAGE,
     });
   });
 
