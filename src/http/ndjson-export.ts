@@ -45,11 +45,11 @@ export async function ndjsonExport<T>(
     return encoder.encode(text);
   };
   // The first page before the answer: a refusal (a cursor this list did not give) is still a 4xx envelope.
-  const first = await page(cursor, EXPORT_PAGE_SIZE);
-  const rest = readAhead(first.nextCursor, page, encoded);
+  const { items, nextCursor } = await page(cursor, EXPORT_PAGE_SIZE);
+  const rest = readAhead(nextCursor, page, encoded);
   let firstBytes: Uint8Array | undefined;
   try {
-    firstBytes = encoded(first.items);
+    firstBytes = encoded(items);
   } catch (error) {
     rest.stop();
     throw error;
@@ -57,8 +57,10 @@ export async function ndjsonExport<T>(
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        // Handed on, not held: the stream's functions share this scope for as long as the export runs.
         if (firstBytes) controller.enqueue(firstBytes);
-        if (first.nextCursor === null) controller.close();
+        firstBytes = undefined;
+        if (nextCursor === null) controller.close();
       },
       async pull(controller) {
         const bytes = await rest.take();
@@ -106,20 +108,22 @@ function readAhead<T>(
       (rows) => {
         reading = false;
         next = rows.nextCursor;
-        if (stopped) return;
+        if (stopped || failure) return;
         // Waiting from now: the read after it starts here, and its lines are made once that read's
         // statement is on its way (setImmediate comes after the driver's promise steps that send it).
         const waits: WaitingPage = { made: false, bytes: undefined };
         waiting.push(waits);
         read();
         setImmediate(() => {
+          if (stopped) return;
           try {
             waits.bytes = encoded(rows.items);
           } catch (error) {
             // A line that cannot be made ends the answer as a failed read does, after the pages before
             // it (never the process).
             failure = { error };
-            waiting.splice(waiting.indexOf(waits));
+            const at = waiting.indexOf(waits);
+            if (at !== -1) waiting.splice(at);
           }
           waits.made = true;
           wake?.();

@@ -130,6 +130,44 @@ describe('the NDJSON export stream', () => {
     });
   });
 
+  it('a failed read after pages read ahead of a paused client: those pages first, then the failure', async () => {
+    const list = countedList(10 * PAGE, 4);
+    const reader = (await list.app.request('/export')).body!.getReader();
+    let lines = 0;
+    const failure = await (async () => {
+      for (let taken = 0; ; taken++) {
+        if (taken === 1) for (let i = 0; i < 6; i++) await settle();
+        const read = await reader.read();
+        if (read.done) return undefined;
+        lines += decoder.decode(read.value).split('\n').length - 1;
+      }
+    })().catch((error: Error) => error);
+    expect({ failure: failure?.message, lines }).toEqual({ failure: 'the database went away', lines: 3 * PAGE });
+  });
+
+  it('a line that cannot be made while the client pauses loses no page: the pages before it, then the failure', async () => {
+    const list = countedList(10 * PAGE, undefined, 3 * PAGE + 5);
+    const reader = (await list.app.request('/export')).body!.getReader();
+    let text = '';
+    const failure = await (async () => {
+      for (let taken = 0; ; taken++) {
+        // After three pages the client pauses: the fourth page fails meanwhile, and the fifth was being read.
+        if (taken === 3) for (let i = 0; i < 6; i++) await settle();
+        const read = await reader.read();
+        if (read.done) return undefined;
+        text += decoder.decode(read.value);
+      }
+    })().catch((error: Error) => error);
+    const numbers = text
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => JSON.parse(line).n);
+    expect({ failure: failure?.message, numbers }).toEqual({
+      failure: 'this item has no line',
+      numbers: Array.from({ length: 3 * PAGE }, (_, i) => i),
+    });
+  });
+
   it('a failure after the first line cuts the answer over HTTP: the client sees no end of the body', async () => {
     const list = countedList(10 * PAGE, 3);
     const res = await fetch(`${await listen(list.app)}/export`);
