@@ -9,7 +9,7 @@ const timingsFile = new URL('./file-timings.json', import.meta.url);
 const UNKNOWN_SECONDS = 1;
 
 /**
- * The longest files start first, so that the two workers finish together instead of one running the
+ * The longest files start first, so that the workers finish together instead of one running the
  * last slow file alone. vitest orders by its own cache of an earlier run, which a fresh clone (CI) does
  * not have: the committed timings are the same on every machine.
  */
