@@ -102,7 +102,7 @@ function readAhead<T>(
   let wake: (() => void) | undefined;
 
   const read = (): void => {
-    if (reading || stopped || failure || next === null || waiting.length + 1 > PAGES_AHEAD) return;
+    if (reading || stopped || failure || next === null || waiting.length >= PAGES_AHEAD) return;
     reading = true;
     page(next, EXPORT_PAGE_SIZE).then(
       (rows) => {

@@ -38,6 +38,22 @@ function countedList(size: number, failAt?: number, unwritableAt?: number) {
 
 const decoder = new TextDecoder();
 
+/** Reads the whole export, or up to its failure, pausing (300 ms) before the read numbered `pauseAt` (from 0). */
+async function readToEnd(app: Hono<AppEnv>, pauseAt?: number): Promise<{ text: string; failure: Error | undefined }> {
+  const reader = (await app.request('/export')).body!.getReader();
+  let text = '';
+  try {
+    for (let taken = 0; ; taken++) {
+      if (taken === pauseAt) for (let i = 0; i < 6; i++) await settle();
+      const read = await reader.read();
+      if (read.done) return { text, failure: undefined };
+      text += decoder.decode(read.value);
+    }
+  } catch (error) {
+    return { text, failure: error as Error };
+  }
+}
+
 describe('the NDJSON export stream', () => {
   const servers: Server[] = [];
   afterEach(async () => {
@@ -97,16 +113,7 @@ describe('the NDJSON export stream', () => {
   });
 
   it('a failure after the first line ends the answer early, never as a whole export', async () => {
-    const list = countedList(10 * PAGE, 3);
-    const reader = (await list.app.request('/export')).body!.getReader();
-    let text = '';
-    const failure = await (async () => {
-      for (;;) {
-        const read = await reader.read();
-        if (read.done) return undefined;
-        text += decoder.decode(read.value);
-      }
-    })().catch((error: Error) => error);
+    const { text, failure } = await readToEnd(countedList(10 * PAGE, 3).app);
     expect({ failed: failure instanceof Error, lines: text.split('\n').length - 1 }).toEqual({
       failed: true,
       lines: 2 * PAGE,
@@ -114,16 +121,7 @@ describe('the NDJSON export stream', () => {
   });
 
   it('a line that cannot be made after the first page ends the answer early, after the pages before it', async () => {
-    const list = countedList(10 * PAGE, undefined, 3 * PAGE + 5);
-    const reader = (await list.app.request('/export')).body!.getReader();
-    let text = '';
-    const failure = await (async () => {
-      for (;;) {
-        const read = await reader.read();
-        if (read.done) return undefined;
-        text += decoder.decode(read.value);
-      }
-    })().catch((error: Error) => error);
+    const { text, failure } = await readToEnd(countedList(10 * PAGE, undefined, 3 * PAGE + 5).app);
     expect({ failure: failure?.message, lines: text.split('\n').length - 1 }).toEqual({
       failure: 'this item has no line',
       lines: 3 * PAGE,
@@ -131,33 +129,16 @@ describe('the NDJSON export stream', () => {
   });
 
   it('a failed read after pages read ahead of a paused client: those pages first, then the failure', async () => {
-    const list = countedList(10 * PAGE, 4);
-    const reader = (await list.app.request('/export')).body!.getReader();
-    let lines = 0;
-    const failure = await (async () => {
-      for (let taken = 0; ; taken++) {
-        if (taken === 1) for (let i = 0; i < 6; i++) await settle();
-        const read = await reader.read();
-        if (read.done) return undefined;
-        lines += decoder.decode(read.value).split('\n').length - 1;
-      }
-    })().catch((error: Error) => error);
-    expect({ failure: failure?.message, lines }).toEqual({ failure: 'the database went away', lines: 3 * PAGE });
+    const { text, failure } = await readToEnd(countedList(10 * PAGE, 4).app, 1);
+    expect({ failure: failure?.message, lines: text.split('\n').length - 1 }).toEqual({
+      failure: 'the database went away',
+      lines: 3 * PAGE,
+    });
   });
 
   it('a line that cannot be made while the client pauses loses no page: the pages before it, then the failure', async () => {
-    const list = countedList(10 * PAGE, undefined, 3 * PAGE + 5);
-    const reader = (await list.app.request('/export')).body!.getReader();
-    let text = '';
-    const failure = await (async () => {
-      for (let taken = 0; ; taken++) {
-        // After three pages the client pauses: the fourth page fails meanwhile, and the fifth was being read.
-        if (taken === 3) for (let i = 0; i < 6; i++) await settle();
-        const read = await reader.read();
-        if (read.done) return undefined;
-        text += decoder.decode(read.value);
-      }
-    })().catch((error: Error) => error);
+    // After three pages the client pauses: the fourth page fails meanwhile, and the fifth was being read.
+    const { text, failure } = await readToEnd(countedList(10 * PAGE, undefined, 3 * PAGE + 5).app, 3);
     const numbers = text
       .split('\n')
       .slice(0, -1)
