@@ -39,3 +39,66 @@ describe("the test database's reset", () => {
     );
   });
 });
+
+// On PGlite a worker lends its database to one file after another (test/support/test-database.ts): what one
+// file leaves must not reach the next.
+describe.skipIf(process.env.DATABASE_URL)("a worker's PGlite, lent to one file after another", () => {
+  /** A mark that a database keeps when put back (a table's comment), so the next lease shows whose it is. */
+  const mark = (db: TestDatabase['db']) => db.execute(sql`comment on table activations is 'lent before'`);
+  const markOf = async (db: TestDatabase['db']) =>
+    (await queryRows<{ mark: string | null }>(db, sql`select obj_description('activations'::regclass) as mark`))[0]
+      ?.mark;
+
+  it('is lent again as the seed left it: no rows, no day partition, sequences from 1', async () => {
+    const first = await openTestDatabase();
+    await mark(first.db);
+    await first.db.execute(
+      sql.raw(`create table events_p20261127 partition of events for values from ('2026-11-27') to ('2026-11-28')`),
+    );
+    await first.db.execute(
+      sql`insert into events (type, occurred_at, actor, data) values ('install_code.issued', '2026-11-27T12:00:00Z', 'service', '{}')`,
+    );
+    await first.close();
+
+    const next = await openTestDatabase();
+    try {
+      expect(await markOf(next.db)).toBe('lent before');
+      expect(
+        await queryRows(
+          next.db,
+          sql`select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where c.relkind = 'r' order by 1`,
+        ),
+      ).toEqual([{ relname: 'events_default' }, { relname: 'rate_limit_buckets_default' }]);
+      expect(await queryRows(next.db, sql`select count(*)::int as n from events`)).toEqual([{ n: 0 }]);
+      // The event's id was 1: the next is 1 again, as on a fresh database.
+      expect(await queryRows(next.db, sql`select nextval('events_id_seq')::int as n`)).toEqual([{ n: 1 }]);
+      await next.db.execute(sql`comment on table activations is null`);
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('refuses the statements of a file that closed it, so nothing it left running reaches the next file', async () => {
+    const first = await openTestDatabase();
+    await first.close();
+    // drizzle's error, caused by the client's refusal.
+    await expect(first.db.execute(sql`select 1`)).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/closed/) },
+    });
+  });
+
+  it('is closed, not lent again, when a file changed its shape (a table made)', async () => {
+    const first = await openTestDatabase();
+    await mark(first.db);
+    await first.db.execute(sql`create table planted_elsewhere (id integer)`);
+    await first.close();
+
+    const next = await openTestDatabase();
+    try {
+      expect(await markOf(next.db)).toBeNull();
+      expect(await queryRows(next.db, sql`select to_regclass('planted_elsewhere') as t`)).toEqual([{ t: null }]);
+    } finally {
+      await next.close();
+    }
+  });
+});

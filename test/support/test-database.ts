@@ -1,9 +1,12 @@
 import { dirname } from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import { inject } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import type { PGlite } from '@electric-sql/pglite';
+import { drizzle } from 'drizzle-orm/pglite';
+import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { readPgliteSeed } from '../../src/db/pglite-seed.js';
+import * as schema from '../../src/db/schema.js';
 import { createScratchDatabase } from './scratch-database.js';
 
 export interface TestDatabase extends DatabaseHandle {
@@ -19,15 +22,104 @@ export interface TestDatabase extends DatabaseHandle {
  * Both start migrated, from what global-setup.ts made once (migrating again finds nothing to do).
  */
 export async function openTestDatabase(adminUrl = process.env.DATABASE_URL): Promise<TestDatabase> {
-  if (!adminUrl) {
-    const handle = await openDatabase({ dataDir: 'memory://', pgliteSeed: await testPgliteSeed() });
-    await migrateDatabase(handle.db);
-    return withReset(handle, undefined, async () => {});
-  }
+  if (!adminUrl) return lendPglite();
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_test', inject('templateDatabase'));
   const handle = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
   await migrateDatabase(handle.db);
   return withReset(handle, scratch.url, scratch.drop);
+}
+
+/**
+ * The worker's PGlite, put back as the seed left it by the last file that used it, for the next one. An open
+ * costs ~0.35 s of CPU (a WebAssembly instance, the seed's 1,100 files written into its memory file system),
+ * and an npm test opened some 125: putting one back costs a few statements.
+ */
+let spare: DatabaseHandle | undefined;
+/** What a fresh PGlite from the seed holds besides rows (shapeOf), read from the worker's first one. */
+let seedShape: Promise<string> | undefined;
+
+/**
+ * A PGlite for one test file: the worker's spare when there is one, else a fresh one from the seed. The file
+ * gets its own drizzle over a guard of the client: once it closes the database, whatever it left running
+ * (a timer, a loop) is refused as by a closed PGlite, never let into the next file's rows. Closing puts the
+ * database back (restoreSeedState) and keeps it as the spare; one that cannot be put back, or that the file
+ * closed itself, is closed, and the next file opens a fresh one.
+ */
+async function lendPglite(): Promise<TestDatabase> {
+  let handle = spare;
+  spare = undefined;
+  if (!handle) {
+    handle = await openDatabase({ dataDir: 'memory://', pgliteSeed: await testPgliteSeed() });
+    await migrateDatabase(handle.db);
+    seedShape ??= shapeOf(handle.db);
+    await seedShape;
+  }
+  const owned = handle;
+  const client = (owned.db as unknown as { $client: PGlite }).$client;
+  let lent = true;
+  const guarded = new Proxy(client, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        lent ? value.apply(target, args) : Promise.reject(new Error('PGlite is closed (its test file closed it)'));
+    },
+  });
+  const lease: DatabaseHandle = {
+    ...owned,
+    db: drizzle({ client: guarded, schema }) as unknown as Database,
+    close: async () => {
+      if (!lent) return;
+      lent = false;
+      if (spare === undefined && !client.closed && (await restoreSeedState(owned))) spare = owned;
+      else await owned.close().catch(() => {});
+    },
+  };
+  return withReset(lease, undefined, async () => {});
+}
+
+/**
+ * Puts a lent PGlite back as a fresh one from the seed would be: the session's state discarded (settings,
+ * advisory locks, prepared statements), the day partitions the service made dropped, every table emptied
+ * with its sequences restarted. True when what is left has the seed's shape; false when it cannot tell (a
+ * transaction left open, a table renamed or added, a function or trigger made).
+ */
+async function restoreSeedState(handle: DatabaseHandle): Promise<boolean> {
+  try {
+    await handle.db.execute(sql.raw('discard all'));
+    const partitions = await queryRows<{ name: string }>(
+      handle.db,
+      sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+          join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind in ('r', 'p')
+          and right(c.relname, 8) <> '_default'`,
+    );
+    if (partitions.length > 0)
+      await handle.db.execute(sql.raw(`drop table ${partitions.map((p) => `"${p.name}"`).join(', ')}`));
+    const tables = await tablesToEmpty(handle.db);
+    await handle.db.execute(
+      sql.raw(`truncate ${tables.map((name) => `"${name}"`).join(', ')} restart identity cascade`),
+    );
+    return (await shapeOf(handle.db)) === (await seedShape);
+  } catch {
+    return false;
+  }
+}
+
+/** Every relation, trigger, function, migration and role of a database, as one text. */
+async function shapeOf(db: Database): Promise<string> {
+  const [row] = await queryRows<{ shape: string }>(
+    db,
+    sql`select concat_ws(' | ',
+          (select string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' order by n.nspname, c.relname) from pg_class c
+             join pg_namespace n on n.oid = c.relnamespace where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
+             and n.nspname not like 'pg\_temp%' and n.nspname not like 'pg\_toast\_temp%'),
+          (select string_agg(tgname, ',' order by tgname) from pg_trigger where not tgisinternal),
+          (select count(*) from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+             where n.nspname not in ('pg_catalog', 'information_schema')),
+          (select count(*) from drizzle.__drizzle_migrations),
+          (select count(*) from pg_roles)) as shape`,
+  );
+  return row?.shape ?? '';
 }
 
 let unpackedSeed: Promise<Blob | undefined> | undefined;
