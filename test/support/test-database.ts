@@ -3,6 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { inject } from 'vitest';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
+import { watchAvailability } from '../../src/db/availability.js';
 import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { readPgliteSeed } from '../../src/db/pglite-seed.js';
@@ -30,11 +31,12 @@ export async function openTestDatabase(adminUrl = process.env.DATABASE_URL): Pro
 }
 
 /**
- * The worker's PGlite, put back as the seed left it by the last file that used it, for the next one. An open
- * costs ~0.35 s of CPU (a WebAssembly instance, the seed's 1,100 files written into its memory file system),
- * and an npm test opened some 125: putting one back costs a few statements.
+ * The worker's PGlite, put back as the seed left it by the last file that used it, for the next one (or
+ * being put back: a file that opens meanwhile waits for it). An open costs ~0.35 s of CPU (a WebAssembly
+ * instance, the seed's 1,100 files written into its memory file system), and an npm test opened some 125:
+ * putting one back costs a few statements.
  */
-let spare: DatabaseHandle | undefined;
+let spare: Promise<DatabaseHandle | undefined> | undefined;
 /** What a fresh PGlite from the seed holds besides rows (shapeOf), read from the worker's first one. */
 let seedShape: Promise<string> | undefined;
 
@@ -46,13 +48,18 @@ let seedShape: Promise<string> | undefined;
  * closed itself, is closed, and the next file opens a fresh one.
  */
 async function lendPglite(): Promise<TestDatabase> {
-  let handle = spare;
+  const putBack = spare;
   spare = undefined;
+  let handle = await putBack;
   if (!handle) {
     handle = await openDatabase({ dataDir: 'memory://', pgliteSeed: await testPgliteSeed() });
     await migrateDatabase(handle.db);
     seedShape ??= shapeOf(handle.db);
-    await seedShape;
+    // A failed first read is tried again by the next fresh database, not kept as every later one's failure.
+    await seedShape.catch((error: unknown) => {
+      seedShape = undefined;
+      throw error;
+    });
   }
   const owned = handle;
   const client = (owned.db as unknown as { $client: PGlite }).$client;
@@ -65,14 +72,24 @@ async function lendPglite(): Promise<TestDatabase> {
         lent ? value.apply(target, args) : Promise.reject(new Error('PGlite is closed (its test file closed it)'));
     },
   });
+  // Its own watcher, probing through the guard: the database's own would go on probing for the next file.
+  const availability = watchAvailability(async () => void (await guarded.query('select 1')));
   const lease: DatabaseHandle = {
     ...owned,
     db: drizzle({ client: guarded, schema }) as unknown as Database,
+    availability,
     close: async () => {
       if (!lent) return;
       lent = false;
-      if (spare === undefined && !client.closed && (await restoreSeedState(owned))) spare = owned;
-      else await owned.close().catch(() => {});
+      availability.close();
+      if (spare !== undefined || client.closed) return owned.close().catch(() => {});
+      const restored = restoreSeedState(owned).then(async (ok) => {
+        if (ok) return owned;
+        await owned.close().catch(() => {});
+        return undefined;
+      });
+      spare = restored;
+      await restored;
     },
   };
   return withReset(lease, undefined, async () => {});
@@ -81,8 +98,9 @@ async function lendPglite(): Promise<TestDatabase> {
 /**
  * Puts a lent PGlite back as a fresh one from the seed would be: the session's state discarded (settings,
  * advisory locks, prepared statements), the day partitions the service made dropped, every table emptied
- * with its sequences restarted. True when what is left has the seed's shape; false when it cannot tell (a
- * transaction left open, a table renamed or added, a function or trigger made).
+ * with its sequences restarted and its planner statistics deleted, and a checkpoint (an in-memory
+ * database holds its WAL until one). True when what is left has the seed's shape; false when it cannot
+ * tell (a transaction left open, a table, column, constraint, function or comment changed).
  */
 async function restoreSeedState(handle: DatabaseHandle): Promise<boolean> {
   try {
@@ -99,23 +117,41 @@ async function restoreSeedState(handle: DatabaseHandle): Promise<boolean> {
     await handle.db.execute(
       sql.raw(`truncate ${tables.map((name) => `"${name}"`).join(', ')} restart identity cascade`),
     );
+    // `vacuum analyze` (test/support/fleet-rows.ts) leaves statistics a truncate keeps.
+    await handle.db.execute(
+      sql`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'public'::regnamespace)`,
+    );
+    await handle.db.execute(sql.raw('checkpoint'));
     return (await shapeOf(handle.db)) === (await seedShape);
   } catch {
     return false;
   }
 }
 
-/** Every relation, trigger, function, migration and role of a database, as one text. */
+/**
+ * What a database holds besides rows, as one text: its relations with their columns, options and rights,
+ * constraints, triggers, functions (their source), comments, applied migrations and roles.
+ */
 async function shapeOf(db: Database): Promise<string> {
   const [row] = await queryRows<{ shape: string }>(
     db,
-    sql`select concat_ws(' | ',
-          (select string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text, ',' order by n.nspname, c.relname) from pg_class c
-             join pg_namespace n on n.oid = c.relnamespace where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
-             and n.nspname not like 'pg\_temp%' and n.nspname not like 'pg\_toast\_temp%'),
+    sql`with own as (
+          select c.oid, n.nspname || '.' || c.relname || ':' || c.relkind::text as name, c.reloptions, c.relacl
+          from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname !~ '^pg_(toast_)?temp_')
+        select concat_ws(' | ',
+          (select string_agg(name || coalesce(reloptions::text, '') || coalesce(relacl::text, ''), ',' order by name) from own),
+          (select md5(string_agg(o.name || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod) || a.attnotnull::text
+             || coalesce(pg_get_expr(d.adbin, d.adrelid), ''), ',' order by o.name, a.attnum))
+             from own o join pg_attribute a on a.attrelid = o.oid and a.attnum > 0 and not a.attisdropped
+             left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum),
+          (select md5(string_agg(conname || pg_get_constraintdef(oid), ',' order by conname, oid::regclass::text))
+             from pg_constraint where connamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)),
           (select string_agg(tgname, ',' order by tgname) from pg_trigger where not tgisinternal),
-          (select count(*) from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-             where n.nspname not in ('pg_catalog', 'information_schema')),
+          (select md5(string_agg(p.proname || p.prosrc, ',' order by p.proname, p.prosrc)) from pg_proc p
+             join pg_namespace n on n.oid = p.pronamespace where n.nspname not in ('pg_catalog', 'information_schema')),
+          (select md5(string_agg(objoid::text || objsubid::text || description, ',' order by objoid, objsubid))
+             from pg_description where objoid >= 16384),
           (select count(*) from drizzle.__drizzle_migrations),
           (select count(*) from pg_roles)) as shape`,
   );
