@@ -158,6 +158,9 @@ export async function benchScale(
     showPlan('an export page 500,000 rows in (activations, keyset cursor)', deepPlan!);
     console.log(`| an export page 500,000 rows in | | ${executionMs(deepPlan!)} |`);
 
+    // The fills wrote some GB of WAL: their checkpoint made now, not writing pages back while the export is
+    // measured (as export-memory.ts does).
+    await pool.query('checkpoint');
     await benchExport(scratch.url, rows);
     await benchDropDay(pool, now, plans);
     // Check-ins sustained are measured through the compiled server over HTTP: BENCH_ONLY=checkins (checkins.ts).
