@@ -177,7 +177,13 @@ function withReset(handle: DatabaseHandle, url: string | undefined, dropDatabase
     url,
     reset: async () => {
       const tables = await tablesToEmpty(handle.db);
-      await handle.db.execute(sql.raw(`truncate ${tables.map((name) => `"${name}"`).join(', ')} cascade`));
+      // DELETE, not TRUNCATE: a test's few rows go in a millisecond or two, where TRUNCATE makes every table
+      // new files (80 ms a reset on PostgreSQL, 25 on PGlite, before each of some 1,000 tests). Every table
+      // is emptied in one transaction, its triggers (the foreign keys' among them) off meanwhile.
+      await handle.db.transaction(async (tx) => {
+        await tx.execute(sql`set local session_replication_role = replica`);
+        for (const name of tables) await tx.execute(sql.raw(`delete from "${name}"`));
+      });
     },
     close: async () => {
       await handle.close();
