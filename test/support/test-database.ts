@@ -18,8 +18,9 @@ export interface TestDatabase extends DatabaseHandle {
 }
 
 /**
- * One database per test file: an in-memory PGlite by default, or, when DATABASE_URL is set (or
- * `adminUrl` is given), a fresh PostgreSQL database created next to the one it names and dropped at the end.
+ * One database per test file: an in-memory PGlite by default (the worker's, lent to one file at a time:
+ * lendPglite), or, when DATABASE_URL is set (or `adminUrl` is given), a fresh PostgreSQL database created
+ * next to the one it names and dropped at the end.
  * Both start migrated, from what global-setup.ts made once (migrating again finds nothing to do).
  */
 export async function openTestDatabase(adminUrl = process.env.DATABASE_URL): Promise<TestDatabase> {
