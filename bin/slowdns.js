@@ -3,7 +3,7 @@
 // `npm start` runs the compiled server. A fresh clone, or a change since the last build, builds first.
 import { buildIsCurrent, buildServer } from '../scripts/build.mjs';
 
-if (!(await buildIsCurrent())) {
+if (!buildIsCurrent()) {
   process.stderr.write('slowdns: building dist/ (npm run build)\n');
   await buildServer();
 }
