@@ -1,11 +1,12 @@
 // `npm start`: the compiled server (dist/src/main.js) with plain node, in this very process. A fresh
 // clone, or a change to src/ or drizzle/ since the last build, builds first (esbuild, well under a second).
-// package.json runs it as `exec node scripts/start.mjs`: npm passes SIGTERM and SIGINT to its child only,
-// and dash (Debian's sh) keeps itself between npm and node unless told to exec, so without it the
-// signal of a supervisor's stop never reached the server (test/operations/npm-start.test.ts).
+// package.json runs it as `exec node --max-semi-space-size=16 scripts/start.mjs` (docs/deployment.md says
+// why the option): npm passes SIGTERM and SIGINT to its child only, and dash (Debian's sh) keeps itself
+// between npm and node unless told to exec, so without it the signal of a supervisor's stop never reached
+// the server (test/operations/npm-start.test.ts).
 import { buildIsCurrent, buildServer } from './build.mjs';
 
-if (!(await buildIsCurrent())) {
+if (!buildIsCurrent()) {
   process.stderr.write('slowdns: building dist/ (npm run build)\n');
   await buildServer();
 }

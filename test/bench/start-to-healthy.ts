@@ -117,7 +117,11 @@ export async function benchStartToHealthy(adminUrl: string, rounds: number): Pro
       const service = await serviceStarts(adminUrl, ['npm', 'start']);
       const bareNpm = await startToHealthy(['npm', 'start'], {}, bareFolder);
       const bareNode = await startToHealthy([process.execPath, bareFile], {});
-      const serviceNode = await serviceStarts(adminUrl, [process.execPath, 'dist/src/main.js']);
+      const serviceNode = await serviceStarts(adminUrl, [
+        process.execPath,
+        '--max-semi-space-size=16',
+        'dist/src/main.js',
+      ]);
       const cell = (x: { ms: number; mib: number }, against: { ms: number }) =>
         `${Math.round(x.ms)} / ${(x.ms / against.ms).toFixed(1)} / ${Math.round(x.mib)}`;
       rows.push(

@@ -1,7 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The node options of `npm start` (package.json: `exec node <options> scripts/start.mjs`), given to every node spawned here. */
+const npmStartNodeOptions: string[] = (
+  JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--'));
 
 /**
  * The KEY_ENCRYPTION_KEY of services the tests start on PostgreSQL, where one is required as in any
@@ -34,19 +42,23 @@ export interface SpawnedService {
 export function spawnService(env: Record<string, string>, command = ['scripts/start.mjs']): SpawnedService {
   const loader = command[0]!.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const npm = command[0] === 'npm';
-  const child = spawn(npm ? 'npm' : process.execPath, npm ? command.slice(1) : [...loader, ...command], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...(npm ? { HOME: process.env.HOME ?? '' } : {}),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      PUBLIC_BASE_URL: 'http://localhost:8080',
-      ...env,
+  const child = spawn(
+    npm ? 'npm' : process.execPath,
+    npm ? command.slice(1) : [...npmStartNodeOptions, ...loader, ...command],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...(npm ? { HOME: process.env.HOME ?? '' } : {}),
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        PUBLIC_BASE_URL: 'http://localhost:8080',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const stdout: string[] = [];
   let stderr = '';
   const waiters: { msg: string; resolve: (line: Record<string, unknown>) => void }[] = [];
