@@ -41,8 +41,12 @@ function filesUnder(path) {
 
 /** True when dist/ holds a build newer than every input. */
 export function buildIsCurrent() {
-  const built = statSync(stamp, { throwIfNoEntry: false });
-  if (!built) return false;
+  let built;
+  try {
+    built = statSync(stamp);
+  } catch {
+    return false;
+  }
   return inputs.every((input) =>
     filesUnder(join(root, input)).every((file) => statSync(file).mtimeMs <= built.mtimeMs),
   );

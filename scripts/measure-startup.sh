@@ -55,7 +55,7 @@ ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # node itself rather than `npm start`: then $pid is the server, not a wrapper.
 if [ -n "${MEASURE_SERVER:-}" ]; then read -r -a server <<<"$MEASURE_SERVER"
-elif [ -f dist/src/main.js ]; then server=(node dist/src/main.js)
+elif [ -f dist/src/main.js ]; then server=(node --max-semi-space-size=16 dist/src/main.js)
 else server=(node --import tsx src/main.ts); fi
 
 if [ "$mode" = pglite-existing ]; then

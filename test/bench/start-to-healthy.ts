@@ -1,8 +1,9 @@
 // `npm start` to its first healthy answer, next to a bare Hono server, taking turns (the machine's load moves
 // both alike): wall time from the spawn to the first 200 of /api/v2/healthz, and the resident memory of the
 // whole process tree then (npm, and the server under it). The bare server is started with `node -e` (the
-// first ratios, kept as they were) and, like for like, through `npm start` of a package of its own and as
-// `node bare.mjs` beside the service's `node dist/src/main.js` (npm's own start is some 250–300 ms here).
+// first ratios, kept as they were) and, like for like with `npm start`'s node options, through `npm start` of
+// a package of its own and as `node bare.mjs` beside the service's `node dist/src/main.js` (npm's own start
+// is some 250–300 ms here).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createScratchDatabase } from '../support/scratch-database.js';
-import { TEST_KEK } from '../support/spawn-service.js';
+import { npmStartNodeOptions, TEST_KEK } from '../support/spawn-service.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -107,7 +108,11 @@ export async function benchStartToHealthy(adminUrl: string, rounds: number): Pro
   await writeFile(bareFile, BARE_HONO);
   await writeFile(
     join(bareFolder, 'package.json'),
-    JSON.stringify({ name: 'bare-hono', private: true, scripts: { start: `exec node ${bareFile}` } }),
+    JSON.stringify({
+      name: 'bare-hono',
+      private: true,
+      scripts: { start: `exec node ${npmStartNodeOptions.join(' ')} ${bareFile}` },
+    }),
   );
   const rows: string[] = [];
   const restarts: string[] = [];
@@ -116,12 +121,8 @@ export async function benchStartToHealthy(adminUrl: string, rounds: number): Pro
       const bare = await startToHealthy([process.execPath, '--input-type=module', '-e', BARE_HONO], {});
       const service = await serviceStarts(adminUrl, ['npm', 'start']);
       const bareNpm = await startToHealthy(['npm', 'start'], {}, bareFolder);
-      const bareNode = await startToHealthy([process.execPath, bareFile], {});
-      const serviceNode = await serviceStarts(adminUrl, [
-        process.execPath,
-        '--max-semi-space-size=16',
-        'dist/src/main.js',
-      ]);
+      const bareNode = await startToHealthy([process.execPath, ...npmStartNodeOptions, bareFile], {});
+      const serviceNode = await serviceStarts(adminUrl, [process.execPath, ...npmStartNodeOptions, 'dist/src/main.js']);
       const cell = (x: { ms: number; mib: number }, against: { ms: number }) =>
         `${Math.round(x.ms)} / ${(x.ms / against.ms).toFixed(1)} / ${Math.round(x.mib)}`;
       rows.push(

@@ -4,12 +4,19 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The node options of `npm start` (package.json: `exec node <options> scripts/start.mjs`), given to every node spawned here. */
-const npmStartNodeOptions: string[] = (
-  JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }
-).scripts.start
-  .split(' ')
-  .filter((word) => word.startsWith('--'));
+/**
+ * The node options of `npm start` (package.json: `exec node --option=value … scripts/start.mjs`), given to
+ * every node spawned here, and by the benches to each side they compare (the floor, a baseline checkout, a
+ * bare Hono): the servers run as `npm start` runs them. Any other shape of that script is refused here.
+ */
+export const npmStartNodeOptions: string[] = (() => {
+  const { start } = (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } })
+    .scripts;
+  const options = /^exec node((?: --[a-z-]+=\S+)*) scripts\/start\.mjs$/.exec(start);
+  if (!options)
+    throw new Error(`package.json's start script is not "exec node --option=value … scripts/start.mjs": ${start}`);
+  return options[1]!.split(' ').filter(Boolean);
+})();
 
 /**
  * The KEY_ENCRYPTION_KEY of services the tests start on PostgreSQL, where one is required as in any

@@ -15,7 +15,7 @@ start_service() {
   shift
   log="$BATS_FILE_TMPDIR/$name.log"
   (cd "$REPO_ROOT" && env PORT=0 HOST=127.0.0.1 DATA_DIR=memory:// TRUST_PROXY=1 LOG_LEVEL=info \
-    DATABASE_URL="${SLOWDNS_TEST_DATABASE_URL:-}" "$@" node scripts/start.mjs >"$log" 2>&1) &
+    DATABASE_URL="${SLOWDNS_TEST_DATABASE_URL:-}" "$@" node --max-semi-space-size=16 scripts/start.mjs >"$log" 2>&1) &
   pid=$!
   echo "$pid" >"$BATS_FILE_TMPDIR/$name.pid"
   for _ in $(seq 1 1800); do
