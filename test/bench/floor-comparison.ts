@@ -17,29 +17,20 @@ import { openStartedDatabase, startBenchService } from './bench-service.js';
 import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
 import { startCountingProxy } from './counting-proxy.js';
 import { httpClient, serverCpuMs, waitReady } from './http-server.js';
-import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
+import {
+  createInstalls,
+  indicesFor,
+  LIFECYCLE,
+  runStep,
+  type Step,
+  WARM_UP_INSTALLS,
+  warmUp,
+} from './lifecycle-steps.js';
 import { capturePglite } from './pglite-capture.js';
 import { capture } from './steps-bench.js';
 import type { ReplayUnit } from './wire-capture.js';
 
-/**
- * Installs for the warm-up (`BENCH_WARM_UP`), numbered after the measured ones (the floor replays each
- * install's statements once), run at the measured concurrency. A server measured from its first thousand
- * requests is still being compiled: after 32 installs one at a time, V8's optimising compiler took 12.6 %
- * of the service's CPU samples in the measured slices (perf) and 8 % of the floor's, after 2,000 at
- * concurrency 16 about 1 % and 0.2 %. Both sides are measured as a long-running server runs.
- */
-const WARM_UP = warmUpInstalls(process.env.BENCH_WARM_UP);
-
 const SLICE = 250;
-
-function warmUpInstalls(value: string | undefined): number {
-  if (value === undefined) return 1000;
-  const installs = Number(value);
-  if (!Number.isInteger(installs) || installs < 1)
-    throw new Error(`BENCH_WARM_UP must be a whole number of installs, at least 1 (not ${value})`);
-  return installs;
-}
 
 interface Side {
   name: 'service' | 'baseline' | 'floor';
@@ -118,7 +109,7 @@ export async function benchFloor(
   concurrency: number,
 ): Promise<void> {
   const onPostgres = kind === 'postgres';
-  const units = await captureUnits(onPostgres ? adminUrl : undefined, installs + WARM_UP);
+  const units = await captureUnits(onPostgres ? adminUrl : undefined, installs + WARM_UP_INSTALLS);
   const folder = await mkdtemp(join(tmpdir(), 'slowdns-floor-'));
   const unitsFile = join(folder, 'units.json');
   await writeFile(unitsFile, JSON.stringify(Object.fromEntries(units)));
@@ -181,17 +172,9 @@ export async function benchFloor(
     if (baseline) sides.push(side('baseline', baseline, baselinePort));
     sides.push(side('floor', floor, await floor.port));
     for (const s of sides) await waitReady(s.server, s.port);
-    // Warm-up (not measured), each step at the measured concurrency: connections opened, code paths compiled.
-    const warm = createInstalls(installs + WARM_UP, 253);
-    for (const s of sides)
-      for (const step of LIFECYCLE) {
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: concurrency }, async () => {
-            while (next < WARM_UP) await runStep(httpClient(s.port, s.agent), step, warm[installs + next++]!);
-          }),
-        );
-      }
+    // Warm-up (not measured): installs numbered after the measured ones (the floor replays each install's statements once).
+    const warm = createInstalls(installs + WARM_UP_INSTALLS, 253).slice(installs);
+    for (const s of sides) await warmUp(httpClient(s.port, s.agent), warm, concurrency);
     const lists = sides.map(() => createInstalls(installs, 3));
     for (const step of LIFECYCLE) {
       const indices = indicesFor(step, installs);

@@ -9,7 +9,15 @@ import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import type { StepClient } from './bench-service.js';
 import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
-import { createInstalls, indicesFor, LIFECYCLE, runStep, type Step } from './lifecycle-steps.js';
+import {
+  createInstalls,
+  indicesFor,
+  LIFECYCLE,
+  runStep,
+  type Step,
+  WARM_UP_INSTALLS,
+  warmUp,
+} from './lifecycle-steps.js';
 
 /** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
 const TICK_MS = 10;
@@ -98,8 +106,7 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
   try {
     await waitReady(server, port);
     const client = httpClient(port, agent);
-    // Warm-up (not measured): connections opened, code paths compiled.
-    for (const install of createInstalls(32, 253)) for (const step of LIFECYCLE) await runStep(client, step, install);
+    await warmUp(client, createInstalls(WARM_UP_INSTALLS, 253), concurrency);
     const list = createInstalls(installs, 3);
     const traced =
       tracing.OTEL_EXPORTER_OTLP_ENDPOINT ?? tracing.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? tracing.OTEL_TRACES_EXPORTER;
