@@ -17,15 +17,7 @@ import { openStartedDatabase, startBenchService } from './bench-service.js';
 import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
 import { startCountingProxy } from './counting-proxy.js';
 import { httpClient, serverCpuMs, waitReady } from './http-server.js';
-import {
-  createInstalls,
-  indicesFor,
-  LIFECYCLE,
-  runStep,
-  type Step,
-  WARM_UP_INSTALLS,
-  warmUp,
-} from './lifecycle-steps.js';
+import { atConcurrency, createInstalls, indicesFor, LIFECYCLE, runStep, type Step, warmUp } from './lifecycle-steps.js';
 import { capturePglite } from './pglite-capture.js';
 import { capture } from './steps-bench.js';
 import type { ReplayUnit } from './wire-capture.js';
@@ -43,14 +35,23 @@ interface Side {
   slices: Map<Step, { requests: number; wallMs: number; cpuUs: number }[]>;
 }
 
-/** The service's statements for every install, captured one request at a time (step-bench's capture). */
-async function captureUnits(adminUrl: string | undefined, installs: number): Promise<Map<Step, ReplayUnit[][]>> {
+/**
+ * The service's statements for every install, captured one request at a time (step-bench's capture):
+ * `installs` measured ones, the first half of them confirmed, then `warmUp` more, every one confirmed as the
+ * warm-up confirms it.
+ */
+async function captureUnits(
+  adminUrl: string | undefined,
+  installs: number,
+  warmUp: number,
+): Promise<Map<Step, ReplayUnit[][]>> {
+  const confirmed = (i: number) => i < installs >> 1 || i >= installs;
   if (adminUrl) {
     const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
     const proxy = await startCountingProxy(scratch.url);
     const service = await startBenchService(proxy.url);
     try {
-      return (await capture(service, proxy.recorder, installs)).units;
+      return (await capture(service, proxy.recorder, installs + warmUp, confirmed)).units;
     } finally {
       await service.handle.close();
       await proxy.close();
@@ -60,7 +61,7 @@ async function captureUnits(adminUrl: string | undefined, installs: number): Pro
   const pglite = capturePglite();
   const service = await startBenchService(undefined);
   try {
-    return (await capture(service, pglite.recorder, installs)).units;
+    return (await capture(service, pglite.recorder, installs + warmUp, confirmed)).units;
   } finally {
     pglite.stop();
     await service.handle.close();
@@ -80,14 +81,9 @@ async function runSlice(
 ) {
   const client = httpClient(side.port, side.agent);
   const pid = side.server.process.pid!;
-  let next = 0;
   const cpuBefore = await serverCpuMs(pid);
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < slice.length) await runStep(client, step, list[slice[next++]!]!);
-    }),
-  );
+  await atConcurrency(slice, concurrency, (i) => runStep(client, step, list[i]!));
   const wallMs = performance.now() - started;
   const cpuUs = ((await serverCpuMs(pid)) - cpuBefore) * 1000;
   side.windows.push({
@@ -105,11 +101,10 @@ async function runSlice(
 export async function benchFloor(
   adminUrl: string,
   kind: 'pglite' | 'postgres',
-  installs: number,
-  concurrency: number,
+  { installs, warmUp: warmUpInstalls, concurrency }: { installs: number; warmUp: number; concurrency: number },
 ): Promise<void> {
   const onPostgres = kind === 'postgres';
-  const units = await captureUnits(onPostgres ? adminUrl : undefined, installs + WARM_UP_INSTALLS);
+  const units = await captureUnits(onPostgres ? adminUrl : undefined, installs, warmUpInstalls);
   const folder = await mkdtemp(join(tmpdir(), 'slowdns-floor-'));
   const unitsFile = join(folder, 'units.json');
   await writeFile(unitsFile, JSON.stringify(Object.fromEntries(units)));
@@ -173,7 +168,7 @@ export async function benchFloor(
     sides.push(side('floor', floor, await floor.port));
     for (const s of sides) await waitReady(s.server, s.port);
     // Warm-up (not measured): installs numbered after the measured ones (the floor replays each install's statements once).
-    const warm = createInstalls(installs + WARM_UP_INSTALLS, 253).slice(installs);
+    const warm = createInstalls(installs + warmUpInstalls, 253).slice(installs);
     for (const s of sides) await warmUp(httpClient(s.port, s.agent), warm, concurrency);
     const lists = sides.map(() => createInstalls(installs, 3));
     for (const step of LIFECYCLE) {

@@ -9,15 +9,7 @@ import { createScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import type { StepClient } from './bench-service.js';
 import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
-import {
-  createInstalls,
-  indicesFor,
-  LIFECYCLE,
-  runStep,
-  type Step,
-  WARM_UP_INSTALLS,
-  warmUp,
-} from './lifecycle-steps.js';
+import { atConcurrency, createInstalls, indicesFor, LIFECYCLE, runStep, type Step, warmUp } from './lifecycle-steps.js';
 
 /** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
 const TICK_MS = 10;
@@ -73,7 +65,10 @@ export async function waitReady(server: SpawnedService, port: number): Promise<v
   );
 }
 
-export async function benchHttpServer(adminUrl: string, installs: number, concurrency: number): Promise<void> {
+export async function benchHttpServer(
+  adminUrl: string,
+  { installs, warmUp: warmUpInstalls, concurrency }: { installs: number; warmUp: number; concurrency: number },
+): Promise<void> {
   const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   // What `npm start` runs: it builds dist/ first when it is stale, then serves in this same process. No
@@ -106,7 +101,7 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
   try {
     await waitReady(server, port);
     const client = httpClient(port, agent);
-    await warmUp(client, createInstalls(WARM_UP_INSTALLS, 253), concurrency);
+    await warmUp(client, createInstalls(warmUpInstalls, 253), concurrency);
     const list = createInstalls(installs, 3);
     const traced =
       tracing.OTEL_EXPORTER_OTLP_ENDPOINT ?? tracing.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? tracing.OTEL_TRACES_EXPORTER;
@@ -118,15 +113,10 @@ export async function benchHttpServer(adminUrl: string, installs: number, concur
     for (const step of LIFECYCLE as Step[]) {
       const indices = indicesFor(step, installs);
       if (profileDir) await new Promise((r) => setTimeout(r, 600));
-      let next = 0;
       const serverBefore = await serverCpuMs(server.process.pid!);
       const clientBefore = process.cpuUsage();
       const started = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next < indices.length) await runStep(client, step, list[indices[next++]!]!);
-        }),
-      );
+      await atConcurrency(indices, concurrency, (i) => runStep(client, step, list[i]!));
       const wall = performance.now() - started;
       const serverMs = (await serverCpuMs(server.process.pid!)) - serverBefore;
       windows.push({

@@ -36,8 +36,13 @@ async function data(res: Response, status: number): Promise<Record<string, strin
   return ((await res.json()) as { data: Record<string, string> }).data;
 }
 
+/** Installs of one run have addresses of their own up to this many (`10.<run>.x.y`). */
+const ADDRESSES_PER_RUN = 65_536;
+
 /** `count` installs, each from its own address, browser and machine (no rate limit is ever reached). */
 export function createInstalls(count: number, run: number): Install[] {
+  if (count > ADDRESSES_PER_RUN)
+    throw new RangeError(`a run has ${ADDRESSES_PER_RUN} addresses of its own: ${count} installs would share some`);
   return Array.from({ length: count }, (_, i) => ({
     address: `10.${run & 255}.${(i >> 8) & 255}.${i & 255}`,
     userAgent: `bench-browser/${run}.${i}`,
@@ -49,32 +54,27 @@ export function createInstalls(count: number, run: number): Install[] {
 }
 
 /**
- * Installs a server is warmed up with before it is measured (`BENCH_WARM_UP`, 1,000). A server measured from
- * its first thousand requests is still being compiled: after 32 installs one at a time, V8's optimising
- * compiler took 12.6 % of the service's CPU samples in the floor bench's measured slices (perf) and 8 % of
- * the floor's; after 2,000 at concurrency 16, about 1 % and 0.2 %. Measured warm, a server is measured as
- * one that has run a while.
+ * The warm-up before a server is measured (`BENCH_WARM_UP` installs, each step for all of them at the
+ * measured concurrency before the next step): measured from its first requests, a server is still being
+ * compiled (docs/development.md, "The hot steps, the start and the export on a fast machine").
  */
-export const WARM_UP_INSTALLS = warmUpInstalls(process.env.BENCH_WARM_UP);
-
-function warmUpInstalls(value: string | undefined): number {
-  if (value === undefined) return 1000;
-  const installs = Number(value);
-  if (!Number.isInteger(installs) || installs < 1)
-    throw new Error(`BENCH_WARM_UP must be a whole number of installs, at least 1 (not ${value})`);
-  return installs;
+export async function warmUp(service: StepClient, installs: Install[], concurrency: number): Promise<void> {
+  for (const step of LIFECYCLE)
+    await atConcurrency(installs, concurrency, (install) => runStep(service, step, install));
 }
 
-/** Every lifecycle step for each of `installs` in turn, a step for all of them at `concurrency` before the next (not measured: a warm-up). */
-export async function warmUp(service: StepClient, installs: Install[], concurrency: number): Promise<void> {
-  for (const step of LIFECYCLE) {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < installs.length) await runStep(service, step, installs[next++]!);
-      }),
-    );
-  }
+/** `run` for every item, at most `concurrency` at a time, in the items' order. */
+export async function atConcurrency<T>(
+  items: T[],
+  concurrency: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await run(items[next++]!);
+    }),
+  );
 }
 
 /** Which installs a step runs for: confirm the first half, release the second, every other step all. */

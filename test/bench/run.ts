@@ -26,6 +26,8 @@
 // own process, over HTTP at the last of BENCH_CONCURRENCY (default 16), on BENCH_DATABASES (default
 // postgres,pglite), BENCH_INSTALLS installs (default 2000): req/s and CPU per request of each, and their
 // ratios with the slices' spread; BENCH_CPU_PROF=<dir>: both profiled, µs per request by bucket.
+// BENCH_WARM_UP: the installs each server of BENCH_ONLY=floor and http is warmed up with before it is
+// measured, at the measured concurrency (default 1000).
 // BENCH_ONLY=scale: DESIGN §21's design scale (test/bench/scale.ts): BENCH_ROWS servers, activations and codes
 // (default 1,000,000) and BENCH_EVENTS events (default 10,000,000) filled with SQL; each figure with its plan.
 // BENCH_SCALE_PART=drop-day or events: the events alone, then dropping the oldest day, or the events list's first pages;
@@ -116,13 +118,15 @@ if (only === 'export') {
 } else if (only === 'floor') {
   const concurrency = Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1));
   const installs = Number(process.env.BENCH_INSTALLS ?? 2000);
+  const warmUp = warmUpInstalls(process.env.BENCH_WARM_UP);
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   for (const kind of (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(','))
-    await benchFloor(adminUrl, kind as 'pglite' | 'postgres', installs, concurrency);
+    await benchFloor(adminUrl, kind as 'pglite' | 'postgres', { installs, warmUp, concurrency });
 } else if (only === 'http') {
   const concurrency = Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1));
+  const warmUp = warmUpInstalls(process.env.BENCH_WARM_UP);
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
-  await benchHttpServer(adminUrl, Number(process.env.BENCH_INSTALLS ?? 400), concurrency);
+  await benchHttpServer(adminUrl, { installs: Number(process.env.BENCH_INSTALLS ?? 400), warmUp, concurrency });
 } else if (part) {
   const runs = Number(process.env.BENCH_RUNS ?? 1000);
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
@@ -150,4 +154,13 @@ if (only === 'export') {
 function scalePart(name: string | undefined): 'drop-day' | 'events' | 'steps' | undefined {
   if (name === undefined || name === 'drop-day' || name === 'events' || name === 'steps') return name;
   throw new Error(`BENCH_SCALE_PART is drop-day, events or steps, not ${name}`);
+}
+
+/** BENCH_WARM_UP: a whole number of installs, at least 1 (1000 when unset). */
+function warmUpInstalls(value: string | undefined): number {
+  if (value === undefined) return 1000;
+  const installs = Number(value);
+  if (!Number.isInteger(installs) || installs < 1)
+    throw new Error(`BENCH_WARM_UP must be a whole number of installs, at least 1 (not ${value})`);
+  return installs;
 }
