@@ -17,7 +17,16 @@ import { openStartedDatabase, startBenchService } from './bench-service.js';
 import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
 import { startCountingProxy } from './counting-proxy.js';
 import { httpClient, serverCpuMs, waitReady } from './http-server.js';
-import { atConcurrency, createInstalls, indicesFor, LIFECYCLE, runStep, type Step, warmUp } from './lifecycle-steps.js';
+import {
+  atConcurrency,
+  createInstalls,
+  firstHalfConfirmed,
+  indicesFor,
+  LIFECYCLE,
+  runStep,
+  type Step,
+  warmUp,
+} from './lifecycle-steps.js';
 import { capturePglite } from './pglite-capture.js';
 import { capture } from './steps-bench.js';
 import type { ReplayUnit } from './wire-capture.js';
@@ -45,7 +54,8 @@ async function captureUnits(
   installs: number,
   warmUp: number,
 ): Promise<Map<Step, ReplayUnit[][]>> {
-  const confirmed = (i: number) => i < installs >> 1 || i >= installs;
+  const measured = firstHalfConfirmed(installs);
+  const confirmed = (i: number) => i >= installs || measured(i);
   if (adminUrl) {
     const scratch = await createScratchDatabase(adminUrl, 'slowdns_bench');
     const proxy = await startCountingProxy(scratch.url);

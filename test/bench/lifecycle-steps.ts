@@ -77,11 +77,13 @@ export async function atConcurrency<T>(
   );
 }
 
-/** Which installs a step runs for: confirm the first half, release the second, every other step all. */
-export function indicesFor(step: Step, count: number): number[] {
+/** Which of `count` installs end in confirm by default: the first half (the second half ends in release). */
+export const firstHalfConfirmed = (count: number) => (index: number) => index < count >> 1;
+
+/** Which installs a step runs for: confirm those `confirmed` says, release the others, every other step all. */
+export function indicesFor(step: Step, count: number, confirmed = firstHalfConfirmed(count)): number[] {
   const all = Array.from({ length: count }, (_, i) => i);
-  if (step === 'confirm') return all.slice(0, count >> 1);
-  if (step === 'release') return all.slice(count >> 1);
+  if (step === 'confirm' || step === 'release') return all.filter((i) => confirmed(i) === (step === 'confirm'));
   return all;
 }
 

@@ -145,7 +145,7 @@ export async function capture(
   service: BenchService,
   recorder: CostRecorder,
   installs: number,
-  /** Which installs end in confirm (the others in release): the first half, as `indicesFor` has it, unless told. */
+  /** Which installs end in confirm (the others in release): the first half unless told. */
   confirmed?: (index: number) => boolean,
 ): Promise<{ counts: StepCount[]; units: Map<Step, ReplayUnit[][]> }> {
   // Warm-up (not counted): connections opened, types fetched, statements prepared.
@@ -155,10 +155,7 @@ export async function capture(
   const counts: StepCount[] = [];
   const units = new Map<Step, ReplayUnit[][]>();
   for (const step of STEPS) {
-    const indices =
-      confirmed && (step === 'confirm' || step === 'release')
-        ? Array.from({ length: installs }, (_, i) => i).filter((i) => confirmed(i) === (step === 'confirm'))
-        : indicesFor(step, installs);
+    const indices = indicesFor(step, installs, confirmed);
     const perRequest: ReplayUnit[][] = [];
     const total = { statements: 0, roundTrips: 0, transactions: 0 };
     for (const i of indices) {
