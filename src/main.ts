@@ -209,8 +209,9 @@ async function main(): Promise<void> {
     onExpired: (count) => metrics.webhookExpired(count),
   });
   parts.add(startWebhookDelivery(worker, logger).stop);
-  // Set now, not at start: while it starts (the embedded database above all), the heap grows from a few MB to
-  // its working size, and at 1.3 times V8 collected the old generation three times on the way instead of once.
+  // Set here, not at the top of main(): while the service starts (the embedded database above all), the heap grows
+  // from a few MB to its working size, and at 1.3 times V8 collected the old generation three times on the way
+  // instead of once.
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // Last, the whole app takes the port; stopped first: no new request, the accepted ones answered.
   port.answerWith(app.fetch);
