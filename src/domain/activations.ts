@@ -188,28 +188,9 @@ export async function createActivation(
 ): Promise<CountedOutcome<CreatedActivation | ApiError>> {
   const id = randomId('act_', 8);
   const installTokenJti = installTokenJtiFor(input.precheckJti, id);
-  const created: CreatedActivation = {
-    id,
-    installCodeId: '',
-    status: 'activated',
-    hostname: input.hostname,
-    publicIp: input.publicIp,
-    machineId: input.machineId,
-    sshFingerprint: input.sshFingerprint,
-    requestedRef: input.requestedRef,
-    installerVersion: input.installerVersion,
-    installTokenJtiHash: sha256Hex(installTokenJti),
-    installTokenExpiresAt: new Date(wholeSecond(now).getTime() + tokenTtlSeconds * 1000),
-    installTokenUsedAt: null,
-    precheckJtiHash: sha256Hex(input.precheckJti),
-    codeRestored: null,
-    createdAt: now,
-    confirmedAt: null,
-    releasedAt: null,
-    duplicateOf: null,
-    tags: {},
-    installTokenJti,
-  };
+  const installTokenJtiHash = sha256Hex(installTokenJti);
+  const installTokenExpiresAt = new Date(wholeSecond(now).getTime() + tokenTtlSeconds * 1000);
+  const precheckJtiHash = sha256Hex(input.precheckJti);
   const params: Omit<ActivateParams, 'buckets'> = {
     code_hash: input.codeHash,
     id,
@@ -219,13 +200,13 @@ export async function createActivation(
     ssh_fingerprint: input.sshFingerprint,
     requested_ref: input.requestedRef,
     installer_version: input.installerVersion,
-    install_token_jti_hash: created.installTokenJtiHash,
-    install_token_expires_at: created.installTokenExpiresAt.toISOString(),
-    precheck_jti_hash: created.precheckJtiHash,
+    install_token_jti_hash: installTokenJtiHash,
+    install_token_expires_at: installTokenExpiresAt.toISOString(),
+    precheck_jti_hash: precheckJtiHash,
     created_data: JSON.stringify({ hostname: input.hostname, public_ip: input.publicIp, machine_id: input.machineId }),
-    ...eventContextParams(context, now),
     refuse_duplicate: duplicatePolicy === 'refuse',
     precheck_id: input.precheckId ?? null,
+    ...eventContextParams(context, now),
   };
   type Row = {
     counts: BucketCount[] | null;
@@ -263,11 +244,28 @@ export async function createActivation(
   if (row.install_code_id) {
     return {
       decision: outcome.decision,
+      // Named field by field (docs/development.md, "A spread goes last"): what the statement made, as its row would read.
       value: {
-        ...created,
+        id,
         installCodeId: row.install_code_id,
+        status: 'activated',
+        hostname: input.hostname,
+        publicIp: input.publicIp,
+        machineId: input.machineId,
+        sshFingerprint: input.sshFingerprint,
+        requestedRef: input.requestedRef,
+        installerVersion: input.installerVersion,
+        installTokenJtiHash,
+        installTokenExpiresAt,
+        installTokenUsedAt: null,
+        precheckJtiHash,
+        codeRestored: null,
+        createdAt: now,
+        confirmedAt: null,
+        releasedAt: null,
         duplicateOf: row.duplicate_of,
         tags: row.tags ?? {},
+        installTokenJti,
         duplicateDetected: row.duplicate_of !== null,
       },
     };
@@ -561,9 +559,9 @@ export async function releaseActivation(
       activation_id: activationId,
       restore_code: code === 'restore',
       install_token_usable: installTokenUsable(current, now),
-      ...eventContextParams(context, now),
       operator_data: JSON.stringify(operatorEventData(context)),
       release_data: JSON.stringify(proof ? { release_proof: proof.kind } : {}),
+      ...eventContextParams(context, now),
     });
     noteRecorded(context, row!.recorded);
     return { activationId, codeRestored: row!.code_restored, released: true, serverRevoked: row!.revoked_servers > 0 };

@@ -120,8 +120,8 @@ export async function issueInstallCode(
       expires_at: issued.expiresAt.toISOString(),
       session_hash: browserSessionHash,
       issued_data: data,
-      ...eventContextParams(context, now),
       approval: requireApproval ? 'pending' : null,
+      ...eventContextParams(context, now),
     });
     if (!row!.session) throw new ApiError('browser_session_required');
     noteRecorded(context, row!.recorded);

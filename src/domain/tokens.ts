@@ -33,24 +33,28 @@ export interface InstallClaims {
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
+/** A kind's own claims (the precheck's machine and its approval): never one of the registered names. */
+type OwnClaims = { mid?: string; ssh?: string; pci?: string };
+
 async function sign(
   ring: KeyRing,
   kind: Kind,
-  claims: JsonObject,
+  claims: OwnClaims,
   subject: string,
   now: Date,
   expiresAt: Date,
   jti: string,
 ): Promise<string> {
   const { kid, key } = ring.signing;
+  // The kind's own claims spread last (docs/development.md, "A spread goes last"): their names are none of these.
   const payload = {
-    ...claims,
     iss: ISSUER,
     aud: kinds[kind].audience,
     sub: subject,
     jti,
     iat: seconds(now),
     exp: seconds(expiresAt),
+    ...claims,
   };
   const signed = await signCompactJwsParts({ typ: kinds[kind].typ, kid }, payload, key);
   // Kept frozen: a token that comes back is read from these, not decoded again.
@@ -114,7 +118,7 @@ async function verify(
 }
 
 export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Date, expiresAt: Date): Promise<string> {
-  const bound = {
+  const bound: OwnClaims = {
     mid: claims.machineId,
     ssh: claims.sshFingerprint,
     ...(claims.precheckId === undefined ? {} : { pci: claims.precheckId }),

@@ -14,8 +14,10 @@ import { headerRef } from '../schemas/response-headers.js';
  * one item per policy, named by a string: `"issue-ip-hour";q=3;w=3600` and `"issue-ip-hour";r=2;t=1800`.
  */
 function rateLimitPolicyHeader(policies: readonly RateLimitPolicy[]): string {
-  return policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(', ');
+  return policies.map((p) => policyItem(p.name, p.quota, p.windowSeconds)).join(', ');
 }
+
+const policyItem = (name: string, quota: number, windowSeconds: number) => `"${name}";q=${quota};w=${windowSeconds}`;
 
 function rateLimitHeader(states: PolicyState[]): string {
   return states.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
@@ -26,7 +28,7 @@ export function rateLimitHeaders(states: PolicyState[]): Record<string, string> 
   // In the order a web Headers writes them (sorted), wherever they are set.
   return {
     RateLimit: rateLimitHeader(states),
-    'RateLimit-Policy': rateLimitPolicyHeader(states.map((s) => ({ ...s.policy, quota: s.quota }))),
+    'RateLimit-Policy': states.map((s) => policyItem(s.policy.name, s.quota, s.policy.windowSeconds)).join(', '),
   };
 }
 
