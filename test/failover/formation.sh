@@ -101,15 +101,20 @@ kill_node() { # dir port: the node's keeper and its PostgreSQL, as a machine wou
 }
 
 stop() {
-  local dir="$1" name pid
+  local dir="$1" name pid postgres=()
+  # Each PostgreSQL and its processes, found while they are still its children: killed alone, a postmaster
+  # leaves them to init, and the monitor's health-check worker (with its logger) then runs on for good.
+  for name in node1 node2 monitor; do
+    if [ -f "$dir/$name/postmaster.pid" ]; then
+      pid="$(head -n 1 "$dir/$name/postmaster.pid")"
+      mapfile -t -O "${#postgres[@]}" postgres < <(echo "$pid"; pgrep -P "$pid" || true)
+    fi
+  done
   for name in node1 node2 monitor; do
     pid="$(cat "$dir/$name.pid" 2>/dev/null || true)"
     if [ -n "$pid" ]; then kill -9 -- "-$pid" 2>/dev/null || true; fi
-    if [ -f "$dir/$name/postmaster.pid" ]; then
-      pid="$(head -n 1 "$dir/$name/postmaster.pid")"
-      kill -9 "$pid" 2>/dev/null || true
-    fi
   done
+  if [ "${#postgres[@]}" -gt 0 ]; then kill -9 "${postgres[@]}" 2>/dev/null || true; fi
   sleep 0.5
   # pg_autoctl keeps each node's configuration and state under the postgres user's home, by PGDATA.
   rm -rf "$dir" "/var/lib/postgresql/.config/pg_autoctl$dir" "/var/lib/postgresql/.local/share/pg_autoctl$dir"
