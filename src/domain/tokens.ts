@@ -34,7 +34,9 @@ export interface InstallClaims {
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** A kind's own claims (the precheck's machine and its approval): never one of the registered names. */
-type OwnClaims = { mid?: string; ssh?: string; pci?: string };
+type OwnClaims = { mid?: string; ssh?: string; pci?: string } & {
+  [registered in 'iss' | 'aud' | 'sub' | 'jti' | 'iat' | 'exp']?: never;
+};
 
 async function sign(
   ring: KeyRing,

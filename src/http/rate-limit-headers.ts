@@ -17,7 +17,9 @@ function rateLimitPolicyHeader(policies: readonly RateLimitPolicy[]): string {
   return policies.map((p) => policyItem(p.name, p.quota, p.windowSeconds)).join(', ');
 }
 
-const policyItem = (name: string, quota: number, windowSeconds: number) => `"${name}";q=${quota};w=${windowSeconds}`;
+function policyItem(name: string, quota: number, windowSeconds: number): string {
+  return `"${name}";q=${quota};w=${windowSeconds}`;
+}
 
 function rateLimitHeader(states: PolicyState[]): string {
   return states.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');

@@ -105,9 +105,10 @@ stop() {
   # Each PostgreSQL and its processes, found while they are still its children: killed alone, a postmaster
   # leaves them to init, and the monitor's health-check worker (with its logger) then runs on for good.
   for name in node1 node2 monitor; do
-    if [ -f "$dir/$name/postmaster.pid" ]; then
-      pid="$(head -n 1 "$dir/$name/postmaster.pid")"
-      mapfile -t -O "${#postgres[@]}" postgres < <(echo "$pid"; pgrep -P "$pid" || true)
+    pid="$(head -n 1 "$dir/$name/postmaster.pid" 2>/dev/null || true)"
+    # A stale file's pid may be another's now: only a postgres user's process, and its children, are taken.
+    if [ -n "$pid" ] && [ "$(ps -o user= -p "$pid" 2>/dev/null || true)" = postgres ]; then
+      mapfile -t -O "${#postgres[@]}" postgres < <(echo "$pid"; pgrep -u postgres -P "$pid" || true)
     fi
   done
   for name in node1 node2 monitor; do
