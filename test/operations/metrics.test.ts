@@ -180,6 +180,29 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
     });
   });
 
+  it('a scrape reads the counts and changes none: two scrapes agree, the next answer adds one, and requests match the histogram', async () => {
+    const metrics = createMetrics();
+    const labels = { method: 'POST', route: '/api/v2/slowdns/install/activate', status: 200 };
+    const series = 'method="POST",route="/api/v2/slowdns/install/activate",status="200"';
+    metrics.observeRequest(labels, 0.004);
+    metrics.observeRequest(labels, 0.02);
+    metrics.transition('activation.created', 'installer');
+    const first = await metrics.registry.metrics();
+    const second = await metrics.registry.metrics();
+    expect(second).toBe(first);
+    expect(sample(first, `slowdns_http_requests_total{${series}}`)).toBe(2);
+    expect(sample(first, `slowdns_http_request_duration_seconds_count{${series}}`)).toBe(2);
+    expect(sample(first, `slowdns_http_request_duration_seconds_bucket{le="0.005",${series}}`)).toBe(1);
+    expect(sample(first, 'slowdns_lifecycle_transitions_total{type="activation.created",actor="installer"}')).toBe(1);
+    expect(sample(first, 'slowdns_lifecycle_transitions_total{type="activation.confirmed",actor="installer"}')).toBe(0);
+    metrics.observeRequest(labels, 0.3);
+    metrics.transition('activation.created', 'installer');
+    const third = await metrics.registry.metrics();
+    expect(sample(third, `slowdns_http_requests_total{${series}}`)).toBe(3);
+    expect(sample(third, `slowdns_http_request_duration_seconds_count{${series}}`)).toBe(3);
+    expect(sample(third, 'slowdns_lifecycle_transitions_total{type="activation.created",actor="installer"}')).toBe(2);
+  });
+
   it('each app counts in its own registry', async () => {
     const other = createMetrics();
     t.metrics.transition('server.revoked', 'operator');
