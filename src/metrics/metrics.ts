@@ -95,9 +95,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   /**
    * Each method, status and route pattern's answers, counted in plain numbers that prom-client reads at the
    * scrape, and its duration series, looked up once. prom-client's `inc()` checks and joins the labels on every
-   * call, a child series' too (0.6 µs in a loop on Node 20, several times that in the server); its histogram has
-   * no way to be handed counts, so `observe()` (1.0 µs) stays. Bounded as the series are: routes are patterns,
-   * and Node's parser knows a fixed set of methods.
+   * call, a child series' too (docs/development.md, Measurements, "Counters in plain numbers"); its histogram has
+   * no way to be handed counts, so its `observe()` stays. A reset of the registry (`resetMetrics()`, which the
+   * service never calls) does not reach these counts: the next scrape reads them again. Bounded as the series
+   * are: routes are patterns, and Node's parser knows a fixed set of methods.
    */
   const requestSeries = new Map<
     string,
@@ -128,7 +129,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     if (counted) counted.count += by;
     else transitionCounts.set(key, { labels: { type, actor }, count: by });
   };
-  // These series start at 0, so a rate() or increase() sees the first one.
   for (const type of TRANSITIONS) for (const actor of TRANSITION_ACTORS[type]) countTransition(type, actor, 0);
   new Counter({
     name: 'slowdns_lifecycle_transitions_total',
