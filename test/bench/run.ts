@@ -26,6 +26,9 @@
 // own process, over HTTP at the last of BENCH_CONCURRENCY (default 16), on BENCH_DATABASES (default
 // postgres,pglite), BENCH_INSTALLS installs (default 2000): req/s and CPU per request of each, and their
 // ratios with the slices' spread; BENCH_CPU_PROF=<dir>: both profiled, µs per request by bucket.
+// BENCH_ONLY=framework: bare node:http, bare Hono on node-server and the service's `GET /api/v2/livez`, each in
+// its own process, over HTTP at the last of BENCH_CONCURRENCY (default 16), BENCH_SLICES slices (default 6) of
+// BENCH_REQUESTS requests (default 10000) taking turns: what the framework and the app-wide middleware cost a request.
 // BENCH_WARM_UP: the installs each server of BENCH_ONLY=floor and http is warmed up with before it is
 // measured, at the measured concurrency (default 1000).
 // BENCH_ONLY=scale: DESIGN §21's design scale (test/bench/scale.ts): BENCH_ROWS servers, activations and codes
@@ -43,6 +46,7 @@ import { benchCheckins } from './checkins.js';
 import { benchExportMemory } from './export-memory.js';
 import { openCountingPglite, openCountingPostgres, type CountingDatabase } from './counting-database.js';
 import { benchFloor } from './floor-comparison.js';
+import { benchFramework } from './framework.js';
 import { benchHttpServer } from './http-server.js';
 import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
@@ -122,6 +126,13 @@ if (only === 'export') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   for (const kind of (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(','))
     await benchFloor(adminUrl, kind as 'pglite' | 'postgres', { installs, warmUp, concurrency });
+} else if (only === 'framework') {
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchFramework({
+    requests: Number(process.env.BENCH_REQUESTS ?? 10000),
+    slices: Number(process.env.BENCH_SLICES ?? 6),
+    concurrency: Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1)),
+  });
 } else if (only === 'http') {
   const concurrency = Number((process.env.BENCH_CONCURRENCY ?? '16').split(',').at(-1));
   const warmUp = warmUpInstalls(process.env.BENCH_WARM_UP);
