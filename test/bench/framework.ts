@@ -11,6 +11,7 @@
 import http from 'node:http';
 import { spawnService, type SpawnedService } from '../support/spawn-service.js';
 import { serverCpuMs, waitReady } from './http-server.js';
+import { atConcurrency } from './lifecycle-steps.js';
 
 /** An activate body's size and shape, as an installer sends it. */
 const BODY = JSON.stringify({
@@ -90,15 +91,10 @@ function request(side: Side, route: Route): Promise<void> {
 }
 
 async function slice(side: Side, route: Route, requests: number, concurrency: number) {
-  let left = requests;
   const pid = side.server.process.pid!;
   const cpuBefore = await serverCpuMs(pid);
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (left-- > 0) await request(side, route);
-    }),
-  );
+  await atConcurrency(Array.from({ length: requests }), concurrency, () => request(side, route));
   const wallMs = performance.now() - started;
   const cpuMs = (await serverCpuMs(pid)) - cpuBefore;
   return { rps: (requests / wallMs) * 1000, cpuUs: (cpuMs * 1000) / requests };
@@ -119,20 +115,23 @@ export async function benchFramework({
   const moduleSide = (source: string) => spawnService({}, ['--input-type=module', '-e', source]);
   // The service at LOG_LEVEL=warn logs no `listening` line: it is given its port and polled until ready.
   const servicePort = 7950 + Math.floor(Math.random() * 40);
-  const started: [string, SpawnedService, Route[]][] = [
-    ['bare node:http', moduleSide(NODE_HTTP), [LIVEZ, ECHO]],
-    ['bare Hono on node-server', moduleSide(HONO), [LIVEZ, ECHO]],
+  const service = spawnService({ DATA_DIR: 'memory://', LOG_LEVEL: 'warn', PORT: String(servicePort) });
+  const bareNodeHttp = moduleSide(NODE_HTTP);
+  const bareHono = moduleSide(HONO);
+  const started: [string, SpawnedService, Route[], () => Promise<number>][] = [
+    ['bare node:http', bareNodeHttp, [LIVEZ, ECHO], () => bareNodeHttp.port],
+    ['bare Hono on node-server', bareHono, [LIVEZ, ECHO], () => bareHono.port],
     [
       'the service (in-memory database)',
-      spawnService({ DATA_DIR: 'memory://', LOG_LEVEL: 'warn', PORT: String(servicePort) }),
+      service,
       [LIVEZ],
+      () => waitReady(service, servicePort).then(() => servicePort),
     ],
   ];
   const sides: Side[] = [];
   try {
-    for (const [name, server, routes] of started) {
-      const port = routes.includes(ECHO) ? await server.port : servicePort;
-      if (!routes.includes(ECHO)) await waitReady(server, port);
+    for (const [name, server, routes, ready] of started) {
+      const port = await ready();
       sides.push({
         name,
         server,
