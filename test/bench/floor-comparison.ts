@@ -7,6 +7,8 @@
 // BENCH_BASELINE=<dir>: a third side, the compiled server of another checkout (its scripts/start.mjs, e.g. a
 // `git archive` of main with node_modules linked), taking its turn in every slice like the other two, so
 // a change is measured before and after in one run: its ratios to the floor, and this server's to it.
+// BENCH_BASELINE_FLAGS="<node flags>": given to the baseline's node alone (e.g. `--single-threaded-gc` with
+// BENCH_BASELINE a checkout of this very commit), so a runtime flag is measured against the same build without it.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -108,6 +110,11 @@ async function runSlice(
   side.slices.set(step, slices);
 }
 
+/** BENCH_BASELINE_FLAGS, split on whitespace: node's flags for the baseline side alone. */
+function baselineFlags(): string[] {
+  return (process.env.BENCH_BASELINE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 export async function benchFloor(
   adminUrl: string,
   kind: 'pglite' | 'postgres',
@@ -155,7 +162,7 @@ export async function benchFloor(
             TRUST_PROXY: '1',
             LOG_LEVEL: 'warn',
           },
-          [...profiled(profileDir, 'baseline'), join(baselineDir, 'scripts/start.mjs')],
+          [...profiled(profileDir, 'baseline'), ...baselineFlags(), join(baselineDir, 'scripts/start.mjs')],
         )
       : undefined;
     const floor = spawnService({ ...(floorDb ? { DATABASE_URL: floorDb.url } : {}), FLOOR_UNITS: unitsFile }, [
@@ -218,7 +225,7 @@ function printComparison(kind: string, installs: number, concurrency: number, si
   printRatios(service, floor, 'service', 'floor');
   if (!baseline) return;
   console.log(
-    `\nthe baseline (BENCH_BASELINE=${process.env.BENCH_BASELINE}) next to the same floor, in the same slices`,
+    `\nthe baseline (BENCH_BASELINE=${process.env.BENCH_BASELINE}${baselineFlags().length > 0 ? `, node ${baselineFlags().join(' ')}` : ''}) next to the same floor, in the same slices`,
   );
   printRatios(baseline, floor, 'baseline', 'floor');
   console.log('\nthis server next to the baseline, in the same slices');
