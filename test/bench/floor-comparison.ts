@@ -224,8 +224,10 @@ function printComparison(kind: string, installs: number, concurrency: number, si
   );
   printRatios(service, floor, 'service', 'floor');
   if (!baseline) return;
+  const flags = baselineFlags();
+  const flagged = flags.length > 0 ? `, node ${flags.join(' ')}` : '';
   console.log(
-    `\nthe baseline (BENCH_BASELINE=${process.env.BENCH_BASELINE}${baselineFlags().length > 0 ? `, node ${baselineFlags().join(' ')}` : ''}) next to the same floor, in the same slices`,
+    `\nthe baseline (BENCH_BASELINE=${process.env.BENCH_BASELINE}${flagged}) next to the same floor, in the same slices`,
   );
   printRatios(baseline, floor, 'baseline', 'floor');
   console.log('\nthis server next to the baseline, in the same slices');
