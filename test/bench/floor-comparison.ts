@@ -30,6 +30,7 @@ import {
   warmUp,
 } from './lifecycle-steps.js';
 import { capturePglite } from './pglite-capture.js';
+import { ratioSpread } from './measure.js';
 import { capture } from './steps-bench.js';
 import type { ReplayUnit } from './wire-capture.js';
 
@@ -239,8 +240,6 @@ function printRatios(a: Side, b: Side, aName: string, bName: string): void {
     `| step | ${aName} req/s | ${bName} req/s | ${aName} ÷ ${bName} req/s (slices) | CPU ms per request, ${aName} / ${bName} | ${aName} ÷ ${bName} CPU (slices) |`,
   );
   console.log('|---|---|---|---|---|---|');
-  const spread = (values: number[]) =>
-    values.length > 1 ? ` (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})` : '';
   for (const step of LIFECYCLE) {
     const xs = a.slices.get(step)!;
     const ys = b.slices.get(step)!;
@@ -251,7 +250,7 @@ function printRatios(a: Side, b: Side, aName: string, bName: string): void {
     const rpsRatios = xs.map((x, k) => ys[k]!.wallMs / x.wallMs);
     const cpuRatios = xs.map((x, k) => x.cpuUs / Math.max(1, ys[k]!.cpuUs));
     console.log(
-      `| ${step} | ${rps(xs).toFixed(0)} | ${rps(ys).toFixed(0)} | ${(rps(xs) / rps(ys)).toFixed(2)}${spread(rpsRatios)} | ${cpu(xs).toFixed(2)} / ${cpu(ys).toFixed(2)} | ${(cpu(xs) / cpu(ys)).toFixed(2)}${spread(cpuRatios)} |`,
+      `| ${step} | ${rps(xs).toFixed(0)} | ${rps(ys).toFixed(0)} | ${(rps(xs) / rps(ys)).toFixed(2)}${ratioSpread(rpsRatios)} | ${cpu(xs).toFixed(2)} / ${cpu(ys).toFixed(2)} | ${(cpu(xs) / cpu(ys)).toFixed(2)}${ratioSpread(cpuRatios)} |`,
     );
   }
 }

@@ -12,6 +12,7 @@ import http from 'node:http';
 import { spawnService, type SpawnedService } from '../support/spawn-service.js';
 import { serverCpuMs, waitReady } from './http-server.js';
 import { atConcurrency } from './lifecycle-steps.js';
+import { ratioSpread } from './measure.js';
 
 /** An activate body's size and shape, as an installer sends it. */
 const BODY = JSON.stringify({
@@ -101,7 +102,6 @@ async function slice(side: Side, route: Route, requests: number, concurrency: nu
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
 
 export async function benchFramework({
   requests,
@@ -168,7 +168,7 @@ export async function benchFramework({
       const rps = mine.map((s, k) => s.rps / theirs[k]!.rps);
       const cpu = mine.map((s, k) => s.cpuUs / theirs[k]!.cpuUs);
       console.log(
-        `| ${route.name} | ${side.name} | ${Math.round(mean(mine.map((s) => s.rps)))} | ${Math.round(mean(mine.map((s) => s.cpuUs)))} | ${(mean(mine.map((s) => s.rps)) / mean(theirs.map((s) => s.rps))).toFixed(2)} (${range(rps)}) | ${(mean(mine.map((s) => s.cpuUs)) / mean(theirs.map((s) => s.cpuUs))).toFixed(2)} (${range(cpu)}) |`,
+        `| ${route.name} | ${side.name} | ${Math.round(mean(mine.map((s) => s.rps)))} | ${Math.round(mean(mine.map((s) => s.cpuUs)))} | ${(mean(mine.map((s) => s.rps)) / mean(theirs.map((s) => s.rps))).toFixed(2)}${ratioSpread(rps)} | ${(mean(mine.map((s) => s.cpuUs)) / mean(theirs.map((s) => s.cpuUs))).toFixed(2)}${ratioSpread(cpu)} |`,
       );
     }
 }

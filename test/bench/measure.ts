@@ -10,6 +10,14 @@ export interface Measurement {
   meanUs: number;
 }
 
+/**
+ * The lowest and highest of ratios taken slice by slice (or run by run), as ` (0.91–1.08)` after the ratio they
+ * spread around: how far the machine's noise moved it. Nothing for fewer than two.
+ */
+export function ratioSpread(ratios: number[]): string {
+  return ratios.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '';
+}
+
 export async function measure(
   database: CountingDatabase,
   name: string,

@@ -25,7 +25,7 @@ import { openExplainingPostgres } from './admin-search.js';
 import type { CountingDatabase } from './counting-database.js';
 import { readExport } from './export-reader.js';
 import { benchLifecycle } from './lifecycle.js';
-import type { Measurement } from './measure.js';
+import { type Measurement, ratioSpread } from './measure.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789';
 const MiB = 1024 * 1024;
@@ -241,7 +241,7 @@ async function benchStepsFilledVsEmpty(
     const filledUs = median(slices.map((s) => meanOf(s.filled)));
     const emptyUs = median(slices.map((s) => meanOf(s.empty)));
     console.log(
-      `| ${step} | ${Math.round(filledUs)} | ${Math.round(emptyUs)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
+      `| ${step} | ${Math.round(filledUs)} | ${Math.round(emptyUs)} | ${median(ratios).toFixed(2)}${ratioSpread(ratios)} |`,
     );
   }
 }

@@ -11,6 +11,7 @@ import { createInstalls, indicesFor, LIFECYCLE, runStep, STEPS, type Step } from
 import { floorToken, SIGNED_STEPS } from './floor-token.js';
 import { capturePglite } from './pglite-capture.js';
 import type { CostRecorder, ReplayUnit } from './wire-capture.js';
+import { ratioSpread } from './measure.js';
 
 interface StepCount {
   step: Step;
@@ -260,9 +261,7 @@ export async function benchDatabase(
 
 /** The lowest and highest of the ratios slice by slice: how far the machine's noise moved the ratio. */
 function sliceSpread(service: Timing, bare: Timing): string {
-  if (service.sliceRps.length < 2) return '';
-  const ratios = service.sliceRps.map((rps, k) => rps / bare.sliceRps[k]!);
-  return ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+  return ratioSpread(service.sliceRps.map((rps, k) => rps / bare.sliceRps[k]!));
 }
 
 export function printReport(title: string, report: DatabaseReport): void {
