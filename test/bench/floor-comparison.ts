@@ -9,6 +9,9 @@
 // a change is measured before and after in one run: its ratios to the floor, and this server's to it.
 // BENCH_BASELINE_FLAGS="<node flags>": given to the baseline's node alone (e.g. `--single-threaded-gc` with
 // BENCH_BASELINE a checkout of this very commit), so a runtime flag is measured against the same build without it.
+// BENCH_FLOOR_MUSTS=1: one more side, the floor that also does what the design requires of each step and the
+// floor skips (floor-musts.ts: the contract's schemas, the service's hashes): how much of the service's excess
+// over the floor any service keeping those promises pays, and how much is the service's own.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -37,7 +40,7 @@ import type { ReplayUnit } from './wire-capture.js';
 const SLICE = 250;
 
 interface Side {
-  name: 'service' | 'baseline' | 'floor';
+  name: 'service' | 'baseline' | 'floor' | 'floor-musts';
   server: SpawnedService;
   port: number;
   spawnedAt: number;
@@ -172,6 +175,21 @@ export async function benchFloor(
       ...profiled(profileDir, 'floor'),
       'test/bench/floor-server.ts',
     ]);
+    // A database of its own: the floors replay the same captured rows.
+    const mustsDb =
+      process.env.BENCH_FLOOR_MUSTS && onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
+    scratch.push(mustsDb);
+    if (mustsDb) await (await openStartedDatabase(mustsDb.url)).close();
+    const floorMusts = process.env.BENCH_FLOOR_MUSTS
+      ? spawnService(
+          {
+            ...(mustsDb ? { DATABASE_URL: mustsDb.url, FLOOR_MUSTS_KEK: TEST_KEK } : {}),
+            FLOOR_UNITS: unitsFile,
+            FLOOR_MUSTS: '1',
+          },
+          ['--import', 'tsx', ...profiled(profileDir, 'floor-musts'), 'test/bench/floor-server.ts'],
+        )
+      : undefined;
     const side = (name: Side['name'], server: SpawnedService, port: number): Side => ({
       name,
       server,
@@ -184,6 +202,7 @@ export async function benchFloor(
     sides.push(side('service', service, servicePort));
     if (baseline) sides.push(side('baseline', baseline, baselinePort));
     sides.push(side('floor', floor, await floor.port));
+    if (floorMusts) sides.push(side('floor-musts', floorMusts, await floorMusts.port));
     for (const s of sides) await waitReady(s.server, s.port);
     // Warm-up (not measured): installs numbered after the measured ones (the floor replays each install's statements once).
     const warm = createInstalls(installs + warmUpInstalls, 253).slice(installs);
@@ -224,6 +243,13 @@ function printComparison(kind: string, installs: number, concurrency: number, si
     `\nthe compiled server next to the floor over HTTP on ${kind}, concurrency ${concurrency}, ${installs} installs, slices of ~${SLICE} taking turns`,
   );
   printRatios(service, floor, 'service', 'floor');
+  const musts = sides.find((s) => s.name === 'floor-musts');
+  if (musts) {
+    console.log("\nthe floor with the design's musts (floor-musts.ts) next to the floor, in the same slices");
+    printRatios(musts, floor, 'musts', 'floor');
+    console.log("\nthis server next to the floor with the design's musts, in the same slices");
+    printRatios(service, musts, 'service', 'musts');
+  }
   if (!baseline) return;
   const flags = baselineFlags();
   const flagged = flags.length > 0 ? `, node ${flags.join(' ')}` : '';
