@@ -12,6 +12,7 @@
 // BENCH_FLOOR_MUSTS=1: one more side, the floor that also does what the design requires of each step and the
 // floor skips (floor-musts.ts: the contract's schemas, the service's hashes): how much of the service's excess
 // over the floor any service keeping those promises pays, and how much is the service's own.
+// With three sides (or four) the slices of a step do not always divide evenly: one side may go first once more.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';

@@ -25,7 +25,8 @@ function limitSubjects(hashes: KeyedHashes, route: 'precheck' | 'activate', body
  * precheck 6 (two keyed subjects, the code, the memo's record of its token), activate 12 (two keyed
  * subjects, the client's key, the code, the memo's lookup and record, the jti derived, its hash and the
  * precheck jti's), confirm 6 (the memo's lookup, the client's key, the jti's hash, the receipt's keyed
- * machine id). Keyed as the bench's service is: under its KEY_ENCRYPTION_KEY on PostgreSQL, plain on PGlite.
+ * machine id). Keyed as the bench's service is: under its KEY_ENCRYPTION_KEY on PostgreSQL (the counts above),
+ * plain on PGlite (an HMAC is one SHA-256 there: 4, 9 and 5).
  */
 export function designMusts(
   kek: Buffer | undefined,
@@ -54,6 +55,7 @@ export function designMusts(
       sha256Hex(fields.install_token!);
       hashes.clientKey(ip);
       sha256Hex(fields.install_token!.slice(-22));
+      // The receipt's keyed machine id (two SHA-256): confirm's body has none, the activation id stands in.
       machineIdHmac(fields.activation_id!);
     }
   };
