@@ -17,7 +17,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScratchDatabase } from '../support/scratch-database.js';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
 import { openStartedDatabase, startBenchService } from './bench-service.js';
 import { BUCKETS, summariseProfile, type StepWindow } from './cpu-profile.js';
@@ -137,14 +137,37 @@ export async function benchFloor(
     await mkdir(profileDir, { recursive: true });
   }
   const serviceDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
-  const floorDb = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
   const scratch: ({ drop(): Promise<void> } | undefined)[] = [];
-  if (floorDb) await (await openStartedDatabase(floorDb.url)).close();
+  // When each server was spawned: its CPU profile's clock starts there, and the step windows are taken from it.
+  const spawnedAt = new Map<SpawnedService, number>();
+  const spawn = (env: Record<string, string>, command: string[]) => {
+    const at = performance.now();
+    const server = spawnService(env, command);
+    spawnedAt.set(server, at);
+    return server;
+  };
+  /** Each floor's migrated database of its own, on PostgreSQL (the floors replay the same captured rows). */
+  const floorDatabase = async () => {
+    const db = onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
+    scratch.push(db);
+    if (db) await (await openStartedDatabase(db.url)).close();
+    return db;
+  };
+  const floorDb = await floorDatabase();
+  const mustsDb = process.env.BENCH_FLOOR_MUSTS ? await floorDatabase() : undefined;
+  /** A floor (floor-server.ts); with `musts`, the design's musts too, keyed as the service is (plain on PGlite, as it). */
+  const spawnFloor = (db: ScratchDatabase | undefined, musts: boolean) => {
+    const env: Record<string, string> = { FLOOR_UNITS: unitsFile };
+    if (db) env.DATABASE_URL = db.url;
+    if (musts) env.FLOOR_MUSTS = '1';
+    if (musts && db) env.FLOOR_MUSTS_KEK = TEST_KEK;
+    const name = musts ? 'floor-musts' : 'floor';
+    return spawn(env, ['--import', 'tsx', ...profiled(profileDir, name), 'test/bench/floor-server.ts']);
+  };
   const servicePort = 7850 + Math.floor(Math.random() * 50);
   const sides: Side[] = [];
   try {
-    const spawnedAt = performance.now();
-    const service = spawnService(
+    const service = spawn(
       {
         ...(serviceDb ? { DATABASE_URL: serviceDb.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: 'memory://' }),
         PORT: String(servicePort),
@@ -158,7 +181,7 @@ export async function benchFloor(
     const baselineDb = baselineDir && onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
     scratch.push(baselineDb);
     const baseline = baselineDir
-      ? spawnService(
+      ? spawn(
           {
             ...(baselineDb
               ? { DATABASE_URL: baselineDb.url, KEY_ENCRYPTION_KEY: TEST_KEK }
@@ -170,32 +193,13 @@ export async function benchFloor(
           [...profiled(profileDir, 'baseline'), ...baselineFlags(), join(baselineDir, 'scripts/start.mjs')],
         )
       : undefined;
-    const floor = spawnService({ ...(floorDb ? { DATABASE_URL: floorDb.url } : {}), FLOOR_UNITS: unitsFile }, [
-      '--import',
-      'tsx',
-      ...profiled(profileDir, 'floor'),
-      'test/bench/floor-server.ts',
-    ]);
-    // A database of its own: the floors replay the same captured rows.
-    const mustsDb =
-      process.env.BENCH_FLOOR_MUSTS && onPostgres ? await createScratchDatabase(adminUrl, 'slowdns_bench') : undefined;
-    scratch.push(mustsDb);
-    if (mustsDb) await (await openStartedDatabase(mustsDb.url)).close();
-    const floorMusts = process.env.BENCH_FLOOR_MUSTS
-      ? spawnService(
-          {
-            ...(mustsDb ? { DATABASE_URL: mustsDb.url, FLOOR_MUSTS_KEK: TEST_KEK } : {}),
-            FLOOR_UNITS: unitsFile,
-            FLOOR_MUSTS: '1',
-          },
-          ['--import', 'tsx', ...profiled(profileDir, 'floor-musts'), 'test/bench/floor-server.ts'],
-        )
-      : undefined;
+    const floor = spawnFloor(floorDb, false);
+    const floorMusts = process.env.BENCH_FLOOR_MUSTS ? spawnFloor(mustsDb, true) : undefined;
     const side = (name: Side['name'], server: SpawnedService, port: number): Side => ({
       name,
       server,
       port,
-      spawnedAt,
+      spawnedAt: spawnedAt.get(server)!,
       agent: new http.Agent({ keepAlive: true, maxSockets: concurrency }),
       windows: [],
       slices: new Map(),
@@ -228,7 +232,6 @@ export async function benchFloor(
       await s.server.stop();
     }
     await serviceDb?.drop();
-    await floorDb?.drop();
     for (const db of scratch) await db?.drop();
     await rm(folder, { recursive: true, force: true });
   }
