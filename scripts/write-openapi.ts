@@ -4,9 +4,9 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { createApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
-import type { Database } from '../src/db/client.js';
+import type { Database } from '../src/db/database.js';
 import * as schema from '../src/db/schema.js';
-import { generatePrivateJwk, keyRingFromJwks } from '../src/domain/signing-keys.js';
+import { generatePrivateJwk, keyRingFromJwks } from '../src/domain/tokens/signing-keys.js';
 import { createLogger } from '../src/logger.js';
 
 // The document does not depend on the database either: a driver that is never connected (no embedded

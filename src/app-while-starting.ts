@@ -3,7 +3,7 @@ import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
 import { createRouter, type Router } from './http/router.js';
 import type { TrustProxy } from './domain/client-addresses.js';
-import { UNKEYED_HASHES } from './domain/keyed-hashes.js';
+import { UNKEYED_HASHES } from './domain/tokens/keyed-hashes.js';
 import type { Logger } from './logger.js';
 import { registerLiveness } from './routes/health.js';
 

@@ -25,9 +25,9 @@ import { loadInstallerScript, registerInstallerScript } from './routes/installer
 import { registerLegacy } from './routes/legacy/index.js';
 import { registerReference } from './routes/reference.js';
 import { registerSigningKeys } from './routes/signing-keys.js';
-import { ReceiptKeys } from './domain/receipt-keys.js';
-import { keyedHashes } from './domain/keyed-hashes.js';
-import { CheckinBatcher } from './domain/checkins.js';
+import { ReceiptKeys } from './domain/tokens/receipt-keys.js';
+import { keyedHashes } from './domain/tokens/keyed-hashes.js';
+import { CheckinBatcher } from './domain/servers/checkins.js';
 
 export interface App {
   app: Router;

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { DatabaseUrlError, parseDatabaseUrl } from './db/database-url.js';
-import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-code-approval.js';
-import { INSTALLER_VERSION_PATTERN } from './domain/installer-version.js';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-codes/approval.js';
+import { INSTALLER_VERSION_PATTERN } from './domain/activations/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
 import { ConfigError } from './config-error.js';
 import { parseTrustProxy, type TrustProxy } from './domain/client-addresses.js';

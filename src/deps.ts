@@ -1,14 +1,14 @@
-import type { CheckinBatcher } from './domain/checkins.js';
+import type { CheckinBatcher } from './domain/servers/checkins.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DatabaseAvailability } from './db/availability.js';
-import type { Database } from './db/client.js';
-import type { FleetReading } from './domain/admin/fleet-reading.js';
-import type { KeyedHashes } from './domain/keyed-hashes.js';
+import type { Database } from './db/database.js';
+import type { StateCountsReading } from './domain/admin-lists/state-counts-reading.js';
+import type { KeyedHashes } from './domain/tokens/keyed-hashes.js';
 import type { ReadRouting } from './db/read-routing.js';
-import type { ReceiptKeys } from './domain/receipt-keys.js';
+import type { ReceiptKeys } from './domain/tokens/receipt-keys.js';
 import type { RateLimitOverrides } from './domain/rate-limits/override-cache.js';
-import type { KeyRing } from './domain/signing-keys.js';
+import type { KeyRing } from './domain/tokens/signing-keys.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Tracing } from './tracing/tracing.js';
@@ -24,7 +24,7 @@ export interface AppDeps {
   logger: Logger;
   keys: KeyRing;
   /** The fleet's counts read by the periodic pass (the gauges' and the console overview's); left out, or before its first reading, the overview counts. */
-  fleet?: FleetReading;
+  counts?: StateCountsReading;
   /** Left out, the app makes its own registry (answered in `App.metrics`). */
   metrics?: Metrics;
   /** Whether the database answers (src/db/client.ts): left out, it is taken as always there. */

@@ -9,12 +9,12 @@ import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
 import { openReadReplica } from './db/read-replica.js';
 import { primaryReads, replicaReads } from './db/read-routing.js';
-import { fleetCounts } from './domain/admin/fleet-counts.js';
-import { fleetReading, startFleetReading } from './domain/admin/fleet-reading.js';
-import { keyProtection, type KeyProtection } from './domain/key-protection.js';
-import { startPruning } from './domain/pruning.js';
-import { keyStoreOptions, startKeyRefresh } from './domain/signing-key-store.js';
-import { keyRingFromConfig } from './domain/signing-keys.js';
+import { stateCounts } from './domain/admin-lists/state-counts.js';
+import { stateCountsReading, startStateCountsReading } from './domain/admin-lists/state-counts-reading.js';
+import { keyProtection, type KeyProtection } from './domain/tokens/key-protection.js';
+import { startPruning } from './domain/upkeep/pruning.js';
+import { keyStoreOptions, startKeyRefresh } from './domain/tokens/signing-key-store.js';
+import { keyRingFromConfig } from './domain/tokens/signing-keys.js';
 import { createWebhookWorker, startWebhookDelivery } from './domain/webhooks/delivery-loop.js';
 import { createLogger, errorFields, type Logger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
@@ -160,26 +160,26 @@ async function main(): Promise<void> {
   const reads = replica
     ? replicaReads({ primary: database.db, replica, now: () => systemClock.now().getTime() })
     : primaryReads(database.db);
-  const fleet = fleetReading(
+  const counts = stateCountsReading(
     () =>
       reads.read((reader) =>
-        fleetCounts(reader, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
+        stateCounts(reader, systemClock.now(), { deadAfterSeconds: config.serverDeadAfterSeconds }),
       ),
     (err) => logger.warn('fleet not counted', { ...errorFields(err) }),
   );
-  parts.add((await startFleetReading(fleet)).stop);
+  parts.add((await startStateCountsReading(counts)).stop);
   const metrics = createMetrics({
     poolStats: () => database.poolStats(),
     processMetrics: true,
     databasePrimaryChanges: () => primaryChanges,
-    fleet,
+    counts,
     ...(replica ? { replicaLagSeconds: () => reads.replicaLagSeconds() } : {}),
   });
   tracing?.registerMetrics(metrics.registry);
   const { app, consoleApp } = createApp({
     db: database.db,
     reads,
-    fleet,
+    counts,
     availability: database.availability,
     isDraining: () => port.draining,
     clock: systemClock,

@@ -1,12 +1,12 @@
 import type { Clock } from './clock.js';
-import type { DatabaseHandle } from './db/client.js';
+import type { DatabaseHandle } from './db/database.js';
 import { isDatabaseUnavailable } from './db/database-errors.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
 import { migrateDatabase } from './db/migrate.js';
 import { ensurePartitionsAhead } from './db/time-partitions.js';
-import { loadKeyRing, type KeyStoreOptions } from './domain/signing-key-store.js';
+import { loadKeyRing, type KeyStoreOptions } from './domain/tokens/signing-key-store.js';
 import { sealWebhookSecretsInClear } from './domain/webhooks/endpoints.js';
-import type { KeyRing } from './domain/signing-keys.js';
+import type { KeyRing } from './domain/tokens/signing-keys.js';
 import { errorFields, type Logger } from './logger.js';
 
 /** Waits between attempts: 250 ms, doubling, never more than 2 s, so a returning database is used within ~2 s. */

@@ -60,7 +60,7 @@ const row = (c: Created): Row => ({
 });
 const columns = ['id', 'hint', 'uses', 'expires_at', 'tags'];
 
-/** `codes create`: an operator's code for a fleet (DESIGN §22), printed this once, with the service's warnings. */
+/** `codes create`: a fleet code (DESIGN §22), printed this once, with the service's warnings. */
 export function registerCodesCreateCommand(codes: Command, context: CliContext): void {
   connectionOptions(
     codes

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { toIsoOffset } from '../clock.js';
-import { generateKeyEncryptionKey } from '../domain/key-encryption.js';
+import { generateKeyEncryptionKey } from '../domain/tokens/key-encryption.js';
 import {
   keyStoreOptions,
   listSigningKeys,
@@ -8,8 +8,8 @@ import {
   rotateSigningKey,
   verifyWindowSeconds,
   type SigningKeyInfo,
-} from '../domain/signing-key-store.js';
-import { generatePrivateJwk } from '../domain/signing-keys.js';
+} from '../domain/tokens/signing-key-store.js';
+import { generatePrivateJwk } from '../domain/tokens/signing-keys.js';
 import { CliError } from './cli-error.js';
 import { outputFor, type CliContext } from './context.js';
 import { withServiceDatabase } from './local-database.js';

@@ -1,6 +1,7 @@
 import { systemClock } from '../clock.js';
 import { loadConfig, type Config } from '../config.js';
-import { openDatabase, type Database } from '../db/client.js';
+import { openDatabase } from '../db/client.js';
+import type { Database } from '../db/database.js';
 import { lockDataDir } from '../db/data-dir-lock.js';
 import { migrateDatabase } from '../db/migrate.js';
 

@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config-error.js';
 import { DataDirError } from '../db/data-dir-lock.js';
-import { SigningKeyError } from '../domain/signing-key-store.js';
+import { SigningKeyError } from '../domain/tokens/signing-key-store.js';
 import { errorFields } from '../logger.js';
 import { CliError } from './cli-error.js';
 import type { CliContext } from './context.js';

@@ -19,7 +19,7 @@ export function searchOptions(command: Command, q: string, machine: string): Com
     .option('--ssh-fingerprint <fingerprint>', `the SSH host key fingerprint of ${machine} (SHA256:…)`)
     .option(
       '--tag <key=value>',
-      "a tag of the operator's code it came from (env=prod); repeatable, every one must match",
+      'a tag of the fleet code it came from (env=prod); repeatable, every one must match',
       repeatable,
     );
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { pruneOnce } from '../domain/pruning.js';
+import { pruneOnce } from '../domain/upkeep/pruning.js';
 import type { CliContext } from './context.js';
 import { outputFor } from './context.js';
 import { withServiceDatabase } from './local-database.js';

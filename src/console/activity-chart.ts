@@ -1,4 +1,4 @@
-import type { ActivationHour } from '../domain/admin/activation-hours.js';
+import type { ActivationHour } from '../domain/admin-lists/activation-hours.js';
 import { html, trusted, type Html } from '../html.js';
 
 const BAR_WIDTH = 5;

@@ -1,9 +1,9 @@
-import type { ActivationListItem } from '../domain/admin/activation-list.js';
-import type { OperatorPrecheck } from '../domain/admin/install-code-prechecks.js';
-import type { InstallCodeListItem } from '../domain/admin/install-code-list.js';
-import { codeApproval } from '../domain/install-code-approval.js';
-import type { ServerListItem } from '../domain/admin/server-list.js';
-import type { EventRow } from '../domain/events.js';
+import type { ActivationListItem } from '../domain/admin-lists/activation-list.js';
+import type { OperatorPrecheck } from '../domain/install-codes/operator-prechecks.js';
+import type { InstallCodeListItem } from '../domain/admin-lists/install-code-list.js';
+import { codeApproval } from '../domain/install-codes/approval.js';
+import type { ServerListItem } from '../domain/admin-lists/server-list.js';
+import type { EventRow } from '../domain/events/event-trail.js';
 import { actionForm, readOnlyNote } from './action-form.js';
 import type { ConsoleView, ConsoleViewer } from './console-frame.js';
 import { fleetCodeFacts, tagsCell } from './fleet-code-views.js';

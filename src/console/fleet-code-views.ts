@@ -1,6 +1,6 @@
-import type { ActivationRow } from '../domain/activations.js';
-import type { InstallCodeListItem } from '../domain/admin/install-code-list.js';
-import type { OperatorPrecheck } from '../domain/admin/install-code-prechecks.js';
+import type { ActivationRow } from '../domain/activations/activation-rows.js';
+import type { InstallCodeListItem } from '../domain/admin-lists/install-code-list.js';
+import type { OperatorPrecheck } from '../domain/install-codes/operator-prechecks.js';
 import { html, type Html } from '../html.js';
 import { formTokenField, type ConsoleView, type ConsoleViewer } from './console-frame.js';
 import { badge, dataTable, idLink, when } from './format.js';
@@ -32,7 +32,7 @@ export function usesCell({ code, usesHeld }: InstallCodeListItem): Html {
   return html`<span class="uses">${code.usesSpent} / ${code.uses}${usesHeld ? html` <span class="muted">(${usesHeld} held)</span>` : ''}</span>`;
 }
 
-/** The facts an operator's code adds to its detail view; none for a page code. */
+/** The facts a fleet code adds to its detail view; none for a page code. */
 export function fleetCodeFacts(item: InstallCodeListItem): [string, Html | string | null][] {
   const { code } = item;
   if (code.operator === null) return [['Tags', tagsCell(code.tags)]];

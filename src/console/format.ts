@@ -1,4 +1,4 @@
-import type { EventRow } from '../domain/events.js';
+import type { EventRow } from '../domain/events/event-trail.js';
 import { html, type Html } from '../html.js';
 
 /** A moment as people read it in the console (UTC, to the minute), with the exact instant for machines. */

@@ -1,8 +1,8 @@
-import type { ActivationListItem } from '../domain/admin/activation-list.js';
-import type { InstallCodeListItem } from '../domain/admin/install-code-list.js';
-import type { Page } from '../domain/admin/pagination.js';
-import type { ServerListItem } from '../domain/admin/server-list.js';
-import type { EventRow } from '../domain/events.js';
+import type { ActivationListItem } from '../domain/admin-lists/activation-list.js';
+import type { InstallCodeListItem } from '../domain/admin-lists/install-code-list.js';
+import type { Page } from '../domain/admin-lists/pagination.js';
+import type { ServerListItem } from '../domain/admin-lists/server-list.js';
+import type { EventRow } from '../domain/events/event-trail.js';
 import type { ConsoleSection, ConsoleView } from './console-frame.js';
 import { tagsCell, usesCell } from './fleet-code-views.js';
 import { badge, dataTable, eventsTable, idLink, nextPageLink, when } from './format.js';

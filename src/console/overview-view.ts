@@ -1,7 +1,7 @@
-import type { ActivationHour } from '../domain/admin/activation-hours.js';
-import type { FleetCounts } from '../domain/admin/fleet-counts.js';
+import type { ActivationHour } from '../domain/admin-lists/activation-hours.js';
+import type { StateCounts } from '../domain/admin-lists/state-counts.js';
 import { SERVER_HEALTHS } from './list-views.js';
-import type { EventRow } from '../domain/events.js';
+import type { EventRow } from '../domain/events/event-trail.js';
 import { renderActivityChart } from './activity-chart.js';
 import type { ConsoleView } from './console-frame.js';
 import { eventsTable } from './format.js';
@@ -23,7 +23,7 @@ function countTile(label: string, value: number, href: string): Html {
   return html`<li class="tile"><a href="${href}"><span class="tile-value">${value}</span> <span class="tile-label">${label}</span></a></li>`;
 }
 
-function countsSection(counts: FleetCounts): Html {
+function countsSection(counts: StateCounts): Html {
   const issued = counts.installCodes.issued ?? 0;
   return html`<section class="card" aria-labelledby="counts-heading">
     <h2 id="counts-heading">Now</h2>
@@ -41,7 +41,7 @@ function countsSection(counts: FleetCounts): Html {
   </section>`;
 }
 
-export function overviewView(counts: FleetCounts, hours: ActivationHour[], latest: EventRow[]): ConsoleView {
+export function overviewView(counts: StateCounts, hours: ActivationHour[], latest: EventRow[]): ConsoleView {
   return {
     title: 'Overview',
     heading: 'Overview',

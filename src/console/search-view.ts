@@ -1,6 +1,6 @@
-import type { ActivationListItem } from '../domain/admin/activation-list.js';
-import type { InstallCodeListItem } from '../domain/admin/install-code-list.js';
-import type { ServerListItem } from '../domain/admin/server-list.js';
+import type { ActivationListItem } from '../domain/admin-lists/activation-list.js';
+import type { InstallCodeListItem } from '../domain/admin-lists/install-code-list.js';
+import type { ServerListItem } from '../domain/admin-lists/server-list.js';
 import type { ConsoleView } from './console-frame.js';
 import { dataTable } from './format.js';
 import { html, type Html } from '../html.js';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from './client.js';
+import type { Database } from './database.js';
 
 /**
  * Every PostgreSQL advisory lock id of the service, in one place so that no two uses share an id:

@@ -2,31 +2,12 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { watchAvailability, type AvailabilityOptions, type DatabaseAvailability } from './availability.js';
+import { watchAvailability, type AvailabilityOptions } from './availability.js';
+import type { Database, DatabaseHandle, PoolStats } from './database.js';
 import { openPostgres, type PostgresOptions } from './postgres-pool.js';
 import * as schema from './schema.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { useTextTimestamps } from './text-timestamps.js';
-
-/** A drizzle database or transaction; queries take it as their first argument. */
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
-
-export interface DatabaseHandle {
-  db: Database;
-  kind: 'pglite' | 'postgres';
-  /** How many connections the pool may open and has open, by state: read by the metrics at each scrape. */
-  poolStats(): Promise<PoolStats>;
-  /** Whether the database answers; probed on failures and while it is away. */
-  availability: DatabaseAvailability;
-  close(): Promise<void>;
-}
-
-export interface PoolStats {
-  max: number;
-  /** Open connections by PostgreSQL's state (`active`, `idle`, `idle in transaction`, ...). */
-  connections: Record<string, number>;
-}
 
 export interface DatabaseOptions {
   databaseUrl?: string | undefined;

@@ -2,7 +2,7 @@ import { desc, sql } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { bigint, pgSchema, serial, text } from 'drizzle-orm/pg-core';
 import { MIGRATION_LOCK, withAdvisoryLock } from './advisory-locks.js';
-import type { Database } from './client.js';
+import type { Database } from './database.js';
 import { migrationsFolder } from './migrations-folder.js';
 
 /** drizzle's own record of applied migrations, kept exactly as its migrator keeps it. */

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
-import type { Database, DatabaseHandle } from './client.js';
+import type { Database, DatabaseHandle } from './database.js';
 import { describeDatabaseUrl, hostUrl, parseDatabaseUrl } from './database-url.js';
 import * as schema from './schema.js';
 import { namedStatement } from './named-statement.js';

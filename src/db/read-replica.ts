@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
-import type { Database } from './client.js';
+import type { Database } from './database.js';
 import { describeDatabaseUrl, hostUrl, parseDatabaseUrl } from './database-url.js';
 import { POOL_MAX, ServicePool, sessionLimits, TimedConnection } from './postgres-pool.js';
 import * as schema from './schema.js';

@@ -3,7 +3,7 @@
 // `reads.read((reader) => …, operator)`; everything else (the install steps, the page's status, the
 // legacy routes, a read that follows a write, and everything that authorizes) reads the primary,
 // `deps.db`, as before. Without DATABASE_READ_URL both are the primary.
-import type { Database } from './client.js';
+import type { Database } from './database.js';
 import { hasSqlState, isDatabaseUnavailable } from './database-errors.js';
 import type { ReadReplica } from './read-replica.js';
 

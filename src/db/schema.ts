@@ -252,7 +252,7 @@ export const servers = pgTable(
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
     /**
      * The server's `checkin-server-hour` bucket: its start and the check-ins counted in it. Kept on the row
-     * the check-in writes anyway, not in `rate_limit_buckets` (src/domain/checkins.ts says why).
+     * the check-in writes anyway, not in `rate_limit_buckets` (src/domain/servers/checkins.ts says why).
      */
     checkinBucketStart: at('checkin_bucket_start'),
     checkinCount: integer('checkin_count').notNull().default(0),

@@ -1,6 +1,6 @@
 import { Column, is } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
-import type { Database } from './client.js';
+import type { Database } from './database.js';
 import type { NamedStatement, StatementParam } from './named-statement.js';
 
 /** What drizzle's session holds: the pool or PGlite, or a transaction's connection. Both answer `{ rows }`. */

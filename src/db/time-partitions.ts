@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { PARTITION_LOCK, tryWithAdvisoryLock } from './advisory-locks.js';
-import type { Database } from './client.js';
+import type { Database } from './database.js';
 
 /**
  * The tables range-partitioned by UTC day (DESIGN §21; drizzle/0015_time_partitions.sql), each with the

@@ -1,6 +1,6 @@
-import type { Database } from '../db/client.js';
-import type { RecordedEvents } from '../domain/events.js';
-import type { KeyedHashes } from '../domain/keyed-hashes.js';
+import type { Database } from '../db/database.js';
+import type { RecordedEvents } from '../domain/events/event-trail.js';
+import type { KeyedHashes } from '../domain/tokens/keyed-hashes.js';
 import type { ConsoleSession } from '../domain/operators/console-sessions.js';
 import type { Metrics } from '../metrics/metrics.js';
 

@@ -1,7 +1,11 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { Database } from '../db/client.js';
-import { BROWSER_SESSION_COOKIE, findBrowserSession, type BrowserSession } from '../domain/browser-sessions.js';
+import type { Database } from '../db/database.js';
+import {
+  BROWSER_SESSION_COOKIE,
+  findBrowserSession,
+  type BrowserSession,
+} from '../domain/browser-sessions/sessions.js';
 import { ApiError } from '../errors.js';
 
 /** The valid `slowdns_browser` session of the request, or 403 `browser_session_required`. */

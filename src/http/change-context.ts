@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { ChangeContext, EventActor } from '../domain/events.js';
+import type { ChangeContext, EventActor } from '../domain/events/event-trail.js';
 import type { AppEnv } from './app-env.js';
 
 /** What the domain records with a change this request makes: who asked, the request id, the client's address key (hashed). */

@@ -10,8 +10,8 @@ import {
   type ConsoleSession,
 } from '../domain/operators/console-sessions.js';
 import { operatorOfToken, type OperatorTokenScope } from '../domain/operators/operator-tokens.js';
-import { sha256Hex } from '../domain/secret-hash.js';
-import type { KeyedHashes } from '../domain/keyed-hashes.js';
+import { sha256Hex } from '../domain/tokens/secret-hash.js';
+import type { KeyedHashes } from '../domain/tokens/keyed-hashes.js';
 import { ROOT_OPERATOR } from './admin-auth.js';
 import { isAdminToken } from './credentials.js';
 import type { AppEnv } from './app-env.js';

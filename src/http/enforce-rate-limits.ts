@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Database } from '../db/client.js';
+import type { Database } from '../db/database.js';
 import type { RouteDeps } from '../deps.js';
 import {
   type CheckSources,

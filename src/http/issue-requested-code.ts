@@ -1,8 +1,8 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppDeps } from '../deps.js';
-import { issueOperatorCode } from '../domain/operator-codes.js';
-import type { CreateInstallCodeRequestSchema } from '../schemas/admin/operator-codes.js';
+import { issueFleetCode } from '../domain/install-codes/issue-fleet-code.js';
+import type { CreateInstallCodeRequestSchema } from '../schemas/admin/fleet-codes.js';
 import type { AppEnv } from './app-env.js';
 import { operatorChangeContext } from './change-context.js';
 
@@ -17,7 +17,7 @@ export async function issueRequestedCode(
 ) {
   const ttlSeconds = request.ttl_seconds ?? deps.config.installCodeTtlSeconds;
   const tags = request.tags ?? {};
-  const issued = await issueOperatorCode(deps.db, {
+  const issued = await issueFleetCode(deps.db, {
     input: {
       prefix: deps.config.installCodePrefix,
       uses: request.uses,

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Page } from '../domain/admin/pagination.js';
+import type { Page } from '../domain/admin-lists/pagination.js';
 import type { AppEnv } from './app-env.js';
 
 export const NDJSON = 'application/x-ndjson';

@@ -1,4 +1,4 @@
-import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
+import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions/sessions.js';
 import type { PolicyState } from '../domain/rate-limits/limiter.js';
 import {
   policiesFor,

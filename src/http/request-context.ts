@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { clientKey, type TrustProxy } from '../domain/client-addresses.js';
-import type { KeyedHashes } from '../domain/keyed-hashes.js';
+import type { KeyedHashes } from '../domain/tokens/keyed-hashes.js';
 import { resolveClientAddress } from './client-address.js';
 import type { Logger } from '../logger.js';
 import type { AppEnv } from './app-env.js';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { EventActor, EventType } from '../domain/events.js';
+import type { EventActor, EventType } from '../domain/events/event-trail.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { AppEnv } from './app-env.js';
 

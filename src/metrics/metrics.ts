@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { PoolStats } from '../db/client.js';
-import { LIVE_INSTALL_CODE_STATUSES, SERVER_HEALTHS, type FleetCounts } from '../domain/admin/fleet-counts.js';
-import type { FleetReading } from '../domain/admin/fleet-reading.js';
-import { EVENT_TYPES, type EventActor, type EventType } from '../domain/events.js';
+import type { PoolStats } from '../db/database.js';
+import { LIVE_INSTALL_CODE_STATUSES, SERVER_HEALTHS, type StateCounts } from '../domain/admin-lists/state-counts.js';
+import type { StateCountsReading } from '../domain/admin-lists/state-counts-reading.js';
+import { EVENT_TYPES, type EventActor, type EventType } from '../domain/events/event-trail.js';
 
 /**
  * The lifecycle transitions counted: the event types of the event trail (`<object>.<verb>`), one list.
@@ -54,8 +54,8 @@ export interface MetricsOptions {
   poolStats?: () => Promise<PoolStats>;
   /** Node's process metrics (CPU, memory, event loop): on for the server, off in tests that build many apps. */
   processMetrics?: boolean;
-  /** The fleet's counts as the periodic pass last read them (fleet-reading.ts: servers by health, live codes, activations awaiting confirm, webhook backlog); left out, those gauges are not published. */
-  fleet?: FleetReading;
+  /** The fleet's counts as the periodic pass last read them (state-counts-reading.ts: servers by health, live codes, activations awaiting confirm, webhook backlog); left out, those gauges are not published. */
+  counts?: StateCountsReading;
   /** The read replica's replay lag (DATABASE_READ_URL); left out, the gauge is not published. */
   replicaLagSeconds?: () => number | undefined;
   /** How many times the host that accepts writes changed since the start (DATABASE_URL with several hosts). */
@@ -177,15 +177,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
 
-  const { fleet } = options;
-  if (fleet) {
+  const { counts: reading } = options;
+  if (reading) {
     /** What each fleet gauge's help ends with: where its value comes from, and how old it may be. */
     const FRESHNESS = ' Counted by the periodic pass every 15 s, not at the scrape: at most 30 s old.';
     const fleetGauge = <L extends string>(
       name: string,
       help: string,
       labelNames: readonly L[],
-      show: (gauge: Gauge<L>, counts: FleetCounts) => void,
+      show: (gauge: Gauge<L>, counts: StateCounts) => void,
     ) =>
       new Gauge({
         name,
@@ -193,7 +193,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         labelNames,
         registers,
         collect() {
-          const counts = fleet.latest();
+          const counts = reading.latest();
           if (counts) show(this, counts);
         },
       });

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { BROWSER_SESSION_COOKIE, findBrowserSession, openBrowserSession } from '../domain/browser-sessions.js';
+import { BROWSER_SESSION_COOKIE, findBrowserSession, openBrowserSession } from '../domain/browser-sessions/sessions.js';
 import { checksFor } from '../domain/rate-limits/limiter.js';
 import { ApiError } from '../errors.js';
 import { compressedBody } from '../http/compressed-body.js';

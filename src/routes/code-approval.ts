@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
-import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
-import { decideApproval, type ApprovalDecision } from '../domain/install-code-approval.js';
-import { readWatchedInstallCode } from '../domain/watched-install-codes.js';
+import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions/sessions.js';
+import { decideApproval, type ApprovalDecision } from '../domain/install-codes/approval.js';
+import { readWatchedInstallCode } from '../domain/install-codes/watched-codes.js';
 import { requireBrowserSession } from '../http/browser-session.js';
 import { changeContext } from '../http/change-context.js';
 import { jsonBody } from '../http/json-body.js';

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
-import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
-import { cancelWatchedInstallCode, type CancelOutcome } from '../domain/watched-install-codes.js';
+import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions/sessions.js';
+import { cancelWatchedInstallCode, type CancelOutcome } from '../domain/install-codes/watched-codes.js';
 import { requireBrowserSession } from '../http/browser-session.js';
 import { changeContext } from '../http/change-context.js';
 import { jsonBody } from '../http/json-body.js';

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
-import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions.js';
-import { listWatchedInstallCodes } from '../domain/watched-install-codes.js';
+import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions/sessions.js';
+import { listWatchedInstallCodes } from '../domain/install-codes/watched-codes.js';
 import { requireBrowserSession } from '../http/browser-session.js';
 import type { Router } from '../http/router.js';
 import { assertSameOrigin } from '../http/same-origin.js';

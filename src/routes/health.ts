@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { DatabaseAvailability } from '../db/availability.js';
-import type { Database } from '../db/client.js';
+import type { Database } from '../db/database.js';
 import { namedStatement } from '../db/named-statement.js';
 import { runStatement } from '../db/statement.js';
 import { serviceUnavailable } from '../http/database-gate.js';

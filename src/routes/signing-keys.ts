@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Clock } from '../clock.js';
-import { MAX_RECEIPT_KEYS, type ReceiptKeys } from '../domain/receipt-keys.js';
-import { KID_PATTERN, MAX_VERIFYING_KEYS } from '../domain/signing-keys.js';
+import { MAX_RECEIPT_KEYS, type ReceiptKeys } from '../domain/tokens/receipt-keys.js';
+import { KID_PATTERN, MAX_VERIFYING_KEYS } from '../domain/tokens/signing-keys.js';
 import type { Router } from '../http/router.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';

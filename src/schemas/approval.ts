@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { CODE_APPROVALS, PRECHECK_APPROVALS, SHOWN_PRECHECKS_LIMIT } from '../domain/install-code-approval.js';
-import { MACHINE_ID_SHORT_LENGTH } from '../domain/watched-install-codes.js';
+import { CODE_APPROVALS, PRECHECK_APPROVALS, SHOWN_PRECHECKS_LIMIT } from '../domain/install-codes/approval.js';
+import { MACHINE_ID_SHORT_LENGTH } from '../domain/install-codes/watched-codes.js';
 import { InstallCodeIdSchema, TimestampSchema } from './install-code.js';
 import { InstallerVersionSchema, ObservedIpSchema, SshFingerprintValueSchema } from './machine.js';
 

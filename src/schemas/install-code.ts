@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { normaliseInstallCode } from '../domain/install-code-format.js';
-import { BROWSER_SIGNAL_MAX_LENGTH } from '../domain/browser-fingerprint.js';
+import { normaliseInstallCode } from '../domain/install-codes/code-format.js';
+import { BROWSER_SIGNAL_MAX_LENGTH } from '../domain/browser-sessions/fingerprint.js';
 import { SHELL_SAFE_SENTENCE } from './shell-safe.js';
 
 export const InstallCodeSchema = z

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ReceiptSchema } from './receipt.js';
 import { ActivationIdSchema, EXAMPLE_INSTALL_TOKEN, MachineBindingSchema, tokenInput } from './activation.js';
 import { InstallCodeHintSchema, TimestampSchema } from './install-code.js';
-import { EXPIRED_READABLE_SECONDS } from '../domain/tokens.js';
+import { EXPIRED_READABLE_SECONDS } from '../domain/tokens/install-step-tokens.js';
 import { ServerIdSchema } from './server.js';
 
 export const InstallStatusRequestSchema = z

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from '@hono/zod-openapi';
-import { INSTALLER_VERSION_PATTERN } from '../domain/installer-version.js';
+import { INSTALLER_VERSION_PATTERN } from '../domain/activations/installer-version.js';
 import { normaliseAddress } from '../domain/client-addresses.js';
 import { PADDED_IP_ADDRESS_PATTERN } from './ip-address-pattern.js';
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { OPERATOR_CODE_MAX_TAGS, TAG_KEY_PATTERN } from '../domain/operator-code-rules.js';
-import type { TagPair } from '../domain/admin/list-query.js';
+import { FLEET_CODE_MAX_TAGS, TAG_KEY_PATTERN } from '../domain/install-codes/fleet-rules.js';
+import type { TagPair } from '../domain/admin-lists/list-query.js';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from './control-characters.js';
 
 const TAG_KEY_MESSAGE = 'must be 1 to 32 characters of a-z, 0-9, _ . - starting with a letter or digit';
@@ -13,14 +13,14 @@ const TagValueSchema = z
   .max(64, 'must be at most 64 characters')
   .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE);
 
-/** An operator code's tags (DESIGN §22), as given at creation: at most 16 `key: value` pairs. */
+/** A fleet code's tags (DESIGN §22), as given at creation: at most 16 `key: value` pairs. */
 export const TagsInputSchema = z
   .record(TagKeySchema, TagValueSchema)
-  .refine((tags) => Object.keys(tags).length <= OPERATOR_CODE_MAX_TAGS, {
-    message: `must have at most ${OPERATOR_CODE_MAX_TAGS} tags`,
+  .refine((tags) => Object.keys(tags).length <= FLEET_CODE_MAX_TAGS, {
+    message: `must have at most ${FLEET_CODE_MAX_TAGS} tags`,
   })
   .openapi('Tags', {
-    description: `Labels an operator gives a code, copied onto each activation and server it makes: at most ${OPERATOR_CODE_MAX_TAGS} pairs, key \`[a-z0-9][a-z0-9_.-]{0,31}\`, value 1 to 64 characters without control characters.`,
+    description: `Labels an operator gives a code, copied onto each activation and server it makes: at most ${FLEET_CODE_MAX_TAGS} pairs, key \`[a-z0-9][a-z0-9_.-]{0,31}\`, value 1 to 64 characters without control characters.`,
     example: { env: 'prod', role: 'dns' },
   });
 
@@ -39,7 +39,7 @@ const TagFilterSchema = z
 /** `tag=key:value`, repeatable: all must match. The query answers one value as a string, several as an array. */
 export const tagFilter = () =>
   z
-    .union([TagFilterSchema, z.array(TagFilterSchema).max(OPERATOR_CODE_MAX_TAGS)])
+    .union([TagFilterSchema, z.array(TagFilterSchema).max(FLEET_CODE_MAX_TAGS)])
     .optional()
     .transform((value): TagPair[] | undefined => {
       if (value === undefined) return undefined;

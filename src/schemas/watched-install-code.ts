@@ -6,7 +6,7 @@ import {
   WATCHED_CODES_LIMIT,
   WATCHED_STATUSES,
   type WatchedInstallCode,
-} from '../domain/watched-install-codes.js';
+} from '../domain/install-codes/watched-codes.js';
 import {
   HostnameValueSchema,
   ipAddressFormats,

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Page } from '../../src/domain/admin/pagination.js';
+import type { Page } from '../../src/domain/admin-lists/pagination.js';
 import type { AppEnv } from '../../src/http/app-env.js';
 import { ndjsonExport } from '../../src/http/ndjson-export.js';
 

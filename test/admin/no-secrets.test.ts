@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
 import { bearer, checkinRequest } from '../legacy/agent-requests.js';
 import { issue, newBrowser } from '../support/install-flow.js';
 import { installCollectingSecrets } from '../support/install-secrets.js';

@@ -4,15 +4,15 @@
 // printed (and so is the fleet gauges' one statement). Nothing is asserted: the plans show which index each filter uses, and the times what it costs.
 import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
-import type { Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import * as schema from '../../src/db/schema.js';
 import { nodePostgresTextTimestamps } from '../../src/db/text-timestamps.js';
-import { listActivations } from '../../src/domain/admin/activation-list.js';
-import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
-import { listInstallCodes } from '../../src/domain/admin/install-code-list.js';
-import { listServers } from '../../src/domain/admin/server-list.js';
+import { listActivations } from '../../src/domain/admin-lists/activation-list.js';
+import { stateCounts } from '../../src/domain/admin-lists/state-counts.js';
+import { listInstallCodes } from '../../src/domain/admin-lists/install-code-list.js';
+import { listServers } from '../../src/domain/admin-lists/server-list.js';
 import { fillFleet } from '../support/fleet-rows.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 
@@ -122,7 +122,7 @@ export async function benchAdminSearch(adminUrl: string, rows: number): Promise<
         () => listInstallCodes(db, { ...page, machineId: one.machine_id }, now),
       ],
       [`install codes ip=${network} (through activations)`, () => listInstallCodes(db, { ...page, ip: network }, now)],
-      ['fleet gauges (fleetCounts: one statement)', () => fleetCounts(db, now, thresholds)],
+      ['fleet gauges (stateCounts: one statement)', () => stateCounts(db, now, thresholds)],
     ];
     console.log(
       `\nadmin search on PostgreSQL, ${rows} rows per table: EXPLAIN (ANALYZE, BUFFERS) of the list's statement (ms)`,

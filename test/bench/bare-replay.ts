@@ -3,7 +3,7 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgres from 'postgres';
-import type { DatabaseHandle } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import type { CapturedStatement, ReplayUnit } from './wire-capture.js';
 
 export interface BareClient {

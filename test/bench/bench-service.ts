@@ -4,9 +4,10 @@
 import { createApp } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { loadKeyRing } from '../../src/domain/signing-key-store.js';
+import { loadKeyRing } from '../../src/domain/tokens/signing-key-store.js';
 import { createLogger } from '../../src/logger.js';
 
 /** What a step needs: one request from a client address. */

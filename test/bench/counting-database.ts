@@ -5,7 +5,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import type { Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/client.js';
 import { pgliteExtensions } from '../../src/db/pglite-extensions.js';
 import { migrateDatabase } from '../../src/db/migrate.js';

@@ -3,9 +3,9 @@
 // the body checked by the contract's own schema (the service's zod schemas), and the same SHA-256 the service
 // makes per step (DESIGN §23: each rate-limit subject and the client's key keyed under the KEK, the code,
 // the jtis, the token memo's lookups). Still no framework, no rate-limit arithmetic, no statement of its own.
-import { hmacSha256Hex, type KeyedHashes, keyedHashes } from '../../src/domain/keyed-hashes.js';
+import { hmacSha256Hex, type KeyedHashes, keyedHashes } from '../../src/domain/tokens/keyed-hashes.js';
 import { policiesFor } from '../../src/domain/rate-limits/policies.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
 import { ActivateRequestSchema, ConfirmRequestSchema, PrecheckRequestSchema } from '../../src/schemas/activation.js';
 import type { Step } from './lifecycle-steps.js';
 

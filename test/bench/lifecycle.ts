@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createBrowserSession } from '../../src/domain/browser-sessions.js';
-import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
+import { createBrowserSession } from '../../src/domain/browser-sessions/sessions.js';
+import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/tokens/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
 import type { CountingDatabase } from './counting-database.js';
 import { measure, type Measurement } from './measure.js';

@@ -2,7 +2,7 @@
 // serves requests, never per request), and the quota lookup every limited request makes in memory,
 // with no override, 100 and 1 000 of them in place (a third addresses, a third networks, a third machines).
 import { rateLimitOverrides } from '../../src/db/schema.js';
-import { UNKEYED_HASHES } from '../../src/domain/keyed-hashes.js';
+import { UNKEYED_HASHES } from '../../src/domain/tokens/keyed-hashes.js';
 import { checksFor } from '../../src/domain/rate-limits/limiter.js';
 import { loadActiveOverrides } from '../../src/domain/rate-limits/override-changes.js';
 import { OverrideTable } from '../../src/domain/rate-limits/overrides.js';

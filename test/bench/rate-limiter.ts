@@ -3,9 +3,9 @@
 // plus a whole issue request through the app for scale.
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createBrowserSession } from '../../src/domain/browser-sessions.js';
+import { createBrowserSession } from '../../src/domain/browser-sessions/sessions.js';
 import { checksFor, consumeRateLimits } from '../../src/domain/rate-limits/limiter.js';
-import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
+import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/tokens/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
 import type { CountingDatabase } from './counting-database.js';
 import { measure, type Measurement } from './measure.js';

@@ -9,14 +9,15 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type pg from 'pg';
-import { openDatabase, type Database } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { Database } from '../../src/db/database.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { listActivations } from '../../src/domain/admin/activation-list.js';
-import { listEvents } from '../../src/domain/admin/event-list.js';
-import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
-import { fleetReading } from '../../src/domain/admin/fleet-reading.js';
-import { listInstallCodes } from '../../src/domain/admin/install-code-list.js';
-import { listServers } from '../../src/domain/admin/server-list.js';
+import { listActivations } from '../../src/domain/admin-lists/activation-list.js';
+import { listEvents } from '../../src/domain/admin-lists/event-list.js';
+import { stateCounts } from '../../src/domain/admin-lists/state-counts.js';
+import { stateCountsReading } from '../../src/domain/admin-lists/state-counts-reading.js';
+import { listInstallCodes } from '../../src/domain/admin-lists/install-code-list.js';
+import { listServers } from '../../src/domain/admin-lists/server-list.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { fillFleet } from '../support/fleet-rows.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
@@ -108,14 +109,14 @@ export async function benchScale(
 
     const thresholds = { deadAfterSeconds: 86_400 };
     // The fleet: the periodic reading's statement, then a scrape of what it read.
-    const reading = fleetReading(() => fleetCounts(db, now, thresholds));
+    const reading = stateCountsReading(() => stateCounts(db, now, thresholds));
     started = performance.now();
     await reading.refresh();
     console.log(`\nfleet reading (the periodic pass, every 15 s): ${ms(performance.now() - started)} ms`);
-    const [fleetPlan] = await explain(() => fleetCounts(db, now, thresholds));
-    showPlan('fleet reading (fleetCounts, every 15 s by the periodic pass)', fleetPlan!);
+    const [fleetPlan] = await explain(() => stateCounts(db, now, thresholds));
+    showPlan('fleet reading (stateCounts, every 15 s by the periodic pass)', fleetPlan!);
     console.log('servers by health:', JSON.stringify(reading.latest()?.servers));
-    const metrics = createMetrics({ fleet: reading });
+    const metrics = createMetrics({ counts: reading });
     const scrapes: number[] = [];
     for (let i = 0; i < runs; i++) {
       const at = performance.now();

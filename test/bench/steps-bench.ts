@@ -2,7 +2,7 @@
 // database kind: statements and round trips counted on the wire (one request at a time), then
 // requests per second, p50 / p99 latency and CPU per request at each concurrency. The bare side signs
 // one Ed25519 token on the steps that answer one (precheck, activate, confirm), as the design must.
-import type { DatabaseHandle } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { bareNodePostgres, barePglite, barePostgres, type BareClient } from './bare-replay.js';
 import { openStartedDatabase, startBenchService, type BenchService } from './bench-service.js';

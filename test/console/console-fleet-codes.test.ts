@@ -31,7 +31,7 @@ const fleetFields = {
   reason: 'CHG-1234',
 };
 
-const operatorCodes = (t: TestApp) => t.database.db.select().from(installCodes).where(isNotNull(installCodes.operator));
+const fleetCodes = (t: TestApp) => t.database.db.select().from(installCodes).where(isNotNull(installCodes.operator));
 
 /** A code for a fleet made through the admin API, as `slowdns codes create` makes it. */
 async function apiCode(t: TestApp, body: Record<string, unknown>): Promise<{ code: string; id: string }> {
@@ -55,7 +55,7 @@ describe('the console makes and shows codes for fleets (DESIGN §22)', () => {
     const code = /<code class="secret" id="created-code">(SDNS-[A-Z0-9-]+)<\/code>/.exec(html)?.[1];
     expect(code).toBeDefined();
     expect(html).toContain('it is not shown again');
-    const [row] = await operatorCodes(t);
+    const [row] = await fleetCodes(t);
     expect(row).toMatchObject({
       uses: 3,
       operator: 'root',
@@ -77,7 +77,7 @@ describe('the console makes and shows codes for fleets (DESIGN §22)', () => {
     const html = await again.text();
     expect(html).toContain('Nothing new was made');
     expect(html).not.toMatch(/SDNS-[A-Z0-9]{6}-/);
-    expect(await operatorCodes(t)).toHaveLength(1);
+    expect(await fleetCodes(t)).toHaveLength(1);
   });
 
   it('answers a bad field with the form again, naming it (400), and makes nothing', async () => {
@@ -102,7 +102,7 @@ describe('the console makes and shows codes for fleets (DESIGN §22)', () => {
       });
       expect(html).toContain(Object.keys(bad)[0]!);
     }
-    expect(await operatorCodes(t)).toHaveLength(0);
+    expect(await fleetCodes(t)).toHaveLength(0);
   });
 
   it('gives a read-scope session no create form and refuses its forged POST', async () => {
@@ -116,7 +116,7 @@ describe('the console makes and shows codes for fleets (DESIGN §22)', () => {
       { cookie },
     );
     expect(res.status).toBe(403);
-    expect(await operatorCodes(t)).toHaveLength(0);
+    expect(await fleetCodes(t)).toHaveLength(0);
   });
 
   it('shows uses, uses held and tags on the codes list and the detail view, and the activations of the code', async () => {

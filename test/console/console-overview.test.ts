@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import type { FleetCounts } from '../../src/domain/admin/fleet-counts.js';
-import { fleetReading } from '../../src/domain/admin/fleet-reading.js';
+import type { StateCounts } from '../../src/domain/admin-lists/state-counts.js';
+import { stateCountsReading } from '../../src/domain/admin-lists/state-counts-reading.js';
 import { createLogger } from '../../src/logger.js';
 import { registeredServer } from '../legacy/agent-requests.js';
 import { useTestApp, type TestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN, consolePage, signIn } from './console-support.js';
 
 /** A fleet no test database holds, so that the overview can only have shown it from the reading. */
-const READ: FleetCounts = {
+const READ: StateCounts = {
   servers: { active: 4242, stale: 17, dead: 3, revoked: 9 },
   installCodes: { issued: 808, activated: 1, consumed: 2, revoked: 0 },
   activationsAwaitingConfirm: 5,
@@ -25,14 +25,14 @@ describe("the console's overview counts the fleet from the periodic reading", ()
   const t = useTestApp({ ADMIN_TOKEN });
 
   /** `t`'s database and clock, served by an app that is given `fleet`, as main.ts gives it the gauges' reading. */
-  function withReading(fleet: ReturnType<typeof fleetReading>): TestApp {
+  function withReading(fleet: ReturnType<typeof stateCountsReading>): TestApp {
     const { app } = createApp({
       db: t.database.db,
       clock: t.clock,
       config: t.config,
       logger: createLogger('silent'),
       keys: t.keys,
-      fleet,
+      counts: fleet,
     });
     return {
       ...t,
@@ -42,7 +42,7 @@ describe("the console's overview counts the fleet from the periodic reading", ()
   }
 
   it('shows the reading once there is one, without counting', async () => {
-    const fleet = fleetReading(async () => READ);
+    const fleet = stateCountsReading(async () => READ);
     await fleet.refresh();
     const served = withReading(fleet);
     const page = await consolePage(served, '/admin', await signIn(served, ADMIN_TOKEN));
@@ -55,7 +55,7 @@ describe("the console's overview counts the fleet from the periodic reading", ()
 
   it('counts the fleet itself before the first reading', async () => {
     await registeredServer(t);
-    const served = withReading(fleetReading(async () => READ));
+    const served = withReading(stateCountsReading(async () => READ));
     const page = await consolePage(served, '/admin', await signIn(served, ADMIN_TOKEN));
     expect(activeTile(page.html)).toBe('1');
   });

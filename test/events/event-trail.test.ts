@@ -1,12 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { installCodes } from '../../src/db/schema.js';
-import { releaseActivation } from '../../src/domain/activations.js';
-import { revokeInstallCode } from '../../src/domain/install-codes.js';
-import { revokeServer } from '../../src/domain/servers.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
+import { releaseActivation } from '../../src/domain/activations/release.js';
+import { revokeInstallCode } from '../../src/domain/install-codes/revoke.js';
+import { revokeServer } from '../../src/domain/servers/registration.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
 import { rateLimitAddressKey } from '../../src/domain/client-addresses.js';
-import { keyedHashes } from '../../src/domain/keyed-hashes.js';
+import { keyedHashes } from '../../src/domain/tokens/keyed-hashes.js';
 import {
   AGENT_VERSION,
   bearer,

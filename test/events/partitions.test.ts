@@ -5,7 +5,8 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../support/test-clock.js';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { events, rateLimitBuckets } from '../../src/db/schema.js';
 import {
   dayPartitionName,
@@ -14,7 +15,7 @@ import {
   listPartitions,
   type PartitionedTable,
 } from '../../src/db/time-partitions.js';
-import { pruneOnce } from '../../src/domain/pruning.js';
+import { pruneOnce } from '../../src/domain/upkeep/pruning.js';
 import { createLogger } from '../../src/logger.js';
 import { prepareDatabase } from '../../src/prepare-database.js';
 import { createScratchDatabase } from '../support/scratch-database.js';

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import { migrationsFolder } from '../../src/db/migrations-folder.js';
 import { ensurePartitionsAhead, listPartitions } from '../../src/db/time-partitions.js';
-import { pruneOnce } from '../../src/domain/pruning.js';
+import { pruneOnce } from '../../src/domain/upkeep/pruning.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { queryRows } from '../support/test-database.js';
 

@@ -10,7 +10,7 @@ export function createCodeRequest(t: TestApp, body: Record<string, unknown>, tok
   return t.request('/api/v2/admin/install-codes', postJson(body, { authorization: `Bearer ${token}` }));
 }
 
-/** An operator's code; answers its `data` (fails on a non-201). */
+/** A fleet code; answers its `data` (fails on a non-201). */
 export async function createCode(t: TestApp, body: Record<string, unknown>) {
   const res = await createCodeRequest(t, body);
   const json = await res.json();

@@ -68,7 +68,7 @@ describe('fleet codes: uses taken, given back and spent (DESIGN §22)', () => {
     expect(await trail.types()).toEqual(['activation.confirmed', 'activation.confirmed']);
   });
 
-  it('a uses 1 operator code follows the page code: activated, then consumed at confirm', async () => {
+  it('a uses 1 fleet code follows the page code: activated, then consumed at confirm', async () => {
     const trail = eventTrail(t);
     const { install_code: code, install_code_id: id } = await createCode(t, {});
     await trail.take();

@@ -7,8 +7,8 @@ import {
   tryWithAdvisoryLock,
   withAdvisoryLock,
 } from '../../src/db/advisory-locks.js';
-import { pruneOnce } from '../../src/domain/pruning.js';
-import { loadKeyRing } from '../../src/domain/signing-key-store.js';
+import { pruneOnce } from '../../src/domain/upkeep/pruning.js';
+import { loadKeyRing } from '../../src/domain/tokens/signing-key-store.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');

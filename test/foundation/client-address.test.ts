@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { keyedHashes } from '../../src/domain/keyed-hashes.js';
+import { keyedHashes } from '../../src/domain/tokens/keyed-hashes.js';
 import { normaliseAddress, parseTrustProxy, rateLimitAddressKey } from '../../src/domain/client-addresses.js';
 import { resolveClientAddress as resolveClient } from '../../src/http/client-address.js';
 import { bucketRows, expectRateLimited, issueFrom } from '../rate-limits/rate-limit-support.js';

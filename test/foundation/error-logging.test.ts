@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
 import { errorFields } from '../../src/logger.js';
 import { INSTALLER_VERSION, machine } from '../support/install-flow.js';
 import { createTestApp, postJson, type TestApp } from '../support/test-app.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomId } from '../../src/domain/secret-hash.js';
+import { randomId } from '../../src/domain/tokens/secret-hash.js';
 
 describe('random ids', () => {
   it('are the prefix and the hex of the bytes asked for, and never repeat across many draws from the pool', () => {

@@ -3,7 +3,7 @@ import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namedStatement } from '../../src/db/named-statement.js';
-import type { Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/database.js';
 import { activations, installCodes, servers } from '../../src/db/schema.js';
 import { driverClient, runStatement, selectRows, timestampOf } from '../../src/db/statement.js';
 import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-database.js';

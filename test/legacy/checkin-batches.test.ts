@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { servers } from '../../src/db/schema.js';
-import { CheckinBatcher, type CheckinItem } from '../../src/domain/checkins.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
+import { CheckinBatcher, type CheckinItem } from '../../src/domain/servers/checkins.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
 import type { AgentReport } from '../../src/schemas/server.js';
 import { expectRateLimited, parseRateLimit, statuses } from '../rate-limits/rate-limit-support.js';
 import { expectError } from '../support/install-flow.js';

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activations, events, servers } from '../../src/db/schema.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { signInstallToken } from '../../src/domain/tokens.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
+import { signInstallToken } from '../../src/domain/tokens/install-step-tokens.js';
 import { activatedInstall, confirmRequest, expectError, releaseRequest } from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
 import { AGENT_VERSION, bearer, checkinRequest, registerRequest } from './agent-requests.js';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signCompactJws, verifyCompactJws } from '../../src/domain/compact-jws.js';
+import { signCompactJws, verifyCompactJws } from '../../src/domain/tokens/compact-jws.js';
 
 describe('signatures made together at the end of a turn', () => {
   it('each of many signed at once carries its own payload and verifies under the key', async () => {

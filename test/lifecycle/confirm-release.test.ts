@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activations, events, installCodes } from '../../src/db/schema.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { signInstallToken } from '../../src/domain/tokens.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
+import { signInstallToken } from '../../src/domain/tokens/install-step-tokens.js';
 import {
   activatedInstall,
   confirmRequest,

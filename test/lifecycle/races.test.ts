@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activations, events, installCodes } from '../../src/db/schema.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
 import {
   activateRequest,
   activatedInstall,

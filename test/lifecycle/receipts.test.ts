@@ -2,11 +2,11 @@ import { createHmac } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { activations, receiptKeys, signingKeys } from '../../src/db/schema.js';
-import { openPrivateJwk } from '../../src/domain/key-encryption.js';
-import { loadKeyRing, rotateSigningKey, type KeyStoreOptions } from '../../src/domain/signing-key-store.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
-import { signPrecheckToken } from '../../src/domain/tokens.js';
+import { openPrivateJwk } from '../../src/domain/tokens/key-encryption.js';
+import { loadKeyRing, rotateSigningKey, type KeyStoreOptions } from '../../src/domain/tokens/signing-key-store.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
+import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/tokens/signing-keys.js';
+import { signPrecheckToken } from '../../src/domain/tokens/install-step-tokens.js';
 import {
   activatedInstall,
   activateRequest,

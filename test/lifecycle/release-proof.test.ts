@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { events } from '../../src/db/schema.js';
-import { signInstallToken } from '../../src/domain/tokens.js';
+import { signInstallToken } from '../../src/domain/tokens/install-step-tokens.js';
 import {
   activatedInstall,
   activateRequest,

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { loadKeyRing, retireSigningKey, rotateSigningKey } from '../../src/domain/signing-key-store.js';
-import { SignedTokenMemo } from '../../src/domain/signed-token-memo.js';
+import { loadKeyRing, retireSigningKey, rotateSigningKey } from '../../src/domain/tokens/signing-key-store.js';
+import { SignedTokenMemo } from '../../src/domain/tokens/signed-token-memo.js';
 import {
   createKeyRing,
   generatePrivateJwk,
   importSigningKey,
   keyRingFromJwks,
   type KeySet,
-} from '../../src/domain/signing-keys.js';
-import { signPrecheckToken, verifyPrecheckToken } from '../../src/domain/tokens.js';
+} from '../../src/domain/tokens/signing-keys.js';
+import { signPrecheckToken, verifyPrecheckToken } from '../../src/domain/tokens/install-step-tokens.js';
 import { ApiError } from '../../src/errors.js';
 import {
   activatedInstall,

@@ -7,11 +7,11 @@ import {
   retireSigningKey,
   rotateSigningKey,
   type KeyStoreOptions,
-} from '../../src/domain/signing-key-store.js';
-import { openPrivateJwk } from '../../src/domain/key-encryption.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { generatePrivateJwk, keyRingFromJwks, MAX_VERIFYING_KEYS } from '../../src/domain/signing-keys.js';
-import { signPrecheckToken } from '../../src/domain/tokens.js';
+} from '../../src/domain/tokens/signing-key-store.js';
+import { openPrivateJwk } from '../../src/domain/tokens/key-encryption.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
+import { generatePrivateJwk, keyRingFromJwks, MAX_VERIFYING_KEYS } from '../../src/domain/tokens/signing-keys.js';
+import { signPrecheckToken } from '../../src/domain/tokens/install-step-tokens.js';
 import {
   activatedInstall,
   activateRequest,

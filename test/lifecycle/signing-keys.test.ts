@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config-error.js';
 import { signingKeys } from '../../src/db/schema.js';
-import { loadKeyRing } from '../../src/domain/signing-key-store.js';
-import { generatePrivateJwk } from '../../src/domain/signing-keys.js';
+import { loadKeyRing } from '../../src/domain/tokens/signing-key-store.js';
+import { generatePrivateJwk } from '../../src/domain/tokens/signing-keys.js';
 import { activateRequest, confirmRequest, issueCode, precheckToken } from '../support/install-flow.js';
 import { buildTestApp, useTestApp } from '../support/test-app.js';
 
@@ -13,8 +13,8 @@ describe('signing keys', () => {
   it('signing and verifying a token in a fresh process uses nothing deprecated (Node 24: DEP0204)', async () => {
     // A fresh process: Node warns of each deprecation once, and --throw-deprecation turns that warning into a failure.
     const script = `
-      import { generatePrivateJwk, keyRingFromJwks } from './src/domain/signing-keys.ts';
-      import { signPrecheckToken, verifyPrecheckToken } from './src/domain/tokens.ts';
+      import { generatePrivateJwk, keyRingFromJwks } from './src/domain/tokens/signing-keys.ts';
+      import { signPrecheckToken, verifyPrecheckToken } from './src/domain/tokens/install-step-tokens.ts';
       const ring = await keyRingFromJwks([await generatePrivateJwk()]);
       const now = new Date();
       const claims = { codeHash: 'a'.repeat(64), machineId: 'b'.repeat(32), sshFingerprint: 'SHA256:x' };

@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm';
 import { base64url, SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../src/db/schema.js';
-import { signCompactJws } from '../../src/domain/compact-jws.js';
-import { sha256Hex } from '../../src/domain/secret-hash.js';
-import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/signing-keys.js';
-import { signInstallToken, signPrecheckToken } from '../../src/domain/tokens.js';
+import { signCompactJws } from '../../src/domain/tokens/compact-jws.js';
+import { sha256Hex } from '../../src/domain/tokens/secret-hash.js';
+import { generatePrivateJwk, keyRingFromJwks } from '../../src/domain/tokens/signing-keys.js';
+import { signInstallToken, signPrecheckToken } from '../../src/domain/tokens/install-step-tokens.js';
 import {
   activateRequest,
   activatedInstall,

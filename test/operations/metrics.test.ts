@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { fleetReading } from '../../src/domain/admin/fleet-reading.js';
-import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
+import { stateCountsReading } from '../../src/domain/admin-lists/state-counts-reading.js';
+import { stateCounts } from '../../src/domain/admin-lists/state-counts.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { createMetricsApp } from '../../src/metrics/metrics-app.js';
 import { ADMIN_TOKEN, adminAction } from '../admin/admin-requests.js';
@@ -219,9 +219,9 @@ describe('Prometheus metrics (GET /metrics on METRICS_PORT)', () => {
   });
 
   it('the fleet gauges show the periodic reading, which moves with the clock and the fleet (stale, dead, expired, revoked)', async () => {
-    const fleet = fleetReading(() => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }));
+    const fleet = stateCountsReading(() => stateCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 3600 }));
     const metrics = createMetrics({
-      fleet,
+      counts: fleet,
     });
     const gauges = async () => {
       await fleet.refresh(); // what the periodic pass does every 15 s

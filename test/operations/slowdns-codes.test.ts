@@ -69,7 +69,7 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
     await t?.close();
   });
 
-  const operatorCodes = () => t.database.db.select().from(installCodes).where(isNotNull(installCodes.operator));
+  const fleetCodes = () => t.database.db.select().from(installCodes).where(isNotNull(installCodes.operator));
 
   it('create prints the code once, with its uses, expiry and tags, and the service keeps what it is bound to', async () => {
     const made = await slowdns(FLEET, operator);
@@ -81,7 +81,7 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
     expect(code).toBeDefined();
     expect(made.stdout).toContain('Keep it now: it is not shown again.');
     expect(made.stdout).not.toContain('warning:');
-    const [row] = await operatorCodes();
+    const [row] = await fleetCodes();
     expect(row).toMatchObject({
       uses: 50,
       operator: 'root',
@@ -124,7 +124,7 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(run.stderr).toMatch(/^slowdns: --(ttl|uses|tag) /);
     }
-    expect(await operatorCodes()).toHaveLength(0);
+    expect(await fleetCodes()).toHaveLength(0);
   });
 
   it("says the service's refusal of a bad field in one line (400 validation_failed), and of a read token (403)", async () => {
@@ -138,7 +138,7 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
     });
     expect(read.code).toBe(1);
     expect(read.stderr).toMatch(/^slowdns: 403 admin_scope_insufficient: /);
-    expect(await operatorCodes()).toHaveLength(0);
+    expect(await fleetCodes()).toHaveLength(0);
   });
 
   it('list --tag keeps the codes, activations and servers with every tag given, and shows uses and tags', async () => {

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { isDatabaseUnavailable } from '../../src/db/database-errors.js';
 import { withLibpqSslModes } from '../../src/db/postgres-pool.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';

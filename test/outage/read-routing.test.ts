@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/database.js';
 import type { ReadReplica } from '../../src/db/read-replica.js';
 import { replicaReads } from '../../src/db/read-routing.js';
 

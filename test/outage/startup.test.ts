@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
-import { generatePrivateJwk } from '../../src/domain/signing-keys.js';
+import { generatePrivateJwk } from '../../src/domain/tokens/signing-keys.js';
 import { spawnService, TEST_KEK } from '../support/spawn-service.js';
 import { startTcpProxy, startTcpProxyFor, type TcpProxy } from '../support/tcp-proxy.js';
 

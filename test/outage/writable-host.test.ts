@@ -2,7 +2,8 @@
 // it loses it, drops its connections and finds another across the list, without a restart. Two TCP proxies
 // in front of the test database stand for two nodes. PostgreSQL only (PGlite has no hosts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { namedStatement } from '../../src/db/named-statement.js';
 import { runStatement } from '../../src/db/statement.js';
 import { startTcpProxyFor, type TcpProxy } from '../support/tcp-proxy.js';

@@ -2,8 +2,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { pruneOnce } from '../../src/domain/pruning.js';
-import { loadKeyRing } from '../../src/domain/signing-key-store.js';
+import { pruneOnce } from '../../src/domain/upkeep/pruning.js';
+import { loadKeyRing } from '../../src/domain/tokens/signing-key-store.js';
 import {
   activateRequest,
   confirmRequest,

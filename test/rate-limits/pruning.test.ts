@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { activations, browserSessions, events, installCodes, rateLimitBuckets } from '../../src/db/schema.js';
-import { PRUNE_INTERVAL_MS, PRUNE_LOCK, pruneOnce, startPruning } from '../../src/domain/pruning.js';
+import { PRUNE_INTERVAL_MS, PRUNE_LOCK, pruneOnce, startPruning } from '../../src/domain/upkeep/pruning.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 

@@ -1,6 +1,6 @@
 import { asc, gt } from 'drizzle-orm';
 import { events } from '../../src/db/schema.js';
-import type { EventRow } from '../../src/domain/events.js';
+import type { EventRow } from '../../src/domain/events/event-trail.js';
 import type { TestApp } from './test-app.js';
 
 /** Reads the event trail in steps: each `take()` answers the events written since the previous one, oldest first. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/database.js';
 import { namedStatement, type StatementParam } from '../../src/db/named-statement.js';
 import { runStatement } from '../../src/db/statement.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/signing-keys.js';
+import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/tokens/signing-keys.js';
 import { createLogger } from '../../src/logger.js';
 import type { OpenApiDocument } from '../../src/openapi-document.js';
 import { recordProblems, responseValidator, type SentHeaders } from './response-validator.js';

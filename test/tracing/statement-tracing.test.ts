@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { installCodes } from '../../src/db/schema.js';
 import { namedStatement } from '../../src/db/named-statement.js';
 import { runStatement } from '../../src/db/statement.js';

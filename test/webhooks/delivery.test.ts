@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.js';
-import { fleetReading } from '../../src/domain/admin/fleet-reading.js';
-import { fleetCounts } from '../../src/domain/admin/fleet-counts.js';
+import { stateCountsReading } from '../../src/domain/admin-lists/state-counts-reading.js';
+import { stateCounts } from '../../src/domain/admin-lists/state-counts.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { expectError } from '../support/install-flow.js';
 import { installCollectingSecrets } from '../support/install-secrets.js';
@@ -245,9 +245,9 @@ describe('webhooks: delivery to a real receiver', () => {
     let n = 0;
     const r = await receiver(() => (n++ === 0 ? 500 : 200));
     const { webhook_id } = await addWebhook(t, r.url, ['server.revoked']);
-    const fleet = fleetReading(() => fleetCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 86_400 }));
+    const fleet = stateCountsReading(() => stateCounts(t.database.db, t.clock.now(), { deadAfterSeconds: 86_400 }));
     const metrics = createMetrics({
-      fleet,
+      counts: fleet,
     });
     const { worker } = testWorker(t, { onAttempt: (outcome) => metrics.webhookAttempt(outcome) });
     await writeEvent(t);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import { createWebhookWorker, type WebhookWorker } from '../../src/domain/webhooks/delivery-loop.js';
-import { recordEvent } from '../../src/domain/events.js';
+import { recordEvent } from '../../src/domain/events/event-trail.js';
 import { createLogger } from '../../src/logger.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 import { describeBehindPooler } from '../support/pooler.js';

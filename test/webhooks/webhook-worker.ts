@@ -1,5 +1,5 @@
 import { createWebhookWorker, type WebhookWorkerDeps } from '../../src/domain/webhooks/delivery-loop.js';
-import { recordEvent, type NewEvent } from '../../src/domain/events.js';
+import { recordEvent, type NewEvent } from '../../src/domain/events/event-trail.js';
 import { createLogger } from '../../src/logger.js';
 import type { TestApp } from '../support/test-app.js';
 

@@ -466,8 +466,8 @@ teardown() {
   [[ "$output" == *"no install code"* && "$output" != *"Install code (from"* ]]
 }
 
-@test "one operator's code in one code file enrols two machines without a terminal; the third exits 12 (install_code_exhausted)" {
-  code="$(operator_code '{"uses":2,"allowed_cidrs":["198.51.0.0/16"],"tags":{"env":"prod"}}')"
+@test "one fleet code in one code file enrols two machines without a terminal; the third exits 12 (install_code_exhausted)" {
+  code="$(fleet_code '{"uses":2,"allowed_cidrs":["198.51.0.0/16"],"tags":{"env":"prod"}}')"
   printf '%s\n' "$code" >"$BATS_TEST_TMPDIR/code"
   chmod 600 "$BATS_TEST_TMPDIR/code"
   export SLOWDNS_PUBLIC_IP=observed
@@ -483,11 +483,11 @@ teardown() {
 }
 
 @test "exit 17: a machine outside the code's networks, or with a host name the code does not allow" {
-  code="$(operator_code '{"uses":3,"allowed_cidrs":["192.0.2.0/24"]}')"
+  code="$(fleet_code '{"uses":3,"allowed_cidrs":["192.0.2.0/24"]}')"
   SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" precheck
   [ "$status" -eq 17 ]
   [[ "$output" == *"(install_code_address_not_allowed)"* ]]
-  code="$(operator_code '{"uses":3,"hostname_pattern":"*.prod.example.com","require_approval":false,"allowed_cidrs":["198.51.0.0/16"]}')"
+  code="$(fleet_code '{"uses":3,"hostname_pattern":"*.prod.example.com","require_approval":false,"allowed_cidrs":["198.51.0.0/16"]}')"
   SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" run -- true
   [ "$status" -eq 17 ]
   [[ "$output" == *"(install_code_hostname_not_allowed)"* ]]

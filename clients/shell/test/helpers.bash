@@ -60,8 +60,8 @@ fresh_installer() {
 # The operator token of the main service (its ADMIN_TOKEN), for the codes an operator issues.
 export BATS_ADMIN_TOKEN=bats-operator-0123456789abcdef0123456789
 
-# operator_code <json>: a new operator's code for a fleet (POST /api/v2/admin/install-codes), its code alone.
-operator_code() {
+# fleet_code <json>: a new fleet code (POST /api/v2/admin/install-codes), its code alone.
+fleet_code() {
   printf 'header = "Authorization: Bearer %s"\n' "$BATS_ADMIN_TOKEN" >"$BATS_TEST_TMPDIR/admin.curlrc"
   curl -fsS -K "$BATS_TEST_TMPDIR/admin.curlrc" -H 'content-type: application/json' --data "$1" \
     "$SERVICE_URL/api/v2/admin/install-codes" | sed -n 's/.*"install_code":"\([^"]*\)".*/\1/p'

@@ -42,10 +42,14 @@ export { runInstall } from './run-install.js';
 export { activateWhenApproved, SlowdnsApprovalExpiredError, type ApprovalWaitOptions } from './approval-wait.js';
 export { RECEIPT_TYP, ReceiptInvalidError, verifyReceipt, type ReceiptClaims, type ReceiptProblem } from './receipt.js';
 export { InstallCodeSourceError, readInstallCode, type InstallCodeSource } from './install-code-source.js';
-export { fileStateStore, type InstallStateStore, type SavedActivation } from './install-state.js';
+export {
+  fileStateStore,
+  type InstallActivation,
+  type InstallStateStore,
+  type SavedActivation,
+} from './install-state.js';
 export type {
   ConfirmedAddress,
-  InstallActivation,
   InstallResult,
   InstallStage,
   InstallStepContext,

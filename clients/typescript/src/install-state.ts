@@ -1,3 +1,11 @@
+import type { Activation } from './client.js';
+
+/** What the install step works for: the activation fresh from activate (all of it), or read back on a resume. */
+export type InstallActivation = Pick<
+  Activation,
+  'activation_id' | 'install_token' | 'install_token_expires_at' | 'machine_binding'
+>;
+
 /** What runInstall keeps between runs: the activation it holds. The install token is a secret: keep it private, never log it. */
 export interface SavedActivation {
   activation_id: string;

@@ -1,8 +1,7 @@
 import type { InstallStatus, SlowdnsClient } from './client.js';
 import { SlowdnsApiError } from './errors.js';
-import type { InstallStateStore, SavedActivation } from './install-state.js';
+import type { InstallActivation, InstallStateStore, SavedActivation } from './install-state.js';
 import { releaseActivation } from './release.js';
-import type { InstallActivation } from './run-install.js';
 
 /** What a run does with the activation an earlier run saved. */
 export type Resumption =

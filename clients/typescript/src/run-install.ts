@@ -1,6 +1,6 @@
 import { activateWhenApproved } from './approval-wait.js';
 import type { Activation, ConfirmResult, InstallStatus, PrecheckResult, SlowdnsClient } from './client.js';
-import type { InstallStateStore } from './install-state.js';
+import type { InstallActivation, InstallStateStore } from './install-state.js';
 import { releaseActivation, type ReleaseReport } from './release.js';
 import { findResumption, type Resumption } from './resume.js';
 
@@ -26,12 +26,6 @@ export interface ConfirmedAddress {
   hostname: string;
   public_ip: string;
 }
-
-/** What the install step works for: the activation fresh from activate (all of it), or read back on a resume. */
-export type InstallActivation = Pick<
-  Activation,
-  'activation_id' | 'install_token' | 'install_token_expires_at' | 'machine_binding'
->;
 
 export interface InstallStepContext extends StepContext {
   /**

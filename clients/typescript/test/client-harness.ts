@@ -3,7 +3,7 @@
  * HTTP socket. Suites run once per transport with `describe.each(transports)`.
  */
 import { activations, installCodes } from '../../../src/db/schema.js';
-import { sha256Hex } from '../../../src/domain/secret-hash.js';
+import { sha256Hex } from '../../../src/domain/tokens/secret-hash.js';
 import { serveOverHttp } from '../../../test/support/browser.js';
 import { INSTALLER_VERSION, machine } from '../../../test/support/install-flow.js';
 import { createTestApp, fetchChecked, type TestApp } from '../../../test/support/test-app.js';

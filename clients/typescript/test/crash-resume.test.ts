@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../../src/db/schema.js';
-import { sha256Hex } from '../../../src/domain/secret-hash.js';
+import { sha256Hex } from '../../../src/domain/tokens/secret-hash.js';
 import { fileStateStore, runInstall } from '../src/index.js';
 import { address, INSTALLER_VERSION, issueCode, machine, overHttp, type ClientHarness } from './client-harness.js';
 

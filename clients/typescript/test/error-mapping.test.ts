@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { revokeInstallCode } from '../../../src/domain/install-codes.js';
+import { revokeInstallCode } from '../../../src/domain/install-codes/revoke.js';
 import { errorCodes } from '../../../src/errors.js';
 import { SlowdnsApiError, type CallOptions, type ErrorCode } from '../src/index.js';
 import {

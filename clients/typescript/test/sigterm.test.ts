@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activations, installCodes } from '../../../src/db/schema.js';
-import { sha256Hex } from '../../../src/domain/secret-hash.js';
+import { sha256Hex } from '../../../src/domain/tokens/secret-hash.js';
 import { issueCode, overHttp, precheckBody, type ClientHarness } from './client-harness.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/install-until-signal.ts', import.meta.url));

@@ -1,6 +1,6 @@
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { consoleFormClaims } from '../../db/schema.js';
-import { sha256Hex } from '../secret-hash.js';
+import { sha256Hex } from '../tokens/secret-hash.js';
 
 /**
  * Claims a console form's single-use token (DESIGN §22: a create form sent twice makes one code at most):

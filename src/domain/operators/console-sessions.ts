@@ -1,7 +1,7 @@
 import { and, eq, gt, lt, or } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { consoleSessions, operatorTokens } from '../../db/schema.js';
-import { randomSecret, sha256Hex } from '../secret-hash.js';
+import { randomSecret, sha256Hex } from '../tokens/secret-hash.js';
 import type { OperatorTokenScope } from './operator-tokens.js';
 
 /** A console session ends after this long without a request… */

@@ -1,10 +1,10 @@
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { operatorTokens } from '../../db/schema.js';
 import { toIsoOffset } from '../../clock.js';
 import { ApiError } from '../../errors.js';
-import { operatorEventData, recordEvent, type ChangeContext, type NewEvent } from '../events.js';
-import { randomId, randomSecret, sha256Hex } from '../secret-hash.js';
+import { operatorEventData, recordEvent, type ChangeContext, type NewEvent } from '../events/event-trail.js';
+import { randomId, randomSecret, sha256Hex } from '../tokens/secret-hash.js';
 
 export type OperatorTokenRow = typeof operatorTokens.$inferSelect;
 export type OperatorTokenScope = OperatorTokenRow['scope'];

@@ -1,7 +1,7 @@
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
-import { UNKEYED_HASHES, type KeyedHashes } from '../keyed-hashes.js';
+import { UNKEYED_HASHES, type KeyedHashes } from '../tokens/keyed-hashes.js';
 import { DEFAULT_QUOTAS, type QuotaSource } from './overrides.js';
 import {
   bucketEnd,
@@ -209,7 +209,7 @@ function stateOf(
 
 /**
  * The decision of a limit counted outside `rate_limit_buckets` (the check-in's, on the server's row:
- * src/domain/checkins.ts): admitted with `count` in its bucket now, or refused (`count` null: its bucket
+ * src/domain/servers/checkins.ts): admitted with `count` in its bucket now, or refused (`count` null: its bucket
  * was full, and nothing was counted).
  */
 export function counterDecision(

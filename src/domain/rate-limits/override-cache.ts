@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { loadActiveOverrides } from './override-changes.js';
 import { OverrideTable, type QuotaSource } from './overrides.js';
 

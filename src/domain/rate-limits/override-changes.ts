@@ -1,13 +1,13 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { toIsoOffset } from '../../clock.js';
 import { RATE_LIMIT_OVERRIDE_LOCK, withAdvisoryLock } from '../../db/advisory-locks.js';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { rateLimitOverrides } from '../../db/schema.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement, timestampOf } from '../../db/statement.js';
 import { ApiError } from '../../errors.js';
-import { recordEvent, type ChangeContext, type NewEvent } from '../events.js';
-import { randomId } from '../secret-hash.js';
+import { recordEvent, type ChangeContext, type NewEvent } from '../events/event-trail.js';
+import { randomId } from '../tokens/secret-hash.js';
 import { OVERRIDE_MAX_DAYS, type OverrideTarget, type RateLimitOverride } from './overrides.js';
 
 export type RateLimitOverrideRow = typeof rateLimitOverrides.$inferSelect;

@@ -61,7 +61,7 @@ export const approvalWaitPolicy = {
 } as const satisfies RateLimitPolicy;
 
 /**
- * Not the seed's limits either (DESIGN §22): inside the `allowed_cidrs` of an operator's code with `uses` > 1,
+ * Not the seed's limits either (DESIGN §22): inside the `allowed_cidrs` of a fleet code with `uses` > 1,
  * these per-code buckets replace the per-address limits of precheck and activate, so that a fleet behind a NAT
  * the operator named does not stop at 10 a day. The per-machine limits stay. Not overridable.
  */
@@ -117,7 +117,7 @@ const subjectLabels: Record<RateLimitSubject, string> = {
   machine: 'machine (`machine_id`)',
   server: 'server (its agent token)',
   precheck: 'precheck token',
-  code: 'install code (an operator code inside its own `allowed_cidrs`)',
+  code: 'install code (a fleet code inside its own `allowed_cidrs`)',
 };
 
 const windowLabels: Record<RateLimitPolicy['windowSeconds'], string> = {

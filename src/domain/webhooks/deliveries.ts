@@ -1,11 +1,11 @@
 import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { recordEvent, type ChangeContext } from '../events.js';
-import { randomId } from '../secret-hash.js';
+import { recordEvent, type ChangeContext } from '../events/event-trail.js';
+import { randomId } from '../tokens/secret-hash.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import type { AttemptOutcome } from './sender.js';
 

@@ -1,10 +1,10 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { webhookEndpoints } from '../../db/schema.js';
 import { errorFields, type Logger } from '../../logger.js';
-import { startPeriodicPass } from '../periodic-pass.js';
-import { randomId } from '../secret-hash.js';
+import { startPeriodicPass } from '../upkeep/periodic-pass.js';
+import { randomId } from '../tokens/secret-hash.js';
 import { claimDueDeliveries, pruneDeliveries, recordAttempt, type ClaimedDelivery } from './deliveries.js';
 import { dispatchEvents } from './dispatch.js';
 import { signingSecrets, type WebhookEndpointRow } from './endpoints.js';

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 

@@ -1,10 +1,10 @@
 import { and, desc, eq, gte, isNotNull, isNull, or, sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import { events, webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { operatorEventData, recordEvent, type ChangeContext, type EventType } from '../events.js';
-import { openText, sealText } from '../key-encryption.js';
-import { randomId } from '../secret-hash.js';
+import { operatorEventData, recordEvent, type ChangeContext, type EventType } from '../events/event-trail.js';
+import { openText, sealText } from '../tokens/key-encryption.js';
+import { randomId } from '../tokens/secret-hash.js';
 import { DISPATCH_WINDOW_MS } from './dispatch.js';
 import { generateWebhookSecret } from './signing.js';
 

@@ -1,13 +1,13 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
-import { listActivations, type ActivationListItem } from '../../domain/admin/activation-list.js';
-import { eventsOf } from '../../domain/admin/object-events.js';
-import { serverHealth, type HealthThresholds } from '../../domain/admin/server-list.js';
+import { listActivations, type ActivationListItem } from '../../domain/admin-lists/activation-list.js';
+import { eventsOf } from '../../domain/admin-lists/object-events.js';
+import { serverHealth, type HealthThresholds } from '../../domain/admin-lists/server-list.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
-import { releaseActivation } from '../../domain/activations.js';
+import { releaseActivation } from '../../domain/activations/release.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseResultSchema } from '../../schemas/activation.js';
 import {

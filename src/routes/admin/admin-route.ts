@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
-import type { Database } from '../../db/client.js';
-import type { Page } from '../../domain/admin/pagination.js';
+import type { Database } from '../../db/database.js';
+import type { Page } from '../../domain/admin-lists/pagination.js';
 import type { ErrorCode } from '../../errors.js';
 import { requireScope, type AdminScope } from '../../http/admin-auth.js';
 import { refuseControlCharacters } from '../../http/control-characters.js';

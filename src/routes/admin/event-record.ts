@@ -1,5 +1,5 @@
 import { toIsoOffset } from '../../clock.js';
-import type { EventRow, EventType } from '../../domain/events.js';
+import type { EventRow, EventType } from '../../domain/events/event-trail.js';
 
 /** An event as the admin API answers it (`EventRecord`): in the event list and with each object. */
 export function toEventRecord(e: EventRow) {

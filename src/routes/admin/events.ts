@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../../deps.js';
-import { listEvents } from '../../domain/admin/event-list.js';
+import { listEvents } from '../../domain/admin-lists/event-list.js';
 import type { Router } from '../../http/router.js';
 import { EventListQuerySchema, EventPageSchema, EventRecordSchema } from '../../schemas/admin/events.js';
 import { timeRange } from '../../schemas/admin/list.js';

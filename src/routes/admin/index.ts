@@ -5,7 +5,7 @@ import type { Router } from '../../http/router.js';
 import { registerAdminActivations } from './activations.js';
 import { registerAdminEvents } from './events.js';
 import { registerAdminInstallCodes } from './install-codes.js';
-import { registerAdminOperatorCodes } from './operator-codes.js';
+import { registerAdminFleetCodes } from './fleet-codes.js';
 import { registerAdminOperatorTokens } from './operator-tokens.js';
 import { registerAdminRateLimitOverrides } from './rate-limit-overrides.js';
 import { registerAdminRateLimitUsage } from './rate-limit-usage.js';
@@ -18,7 +18,7 @@ export function registerAdmin(app: Router, deps: RouteDeps): void {
   app.use('/api/v2/admin/*', adminAuth(deps));
   app.use('/api/v2/admin/*', operatorReads(deps.reads));
   registerAdminInstallCodes(app, deps);
-  registerAdminOperatorCodes(app, deps);
+  registerAdminFleetCodes(app, deps);
   registerAdminActivations(app, deps);
   registerAdminServers(app, deps);
   registerAdminEvents(app, deps);

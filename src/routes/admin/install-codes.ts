@@ -1,16 +1,16 @@
 import { createRoute } from '@hono/zod-openapi';
-import { codeApproval } from '../../domain/install-code-approval.js';
+import { codeApproval } from '../../domain/install-codes/approval.js';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
-import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin/install-code-list.js';
-import { eventsOf } from '../../domain/admin/object-events.js';
-import { operatorPrechecksOf, type OperatorPrecheck } from '../../domain/admin/install-code-prechecks.js';
-import type { ActivationRow } from '../../domain/activations.js';
-import { codeActivations } from '../../domain/admin/install-code-detail.js';
+import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin-lists/install-code-list.js';
+import { eventsOf } from '../../domain/admin-lists/object-events.js';
+import { operatorPrechecksOf, type OperatorPrecheck } from '../../domain/install-codes/operator-prechecks.js';
+import type { ActivationRow } from '../../domain/activations/activation-rows.js';
+import { codeActivations } from '../../domain/install-codes/code-activations.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
-import { revokeInstallCodeAsOperator } from '../../domain/admin/install-code-revoke.js';
+import { revokeInstallCodeAsOperator } from '../../domain/install-codes/revoke-as-operator.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
 import type { Router } from '../../http/router.js';
 import {

@@ -5,7 +5,7 @@ import {
   listRateLimitOverrides,
   rateLimitOverrideStatus,
   type RateLimitOverrideListItem,
-} from '../../domain/admin/rate-limit-override-list.js';
+} from '../../domain/admin-lists/rate-limit-override-list.js';
 import { createRateLimitOverride, removeRateLimitOverride } from '../../domain/rate-limits/override-changes.js';
 import { OVERRIDE_MAX_DAYS, OVERRIDE_QUOTA_MAX } from '../../domain/rate-limits/overrides.js';
 import { OVERRIDES_MAX_AGE_SECONDS } from '../../domain/rate-limits/override-cache.js';

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { RouteDeps } from '../../deps.js';
-import { readRateLimitUsage } from '../../domain/admin/rate-limit-usage.js';
+import { readRateLimitUsage } from '../../domain/admin-lists/rate-limit-usage.js';
 import { normaliseAddress, rateLimitAddressKey } from '../../domain/client-addresses.js';
 import type { Router } from '../../http/router.js';
 import { RateLimitUsageQuerySchema, RateLimitUsageSchema } from '../../schemas/admin/rate-limit-usage.js';

@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
-import { listServers, type ServerListItem } from '../../domain/admin/server-list.js';
-import { eventsOf } from '../../domain/admin/object-events.js';
-import { COPIED_AGENT_ALTERNATIONS, revokeServer } from '../../domain/servers.js';
+import { listServers, type ServerListItem } from '../../domain/admin-lists/server-list.js';
+import { eventsOf } from '../../domain/admin-lists/object-events.js';
+import { COPIED_AGENT_ALTERNATIONS, revokeServer } from '../../domain/servers/registration.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
-import type { EventType } from '../../domain/events.js';
+import type { EventType } from '../../domain/events/event-trail.js';
 import { ApiError } from '../../errors.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';

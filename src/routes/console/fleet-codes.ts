@@ -7,14 +7,14 @@ import {
 } from '../../console/fleet-code-views.js';
 import type { ConsoleAssets } from '../../console/console-frame.js';
 import type { RouteDeps } from '../../deps.js';
-import { decidePrecheckAsOperator } from '../../domain/operator-code-approval.js';
+import { decidePrecheckAsOperator } from '../../domain/install-codes/fleet-approval.js';
 import { issueRequestedCode } from '../../http/issue-requested-code.js';
 import { claimConsoleForm } from '../../domain/operators/console-form-claims.js';
-import { randomSecret } from '../../domain/secret-hash.js';
+import { randomSecret } from '../../domain/tokens/secret-hash.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { describeIssues } from '../../http/router.js';
-import { CreateInstallCodeRequestSchema } from '../../schemas/admin/operator-codes.js';
+import { CreateInstallCodeRequestSchema } from '../../schemas/admin/fleet-codes.js';
 import { OperatorReasonSchema } from '../../schemas/admin/operator-reason.js';
 import { checkedForm } from './actions.js';
 import { answerView, ConsoleRefusal, setConsoleHeaders, viewerOf } from './console-answer.js';

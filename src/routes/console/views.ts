@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { ConsoleAssets, ConsoleViewer } from '../../console/console-frame.js';
-import { operatorPrechecksOf } from '../../domain/admin/install-code-prechecks.js';
+import { operatorPrechecksOf } from '../../domain/install-codes/operator-prechecks.js';
 import { activationDetailView, codeDetailView, serverDetailView, type DoneNotice } from '../../console/detail-views.js';
 import {
   ACTIVATION_STATUSES,
@@ -15,24 +15,24 @@ import {
 import { overviewView } from '../../console/overview-view.js';
 import { webhooksView } from '../../console/webhooks-view.js';
 import type { RouteDeps } from '../../deps.js';
-import { activationsPerHour } from '../../domain/admin/activation-hours.js';
-import { fleetCounts } from '../../domain/admin/fleet-counts.js';
-import { listActivations } from '../../domain/admin/activation-list.js';
-import { listEvents } from '../../domain/admin/event-list.js';
-import { listInstallCodes } from '../../domain/admin/install-code-list.js';
-import { codeActivations } from '../../domain/admin/install-code-detail.js';
+import { activationsPerHour } from '../../domain/admin-lists/activation-hours.js';
+import { stateCounts } from '../../domain/admin-lists/state-counts.js';
+import { listActivations } from '../../domain/admin-lists/activation-list.js';
+import { listEvents } from '../../domain/admin-lists/event-list.js';
+import { listInstallCodes } from '../../domain/admin-lists/install-code-list.js';
+import { codeActivations } from '../../domain/install-codes/code-activations.js';
 import { codeActivationsSection, decidedNote, pendingPrechecksSection } from '../../console/fleet-code-views.js';
-import { eventsOf } from '../../domain/admin/object-events.js';
-import { DEFAULT_PAGE_SIZE } from '../../domain/admin/pagination.js';
-import { listServers } from '../../domain/admin/server-list.js';
-import { EVENT_TYPES, type EventType } from '../../domain/events.js';
+import { eventsOf } from '../../domain/admin-lists/object-events.js';
+import { DEFAULT_PAGE_SIZE } from '../../domain/admin-lists/pagination.js';
+import { listServers } from '../../domain/admin-lists/server-list.js';
+import { EVENT_TYPES, type EventType } from '../../domain/events/event-trail.js';
 import { listDeliveries } from '../../domain/webhooks/deliveries.js';
 import { listWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { describeIssues } from '../../http/router.js';
 import { search, searchFilters } from '../../schemas/admin/list.js';
 import { z } from '@hono/zod-openapi';
-import type { SearchFilter } from '../../domain/admin/list-query.js';
+import type { SearchFilter } from '../../domain/admin-lists/list-query.js';
 import { SEARCH_SHOWN, searchView } from '../../console/search-view.js';
 import { answerView, ConsoleRefusal, viewerOf } from './console-answer.js';
 import { html } from '../../html.js';
@@ -90,7 +90,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const now = deps.clock.now();
     const { counts, hours, latest } = await c.get('read')(async (reader) => ({
       // The periodic pass's reading (at most 30 s old) once there is one: at a million servers a count reads every row.
-      counts: deps.fleet?.latest() ?? (await fleetCounts(reader, now, thresholds)),
+      counts: deps.counts?.latest() ?? (await stateCounts(reader, now, thresholds)),
       hours: await activationsPerHour(reader, now, CHART_DAYS),
       latest: await listEvents(reader, { limit: LATEST, now }),
     }));

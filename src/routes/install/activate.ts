@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
-import { activateInstallCode } from '../../domain/activate.js';
-import { signInstallToken } from '../../domain/tokens.js';
+import { activateInstallCode } from '../../domain/activations/activate.js';
+import { signInstallToken } from '../../domain/tokens/install-step-tokens.js';
 import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { approvalWaitPolicy } from '../../domain/rate-limits/policies.js';

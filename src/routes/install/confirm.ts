@@ -1,13 +1,13 @@
 import { createRoute } from '@hono/zod-openapi';
-import { confirmActivation } from '../../domain/activations.js';
-import { verifyInstallTokenFor } from '../../domain/tokens.js';
+import { confirmActivation } from '../../domain/activations/confirm.js';
+import { verifyInstallTokenFor } from '../../domain/tokens/install-step-tokens.js';
 import { jsonBody } from '../../http/json-body.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ConfirmRequestSchema, ConfirmResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
-import { signReceipt } from '../../domain/receipts.js';
+import { signReceipt } from '../../domain/activations/receipts.js';
 import { RECEIPT_EXAMPLE } from '../../schemas/receipt.js';
 import { prose } from '../../openapi-prose.js';
 

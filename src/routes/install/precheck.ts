@@ -1,10 +1,10 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset, wholeSecond } from '../../clock.js';
-import { installCodeHint } from '../../domain/install-code-format.js';
-import { precheckInstallCode } from '../../domain/install-codes.js';
-import { assertInstallerSupported } from '../../domain/installer-version.js';
-import { randomId } from '../../domain/secret-hash.js';
-import { signPrecheckToken } from '../../domain/tokens.js';
+import { installCodeHint } from '../../domain/install-codes/code-format.js';
+import { precheckInstallCode } from '../../domain/install-codes/precheck.js';
+import { assertInstallerSupported } from '../../domain/activations/installer-version.js';
+import { randomId } from '../../domain/tokens/secret-hash.js';
+import { signPrecheckToken } from '../../domain/tokens/install-step-tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { ApiError } from '../../errors.js';
 import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';

@@ -1,13 +1,13 @@
 import { createRoute } from '@hono/zod-openapi';
-import { releaseActivation } from '../../domain/activations.js';
+import { releaseActivation } from '../../domain/activations/release.js';
 import { jsonBody } from '../../http/json-body.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
 import { ReleaseRequestSchema, ReleaseResultSchema } from '../../schemas/activation.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
-import type { ReleaseProof } from '../../domain/release-proof.js';
-import { verifyInstallTokenFor } from '../../domain/tokens.js';
+import type { ReleaseProof } from '../../domain/activations/release-proof.js';
+import { verifyInstallTokenFor } from '../../domain/tokens/install-step-tokens.js';
 import { prose } from '../../openapi-prose.js';
 
 const release = createRoute({

@@ -1,14 +1,14 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
-import { readInstallStatus } from '../../domain/install-status.js';
-import { EXPIRED_READABLE_SECONDS, verifyInstallTokenFor } from '../../domain/tokens.js';
+import { readInstallStatus } from '../../domain/activations/install-status.js';
+import { EXPIRED_READABLE_SECONDS, verifyInstallTokenFor } from '../../domain/tokens/install-step-tokens.js';
 import { jsonBody } from '../../http/json-body.js';
 import type { Router } from '../../http/router.js';
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import { headerRef } from '../../schemas/response-headers.js';
 import { InstallStatusRequestSchema, InstallStatusSchema } from '../../schemas/install-status.js';
 import type { RouteDeps } from '../../deps.js';
-import { signReceipt } from '../../domain/receipts.js';
+import { signReceipt } from '../../domain/activations/receipts.js';
 import { prose } from '../../openapi-prose.js';
 
 const messages = {

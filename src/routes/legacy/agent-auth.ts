@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../../db/database.js';
 import type { AppEnv } from '../../http/app-env.js';
-import { findServerByAgentToken, type ServerRow } from '../../domain/servers.js';
+import { findServerByAgentToken, type ServerRow } from '../../domain/servers/registration.js';
 import { bearerRejected, bearerToken } from '../../http/credentials.js';
 
 /** The app's variables plus the agent's server; optional so that this env and the app's stay interchangeable. */

@@ -1,11 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { HTTPException } from 'hono/http-exception';
-import type { CheckinOutcome } from '../../domain/checkins.js';
+import type { CheckinOutcome } from '../../domain/servers/checkins.js';
 import { counterDecision } from '../../domain/rate-limits/limiter.js';
 import { bucketStart, policiesFor } from '../../domain/rate-limits/policies.js';
-import { sha256Hex } from '../../domain/secret-hash.js';
-import { CHECKIN_INTERVAL_SECONDS } from '../../domain/servers.js';
+import { sha256Hex } from '../../domain/tokens/secret-hash.js';
+import { CHECKIN_INTERVAL_SECONDS } from '../../domain/servers/registration.js';
 import { ApiError } from '../../errors.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { applyRateLimitDecision, checkSources } from '../../http/enforce-rate-limits.js';
@@ -78,7 +78,7 @@ function isBodyRefusal(error: unknown): boolean {
 }
 
 /**
- * A check-in is one statement (src/domain/checkins.ts: the server found by its token, the check-in
+ * A check-in is one statement (src/domain/servers/checkins.ts: the server found by its token, the check-in
  * counted, the report recorded), shared with the check-ins around it, so it is made once the body is read;
  * its answers keep their order all the same: no token or an unknown one is 401 whatever the body, a full
  * bucket 429, then only the body's 413, 415 or 400. The handler makes it with the report; a body refused

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
-import { CHECKIN_INTERVAL_SECONDS, registerServer } from '../../domain/servers.js';
-import { verifyInstallTokenFor } from '../../domain/tokens.js';
+import { CHECKIN_INTERVAL_SECONDS, registerServer } from '../../domain/servers/registration.js';
+import { verifyInstallTokenFor } from '../../domain/tokens/install-step-tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { checkSources, enforceRateLimits } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
-import { findServerByAgentToken, revokeServer } from '../../domain/servers.js';
+import { findServerByAgentToken, revokeServer } from '../../domain/servers/registration.js';
 import { ApiError } from '../../errors.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';

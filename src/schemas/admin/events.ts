@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { EVENT_TYPES } from '../../domain/events.js';
+import { EVENT_TYPES } from '../../domain/events/event-trail.js';
 import { ActivationIdSchema } from '../activation.js';
 import { InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { ServerIdSchema } from '../server.js';
@@ -66,7 +66,7 @@ export const EventRecordSchema = z
       .record(
         z.string(),
         z
-          // `tags` (DESIGN §22) is the one object: the tags of the operator code, string to string.
+          // `tags` (DESIGN §22) is the one object: the tags of the fleet code, string to string.
           .union([
             z.string().max(256),
             z.number(),

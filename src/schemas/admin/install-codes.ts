@@ -10,14 +10,14 @@ import {
   PublicIpValueSchema,
   SshFingerprintValueSchema,
 } from '../machine.js';
-import { SHOWN_PRECHECKS_LIMIT } from '../../domain/install-code-approval.js';
+import { SHOWN_PRECHECKS_LIMIT } from '../../domain/install-codes/approval.js';
 import {
-  OPERATOR_CODE_MAX_CIDRS,
-  OPERATOR_CODE_MAX_USES,
+  FLEET_CODE_MAX_CIDRS,
+  FLEET_CODE_MAX_USES,
   SHOWN_CODE_ACTIVATIONS_LIMIT,
-} from '../../domain/operator-code-rules.js';
+} from '../../domain/install-codes/fleet-rules.js';
 import { TagsSchema, tagFilter } from '../tags.js';
-import { UsesSchema } from './operator-codes.js';
+import { UsesSchema } from './fleet-codes.js';
 import { InstallCodeHintSchema, InstallCodeIdSchema, TimestampSchema } from '../install-code.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf, searchFilters, textFilter } from './list.js';
 
@@ -51,7 +51,7 @@ const CodeActivationSchema = z
   .openapi('InstallCodeActivation');
 
 const useCount = (description: string) =>
-  z.number().int().min(0).max(OPERATOR_CODE_MAX_USES).openapi({ format: 'int32', description, example: 1 });
+  z.number().int().min(0).max(FLEET_CODE_MAX_USES).openapi({ format: 'int32', description, example: 1 });
 
 export const InstallCodeRecordSchema = z
   .object({
@@ -83,7 +83,7 @@ export const InstallCodeRecordSchema = z
     }),
     allowed_cidrs: z
       .array(z.string().max(43))
-      .max(OPERATOR_CODE_MAX_CIDRS)
+      .max(FLEET_CODE_MAX_CIDRS)
       .nullable()
       .openapi({ description: 'The networks the code is bound to; `null` when it is bound to none.', example: null }),
     hostname_pattern: z

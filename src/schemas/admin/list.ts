@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../../domain/admin/pagination.js';
+import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../../domain/admin-lists/pagination.js';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
 import { addressOrNetwork } from '../ip-network.js';
 import { TimestampSchema } from '../install-code.js';

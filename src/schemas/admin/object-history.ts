@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { OBJECT_EVENTS_MAX } from '../../domain/admin/object-events.js';
+import { OBJECT_EVENTS_MAX } from '../../domain/admin-lists/object-events.js';
 import { EventRecordSchema } from './events.js';
 
 /**

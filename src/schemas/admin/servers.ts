@@ -1,7 +1,7 @@
 import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
 import { TagsSchema, tagFilter } from '../tags.js';
-import { COPIED_AGENT_ALTERNATIONS } from '../../domain/servers.js';
+import { COPIED_AGENT_ALTERNATIONS } from '../../domain/servers/registration.js';
 import { ActivationIdSchema } from '../activation.js';
 import { TimestampSchema } from '../install-code.js';
 import {

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { EVENT_TYPES } from '../../domain/events.js';
+import { EVENT_TYPES } from '../../domain/events/event-trail.js';
 import { TimestampSchema } from '../install-code.js';
 import { nullableTimestamp } from './list.js';
 

@@ -1,0 +1,98 @@
+import { namedStatement } from '../../db/named-statement.js';
+import {
+  EVENT_CONTEXT_COLUMNS,
+  EVENT_CONTEXT_VALUES,
+  RECORDED_COLUMN,
+  type EventContextParams,
+} from '../events/event-trail.js';
+import { HELD_USES } from '../install-codes/fleet-uses.js';
+import { COUNTED_CTE, COUNTS_COLUMN, type BucketsParam } from '../rate-limits/limiter.js';
+
+// `duplicate`: the install this machine's identity is bound to already (DESIGN §16): its machine_id with
+// another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
+// activation that is confirmed (its server, if any, not revoked) or has a live server. A machine_id match
+// is preferred, then the newest. A released activation, or the same machine again (same pair), is none.
+// `refused` (DUPLICATE_MACHINE_POLICY=refuse, a machine_id match): the earliest claim of a machine_id wins (DESIGN §23).
+// A machine_id is no secret, so a stranger can claim one with a key of its own; but it learns the id only from an
+// install of the real machine, whose pair (this machine_id, its key) was then seen first: a pair seen before the
+// holder's pair ever was is not refused, only flagged. A clone, never seen before the holder, still is.
+// `:refuse_duplicate` refuses a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse); `:precheck_id` is the
+// token's (a code issued with approval is claimed only once the person approved that precheck).
+export type ActivateParams = BucketsParam &
+  EventContextParams & {
+    code_hash: string;
+    id: string;
+    hostname: string;
+    public_ip: string;
+    machine_id: string;
+    ssh_fingerprint: string;
+    requested_ref: string;
+    installer_version: string;
+    install_token_jti_hash: string;
+    install_token_expires_at: string;
+    precheck_jti_hash: string | null;
+    /** The data of `activation.created`. */
+    created_data: string;
+    refuse_duplicate: boolean;
+    precheck_id: string | null;
+  };
+
+/**
+ * The claim of a code: a page code (and an operator's `uses: 1` code) goes `issued` → `activated`, its event
+ * `install_code.activated`; a code with `uses` > 1 (DESIGN §22) stays `issued` and takes a use while one is free
+ * (its row is locked first, so this statement sees every use taken before it) and the precheck token has made no
+ * activation yet, its event `install_code.exhausted` when it took the last free use. Either returns `id`, `tags`
+ * and `code_event` (whether its event is due).
+ */
+const CLAIMS = {
+  single: `update install_codes set status = 'activated', last_used_at = :now::timestamptz
+    where code_hash = :code_hash and status = 'issued' and uses = 1 and expires_at > :now::timestamptz
+    and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
+    and not (select refused from refused) returning id, tags, true as code_event`,
+  fleet: `update install_codes set last_used_at = :now::timestamptz
+    where code_hash = :code_hash and status = 'issued' and uses > 1 and expires_at > :now::timestamptz
+    and uses_spent + ${HELD_USES} < uses
+    and not exists (select from activations p where p.install_code_id = install_codes.id and p.precheck_jti_hash = :precheck_jti_hash)
+    and not (select refused from refused)
+    returning id, tags, uses_spent + ${HELD_USES} + 1 >= uses as code_event`,
+} as const;
+
+const CODE_EVENTS = { single: 'install_code.activated', fleet: 'install_code.exhausted' } as const;
+
+function activateStatement(claim: keyof typeof CLAIMS) {
+  return namedStatement<ActivateParams>(`with ${COUNTED_CTE},
+duplicate as (
+  select a.id, a.machine_id = :machine_id as machine_match, a.ssh_fingerprint from activations a left join servers s on s.activation_id = a.id
+  where ((a.machine_id = :machine_id and a.ssh_fingerprint <> :ssh_fingerprint) or (a.ssh_fingerprint = :ssh_fingerprint and a.machine_id <> :machine_id))
+    and (s.status = 'active' or (a.status = 'confirmed' and s.id is null))
+  order by (a.machine_id = :machine_id) desc, a.created_at desc limit 1),
+refused as (
+  select :refuse_duplicate::boolean and exists (select 1 from duplicate d where d.machine_match and not exists (
+    select 1 from activations mine where mine.machine_id = :machine_id and mine.ssh_fingerprint = :ssh_fingerprint and mine.created_at < (
+      select min(h.created_at) from activations h where h.machine_id = :machine_id and h.ssh_fingerprint = d.ssh_fingerprint))) as refused),
+claimed as (
+  ${CLAIMS[claim]}),
+created as (
+  insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
+    install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of, tags)
+  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :now::timestamptz, (select id from duplicate), claimed.tags from claimed
+  returning id, install_code_id, duplicate_of, tags),
+recorded as (
+  insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
+  select e.type, created.install_code_id, created.id,
+    coalesce(
+      case when e.n = 2 and created.tags <> '{}'::jsonb then e.data || jsonb_build_object('tags', created.tags) else e.data end,
+      jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
+    ${EVENT_CONTEXT_VALUES}
+  from created cross join claimed cross join (
+    values (1, '${CODE_EVENTS[claim]}', '{}'::jsonb), (2, 'activation.created', :created_data::jsonb), (3, 'activation.duplicate_detected', null)
+  ) as e(n, type, data)
+  left join duplicate d on e.n = 3
+  where (e.n = 1 and claimed.code_event) or e.n = 2 or d.id is not null
+  order by e.n
+  returning type)
+select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
+  (select tags from created) as tags, (select refused from refused) as refused`);
+}
+
+export const ACTIVATE = { single: activateStatement('single'), fleet: activateStatement('fleet') };

@@ -1,0 +1,193 @@
+import type { Database } from '../../db/database.js';
+import { ApiError } from '../../errors.js';
+import type { CreatedActivation, MachineBinding } from './activation-rows.js';
+import { createActivation } from './create-activation.js';
+import type { ChangeContext } from '../events/event-trail.js';
+import { approvalGate, approvalPendingError } from '../install-codes/approval.js';
+import { assertInstallerSupported } from './installer-version.js';
+import { fleetApprovalGate } from '../install-codes/fleet-approval.js';
+import { addressProblem, hostnameProblem, limitsFor, readCodeBinding } from '../install-codes/fleet-binding.js';
+import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from '../rate-limits/limiter.js';
+import type { KeyedHashes } from '../tokens/keyed-hashes.js';
+import { approvalWaitPolicy, secondsToBucketEnd } from '../rate-limits/policies.js';
+import { sha256Hex } from '../tokens/secret-hash.js';
+import type { KeyRing } from '../tokens/signing-keys.js';
+import { verifyPrecheckToken } from '../tokens/install-step-tokens.js';
+
+/** What an installer's activate presents: the code (normalised), its precheck token, and the machine it confirmed. */
+export interface ActivateRequest extends MachineBinding {
+  installCode: string;
+  precheckToken: string;
+  requestedRef: string;
+  installerVersion: string;
+  /** The address the service observed (after TRUST_PROXY); null when it could not tell. */
+  observedIp: string | null;
+}
+
+/** The service's settings that activate follows. */
+export interface ActivateRules {
+  /** MIN_INSTALLER_VERSION. */
+  minInstallerVersion: string | undefined;
+  /** INSTALL_TOKEN_TTL_SECONDS. */
+  installTokenTtlSeconds: number;
+  /** DUPLICATE_MACHINE_POLICY. */
+  duplicateMachinePolicy: 'flag' | 'refuse';
+}
+
+/**
+ * Activate's order of checks (DESIGN §4, §6, §14), one decision each, the first that refuses answers:
+ * 1. the installer version (426 `installer_outdated`: nothing counted);
+ * 2. the precheck token's signature and claims, without the database; a bad token is counted in the
+ *    limits of the sender alone (`senderChecks`: the machine's budget is spent only by a token made for
+ *    that machine), so a sender over its IP limit gets 429 before the 401 or 403;
+ * 3. a token of a code issued with approval meets the person's decision before anything else is counted:
+ *    waiting, only the approval-wait bucket of this token (409 `approval_pending`, or 429 faster than one
+ *    per bucket); approved for another precheck, or a precheck a release forgot, refused as a bad token is;
+ * 4. a code an operator bound (DESIGN §22) meets its binding: the address (403 `install_code_address_not_allowed`),
+ *    the host name (403 `install_code_hostname_not_allowed`), counted in the sender's limits; inside its own
+ *    `allowed_cidrs`, a code with `uses` > 1 counts in its own bucket instead of the per-address limits;
+ * 5. then one statement counts the request in every limit and claims the code (`createActivation`); a code with
+ *    `uses` > 1 meets the operator's decision on this precheck first (`fleetApprovalGate`) and takes one use.
+ * Answers as a counted statement does: the limits' decision (for the headers, or 429), and the activation
+ * or the error of the request.
+ */
+export async function activateInstallCode(
+  db: Database,
+  {
+    request,
+    now,
+    context,
+    limits,
+    hashes,
+    keys,
+    rules,
+  }: {
+    request: ActivateRequest;
+    now: Date;
+    context: ChangeContext;
+    /** Every limit of activate (per IP and per machine); the bad-token paths count only the sender's. */
+    limits: RateLimitCheck[];
+    /** How the approval wait's bucket hashes its subject (the precheck token's jti), as `limits` were hashed. */
+    hashes: KeyedHashes;
+    keys: KeyRing;
+    rules: ActivateRules;
+  },
+): Promise<CountedOutcome<CreatedActivation | ApiError>> {
+  assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
+  const codeHash = sha256Hex(request.installCode);
+  const precheck = await checkPrecheckToken(keys, request, codeHash, now);
+  const binding =
+    'problem' in precheck ? undefined : await readCodeBinding(db, { canonical: request.installCode, hash: codeHash });
+  const checks = limitsFor({ binding, observedIp: request.observedIp, route: 'activate', checks: limits, hashes });
+  if ('problem' in precheck) return refusedAfterCounting(db, senderChecks(checks), now, precheck.problem);
+  const bindingRefusal = addressProblem(binding, request.observedIp) ?? hostnameProblem(binding, request.hostname);
+  if (bindingRefusal) return refusedAfterCounting(db, senderChecks(checks), now, bindingRefusal);
+  const fleetCodeId = binding && binding.uses > 1 ? binding.id : undefined;
+  if (fleetCodeId) {
+    const gate = await fleetApprovalGate(db, fleetCodeId, precheck.precheckId, now);
+    if (gate === 'pending') return approvalWait(db, hashes, precheck.jti, now);
+    if (gate instanceof ApiError) return refusedAfterCounting(db, senderChecks(checks), now, gate);
+  } else if (precheck.precheckId !== undefined) {
+    const gate = await approvalGate(db, codeHash, precheck.precheckId, now);
+    if (gate === 'pending') return approvalWait(db, hashes, precheck.jti, now);
+    if (gate === 'other_precheck')
+      return refusedAfterCounting(
+        db,
+        senderChecks(checks),
+        now,
+        new ApiError(
+          'machine_mismatch',
+          'The owner of this install code approved another precheck: only its token can activate the code.',
+        ),
+      );
+    if (gate === 'unknown_precheck')
+      return refusedAfterCounting(
+        db,
+        senderChecks(checks),
+        now,
+        new ApiError(
+          'precheck_token_invalid',
+          'This precheck is no longer current (the code was restored after a failed install); run the precheck again.',
+        ),
+      );
+  }
+  return createActivation(db, {
+    input: {
+      codeHash,
+      precheckJti: precheck.jti,
+      precheckId: precheck.precheckId,
+      hostname: request.hostname,
+      publicIp: request.publicIp,
+      machineId: request.machineId,
+      sshFingerprint: request.sshFingerprint,
+      requestedRef: request.requestedRef,
+      installerVersion: request.installerVersion,
+    },
+    now,
+    context,
+    limits: checks,
+    tokenTtlSeconds: rules.installTokenTtlSeconds,
+    duplicatePolicy: rules.duplicateMachinePolicy,
+    fleetCodeId,
+  });
+}
+
+/** Waiting for a decision: only the approval-wait bucket of this precheck token (409 `approval_pending`, or 429 faster than one per bucket). */
+function approvalWait(
+  db: Database,
+  hashes: KeyedHashes,
+  precheckJti: string,
+  now: Date,
+): Promise<CountedOutcome<ApiError>> {
+  const wait = [
+    {
+      policy: approvalWaitPolicy,
+      subject: precheckJti,
+      subjectHash: hashes.rateLimitSubject(approvalWaitPolicy.name, precheckJti),
+      quota: approvalWaitPolicy.quota,
+    },
+  ];
+  return refusedAfterCounting(
+    db,
+    wait,
+    now,
+    approvalPendingError(secondsToBucketEnd(now, approvalWaitPolicy.windowSeconds)),
+  );
+}
+
+/** Counts the request in `checks` alone (a statement of its own), and refuses it with `problem` when admitted. */
+async function refusedAfterCounting(
+  db: Database,
+  checks: RateLimitCheck[],
+  now: Date,
+  problem: ApiError,
+): Promise<CountedOutcome<ApiError>> {
+  const decision = await consumeRateLimits(db, checks, now);
+  return decision.admitted ? { decision, value: problem } : { decision };
+}
+
+/** The precheck token's jti when it admits this activate, or why it does not (401 or 403); checked without the database. */
+async function checkPrecheckToken(
+  keys: KeyRing,
+  request: ActivateRequest,
+  codeHash: string,
+  now: Date,
+): Promise<{ jti: string; precheckId: string | undefined } | { problem: ApiError }> {
+  let precheck: Awaited<ReturnType<typeof verifyPrecheckToken>>;
+  try {
+    precheck = await verifyPrecheckToken(keys, request.precheckToken, now);
+  } catch (error) {
+    if (error instanceof ApiError) return { problem: error };
+    throw error;
+  }
+  if (precheck.codeHash !== codeHash)
+    return {
+      problem: new ApiError(
+        'precheck_token_invalid',
+        'This precheck token was made for another install code; run the precheck again.',
+      ),
+    };
+  if (precheck.machineId !== request.machineId || precheck.sshFingerprint !== request.sshFingerprint)
+    return { problem: new ApiError('machine_mismatch') };
+  return { jti: precheck.jti, precheckId: precheck.precheckId };
+}

@@ -1,0 +1,148 @@
+import type { KeyedHashes } from '../tokens/keyed-hashes.js';
+import type { Database } from '../../db/database.js';
+import { namedStatement } from '../../db/named-statement.js';
+import { runStatement, timestampOf } from '../../db/statement.js';
+import { ApiError } from '../../errors.js';
+import {
+  COUNTS_COLUMN,
+  countedCte,
+  countedStatement,
+  type BucketCount,
+  type BucketsParam,
+  type CountedOutcome,
+  type RateLimitCheck,
+} from '../rate-limits/limiter.js';
+import { installCodePrefix } from './code-format.js';
+import { addressProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
+import { HELD_USES } from './fleet-uses.js';
+import { sha256Hex } from '../tokens/secret-hash.js';
+import { installCodeProblem, type InstallCodeRow } from './code-problem.js';
+
+const approvedForAnotherPrecheck = () =>
+  new ApiError(
+    'machine_mismatch',
+    "The owner of this install code approved another precheck: only that precheck's token can activate it.",
+  );
+
+export interface PrecheckSighting {
+  machineId: string;
+  sshFingerprint: string;
+  /** The client address the precheck came from, as the service saw it; null when it could not tell. */
+  ip: string | null;
+  installerVersion: string;
+}
+
+/** The code a precheck may use: its handle, expiry and where the person's approval stands. */
+export interface PrecheckedInstallCode {
+  id: string;
+  expiresAt: Date;
+  /** `not_required` for a code issued without approval (its answer says nothing of approval); otherwise this precheck waits for the person (`pending`). */
+  approval: 'not_required' | 'pending';
+  /** SHA-256 of the normalised code, as looked up: what the precheck token binds. */
+  codeHash: string;
+}
+
+// `:code_hash` is null for a code that cannot exist here; `:installer_version` is kept for the person only when the
+// code waits for their approval.
+// `:address_allowed`: the observed address is inside the code's `allowed_cidrs` (or it has none).
+type PrecheckParams = BucketsParam & {
+  code_hash: string | null;
+  address_allowed: boolean;
+  now: string;
+  machine_id: string;
+  ssh_fingerprint: string;
+  ip: string | null;
+  precheck_id: string;
+  installer_version: string;
+};
+
+// A code that does not exist is counted against the sender only (countedCte).
+const PRECHECK =
+  namedStatement<PrecheckParams>(`with ${countedCte(':buckets::json', 'exists (select from install_codes where code_hash = :code_hash)')},
+noted as (
+  update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
+    precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
+  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and approval is distinct from 'approved'
+    and :address_allowed::boolean and (uses = 1 or uses_spent + ${HELD_USES} < uses) returning id, approval),
+shown as (
+  insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
+  select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
+  from noted where noted.approval is not null)
+select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval, c.uses > 1 and c.uses_spent + ${HELD_USES.replaceAll('install_codes.', 'c.')} >= c.uses as exhausted
+from (select 1) as one left join install_codes c on c.code_hash = :code_hash`);
+
+/**
+ * One statement: counts the precheck in `limits` (an unusable code is counted too; a code that does not
+ * exist only in the limits that count the sender, so made-up codes cannot spend a machine's budget) and, when
+ * the code is `issued` and unexpired, notes the machine that prechecked it, so the page that issued it
+ * can say who did; a code issued with approval keeps each precheck (`precheckId`) for the person to
+ * approve or deny. Answers the code, or the error an unusable code gives.
+ */
+export async function precheckInstallCode(
+  db: Database,
+  {
+    input: { normalisedCode, prefix, sighting, precheckId },
+    now,
+    limits,
+    hashes,
+  }: {
+    input: {
+      normalisedCode: string;
+      /** INSTALL_CODE_PREFIX. */
+      prefix: string;
+      sighting: PrecheckSighting;
+      precheckId: string;
+    };
+    now: Date;
+    limits: RateLimitCheck[];
+    /** How a fleet code's own bucket hashes its subject, as `limits` were hashed. */
+    hashes: KeyedHashes;
+  },
+): Promise<CountedOutcome<PrecheckedInstallCode | ApiError>> {
+  // A code with another product's prefix cannot exist here: it is looked up as no code at all.
+  const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
+  const binding = await readCodeBinding(db, { canonical: normalisedCode, hash: codeHash });
+  const addressRefusal = addressProblem(binding, sighting.ip);
+  const checks = limitsFor({ binding, observedIp: sighting.ip, route: 'precheck', checks: limits, hashes });
+  return countedStatement<PrecheckedInstallCode | ApiError>(db, checks, now, async (buckets) => {
+    type Row = {
+      exhausted: boolean | null;
+      counts: BucketCount[] | null;
+      id: string | null;
+      status: InstallCodeRow['status'] | null;
+      expires_at: string | null;
+      approval: InstallCodeRow['approval'];
+    };
+    const [row] = await runStatement<Row, PrecheckParams>(db, PRECHECK, {
+      buckets,
+      code_hash: codeHash,
+      address_allowed: addressRefusal === undefined,
+      now: now.toISOString(),
+      machine_id: sighting.machineId,
+      ssh_fingerprint: sighting.sshFingerprint,
+      ip: sighting.ip,
+      precheck_id: precheckId,
+      installer_version: sighting.installerVersion,
+    });
+    const code =
+      row!.id === null
+        ? undefined
+        : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
+    const problem = installCodeProblem(code, now);
+    if (problem) return { counts: row!.counts, value: problem };
+    if (addressRefusal) return { counts: row!.counts, value: addressRefusal };
+    if (row!.exhausted) return { counts: row!.counts, value: new ApiError('install_code_exhausted') };
+    // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
+    if (code!.approval === 'approved') return { counts: row!.counts, value: approvedForAnotherPrecheck() };
+    // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.
+    return {
+      counts: row!.counts,
+      value: {
+        id: code!.id,
+        expiresAt: code!.expiresAt,
+        approval: code!.approval === null ? 'not_required' : 'pending',
+        codeHash: codeHash!,
+      },
+    };
+  });
+}
