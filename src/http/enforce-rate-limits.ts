@@ -54,9 +54,10 @@ export function applyRateLimitDecision(c: Context<AppEnv>, decision: RateLimitDe
   });
 }
 
-/** What a counted statement answered once its decision is applied (headers set, or 429 thrown). */
+/** What a counted step answered once its decision is applied (headers set, or 429 thrown); its refusal thrown. */
 export function admitCounted<T>(c: Context<AppEnv>, outcome: CountedOutcome<T>): T {
   applyRateLimitDecision(c, outcome.decision);
+  if (outcome.refusal) throw outcome.refusal;
   return outcome.value as T;
 }
 

@@ -49,7 +49,7 @@ export interface ActivateRules {
  * 5. then one statement counts the request in every limit and claims the code (`createActivation`); a code with
  *    `uses` > 1 meets the operator's decision on this precheck first (`fleetApprovalGate`) and takes one use.
  * Answers as a counted statement does: the limits' decision (for the headers, or 429), and the activation
- * or the error of the request.
+ * or its refusal.
  */
 export async function activateInstallCode(
   db: Database,
@@ -72,14 +72,17 @@ export async function activateInstallCode(
     keys: KeyRing;
     rules: ActivateRules;
   },
-): Promise<CountedOutcome<CreatedActivation | ApiError>> {
+): Promise<CountedOutcome<CreatedActivation>> {
   assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
   const codeHash = sha256Hex(request.installCode);
-  const precheck = await checkPrecheckToken(keys, request, codeHash, now);
-  const binding =
-    'problem' in precheck ? undefined : await readCodeBinding(db, { canonical: request.installCode, hash: codeHash });
+  let precheck: AdmittingPrecheck;
+  try {
+    precheck = await admittingPrecheck(keys, request, codeHash, now);
+  } catch (refusal) {
+    return refusedAfterCounting(db, senderChecks(limits), now, refusal);
+  }
+  const binding = await readCodeBinding(db, { canonical: request.installCode, hash: codeHash });
   const checks = limitsFor({ binding, observedIp: request.observedIp, route: 'activate', checks: limits, hashes });
-  if ('problem' in precheck) return refusedAfterCounting(db, senderChecks(checks), now, precheck.problem);
   const bindingRefusal = addressProblem(binding, request.observedIp) ?? hostnameProblem(binding, request.hostname);
   if (bindingRefusal) return refusedAfterCounting(db, senderChecks(checks), now, bindingRefusal);
   const fleetCodeId = binding && binding.uses > 1 ? binding.id : undefined;
@@ -138,7 +141,7 @@ function approvalWait(
   hashes: KeyedHashes,
   precheckJti: string,
   now: Date,
-): Promise<CountedOutcome<ApiError>> {
+): Promise<CountedOutcome<never>> {
   const wait = [
     {
       policy: approvalWaitPolicy,
@@ -155,39 +158,41 @@ function approvalWait(
   );
 }
 
-/** Counts the request in `checks` alone (a statement of its own), and refuses it with `problem` when admitted. */
+/**
+ * Counts the request in `checks` alone (a statement of its own), and refuses it with `refusal` when admitted: a
+ * refusal found before the step's own counting statement is counted all the same (DESIGN §6). Anything thrown
+ * that is not a refusal is not counted: it goes on up.
+ */
 async function refusedAfterCounting(
   db: Database,
   checks: RateLimitCheck[],
   now: Date,
-  problem: ApiError,
-): Promise<CountedOutcome<ApiError>> {
+  refusal: unknown,
+): Promise<CountedOutcome<never>> {
+  if (!(refusal instanceof ApiError)) throw refusal;
   const decision = await consumeRateLimits(db, checks, now);
-  return decision.admitted ? { decision, value: problem } : { decision };
+  return decision.admitted ? { decision, refusal } : { decision };
 }
 
-/** The precheck token's jti when it admits this activate, or why it does not (401 or 403); checked without the database. */
-async function checkPrecheckToken(
+interface AdmittingPrecheck {
+  jti: string;
+  precheckId: string | undefined;
+}
+
+/** The precheck token's jti when it admits this activate; checked without the database. Refuses with 401 or 403. */
+async function admittingPrecheck(
   keys: KeyRing,
   request: ActivateRequest,
   codeHash: string,
   now: Date,
-): Promise<{ jti: string; precheckId: string | undefined } | { problem: ApiError }> {
-  let precheck: Awaited<ReturnType<typeof verifyPrecheckToken>>;
-  try {
-    precheck = await verifyPrecheckToken(keys, request.precheckToken, now);
-  } catch (error) {
-    if (error instanceof ApiError) return { problem: error };
-    throw error;
-  }
+): Promise<AdmittingPrecheck> {
+  const precheck = await verifyPrecheckToken(keys, request.precheckToken, now);
   if (precheck.codeHash !== codeHash)
-    return {
-      problem: new ApiError(
-        'precheck_token_invalid',
-        'This precheck token was made for another install code; run the precheck again.',
-      ),
-    };
+    throw new ApiError(
+      'precheck_token_invalid',
+      'This precheck token was made for another install code; run the precheck again.',
+    );
   if (precheck.machineId !== request.machineId || precheck.sshFingerprint !== request.sshFingerprint)
-    return { problem: new ApiError('machine_mismatch') };
+    throw new ApiError('machine_mismatch');
   return { jti: precheck.jti, precheckId: precheck.precheckId };
 }

@@ -52,7 +52,7 @@ export async function createActivation(
     /** The id of the code when it has `uses` > 1 (DESIGN §22): a use is taken with the code's row locked. */
     fleetCodeId?: string | undefined;
   },
-): Promise<CountedOutcome<CreatedActivation | ApiError>> {
+): Promise<CountedOutcome<CreatedActivation>> {
   const id = randomId('act_', 8);
   const installTokenJti = installTokenJtiFor(input.precheckJti, id);
   const installTokenJtiHash = sha256Hex(installTokenJti);
@@ -140,7 +140,9 @@ export async function createActivation(
   const unclaimed = fleetCodeId
     ? await unclaimedFleetActivation(db, fleetCodeId, input, now, row.refused)
     : await unclaimedActivation(db, input, now, row.refused);
-  return { decision: outcome.decision, value: unclaimed };
+  return unclaimed instanceof ApiError
+    ? { decision: outcome.decision, refusal: unclaimed }
+    : { decision: outcome.decision, value: unclaimed };
 }
 
 const LOCK_CODE = namedStatement<{ id: string }>('select from install_codes where id = :id for update');

@@ -76,7 +76,7 @@ from (select 1) as one left join install_codes c on c.code_hash = :code_hash`);
  * exist only in the limits that count the sender, so made-up codes cannot spend a machine's budget) and, when
  * the code is `issued` and unexpired, notes the machine that prechecked it, so the page that issued it
  * can say who did; a code issued with approval keeps each precheck (`precheckId`) for the person to
- * approve or deny. Answers the code, or the error an unusable code gives.
+ * approve or deny. Answers the code, or as its refusal the error an unusable code gives.
  */
 export async function precheckInstallCode(
   db: Database,
@@ -98,13 +98,13 @@ export async function precheckInstallCode(
     /** How a fleet code's own bucket hashes its subject, as `limits` were hashed. */
     hashes: KeyedHashes;
   },
-): Promise<CountedOutcome<PrecheckedInstallCode | ApiError>> {
+): Promise<CountedOutcome<PrecheckedInstallCode>> {
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
   const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
   const binding = await readCodeBinding(db, { canonical: normalisedCode, hash: codeHash });
   const addressRefusal = addressProblem(binding, sighting.ip);
   const checks = limitsFor({ binding, observedIp: sighting.ip, route: 'precheck', checks: limits, hashes });
-  return countedStatement<PrecheckedInstallCode | ApiError>(db, checks, now, async (buckets) => {
+  return countedStatement<PrecheckedInstallCode>(db, checks, now, async (buckets) => {
     type Row = {
       exhausted: boolean | null;
       counts: BucketCount[] | null;
@@ -129,11 +129,11 @@ export async function precheckInstallCode(
         ? undefined
         : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
     const problem = installCodeProblem(code, now);
-    if (problem) return { counts: row!.counts, value: problem };
-    if (addressRefusal) return { counts: row!.counts, value: addressRefusal };
-    if (row!.exhausted) return { counts: row!.counts, value: new ApiError('install_code_exhausted') };
+    if (problem) return { counts: row!.counts, refusal: problem };
+    if (addressRefusal) return { counts: row!.counts, refusal: addressRefusal };
+    if (row!.exhausted) return { counts: row!.counts, refusal: new ApiError('install_code_exhausted') };
     // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
-    if (code!.approval === 'approved') return { counts: row!.counts, value: approvedForAnotherPrecheck() };
+    if (code!.approval === 'approved') return { counts: row!.counts, refusal: approvedForAnotherPrecheck() };
     // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.
     return {
       counts: row!.counts,

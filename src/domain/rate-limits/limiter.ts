@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.js';
+import type { ApiError } from '../../errors.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { UNKEYED_HASHES, type KeyedHashes } from '../tokens/keyed-hashes.js';
@@ -128,10 +129,21 @@ export async function readBucketCounts(
   );
 }
 
-/** A counted statement's outcome: admitted with what the statement answered, or refused (nothing counted, nothing changed). */
+/**
+ * A counted step's outcome (docs/development.md, "Errors"): admitted, with what the step answered or with the
+ * request's own refusal (counted all the same); or refused by a limit (nothing counted, nothing changed).
+ * `admitCounted` in the route throws the 429 or the refusal, so no route looks inside.
+ */
 export type CountedOutcome<T> =
-  | { decision: RateLimitDecision & { admitted: true }; value: T }
-  | { decision: RateLimitDecision & { admitted: false }; value?: undefined };
+  | { decision: RateLimitDecision & { admitted: true }; value: T; refusal?: undefined }
+  | { decision: RateLimitDecision & { admitted: true }; refusal: ApiError; value?: undefined }
+  | { decision: RateLimitDecision & { admitted: false }; value?: undefined; refusal?: undefined };
+
+/** What a counted statement answered: its counts, and the step's value or its refusal. */
+export type CountedAnswer<T> = { counts: BucketCount[] | null } & (
+  | { value: T; refusal?: undefined }
+  | { refusal: ApiError; value?: undefined }
+);
 
 /**
  * Runs a statement that counts the request with `COUNTED_CTE` (handed the value of its `:buckets`), and
@@ -142,10 +154,10 @@ export async function countedStatement<T>(
   db: Database,
   checks: RateLimitCheck[],
   now: Date,
-  run: (buckets: string) => Promise<{ counts: BucketCount[] | null; value: T }>,
+  run: (buckets: string) => Promise<CountedAnswer<T>>,
 ): Promise<CountedOutcome<T>> {
   const buckets = bucketsParam(checks, now);
-  let answer: { counts: BucketCount[] | null; value: T };
+  let answer: CountedAnswer<T>;
   try {
     answer = await run(buckets);
   } catch (error) {
@@ -153,7 +165,8 @@ export async function countedStatement<T>(
     const counts = await runStatement<BucketCount, BucketsParam>(db, READ_COUNTS, { buckets });
     return { decision: refusedDecision(checks, counts, now) };
   }
-  return { decision: admittedDecision(checks, answer.counts ?? [], now), value: answer.value };
+  const decision = admittedDecision(checks, answer.counts ?? [], now);
+  return answer.refusal ? { decision, refusal: answer.refusal } : { decision, value: answer.value as T };
 }
 
 /** Counts the request in every applicable bucket, or in none: one statement (see `COUNTED_CTE`). */

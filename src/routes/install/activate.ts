@@ -2,7 +2,6 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import { activateInstallCode } from '../../domain/activations/activate.js';
 import { signInstallToken } from '../../domain/tokens/install-step-tokens.js';
-import { ApiError } from '../../errors.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { approvalWaitPolicy } from '../../domain/rate-limits/policies.js';
 import { normaliseAddress } from '../../domain/client-addresses.js';
@@ -165,7 +164,6 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
       rules: deps.config,
     });
     const activation = admitCounted(c, outcome);
-    if (activation instanceof ApiError) throw activation;
     const observed = c.get('observedIp');
     const token = await signInstallToken(
       deps.keys,

@@ -6,7 +6,6 @@ import { assertInstallerSupported } from '../../domain/activations/installer-ver
 import { randomId } from '../../domain/tokens/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens/install-step-tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
-import { ApiError } from '../../errors.js';
 import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -126,7 +125,6 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
         hashes: deps.keyedHashes,
       }),
     );
-    if (code instanceof ApiError) throw code;
     const shown = code.approval === 'pending' ? precheckId : undefined;
     const expiresAt = wholeSecond(
       new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())),
