@@ -1,8 +1,8 @@
+import { showActivation } from '../../domain/admin-lists/object-shows.js';
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listActivations, type ActivationListItem } from '../../domain/admin-lists/activation-list.js';
-import { eventsOf } from '../../domain/admin-lists/object-events.js';
 import { serverHealth, type HealthThresholds } from '../../domain/admin-lists/server-list.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
@@ -161,14 +161,9 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { activation_id: id } = c.req.valid('param');
-    const { item, history } = await c.get('read')(async (reader) => {
-      const [item] = (await listActivations(reader, { id, limit: 1 })).items;
-      return {
-        item,
-        history: item ? await eventsOf(reader, { kind: 'act_', id, createdAt: item.activation.createdAt }) : [],
-      };
-    });
-    if (!item) throw new ApiError('activation_not_found');
+    const shown = await c.get('read')((reader) => showActivation(reader, id));
+    if (!shown) throw new ApiError('activation_not_found');
+    const { item, history } = shown;
     return c.json(
       {
         data: { ...toRecord(item, deps.clock.now(), thresholds), events: history.map(toEventRecord) },

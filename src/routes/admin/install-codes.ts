@@ -1,12 +1,11 @@
+import { showInstallCode } from '../../domain/admin-lists/object-shows.js';
 import { createRoute } from '@hono/zod-openapi';
 import { codeApproval } from '../../domain/install-codes/approval.js';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin-lists/install-code-list.js';
-import { eventsOf } from '../../domain/admin-lists/object-events.js';
-import { operatorPrechecksOf, type OperatorPrecheck } from '../../domain/install-codes/operator-prechecks.js';
+import type { OperatorPrecheck } from '../../domain/install-codes/operator-prechecks.js';
 import type { ActivationRow } from '../../domain/activations/activation-rows.js';
-import { codeActivations } from '../../domain/install-codes/code-activations.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
@@ -166,22 +165,14 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
 
   app.openapi(show, async (c) => {
     const { install_code_id: id } = c.req.valid('param');
-    const { item, history, prechecks, made } = await c.get('read')(async (reader) => {
-      const [item] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
-      if (!item) return { item, history: [], prechecks: [], made: [] };
-      return {
-        item,
-        history: await eventsOf(reader, { kind: 'ic_', id, createdAt: item.code.issuedAt }),
-        prechecks: await operatorPrechecksOf(reader, item.code),
-        made: await codeActivations(reader, item.code),
-      };
-    });
-    if (!item) throw new ApiError('install_code_not_found');
+    const shown = await c.get('read')((reader) => showInstallCode(reader, id, deps.clock.now()));
+    if (!shown) throw new ApiError('install_code_not_found');
+    const { item, history, prechecks, activations } = shown;
     return c.json(
       {
         data: {
           ...toRecord(item),
-          activations: made.map(toCodeActivation),
+          activations: activations.map(toCodeActivation),
           prechecks: prechecks.map(toPrecheckRecord),
           events: history.map(toEventRecord),
         },

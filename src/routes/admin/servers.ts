@@ -1,8 +1,8 @@
+import { showServer } from '../../domain/admin-lists/object-shows.js';
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listServers, type ServerListItem } from '../../domain/admin-lists/server-list.js';
-import { eventsOf } from '../../domain/admin-lists/object-events.js';
 import { COPIED_AGENT_ALTERNATIONS, revokeServer } from '../../domain/servers/registration.js';
 import { ApiError } from '../../errors.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
@@ -131,14 +131,9 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
   app.openapi(show, async (c) => {
     const { server_id: id } = c.req.valid('param');
     const thresholds = { deadAfterSeconds: deps.config.serverDeadAfterSeconds };
-    const { item, history } = await c.get('read')(async (reader) => {
-      const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
-      return {
-        item,
-        history: item ? await eventsOf(reader, { kind: 'srv_', id, createdAt: item.server.registeredAt }) : [],
-      };
-    });
-    if (!item) throw new ApiError('server_not_found');
+    const shown = await c.get('read')((reader) => showServer(reader, id, deps.clock.now(), thresholds));
+    if (!shown) throw new ApiError('server_not_found');
+    const { item, history } = shown;
     return c.json(
       {
         data: { ...toRecord(item), events: history.map(toEventRecord) },

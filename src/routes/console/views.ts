@@ -1,6 +1,6 @@
+import { showActivation, showInstallCode, showServer } from '../../domain/admin-lists/object-shows.js';
 import type { Context, Hono } from 'hono';
 import type { ConsoleAssets, ConsoleViewer } from '../../console/console-frame.js';
-import { operatorPrechecksOf } from '../../domain/install-codes/operator-prechecks.js';
 import { activationDetailView, codeDetailView, serverDetailView, type DoneNotice } from '../../console/detail-views.js';
 import {
   ACTIVATION_STATUSES,
@@ -20,9 +20,7 @@ import { stateCounts } from '../../domain/admin-lists/state-counts.js';
 import { listActivations } from '../../domain/admin-lists/activation-list.js';
 import { listEvents } from '../../domain/admin-lists/event-list.js';
 import { listInstallCodes } from '../../domain/admin-lists/install-code-list.js';
-import { codeActivations } from '../../domain/install-codes/code-activations.js';
 import { codeActivationsSection, decidedNote, pendingPrechecksSection } from '../../console/fleet-code-views.js';
-import { eventsOf } from '../../domain/admin-lists/object-events.js';
 import { DEFAULT_PAGE_SIZE } from '../../domain/admin-lists/pagination.js';
 import { listServers } from '../../domain/admin-lists/server-list.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-trail.js';
@@ -121,20 +119,14 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/codes/:id', async (c) => {
     const id = c.req.param('id');
-    const { item, history } = await c.get('read')(async (reader) => {
-      const [found] = (await listInstallCodes(reader, { id, limit: 1 }, deps.clock.now())).items;
-      if (!found) return { item: undefined, history: [] };
-      return {
-        item: { ...found, prechecks: await operatorPrechecksOf(reader, found.code) },
-        history: await eventsOf(reader, { kind: 'ic_', id, createdAt: found.code.issuedAt }),
-      };
-    });
-    if (!item) throw notFound('install code', id);
+    const shown = await c.get('read')((reader) => showInstallCode(reader, id, deps.clock.now()));
+    if (!shown) throw notFound('install code', id);
     // The same show as the admin API's: a fleet code's activations and the machines waiting for an operator.
+    const item = { ...shown.item, prechecks: shown.prechecks };
+    const { history } = shown;
     const fleet = item.code.operator !== null;
-    const made = fleet && item.code.uses > 1 ? await c.get('read')((reader) => codeActivations(reader, item.code)) : [];
     const waiting = item.prechecks.filter((p) => p.approval === 'pending');
-    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(made) : ''}${fleet && item.code.approval !== null ? pendingPrechecksSection(viewer(c), id, waiting) : ''}`;
+    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(shown.activations) : ''}${fleet && item.code.approval !== null ? pendingPrechecksSection(viewer(c), id, waiting) : ''}`;
     return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c), sections));
   });
 
@@ -149,14 +141,9 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/activations/:id', async (c) => {
     const id = c.req.param('id');
-    const { item, history } = await c.get('read')(async (reader) => {
-      const [item] = (await listActivations(reader, { id, limit: 1 })).items;
-      return {
-        item,
-        history: item ? await eventsOf(reader, { kind: 'act_', id, createdAt: item.activation.createdAt }) : [],
-      };
-    });
-    if (!item) throw notFound('activation', id);
+    const shown = await c.get('read')((reader) => showActivation(reader, id));
+    if (!shown) throw notFound('activation', id);
+    const { item, history } = shown;
     return answerView(c, assets, activationDetailView(viewer(c), item, history, doneOf(c)));
   });
 
@@ -176,14 +163,9 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/servers/:id', async (c) => {
     const id = c.req.param('id');
-    const { item, history } = await c.get('read')(async (reader) => {
-      const [item] = (await listServers(reader, { id, limit: 1 }, deps.clock.now(), thresholds)).items;
-      return {
-        item,
-        history: item ? await eventsOf(reader, { kind: 'srv_', id, createdAt: item.server.registeredAt }) : [],
-      };
-    });
-    if (!item) throw notFound('server', id);
+    const shown = await c.get('read')((reader) => showServer(reader, id, deps.clock.now(), thresholds));
+    if (!shown) throw notFound('server', id);
+    const { item, history } = shown;
     return answerView(c, assets, serverDetailView(viewer(c), item, history, doneOf(c)));
   });
 
