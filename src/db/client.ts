@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
-import type { Database, DatabaseHandle, PoolStats } from './database.js';
+import type { Database, DatabaseHandle } from './database.js';
 import { openPostgres, type PostgresOptions } from './postgres-pool.js';
 import * as schema from './schema.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
