@@ -6,7 +6,7 @@
 # Needs chromium (CHROME_PATH, default /usr/bin/chromium) and npx (lighthouse is fetched by npx).
 # CATEGORIES: what to score, comma-separated (default performance; the console's measurement adds
 # accessibility). COOKIE: a Cookie header sent with every request (a console session: see
-# docs/development.md, Measurements).
+# docs/measurements.md).
 set -eu
 
 RUNS="${RUNS:-3}"

@@ -39,7 +39,7 @@ const TRACE_FLUSH_MS = 3000;
  * stood at about 80 MB above what survives (+97 MiB of RSS) before each full collection; at 1.3 times,
  * about 25 MB. It is no limit: the heap may still grow as large as V8 allows, only with full collections
  * more often when it does (measured: 19 instead of 4 over 174,000 exported rows, V8's incremental and
- * concurrent marking, the CPU per row within the noise). docs/development.md, "Measurements".
+ * concurrent marking, the CPU per row within the noise). docs/measurements.md.
  */
 const HEAP_GROWING_PERCENT = 30;
 

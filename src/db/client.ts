@@ -59,7 +59,7 @@ const pgliteSettings = ['-c', 'shared_buffers=16MB'];
  * never returned to the system (`/proc/PID/smaps` on Node 20: 87 MB of 64 MB-aligned arenas, 8 MB
  * with Liftoff only; on Node 24 the process peaked at 770 MB instead of 240 MB), and took about a
  * second of CPU on this 2-core machine. Liftoff's code costs some CPU per query instead
- * (docs/development.md, "Measurements"). Two process-wide V8 flags, read when WebAssembly is compiled (nothing else in this
+ * (docs/measurements.md). Two process-wide V8 flags, read when WebAssembly is compiled (nothing else in this
  * process compiles any): `--liftoff-only`, which Node 24 ignores when set at run time, and a
  * tiering budget too large to be spent, which all of Node 20, 22 and 24 honour.
  */

@@ -39,7 +39,7 @@ interface SelectQuery<Row> extends PromiseLike<Row[]> {
  * as the admin lists select): the rows read as arrays and made into drizzle's objects by a mapper made
  * once per query, an object of columns left null by its outer join being null as drizzle makes it (its
  * first column null). drizzle's own mapping asks, of every column of every row, what kind of field it is:
- * ~3 µs a row of an export of activations (docs/development.md, "NDJSON export").
+ * ~3 µs a row of an export of activations (docs/measurements.md, "NDJSON export").
  */
 export async function selectRows<Row>(db: Database, query: SelectQuery<Row>): Promise<Row[]> {
   const { sql: text, params } = query.toSQL();

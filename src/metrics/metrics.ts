@@ -95,7 +95,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   /**
    * Each method, status and route pattern's answers, counted in plain numbers that prom-client reads at the
    * scrape, and its duration series, looked up once. prom-client's `inc()` checks and joins the labels on every
-   * call, a child series' too (docs/development.md, Measurements, "Counters in plain numbers"); its histogram has
+   * call, a child series' too (docs/measurements.md, "Counters in plain numbers"); its histogram has
    * no way to be handed counts, so its `observe()` stays. A reset of the registry (`resetMetrics()`, which the
    * service never calls) does not reach these counts: the next scrape reads them again. Bounded as the series
    * are: routes are patterns, and Node's parser knows a fixed set of methods.

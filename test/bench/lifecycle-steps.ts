@@ -56,7 +56,7 @@ export function createInstalls(count: number, run: number): Install[] {
 /**
  * The warm-up before a server is measured (`BENCH_WARM_UP` installs, each step for all of them at the
  * measured concurrency before the next step): measured from its first requests, a server is still being
- * compiled (docs/development.md, "The hot steps, the start and the export on a fast machine").
+ * compiled (docs/measurements.md, "The hot steps, the start and the export on a fast machine").
  */
 export async function warmUp(service: StepClient, installs: Install[], concurrency: number): Promise<void> {
   for (const step of LIFECYCLE)

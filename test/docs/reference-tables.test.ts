@@ -94,7 +94,8 @@ describe('the reference tables of the guides', () => {
     const document = JSON.parse(readFileSync(join(repoRoot, 'openapi/openapi.json'), 'utf8')) as {
       info: { description: string };
     };
-    for (const guide of docPages.filter((p) => p.startsWith('docs/')))
+    // docs/measurements.md is no reader's guide but the bench's record, reached from docs/development.md.
+    for (const guide of docPages.filter((p) => p.startsWith('docs/') && p !== 'docs/measurements.md'))
       expect(document.info.description).toContain(`\`${guide}\``);
   });
 

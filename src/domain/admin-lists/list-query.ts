@@ -41,7 +41,7 @@ const NEXT_HEX: Record<string, string> = Object.fromEntries(
  * The ids (`prefix` and hex, as `randomId` makes them) that start with `text`, case-insensitive, given
  * with or without their `prefix`: a range of the primary key. Any other text starts no id (undefined).
  * An id is found by its start, not by any part: a trigram index over random ids cost every insert
- * ~17 keys of its own in a large index (DESIGN §21, docs/development.md).
+ * ~17 keys of its own in a large index (DESIGN §21, docs/measurements.md).
  */
 function idStarting(id: PgColumn, prefix: string, text: string | undefined): SQL | undefined {
   const lower = text?.toLowerCase();

@@ -68,7 +68,7 @@ export function afterCursor(
   // A row comparison, not `time < t or (time = t and id < id)`: PostgreSQL reads it as one range of the
   // (time, id) index each list has, so a page starts where the last one ended instead of scanning the
   // index from the top past every row already given (an export of a million rows read each page's
-  // predecessors again: 5,000 rows/s). docs/development.md, "Measurements", has both plans.
+  // predecessors again: 5,000 rows/s). docs/measurements.md has both plans.
   const after = sql`(${time}, ${id}) < (${at.toISOString()}::timestamptz, ${lastId})`;
   return { where: and(lte(time, at), after), orderBy };
 }

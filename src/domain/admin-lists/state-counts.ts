@@ -25,7 +25,7 @@ export interface StateCounts {
  * One statement, each table read once. Codes and activations are read through an index on an expiry
  * (only the live ones: a few minutes' or an hour's worth), pending deliveries through their partial index;
  * servers are counted whole (their health follows from each one's last check-in, which is not indexed so
- * that a check-in stays a HOT update): docs/development.md, "Measurements", has its cost at a million.
+ * that a check-in stays a HOT update): docs/measurements.md has its cost at a million.
  */
 function fleetStatement(now: Date, thresholds: HealthThresholds): SQL {
   const at = sql`${now.toISOString()}::timestamptz`;

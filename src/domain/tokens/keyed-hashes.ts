@@ -52,7 +52,7 @@ export function hmacSha256Hex(key: Buffer): (text: string) => string {
     inner.copy(message, 0);
     message.write(text, BLOCK_BYTES, 'utf8');
     // The inner digest as a 'binary' (latin1) string, one character a byte, written into the outer block: on
-    // Node 20 a digest answered as a Buffer costs more than the hash itself (docs/development.md, Measurements,
+    // Node 20 a digest answered as a Buffer costs more than the hash itself (docs/measurements.md,
     // "Counters in plain numbers, the HMAC's inner digest").
     outer.write(hash('sha256', message, 'binary'), BLOCK_BYTES, 'binary');
     return hash('sha256', outer, 'hex');
