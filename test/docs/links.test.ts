@@ -1,6 +1,8 @@
 /**
  * Every relative link of the README, the guides and the clients' manuals leads to a file of the
- * repository, and every `#anchor` to a heading of its page, as GitHub names headings.
+ * repository, and every `#anchor` to a heading of its page, as GitHub names headings. Every path of the
+ * repository the README and the guides name (`src/…`, `test/…`) exists, so a recipe never sends a reader
+ * to a file that moved.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -29,6 +31,15 @@ function anchorsOf(page: string): Set<string> {
   return anchors;
 }
 
+/**
+ * The paths under src/, test/, scripts/, clients/ or bin/ a text names that do not exist. A path inside another
+ * (`dist/src/main.js`, `/usr/bin/chromium`) is not one, nor a pattern (`console-<name>.test.ts`, `0015_…`).
+ */
+function missingPaths(text: string): string[] {
+  const named = text.matchAll(/(?<![\w/.<>-])((?:src|test|scripts|clients|bin)\/[\w./-]*[\w/])(?![\w<…*-])/g);
+  return [...named].map((m) => m[1]!.replace(/\.+$/, '')).filter((path) => !existsSync(join(repoRoot, path)));
+}
+
 const pages = [...docPages, ...clientManuals];
 
 describe('links', () => {
@@ -43,6 +54,17 @@ describe('links', () => {
       return anchor !== undefined && (!file.endsWith('.md') || !anchorsOf(file).has(anchor));
     });
     expect(broken).toEqual([]);
+  });
+
+  it.each(docPages)('every path of the repository %s names exists', (page) => {
+    expect(missingPaths(readPage(page))).toEqual([]);
+  });
+
+  it('the path check finds a planted path that does not exist, and passes over patterns and paths inside others', () => {
+    const planted =
+      'See `src/domain/events/event-trail.ts`, `src/domain/nowhere.ts` and src/cli/, run dist/src/main.js, ' +
+      'write `test/console/console-<name>.test.ts`, start /usr/bin/chromium.';
+    expect(missingPaths(planted)).toEqual(['src/domain/nowhere.ts']);
   });
 
   it('the README links every guide', () => {

@@ -1,11 +1,12 @@
 /**
  * The guides' reference tables stay true to the code they describe: error codes and statuses, the
  * environment variables, the npm scripts, the scripts/ folder, the shell client's exit codes, the
- * supported Node versions, and the guides the OpenAPI document names.
+ * supported Node versions, the guides the OpenAPI document names, and the event types.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/domain/events/event-trail.js';
 import { errorCatalog, errorCodes } from '../../src/errors.js';
 import { blocksOf, configurationVariables, docPages, readPage, repoRoot } from './doc-blocks.js';
 
@@ -27,6 +28,28 @@ function shellExitCodes(): Map<string, number> {
     for (const name of m[1]!.split('|').map((n) => n.trim())) codes.set(name, Number(m[2]));
   }
   return codes;
+}
+
+/**
+ * The event types the first cells of a section's table name. A cell may name several, and a type written
+ * `.verb` takes the object of the type before it in its cell (`webhook_endpoint.created`, `.paused`).
+ */
+function tableEventTypes(table: string): string[] {
+  return [...table.matchAll(/^\| (`[^|]*`[^|]*?) +\|/gm)].flatMap((row) => {
+    let object = '';
+    return [...row[1]!.matchAll(/`([a-z_]*)\.([a-z_]+)`/g)].map(([, named, verb]) => {
+      object = named || object;
+      return `${object}.${verb}`;
+    });
+  });
+}
+
+/** What a table of event types lacks and what it names that is no type, by name. */
+function eventTableDifferences(listed: string[], types: readonly string[]) {
+  return {
+    missing: types.filter((type) => !listed.includes(type)),
+    unknown: listed.filter((type) => !types.includes(type)),
+  };
 }
 
 describe('the reference tables of the guides', () => {
@@ -66,6 +89,36 @@ describe('the reference tables of the guides', () => {
     const named = [...layout.matchAll(/^([\w./-]+\/[\w.-]+\.[a-z]+)\s/gm)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(10);
     for (const file of named) expect(() => readFileSync(join(repoRoot, file)), file).not.toThrow();
+  });
+
+  it("docs/operators.md's event table names every event type, and nothing else", () => {
+    const listed = tableEventTypes(section('docs/operators.md', 'The event trail'));
+    expect(listed.length).toBeGreaterThan(20);
+    expect(eventTableDifferences(listed, EVENT_TYPES)).toEqual({ missing: [], unknown: [] });
+  });
+
+  it('the event table check names the types a planted table lacks and the rows that are no type', () => {
+    const planted = [
+      '| type | written by |',
+      '| --- | --- |',
+      '| `install_code.issued` | issue |',
+      '| `webhook_endpoint.created`, `.paused` | an operator |',
+      '| `install_code.misspelt` | nobody |',
+    ].join('\n');
+    expect(tableEventTypes(planted)).toEqual([
+      'install_code.issued',
+      'webhook_endpoint.created',
+      'webhook_endpoint.paused',
+      'install_code.misspelt',
+    ]);
+    expect(
+      eventTableDifferences(tableEventTypes(planted), [
+        'install_code.issued',
+        'install_code.revoked',
+        'webhook_endpoint.created',
+        'webhook_endpoint.paused',
+      ]),
+    ).toEqual({ missing: ['install_code.revoked'], unknown: ['install_code.misspelt'] });
   });
 
   it("both tables of the shell client's exit codes agree with the script that maps them", () => {
