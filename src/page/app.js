@@ -332,7 +332,7 @@
   replaceConfirm.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') keepCode();
   });
-  // watch.js cancelled a code this page no longer shows (after a reload) and the person asked for a new one.
+  // approval.js cancelled a code this page no longer shows (after a reload) and the person asked for a new one.
   document.addEventListener('slowdns:code-wanted', () => void requestCode());
   copyButton.addEventListener('click', () => void copyCode());
   // Background tabs run timers rarely; bring the countdown up to date as soon as the page is seen again.

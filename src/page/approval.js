@@ -1,12 +1,16 @@
 // @ts-check
-// The /slowdns page's third script, served as /slowdns/approval.js: for a code issued with "Ask me before
-// a machine can use this code" (DESIGN §14), shows each machine that prechecked it and lets the person
-// approve or deny it. watch.js tells it what the service says of the code (`slowdns:code-state`, with the
-// item); it answers a decision with `slowdns:code-decided`, carrying the code as the service now has it.
+// The /slowdns page's third script, served as /slowdns/approval.js: what the person decides about their
+// code. For a code issued with "Ask me before a machine can use this code" (DESIGN §14), it shows each
+// machine that prechecked it and lets the person approve or deny it; for any code still in play, it lets
+// them cancel it ("Not you? Cancel this code"). watch.js tells it what the service says of the code
+// (`slowdns:code-state`, with the item); it answers a decision with `slowdns:code-decided`, carrying the
+// code as the service now has it, and tells watch.js of a cancel with `slowdns:cancel-sent` and
+// `slowdns:cancel-answered`.
 'use strict';
 
 (() => {
   const DECIDE_URL = { approve: '/api/v2/slowdns/code/approve', deny: '/api/v2/slowdns/code/deny' };
+  const CANCEL_URL = '/api/v2/slowdns/code/cancel';
 
   const { element, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
     /** @type {unknown} */ (window)
@@ -14,6 +18,14 @@
   const section = element('approvals');
   const list = element('approval-list');
   const template = /** @type {HTMLTemplateElement} */ (element('approval-template'));
+  const watchState = element('watch-state');
+  const note = element('watch-note');
+  const cancelArea = element('cancel-area');
+  const cancelButton = element('cancel-button');
+  const cancelConfirm = element('cancel-confirm');
+  const cancelQuestion = element('cancel-question');
+  const cancelYes = element('cancel-yes');
+  const cancelNo = element('cancel-no');
 
   /**
    * @typedef {{ precheck_id: string, precheck_ip: string | null, machine_id_short: string, ssh_fingerprint: string,
@@ -27,6 +39,11 @@
   /** The item last shown: a decision names its code by it. @type {Item | undefined} */
   let current;
   let deciding = false;
+  /** The code as watch.js last showed it: the one a cancel is about. @type {Item | undefined} */
+  let shown;
+  let cancelling = false;
+  /** Whether the cancel controls, as last shown, also ask for a new code. */
+  let cancelAndReplace = false;
 
   /** What a decided machine's line says. */
   const DECIDED = {
@@ -196,14 +213,115 @@
     }
   }
 
+  /** watch.js's note, which a cancel borrows until its answer. @param {string} text @param {'info' | 'error'} [tone] */
+  function showNote(text, tone = 'info') {
+    note.textContent = text;
+    note.dataset.tone = tone;
+    note.hidden = !text;
+  }
+
+  /** @param {boolean} open */
+  function setConfirmOpen(open) {
+    cancelConfirm.hidden = !open;
+    cancelButton.setAttribute('aria-expanded', String(open));
+  }
+
+  /**
+   * The cancel controls: "Not you? Cancel this code", or, for a code this page can no longer show, the way
+   * forward: cancel it and get a new one.
+   * @param {boolean} andReplace
+   */
+  function setCancelWords(andReplace) {
+    if (andReplace === cancelAndReplace) return;
+    cancelAndReplace = andReplace;
+    cancelButton.textContent = andReplace ? 'Cancel it and get a new code' : 'Not you? Cancel this code';
+    cancelQuestion.textContent = andReplace
+      ? 'Cancel this code and get a new one? No machine will be able to use the old code, and an install that has not finished is stopped. This cannot be undone.'
+      : 'Cancel this code? No machine will be able to use it, and an install that has not finished is stopped. This cannot be undone.';
+    cancelYes.textContent = andReplace ? 'Yes, cancel it and get a new one' : 'Yes, cancel this code';
+  }
+
+  /** watch.js shows the cancel's answer (and takes its note back). @param {{ item?: Item, confirmed?: boolean }} detail */
+  const cancelAnswered = (detail) => document.dispatchEvent(new CustomEvent('slowdns:cancel-answered', { detail }));
+
+  async function cancel() {
+    if (cancelling || !shown) return;
+    cancelling = true;
+    const andReplace = cancelAndReplace;
+    cancelYes.setAttribute('aria-disabled', 'true');
+    cancelYes.setAttribute('aria-busy', 'true');
+    document.dispatchEvent(new CustomEvent('slowdns:cancel-sent'));
+    showNote('Cancelling the code…');
+    try {
+      const { response, body } = await post(CANCEL_URL, { install_code_id: shown.install_code_id });
+      cancelling = false;
+      if (response.ok && body?.data) {
+        cancelAnswered({ item: body.data });
+        // The cancel controls are gone: keep keyboard focus on what replaced them.
+        watchState.focus();
+        // app.js gets the new code (and moves the focus to its copy button).
+        if (andReplace) document.dispatchEvent(new CustomEvent('slowdns:code-wanted'));
+      } else if (body?.error && body.error.code === 'activation_confirmed') {
+        // watch.js follows the code again, to show the finished install.
+        cancelAnswered({ confirmed: true });
+        setConfirmOpen(false);
+        showNote(
+          'This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.',
+          'error',
+        );
+      } else {
+        cancelAnswered({});
+        showNote(
+          `The code could not be cancelled: ${body?.error?.message || `the service answered ${response.status}`}. Try again.`,
+          'error',
+        );
+      }
+    } catch {
+      cancelling = false;
+      cancelAnswered({});
+      showNote(
+        'The service could not be reached, so the code was not cancelled. Check your connection and try again.',
+        'error',
+      );
+    } finally {
+      cancelling = false;
+      cancelYes.removeAttribute('aria-disabled');
+      cancelYes.removeAttribute('aria-busy');
+    }
+  }
+
   document.addEventListener('slowdns:code-state', (event) => {
-    const { item } = /** @type {CustomEvent<{ item?: Item }>} */ (event).detail;
+    const { usable, item, cancellable, resumed } =
+      /** @type {CustomEvent<{ usable: boolean, item?: Item, cancellable: boolean, resumed: boolean }>} */ (event)
+        .detail;
     if (item) render(item);
+    shown = item;
+    setCancelWords(resumed && usable);
+    cancelArea.hidden = !cancellable;
+    if (!cancellable) setConfirmOpen(false);
   });
   document.addEventListener('slowdns:code-issued', () => {
     codeId = '';
     current = undefined;
     list.replaceChildren();
     section.hidden = true;
+    shown = undefined;
+    cancelArea.hidden = true;
+    setConfirmOpen(false);
+    setCancelWords(false);
   });
+  cancelButton.addEventListener('click', () => {
+    setConfirmOpen(true);
+    // The safe answer has the focus: a second Enter keeps the code.
+    cancelNo.focus();
+  });
+  const keepCode = () => {
+    setConfirmOpen(false);
+    cancelButton.focus();
+  };
+  cancelNo.addEventListener('click', keepCode);
+  cancelConfirm.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') keepCode();
+  });
+  cancelYes.addEventListener('click', () => void cancel());
 })();

@@ -1,19 +1,19 @@
 // @ts-check
 // The /slowdns page's second script, served as /slowdns/watch.js: follows what becomes of the install
-// code (which machine checked it, activated it, installed with it) and lets the person cancel it.
+// code (which machine checked it, activated it, installed with it) and says it in plain words.
 // app.js tells it about a new code with `slowdns:code-issued`; it answers with `slowdns:code-state`.
+// approval.js, where the person cancels the code, tells it when a cancel is sent and what it brought.
 'use strict';
 
 (() => {
   const STATUS_URL = '/api/v2/slowdns/code/status';
-  const CANCEL_URL = '/api/v2/slowdns/code/cancel';
   // Quick after a change, slower (up to POLL_MAX_MS) while nothing happens, slower still after errors.
   const POLL_FIRST_MS = 1_000;
   const POLL_MAX_MS = 5_000;
   const POLL_ERROR_MAX_MS = 30_000;
   const FAILURES_BEFORE_NOTE = 3;
 
-  const { element, request, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
+  const { element, request, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
     /** @type {unknown} */ (window)
   ).slowdnsPage;
   const watch = element('watch');
@@ -21,12 +21,6 @@
   const watchState = element('watch-state');
   const machineList = element('watch-machine');
   const note = element('watch-note');
-  const cancelArea = element('cancel-area');
-  const cancelButton = element('cancel-button');
-  const cancelConfirm = element('cancel-confirm');
-  const cancelQuestion = element('cancel-question');
-  const cancelYes = element('cancel-yes');
-  const cancelNo = element('cancel-no');
 
   /**
    * @typedef {{ hostname: string | null, public_ip: string | null, machine_id_short: string, ssh_fingerprint: string }} Machine
@@ -47,11 +41,10 @@
   let failures = 0;
   let delay = POLL_FIRST_MS;
   let locallyExpired = false;
+  /** A cancel is under way (approval.js): its note stays until its answer. */
   let cancelling = false;
   /** Following a code this page no longer shows (after a reload): it offers to cancel it and get a new one. */
   let resumed = false;
-  /** Whether the cancel controls, as last shown, also ask for a new code. */
-  let cancelAndReplace = false;
   /**
    * Status answers can arrive out of order (a poll in flight while the person cancels): each request is
    * numbered, and an answer older than the one on screen is dropped. A change's own answer (cancel) is
@@ -227,27 +220,6 @@
     note.hidden = !text;
   }
 
-  /** @param {boolean} open */
-  function setConfirmOpen(open) {
-    cancelConfirm.hidden = !open;
-    cancelButton.setAttribute('aria-expanded', String(open));
-  }
-
-  /**
-   * The cancel controls: "Not you? Cancel this code", or, for a code this page can no longer show, the way
-   * forward: cancel it and get a new one.
-   * @param {boolean} andReplace
-   */
-  function setCancelWords(andReplace) {
-    if (andReplace === cancelAndReplace) return;
-    cancelAndReplace = andReplace;
-    cancelButton.textContent = andReplace ? 'Cancel it and get a new code' : 'Not you? Cancel this code';
-    cancelQuestion.textContent = andReplace
-      ? 'Cancel this code and get a new one? No machine will be able to use the old code, and an install that has not finished is stopped. This cannot be undone.'
-      : 'Cancel this code? No machine will be able to use it, and an install that has not finished is stopped. This cannot be undone.';
-    cancelYes.textContent = andReplace ? 'Yes, cancel it and get a new one' : 'Yes, cancel this code';
-  }
-
   /** Why a code without its text is on screen after a reload, and what the person can do. @param {Item} item */
   function prefaceFor(item) {
     if (!resumed) return '';
@@ -276,13 +248,17 @@
     showMachine(item, status);
     stateNote = [prefaceFor(item), item.identity_in_use ? IDENTITY_IN_USE : '', view.note].filter(Boolean).join(' ');
     if (!cancelling) showNote(stateNote);
-    setCancelWords(resumed && item.usable && !locallyExpired);
-    cancelArea.hidden = !view.cancellable;
-    if (!view.cancellable) setConfirmOpen(false);
     if (view.final) stopFollowing();
     document.dispatchEvent(
       new CustomEvent('slowdns:code-state', {
-        detail: { hint: item.install_code_hint, status, usable: item.usable && !locallyExpired, item },
+        detail: {
+          hint: item.install_code_hint,
+          status,
+          usable: item.usable && !locallyExpired,
+          item,
+          cancellable: view.cancellable,
+          resumed,
+        },
       }),
     );
     return true;
@@ -354,55 +330,8 @@
     watch.dataset.state = 'waiting';
     machineList.hidden = true;
     showNote('');
-    cancelArea.hidden = true;
-    setConfirmOpen(false);
-    setCancelWords(false);
     watch.hidden = false;
     void poll();
-  }
-
-  async function cancel() {
-    if (cancelling || !shown) return;
-    cancelling = true;
-    const andReplace = cancelAndReplace;
-    cancelYes.setAttribute('aria-disabled', 'true');
-    cancelYes.setAttribute('aria-busy', 'true');
-    showNote('Cancelling the code…');
-    try {
-      const { response, body } = await post(CANCEL_URL, { install_code_id: shown.install_code_id });
-      cancelling = false;
-      if (response.ok && body?.data) {
-        show(body.data, ++asked);
-        showNote(stateNote);
-        // The cancel controls are gone: keep keyboard focus on what replaced them.
-        watchState.focus();
-        // app.js gets the new code (and moves the focus to its copy button).
-        if (andReplace) document.dispatchEvent(new CustomEvent('slowdns:code-wanted'));
-      } else if (body?.error && body.error.code === 'activation_confirmed') {
-        setConfirmOpen(false);
-        showNote(
-          'This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.',
-          'error',
-        );
-        polling = true;
-        void poll();
-      } else {
-        showNote(
-          `The code could not be cancelled: ${body?.error?.message || `the service answered ${response.status}`}. Try again.`,
-          'error',
-        );
-      }
-    } catch {
-      cancelling = false;
-      showNote(
-        'The service could not be reached, so the code was not cancelled. Check your connection and try again.',
-        'error',
-      );
-    } finally {
-      cancelling = false;
-      cancelYes.removeAttribute('aria-disabled');
-      cancelYes.removeAttribute('aria-busy');
-    }
   }
 
   /** After a reload the code itself is gone (it is shown once), but a code still in play is followed by its hint. */
@@ -429,21 +358,22 @@
     locallyExpired = true;
     if (shown) show(shown, onScreen);
   });
-  cancelButton.addEventListener('click', () => {
-    setConfirmOpen(true);
-    // The safe answer has the focus: a second Enter keeps the code.
-    cancelNo.focus();
+  document.addEventListener('slowdns:cancel-sent', () => {
+    cancelling = true;
   });
-  cancelNo.addEventListener('click', () => {
-    setConfirmOpen(false);
-    cancelButton.focus();
+  // approval.js: the cancel's answer, the code as it now is (`item`), or `confirmed` when an install had
+  // already finished; neither after an error.
+  document.addEventListener('slowdns:cancel-answered', (event) => {
+    const { item, confirmed } = /** @type {CustomEvent<{ item?: Item, confirmed?: boolean }>} */ (event).detail;
+    cancelling = false;
+    if (item) {
+      show(item, ++asked);
+      showNote(stateNote);
+    } else if (confirmed) {
+      polling = true;
+      void poll();
+    }
   });
-  cancelConfirm.addEventListener('keydown', (event) => {
-    if (event.key !== 'Escape') return;
-    setConfirmOpen(false);
-    cancelButton.focus();
-  });
-  cancelYes.addEventListener('click', () => void cancel());
   // approval.js: the person approved or denied a machine; the answer is the code as it now is.
   document.addEventListener('slowdns:code-decided', (event) => {
     const item = /** @type {CustomEvent<Item>} */ (event).detail;
