@@ -1,4 +1,4 @@
-import { loadAsset, type PageAsset } from '../page/page-assets.js';
+import { loadAsset, loadPageStyle, type PageAsset } from '../page/page-assets.js';
 
 /**
  * The console's files: the /slowdns page's stylesheet (colours, dark mode, buttons, cards), served again
@@ -7,8 +7,14 @@ import { loadAsset, type PageAsset } from '../page/page-assets.js';
  */
 export function loadConsoleAssets(): { pageStyle: PageAsset; style: PageAsset; script: PageAsset } {
   return {
-    pageStyle: loadAsset(new URL('../page/app.css', import.meta.url), '/admin/page.css', 'text/css; charset=utf-8'),
-    style: loadAsset(new URL('console.css', import.meta.url), '/admin/console.css', 'text/css; charset=utf-8'),
+    pageStyle: loadPageStyle('/admin/page.css'),
+    // console.css (the frame, forms, the overview's tiles and chart) then console-lists.css (tables, badges,
+    // facts, actions, and how they fold on a phone).
+    style: loadAsset(
+      [new URL('console.css', import.meta.url), new URL('console-lists.css', import.meta.url)],
+      '/admin/console.css',
+      'text/css; charset=utf-8',
+    ),
     script: loadAsset(new URL('console.js', import.meta.url), '/admin/console.js', 'text/javascript; charset=utf-8'),
   };
 }

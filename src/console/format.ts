@@ -8,7 +8,7 @@ export function when(date: Date | null | undefined): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
 }
 
-/** A state as a small label; `data-tone` colours it (console.css). */
+/** A state as a small label; `data-tone` colours it (console-lists.css). */
 export function badge(state: string): Html {
   return html`<span class="badge" data-state="${state}">${state.replaceAll('_', ' ')}</span>`;
 }
@@ -70,7 +70,7 @@ export function facts(pairs: [string, Html | string | number | null][]): Html {
 
 /**
  * A data table: a caption for screen readers, column headings, rows of cells, each cell labelled with its
- * heading (`data-label`): on a phone each row is a block of labelled lines (console.css), never wider than the screen.
+ * heading (`data-label`): on a phone each row is a block of labelled lines (console-lists.css), never wider than the screen.
  */
 export function dataTable(caption: string, headings: string[], rows: Html[][], emptyText: string): Html {
   if (rows.length === 0) return html`<p class="muted">${emptyText}</p>`;

@@ -12,9 +12,13 @@ export interface PageAsset {
   body: string;
 }
 
-/** A file read once (next to its module, so `npx tsx src/main.ts` from a fresh clone needs no build step), served at `path`. */
-export function loadAsset(file: URL, path: string, contentType: string): PageAsset {
-  const body = readFileSync(file, 'utf8');
+/**
+ * A file read once (next to its module, so `npx tsx src/main.ts` from a fresh clone needs no build step), served at
+ * `path`. A stylesheet too long for one file is written in parts, by concept, and served as one: joined by the
+ * blank line that separates rules, so the page still loads one stylesheet.
+ */
+export function loadAsset(file: URL | readonly URL[], path: string, contentType: string): PageAsset {
+  const body = (Array.isArray(file) ? file : [file]).map((part: URL) => readFileSync(part, 'utf8')).join('\n');
   const version = createHash('sha256').update(body).digest('hex').slice(0, 16);
   return { path, versionedUrl: `${path}?v=${version}`, version, contentType, body };
 }
@@ -40,6 +44,18 @@ export function loadPageAssets(): {
       '/slowdns/approval.js',
       'text/javascript; charset=utf-8',
     ),
-    style: loadAsset(new URL('app.css', import.meta.url), '/slowdns/app.css', 'text/css; charset=utf-8'),
+    style: loadPageStyle('/slowdns/app.css'),
   };
+}
+
+/**
+ * The page's stylesheet, served at `path` (the console serves it again under /admin): app.css (colours, dark
+ * mode, the card, buttons, the code) then watch.css (what became of the code, its machine, cancel and approval).
+ */
+export function loadPageStyle(path: string): PageAsset {
+  return loadAsset(
+    [new URL('app.css', import.meta.url), new URL('watch.css', import.meta.url)],
+    path,
+    'text/css; charset=utf-8',
+  );
 }
