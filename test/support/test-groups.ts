@@ -35,8 +35,9 @@ export const ONCE_FILES = [
   'test/contract/examples.test.ts',
   'test/contract/one-source.test.ts',
   'test/contract/response-validator.test.ts',
-  // The import rules, read from the sources with TypeScript's parser.
+  // The house's rules, read from the sources: the imports (with TypeScript's parser) and the files' lengths.
   'test/foundation/import-rules.test.ts',
+  'test/foundation/file-sizes.test.ts',
   // The `slowdns` command as a process (the functions it calls run in every pass: admin, pruning, start-up;
   // receipt verification, which leans on Node's Ed25519, stays in every pass: receipt-verify.test.ts).
   'test/operations/slowdns-command.test.ts',
