@@ -21,7 +21,7 @@ interface DriverClient {
  */
 export async function runStatement<Row, Params extends Record<string, StatementParam> = Record<string, never>>(
   db: Database,
-  statement: NamedStatement<Params>,
+  statement: NamedStatement<Params, (row: Row) => void>,
   params: Params,
 ): Promise<Row[]> {
   const values = statement.values(params);

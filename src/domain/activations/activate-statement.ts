@@ -1,11 +1,11 @@
-import { namedStatement } from '../../db/named-statement.js';
+import { composedStatement, sqlPiece } from '../../db/composed-statement.js';
 import {
   EVENT_CONTEXT_COLUMNS,
   EVENT_CONTEXT_VALUES,
   RECORDED_COLUMN,
   type EventContextParams,
 } from '../events/event-trail.js';
-import { HELD_USES } from '../install-codes/fleet-uses.js';
+import { heldUses } from '../install-codes/fleet-uses.js';
 import { COUNTED_CTE, COUNTS_COLUMN, type BucketsParam } from '../rate-limits/limiter.js';
 
 // `duplicate`: the install this machine's identity is bound to already (DESIGN §16): its machine_id with
@@ -45,22 +45,31 @@ export type ActivateParams = BucketsParam &
  * and `code_event` (whether its event is due).
  */
 const CLAIMS = {
-  single: `update install_codes set status = 'activated', last_used_at = :now::timestamptz
+  single: sqlPiece(
+    ['now', 'code_hash', 'precheck_id'],
+    `update install_codes set status = 'activated', last_used_at = :now::timestamptz
     where code_hash = :code_hash and status = 'issued' and uses = 1 and expires_at > :now::timestamptz
     and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
     and not (select refused from refused) returning id, tags, true as code_event`,
-  fleet: `update install_codes set last_used_at = :now::timestamptz
+  ),
+  fleet: sqlPiece(
+    ['now', 'code_hash', 'precheck_jti_hash'],
+    `update install_codes set last_used_at = :now::timestamptz
     where code_hash = :code_hash and status = 'issued' and uses > 1 and expires_at > :now::timestamptz
-    and uses_spent + ${HELD_USES} < uses
+    and uses_spent + ${heldUses('install_codes').text} < uses
     and not exists (select from activations p where p.install_code_id = install_codes.id and p.precheck_jti_hash = :precheck_jti_hash)
     and not (select refused from refused)
-    returning id, tags, uses_spent + ${HELD_USES} + 1 >= uses as code_event`,
-} as const;
+    returning id, tags, uses_spent + ${heldUses('install_codes').text} + 1 >= uses as code_event`,
+  ),
+};
 
-const CODE_EVENTS = { single: 'install_code.activated', fleet: 'install_code.exhausted' } as const;
+const CODE_EVENTS = {
+  single: sqlPiece([], `'install_code.activated'`),
+  fleet: sqlPiece([], `'install_code.exhausted'`),
+};
 
 function activateStatement(claim: keyof typeof CLAIMS) {
-  return namedStatement<ActivateParams>(`with ${COUNTED_CTE},
+  return composedStatement<ActivateParams>()`with ${COUNTED_CTE},
 duplicate as (
   select a.id, a.machine_id = :machine_id as machine_match, a.ssh_fingerprint from activations a left join servers s on s.activation_id = a.id
   where ((a.machine_id = :machine_id and a.ssh_fingerprint <> :ssh_fingerprint) or (a.ssh_fingerprint = :ssh_fingerprint and a.machine_id <> :machine_id))
@@ -85,14 +94,14 @@ recorded as (
       jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
     ${EVENT_CONTEXT_VALUES}
   from created cross join claimed cross join (
-    values (1, '${CODE_EVENTS[claim]}', '{}'::jsonb), (2, 'activation.created', :created_data::jsonb), (3, 'activation.duplicate_detected', null)
+    values (1, ${CODE_EVENTS[claim]}, '{}'::jsonb), (2, 'activation.created', :created_data::jsonb), (3, 'activation.duplicate_detected', null)
   ) as e(n, type, data)
   left join duplicate d on e.n = 3
   where (e.n = 1 and claimed.code_event) or e.n = 2 or d.id is not null
   order by e.n
   returning type)
 select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, (select install_code_id from created) as install_code_id, (select duplicate_of from created) as duplicate_of,
-  (select tags from created) as tags, (select refused from refused) as refused`);
+  (select tags from created) as tags, (select refused from refused) as refused`;
 }
 
 export const ACTIVATE = { single: activateStatement('single'), fleet: activateStatement('fleet') };

@@ -1,7 +1,7 @@
 import { findActivation } from './activation-rows.js';
 
 import type { Database } from '../../db/database.js';
-import { namedStatement } from '../../db/named-statement.js';
+import { composedStatement } from '../../db/composed-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { ApiError } from '../../errors.js';
 import {
@@ -20,7 +20,7 @@ import { assertInstallTokenJti } from '../tokens/install-step-tokens.js';
 
 type ConfirmParams = EventContextParams & { activation_id: string; install_token_jti_hash: string };
 
-const CONFIRM = namedStatement<ConfirmParams>(`with confirmed as (
+const CONFIRM = composedStatement<ConfirmParams>()`with confirmed as (
   update activations set status = 'confirmed', install_token_used_at = :now::timestamptz, confirmed_at = :now::timestamptz
   where id = :activation_id and install_token_jti_hash = :install_token_jti_hash and status = 'activated' and install_token_used_at is null and install_token_expires_at > :now::timestamptz
   returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, tags),
@@ -35,7 +35,7 @@ recorded as (
   where e.n = 1 or consumed.uses = 1 order by e.n
   returning type)
 select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, tags, ${RECORDED_COLUMN}
-from confirmed`);
+from confirmed`;
 
 interface ConfirmedRow {
   recorded: EventType[] | null;

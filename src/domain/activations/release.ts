@@ -1,7 +1,7 @@
 import { installTokenUsable } from './activation-rows.js';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { namedStatement } from '../../db/named-statement.js';
+import { composedStatement } from '../../db/composed-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { activations } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
@@ -46,7 +46,7 @@ type ReleaseParams = EventContextParams & {
   release_data: string;
 };
 
-const RELEASE = namedStatement<ReleaseParams>(`with released as (
+const RELEASE = composedStatement<ReleaseParams>()`with released as (
   update activations set status = 'released', released_at = :now::timestamptz,
     -- A page code (or a fleet code for one use) is restored while the install token is usable; a code with
     -- uses > 1 stays issued and gets this use back whatever the token (an expired one gave it back already).
@@ -79,7 +79,7 @@ recorded as (
   select changes.type, released.install_code_id, released.id, changes.server_id, changes.data || :operator_data::jsonb, ${EVENT_CONTEXT_VALUES}
   from changes cross join released order by changes.n, changes.server_id
   returning type)
-select code_restored, (select count(*) from revoked_servers)::int as revoked_servers, ${RECORDED_COLUMN} from released`);
+select code_restored, (select count(*) from revoked_servers)::int as revoked_servers, ${RECORDED_COLUMN} from released`;
 
 /**
  * Two statements in one transaction: the activation is locked and read (a register holding it is

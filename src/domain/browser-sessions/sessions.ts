@@ -1,7 +1,7 @@
 import { and, eq, gt } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { browserSessions } from '../../db/schema.js';
-import { namedStatement } from '../../db/named-statement.js';
+import { composedStatement } from '../../db/composed-statement.js';
 import { runStatement } from '../../db/statement.js';
 import {
   COUNTED_CTE,
@@ -28,9 +28,9 @@ export interface NewBrowserSession {
 
 type CreateParams = BucketsParam & { token_hash: string; now: string; expires_at: string };
 
-const CREATE = namedStatement<CreateParams>(`with ${COUNTED_CTE},
+const CREATE = composedStatement<CreateParams>()`with ${COUNTED_CTE},
 created as (insert into browser_sessions (token_hash, created_at, expires_at) values (:token_hash, :now::timestamptz, :expires_at::timestamptz))
-select ${COUNTS_COLUMN}`);
+select ${COUNTS_COLUMN}`;
 
 /**
  * A new session, counted in `limits` in the same statement (none created when one is exhausted): the

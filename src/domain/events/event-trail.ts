@@ -1,3 +1,4 @@
+import { sqlPiece, type SqlPiece } from '../../db/composed-statement.js';
 import type { Database } from '../../db/database.js';
 import { events } from '../../db/schema.js';
 
@@ -68,7 +69,10 @@ export function noteRecorded(context: ChangeContext, types: readonly EventType[]
 }
 
 /** For a statement whose CTE `recorded` inserts its events `returning type`: the types it wrote, as one JSON column. */
-export const RECORDED_COLUMN = '(select json_agg(type) from recorded) as recorded';
+export const RECORDED_COLUMN = sqlPiece<never, { recorded: EventType[] | null }>(
+  [],
+  '(select json_agg(type) from recorded) as recorded',
+);
 
 /** The facts an operator's change adds to the data of each of its events: `operator`, and `reason` when the action takes one. */
 export function operatorEventData(context: ChangeContext): Record<string, string | null> {
@@ -121,10 +125,13 @@ export async function recordEvent(
  * `insert into events (type, …, ${EVENT_CONTEXT_COLUMNS}) select …, ${EVENT_CONTEXT_VALUES}`): the columns
  * every event of a change shares, their named parameters, and the values of those (`eventContextParams`).
  */
-export const EVENT_CONTEXT_COLUMNS = 'occurred_at, actor, request_id, client_key_hash';
+export const EVENT_CONTEXT_COLUMNS = sqlPiece([], 'occurred_at, actor, request_id, client_key_hash');
 
 /** The parameters of `EVENT_CONTEXT_COLUMNS`, in their order; `:now` is also the statement's own instant. */
-export const EVENT_CONTEXT_VALUES = ':now::timestamptz, :actor, :request_id, :client_key_hash';
+export const EVENT_CONTEXT_VALUES: SqlPiece<keyof EventContextParams> = sqlPiece(
+  ['now', 'actor', 'request_id', 'client_key_hash'],
+  ':now::timestamptz, :actor, :request_id, :client_key_hash',
+);
 
 /** The values of `EVENT_CONTEXT_VALUES`. */
 export type EventContextParams = {

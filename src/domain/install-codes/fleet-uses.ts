@@ -1,4 +1,5 @@
 import { and, count, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
+import { sqlPiece, type SqlPiece } from '../../db/composed-statement.js';
 import type { Database } from '../../db/database.js';
 import { activations } from '../../db/schema.js';
 import type { InstallCodeRow } from './code-problem.js';
@@ -10,10 +11,15 @@ import type { InstallCodeRow } from './code-problem.js';
  */
 
 /**
- * SQL: the held uses of the `install_codes` row of the statement, at `:now`: an unconfirmed, unreleased
- * activation whose install token has not expired.
+ * SQL: the held uses of the `install_codes` row the statement names `codes` (its table's name, or an alias),
+ * at `:now`: an unconfirmed, unreleased activation whose install token has not expired.
  */
-export const HELD_USES = `(select count(*) from activations h where h.install_code_id = install_codes.id and h.status = 'activated' and h.install_token_expires_at > :now::timestamptz)`;
+export function heldUses(codes: string): SqlPiece<'now'> {
+  return sqlPiece(
+    ['now'],
+    `(select count(*) from activations h where h.install_code_id = ${codes}.id and h.status = 'activated' and h.install_token_expires_at > :now::timestamptz)`,
+  );
+}
 
 /** The `install_codes` rows with a use free (every `uses: 1` code: its own states say whether it is free). */
 export function usesLeftCondition(now: Date): SQL {

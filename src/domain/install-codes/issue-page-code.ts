@@ -1,6 +1,6 @@
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import type { Database } from '../../db/database.js';
-import { namedStatement } from '../../db/named-statement.js';
+import { composedStatement, sqlPiece } from '../../db/composed-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { ApiError } from '../../errors.js';
 import {
@@ -48,9 +48,13 @@ type IssueParams = BucketsParam &
   };
 
 // Nothing is counted or written unless the session is valid.
-const ISSUE =
-  namedStatement<IssueParams>(`with session as (select from browser_sessions where token_hash = :session_hash and expires_at > :now::timestamptz),
-${countedCte(`case when exists (select from session) then :buckets::json else '[]'::json end`)},
+const SESSION_BUCKETS = sqlPiece(
+  ['buckets'],
+  `case when exists (select from session) then :buckets::json else '[]'::json end`,
+);
+
+const ISSUE = composedStatement<IssueParams>()`with session as (select from browser_sessions where token_hash = :session_hash and expires_at > :now::timestamptz),
+${countedCte({ buckets: SESSION_BUCKETS })},
 issued as (
   insert into install_codes (id, code_hash, hint, status, issued_at, expires_at, browser_session_hash, approval)
   select :id, :code_hash, :hint, 'issued', :now::timestamptz, :expires_at::timestamptz, :session_hash, :approval::text
@@ -59,7 +63,7 @@ recorded as (
   insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
   select 'install_code.issued', issued.id, :issued_data::jsonb, ${EVENT_CONTEXT_VALUES} from issued
   returning type)
-select exists (select from session) as session, ${COUNTS_COLUMN}, ${RECORDED_COLUMN}`);
+select exists (select from session) as session, ${COUNTS_COLUMN}, ${RECORDED_COLUMN}`;
 
 /**
  * One statement: checks the browser session, counts the request in `limits` and makes a fresh `issued`

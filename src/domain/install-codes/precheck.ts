@@ -1,6 +1,6 @@
 import type { KeyedHashes } from '../tokens/keyed-hashes.js';
 import type { Database } from '../../db/database.js';
-import { namedStatement } from '../../db/named-statement.js';
+import { composedStatement, sqlPiece } from '../../db/composed-statement.js';
 import { runStatement, timestampOf } from '../../db/statement.js';
 import { ApiError } from '../../errors.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from '../rate-limits/limiter.js';
 import { installCodePrefix } from './code-format.js';
 import { addressProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
-import { HELD_USES } from './fleet-uses.js';
+import { heldUses } from './fleet-uses.js';
 import { sha256Hex } from '../tokens/secret-hash.js';
 import { installCodeProblem, type InstallCodeRow } from './code-problem.js';
 
@@ -57,19 +57,20 @@ type PrecheckParams = BucketsParam & {
 };
 
 // A code that does not exist is counted against the sender only (countedCte).
-const PRECHECK =
-  namedStatement<PrecheckParams>(`with ${countedCte(':buckets::json', 'exists (select from install_codes where code_hash = :code_hash)')},
+const CODE_EXISTS = sqlPiece(['code_hash'], 'exists (select from install_codes where code_hash = :code_hash)');
+
+const PRECHECK = composedStatement<PrecheckParams>()`with ${countedCte({ beyondSenderIf: CODE_EXISTS })},
 noted as (
   update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
     precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
   where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and approval is distinct from 'approved'
-    and :address_allowed::boolean and (uses = 1 or uses_spent + ${HELD_USES} < uses) returning id, approval),
+    and :address_allowed::boolean and (uses = 1 or uses_spent + ${heldUses('install_codes')} < uses) returning id, approval),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
   from noted where noted.approval is not null)
-select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval, c.uses > 1 and c.uses_spent + ${HELD_USES.replaceAll('install_codes.', 'c.')} >= c.uses as exhausted
-from (select 1) as one left join install_codes c on c.code_hash = :code_hash`);
+select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval, c.uses > 1 and c.uses_spent + ${heldUses('c')} >= c.uses as exhausted
+from (select 1) as one left join install_codes c on c.code_hash = :code_hash`;
 
 /**
  * One statement: counts the precheck in `limits` (an unusable code is counted too; a code that does not

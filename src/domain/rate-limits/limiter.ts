@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.js';
+import { composedStatement, sqlPiece, type SqlPiece } from '../../db/composed-statement.js';
 import type { ApiError } from '../../errors.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
@@ -63,6 +64,8 @@ export function senderChecks(checks: RateLimitCheck[]): RateLimitCheck[] {
   return checks.filter((check) => countsSender(check.policy));
 }
 
+const BUCKETS = sqlPiece(['buckets'], ':buckets::json');
+
 /**
  * The counting of a request, to run as the CTE `counted` of the statement that makes the step's change,
  * so that counting and change are one statement: one upsert increments every bucket of the request, in
@@ -73,28 +76,40 @@ export function senderChecks(checks: RateLimitCheck[]): RateLimitCheck[] {
  * statement that counts only on a condition hands an expression that is `'[]'` otherwise). With
  * `beyondSenderIf`, an SQL condition, the buckets that do not count the sender are counted only when it
  * holds (see `countsSender`): decided in the statement, with the rest of it. The CTE answers
- * `BucketCount` rows: the buckets counted.
+ * `BucketCount` rows: the buckets counted. It reads what its two pieces read.
  */
-export function countedCte(buckets = ':buckets::json', beyondSenderIf?: string): string {
-  return `counted as (
+export function countedCte<Buckets extends string = 'buckets', Condition extends string = never>({
+  buckets = BUCKETS as SqlPiece<Buckets>,
+  beyondSenderIf,
+}: {
+  buckets?: SqlPiece<Buckets>;
+  beyondSenderIf?: SqlPiece<Condition>;
+} = {}): SqlPiece<Buckets | Condition> {
+  return sqlPiece(
+    [...buckets.reads, ...(beyondSenderIf?.reads ?? [])],
+    `counted as (
   insert into rate_limit_buckets (limit_name, subject_hash, bucket_start, count, quota)
   select b.limit_name, b.subject_hash, b.bucket_start, 1, b.quota
-  from json_to_recordset(${buckets}) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer, sender boolean)${
+  from json_to_recordset(${buckets.text}) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer, sender boolean)${
     beyondSenderIf
       ? `
-  where b.sender or (${beyondSenderIf})`
+  where b.sender or (${beyondSenderIf.text})`
       : ''
   }
   order by b.limit_name, b.subject_hash
   on conflict (limit_name, subject_hash, bucket_start) do update set count = rate_limit_buckets.count + 1, quota = excluded.quota
-  returning limit_name, count)`;
+  returning limit_name, count)`,
+  );
 }
 
 /** `countedCte()` with the buckets in `:buckets`. */
 export const COUNTED_CTE = countedCte();
 
-/** The counts as one JSON column of a statement's answer row (null when nothing was counted). */
-export const COUNTS_COLUMN = `(select json_agg(json_build_object('limit_name', limit_name, 'count', count)) from counted) as counts`;
+/** The counts as one JSON column of a statement's answer row (null when nothing was counted), read from the CTE `counted`. */
+export const COUNTS_COLUMN = sqlPiece<never, { counts: BucketCount[] | null }>(
+  [],
+  `(select json_agg(json_build_object('limit_name', limit_name, 'count', count)) from counted) as counts`,
+);
 
 /** The parameter of `COUNTED_CTE` and of the statements that read buckets: the JSON of `bucketsParam`. */
 export type BucketsParam = { buckets: string };
@@ -103,7 +118,7 @@ const READ_COUNTS = namedStatement<BucketsParam>(`select b.limit_name, coalesce(
   from json_to_recordset(:buckets::json) as b(limit_name text, subject_hash text, bucket_start timestamptz, quota integer)
   left join rate_limit_buckets r on r.limit_name = b.limit_name and r.subject_hash = b.subject_hash and r.bucket_start = b.bucket_start`);
 
-const COUNT_ONLY = namedStatement<BucketsParam>(`with ${COUNTED_CTE} select limit_name, count from counted`);
+const COUNT_ONLY = composedStatement<BucketsParam>()`with ${COUNTED_CTE} select limit_name, count from counted`;
 
 /** The parameter `:buckets` of `COUNTED_CTE`: the buckets of `checks` at `now`, with their quotas and whether they count the sender. */
 function bucketsParam(checks: RateLimitCheck[], now: Date): string {

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { hasSqlState } from '../../db/database-errors.js';
-import { namedStatement } from '../../db/named-statement.js';
+import { composedStatement, sqlPiece } from '../../db/composed-statement.js';
 import { runStatement } from '../../db/statement.js';
 import type { AgentReport } from '../../schemas/server.js';
 
@@ -27,10 +27,10 @@ export type CheckinOutcome =
   /** Counted (`count` in the bucket now); recorded unless the server is revoked or the body was refused. */
   | { found: true; admitted: true; count: number; status: 'active' | 'revoked'; recorded: boolean };
 
-/** A server is recorded by a check-in when it is active and the body was taken. */
-const RECORDS = `s.status = 'active' and b.report is not null`;
+/** A server (`s`) is recorded by a check-in (`b`) when it is active and the body was taken. */
+const RECORDS = sqlPiece([], `s.status = 'active' and b.report is not null`);
 /** ... and its address columns move when the service knows the client's address. */
-const MOVES = `${RECORDS} and b.address is not null`;
+const MOVES = sqlPiece([], `${RECORDS.text} and b.address is not null`);
 
 /**
  * Every check-in of `:batch` (a JSON array, sorted by token hash), in one statement: the server found by
@@ -58,7 +58,7 @@ const MOVES = `${RECORDS} and b.address is not null`;
  * the batch outside), so two batches of two instances never wait on each other in a cycle; a deadlock
  * would still only fail both statements, which are retried once.
  */
-export const CHECKIN_STATEMENT = namedStatement<{ batch: string }>(`with batch as (
+export const CHECKIN_STATEMENT = composedStatement<{ batch: string }>()`with batch as (
   select * from json_to_recordset(:batch::json)
     as b(i integer, token_hash text, seen_at timestamptz, bucket_start timestamptz, quota integer, report jsonb, address text)
 ),
@@ -83,7 +83,7 @@ counted as (
 select i, status, checkin_count, recorded from counted
 union all
 select b.i, s.status, null, false from batch b join servers s on s.agent_token_hash = b.token_hash
-where b.i not in (select i from counted)`);
+where b.i not in (select i from counted)`;
 
 interface CheckinRow {
   i: number;
