@@ -2,7 +2,6 @@ import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import type { AppEnv } from './app-env.js';
 import { jsonBodyOperation } from './json-body-validation.js';
-import { StaticRouteCache } from './route-matcher.js';
 
 export type Router = OpenAPIHono<AppEnv>;
 
@@ -23,11 +22,10 @@ function refuseInvalid(result: { success: true } | { success: false; error: z.Zo
 /**
  * Every router shares one validation hook, so every validation failure has the same envelope. A route whose
  * body is JSON is registered with one body check of ours in place of zod-openapi's two (json-body-validation.ts):
- * the same answers, in the same order, for less per request. Routes are matched by hono's own router, with
- * the match of a fixed path kept (route-matcher.ts).
+ * the same answers, in the same order, for less per request.
  */
 export function createRouter(): Router {
-  const router = new OpenAPIHono<AppEnv>({ defaultHook: refuseInvalid, router: new StaticRouteCache() });
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: refuseInvalid });
   const openapi = router.openapi;
   router.openapi = ((route, handler, hook) => {
     const operation = hook === undefined ? jsonBodyOperation(route, handler, refuseInvalid) : undefined;
