@@ -1,8 +1,6 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import type { AppEnv } from './app-env.js';
-import { jsonBodyOperation } from './json-body-validation.js';
-import { StaticRouteCache } from './route-matcher.js';
 
 export type Router = OpenAPIHono<AppEnv>;
 
@@ -20,20 +18,7 @@ function refuseInvalid(result: { success: true } | { success: false; error: z.Zo
   if (!result.success) throw new ApiError('validation_failed', describeIssues(result.error));
 }
 
-/**
- * Every router shares one validation hook, so every validation failure has the same envelope. A route whose
- * body is JSON is registered with one body check of ours in place of zod-openapi's two (json-body-validation.ts):
- * the same answers, in the same order, for less per request. Routes are matched by hono's own router, with
- * the match of a fixed path kept (route-matcher.ts).
- */
+/** Every router shares one validation hook, so every validation failure has the same envelope. */
 export function createRouter(): Router {
-  const router = new OpenAPIHono<AppEnv>({ defaultHook: refuseInvalid, router: new StaticRouteCache() });
-  const openapi = router.openapi;
-  router.openapi = ((route, handler, hook) => {
-    const operation = hook === undefined ? jsonBodyOperation(route, handler, refuseInvalid) : undefined;
-    if (!operation) return openapi(route, handler, hook);
-    if (!route.hide) router.openAPIRegistry.registerPath(operation.documented);
-    return openapi(operation.route, operation.handler);
-  }) as Router['openapi'];
-  return router;
+  return new OpenAPIHono<AppEnv>({ defaultHook: refuseInvalid });
 }

@@ -1,11 +1,9 @@
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namedStatement } from '../../src/db/named-statement.js';
-import type { Database } from '../../src/db/database.js';
-import { activations, installCodes, servers } from '../../src/db/schema.js';
-import { driverClient, runStatement, selectRows, timestampOf } from '../../src/db/statement.js';
+import { runStatement, timestampOf } from '../../src/db/statement.js';
 import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-database.js';
 
 // The same row read three ways: straight on the driver (runStatement) outside and inside a
@@ -81,18 +79,19 @@ describe('runStatement: one statement straight on the driver', () => {
     expect(throughDrizzle).toEqual({ at: row!.at, day: row!.day, span: row!.span, ats: row!.ats });
   });
 
-  // runStatement reaches drizzle's driver client through `session.client`, which drizzle does not export as
-  // API: if an upgrade renames or moves it, this fails first (and says so), not a request in production.
-  it("drizzle still keeps the driver's client at session.client, on the database and on a transaction", async () => {
-    const client = driverClient(database.db);
-    expect(typeof client?.query).toBe('function');
-    expect(client).toBe((database.db as unknown as { $client: unknown }).$client);
-    await database.db.transaction(async (tx) => {
-      const inTransaction = driverClient(tx);
-      expect(typeof inTransaction?.query).toBe('function');
-      // node-postgres: the pool's connection this transaction holds, not the pool; PGlite: its transaction.
-      expect(inTransaction).not.toBe(client);
-    });
+  it('sends the text and values the statement compiled to, a name used twice as the same $n', async () => {
+    const failure = await runStatement(database.db, namedStatement('select :a::int / :b::int, :a::int as again'), {
+      a: '6',
+      b: '0',
+    }).catch((error: unknown) => error);
+    expect((failure as DrizzleQueryError).query).toBe('select $1::int / $2::int, $1::int as again');
+    expect((failure as DrizzleQueryError).params).toEqual(['6', '0']);
+    const quoted = await runStatement<{ a: string; b: string; again: string }, { a: string }>(
+      database.db,
+      namedStatement(`select :a::text as a, '$1 :b' as b, :a::text as again`),
+      { a: 'x' },
+    );
+    expect(quoted).toEqual([{ a: 'x', b: '$1 :b', again: 'x' }]);
   });
 
   it('runs on a transaction and reads the same there', async () => {
@@ -136,87 +135,4 @@ describe('runStatement: one statement straight on the driver', () => {
       }
     },
   );
-});
-
-describe('selectRows: a select read as arrays answers what drizzle answers', () => {
-  let database: TestDatabase;
-  const at = new Date('2026-11-22T10:15:00.123Z');
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    const { db } = database;
-    await db.insert(installCodes).values({
-      id: 'ic_0000000000000001',
-      codeHash: 'code-hash',
-      hint: 'SDNS-SD-…ABC123',
-      status: 'consumed',
-      issuedAt: at,
-      expiresAt: at,
-      tags: { fleet: 'edge' },
-    });
-    const activation = (id: string, machine: string) => ({
-      id,
-      installCodeId: 'ic_0000000000000001',
-      status: 'activated' as const,
-      hostname: `${machine}.example.net`,
-      publicIp: '203.0.113.7',
-      machineId: machine,
-      sshFingerprint: `SHA256:${machine}`,
-      requestedRef: 'main',
-      installerVersion: '2026.11.20.1',
-      installTokenJtiHash: `jti-${id}`,
-      installTokenExpiresAt: at,
-      createdAt: new Date(at.getTime() + Number(id.slice(-1))),
-    });
-    await db
-      .insert(activations)
-      .values([activation('act_0000000000000001', 'a'), activation('act_0000000000000002', 'b')]);
-    await db.insert(servers).values({
-      id: 'srv_0000000000000001',
-      activationId: 'act_0000000000000001',
-      agentTokenHash: 'agent-hash',
-      hostname: 'a.example.net',
-      publicIp: '203.0.113.7',
-      machineId: 'a',
-      sshFingerprint: 'SHA256:a',
-      agentVersion: '1.0.0',
-      status: 'active',
-      registeredAt: at,
-      lastReport: { load: [0.5] },
-    });
-  });
-  afterAll(() => database.close());
-
-  const joined = (db: Database) =>
-    db
-      .select({
-        activation: getTableColumns(activations),
-        server: { id: servers.id, lastSeenAt: servers.lastSeenAt, registeredAt: servers.registeredAt },
-      })
-      .from(activations)
-      .leftJoin(servers, eq(servers.activationId, activations.id))
-      .orderBy(activations.id);
-
-  it('columns of two tables, one outer-joined: an object of each, the missing server null', async () => {
-    const rows = await selectRows(database.db, joined(database.db));
-    expect(rows).toEqual(await joined(database.db));
-    expect(rows.map((r) => r.server?.id ?? null)).toEqual(['srv_0000000000000001', null]);
-    expect(rows[0]!.activation.createdAt).toEqual(new Date(at.getTime() + 1));
-  });
-
-  it('every column of a table: dates, json, nulls and booleans as drizzle maps them, also on a transaction', async () => {
-    for (const table of [installCodes, servers, activations]) {
-      const all = (db: Database) => db.select().from(table);
-      expect(await selectRows(database.db, all(database.db))).toEqual(await all(database.db));
-      await database.db.transaction(async (tx) => expect(await selectRows(tx, all(tx))).toEqual(await all(tx)));
-    }
-  });
-
-  it('a failed select is a DrizzleQueryError with its SQL', async () => {
-    const failure = await selectRows(
-      database.db,
-      database.db.select({ id: activations.id }).from(activations).where(sql`1 / 0 = 1`),
-    ).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(DrizzleQueryError);
-    expect((failure as DrizzleQueryError).cause).toMatchObject({ code: '22012' });
-  });
 });

@@ -1,6 +1,5 @@
 import { eq, getTableColumns, isNotNull, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { selectRows } from '../../db/statement.js';
 import { activations, servers } from '../../db/schema.js';
 import type { ActivationRow } from '../activations/activation-rows.js';
 import type { ServerRow } from '../servers/registration.js';
@@ -66,16 +65,13 @@ export async function listActivations(db: Database, filter: ActivationListFilter
     ...machineMatching(activations, filter),
     tagged(activations.tags, filter.tag),
   ]);
-  const rows = await selectRows(
-    db,
-    db
-      .select({ activation: listedActivation, server: listedServer })
-      .from(activations)
-      .leftJoin(servers, eq(servers.activationId, activations.id))
-      .where(page.where)
-      .orderBy(...page.orderBy)
-      .limit(filter.limit + 1),
-  );
+  const rows = await db
+    .select({ activation: listedActivation, server: listedServer })
+    .from(activations)
+    .leftJoin(servers, eq(servers.activationId, activations.id))
+    .where(page.where)
+    .orderBy(...page.orderBy)
+    .limit(filter.limit + 1);
   return pageOf(
     rows,
     filter.limit,

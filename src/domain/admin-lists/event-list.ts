@@ -1,6 +1,5 @@
 import { eq, or } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { selectRows } from '../../db/statement.js';
 import { events } from '../../db/schema.js';
 import type { EventRow, EventType } from '../events/event-trail.js';
 import { matching, newestFirst } from './list-query.js';
@@ -40,15 +39,12 @@ export async function listEvents(db: Database, filter: EventListFilter): Promise
         ? or(eq(events.installCodeId, subject), eq(events.activationId, subject), eq(events.serverId, subject))
         : undefined,
     ]);
-    return selectRows(
-      db,
-      db
-        .select()
-        .from(events)
-        .where(page.where)
-        .orderBy(...page.orderBy)
-        .limit(filter.limit + 1),
-    );
+    return db
+      .select()
+      .from(events)
+      .where(page.where)
+      .orderBy(...page.orderBy)
+      .limit(filter.limit + 1);
   };
   let rows: EventRow[] = [];
   for (const days of [...LOOK_BACK_DAYS, undefined]) {

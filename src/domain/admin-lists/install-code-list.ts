@@ -1,6 +1,5 @@
 import { and, desc, eq, gt, inArray, lte, not, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { selectRows } from '../../db/statement.js';
 import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations/activation-rows.js';
 import type { InstallCodeRow } from '../install-codes/code-problem.js';
@@ -74,15 +73,12 @@ export async function listInstallCodes(
     ofMachine(db, installCodes.id, activations.installCodeId, filter),
     tagged(installCodes.tags, filter.tag),
   ]);
-  const rows = await selectRows(
-    db,
-    db
-      .select()
-      .from(installCodes)
-      .where(page.where)
-      .orderBy(...page.orderBy)
-      .limit(filter.limit + 1),
-  );
+  const rows = await db
+    .select()
+    .from(installCodes)
+    .where(page.where)
+    .orderBy(...page.orderBy)
+    .limit(filter.limit + 1);
   const shown = rows.slice(0, filter.limit);
   // The latest activation of each code alone: a code with many uses may have made thousands.
   const used = shown.length

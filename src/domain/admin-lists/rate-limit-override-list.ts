@@ -1,6 +1,5 @@
 import { and, gt, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { selectRows } from '../../db/statement.js';
 import { rateLimitOverrides } from '../../db/schema.js';
 import type { RateLimitOverrideRow } from '../rate-limits/override-changes.js';
 import { matching, newestFirst } from './list-query.js';
@@ -50,15 +49,12 @@ export async function listRateLimitOverrides(
       [rateLimitOverrides.id, filter.id],
     ]),
   ]);
-  const rows = await selectRows(
-    db,
-    db
-      .select()
-      .from(rateLimitOverrides)
-      .where(page.where)
-      .orderBy(...page.orderBy)
-      .limit(filter.limit + 1),
-  );
+  const rows = await db
+    .select()
+    .from(rateLimitOverrides)
+    .where(page.where)
+    .orderBy(...page.orderBy)
+    .limit(filter.limit + 1);
   return pageOf(
     rows,
     filter.limit,

@@ -1,6 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { selectRows } from '../../db/statement.js';
 import { activations, servers } from '../../db/schema.js';
 import { CHECKIN_INTERVAL_SECONDS, type ServerRow } from '../servers/registration.js';
 import { matching, newestFirst, ofMachine, tagged, textOrIdMatching, type SearchFilter } from './list-query.js';
@@ -82,15 +81,12 @@ export async function listServers(
     ofMachine(db, servers.activationId, activations.id, filter),
     tagged(servers.tags, filter.tag),
   ]);
-  const rows = await selectRows(
-    db,
-    db
-      .select()
-      .from(servers)
-      .where(page.where)
-      .orderBy(...page.orderBy)
-      .limit(filter.limit + 1),
-  );
+  const rows = await db
+    .select()
+    .from(servers)
+    .where(page.where)
+    .orderBy(...page.orderBy)
+    .limit(filter.limit + 1);
   return pageOf(
     rows,
     filter.limit,

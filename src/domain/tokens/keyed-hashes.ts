@@ -1,4 +1,4 @@
-import { hash, hkdfSync } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { sha256Hex } from './secret-hash.js';
 
 /**
@@ -7,9 +7,7 @@ import { sha256Hex } from './secret-hash.js';
  * KEY_ENCRYPTION_KEY set, each is an HMAC-SHA256 under a key of its own, derived from the KEK by HKDF
  * (a distinct `info` per use), so a dump of the database alone cannot test guesses against them. Without
  * a KEK (the embedded default) each is the plain SHA-256 of the same text, as before: the guide says what
- * that keeps (docs/running.md, KEY_ENCRYPTION_KEY). A `createHmac` costs 9–13 µs here against 1–3 µs for the
- * one-shot SHA-256 (a KeyObject or a copied hash state is no faster), and a limited request makes two to five:
- * so the HMAC is made as RFC 2104 defines it, from two one-shot SHA-256 (`hmacSha256Hex`), the same bytes.
+ * that keeps (docs/running.md, KEY_ENCRYPTION_KEY).
  */
 export interface KeyedHashes {
   /** Whether the hashes are keyed (a KEK is set). */
@@ -31,32 +29,9 @@ const hashedText = {
   rateLimitSubject: (limitName: string, subject: string) => `${limitName}\n${subject}`,
 };
 
-/** SHA-256's block: an HMAC key is padded to it (RFC 2104). */
-const BLOCK_BYTES = 64;
-
-/**
- * HMAC-SHA256 of text under `key` (at most a block long, as the derived keys are), in hex: SHA-256 of the key
- * XOR opad followed by SHA-256 of the key XOR ipad followed by the text. The same as `createHmac('sha256', key)`
- * (test/foundation/keyed-hashes.test.ts), at the cost of two one-shot hashes instead of an Hmac object.
- */
+/** HMAC-SHA256 of text under `key`, in hex. */
 export function hmacSha256Hex(key: Buffer): (text: string) => string {
-  if (key.length > BLOCK_BYTES) throw new RangeError('an HMAC key longer than a block is hashed first: not done here');
-  const inner = Buffer.alloc(BLOCK_BYTES, 0x36);
-  const outer = Buffer.alloc(BLOCK_BYTES + 32, 0x5c);
-  for (let i = 0; i < key.length; i++) {
-    inner[i]! ^= key[i]!;
-    outer[i]! ^= key[i]!;
-  }
-  return (text) => {
-    const message = Buffer.allocUnsafe(BLOCK_BYTES + Buffer.byteLength(text));
-    inner.copy(message, 0);
-    message.write(text, BLOCK_BYTES, 'utf8');
-    // The inner digest as a 'binary' (latin1) string, one character a byte, written into the outer block: on
-    // Node 20 a digest answered as a Buffer costs more than the hash itself (docs/measurements.md,
-    // "Counters in plain numbers, the HMAC's inner digest").
-    outer.write(hash('sha256', message, 'binary'), BLOCK_BYTES, 'binary');
-    return hash('sha256', outer, 'hex');
-  };
+  return (text) => createHmac('sha256', key).update(text).digest('hex');
 }
 
 function derivedKey(kek: Buffer, use: HashUse): Buffer {
