@@ -1,6 +1,7 @@
-import { and, count, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { activations } from '../../db/schema.js';
+import { namedStatement } from '../../db/named-statement.js';
+import { runStatement } from '../../db/statement.js';
 import type { InstallCodeRow } from './code-problem.js';
 
 /**
@@ -10,16 +11,28 @@ import type { InstallCodeRow } from './code-problem.js';
  */
 
 /**
- * SQL: the held uses of the `install_codes` row of the statement, at `:now`: an unconfirmed, unreleased
- * activation whose install token has not expired.
+ * SQL: the held uses of a code at `:now` (`code` names its `install_codes` row in the statement): an
+ * unconfirmed, unreleased activation whose install token has not expired. The one place the rule is written.
  */
-export const HELD_USES = `(select count(*) from activations h where h.install_code_id = install_codes.id and h.status = 'activated' and h.install_token_expires_at > :now::timestamptz)`;
+export function heldUsesSql(code: string): string {
+  return `(select count(*) from activations h where h.install_code_id = ${code}.id and h.status = 'activated' and h.install_token_expires_at > :now::timestamptz)`;
+}
+
+/** SQL: the held uses of the `install_codes` row of the statement, at `:now`. */
+export const HELD_USES = heldUsesSql('install_codes');
 
 /** The `install_codes` rows with a use free (every `uses: 1` code: its own states say whether it is free). */
 export function usesLeftCondition(now: Date): SQL {
-  return sql`(install_codes.uses = 1 or install_codes.uses_spent + (select count(*) from activations h
-    where h.install_code_id = install_codes.id and h.status = 'activated' and h.install_token_expires_at > ${now.toISOString()}::timestamptz) < install_codes.uses)`;
+  // The rule's `:now`, bound as this query's parameter.
+  const [before, after] = HELD_USES.split(':now') as [string, string];
+  return sql`(install_codes.uses = 1 or install_codes.uses_spent + ${sql.raw(before)}${now.toISOString()}${sql.raw(after)} < install_codes.uses)`;
 }
+
+type HeldParams = { ids: string; now: string };
+
+const HELD = namedStatement<HeldParams>(
+  `select id, ${HELD_USES} as held from install_codes where id in (select json_array_elements_text(:ids::json))`,
+);
 
 /** The held uses of each of these codes that has `uses` > 1 (absent: none). */
 export async function heldUsesOf(
@@ -29,16 +42,9 @@ export async function heldUsesOf(
 ): Promise<Map<string, number>> {
   const ids = codes.filter((code) => code.uses > 1).map((code) => code.id);
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({ id: activations.installCodeId, held: count() })
-    .from(activations)
-    .where(
-      and(
-        inArray(activations.installCodeId, ids),
-        eq(activations.status, 'activated'),
-        gt(activations.installTokenExpiresAt, now),
-      ),
-    )
-    .groupBy(activations.installCodeId);
+  const rows = await runStatement<{ id: string; held: string | number }, HeldParams>(db, HELD, {
+    ids: JSON.stringify(ids),
+    now: now.toISOString(),
+  });
   return new Map(rows.map((row) => [row.id, Number(row.held)]));
 }

@@ -14,7 +14,7 @@ import {
 } from '../rate-limits/limiter.js';
 import { installCodePrefix } from './code-format.js';
 import { addressProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
-import { HELD_USES } from './fleet-uses.js';
+import { HELD_USES, heldUsesSql } from './fleet-uses.js';
 import { sha256Hex } from '../tokens/secret-hash.js';
 import { installCodeProblem, type InstallCodeRow } from './code-problem.js';
 
@@ -68,7 +68,7 @@ shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
   from noted where noted.approval is not null)
-select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval, c.uses > 1 and c.uses_spent + ${HELD_USES.replaceAll('install_codes.', 'c.')} >= c.uses as exhausted
+select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval, c.uses > 1 and c.uses_spent + ${heldUsesSql('c')} >= c.uses as exhausted
 from (select 1) as one left join install_codes c on c.code_hash = :code_hash`);
 
 /**
