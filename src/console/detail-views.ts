@@ -1,7 +1,6 @@
 import type { ActivationListItem } from '../domain/admin-lists/activation-list.js';
 import type { OperatorPrecheck } from '../domain/install-codes/operator-prechecks.js';
 import type { InstallCodeListItem } from '../domain/admin-lists/install-code-list.js';
-import { codeApproval } from '../domain/install-codes/approval.js';
 import type { ServerListItem } from '../domain/admin-lists/server-list.js';
 import type { EventRow } from '../domain/events/event-trail.js';
 import { actionForm, readOnlyNote } from './action-form.js';
@@ -54,7 +53,7 @@ export type CodeDetail = InstallCodeListItem & { prechecks: OperatorPrecheck[] }
 
 /** The machines that prechecked a code issued with approval, and the person's decision on each (none for one issued without). */
 function codePrechecksSection(code: CodeDetail['code'], prechecks: OperatorPrecheck[]): Html {
-  if (codeApproval(code) === 'not_required') return html``;
+  if (!code.requireApproval) return html``;
   const rows = prechecks.map((p) => [
     when(p.precheckedAt),
     html`<span class="id">${p.machineId}</span>`,
@@ -81,7 +80,7 @@ export function codeDetailView(
   /** Sections of a code for a fleet (its activations, machines waiting for approval): fleet-code-views.ts. */
   fleetSections: Html = html``,
 ): ConsoleView {
-  const { code, status, activation, prechecks } = item;
+  const { code, status, approval, activation, prechecks } = item;
   const revocable = code.status === 'issued' || code.status === 'activated';
   return {
     title: code.id,
@@ -94,7 +93,7 @@ export function codeDetailView(
         ['Id', html`<span class="id">${code.id}</span>`],
         ['Hint', html`<code>${code.hint}</code>`],
         ['Status', badge(status)],
-        ['Approval', badge(codeApproval(code))],
+        ['Approval', badge(approval)],
         ['Issued', when(code.issuedAt)],
         ['Expires', when(code.expiresAt)],
         ['Revoked', code.revokedAt ? when(code.revokedAt) : null],

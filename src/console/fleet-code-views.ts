@@ -47,7 +47,7 @@ export function fleetCodeFacts(item: InstallCodeListItem): [string, Html | strin
     ['Tags', tagsCell(code.tags)],
     ['Networks', code.allowedCidrs?.length ? html`${code.allowedCidrs.map((n) => html`<code>${n}</code> `)}` : null],
     ['Host names', code.hostnamePattern ? html`<code>${code.hostnamePattern}</code>` : null],
-    ['Approval', code.approval === null ? 'not required' : 'each machine waits for an operator'],
+    ['Approval', code.requireApproval ? 'each machine waits for an operator' : 'not required'],
   ];
 }
 

@@ -48,12 +48,10 @@ export const installCodes = pgTable(
     precheckSshFingerprint: text('precheck_ssh_fingerprint'),
     precheckIp: text('precheck_ip'),
     /**
-     * The person's approval (DESIGN §14): null when the code was issued without it; else `pending` until the
-     * person approves or denies one precheck of it (`approval_precheck_id`). A denied code is `revoked` too.
+     * Whether a machine waits for a decision on its precheck (DESIGN §14, §22): the decisions are kept on the
+     * prechecks (`install_code_prechecks.decision`). A `uses: 1` code takes one, and is `revoked` too when denied.
      */
-    approval: text('approval', { enum: ['pending', 'approved', 'denied'] }),
-    approvalPrecheckId: text('approval_precheck_id'),
-    approvalDecidedAt: at('approval_decided_at'),
+    requireApproval: boolean('require_approval').notNull().default(false),
     /**
      * Codes an operator issued (DESIGN §22): how many activations it may make (a page code: 1), how many are spent
      * (confirmed), when one was last taken, and what the operator bound it to. `operator` names who issued it
@@ -76,15 +74,14 @@ export const installCodes = pgTable(
     // The admin search: a part of the hint (`q`), through trigrams (pg_trgm); the start of an id is a range of the key.
     index('install_codes_search_idx').using('gin', t.hint.op('gin_trgm_ops')),
     check('install_codes_status_check', sql`${t.status} in ('issued', 'activated', 'consumed', 'revoked')`),
-    check('install_codes_approval_check', sql`${t.approval} in ('pending', 'approved', 'denied')`),
     check('install_codes_uses_check', sql`${t.uses} between 1 and 10000 and ${t.usesSpent} between 0 and ${t.uses}`),
   ],
 );
 
 /**
  * Each precheck of a code issued with approval (DESIGN §14): what the person sees before approving or
- * denying it. The id (`pc_` + 16 hex) is carried in that precheck's token. A release that restores the code
- * deletes them: the person is asked again.
+ * denying it, and the decision on it. The id (`pc_` + 16 hex) is carried in that precheck's token. A release
+ * that restores the code deletes them: the person is asked again.
  */
 export const installCodePrechecks = pgTable(
   'install_code_prechecks',
@@ -98,7 +95,10 @@ export const installCodePrechecks = pgTable(
     machineId: text('machine_id').notNull(),
     sshFingerprint: text('ssh_fingerprint').notNull(),
     installerVersion: text('installer_version').notNull(),
-    /** An operator's decision on this precheck of a code with `uses` > 1 (DESIGN §22): null while it waits. */
+    /**
+     * The decision on this precheck: null while it waits. A code with `uses` > 1 has one per precheck (DESIGN §22);
+     * a `uses: 1` code at most one, on the precheck whose token alone may then activate it (§14).
+     */
     decision: text('decision', { enum: ['approved', 'denied'] }),
     decidedAt: at('decided_at'),
   },

@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { BROWSER_SESSION_COOKIE } from '../domain/browser-sessions/sessions.js';
-import { decideApproval, type ApprovalDecision } from '../domain/install-codes/approval.js';
+import type { ApprovalDecision } from '../domain/install-codes/approval.js';
+import { decidePrecheck } from '../domain/install-codes/decide-precheck.js';
 import { readWatchedInstallCode } from '../domain/install-codes/watched-codes.js';
 import { requireBrowserSession } from '../http/browser-session.js';
 import { changeContext } from '../http/change-context.js';
@@ -134,9 +135,9 @@ export function registerCodeApproval(app: Router, deps: AppDeps): void {
       const now = deps.clock.now();
       const session = await requireBrowserSession(c, deps.db, now);
       const { install_code_id, precheck_id } = c.req.valid('json');
-      const { changed } = await decideApproval(deps.db, {
+      const { changed } = await decidePrecheck(deps.db, {
         input: {
-          browserSessionHash: session.tokenHash,
+          decider: { browserSessionHash: session.tokenHash },
           installCodeId: install_code_id,
           precheckId: precheck_id,
           decision,

@@ -234,7 +234,12 @@ describe('activate of a code awaiting approval', () => {
       prechecks: [{ approval: 'denied' }],
     });
     const [row] = await t.database.db.select().from(installCodes).where(eq(installCodes.id, id));
-    expect(row).toMatchObject({ status: 'revoked', approval: 'denied', approvalPrecheckId: precheckId });
+    expect(row).toMatchObject({ status: 'revoked' });
+    const [precheck] = await t.database.db
+      .select()
+      .from(installCodePrechecks)
+      .where(eq(installCodePrechecks.id, precheckId));
+    expect(precheck).toMatchObject({ installCodeId: id, decision: 'denied' });
     const [deniedEvent] = await t.database.db.select().from(events).where(eq(events.type, 'install_code.denied'));
     expect(deniedEvent).toMatchObject({
       actor: 'browser',

@@ -1,42 +1,17 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
-import { migrationsFolder } from '../../src/db/migrations-folder.js';
 import { ensurePartitionsAhead, listPartitions } from '../../src/db/time-partitions.js';
 import { pruneOnce } from '../../src/domain/upkeep/pruning.js';
+import { migrateToRelease } from '../support/migrate-to-release.js';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 import { queryRows } from '../support/test-database.js';
 
 /** The last migration of the release before partitions: a database made by it is what upgrades. */
 const LAST_BEFORE_PARTITIONS = '0014_install_code_approval';
 const DAY_MS = 86_400_000;
-
-/**
- * The schema of the release before partitions: the committed migrations up to LAST_BEFORE_PARTITIONS,
- * applied and recorded as the migrator (src/db/migrate.ts) applies and records them.
- */
-async function migrateToLastRelease(db: DatabaseHandle['db']): Promise<void> {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
-    entries: { tag: string; when: number }[];
-  };
-  const last = journal.entries.find((entry) => entry.tag === LAST_BEFORE_PARTITIONS)!;
-  await db.execute(sql`create schema if not exists drizzle`);
-  await db.execute(
-    sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`,
-  );
-  for (const migration of readMigrationFiles({ migrationsFolder })) {
-    if (migration.folderMillis > last.when) continue;
-    for (const statement of migration.sql) await db.execute(sql.raw(statement));
-    await db.execute(
-      sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`,
-    );
-  }
-}
 
 const startOfUtcDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 
@@ -61,7 +36,7 @@ describe('upgrading a database of the release before partitions', () => {
     if (process.env.DATABASE_URL) scratch = await createScratchDatabase(process.env.DATABASE_URL, 'slowdns_upgrade');
     database = await openDatabase({ databaseUrl: scratch?.url, dataDir: 'memory://' });
     const db = database.db;
-    await migrateToLastRelease(db);
+    await migrateToRelease(db, LAST_BEFORE_PARTITIONS);
     // The last release's rows: events over the last 30 days (now() is the database's clock, as in the migration), the buckets of this hour.
     await db.execute(sql`
       insert into events (type, occurred_at, actor, install_code_id, data, delivered_at)

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNotNull } from 'drizzle-orm';
 import { expect, it } from 'vitest';
-import { activations, events, installCodes } from '../../src/db/schema.js';
+import { activations, events, installCodePrechecks, installCodes } from '../../src/db/schema.js';
 import { decisionRequest, issueWithApproval, precheckWaiting } from './approval-flow.js';
 import { activateRequest, cancelRequest, freshClient, newBrowser, randomMachine } from './install-flow.js';
 import type { TestApp } from './test-app.js';
@@ -22,7 +22,13 @@ export function approvalRaces(t: () => TestApp): void {
     return { app, browser, onMachine, ...issued, ...precheck };
   }
   async function codeRow(app: TestApp, id: string) {
-    return (await app.database.db.select().from(installCodes).where(eq(installCodes.id, id)))[0]!;
+    const [code] = await app.database.db.select().from(installCodes).where(eq(installCodes.id, id));
+    // The code's one decision, kept on the precheck it was taken on.
+    const [decided] = await app.database.db
+      .select({ decision: installCodePrechecks.decision })
+      .from(installCodePrechecks)
+      .where(and(eq(installCodePrechecks.installCodeId, id), isNotNull(installCodePrechecks.decision)));
+    return { ...code!, approval: decided?.decision ?? 'pending' };
   }
   async function decisions(app: TestApp, id: string) {
     return (await app.database.db.select().from(events).where(eq(events.installCodeId, id)))

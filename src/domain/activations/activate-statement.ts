@@ -49,7 +49,8 @@ const CLAIMS = {
     ['now', 'code_hash', 'precheck_id'],
     `update install_codes set status = 'activated', last_used_at = :now::timestamptz
     where code_hash = :code_hash and status = 'issued' and uses = 1 and expires_at > :now::timestamptz
-    and (approval is null or (approval = 'approved' and approval_precheck_id = :precheck_id))
+    and (not require_approval or exists (select from install_code_prechecks p
+      where p.id = :precheck_id and p.install_code_id = install_codes.id and p.decision = 'approved'))
     and not (select refused from refused) returning id, tags, true as code_event`,
   ),
   fleet: sqlPiece(

@@ -3,9 +3,9 @@ import { ApiError } from '../../errors.js';
 import type { CreatedActivation, MachineBinding } from './activation-rows.js';
 import { createActivation } from './create-activation.js';
 import type { ChangeContext } from '../events/event-trail.js';
-import { approvalGate, approvalPendingError } from '../install-codes/approval.js';
+import { approvalPendingError } from '../install-codes/approval.js';
+import { approvalProblem } from '../install-codes/approval-gate.js';
 import { assertInstallerSupported } from './installer-version.js';
-import { fleetApprovalGate } from '../install-codes/fleet-approval.js';
 import { addressProblem, hostnameProblem, limitsFor, readCodeBinding } from '../install-codes/fleet-binding.js';
 import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from '../rate-limits/limiter.js';
 import type { KeyedHashes } from '../tokens/keyed-hashes.js';
@@ -47,7 +47,7 @@ export interface ActivateRules {
  *    the host name (403 `install_code_hostname_not_allowed`), counted in the sender's limits; inside its own
  *    `allowed_cidrs`, a code with `uses` > 1 counts in its own bucket instead of the per-address limits;
  * 5. then one statement counts the request in every limit and claims the code (`createActivation`); a code with
- *    `uses` > 1 meets the operator's decision on this precheck first (`fleetApprovalGate`) and takes one use.
+ *    `uses` > 1 meets the operator's decision on this precheck first (`approvalProblem`) and takes one use.
  * Answers as a counted statement does: the limits' decision (for the headers, or 429), and the activation
  * or its refusal.
  */
@@ -86,34 +86,13 @@ export async function activateInstallCode(
   const bindingRefusal = addressProblem(binding, request.observedIp) ?? hostnameProblem(binding, request.hostname);
   if (bindingRefusal) return refusedAfterCounting(db, senderChecks(checks), now, bindingRefusal);
   const fleetCodeId = binding && binding.uses > 1 ? binding.id : undefined;
-  if (fleetCodeId) {
-    const gate = await fleetApprovalGate(db, fleetCodeId, precheck.precheckId, now);
-    if (gate === 'pending') return approvalWait(db, hashes, precheck.jti, now);
-    if (gate instanceof ApiError) return refusedAfterCounting(db, senderChecks(checks), now, gate);
-  } else if (precheck.precheckId !== undefined) {
-    const gate = await approvalGate(db, codeHash, precheck.precheckId, now);
-    if (gate === 'pending') return approvalWait(db, hashes, precheck.jti, now);
-    if (gate === 'other_precheck')
-      return refusedAfterCounting(
-        db,
-        senderChecks(checks),
-        now,
-        new ApiError(
-          'machine_mismatch',
-          'The owner of this install code approved another precheck: only its token can activate the code.',
-        ),
-      );
-    if (gate === 'unknown_precheck')
-      return refusedAfterCounting(
-        db,
-        senderChecks(checks),
-        now,
-        new ApiError(
-          'precheck_token_invalid',
-          'This precheck is no longer current (the code was restored after a failed install); run the precheck again.',
-        ),
-      );
-  }
+  const approval = await approvalProblem(
+    db,
+    { codeHash, precheckId: precheck.precheckId, uses: binding?.uses ?? 1 },
+    now,
+  );
+  if (approval?.code === 'approval_pending') return approvalWait(db, hashes, precheck.jti, now);
+  if (approval) return refusedAfterCounting(db, senderChecks(checks), now, approval);
   return createActivation(db, {
     input: {
       codeHash,

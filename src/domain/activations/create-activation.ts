@@ -5,7 +5,7 @@ import {
   installTokenJtiFor,
   type NewActivation,
 } from './activation-rows.js';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, getTableColumns } from 'drizzle-orm';
 import { wholeSecond } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { namedStatement } from '../../db/named-statement.js';
@@ -13,7 +13,7 @@ import { runStatement } from '../../db/statement.js';
 import { activations, installCodes } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { eventContextParams, noteRecorded, type ChangeContext, type EventType } from '../events/event-trail.js';
-import { approvalPendingError } from '../install-codes/approval.js';
+import { approvalPendingError, decidedPrecheck, decidedPrecheckOfCode } from '../install-codes/approval.js';
 import { installCodeProblem } from '../install-codes/code-problem.js';
 import {
   countedStatement,
@@ -184,7 +184,15 @@ async function unclaimedActivation(
   now: Date,
   refusedDuplicate: boolean,
 ): Promise<CreatedActivation | ApiError> {
-  const [current] = await db.select().from(installCodes).where(eq(installCodes.codeHash, input.codeHash));
+  const [current] = await db
+    .select({
+      ...getTableColumns(installCodes),
+      decision: decidedPrecheck.decision,
+      decidedPrecheckId: decidedPrecheck.id,
+    })
+    .from(installCodes)
+    .leftJoin(decidedPrecheck, decidedPrecheckOfCode)
+    .where(eq(installCodes.codeHash, input.codeHash));
   const repeated =
     current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
   if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
@@ -192,10 +200,10 @@ async function unclaimedActivation(
   // Usable but not approved for this precheck (the person has not decided, or a release asked again): §14.
   if (
     usable &&
-    current.approval !== null &&
-    !(current.approval === 'approved' && current.approvalPrecheckId === input.precheckId)
+    current.requireApproval &&
+    !(current.decision === 'approved' && current.decidedPrecheckId === input.precheckId)
   ) {
-    return current.approval === 'approved' ? new ApiError('machine_mismatch') : approvalPendingError();
+    return current.decision === 'approved' ? new ApiError('machine_mismatch') : approvalPendingError();
   }
   // The code is still usable: the claim was held back by DUPLICATE_MACHINE_POLICY=refuse alone.
   if (refusedDuplicate && usable) return new ApiError('machine_duplicate');

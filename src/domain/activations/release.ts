@@ -59,9 +59,9 @@ revoked_servers as (
   update servers set status = 'revoked', revoked_at = :now::timestamptz from released
   where servers.activation_id = released.id and servers.status = 'active' returning servers.id),
 restored as (
-  -- A restored code starts afresh: the precheck before the failed install is history, not news; an approval ends (it is asked again).
-  update install_codes set status = 'issued', prechecked_at = null, precheck_machine_id = null, precheck_ssh_fingerprint = null, precheck_ip = null,
-    approval = case when install_codes.approval is null then null else 'pending' end, approval_precheck_id = null, approval_decided_at = null
+  -- A restored code starts afresh: the precheck before the failed install is history, not news; its prechecks go, and
+  -- with them a decision (it is asked again).
+  update install_codes set status = 'issued', prechecked_at = null, precheck_machine_id = null, precheck_ssh_fingerprint = null, precheck_ip = null
   from released where install_codes.id = released.install_code_id and released.code_restored and install_codes.uses = 1 returning install_codes.id),
 forgotten_prechecks as (
   delete from install_code_prechecks using restored where install_code_prechecks.install_code_id = restored.id),

@@ -1,7 +1,8 @@
-import { and, desc, eq, gt, inArray, lte, not, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, inArray, lte, not, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { activations, installCodes } from '../../db/schema.js';
 import type { ActivationRow } from '../activations/activation-rows.js';
+import { codeApproval, decidedPrecheck, decidedPrecheckOfCode, type CodeApproval } from '../install-codes/approval.js';
 import type { InstallCodeRow } from '../install-codes/code-problem.js';
 import { heldUsesOf, usesLeftCondition } from '../install-codes/fleet-uses.js';
 import {
@@ -39,6 +40,7 @@ export interface InstallCodeListFilter extends TimeRange, SearchFilter {
 export interface InstallCodeListItem {
   code: InstallCodeRow;
   status: InstallCodeListStatus;
+  approval: CodeApproval;
   /** The latest activation that used the code, if any. */
   activation: ActivationRow | undefined;
   /** Uses held by activations waiting for confirm whose install token has not expired. */
@@ -74,12 +76,13 @@ export async function listInstallCodes(
     tagged(installCodes.tags, filter.tag),
   ]);
   const rows = await db
-    .select()
+    .select({ code: getTableColumns(installCodes), decided: { decision: decidedPrecheck.decision } })
     .from(installCodes)
+    .leftJoin(decidedPrecheck, decidedPrecheckOfCode)
     .where(page.where)
     .orderBy(...page.orderBy)
     .limit(filter.limit + 1);
-  const shown = rows.slice(0, filter.limit);
+  const shown = rows.slice(0, filter.limit).map((row) => row.code);
   // The latest activation of each code alone: a code with many uses may have made thousands.
   const used = shown.length
     ? await db
@@ -100,10 +103,16 @@ export async function listInstallCodes(
   return pageOf(
     rows,
     filter.limit,
-    (code) => {
+    ({ code, decided }) => {
       const usesHeld = held.get(code.id) ?? 0;
-      return { code, status: installCodeListStatus(code, usesHeld, now), activation: latest.get(code.id), usesHeld };
+      return {
+        code,
+        status: installCodeListStatus(code, usesHeld, now),
+        approval: codeApproval(code, decided ?? undefined),
+        activation: latest.get(code.id),
+        usesHeld,
+      };
     },
-    (code) => ({ t: code.issuedAt.getTime(), id: code.id }),
+    ({ code }) => ({ t: code.issuedAt.getTime(), id: code.id }),
   );
 }

@@ -61,7 +61,7 @@ export async function issueFleetCode(
       status: 'issued',
       issuedAt: now,
       expiresAt: issued.expiresAt,
-      approval: input.requireApproval ? 'pending' : null,
+      requireApproval: input.requireApproval,
       uses: input.uses,
       operator: context.operator ?? null,
       description: input.description ?? null,

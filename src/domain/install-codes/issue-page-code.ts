@@ -35,7 +35,7 @@ export interface IssuedInstallCode {
   requireApproval: boolean;
 }
 
-// `:approval`: the approval the code starts with (null: issued without approval); `:issued_data`: the event's data.
+// `:require_approval`: whether a machine waits for the person's decision; `:issued_data`: the event's data.
 type IssueParams = BucketsParam &
   EventContextParams & {
     id: string;
@@ -44,7 +44,7 @@ type IssueParams = BucketsParam &
     expires_at: string;
     session_hash: string;
     issued_data: string;
-    approval: string | null;
+    require_approval: boolean;
   };
 
 // Nothing is counted or written unless the session is valid.
@@ -56,8 +56,8 @@ const SESSION_BUCKETS = sqlPiece(
 const ISSUE = composedStatement<IssueParams>()`with session as (select from browser_sessions where token_hash = :session_hash and expires_at > :now::timestamptz),
 ${countedCte({ buckets: SESSION_BUCKETS })},
 issued as (
-  insert into install_codes (id, code_hash, hint, status, issued_at, expires_at, browser_session_hash, approval)
-  select :id, :code_hash, :hint, 'issued', :now::timestamptz, :expires_at::timestamptz, :session_hash, :approval::text
+  insert into install_codes (id, code_hash, hint, status, issued_at, expires_at, browser_session_hash, require_approval)
+  select :id, :code_hash, :hint, 'issued', :now::timestamptz, :expires_at::timestamptz, :session_hash, :require_approval::boolean
   where exists (select from session) returning id),
 recorded as (
   insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
@@ -116,7 +116,7 @@ export async function issueInstallCode(
       expires_at: issued.expiresAt.toISOString(),
       session_hash: browserSessionHash,
       issued_data: data,
-      approval: requireApproval ? 'pending' : null,
+      require_approval: requireApproval,
       ...eventContextParams(context, now),
     });
     if (!row!.session) throw new ApiError('browser_session_required');

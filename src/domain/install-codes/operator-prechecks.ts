@@ -22,16 +22,16 @@ export interface OperatorPrecheck {
  */
 export async function operatorPrechecksOf(
   db: Database,
-  code: Pick<InstallCodeRow, 'id' | 'approval' | 'approvalPrecheckId' | 'uses'>,
+  code: Pick<InstallCodeRow, 'id' | 'requireApproval' | 'uses'>,
 ): Promise<OperatorPrecheck[]> {
-  const rows = (await prechecksOf(db, [code])).get(code.id) ?? [];
-  return rows.map((row) => ({
+  const { shown, decided } = (await prechecksOf(db, [code])).get(code.id) ?? { shown: [], decided: undefined };
+  return shown.map((row) => ({
     id: row.id,
     machineId: row.machineId,
     sshFingerprint: row.sshFingerprint,
     ip: row.ip,
     installerVersion: row.installerVersion,
     precheckedAt: row.precheckedAt,
-    approval: code.uses > 1 ? (row.decision ?? 'pending') : precheckApproval(code, row.id),
+    approval: precheckApproval(code, row, decided),
   }));
 }

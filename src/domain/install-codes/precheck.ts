@@ -15,6 +15,7 @@ import {
 import { installCodePrefix } from './code-format.js';
 import { addressProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
 import { heldUses } from './fleet-uses.js';
+import { codeDecision } from './approval.js';
 import { sha256Hex } from '../tokens/secret-hash.js';
 import { installCodeProblem, type InstallCodeRow } from './code-problem.js';
 
@@ -63,13 +64,14 @@ const PRECHECK = composedStatement<PrecheckParams>()`with ${countedCte({ beyondS
 noted as (
   update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
     precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
-  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and approval is distinct from 'approved'
-    and :address_allowed::boolean and (uses = 1 or uses_spent + ${heldUses('install_codes')} < uses) returning id, approval),
+  where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and ${codeDecision('install_codes')} is distinct from 'approved'
+    and :address_allowed::boolean and (uses = 1 or uses_spent + ${heldUses('install_codes')} < uses) returning id, require_approval),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
-  from noted where noted.approval is not null)
-select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.approval, c.uses > 1 and c.uses_spent + ${heldUses('c')} >= c.uses as exhausted
+  from noted where noted.require_approval)
+select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.require_approval, ${codeDecision('c')} as decision,
+  c.uses > 1 and c.uses_spent + ${heldUses('c')} >= c.uses as exhausted
 from (select 1) as one left join install_codes c on c.code_hash = :code_hash`;
 
 /**
@@ -112,7 +114,8 @@ export async function precheckInstallCode(
       id: string | null;
       status: InstallCodeRow['status'] | null;
       expires_at: string | null;
-      approval: InstallCodeRow['approval'];
+      require_approval: boolean | null;
+      decision: 'approved' | 'denied' | null;
     };
     const [row] = await runStatement<Row, PrecheckParams>(db, PRECHECK, {
       buckets,
@@ -128,20 +131,26 @@ export async function precheckInstallCode(
     const code =
       row!.id === null
         ? undefined
-        : { id: row!.id, status: row!.status!, expiresAt: timestampOf(row!.expires_at!), approval: row!.approval };
+        : {
+            id: row!.id,
+            status: row!.status!,
+            expiresAt: timestampOf(row!.expires_at!),
+            requireApproval: row!.require_approval!,
+            decision: row!.decision,
+          };
     const problem = installCodeProblem(code, now);
     if (problem) return { counts: row!.counts, refusal: problem };
     if (addressRefusal) return { counts: row!.counts, refusal: addressRefusal };
     if (row!.exhausted) return { counts: row!.counts, refusal: new ApiError('install_code_exhausted') };
     // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
-    if (code!.approval === 'approved') return { counts: row!.counts, refusal: approvedForAnotherPrecheck() };
+    if (code!.decision === 'approved') return { counts: row!.counts, refusal: approvedForAnotherPrecheck() };
     // A usable code is `issued`: its approval is pending (a decision is made on a precheck, which then activates or is denied) or none.
     return {
       counts: row!.counts,
       value: {
         id: code!.id,
         expiresAt: code!.expiresAt,
-        approval: code!.approval === null ? 'not_required' : 'pending',
+        approval: code!.requireApproval ? 'pending' : 'not_required',
         codeHash: codeHash!,
       },
     };

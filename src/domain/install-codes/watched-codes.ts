@@ -10,7 +10,7 @@ import {
   precheckApproval,
   prechecksOf,
   type CodeApproval,
-  type InstallCodePrecheckRow,
+  type CodePrechecks,
   type PrecheckApproval,
 } from './approval.js';
 import { revokeInstallCode } from './revoke.js';
@@ -100,7 +100,7 @@ function watchInstallCode(
   code: InstallCodeRow,
   activation: ActivationRow | undefined,
   now: Date,
-  prechecks: InstallCodePrecheckRow[] = [],
+  { shown, decided }: CodePrechecks = { shown: [], decided: undefined },
 ): WatchedInstallCode {
   const status = watchedStatus(code, activation, now);
   let machine: WatchedMachine | null = null;
@@ -134,16 +134,16 @@ function watchInstallCode(
     releasedAt: activation?.releasedAt ?? null,
     revokedAt: code.revokedAt,
     identityInUse: activation !== undefined && activation.status !== 'released' && activation.duplicateOf !== null,
-    requireApproval: code.approval !== null,
-    approval: codeApproval(code),
-    prechecks: prechecks.map((p) => ({
+    requireApproval: code.requireApproval,
+    approval: codeApproval(code, decided),
+    prechecks: shown.map((p) => ({
       id: p.id,
       ip: p.ip,
       machineIdShort: p.machineId.slice(0, MACHINE_ID_SHORT_LENGTH),
       sshFingerprint: p.sshFingerprint,
       installerVersion: p.installerVersion,
       precheckedAt: p.precheckedAt,
-      approval: precheckApproval(code, p.id),
+      approval: precheckApproval(code, p, decided),
     })),
   };
 }

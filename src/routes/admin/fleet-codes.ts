@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import type { ApprovalDecision } from '../../domain/install-codes/approval.js';
-import { decidePrecheckAsOperator } from '../../domain/install-codes/fleet-approval.js';
+import { decidePrecheck } from '../../domain/install-codes/decide-precheck.js';
 import { issueRequestedCode } from '../../http/issue-requested-code.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
@@ -130,8 +130,8 @@ export function registerAdminFleetCodes(app: Router, deps: AppDeps): void {
     app.openapi(decisionRoute(decision), async (c) => {
       const { install_code_id: installCodeId, precheck_id: precheckId } = c.req.valid('param');
       const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
-      const { changed, decidedAt } = await decidePrecheckAsOperator(deps.db, {
-        input: { installCodeId, precheckId, decision },
+      const { changed, decidedAt } = await decidePrecheck(deps.db, {
+        input: { decider: 'operator', installCodeId, precheckId, decision },
         now: deps.clock.now(),
         context,
       });

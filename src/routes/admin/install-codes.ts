@@ -1,6 +1,5 @@
 import { showInstallCode } from '../../domain/admin-lists/object-shows.js';
 import { createRoute } from '@hono/zod-openapi';
-import { codeApproval } from '../../domain/install-codes/approval.js';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { listInstallCodes, type InstallCodeListItem } from '../../domain/admin-lists/install-code-list.js';
@@ -115,7 +114,7 @@ function toCodeActivation(activation: ActivationRow) {
   };
 }
 
-function toRecord({ code, status, activation, usesHeld }: InstallCodeListItem) {
+function toRecord({ code, status, approval, activation, usesHeld }: InstallCodeListItem) {
   return {
     install_code_id: code.id,
     install_code_hint: code.hint,
@@ -123,7 +122,7 @@ function toRecord({ code, status, activation, usesHeld }: InstallCodeListItem) {
     issued_at: toIsoOffset(code.issuedAt),
     expires_at: toIsoOffset(code.expiresAt),
     revoked_at: code.revokedAt ? toIsoOffset(code.revokedAt) : null,
-    approval: codeApproval(code),
+    approval,
     activation: activation ? toCodeActivation(activation) : null,
     uses: code.uses,
     uses_spent: code.usesSpent,

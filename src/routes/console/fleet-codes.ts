@@ -7,7 +7,7 @@ import {
 } from '../../console/fleet-code-views.js';
 import type { ConsoleAssets } from '../../console/console-frame.js';
 import type { RouteDeps } from '../../deps.js';
-import { decidePrecheckAsOperator } from '../../domain/install-codes/fleet-approval.js';
+import { decidePrecheck } from '../../domain/install-codes/decide-precheck.js';
 import { issueRequestedCode } from '../../http/issue-requested-code.js';
 import { claimConsoleForm } from '../../domain/operators/console-form-claims.js';
 import { randomSecret } from '../../domain/tokens/secret-hash.js';
@@ -104,8 +104,8 @@ export function registerConsoleFleetCodes(router: Hono<AppEnv>, deps: RouteDeps,
     if (!reason.success) throw new ConsoleRefusal(400, 'Not a reason', describeIssues(reason.error));
     const decision = c.req.param('decision') as 'approve' | 'deny';
     const installCodeId = c.req.param('id');
-    await decidePrecheckAsOperator(deps.db, {
-      input: { installCodeId, precheckId: c.req.param('precheck'), decision },
+    await decidePrecheck(deps.db, {
+      input: { decider: 'operator', installCodeId, precheckId: c.req.param('precheck'), decision },
       now: deps.clock.now(),
       context: operatorChangeContext(c, reason.data ?? null),
     });

@@ -126,7 +126,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
     const { history } = shown;
     const fleet = item.code.operator !== null;
     const waiting = item.prechecks.filter((p) => p.approval === 'pending');
-    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(shown.activations) : ''}${fleet && item.code.approval !== null ? pendingPrechecksSection(viewer(c), id, waiting) : ''}`;
+    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(shown.activations) : ''}${fleet && item.code.requireApproval ? pendingPrechecksSection(viewer(c), id, waiting) : ''}`;
     return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c), sections));
   });
 
