@@ -19,6 +19,7 @@ import {
   countedStatement,
   type BucketCount,
   type CountedOutcome,
+  type StepAnswer,
   type RateLimitCheck,
 } from '../rate-limits/limiter.js';
 import { randomId, sha256Hex } from '../tokens/secret-hash.js';
@@ -140,9 +141,9 @@ export async function createActivation(
   const unclaimed = fleetCodeId
     ? await unclaimedFleetActivation(db, fleetCodeId, input, now, row.refused)
     : await unclaimedActivation(db, input, now, row.refused);
-  return unclaimed instanceof ApiError
-    ? { decision: outcome.decision, refusal: unclaimed }
-    : { decision: outcome.decision, value: unclaimed };
+  return unclaimed.refusal
+    ? { decision: outcome.decision, refusal: unclaimed.refusal }
+    : { decision: outcome.decision, value: unclaimed.value };
 }
 
 const LOCK_CODE = namedStatement<{ id: string }>('select from install_codes where id = :id for update');
@@ -158,23 +159,24 @@ async function unclaimedFleetActivation(
   input: NewActivation,
   now: Date,
   refusedDuplicate: boolean,
-): Promise<CreatedActivation | ApiError> {
+): Promise<StepAnswer<CreatedActivation>> {
   const [current] = await db.select().from(installCodes).where(eq(installCodes.id, codeId));
   const problem = installCodeProblem(current, now);
   const repeated = await findRepeatedActivation(db, codeId, input, now);
-  if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
-  if (problem) return problem;
+  if (repeated) return { value: { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) } };
+  if (problem) return { refusal: problem };
   const [made] = await db
     .select({ id: activations.id })
     .from(activations)
     .where(and(eq(activations.installCodeId, codeId), eq(activations.precheckJtiHash, sha256Hex(input.precheckJti))));
   if (made)
-    return new ApiError(
-      'precheck_token_invalid',
-      'This precheck token has already made an activation: run the precheck again for another.',
-    );
-  if (refusedDuplicate) return new ApiError('machine_duplicate');
-  return new ApiError('install_code_exhausted');
+    return {
+      refusal: new ApiError(
+        'precheck_token_invalid',
+        'This precheck token has already made an activation: run the precheck again for another.',
+      ),
+    };
+  return { refusal: new ApiError(refusedDuplicate ? 'machine_duplicate' : 'install_code_exhausted') };
 }
 
 /** The code was not claimed: a repeat of the activate that claimed it, or the error of the code as it is now (read afresh). */
@@ -183,7 +185,7 @@ async function unclaimedActivation(
   input: NewActivation,
   now: Date,
   refusedDuplicate: boolean,
-): Promise<CreatedActivation | ApiError> {
+): Promise<StepAnswer<CreatedActivation>> {
   const [current] = await db
     .select({
       ...getTableColumns(installCodes),
@@ -195,7 +197,7 @@ async function unclaimedActivation(
     .where(eq(installCodes.codeHash, input.codeHash));
   const repeated =
     current?.status === 'activated' ? await findRepeatedActivation(db, current.id, input, now) : undefined;
-  if (repeated) return { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) };
+  if (repeated) return { value: { ...repeated, installTokenJti: installTokenJtiFor(input.precheckJti, repeated.id) } };
   const usable = current !== undefined && !installCodeProblem(current, now);
   // Usable but not approved for this precheck (the person has not decided, or a release asked again): §14.
   if (
@@ -203,9 +205,9 @@ async function unclaimedActivation(
     current.requireApproval &&
     !(current.decision === 'approved' && current.decidedPrecheckId === input.precheckId)
   ) {
-    return current.decision === 'approved' ? new ApiError('machine_mismatch') : approvalPendingError();
+    return { refusal: current.decision === 'approved' ? new ApiError('machine_mismatch') : approvalPendingError() };
   }
   // The code is still usable: the claim was held back by DUPLICATE_MACHINE_POLICY=refuse alone.
-  if (refusedDuplicate && usable) return new ApiError('machine_duplicate');
-  return installCodeProblem(current, now) ?? new ApiError('install_code_unavailable');
+  if (refusedDuplicate && usable) return { refusal: new ApiError('machine_duplicate') };
+  return { refusal: installCodeProblem(current, now) ?? new ApiError('install_code_unavailable') };
 }

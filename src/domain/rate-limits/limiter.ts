@@ -154,11 +154,11 @@ export type CountedOutcome<T> =
   | { decision: RateLimitDecision & { admitted: true }; refusal: ApiError; value?: undefined }
   | { decision: RateLimitDecision & { admitted: false }; value?: undefined; refusal?: undefined };
 
+/** What a counted step found once its statement ran: its value, or the request's refusal. */
+export type StepAnswer<T> = { value: T; refusal?: undefined } | { refusal: ApiError; value?: undefined };
+
 /** What a counted statement answered: its counts, and the step's value or its refusal. */
-export type CountedAnswer<T> = { counts: BucketCount[] | null } & (
-  | { value: T; refusal?: undefined }
-  | { refusal: ApiError; value?: undefined }
-);
+export type CountedAnswer<T> = { counts: BucketCount[] | null } & StepAnswer<T>;
 
 /**
  * Runs a statement that counts the request with `COUNTED_CTE` (handed the value of its `:buckets`), and
