@@ -1,6 +1,7 @@
 // Timestamps, dates and intervals (and their arrays) read as PostgreSQL's own text, as drizzle reads
-// them: set once on each driver as well, so whatever reads the driver's client itself reads them the
-// same way drizzle's queries (and runStatement, which goes through drizzle) do.
+// them: set once on each driver, so a statement run straight on the driver (runStatement) reads them
+// the same way with no options of its own. Given per query, as drizzle gives them, PGlite merges them
+// into its whole parser table on every query: about 90 µs more per query than set once.
 import pg from 'pg';
 
 /** timestamp, timestamptz, interval, date, and the arrays numeric[], timestamp[], timestamptz[], interval[], date[]. */

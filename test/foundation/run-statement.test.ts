@@ -3,7 +3,7 @@ import { DrizzleQueryError } from 'drizzle-orm/errors';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namedStatement } from '../../src/db/named-statement.js';
-import { runStatement, timestampOf } from '../../src/db/statement.js';
+import { driverClient, runStatement, timestampOf } from '../../src/db/statement.js';
 import { openTestDatabase, queryRows, type TestDatabase } from '../support/test-database.js';
 
 // The same row read three ways: straight on the driver (runStatement) outside and inside a
@@ -92,6 +92,20 @@ describe('runStatement: one statement straight on the driver', () => {
       { a: 'x' },
     );
     expect(quoted).toEqual([{ a: 'x', b: '$1 :b', again: 'x' }]);
+  });
+
+  // runStatement sends on drizzle's private `session.client` (docs/measurements.md, "The speed tricks inside
+  // dependencies, each on the bench"): this fails when a drizzle upgrade moves it.
+  it("drizzle still keeps the driver's client at session.client, on the database and on a transaction", async () => {
+    const client = driverClient(database.db);
+    expect(typeof client?.query).toBe('function');
+    expect(client).toBe((database.db as unknown as { $client: unknown }).$client);
+    await database.db.transaction(async (tx) => {
+      const inTransaction = driverClient(tx);
+      expect(typeof inTransaction?.query).toBe('function');
+      // node-postgres: the pool's connection this transaction holds, not the pool; PGlite: its transaction.
+      expect(inTransaction).not.toBe(client);
+    });
   });
 
   it('runs on a transaction and reads the same there', async () => {
