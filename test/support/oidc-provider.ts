@@ -48,6 +48,7 @@ export async function startOidcProvider(consoleOrigin: string): Promise<TestOidc
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     pkce: { required: () => true },
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600 },
     findAccount: (_ctx, id) => {
       const person = OIDC_PEOPLE[id as keyof typeof OIDC_PEOPLE];
       if (!person) return undefined;
