@@ -8,7 +8,9 @@ const flag = z.enum(['true', 'false'], { error: 'must be true or false' });
 
 /** The settings of DESIGN §26 (and §25's two switches for issuers), read with the others by `loadConfig`. */
 export const OIDC_ENV = {
-  OIDC_ISSUER: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, the issuer exactly as the provider names it' }).optional(),
+  OIDC_ISSUER: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL, the issuer exactly as the provider names it' })
+    .optional(),
   OIDC_CLIENT_ID: z.string().min(1).max(512).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).max(2048).optional(),
   OIDC_SCOPES: z
@@ -34,7 +36,9 @@ type OidcEnv = z.infer<typeof OidcEnvSchema>;
 /** `OIDC_ROLES`: a JSON object of group → `read` | `write` | `root`, at least one. */
 function parseRoles(text: string | undefined): Record<string, ConsoleRole> {
   if (text === undefined)
-    throw new ConfigError('invalid OIDC_ROLES: required with OIDC_ISSUER, e.g. {"slowdns-admins":"root","sre":"write"}');
+    throw new ConfigError(
+      'invalid OIDC_ROLES: required with OIDC_ISSUER, e.g. {"slowdns-admins":"root","sre":"write"}',
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -60,7 +64,9 @@ function isPrivateHost(url: URL): boolean {
 function checkIssuer(text: string, e: OidcEnv): URL {
   const issuer = new URL(text);
   if (issuer.protocol === 'http:' && e.IDENTITY_ISSUER_ALLOW_HTTP !== 'true')
-    throw new ConfigError('invalid OIDC_ISSUER: must be https; set IDENTITY_ISSUER_ALLOW_HTTP=true to allow http (labs and tests)');
+    throw new ConfigError(
+      'invalid OIDC_ISSUER: must be https; set IDENTITY_ISSUER_ALLOW_HTTP=true to allow http (labs and tests)',
+    );
   if (isPrivateHost(issuer) && e.IDENTITY_ISSUER_ALLOW_PRIVATE !== 'true')
     throw new ConfigError(
       'invalid OIDC_ISSUER: its host is a private or loopback address; set IDENTITY_ISSUER_ALLOW_PRIVATE=true to allow it',
@@ -79,7 +85,9 @@ export function oidcSettings(e: OidcEnv): OidcSettings | undefined {
   }
   const issuer = checkIssuer(e.OIDC_ISSUER, e);
   if (e.OIDC_CLIENT_ID === undefined)
-    throw new ConfigError('invalid OIDC_CLIENT_ID: required with OIDC_ISSUER (the client id the provider gave this service)');
+    throw new ConfigError(
+      'invalid OIDC_CLIENT_ID: required with OIDC_ISSUER (the client id the provider gave this service)',
+    );
   return {
     issuer,
     clientId: e.OIDC_CLIENT_ID,

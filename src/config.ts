@@ -187,7 +187,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   if (e.CONSOLE_TOKEN_SIGN_IN === 'false' && e.OIDC_ISSUER === undefined)
-    throw new ConfigError('invalid CONSOLE_TOKEN_SIGN_IN: false needs OIDC_ISSUER, else nobody could sign in to the console');
+    throw new ConfigError(
+      'invalid CONSOLE_TOKEN_SIGN_IN: false needs OIDC_ISSUER, else nobody could sign in to the console',
+    );
   let trustProxy: TrustProxy;
   try {
     trustProxy = parseTrustProxy(e.TRUST_PROXY);

@@ -40,18 +40,32 @@ function sessionRows(sessions: ConsoleSessionSummary[], viewer: ConsoleViewer) {
  * never above `write`, expiring within 90 days) and the live console sessions, each of which may be ended.
  */
 export function operatorsView(
-  { tokens, sessions, minted, now }: { tokens: OperatorTokenRow[]; sessions: ConsoleSessionSummary[]; minted?: { name: string; token: string }; now: Date },
+  {
+    tokens,
+    sessions,
+    minted,
+    now,
+  }: {
+    tokens: OperatorTokenRow[];
+    sessions: ConsoleSessionSummary[];
+    minted?: { name: string; token: string };
+    now: Date;
+  },
   viewer: ConsoleViewer,
 ): ConsoleView {
   return {
     title: 'Operators',
     heading: 'Operators',
     section: 'operators',
-    content: html`${minted ? html`  <section class="card" aria-labelledby="minted-heading">
+    content: html`${
+      minted
+        ? html`  <section class="card" aria-labelledby="minted-heading">
     <h2 id="minted-heading">Token ${minted.name} made</h2>
     <p class="status" data-tone="success" role="status">Keep it now: it is not shown again.</p>
     <p><code id="minted-token">${minted.token}</code></p>
-  </section>` : ''}
+  </section>`
+        : ''
+    }
   <section class="card" aria-labelledby="new-token-heading">
     <h2 id="new-token-heading">New operator token</h2>
     <form method="post" action="/admin/operators/tokens" class="stack">

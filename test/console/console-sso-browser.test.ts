@@ -2,7 +2,13 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { runSlowdns } from '../../src/cli/run-slowdns.js';
 import { consoleSessions, events, operatorTokens } from '../../src/db/schema.js';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import {
+  describeWithBrowser,
+  openBrowser,
+  serveOverHttp,
+  type BrowserSession,
+  type HttpServer,
+} from '../support/browser.js';
 import { activatedInstall } from '../support/install-flow.js';
 import {
   OIDC_CLIENT_ID,
@@ -17,7 +23,10 @@ import { ADMIN_TOKEN } from './console-support.js';
 const WALK_MS = 120_000;
 
 /** `slowdns …` run in this process with only this environment (as test/operations/slowdns-command.test.ts does). */
-async function slowdns(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function slowdns(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const code = await runSlowdns(args, {
@@ -82,13 +91,16 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
     await page().waitForURL((url) => url.origin === server!.origin && url.pathname !== '/admin/sign-in/callback');
   }
 
-  const header = () => page().locator('.console-who p').innerText();
+  const header = () => page().locator('.console-who p').textContent();
 
   /**
    * A form forged on the console's own page (its session's form token; the CSP allows no fetch), as a
    * person could with the browser's tools: the answer's status and text.
    */
-  async function postFromPage(action: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
+  async function postFromPage(
+    action: string,
+    fields: Record<string, string>,
+  ): Promise<{ status: number; text: string }> {
     const answer = page().waitForResponse((res) => res.url() === `${server!.origin}${action}`);
     await page().evaluate(
       ({ action, fields }) => {
@@ -110,7 +122,7 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
     );
     const res = await answer;
     await page().waitForLoadState();
-    return { status: res.status(), text: await page().locator('main').innerText() };
+    return { status: res.status(), text: (await page().locator('main').textContent()) ?? '' };
   }
 
   it(
@@ -121,7 +133,7 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
       expect(await header()).toContain('Signed in as rosa@example.com');
       expect(await page().locator('.scope').getAttribute('data-scope')).toBe('root');
       await page().click('a[href="/admin/operators"]');
-      expect(await page().locator('h1').innerText()).toBe('Operators');
+      expect(await page().locator('h1').textContent()).toBe('Operators');
       const [session] = await t!.database.db.select().from(consoleSessions);
       expect({ scope: session!.scope, sub: session!.oidcSubject, issuer: session!.oidcIssuer }).toEqual({
         scope: 'root',
@@ -163,7 +175,7 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
       const answer = page().waitForResponse((res) => res.url().startsWith(`${server!.origin}/admin/sign-in/callback`));
       await page().click('button:has-text("Continue")');
       expect((await answer).status()).toBe(403);
-      expect(await page().locator('#sign-in-refusal').innerText()).toContain('none of your groups is given a role');
+      expect(await page().locator('#sign-in-refusal').textContent()).toContain('none of your groups is given a role');
       expect(await t!.database.db.select().from(consoleSessions)).toEqual([]);
     },
     WALK_MS,
@@ -178,7 +190,7 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
       // The provider asks to confirm its own sign-out (its RP-initiated logout page).
       await page().click('button[autofocus], button[name="logout"], button[type="submit"]');
       await page().waitForURL((url) => url.origin === server!.origin);
-      expect(await page().locator('#sign-in-notice').innerText()).toBe('You are signed out.');
+      expect(await page().locator('#sign-in-notice').textContent()).toBe('You are signed out.');
       expect(await t!.database.db.select().from(consoleSessions)).toEqual([]);
     },
     WALK_MS,
@@ -212,7 +224,11 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
   const present = async (held: { url: URL; cookie: string }) => {
     const res = await fetch(held.url, { headers: { cookie: held.cookie }, redirect: 'manual' });
     const html = await res.text();
-    return { status: res.status, reason: /data-reason="([a-z_]+)"/.exec(html)?.[1], session: res.headers.getSetCookie().some((c) => c.startsWith('slowdns_console=') && !c.includes('Max-Age=0')) };
+    return {
+      status: res.status,
+      reason: /data-reason="([a-z_]+)"/.exec(html)?.[1],
+      session: res.headers.getSetCookie().some((c) => c.startsWith('slowdns_console=') && !c.includes('Max-Age=0')),
+    };
   };
 
   it(
@@ -250,10 +266,13 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
       await page().selectOption('#token-scope', 'write');
       await page().fill('#token-days', '30');
       await page().click('button:has-text("Make the token")');
-      const token = await page().locator('#minted-token').innerText();
+      const token = (await page().locator('#minted-token').textContent()) ?? '';
       expect(token).toMatch(/^sdo_/);
       const [row] = await t!.database.db.select().from(operatorTokens).where(eq(operatorTokens.name, 'ci-deploy'));
-      expect({ scope: row!.scope, createdBy: row!.createdBy }).toEqual({ scope: 'write', createdBy: 'rosa@example.com' });
+      expect({ scope: row!.scope, createdBy: row!.createdBy }).toEqual({
+        scope: 'write',
+        createdBy: 'rosa@example.com',
+      });
       expect(row!.expiresAt!.getTime() - t!.clock.now().getTime()).toBe(30 * 24 * 3600 * 1000);
       const [created] = await t!.database.db.select().from(events).where(eq(events.type, 'operator_token.created'));
       const data = created!.data as Record<string, unknown>;
@@ -264,9 +283,17 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
 
       // Above write, or beyond 90 days: refused, nothing made (forged from the console's own page).
       await page().goto(`${server!.origin}/admin/operators`);
-      const aboveWrite = await postFromPage('/admin/operators/tokens', { name: 'escalated', scope: 'root', expires_in_days: '30' });
+      const aboveWrite = await postFromPage('/admin/operators/tokens', {
+        name: 'escalated',
+        scope: 'root',
+        expires_in_days: '30',
+      });
       await page().goto(`${server!.origin}/admin/operators`);
-      const tooLong = await postFromPage('/admin/operators/tokens', { name: 'forever', scope: 'read', expires_in_days: '365' });
+      const tooLong = await postFromPage('/admin/operators/tokens', {
+        name: 'forever',
+        scope: 'read',
+        expires_in_days: '365',
+      });
       expect([aboveWrite.status, tooLong.status]).toEqual([400, 400]);
       expect(aboveWrite.text).toContain('never more');
       expect((await t!.database.db.select().from(operatorTokens)).map((r) => r.name)).toEqual(['ci-deploy']);
@@ -274,11 +301,15 @@ describeWithBrowser('operators sign in to the console with oidc-provider, walked
       // The minted token drives the slowdns command; the trail it prints names the person who minted it.
       const install = await activatedInstall(t!);
       const asCi = { SLOWDNS_URL: server!.origin, SLOWDNS_ADMIN_TOKEN: token };
-      expect((await slowdns(['activations', 'release', install.activationId, '--reason', 'rebuild'], asCi)).code).toBe(0);
+      expect((await slowdns(['activations', 'release', install.activationId, '--reason', 'rebuild'], asCi)).code).toBe(
+        0,
+      );
       const trail = await slowdns(['events', 'list', '--type', 'operator_token.created'], asCi);
       expect(trail.code).toBe(0);
       expect(trail.stdout).toContain('operator rosa@example.com');
-      const released = JSON.parse((await slowdns(['events', 'list', '--type', 'activation.released', '--json'], asCi)).stdout);
+      const released = JSON.parse(
+        (await slowdns(['events', 'list', '--type', 'activation.released', '--json'], asCi)).stdout,
+      );
       expect(released.items[0].data.operator).toBe('ci-deploy');
     },
     WALK_MS,

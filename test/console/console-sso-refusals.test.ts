@@ -82,7 +82,9 @@ describe('a sign-in with the identity provider that cannot be trusted opens no s
     expect(answer.status).toBe(200);
     expect(answer.res.headers.get('refresh')).toBe('0; url=/admin');
     const cookies = answer.res.headers.getSetCookie();
-    expect(cookies.find((c) => c.startsWith('slowdns_console='))).toMatch(/Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookies.find((c) => c.startsWith('slowdns_console='))).toMatch(
+      /Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
     const [row] = await t.database.db.select().from(consoleSessions);
     expect({ operator: row!.operator, scope: row!.scope, issuer: row!.oidcIssuer, sub: row!.oidcSubject }).toEqual({
       operator: 'eve@example.com',
@@ -152,7 +154,11 @@ describe('a sign-in with the identity provider that cannot be trusted opens no s
     try {
       const res = await down.app.request('/admin/sign-in/oidc');
       const html = await res.text();
-      expect({ status: res.status, retry: res.headers.get('retry-after'), reason: /data-reason="([a-z_]+)"/.exec(html)?.[1] }).toEqual({
+      expect({
+        status: res.status,
+        retry: res.headers.get('retry-after'),
+        reason: /data-reason="([a-z_]+)"/.exec(html)?.[1],
+      }).toEqual({
         status: 503,
         retry: '60',
         reason: 'unavailable',
@@ -193,16 +199,48 @@ describe('the sign-in settings are checked at start, each refusal one line namin
   const base = { OIDC_CLIENT_ID: 'c', OIDC_ROLES: '{"ops":"write"}' };
   const cases: [string, Record<string, string>, RegExp][] = [
     ['http issuer', { ...base, OIDC_ISSUER: 'http://id.example.com' }, /^invalid OIDC_ISSUER: must be https/],
-    ['loopback issuer', { ...base, OIDC_ISSUER: 'https://127.0.0.1:8443' }, /^invalid OIDC_ISSUER: .*IDENTITY_ISSUER_ALLOW_PRIVATE/],
-    ['no client id', { OIDC_ISSUER: 'https://id.example.com', OIDC_ROLES: '{"a":"read"}' }, /^invalid OIDC_CLIENT_ID: required/],
+    [
+      'loopback issuer',
+      { ...base, OIDC_ISSUER: 'https://127.0.0.1:8443' },
+      /^invalid OIDC_ISSUER: .*IDENTITY_ISSUER_ALLOW_PRIVATE/,
+    ],
+    [
+      'no client id',
+      { OIDC_ISSUER: 'https://id.example.com', OIDC_ROLES: '{"a":"read"}' },
+      /^invalid OIDC_CLIENT_ID: required/,
+    ],
     ['no roles', { OIDC_ISSUER: 'https://id.example.com', OIDC_CLIENT_ID: 'c' }, /^invalid OIDC_ROLES: required/],
-    ['roles not JSON', { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_ROLES: 'ops=write' }, /^invalid OIDC_ROLES: must be JSON/],
-    ['a role above root', { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_ROLES: '{"ops":"admin"}' }, /^invalid OIDC_ROLES: the role of "ops"/],
-    ['scopes without openid', { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_SCOPES: 'email' }, /^invalid OIDC_SCOPES: must include openid$/],
-    ['session hours', { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_SESSION_HOURS: '0' }, /^invalid OIDC_SESSION_HOURS: /],
+    [
+      'roles not JSON',
+      { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_ROLES: 'ops=write' },
+      /^invalid OIDC_ROLES: must be JSON/,
+    ],
+    [
+      'a role above root',
+      { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_ROLES: '{"ops":"admin"}' },
+      /^invalid OIDC_ROLES: the role of "ops"/,
+    ],
+    [
+      'scopes without openid',
+      { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_SCOPES: 'email' },
+      /^invalid OIDC_SCOPES: must include openid$/,
+    ],
+    [
+      'session hours',
+      { ...base, OIDC_ISSUER: 'https://id.example.com', OIDC_SESSION_HOURS: '0' },
+      /^invalid OIDC_SESSION_HOURS: /,
+    ],
     ['a client id without an issuer', { OIDC_CLIENT_ID: 'c' }, /^invalid OIDC_CLIENT_ID: set OIDC_ISSUER too/],
-    ['token sign-in off without an issuer', { CONSOLE_TOKEN_SIGN_IN: 'false' }, /^invalid CONSOLE_TOKEN_SIGN_IN: false needs OIDC_ISSUER/],
-    ['a console URL with a path', { CONSOLE_PUBLIC_URL: 'https://c.example.com/admin' }, /^invalid CONSOLE_PUBLIC_URL: must be an origin only/],
+    [
+      'token sign-in off without an issuer',
+      { CONSOLE_TOKEN_SIGN_IN: 'false' },
+      /^invalid CONSOLE_TOKEN_SIGN_IN: false needs OIDC_ISSUER/,
+    ],
+    [
+      'a console URL with a path',
+      { CONSOLE_PUBLIC_URL: 'https://c.example.com/admin' },
+      /^invalid CONSOLE_PUBLIC_URL: must be an origin only/,
+    ],
   ];
   for (const [name, settings, message] of cases)
     it(`refuses ${name}`, () => {
@@ -219,7 +257,11 @@ describe('the sign-in settings are checked at start, each refusal one line namin
       IDENTITY_ISSUER_ALLOW_PRIVATE: 'true',
       CONSOLE_PUBLIC_URL: 'https://console.example.com',
     });
-    expect({ issuer: config.oidc?.issuer.href, hours: config.oidc?.sessionSeconds, url: config.consolePublicUrl.href }).toEqual({
+    expect({
+      issuer: config.oidc?.issuer.href,
+      hours: config.oidc?.sessionSeconds,
+      url: config.consolePublicUrl.href,
+    }).toEqual({
       issuer: 'http://127.0.0.1:9000/',
       hours: 3600,
       url: 'https://console.example.com/',

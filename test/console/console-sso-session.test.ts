@@ -29,7 +29,10 @@ async function ssoSignIn(t: TestApp, fake: FakeOidcIssuer, headers: Record<strin
   const cookie = [flowCookie, headers.cookie].filter(Boolean).join('; ');
   const res = await t.request(`/admin/sign-in/callback?${query}`, { headers: { cookie } });
   expect(res.status).toBe(200);
-  return res.headers.getSetCookie().find((c) => c.startsWith('slowdns_console='))!.split(';')[0]!;
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('slowdns_console='))!
+    .split(';')[0]!;
 }
 
 describe('the session rules of the console (DESIGN §18) hold for a session opened by the identity provider', () => {
@@ -45,7 +48,9 @@ describe('the session rules of the console (DESIGN §18) hold for a session open
 
   it('shows the person in the header, with the issuer and the root role', async () => {
     const page = await consolePage(t, '/admin', await ssoSignIn(t, fake));
-    expect(page.html).toContain('Signed in as <strong>eve@example.com</strong> <span class="fine-print">via 127.0.0.1:');
+    expect(page.html).toContain(
+      'Signed in as <strong>eve@example.com</strong> <span class="fine-print">via 127.0.0.1:',
+    );
     expect(page.html).toContain('<span class="scope" data-scope="root">root</span>');
     expect(page.res.headers.get('content-security-policy')).toContain(`form-action 'self' ${fake.issuer}`);
   });
@@ -61,7 +66,11 @@ describe('the session rules of the console (DESIGN §18) hold for a session open
     );
     expect(res.status).toBe(303);
     const [released] = await t.database.db.select().from(events).where(eq(events.type, 'activation.released'));
-    expect(released!.data).toMatchObject({ operator: 'eve@example.com', operator_issuer: fake.issuer, reason: 'Ticket 9' });
+    expect(released!.data).toMatchObject({
+      operator: 'eve@example.com',
+      operator_issuer: fake.issuer,
+      reason: 'Ticket 9',
+    });
   });
 
   it('refuses a cross-site action, a form token of another session, none at all: nothing changes', async () => {
@@ -127,10 +136,20 @@ describe('the session rules of the console (DESIGN §18) hold for a session open
     expect(page.html).toContain('ADMIN_TOKEN');
     const row = page.html.split('<tr>').find((r) => r.includes('ADMIN_TOKEN'))!;
     const handle = /\/admin\/operators\/sessions\/([0-9a-f]{24})\/end/.exec(row)![1]!;
-    const res = await postForm(t, `/admin/operators/sessions/${handle}/end`, { form_token: await formTokenOf(t, root) }, { cookie: root });
+    const res = await postForm(
+      t,
+      `/admin/operators/sessions/${handle}/end`,
+      { form_token: await formTokenOf(t, root) },
+      { cookie: root },
+    );
     expect(res.status).toBe(303);
     expect((await consolePage(t, '/admin', root)).html).toContain('Signed in as');
-    const again = await postForm(t, `/admin/operators/sessions/${handle}/end`, { form_token: await formTokenOf(t, root) }, { cookie: root });
+    const again = await postForm(
+      t,
+      `/admin/operators/sessions/${handle}/end`,
+      { form_token: await formTokenOf(t, root) },
+      { cookie: root },
+    );
     expect(again.status).toBe(404);
     expect((await consolePage(t, '/admin', victim)).html).not.toContain('Signed in as');
   });

@@ -59,7 +59,9 @@ export async function startFakeOidcIssuer(clientId: string): Promise<FakeOidcIss
     if (path === '/token' && req.method === 'POST') {
       req.resume();
       req.on('end', () => {
-        void idToken(pending).then((id_token) => json({ access_token: 'opaque', token_type: 'Bearer', expires_in: 60, id_token }));
+        void idToken(pending).then((id_token) =>
+          json({ access_token: 'opaque', token_type: 'Bearer', expires_in: 60, id_token }),
+        );
       });
       return;
     }

@@ -8,7 +8,10 @@ declare module 'oidc-provider' {
   }
 
   export default class Provider {
-    constructor(issuer: string, configuration: Record<string, unknown> & { findAccount(ctx: unknown, id: string): Account | undefined });
+    constructor(
+      issuer: string,
+      configuration: Record<string, unknown> & { findAccount(ctx: unknown, id: string): Account | undefined },
+    );
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
   }
 }

@@ -12,7 +12,7 @@ export const OIDC_CLIENT_ID = 'slowdns-console';
 export const OIDC_CLIENT_SECRET = 'console-secret-for-tests-only-0123456789';
 
 /** login → the person's claims. */
-export const OIDC_PEOPLE = {
+const OIDC_PEOPLE = {
   rosa: { email: 'rosa@example.com', name: 'Rosa Root', groups: ['slowdns-admins', 'staff'] },
   wim: { email: 'wim@example.com', name: 'Wim Writer', groups: ['sre'] },
   rita: { email: 'rita@example.com', name: 'Rita Reader', groups: ['support'] },
@@ -54,7 +54,13 @@ export async function startOidcProvider(consoleOrigin: string): Promise<TestOidc
       if (!person) return undefined;
       return {
         accountId: id,
-        claims: () => ({ sub: id, email: person.email, email_verified: true, name: person.name, groups: [...person.groups] }),
+        claims: () => ({
+          sub: id,
+          email: person.email,
+          email_verified: true,
+          name: person.name,
+          groups: [...person.groups],
+        }),
       };
     },
   });

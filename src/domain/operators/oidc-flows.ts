@@ -27,17 +27,26 @@ export async function openOidcFlow(db: Database, flow: OidcFlow, now: Date): Pro
 }
 
 /** Takes the flow a cookie names, once: the row is deleted as it is read, so a second callback finds nothing. */
-export async function takeOidcFlow(db: Database, cookieValue: string | undefined, now: Date): Promise<OidcFlow | undefined> {
+export async function takeOidcFlow(
+  db: Database,
+  cookieValue: string | undefined,
+  now: Date,
+): Promise<OidcFlow | undefined> {
   if (!cookieValue || cookieValue.length > 128) return undefined;
   const [row] = await db
     .delete(oidcFlows)
     .where(and(eq(oidcFlows.cookieHash, sha256Hex(cookieValue)), gt(oidcFlows.expiresAt, now)))
     .returning();
-  return row ? { state: row.state, nonce: row.nonce, codeVerifier: row.codeVerifier, returnTo: row.returnTo } : undefined;
+  return row
+    ? { state: row.state, nonce: row.nonce, codeVerifier: row.codeVerifier, returnTo: row.returnTo }
+    : undefined;
 }
 
 /** Flows never finished (for pruning). */
 export async function pruneOidcFlows(db: Database, now: Date): Promise<number> {
-  const removed = await db.delete(oidcFlows).where(lt(oidcFlows.expiresAt, now)).returning({ key: oidcFlows.cookieHash });
+  const removed = await db
+    .delete(oidcFlows)
+    .where(lt(oidcFlows.expiresAt, now))
+    .returning({ key: oidcFlows.cookieHash });
   return removed.length;
 }

@@ -26,9 +26,13 @@ export interface OidcSettings {
  * The role the ID token's claims give: the highest role mapped from the groups in `rolesClaim`, or
  * undefined when none of them is mapped (or the claim is missing, or neither a string nor a list of them).
  */
-export function roleOfClaims(claims: Record<string, unknown>, settings: Pick<OidcSettings, 'rolesClaim' | 'roles'>): ConsoleRole | undefined {
+export function roleOfClaims(
+  claims: Record<string, unknown>,
+  settings: Pick<OidcSettings, 'rolesClaim' | 'roles'>,
+): ConsoleRole | undefined {
   const value = claims[settings.rolesClaim];
-  const groups = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((g) => typeof g === 'string') : [];
+  const groups =
+    typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((g) => typeof g === 'string') : [];
   let best = -1;
   for (const group of groups) {
     const role = Object.hasOwn(settings.roles, group) ? settings.roles[group] : undefined;

@@ -16,7 +16,14 @@ const PROVIDER_TIMEOUT_SECONDS = 10;
  * verification (signature, issuer, audience, expiry, nonce), a person in no mapped group, or the provider
  * that could not be reached.
  */
-export type OidcRefusalReason = 'no_flow' | 'state' | 'provider_refused' | 'code' | 'id_token' | 'no_role' | 'unavailable';
+export type OidcRefusalReason =
+  | 'no_flow'
+  | 'state'
+  | 'provider_refused'
+  | 'code'
+  | 'id_token'
+  | 'no_role'
+  | 'unavailable';
 
 export class OidcSignInRefused extends Error {
   constructor(
@@ -152,7 +159,8 @@ function refusalOf(error: unknown): OidcRefusalReason {
   if (error instanceof oidc.ResponseBodyError) return error.status >= 500 ? 'unavailable' : 'code';
   if (error instanceof TypeError) return 'unavailable';
   const code = error instanceof oidc.ClientError ? error.code : undefined;
-  if (code === 'OAUTH_TIMEOUT' || code === 'OAUTH_ABORT' || code === 'OAUTH_RESPONSE_IS_NOT_CONFORM') return 'unavailable';
+  if (code === 'OAUTH_TIMEOUT' || code === 'OAUTH_ABORT' || code === 'OAUTH_RESPONSE_IS_NOT_CONFORM')
+    return 'unavailable';
   return 'id_token';
 }
 

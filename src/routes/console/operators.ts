@@ -3,7 +3,11 @@ import { CONSOLE_TOKEN_MAX_DAYS, operatorsView } from '../../console/operators-v
 import type { ConsoleAssets } from '../../console/console-frame.js';
 import type { RouteDeps } from '../../deps.js';
 import { endConsoleSessionByHandle, listConsoleSessions } from '../../domain/operators/console-session-list.js';
-import { createOperatorToken, listOperatorTokens, revokeOperatorToken } from '../../domain/operators/operator-tokens.js';
+import {
+  createOperatorToken,
+  listOperatorTokens,
+  revokeOperatorToken,
+} from '../../domain/operators/operator-tokens.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { formRefusal } from '../../http/console-session.js';
@@ -34,13 +38,29 @@ async function rootForm(c: Context<AppEnv>, deps: RouteDeps): Promise<Record<str
 function tokenRequest(body: Record<string, unknown>, now: Date) {
   const name = OperatorNameSchema.safeParse(typeof body.name === 'string' ? body.name.trim() : undefined);
   if (!name.success)
-    throw new ConsoleRefusal(400, 'Not valid', `The name ${name.error.issues[0]?.message ?? 'is not valid'}. Nothing was made.`);
+    throw new ConsoleRefusal(
+      400,
+      'Not valid',
+      `The name ${name.error.issues[0]?.message ?? 'is not valid'}. Nothing was made.`,
+    );
   if (body.scope !== 'read' && body.scope !== 'write')
-    throw new ConsoleRefusal(400, 'Not valid', 'A token made in the console has the read or the write scope, never more. Nothing was made.');
+    throw new ConsoleRefusal(
+      400,
+      'Not valid',
+      'A token made in the console has the read or the write scope, never more. Nothing was made.',
+    );
   const days = Number(body.expires_in_days);
   if (!Number.isInteger(days) || days < 1 || days > CONSOLE_TOKEN_MAX_DAYS)
-    throw new ConsoleRefusal(400, 'Not valid', `A token made in the console expires within 1 to ${CONSOLE_TOKEN_MAX_DAYS} days. Nothing was made.`);
-  return { name: name.data, scope: body.scope, expiresAt: new Date(Math.floor((now.getTime() + days * DAY_MS) / 1000) * 1000) } as const;
+    throw new ConsoleRefusal(
+      400,
+      'Not valid',
+      `A token made in the console expires within 1 to ${CONSOLE_TOKEN_MAX_DAYS} days. Nothing was made.`,
+    );
+  return {
+    name: name.data,
+    scope: body.scope,
+    expiresAt: new Date(Math.floor((now.getTime() + days * DAY_MS) / 1000) * 1000),
+  } as const;
 }
 
 /** `/admin/operators` (DESIGN §26): a root operator's operator tokens and console sessions. */
@@ -59,7 +79,12 @@ export function registerConsoleOperators(router: Hono<AppEnv>, deps: RouteDeps, 
   router.post('/operators/tokens', async (c) => {
     const body = await rootForm(c, deps);
     const now = deps.clock.now();
-    const { row, token } = await createOperatorToken(deps.db, tokenRequest(body, now), now, operatorChangeContext(c, null));
+    const { row, token } = await createOperatorToken(
+      deps.db,
+      tokenRequest(body, now),
+      now,
+      operatorChangeContext(c, null),
+    );
     return page(c, { name: row.name, token });
   });
 
@@ -73,7 +98,8 @@ export function registerConsoleOperators(router: Hono<AppEnv>, deps: RouteDeps, 
   router.post('/operators/sessions/:handle/end', async (c) => {
     await rootForm(c, deps);
     const ended = await endConsoleSessionByHandle(deps.db, c.req.param('handle'), deps.clock.now());
-    if (!ended) throw new ConsoleRefusal(404, 'Not found', 'No live console session has this handle: it has ended already.');
+    if (!ended)
+      throw new ConsoleRefusal(404, 'Not found', 'No live console session has this handle: it has ended already.');
     setConsoleHeaders(c);
     return c.redirect('/admin/operators', 303);
   });

@@ -6,7 +6,11 @@ import { ssoRefusalView, ssoSignedInView } from '../../console/sso-views.js';
 import type { RouteDeps } from '../../deps.js';
 import { endConsoleSession, oidcOperatorName } from '../../domain/operators/console-sessions.js';
 import { OIDC_FLOW_SECONDS } from '../../domain/operators/oidc-flows.js';
-import { OidcSignInRefused, type OidcRelyingParty, type OidcRefusalReason } from '../../domain/operators/oidc-sign-in.js';
+import {
+  OidcSignInRefused,
+  type OidcRelyingParty,
+  type OidcRefusalReason,
+} from '../../domain/operators/oidc-sign-in.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { startConsoleSession } from '../../http/console-session.js';
 import { answerView, ConsoleRefusal } from './console-answer.js';
@@ -34,12 +38,7 @@ export function oidcRedirectUri(consolePublicUrl: URL): URL {
   return new URL('/admin/sign-in/callback', consolePublicUrl);
 }
 
-function answerRefusal(
-  c: Context<AppEnv>,
-  deps: RouteDeps,
-  assets: ConsoleAssets,
-  error: OidcSignInRefused,
-): Response {
+function answerRefusal(c: Context<AppEnv>, deps: RouteDeps, assets: ConsoleAssets, error: OidcSignInRefused): Response {
   deps.logger.warn('console sign-in refused', {
     request_id: c.get('requestId'),
     reason: error.reason,
@@ -109,7 +108,10 @@ export function registerConsoleSsoSignIn(
 }
 
 /** The provider's end-session URL for an SSO session signing out, when it offers one. */
-export async function providerSignOut(party: OidcRelyingParty | undefined, consoleUrl: URL): Promise<string | undefined> {
+export async function providerSignOut(
+  party: OidcRelyingParty | undefined,
+  consoleUrl: URL,
+): Promise<string | undefined> {
   if (!party) return undefined;
   return (await party.endSessionUrl(new URL('/admin?signed_out=1', consoleUrl)))?.href;
 }
@@ -118,6 +120,10 @@ export async function providerSignOut(party: OidcRelyingParty | undefined, conso
 export function refuseSsoOff(router: Hono<AppEnv>): void {
   for (const path of ['/sign-in/oidc', '/sign-in/callback'])
     router.get(path, () => {
-      throw new ConsoleRefusal(404, 'Not found', 'This console signs in with operator tokens only: no identity provider is set (OIDC_ISSUER).');
+      throw new ConsoleRefusal(
+        404,
+        'Not found',
+        'This console signs in with operator tokens only: no identity provider is set (OIDC_ISSUER).',
+      );
     });
 }
