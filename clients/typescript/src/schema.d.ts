@@ -4831,6 +4831,7 @@ export interface components {
          *       "expires_at": "2027-01-01T00:00:00+00:00",
          *       "last_used_at": null,
          *       "revoked_at": null,
+         *       "created_by": "root",
          *       "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
          *     }
          */
@@ -13698,6 +13699,7 @@ export interface operations {
                      *         "expires_at": "2027-01-01T00:00:00+00:00",
                      *         "last_used_at": null,
                      *         "revoked_at": null,
+                     *         "created_by": "root",
                      *         "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
                      *       },
                      *       "meta": {

@@ -107,6 +107,7 @@ export const CreatedOperatorTokenSchema = z
       expires_at: '2027-01-01T00:00:00+00:00',
       last_used_at: null,
       revoked_at: null,
+      created_by: 'root',
       token: 'sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe',
     },
   });
