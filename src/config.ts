@@ -5,6 +5,8 @@ import { INSTALLER_VERSION_PATTERN } from './domain/activations/installer-versio
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
 import { ConfigError } from './config-error.js';
 import { parseTrustProxy, type TrustProxy } from './domain/client-addresses.js';
+import type { OidcSettings } from './domain/operators/oidc-settings.js';
+import { consolePublicUrl, OIDC_ENV, oidcSettings } from './config-oidc.js';
 
 const seconds = (fallback: number) =>
   z.coerce
@@ -92,6 +94,7 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
   WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
+  ...OIDC_ENV,
 });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -125,6 +128,12 @@ export interface Config {
   metrics: { port: number; host: string } | undefined;
   /** Where the operator console (`/admin`) listens on its own; undefined: on the main listener, beside the API. */
   console: { port: number; host: string } | undefined;
+  /** CONSOLE_PUBLIC_URL: the console's origin as browsers reach it (the sign-in's redirect URI, its cookies' security). */
+  consolePublicUrl: URL;
+  /** Sign-in with the identity provider (DESIGN §26); undefined: tokens only. */
+  oidc: OidcSettings | undefined;
+  /** CONSOLE_TOKEN_SIGN_IN: whether the console's token form is accepted (ADMIN_TOKEN stays the break-glass). */
+  consoleTokenSignIn: boolean;
   /** Events older than this many days are pruned. */
   eventRetentionDays: number;
   /** A server not seen for this long is `dead` (its health, derived, never stored). */
@@ -177,12 +186,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       'invalid RATE_LIMIT_PROFILE: development is refused on PostgreSQL (DATABASE_URL), it is for trying the service locally; set RATE_LIMIT_PROFILE_FORCE=true to use it there anyway',
     );
   }
+  if (e.CONSOLE_TOKEN_SIGN_IN === 'false' && e.OIDC_ISSUER === undefined)
+    throw new ConfigError(
+      'invalid CONSOLE_TOKEN_SIGN_IN: false needs OIDC_ISSUER, else nobody could sign in to the console',
+    );
   let trustProxy: TrustProxy;
   try {
     trustProxy = parseTrustProxy(e.TRUST_PROXY);
   } catch (err) {
     throw new ConfigError(`invalid TRUST_PROXY: ${(err as Error).message}`);
   }
+  const consoleListener = e.CONSOLE_PORT === undefined ? undefined : { port: e.CONSOLE_PORT, host: e.CONSOLE_HOST };
+  const publicBaseUrl = new URL(e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -192,7 +207,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         ? undefined
         : { url: e.DATABASE_READ_URL, maxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS },
     dataDir: e.DATA_DIR,
-    publicBaseUrl: new URL(e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`),
+    publicBaseUrl,
     trustProxy,
     installCodePrefix: e.INSTALL_CODE_PREFIX,
     installCodeTtlSeconds: e.INSTALL_CODE_TTL_SECONDS,
@@ -206,7 +221,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adminToken: e.ADMIN_TOKEN,
     minInstallerVersion: e.MIN_INSTALLER_VERSION,
     metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
-    console: e.CONSOLE_PORT === undefined ? undefined : { port: e.CONSOLE_PORT, host: e.CONSOLE_HOST },
+    console: consoleListener,
+    consolePublicUrl: consolePublicUrl(e.CONSOLE_PUBLIC_URL, publicBaseUrl, consoleListener),
+    oidc: oidcSettings(e),
+    consoleTokenSignIn: e.CONSOLE_TOKEN_SIGN_IN === 'true',
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     receiptVerifyDays: e.RECEIPT_VERIFY_DAYS,

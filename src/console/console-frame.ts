@@ -3,17 +3,20 @@ import { html, type Html } from '../html.js';
 /**
  * Only this service's own script and stylesheets, forms posting only to this service, no frame, no
  * other origin: as strict as the /slowdns page's policy, forms allowed back to 'self' (the console's
- * sign-in and actions are plain HTML forms). The charts are inline `<svg>` markup styled by class.
+ * sign-in and actions are plain HTML forms). The charts are inline `<svg>` markup styled by class. With
+ * sign-in by an identity provider, forms may also lead to its origin (sign-out ends its session there too).
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function consoleCsp(formOrigins: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    ["form-action 'self'", ...formOrigins].join(' '),
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /** What every console view links to (versioned URLs: see src/page/page-assets.ts). */
 export interface ConsoleAssets {
@@ -26,11 +29,15 @@ export interface ConsoleAssets {
 export interface ConsoleViewer {
   operator: string;
   scope: 'read' | 'write';
+  /** A `root` operator (DESIGN §26): also manages operator tokens and console sessions. */
+  root?: boolean;
+  /** The identity provider that signed the operator in, if one did. */
+  issuer?: string;
   /** The per-session token every form of the session carries. */
   formToken: string;
 }
 
-export type ConsoleSection = 'overview' | 'codes' | 'activations' | 'servers' | 'events' | 'webhooks';
+export type ConsoleSection = 'overview' | 'codes' | 'activations' | 'servers' | 'events' | 'webhooks' | 'operators';
 
 const SECTIONS: readonly [ConsoleSection, string, string][] = [
   ['overview', 'Overview', '/admin'],
@@ -40,6 +47,9 @@ const SECTIONS: readonly [ConsoleSection, string, string][] = [
   ['events', 'Events', '/admin/events'],
   ['webhooks', 'Webhooks', '/admin/webhooks'],
 ];
+
+/** Shown to a `root` operator only: operator tokens and console sessions. */
+const OPERATORS_SECTION: [ConsoleSection, string, string] = ['operators', 'Operators', '/admin/operators'];
 
 export interface ConsoleView {
   /** The title after "SlowDNS console · ". */
@@ -55,9 +65,15 @@ export function formTokenField(viewer: ConsoleViewer): Html {
   return html`<input type="hidden" name="form_token" value="${viewer.formToken}">`;
 }
 
+function scopeLabel(viewer: ConsoleViewer): string {
+  if (viewer.root) return 'root';
+  return viewer.scope === 'write' ? 'read and write' : 'read only';
+}
+
 function masthead(viewer: ConsoleViewer | undefined, section: ConsoleSection | undefined): Html {
   if (!viewer) return html``;
-  const links = SECTIONS.map(
+  const sections = viewer.root ? [...SECTIONS, OPERATORS_SECTION] : SECTIONS;
+  const links = sections.map(
     ([name, label, href]) =>
       html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
   );
@@ -66,7 +82,7 @@ function masthead(viewer: ConsoleViewer | undefined, section: ConsoleSection | u
       <ul>${links}</ul>
     </nav>
     <div class="console-who">
-      <p>Signed in as <strong>${viewer.operator}</strong> <span class="scope" data-scope="${viewer.scope}">${viewer.scope === 'write' ? 'read and write' : 'read only'}</span></p>
+      <p>Signed in as <strong>${viewer.operator}</strong>${viewer.issuer ? html` <span class="fine-print">via ${new URL(viewer.issuer).host}</span>` : ''} <span class="scope" data-scope="${viewer.root ? 'root' : viewer.scope}">${scopeLabel(viewer)}</span></p>
       <form method="post" action="/admin/sign-out">${formTokenField(viewer)}<button type="submit" class="button quiet">Sign out</button></form>
     </div>`;
 }

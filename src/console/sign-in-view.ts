@@ -24,23 +24,33 @@ const NOTICES: Record<Exclude<SignInNotice, undefined>, { tone: string; text: st
  * The sign-in form: an operator token, posted (never in the URL), never kept by the page. `next` is the
  * console view asked for, opened after signing in.
  */
-export function signInView(notice: SignInNotice, next: string | undefined): ConsoleView {
+export function signInView(
+  notice: SignInNotice,
+  next: string | undefined,
+  ways: { sso: boolean; tokens: boolean } = { sso: false, tokens: true },
+): ConsoleView {
   const message = notice ? NOTICES[notice] : undefined;
+  const ssoHref = next ? `/admin/sign-in/oidc?next=${encodeURIComponent(next)}` : '/admin/sign-in/oidc';
   return {
     title: 'Sign in',
     heading: 'Sign in to the console',
     content: html`  <section class="card sign-in" aria-labelledby="sign-in-heading">
     <h2 id="sign-in-heading" class="visually-hidden">Sign in</h2>
     ${message ? html`<p id="sign-in-notice" class="status" data-tone="${message.tone}" role="${message.tone === 'error' ? 'alert' : 'status'}">${message.text}</p>` : ''}
-    <form method="post" action="/admin/sign-in" class="stack">
+    ${ways.sso ? html`<p><a id="sign-in-sso" class="button primary" href="${ssoHref}">Sign in with your identity provider</a></p>` : ''}
+    ${ways.tokens ? tokenForm(notice, next) : ''}
+  </section>`,
+  };
+}
+
+function tokenForm(notice: SignInNotice, next: string | undefined) {
+  return html`<form method="post" action="/admin/sign-in" class="stack">
       <label for="token">Operator token</label>
       <input id="token" name="token" type="password" required autocomplete="off" spellcheck="false" autocapitalize="off" aria-describedby="token-help"${notice === 'refused' ? html` aria-invalid="true"` : ''}>
       <p id="token-help" class="fine-print">A named operator token (<code>sdo_…</code>, from <code>slowdns tokens create</code>) or ADMIN_TOKEN. It opens a session in this browser and is not kept here; revoking the token ends the session.</p>
       ${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
       <button type="submit" class="button primary">Sign in</button>
-    </form>
-  </section>`,
-  };
+    </form>`;
 }
 
 /** Too many refused sign-ins from this address: when to try again. */

@@ -438,6 +438,8 @@ export const operatorTokens = pgTable(
     expiresAt: at('expires_at'),
     lastUsedAt: at('last_used_at'),
     revokedAt: at('revoked_at'),
+    /** Who made it: `root` (ADMIN_TOKEN), or the SSO operator who minted it in the console (their email, else `sub`). */
+    createdBy: text('created_by'),
   },
   (t) => [
     uniqueIndex('operator_tokens_token_hash_idx').on(t.tokenHash),
@@ -457,9 +459,15 @@ export const consoleSessions = pgTable(
   {
     tokenHash: text('token_hash').primaryKey(),
     operator: text('operator').notNull(),
-    scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+    /** `root` only for an SSO operator mapped to it (DESIGN §26): write, plus operator tokens and sessions. */
+    scope: text('scope', { enum: ['read', 'write', 'root'] }).notNull(),
     operatorTokenId: text('operator_token_id').references(() => operatorTokens.id, { onDelete: 'cascade' }),
     rootTokenHash: text('root_token_hash'),
+    /** An SSO operator (DESIGN §26): the issuer and `sub` of their ID token, with the email and name it gave. */
+    oidcIssuer: text('oidc_issuer'),
+    oidcSubject: text('oidc_subject'),
+    oidcEmail: text('oidc_email'),
+    oidcName: text('oidc_name'),
     createdAt: at('created_at').notNull(),
     lastSeenAt: at('last_seen_at').notNull(),
     /** The absolute end: `created_at` plus the longest a session lasts, whatever its use. */
@@ -468,8 +476,12 @@ export const consoleSessions = pgTable(
   (t) => [
     index('console_sessions_expires_at_idx').on(t.expiresAt),
     index('console_sessions_operator_token_id_idx').on(t.operatorTokenId),
-    check('console_sessions_scope_check', sql`${t.scope} in ('read', 'write')`),
-    check('console_sessions_credential_check', sql`(${t.operatorTokenId} is null) <> (${t.rootTokenHash} is null)`),
+    check('console_sessions_scope_check', sql`${t.scope} in ('read', 'write', 'root')`),
+    check(
+      'console_sessions_credential_check',
+      sql`(case when ${t.operatorTokenId} is null then 0 else 1 end) + (case when ${t.rootTokenHash} is null then 0 else 1 end) + (case when ${t.oidcSubject} is null then 0 else 1 end) = 1`,
+    ),
+    check('console_sessions_oidc_check', sql`(${t.oidcSubject} is null) = (${t.oidcIssuer} is null)`),
   ],
 );
 
@@ -477,6 +489,26 @@ export const consoleSessions = pgTable(
  * The single-use tokens of the console's create forms (DESIGN §22), kept as their hash once used: a form
  * sent twice makes one code at most. Deleted with their session.
  */
+/**
+ * A sign-in with the identity provider under way (DESIGN §26): keyed by the hash of its `SameSite=Lax` cookie,
+ * taken (deleted) once by the callback, good for 10 minutes. `state`, `nonce` and the PKCE verifier never
+ * leave the service but in the authorization request's hashes and echoes.
+ */
+export const oidcFlows = pgTable(
+  'oidc_flows',
+  {
+    cookieHash: text('cookie_hash').primaryKey(),
+    state: text('state').notNull(),
+    nonce: text('nonce').notNull(),
+    codeVerifier: text('code_verifier').notNull(),
+    /** The console view to open once signed in. */
+    returnTo: text('return_to').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+  },
+  (t) => [index('oidc_flows_expires_at_idx').on(t.expiresAt)],
+);
+
 export const consoleFormClaims = pgTable(
   'console_form_claims',
   {

@@ -24,6 +24,10 @@ export interface AppEnv {
     recordedEvents: RecordedEvents;
     /** On admin routes, who the operator token says is acting (`root` for ADMIN_TOKEN). */
     operator: string;
+    /** On console routes, the identity provider that signed the operator in, if one did (events' `operator_issuer`). */
+    operatorIssuer?: string;
+    /** On console routes, the console's Content-Security-Policy (its forms may lead to the identity provider). */
+    consoleCsp?: string;
     /** On admin routes, what the operator token allows: `read`, `write`, or `root` (ADMIN_TOKEN). */
     operatorScope: 'read' | 'write' | 'root';
     /**

@@ -17,5 +17,11 @@ export function operatorChangeContext(
   c: Context<AppEnv>,
   reason?: string | null,
 ): ChangeContext & { operator: string } {
-  return { ...changeContext(c, 'operator'), operator: c.get('operator'), ...(reason === undefined ? {} : { reason }) };
+  const issuer = c.get('operatorIssuer');
+  return {
+    ...changeContext(c, 'operator'),
+    operator: c.get('operator'),
+    ...(issuer === undefined ? {} : { operatorIssuer: issuer }),
+    ...(reason === undefined ? {} : { reason }),
+  };
 }

@@ -3,7 +3,6 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { RouteDeps } from '../deps.js';
 import {
-  CONSOLE_MAX_SECONDS,
   findConsoleSession,
   openConsoleSession,
   type ConsoleCredential,
@@ -43,16 +42,16 @@ export async function operatorSigningIn(
 export async function startConsoleSession(
   c: Context<AppEnv>,
   deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>,
-  who: NonNullable<Awaited<ReturnType<typeof operatorSigningIn>>>,
+  who: Parameters<typeof openConsoleSession>[1],
 ): Promise<void> {
-  const { cookieValue } = await openConsoleSession(deps.db, who, deps.clock.now());
+  const { cookieValue, maxSeconds } = await openConsoleSession(deps.db, who, deps.clock.now());
   const secure = deps.config.publicBaseUrl.protocol === 'https:';
   setCookie(c, consoleCookieName(deps.config.publicBaseUrl), cookieValue, {
     httpOnly: true,
     sameSite: 'Strict',
     path: '/',
     secure,
-    maxAge: CONSOLE_MAX_SECONDS,
+    maxAge: maxSeconds,
   });
 }
 
@@ -85,6 +84,7 @@ export function consoleSession(
       c.set('consoleSession', session);
       c.set('operator', session.operator);
       c.set('operatorScope', session.scope);
+      if (session.issuer !== undefined) c.set('operatorIssuer', session.issuer);
     }
     await next();
   };

@@ -107,6 +107,7 @@ describe('named operator tokens: made, listed and revoked by ADMIN_TOKEN alone',
       expires_at: '2027-01-01T00:00:00+00:00',
       last_used_at: null,
       revoked_at: null,
+      created_by: 'root',
       token: expect.stringMatching(/^sdo_[A-Za-z0-9_-]{43}$/),
     });
     const [row] = await t.database.db

@@ -4831,6 +4831,7 @@ export interface components {
          *       "expires_at": "2027-01-01T00:00:00+00:00",
          *       "last_used_at": null,
          *       "revoked_at": null,
+         *       "created_by": "root",
          *       "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
          *     }
          */
@@ -4871,6 +4872,11 @@ export interface components {
              * @example 2026-11-22T10:05:00+00:00
              */
             revoked_at: string | null;
+            /**
+             * @description Who made it: `root` (ADMIN_TOKEN), or the operator signed in through the identity provider who minted it in the console (their email, else their `sub`); `null` for tokens made before this was kept.
+             * @example root
+             */
+            created_by: string | null;
             /**
              * @description The token, `sdo_` + 43 URL-safe characters. Shown this once: the service keeps only its hash. Send it as `Authorization: Bearer <token>`.
              * @example sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe
@@ -4927,7 +4933,8 @@ export interface components {
          *           "created_at": "2026-11-22T10:15:00+00:00",
          *           "expires_at": "2026-11-22T10:05:00+00:00",
          *           "last_used_at": "2026-11-22T10:05:00+00:00",
-         *           "revoked_at": "2026-11-22T10:05:00+00:00"
+         *           "revoked_at": "2026-11-22T10:05:00+00:00",
+         *           "created_by": "root"
          *         }
          *       ]
          *     }
@@ -4943,7 +4950,8 @@ export interface components {
              *         "created_at": "2026-11-22T10:15:00+00:00",
              *         "expires_at": "2026-11-22T10:05:00+00:00",
              *         "last_used_at": "2026-11-22T10:05:00+00:00",
-             *         "revoked_at": "2026-11-22T10:05:00+00:00"
+             *         "revoked_at": "2026-11-22T10:05:00+00:00",
+             *         "created_by": "root"
              *       }
              *     ]
              */
@@ -4959,7 +4967,8 @@ export interface components {
          *       "created_at": "2026-11-22T10:15:00+00:00",
          *       "expires_at": "2026-11-22T10:05:00+00:00",
          *       "last_used_at": "2026-11-22T10:05:00+00:00",
-         *       "revoked_at": "2026-11-22T10:05:00+00:00"
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "created_by": "root"
          *     }
          */
         OperatorTokenRecord: {
@@ -4999,6 +5008,11 @@ export interface components {
              * @example 2026-11-22T10:05:00+00:00
              */
             revoked_at: string | null;
+            /**
+             * @description Who made it: `root` (ADMIN_TOKEN), or the operator signed in through the identity provider who minted it in the console (their email, else their `sub`); `null` for tokens made before this was kept.
+             * @example root
+             */
+            created_by: string | null;
         };
     };
     responses: {
@@ -13528,7 +13542,8 @@ export interface operations {
                      *             "created_at": "2026-11-22T10:15:00+00:00",
                      *             "expires_at": "2026-11-22T10:05:00+00:00",
                      *             "last_used_at": "2026-11-22T10:05:00+00:00",
-                     *             "revoked_at": "2026-11-22T10:05:00+00:00"
+                     *             "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *             "created_by": "root"
                      *           }
                      *         ]
                      *       },
@@ -13684,6 +13699,7 @@ export interface operations {
                      *         "expires_at": "2027-01-01T00:00:00+00:00",
                      *         "last_used_at": null,
                      *         "revoked_at": null,
+                     *         "created_by": "root",
                      *         "token": "sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe"
                      *       },
                      *       "meta": {
@@ -13849,7 +13865,8 @@ export interface operations {
                      *         "created_at": "2026-11-22T10:15:00+00:00",
                      *         "expires_at": "2026-11-22T10:05:00+00:00",
                      *         "last_used_at": "2026-11-22T10:05:00+00:00",
-                     *         "revoked_at": "2026-11-22T10:05:00+00:00"
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "created_by": "root"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."

@@ -49,6 +49,8 @@ export interface ChangeContext {
   clientKeyHash?: string | undefined;
   /** For an operator's change: who (the operator token's name; `root` for ADMIN_TOKEN), kept in each event's data. */
   operator?: string | undefined;
+  /** For an operator the identity provider signed in (DESIGN §26): its issuer, kept as `operator_issuer`. */
+  operatorIssuer?: string | undefined;
   /** For an operator's change: why, in their words (or null), kept in each event's data as `reason` when given. */
   reason?: string | null | undefined;
   /** Told the type of each event the change wrote, as it is written (the request counts them in the metrics). */
@@ -74,12 +76,16 @@ export const RECORDED_COLUMN = sqlPiece<never, { recorded: EventType[] | null }>
   '(select json_agg(type) from recorded) as recorded',
 );
 
-/** The facts an operator's change adds to the data of each of its events: `operator`, and `reason` when the action takes one. */
+/**
+ * The facts an operator's change adds to the data of each of its events: `operator`, `operator_issuer` for
+ * a person the identity provider signed in, and `reason` when the action takes one.
+ */
 export function operatorEventData(context: ChangeContext): Record<string, string | null> {
   if (context.operator === undefined) return {};
-  return context.reason === undefined
-    ? { operator: context.operator }
-    : { operator: context.operator, reason: context.reason };
+  const data: Record<string, string | null> = { operator: context.operator };
+  if (context.operatorIssuer !== undefined) data.operator_issuer = context.operatorIssuer;
+  if (context.reason !== undefined) data.reason = context.reason;
+  return data;
 }
 
 export interface NewEvent {

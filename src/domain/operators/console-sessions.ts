@@ -2,6 +2,7 @@ import { and, eq, gt, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { consoleSessions, operatorTokens } from '../../db/schema.js';
 import { randomSecret, sha256Hex } from '../tokens/secret-hash.js';
+import type { ConsoleRole } from './oidc-settings.js';
 import type { OperatorTokenScope } from './operator-tokens.js';
 
 /** A console session ends after this long without a request… */
@@ -11,18 +12,37 @@ export const CONSOLE_MAX_SECONDS = 12 * 3600;
 /** `last_seen_at` is moved at most this often: a page view costs a write a minute, not one a request. */
 const LAST_SEEN_GRANULARITY_MS = 60_000;
 
+/** A person signed in by the identity provider (DESIGN §26): who they are is (`issuer`, `subject`). */
+export interface OidcIdentity {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  name: string | null;
+}
+
 /**
- * Who a session acts as: a named operator token, or `root` (ADMIN_TOKEN) with the hash of the token it was
- * opened with (`KeyedHashes.rootToken`: keyed by KEY_ENCRYPTION_KEY when one is set).
+ * Who a session acts as: a named operator token, `root` (ADMIN_TOKEN) with the hash of the token it was
+ * opened with (`KeyedHashes.rootToken`: keyed by KEY_ENCRYPTION_KEY when one is set), or a person the
+ * identity provider signed in.
  */
-export type ConsoleCredential = { operatorTokenId: string } | { rootTokenHash: string };
+export type ConsoleCredential = { operatorTokenId: string } | { rootTokenHash: string } | { oidc: OidcIdentity };
 
 export interface ConsoleSession {
   tokenHash: string;
   operator: string;
+  /** What §17 allows: `read` or `write` (a `root` operator writes). */
   scope: OperatorTokenScope;
+  /** A `root` operator (DESIGN §26): besides writing, manages operator tokens and console sessions. */
+  root: boolean;
+  /** For a person the identity provider signed in: its issuer (events' `operator_issuer`). */
+  issuer?: string;
   /** The per-session token each form carries (CSRF): derived from the cookie, so never stored. */
   formToken: string;
+}
+
+/** How a person signed in by the provider is named in events and pages: their email, else their `sub`. */
+export function oidcOperatorName(identity: OidcIdentity): string {
+  return identity.email ?? identity.subject;
 }
 
 /** The form token of a session: a one-way function of its cookie, which a page of another session cannot know. */
@@ -33,25 +53,27 @@ function formTokenOf(cookieValue: string): string {
 /** Opens a session for an operator whose token was just checked: the cookie value goes to the browser, its hash to the table. */
 export async function openConsoleSession(
   db: Database,
-  who: { operator: string; scope: OperatorTokenScope; credential: ConsoleCredential },
+  who: { operator: string; scope: ConsoleRole; credential: ConsoleCredential; maxSeconds?: number },
   now: Date,
-): Promise<{ cookieValue: string; session: ConsoleSession }> {
+): Promise<{ cookieValue: string; maxSeconds: number }> {
   const cookieValue = randomSecret();
-  const tokenHash = sha256Hex(cookieValue);
+  const oidc = 'oidc' in who.credential ? who.credential.oidc : undefined;
+  const maxSeconds = Math.min(who.maxSeconds ?? CONSOLE_MAX_SECONDS, CONSOLE_MAX_SECONDS);
   await db.insert(consoleSessions).values({
-    tokenHash,
+    tokenHash: sha256Hex(cookieValue),
     operator: who.operator,
     scope: who.scope,
     operatorTokenId: 'operatorTokenId' in who.credential ? who.credential.operatorTokenId : null,
     rootTokenHash: 'rootTokenHash' in who.credential ? who.credential.rootTokenHash : null,
+    oidcIssuer: oidc?.issuer ?? null,
+    oidcSubject: oidc?.subject ?? null,
+    oidcEmail: oidc?.email ?? null,
+    oidcName: oidc?.name ?? null,
     createdAt: now,
     lastSeenAt: now,
-    expiresAt: new Date(now.getTime() + CONSOLE_MAX_SECONDS * 1000),
+    expiresAt: new Date(now.getTime() + maxSeconds * 1000),
   });
-  return {
-    cookieValue,
-    session: { tokenHash, operator: who.operator, scope: who.scope, formToken: formTokenOf(cookieValue) },
-  };
+  return { cookieValue, maxSeconds };
 }
 
 /**
@@ -98,7 +120,14 @@ export async function findConsoleSession(
       .set({ lastSeenAt: now })
       .where(and(eq(consoleSessions.tokenHash, tokenHash), lt(consoleSessions.lastSeenAt, now)));
   }
-  return { tokenHash, operator: session.operator, scope: session.scope, formToken: formTokenOf(cookieValue) };
+  return {
+    tokenHash,
+    operator: session.operator,
+    scope: session.scope === 'root' ? 'write' : session.scope,
+    root: session.scope === 'root',
+    ...(session.oidcIssuer === null ? {} : { issuer: session.oidcIssuer }),
+    formToken: formTokenOf(cookieValue),
+  };
 }
 
 /** Signs out: the session is gone, whatever state it was in. */

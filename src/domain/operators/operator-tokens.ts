@@ -39,7 +39,10 @@ function tokenEvent(
   };
 }
 
-/** Makes a token, recorded as `operator_token.created` in the same transaction: only its hash is stored; the token itself is in the answer, once. */
+/**
+ * Makes a token, recorded as `operator_token.created` in the same transaction: only its hash is stored; the
+ * token itself is in the answer, once. Who made it (the change's operator) is kept as `created_by`.
+ */
 export async function createOperatorToken(
   db: Database,
   input: NewOperatorToken,
@@ -59,6 +62,7 @@ export async function createOperatorToken(
         tokenHash: sha256Hex(token),
         createdAt: now,
         expiresAt: input.expiresAt,
+        createdBy: change.operator ?? null,
       })
       .returning();
     await recordEvent(tx, change, now, tokenEvent('operator_token.created', row!, change));

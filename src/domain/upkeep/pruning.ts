@@ -12,6 +12,7 @@ import {
 } from '../../db/time-partitions.js';
 import { errorFields, type Logger } from '../../logger.js';
 import { pruneConsoleSessions } from '../operators/console-sessions.js';
+import { pruneOidcFlows } from '../operators/oidc-flows.js';
 import { startPeriodicPass } from './periodic-pass.js';
 import { DAY_SECONDS } from '../rate-limits/policies.js';
 
@@ -72,7 +73,7 @@ async function tableRetention(tx: Database, table: PartitionedTable, cutoff: Dat
 }
 
 /**
- * Deletes expired browser and console sessions and install codes that expired more than a week ago
+ * Deletes expired browser and console sessions (and unfinished sign-ins) and install codes that expired more than a week ago
  * without ever being activated (issued or revoked); codes an activation refers to stay: they are the
  * history of a server. Rate-limit buckets older than two days and events older than the event
  * retention are found by `tableRetention`.
@@ -82,7 +83,7 @@ async function pruneExpired(tx: Database, now: Date, eventRetentionDays: number)
     .delete(browserSessions)
     .where(lt(browserSessions.expiresAt, now))
     .returning({ tokenHash: browserSessions.tokenHash });
-  const consoleSessionsPruned = await pruneConsoleSessions(tx, now);
+  const consoleSessionsPruned = (await pruneConsoleSessions(tx, now)) + (await pruneOidcFlows(tx, now));
   const codes = await tx
     .delete(installCodes)
     .where(

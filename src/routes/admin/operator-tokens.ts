@@ -98,6 +98,7 @@ function toRecord(row: OperatorTokenRow, now: Date) {
     expires_at: row.expiresAt ? toIsoOffset(row.expiresAt) : null,
     last_used_at: row.lastUsedAt ? toIsoOffset(row.lastUsedAt) : null,
     revoked_at: row.revokedAt ? toIsoOffset(row.revokedAt) : null,
+    created_by: row.createdBy,
   };
 }
 

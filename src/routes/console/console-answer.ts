@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
-  CONSOLE_CSP,
+  consoleCsp,
   renderConsoleView,
   type ConsoleAssets,
   type ConsoleView,
@@ -17,14 +17,21 @@ import type { AppEnv } from '../../http/app-env.js';
  */
 export function setConsoleHeaders(c: Context<AppEnv>): void {
   c.header('Cache-Control', 'no-store');
-  c.header('Content-Security-Policy', CONSOLE_CSP);
+  c.header('Content-Security-Policy', c.get('consoleCsp') ?? consoleCsp());
   c.header('Referrer-Policy', 'same-origin');
 }
 
 /** The signed-in operator of the request as the views show them. */
 export function viewerOf(c: Context<AppEnv>): ConsoleViewer | undefined {
   const session = c.get('consoleSession');
-  return session ? { operator: session.operator, scope: session.scope, formToken: session.formToken } : undefined;
+  if (!session) return undefined;
+  return {
+    operator: session.operator,
+    scope: session.scope,
+    root: session.root,
+    ...(session.issuer === undefined ? {} : { issuer: session.issuer }),
+    formToken: session.formToken,
+  };
 }
 
 /** Answers a view as an HTML page, with the console's headers. */

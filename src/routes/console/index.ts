@@ -15,6 +15,10 @@ import { answerView, ConsoleRefusal, setConsoleHeaders } from './console-answer.
 import { answerSignIn, registerConsoleSignIn } from './sign-in.js';
 import { registerConsoleFleetCodes } from './fleet-codes.js';
 import { registerConsoleViews } from './views.js';
+import { consoleCsp } from '../../console/console-frame.js';
+import { OidcRelyingParty } from '../../domain/operators/oidc-sign-in.js';
+import { oidcRedirectUri, refuseSsoOff, registerConsoleSsoSignIn } from './sso-sign-in.js';
+import { registerConsoleOperators } from './operators.js';
 
 /** What a refusal of the API's domain says on a console page: the error map's message, which is safe to show operators. */
 const HEADINGS: Partial<Record<number, string>> = {
@@ -39,13 +43,20 @@ function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
   };
   for (const asset of [files.pageStyle, files.style, files.script]) serveAsset(router, asset);
 
+  const party = deps.config.oidc
+    ? new OidcRelyingParty(deps.config.oidc, oidcRedirectUri(deps.config.consolePublicUrl))
+    : undefined;
+  const csp = consoleCsp(party?.formOrigins());
   router.use('*', async (c, next) => {
+    c.set('consoleCsp', csp);
     setConsoleHeaders(c);
     await next();
   });
   router.use('*', consoleSession(deps));
   router.use('*', operatorReads(deps.reads));
-  registerConsoleSignIn(router, deps, assets);
+  registerConsoleSignIn(router, deps, assets, party);
+  if (party) registerConsoleSsoSignIn(router, deps, assets, party);
+  else refuseSsoOff(router);
   // Everything else needs a live session: without one, the sign-in form, and nothing of the fleet.
   router.use('*', async (c, next) => {
     if (!c.get('consoleSession'))
@@ -55,6 +66,7 @@ function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
   registerConsoleFleetCodes(router, deps, assets);
   registerConsoleViews(router, deps, assets);
   registerConsoleActions(router, deps);
+  registerConsoleOperators(router, deps, assets);
 
   router.onError((error, c) => {
     if (error instanceof ConsoleRefusal)

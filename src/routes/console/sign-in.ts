@@ -20,7 +20,9 @@ import {
 } from '../../http/console-session.js';
 import type { AppEnv } from '../../http/app-env.js';
 import { assertSameOrigin } from '../../http/same-origin.js';
-import { answerView, refuseForm } from './console-answer.js';
+import { answerView, ConsoleRefusal, refuseForm } from './console-answer.js';
+import type { OidcRelyingParty } from '../../domain/operators/oidc-sign-in.js';
+import { providerSignOut } from './sso-sign-in.js';
 
 /** A refused sign-in is answered this much later: a token cannot be guessed at the speed of the network. */
 const REFUSED_SIGN_IN_DELAY_MS = 1000;
@@ -43,7 +45,7 @@ export function answerSignIn(
   notice?: SignInNotice,
 ): Response {
   let shown = notice;
-  if (!deps.config.adminToken) shown = 'disabled';
+  if (!deps.config.adminToken && !deps.config.oidc) shown = 'disabled';
   else if (!shown && hasConsoleCookie(c, deps.config.publicBaseUrl)) {
     clearConsoleCookie(c, deps.config.publicBaseUrl);
     shown = 'ended';
@@ -53,7 +55,10 @@ export function answerSignIn(
   return answerView(
     c,
     assets,
-    signInView(shown, atHome || c.req.method !== 'GET' ? undefined : safeNext(path)),
+    signInView(shown, atHome || c.req.method !== 'GET' ? undefined : safeNext(path), {
+      sso: deps.config.oidc !== undefined,
+      tokens: deps.config.consoleTokenSignIn && deps.config.adminToken !== undefined,
+    }),
     atHome && shown !== 'refused' ? 200 : 401,
   );
 }
@@ -64,9 +69,21 @@ function answerWait(c: Context<AppEnv>, assets: ConsoleAssets, check: RateLimitC
   return answerView(c, assets, signInWaitView(seconds, bucketEnd(now, check.policy.windowSeconds)), 429);
 }
 
-export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, assets: ConsoleAssets): void {
+export function registerConsoleSignIn(
+  router: Hono<AppEnv>,
+  deps: RouteDeps,
+  assets: ConsoleAssets,
+  party: OidcRelyingParty | undefined,
+): void {
   router.post('/sign-in', async (c) => {
     assertSameOrigin(c, deps.config.publicBaseUrl);
+    // CONSOLE_TOKEN_SIGN_IN=false (DESIGN §26): refused here, not only left off the page.
+    if (!deps.config.consoleTokenSignIn)
+      throw new ConsoleRefusal(
+        403,
+        'Token sign-in is off',
+        'This console signs in with the identity provider only (CONSOLE_TOKEN_SIGN_IN=false). Operator tokens still work with the admin API and the slowdns command.',
+      );
     if (!deps.config.adminToken) return answerSignIn(c, deps, assets);
     const now = deps.clock.now();
     // Counted before the token is checked, so a burst is never checked past the limit (DESIGN §23); a sign-in
@@ -89,13 +106,16 @@ export function registerConsoleSignIn(router: Hono<AppEnv>, deps: RouteDeps, ass
 
   router.post('/sign-out', async (c) => {
     const session = c.get('consoleSession');
+    let atProvider: string | undefined;
     if (session) {
       const body = await c.req.parseBody();
       refuseForm(formRefusal(c, deps.config.publicBaseUrl, session, body.form_token));
       await endConsoleSession(deps.db, session.tokenHash);
+      // RP-initiated sign-out: the provider ends its session too, then sends the person back signed out.
+      if (session.issuer !== undefined) atProvider = await providerSignOut(party, deps.config.consolePublicUrl);
     }
     clearConsoleCookie(c, deps.config.publicBaseUrl);
     c.header('Cache-Control', 'no-store');
-    return c.redirect('/admin?signed_out=1', 303);
+    return c.redirect(atProvider ?? '/admin?signed_out=1', 303);
   });
 }

@@ -26,7 +26,7 @@ const OperatorTokenScopeSchema = z.enum(['read', 'write']).openapi('OperatorToke
 
 const OPERATOR_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
-const OperatorNameSchema = z
+export const OperatorNameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : undefined) })
   .min(1, 'must not be empty')
   .max(64, 'must be at most 64 characters')
@@ -76,6 +76,11 @@ export const OperatorTokenRecordSchema = z
       'When it was last accepted, to the minute (written at most once a minute); `null`: never used.',
     ),
     revoked_at: nullableTimestamp('When it was revoked; `null`: it was not.'),
+    created_by: z.string().max(320).nullable().openapi({
+      description:
+        'Who made it: `root` (ADMIN_TOKEN), or the operator signed in through the identity provider who minted it in the console (their email, else their `sub`); `null` for tokens made before this was kept.',
+      example: 'root',
+    }),
   })
   .openapi('OperatorTokenRecord', {
     description: 'A named operator token: never the token itself (the service keeps only its hash).',
@@ -102,6 +107,7 @@ export const CreatedOperatorTokenSchema = z
       expires_at: '2027-01-01T00:00:00+00:00',
       last_used_at: null,
       revoked_at: null,
+      created_by: 'root',
       token: 'sdo_q3Jz8cW1vH0yXbN5tK2mR7pL4sD9fG6aE1uY0iO3wQe',
     },
   });
