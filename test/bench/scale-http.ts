@@ -39,7 +39,9 @@ async function filledDatabase(adminUrl: string, rows: number, events: number) {
   const now = new Date();
   let started = performance.now();
   await fillFleet(db, rows, now);
-  console.log(`filled ${rows} codes, activations and servers in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `filled ${rows} codes, activations and servers in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   started = performance.now();
   await fillEvents(pool, events, now);
   console.log(`filled ${events} events over 90 days in ${((performance.now() - started) / 1000).toFixed(0)} s`);
@@ -84,7 +86,8 @@ export async function benchScaleHttp(
           ...auth,
           accept: 'application/x-ndjson',
         });
-        const ms = (samples: number[]) => `${percentile(samples, 0.99).toFixed(1)} / ${percentile(samples, 0.5).toFixed(1)}`;
+        const ms = (samples: number[]) =>
+          `${percentile(samples, 0.99).toFixed(1)} / ${percentile(samples, 0.5).toFixed(1)}`;
         console.log(
           `| ${round} | ${side.name} | ${ms(all)} | ${ms(typed)} | ${Math.round(exported.lines / exported.seconds)} |`,
         );
