@@ -64,7 +64,7 @@ export function bodySizeLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
   };
 }
 
-type Counted = { tooLarge: false; bytes: Uint8Array } | { tooLarge: true; discarded: boolean };
+type Counted = { tooLarge: false; bytes: Uint8Array<ArrayBuffer> } | { tooLarge: true; discarded: boolean };
 
 /** The whole body if it is at most `maxBytes`; past that, the rest read and dropped up to `DISCARD_AT_MOST`. */
 async function readAtMost(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<Counted> {
