@@ -46,7 +46,7 @@ const MAX_SAMPLES = 3600;
  * never compared with itself: one whose WAL receiver stopped has replayed all it received and sees no lag,
  * while the primary has moved on.
  */
-export function lagBehind(samples: readonly Sample[], replayed: number, now: number): number {
+function lagBehind(samples: readonly Sample[], replayed: number, now: number): number {
   const firstMissed = samples.findIndex((s) => s.position > replayed);
   return firstMissed < 0 ? 0 : Math.max(0, (now - samples[firstMissed]!.at) / 1000);
 }
