@@ -10,7 +10,7 @@ import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-se
 
 const adminUrl = process.env.DATABASE_URL;
 const PUBLIC_BASE_URL = 'http://localhost:8080';
-const INSTALLERS = Number(process.env.ROLLING_INSTALLERS ?? 16);
+const INSTALLERS = 16;
 /** How long each instance serves in rotation before the other is killed, and after the last restart. */
 const SERVE_MS = 3000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
