@@ -40,7 +40,7 @@ export const DISCARD_AT_MOST = 16 * 1024 * 1024;
  */
 export function bodySizeLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
   const tooLarge = (discarded: boolean) => {
-    // Not read to its end: this connection cannot carry another request.
+    // A body not read to its end (past DISCARD_AT_MOST): this connection cannot carry another request.
     throw new ApiError(
       'payload_too_large',
       `The request body is larger than ${maxBytes / 1024} KiB.`,
