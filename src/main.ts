@@ -7,7 +7,7 @@ import { loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { DataDirError, lockDataDir } from './db/data-dir-lock.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
-import { openReadReplica } from './db/read-replica.js';
+import { openReadReplica, primaryWalPosition } from './db/read-replica.js';
 import { primaryReads, replicaReads } from './db/read-routing.js';
 import { stateCounts } from './domain/admin-lists/state-counts.js';
 import { stateCountsReading, startStateCountsReading } from './domain/admin-lists/state-counts-reading.js';
@@ -148,6 +148,7 @@ async function main(): Promise<void> {
   const replica = replicaSettings
     ? await openReadReplica(replicaSettings.url, {
         maxLagSeconds: replicaSettings.maxLagSeconds,
+        primaryPosition: () => primaryWalPosition(database.db),
         traceStatement: tracing?.statement,
         onChange: (usable, reason) => {
           const replicaLabel = describeDatabaseUrl(parseDatabaseUrl(replicaSettings.url, { for: 'reads' }));

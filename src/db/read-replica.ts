@@ -11,19 +11,45 @@ import { describeDatabaseUrl, hostUrl, parseDatabaseUrl } from './database-url.j
 import { POOL_MAX, ServicePool, sessionLimits, TimedConnection } from './postgres-pool.js';
 import * as schema from './schema.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
+import { namedStatement } from './named-statement.js';
+import { runStatement } from './statement.js';
 import { nodePostgresTextTimestamps } from './text-timestamps.js';
 
-/**
- * Whether the host is a standby, and how many seconds of the primary's commits it has received but not
- * replayed yet: 0 when replay has caught up with what it received (an idle primary sends nothing, and is
- * not lag), else the time since the last commit it replayed; null when it cannot tell (behind, and nothing
- * replayed since it started). A host that is not in recovery is the primary itself: no lag.
- */
+/** Whether the host is a standby, and how far it has replayed the primary's WAL (bytes; null on the primary itself). */
 const REPLICA_SQL = `select pg_is_in_recovery() as standby,
-  case when not pg_is_in_recovery() then 0
-       when pg_last_wal_receive_lsn() is null or pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() then 0
-       else extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp())
-  end::float8 as lag`;
+  case when pg_is_in_recovery() then (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::float8 end as replayed`;
+
+/** How far the primary has written its WAL (bytes): what a standby that is not behind has replayed. */
+const PRIMARY_POSITION = namedStatement<Record<string, never>>(
+  `select (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8 as position`,
+);
+
+/** The primary's WAL position now, read on the service's own pool (`database.db`). */
+export async function primaryWalPosition(db: Database): Promise<number> {
+  const [row] = await runStatement<{ position: number }>(db, PRIMARY_POSITION, {});
+  return row!.position;
+}
+
+/** The primary's WAL position at a probe: a standby that has not replayed it misses what was written by then. */
+interface Sample {
+  at: number;
+  position: number;
+}
+
+/** Samples kept at most (an hour at one probe a second), however far behind the standby is. */
+const MAX_SAMPLES = 3600;
+
+/**
+ * How far behind the primary a standby that replayed up to `replayed` is, in seconds, from the primary's
+ * positions sampled at earlier probes (oldest first): 0 when it has replayed the newest sample, else the
+ * time since the first sample it misses (a lower bound: what it misses was written by then). The standby is
+ * never compared with itself: one whose WAL receiver stopped has replayed all it received and sees no lag,
+ * while the primary has moved on.
+ */
+function lagBehind(samples: readonly Sample[], replayed: number, now: number): number {
+  const firstMissed = samples.findIndex((s) => s.position > replayed);
+  return firstMissed < 0 ? 0 : Math.max(0, (now - samples[firstMissed]!.at) / 1000);
+}
 
 /** A host's probe: connect and answer within this, or it counts as unreachable. */
 const PROBE_TIMEOUT_MS = 750;
@@ -41,6 +67,8 @@ export interface ReadReplica {
 
 export interface ReadReplicaOptions {
   maxLagSeconds: number;
+  /** The primary's WAL position (primaryWalPosition): a standby's lag is measured against it. */
+  primaryPosition: () => Promise<number>;
   /** How often it is probed (1 s by default). */
   probeEveryMs?: number | undefined;
   /** Told once when reads leave the replica (and why), once when they return. */
@@ -51,7 +79,10 @@ export interface ReadReplicaOptions {
 interface Reading {
   index: number;
   standby: boolean;
-  lag: number | null;
+  /** Seconds behind the primary; 0 on the primary itself. */
+  lag: number;
+  /** How far it has replayed the primary's WAL (bytes); undefined on the primary itself. */
+  replayed: number | undefined;
 }
 
 export async function openReadReplica(url: string, options: ReadReplicaOptions): Promise<ReadReplica> {
@@ -66,6 +97,7 @@ export async function openReadReplica(url: string, options: ReadReplicaOptions):
   let usable: boolean | undefined;
   let generation = 0;
   let closed = false;
+  const samples: Sample[] = [];
 
   class ReplicaConnection extends TimedConnection {
     constructor(config?: pg.ClientConfig) {
@@ -103,11 +135,12 @@ export async function openReadReplica(url: string, options: ReadReplicaOptions):
       });
       const answer = (async () => {
         await client.connect();
-        return (await client.query<{ standby: boolean; lag: number | null }>(REPLICA_SQL)).rows[0]!;
+        return (await client.query<{ standby: boolean; replayed: number | null }>(REPLICA_SQL)).rows[0]!;
       })();
       answer.catch(() => {});
       const row = await Promise.race([answer, expired]);
-      return { index, standby: row.standby, lag: row.lag };
+      if (row.replayed === null) return { index, standby: row.standby, lag: 0, replayed: undefined };
+      return { index, standby: row.standby, lag: lagBehind(samples, row.replayed, Date.now()), replayed: row.replayed };
     } finally {
       clearTimeout(timer);
       void client.end().catch(() => {});
@@ -128,15 +161,27 @@ export async function openReadReplica(url: string, options: ReadReplicaOptions):
   };
 
   const probe = async () => {
+    // The primary first: a standby keeping up has replayed at least this by the time it is asked. The primary
+    // not answering adds no sample (the lag is then measured against the last one).
+    const position = await options.primaryPosition().catch(() => undefined);
+    if (position !== undefined) {
+      samples.push({ at: Date.now(), position });
+      if (samples.length > MAX_SAMPLES) samples.shift();
+    }
     const answers = await Promise.allSettled(parsed.hosts.map((_, index) => readHost(index)));
     if (closed) return;
     const readings = answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
     const chosen = choose(readings);
     if (chosen?.index !== current) generation++;
     current = chosen?.index;
-    lag = chosen ? (chosen.lag ?? undefined) : undefined;
+    lag = chosen?.lag;
+    // Samples before the newest one the host read from has replayed tell nothing more about it.
+    const replayed = chosen?.replayed;
+    if (replayed !== undefined) {
+      const newestHad = samples.findLastIndex((sample) => sample.position <= replayed);
+      if (newestHad > 0) samples.splice(0, newestHad);
+    }
     if (!chosen) return set(false, readings.length ? 'no host is a standby' : 'unreachable');
-    if (chosen.lag === null) return set(false, 'replay lag unknown');
     if (chosen.lag > options.maxLagSeconds)
       return set(false, `lagging ${chosen.lag.toFixed(1)} s, more than ${options.maxLagSeconds} s`);
     set(true, 'answering');

@@ -30,16 +30,31 @@ export interface WritableHostOptions {
 const notWritable = (host: string) =>
   Object.assign(new Error(`the database at ${host} does not accept writes`), { code: '25006' });
 
-/** The probe's own give-up, with the code of a connection not made in time (database-errors.ts). */
+/**
+ * The probe's own give-up, with the code of a connection not made in time (database-errors.ts). Given up
+ * only after the event loop has read what arrived: a process busy past `ms` (a fresh instance taking its
+ * first burst of requests) finds its timer and the database's answer due at once, and timers run before
+ * sockets are read; the answer then counts (setImmediate runs after them), and the database is not taken
+ * for gone because this process was slow (test/outage/busy-process.test.ts).
+ */
 function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let settled = false;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onTimeout();
-      reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' }));
-    }, ms);
+    timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          onTimeout();
+          reject(Object.assign(new Error('database probe timed out'), { code: 'CONNECT_TIMEOUT' }));
+        }),
+      ms,
+    );
   });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  return Promise.race([work, expired]).finally(() => {
+    settled = true;
+    clearTimeout(timer);
+  });
 }
 
 export function findWritableHost(url: DatabaseUrl, options: WritableHostOptions): WritableHost {

@@ -267,7 +267,7 @@ const executionMs = (plan: string[]) =>
     .replace(' ms', '') ?? '?';
 
 /** `count` events over the last 90 days, about the filled codes, activations and servers, their indexes made after. */
-async function fillEvents(pool: pg.Pool, count: number, now: Date): Promise<void> {
+export async function fillEvents(pool: pg.Pool, count: number, now: Date): Promise<void> {
   const indexes = (
     await pool.query<{ indexname: string; indexdef: string }>(
       `select indexname, indexdef from pg_indexes where tablename = 'events' and indexname not in (select conname from pg_constraint)`,

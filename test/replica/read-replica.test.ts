@@ -167,6 +167,33 @@ describe.skipIf(!enabled)('reads on a streaming replica (DATABASE_READ_URL)', ()
     expect((await lagGauge()) ?? Number.NaN).toBeLessThanOrEqual(MAX_LAG_SECONDS);
   });
 
+  it('a standby that stopped receiving WAL: its lag is measured against the primary, and reads go to the primary', async () => {
+    await until('reads on the replica', readsNowOn(ON_REPLICA));
+    const reader = await makeToken('detached-reader', 'read');
+    await until('the reader token on the replica', async () =>
+      (await standby`select 1 from operator_tokens where id = ${reader.id}`).length ? true : undefined,
+    );
+    // The WAL receiver detached (no primary to stream from): what it received it has replayed, so the
+    // standby alone sees no lag; only the primary knows what it misses.
+    const [{ primary_conninfo: conninfo }] = (await standby`show primary_conninfo`) as unknown as [
+      { primary_conninfo: string },
+    ];
+    await standby`alter system set primary_conninfo = ''`;
+    await standby`select pg_reload_conf()`;
+    await until('the WAL receiver gone', async () =>
+      (await standby`select 1 from pg_stat_wal_receiver`).length === 0 ? true : undefined,
+    );
+    await makeToken('written-while-detached', 'read');
+    await until('a lag gauge above 0', async () => (((await lagGauge()) ?? 0) > 0 ? true : undefined));
+    await until('reads on the primary', readsNowOn(ON_PRIMARY), (MAX_LAG_SECONDS + 10) * 1000);
+    expect(await tokensCreatedSeenBy(reader.token)).toContain('written-while-detached');
+    await standby.unsafe(`alter system set primary_conninfo = '${conninfo.replaceAll("'", "''")}'`);
+    await standby`select pg_reload_conf()`;
+    await until('reads on the replica again', readsNowOn(ON_REPLICA), 30_000);
+    expect((await lagGauge()) ?? Number.NaN).toBeLessThanOrEqual(MAX_LAG_SECONDS);
+    expect(saidOnceEach()).toBe(true);
+  });
+
   it('a stopped replica: reads go to the primary at once, the lag gauge is NaN', async () => {
     const reader = await makeToken('after-stop', 'read');
     await standby.end();
