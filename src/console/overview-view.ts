@@ -40,7 +40,8 @@ function waitingSection(work: WaitingWork): Html {
 }
 
 function countsSection(counts: StateCounts, work: WaitingWork): Html {
-  const waitingHref = work.codes.length === 1 ? `/admin/codes/${encodeURIComponent(work.codes[0]!.id)}` : '#waiting-heading';
+  const waitingHref =
+    work.codes.length === 1 ? `/admin/codes/${encodeURIComponent(work.codes[0]!.id)}` : '#waiting-heading';
   return html`<section class="card" aria-labelledby="counts-heading">
     <h2 id="counts-heading">Now</h2>
     <ul class="tiles">

@@ -5,7 +5,13 @@
  * inside the card, the overview's code count matches the list it links to, and tags read as tags in event details.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import {
+  describeWithBrowser,
+  openBrowser,
+  serveOverHttp,
+  type BrowserSession,
+  type HttpServer,
+} from '../support/browser.js';
 import { randomMachine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { createCode, decide, enroll, fleetPrecheck, showCode } from '../fleet-codes/fleet-requests.js';
@@ -56,8 +62,7 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
     return { id: created.install_code_id, hint: created.install_code_hint };
   }
 
-  const tileValue = (label: string) =>
-    page().locator('.tile', { hasText: label }).locator('.tile-value').textContent();
+  const tileValue = (label: string) => page().locator('.tile', { hasText: label }).locator('.tile-value').textContent();
 
   it('the overview counts the machines waiting and names their code; its usable-code count is the list it opens', async () => {
     const { id, hint } = await codeWithFiveWaiting();
@@ -87,9 +92,15 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
       const section = page().locator('section', { has: page().locator('#pending-heading') });
       expect(await section.locator('[data-part="waiting-count"]').textContent()).toContain('5 machines wait');
       expect(await section.locator('form[action$="/approve"]').count()).toBe(5);
-      expect(await page().locator('.console-facts').textContent()).toContain('each machine on its own, an operator decides: 5 waiting');
-      expect(await section.locator('form[action$="/approve"] button').first().getAttribute('class')).toBe('button primary');
-      expect(await section.locator('form[action$="/deny"] button').first().getAttribute('class')).toBe('button secondary');
+      expect(await page().locator('.console-facts').textContent()).toContain(
+        'each machine on its own, an operator decides: 5 waiting',
+      );
+      expect(await section.locator('form[action$="/approve"] button').first().getAttribute('class')).toBe(
+        'button primary',
+      );
+      expect(await section.locator('form[action$="/deny"] button').first().getAttribute('class')).toBe(
+        'button secondary',
+      );
       const card = await section.boundingBox();
       for (const input of await section.locator('input[name="reason"]').all()) {
         await input.scrollIntoViewIfNeeded();

@@ -12,7 +12,10 @@ describe('the approval queue of a fleet code (issue 58: every waiting machine in
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     expect(res.status).toBe(200);
-    return (await res.json()).data as { items: { precheck_id: string; approval: string }[]; next_cursor: string | null };
+    return (await res.json()).data as {
+      items: { precheck_id: string; approval: string }[];
+      next_cursor: string | null;
+    };
   };
 
   it('25 prechecks, the 20 shown approved: the show counts 5 waiting and the pending list pages through exactly those 5', async () => {

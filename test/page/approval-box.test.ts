@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { installCodes } from '../../src/db/schema.js';
-import { describeWithBrowser, openBrowser, serveOverHttp, type BrowserSession, type HttpServer } from '../support/browser.js';
+import {
+  describeWithBrowser,
+  openBrowser,
+  serveOverHttp,
+  type BrowserSession,
+  type HttpServer,
+} from '../support/browser.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 describeWithBrowser('the approval box of /slowdns speaks for one code, in headless Chromium', () => {
@@ -15,8 +21,7 @@ describeWithBrowser('the approval box of /slowdns speaks for one code, in headle
   const page = () => browser!.page;
   const box = () => page().locator('#require-approval');
   const scope = () => page().locator('#require-approval-scope');
-  const codes = async () =>
-    (await t!.database.db.select().from(installCodes)).map((c) => c.requireApproval).sort();
+  const codes = async () => (await t!.database.db.select().from(installCodes)).map((c) => c.requireApproval).sort();
 
   beforeAll(async () => {
     server = await serveOverHttp(async (o) => (t = await createTestApp({ PUBLIC_BASE_URL: o })).app);
