@@ -1545,6 +1545,7 @@ export interface components {
          *       },
          *       "observed_ip": "203.0.113.7",
          *       "approval": "pending",
+         *       "approval_by": "person",
          *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
          *     }
          */
@@ -1577,11 +1578,17 @@ export interface components {
              */
             observed_ip: ((string | null) | null) | string | null;
             /**
-             * @description Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code approves this precheck on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.
+             * @description Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code (or, for a fleet code, an operator: `approval_by`) approves this precheck first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.
              * @example pending
              * @enum {string}
              */
             approval?: "pending" | "approved" | "not_required";
+            /**
+             * @description Only with `approval`: who decides. `person`: the person who got the code, on the SlowDNS page (`/slowdns`) that issued it. `operator`: an operator of the service, in its console (`/admin`) or with `slowdns codes approve` (a fleet code, DESIGN §22). An installer says so while it waits.
+             * @example person
+             * @enum {string}
+             */
+            approval_by?: "person" | "operator";
             /**
              * @description Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).
              * @example pc_9e1f0a7b3c5d2e48
@@ -7010,7 +7017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. `install_code_exhausted`: Every use of this install code is spent or held by an install in progress; ask its operator for another code, or wait for an unfinished install to give its use back. With `approval_pending` the answer carries `Retry-After`: seconds until this precheck token may ask again (at most 5). */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for approval of this machine: by the person who got the code, on the SlowDNS page, or for a fleet code by an operator, in the console; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. `install_code_exhausted`: Every use of this install code is spent or held by an install in progress; ask its operator for another code, or wait for an unfinished install to give its use back. With `approval_pending` the answer carries `Retry-After`: seconds until this precheck token may ask again (at most 5). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
