@@ -8742,8 +8742,8 @@ export interface operations {
                  */
                 hint?: components["schemas"]["AdminTextFilter"];
                 /**
-                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
-                 * @example env:prod
+                 * @description Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.
+                 * @example env=prod
                  */
                 tag?: string | string[];
             };
@@ -10144,8 +10144,8 @@ export interface operations {
                 /** @description `true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others. */
                 duplicate?: "true" | "false";
                 /**
-                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
-                 * @example env:prod
+                 * @description Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.
+                 * @example env=prod
                  */
                 tag?: string | string[];
             };
@@ -10758,8 +10758,8 @@ export interface operations {
                  */
                 hostname?: components["schemas"]["AdminTextFilter"];
                 /**
-                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
-                 * @example env:prod
+                 * @description Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.
+                 * @example env=prod
                  */
                 tag?: string | string[];
             };
