@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -443,6 +444,12 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(unreachable.stderr).toBe(
       `slowdns: cannot reach the service at http://127.0.0.1:${closed}: ECONNREFUSED; is it running there? Name its address with --url or SLOWDNS_URL\n`,
     );
+  });
+
+  it("--version (and -V) prints the service's version from package.json, exit 0", async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-V'])
+      expect(await slowdns([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it('--help on every level prints the usage', async () => {
