@@ -16,7 +16,7 @@ export interface WaitingWork {
   codes: { id: string; hint: string; description: string | null; waiting: number }[];
 }
 
-export const WAITING_CODES_SHOWN = 10;
+const WAITING_CODES_SHOWN = 10;
 
 export async function waitingWork(db: Database, now: Date): Promise<WaitingWork> {
   const live = and(eq(installCodes.status, 'issued'), gt(installCodes.expiresAt, now));

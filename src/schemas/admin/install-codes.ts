@@ -102,7 +102,7 @@ export const InstallCodeIdParamsSchema = z.object({
   install_code_id: InstallCodeIdSchema.openapi({ param: { name: 'install_code_id', in: 'path' } }),
 });
 
-export const OperatorPrecheckSchema = z
+const OperatorPrecheckSchema = z
   .object({
     precheck_id: PrecheckIdSchema,
     machine_id: MachineIdValueSchema,
