@@ -43,7 +43,7 @@ export function nextPageLink(
 
 /**
  * One value of an event's data in words: a record (tags) as `key=value` pairs, the way the tags cell shows them,
- * a list comma-separated; never `[object Object]`.
+ * a list's items space-separated; never `[object Object]`.
  */
 function detailValue(value: unknown): string {
   if (Array.isArray(value)) return value.map(detailValue).join(' ');

@@ -19,6 +19,8 @@ import { ADMIN_TOKEN } from './console-support.js';
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
+/** 25 prechecks and 20 decisions over HTTP, then a browser over several views, on a machine other tests share. */
+const WALK_MS = 180_000;
 
 describeWithBrowser('the console shows the work waiting on an operator, in headless Chromium', () => {
   let t: TestApp | undefined;
@@ -64,7 +66,9 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
 
   const tileValue = (label: string) => page().locator('.tile', { hasText: label }).locator('.tile-value').textContent();
 
-  it('the overview counts the machines waiting and names their code; its usable-code count is the list it opens', async () => {
+  it('the overview counts the machines waiting and names their code; its usable-code count is the list it opens', {
+    timeout: WALK_MS,
+  }, async () => {
     const { id, hint } = await codeWithFiveWaiting();
     // An exhausted code: unexpired and issued, but no machine can use it; the codes list's `issued` leaves it out.
     const full = await createCode(t!, { uses: 2 });
@@ -83,7 +87,9 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
     expect(browser!.errors).toEqual([]);
   });
 
-  it("the code's page lists all 5 waiting, says who decides, Approve is primary and the reason boxes stay in the card", async () => {
+  it("the code's page lists all 5 waiting, says who decides, Approve is primary and the reason boxes stay in the card", {
+    timeout: WALK_MS,
+  }, async () => {
     const { id } = await codeWithFiveWaiting();
     await signIn();
     for (const viewport of [DESKTOP, PHONE]) {
