@@ -4,17 +4,45 @@ import { APPROVAL_POLICIES, type ApprovalPolicy } from './domain/install-codes/a
 import { INSTALLER_VERSION_PATTERN } from './domain/activations/installer-version.js';
 import { rateLimitProfiles, type RateLimitProfileName } from './domain/rate-limits/policies.js';
 import { ConfigError } from './config-error.js';
+import { durationSeconds } from './duration.js';
 import { parseTrustProxy, type TrustProxy } from './domain/client-addresses.js';
 import type { OidcSettings } from './domain/operators/oidc-settings.js';
 import { consolePublicUrl, OIDC_ENV, oidcSettings } from './config-oidc.js';
 
+/** A lifetime: seconds, or a duration as `--ttl` takes one (`900`, `15m`, `12h`, `7d`; src/duration.ts). */
 const seconds = (fallback: number) =>
-  z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(7 * 24 * 3600)
-    .default(fallback);
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return fallback;
+      const value = durationSeconds(text);
+      if (value === undefined || value < 1 || value > 7 * 24 * 3600) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be seconds or a duration such as 900, 15m, 12h or 7d, at most 7d',
+        });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+/**
+ * A validator's issue in plain words, never the value (a setting may be a secret): what the setting must be.
+ * Messages written here (`.regex(…, 'must …')`, custom issues) pass as they are.
+ */
+function plainIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type')
+    return issue.expected === 'number' || issue.expected === 'int'
+      ? 'must be a whole number'
+      : `must be a ${issue.expected}`;
+  if (issue.code === 'too_small')
+    return `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}`;
+  if (issue.code === 'too_big')
+    return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`;
+  if (issue.code === 'invalid_value') return `must be one of ${issue.values.map(String).join(', ')}`;
+  return issue.message;
+}
 
 /** libpq's URL form, one host or several (database-url.ts); the message never repeats the URL's password. */
 const databaseUrl = (use: 'writes' | 'reads') =>
@@ -165,7 +193,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`invalid ${String(issue.path[0])}: ${issue.message}`);
+    throw new ConfigError(`invalid ${String(issue.path[0])}: ${plainIssue(issue)}`);
   }
   const e = parsed.data;
   if (e.DATABASE_READ_URL !== undefined && e.DATABASE_URL === undefined)

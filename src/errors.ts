@@ -59,7 +59,7 @@ export const errorCatalog = {
   approval_pending: {
     status: 409,
     message:
-      'This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds.',
+      'This install code waits for approval of this machine: by the person who got the code, on the SlowDNS page, or for a fleet code by an operator, in the console; retry after Retry-After seconds.',
   },
   approval_decided: {
     status: 409,

@@ -2,6 +2,8 @@ import type { Clock } from './clock.js';
 import type { DatabaseHandle } from './db/database.js';
 import { isDatabaseUnavailable } from './db/database-errors.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './db/database-url.js';
+import { permanentDatabaseProblem } from './db/permanent-database-errors.js';
+import { ConfigError } from './config-error.js';
 import { migrateDatabase } from './db/migrate.js';
 import { ensurePartitionsAhead } from './db/time-partitions.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/tokens/signing-key-store.js';
@@ -37,7 +39,8 @@ export interface PrepareDatabaseOptions {
 
 /**
  * Migrations and the signing keys, retried with backoff while the database cannot be reached (one
- * JSON log line per failed attempt); any other failure (a migration that does not apply) is thrown.
+ * JSON log line per failed attempt); a database, role or host that does not exist, or a refused password, is
+ * a ConfigError (permanent-database-errors.ts); any other failure (a migration that does not apply) is thrown.
  * Answers undefined when shutdown began first.
  */
 export async function prepareDatabase(
@@ -62,6 +65,10 @@ export async function prepareDatabase(
       return options.keys ?? (await loadKeyRing(database.db, undefined, options.clock.now(), options.keyStore));
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;
+      // A database, role or host that is not there, or a refused password: waiting cannot cure it, so the start
+      // fails (one line, exit 1) and a service manager's Restart=on-failure shows it, instead of 503s forever.
+      const refusal = permanentDatabaseProblem(err, options.label);
+      if (refusal) throw new ConfigError(refusal);
       const { error, code } = errorFields(err);
       const delay = retryDelayMs(attempt);
       options.logger.warn('database not ready, retrying', {

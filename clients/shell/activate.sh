@@ -416,6 +416,11 @@ do_precheck() {
     state_set hint_start "${hint%%…*}"
     state_set hint_end "${hint##*…}"
   fi
+  # Who decides when the code waits for approval: the person on the page, or an operator (a fleet code).
+  approval_by=$(json_get approval_by "$BODY")
+  case "$approval_by" in person | operator) state_set approval_by "$approval_by" ;; *) state_unset approval_by ;; esac
+  precheck_id=$(json_get precheck_id "$BODY")
+  if [ -n "$precheck_id" ] && shell_safe "$precheck_id"; then state_set precheck_id "$precheck_id"; else state_unset precheck_id; fi
   OBSERVED_IP=$(json_get observed_ip "$BODY")
   say "install code $(json_get install_code_hint "$BODY") is valid for this machine (the service sees it at ${OBSERVED_IP:-an unknown address})"
 }
@@ -470,6 +475,15 @@ do_activate() {
 # (409 approval_pending) says so once and asks again after Retry-After, until they decide. The wait ends
 # at the code's expiry at the latest: the precheck token never outlives the code, so the service then
 # refuses it, and that is said as the code's expiry (exit 11). Denied: 403 approval_denied (exit 16).
+say_who_decides() {
+  hint="$(state_get hint_start)…$(state_get hint_end)"
+  if [ "$(state_get approval_by)" = operator ]; then
+    say "Waiting for an operator to approve this machine (code $hint, precheck $(state_get precheck_id)): in the console at ${SLOWDNS_URL%/}/admin, or with: slowdns codes approve"
+  else
+    say "Waiting for the person who got code $hint to approve this machine on the SlowDNS page (${SLOWDNS_URL%/}/slowdns)"
+  fi
+}
+
 activate_when_approved() {
   waiting=''
   while :; do
@@ -484,7 +498,7 @@ activate_when_approved() {
       return 0
     fi
     if [ -z "$waiting" ]; then
-      say "Waiting for approval on the SlowDNS page (code $(state_get hint_start)…$(state_get hint_end))"
+      say_who_decides
       waiting=1
     fi
     delay=${RETRY_AFTER:-5}
@@ -595,6 +609,18 @@ on_signal() { # exit the way the signal would have: 128 + its number
 }
 
 # A rerun with an unfinished activation in the state file: resume it, or clear what cannot be resumed.
+# A code given now (not asked for) that is not the confirmed install's: running it would do nothing, so say
+# what to do instead of exiting 0 as if it had installed.
+refuse_other_code() {
+  given=${SLOWDNS_INSTALL_CODE:-}
+  if [ -n "$CODE_FILE" ]; then read_code_file "$CODE_FILE" --code-file; given=$CODE_FROM_FILE; fi
+  given=$(printf '%s' "$given" | tr -cd 'A-Za-z0-9' | tr '[:lower:]' '[:upper:]' | tr 'ILO' '110')
+  kept=$(state_get hint_end)
+  [ -n "$given" ] && [ -n "$kept" ] || return 0
+  [ "${given#"${given%??????}"}" != "$kept" ] || return 0
+  die validation_failed "$SLOWDNS_STATE_FILE holds an install already confirmed with another code ($(state_get hint_start)…$kept, $(state_get activation_id)): to install again with this code, set SLOWDNS_STATE_FILE to another file (or move this one away)"
+}
+
 resume_or_clear() {
   [ -n "$(state_get activation_id)" ] || return 1
   activation_request 'resume'
@@ -607,6 +633,7 @@ resume_or_clear() {
   case "$(json_get status "$BODY"):$(json_get install_token_expired "$BODY")" in
     confirmed:*)
       save_receipt "$BODY"
+      refuse_other_code
       say "this install is already confirmed ($(state_get activation_id))"
       exit 0
       ;;

@@ -27,7 +27,7 @@ export function adminApi({ url, token }: AdminConnection): AdminApi {
 function unreachable(url: string, err: unknown): CliError {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return new CliError(
-    `cannot reach the service at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+    `cannot reach the service at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}; is it running there? Name its address with --url or SLOWDNS_URL`,
     3,
   );
 }
@@ -35,8 +35,12 @@ function unreachable(url: string, err: unknown): CliError {
 /** A refused answer as one line: its status, error code and message; or that it is not this service's. */
 function refusal(url: string, response: Response, body: unknown): CliError {
   const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  if (typeof error?.code === 'string' && typeof error.message === 'string')
-    return new CliError(`${response.status} ${error.code}: ${error.message}`);
+  if (typeof error?.code === 'string' && typeof error.message === 'string') {
+    // A refused token names the service it was refused by, and where the token comes from.
+    const where =
+      response.status === 401 || response.status === 403 ? ` (${url}; the token is SLOWDNS_ADMIN_TOKEN)` : '';
+    return new CliError(`${response.status} ${error.code}: ${error.message}${where}`);
+  }
   return new CliError(
     `unexpected answer from ${url}: HTTP ${response.status} (is this the SlowDNS activation service?)`,
   );

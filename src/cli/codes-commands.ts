@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { actionCommand } from './action-command.js';
 import { registerCodesCreateCommand } from './codes-create-command.js';
+import { registerPrecheckDecisionCommands, waitingMachinesText } from './precheck-decision-commands.js';
 import type { CliContext } from './context.js';
 import { showCommand } from './show-command.js';
 import { listCommand, type ListFlags } from './list-command.js';
@@ -44,7 +45,9 @@ type ListFilters = ListFlags & SearchFlags & { status?: InstallCodeRecord['statu
 export function registerCodesCommands(program: Command, context: CliContext): void {
   const codes = program
     .command('codes')
-    .description('install codes on a running service (admin API): create, list, show, revoke');
+    .description(
+      'install codes on a running service (admin API): create, list, show, revoke, and the machines waiting on approval: waiting, approve, deny',
+    );
   registerCodesCreateCommand(codes, context);
   showCommand<components['schemas']['InstallCodeWithEvents']>(codes, context, {
     argument: ['<install_code_id>', "the code's id (ic_…)"],
@@ -53,7 +56,9 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
       api.GET('/api/v2/admin/install-codes/{install_code_id}', { params: { path: { install_code_id: id } } }),
     row,
     columns,
+    more: (url, api, id, code) => waitingMachinesText(url, api, id, code.pending_prechecks),
   });
+  registerPrecheckDecisionCommands(codes, context);
   listCommand(codes, context, {
     description:
       'install codes, newest first: hint, status, times and the activation that used each (never the code itself)',

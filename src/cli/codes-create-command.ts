@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { components } from '../../clients/typescript/src/schema.js';
 import { adminApi, dataOf } from './admin-api.js';
 import { CliError } from './cli-error.js';
+import { durationSeconds, durationText } from '../duration.js';
+import { FLEET_CODE_MAX_TTL_SECONDS, FLEET_CODE_MIN_TTL_SECONDS } from '../domain/install-codes/fleet-rules.js';
 import { connectionFrom, connectionOptions, type ConnectionFlags } from './connection.js';
 import { outputFor, type CliContext } from './context.js';
 import { print, type Row } from './output.js';
@@ -22,13 +24,15 @@ interface CreateFlags extends ConnectionFlags {
   json?: boolean;
 }
 
-const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
-
-/** `--ttl` as seconds: a number of seconds, or a duration (`90m`, `12h`, `7d`); the service judges the range. */
+/** `--ttl` as seconds: a number of seconds, or a duration (`90m`, `12h`, `7d`), within a fleet code's range. */
 function ttlSecondsOf(text: string): number {
-  const match = /^(\d{1,7})([smhd]?)$/.exec(text.trim());
-  if (!match) throw new CliError(`--ttl must be seconds or a duration such as 90m, 12h or 7d, not ${text}`, 2);
-  return Number(match[1]) * UNIT_SECONDS[(match[2] || 's') as keyof typeof UNIT_SECONDS];
+  const seconds = durationSeconds(text);
+  const range = `${durationText(FLEET_CODE_MIN_TTL_SECONDS)} to ${durationText(FLEET_CODE_MAX_TTL_SECONDS)}`;
+  if (seconds === undefined)
+    throw new CliError(`--ttl must be seconds or a duration such as 90m, 12h or 7d (${range}), not ${text}`, 2);
+  if (seconds < FLEET_CODE_MIN_TTL_SECONDS || seconds > FLEET_CODE_MAX_TTL_SECONDS)
+    throw new CliError(`--ttl must be ${range}, not ${text}`, 2);
+  return seconds;
 }
 
 function usesOf(text: string): number {

@@ -10,6 +10,7 @@ import { registerServersCommands } from './servers-commands.js';
 import { registerServiceCommands } from './service-commands.js';
 import { registerWebhooksCommands } from './webhooks-commands.js';
 import { registerTokensCommands } from './tokens-commands.js';
+import { slowdnsVersion } from './version.js';
 
 /** The whole `slowdns` command tree; `exitOverride` lets the entry file decide every exit code. */
 export function buildProgram(context: CliContext): Command {
@@ -18,6 +19,7 @@ export function buildProgram(context: CliContext): Command {
       'Operate the SlowDNS activation service. serve, migrate, prune and keys act on the database named by the environment (DATABASE_URL or DATA_DIR); ' +
         'codes, activations, servers, events, limits and webhooks talk to a running service over its admin API (--url or SLOWDNS_URL, token in SLOWDNS_ADMIN_TOKEN).',
     )
+    .version(slowdnsVersion(), '-V, --version', "print the service's version")
     .exitOverride()
     // Help and usage errors through the context too (the subcommands made by .command() inherit it).
     .configureOutput({ writeOut: context.write, writeErr: context.writeError })

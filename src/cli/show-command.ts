@@ -18,6 +18,8 @@ export function showCommand<T extends { events: EventRecord[] }>(
     fetch(api: AdminApi, id: string): Promise<Answer<T>>;
     row(item: NoInfer<T>): Row;
     columns: string[];
+    /** Printed after the object's row, before its events (a code's waiting machines). */
+    more?(url: string, api: AdminApi, id: string, item: NoInfer<T>): Promise<string>;
   },
 ): void {
   connectionOptions(
@@ -29,10 +31,12 @@ export function showCommand<T extends { events: EventRecord[] }>(
     .option('--json', 'print the object and its events as JSON')
     .action(async (id: string, flags: ConnectionFlags & { json?: boolean }) => {
       const connection = connectionFrom(context.env, flags);
-      const item = await dataOf(connection.url, spec.fetch(adminApi(connection), id));
+      const api = adminApi(connection);
+      const item = await dataOf(connection.url, spec.fetch(api, id));
       const out = outputFor(context, flags);
       if (out.json) return out.write(`${JSON.stringify(item, null, 2)}\n`);
       out.write(formatTable([spec.row(item)], spec.columns));
+      if (spec.more) out.write(await spec.more(connection.url, api, id, item));
       out.write(`\nEvents, oldest first:\n${formatTable(item.events.map(eventRow), eventColumns)}`);
     });
 }

@@ -49,7 +49,18 @@ function detailContent(
 }
 
 /** A code as its detail view shows it: as the list does, with its prechecks (`operatorPrechecksOf`, as the admin API's). */
-export type CodeDetail = InstallCodeListItem & { prechecks: OperatorPrecheck[] };
+export type CodeDetail = InstallCodeListItem & { prechecks: OperatorPrecheck[]; pendingPrechecks: number };
+
+/**
+ * Where the code's approval stands, and who decides: a code with `uses` > 1 decides each machine on its own (so it is
+ * never "pending" as a whole: it says how many wait), a `uses: 1` code takes one decision.
+ */
+function approvalFact({ code, approval, pendingPrechecks }: CodeDetail): Html {
+  if (!code.requireApproval) return badge(approval);
+  const who = code.operator === null ? 'the person on the page decides' : 'an operator decides';
+  if (code.uses > 1) return html`each machine on its own, ${who}: ${pendingPrechecks} waiting`;
+  return html`${badge(approval)} ${who}`;
+}
 
 /** The machines that prechecked a code issued with approval, and the person's decision on each (none for one issued without). */
 function codePrechecksSection(code: CodeDetail['code'], prechecks: OperatorPrecheck[]): Html {
@@ -80,7 +91,7 @@ export function codeDetailView(
   /** Sections of a code for a fleet (its activations, machines waiting for approval): fleet-code-views.ts. */
   fleetSections: Html = html``,
 ): ConsoleView {
-  const { code, status, approval, activation, prechecks } = item;
+  const { code, status, activation, prechecks } = item;
   const revocable = code.status === 'issued' || code.status === 'activated';
   return {
     title: code.id,
@@ -93,7 +104,7 @@ export function codeDetailView(
         ['Id', html`<span class="id">${code.id}</span>`],
         ['Hint', html`<code>${code.hint}</code>`],
         ['Status', badge(status)],
-        ['Approval', badge(approval)],
+        ['Approval', approvalFact(item)],
         ['Issued', when(code.issuedAt)],
         ['Expires', when(code.expiresAt)],
         ['Revoked', code.revokedAt ? when(code.revokedAt) : null],

@@ -47,7 +47,6 @@ export function fleetCodeFacts(item: InstallCodeListItem): [string, Html | strin
     ['Tags', tagsCell(code.tags)],
     ['Networks', code.allowedCidrs?.length ? html`${code.allowedCidrs.map((n) => html`<code>${n}</code> `)}` : null],
     ['Host names', code.hostnamePattern ? html`<code>${code.hostnamePattern}</code>` : null],
-    ['Approval', code.requireApproval ? 'each machine waits for an operator' : 'not required'],
   ];
 }
 
@@ -77,7 +76,7 @@ function decisionForm(
       <label for="reason-${decision}-${id}" class="visually-hidden">Reason to ${decision} ${id} (optional)</label>
       <input id="reason-${decision}-${id}" name="reason" type="text" maxlength="200" autocomplete="off" placeholder="Reason (optional)">
       ${formTokenField(viewer)}
-      <button type="submit" class="button ${decision === 'deny' ? 'danger' : ''}">${label}</button>
+      <button type="submit" class="button ${decision === 'approve' ? 'primary' : 'secondary'}">${label}</button>
     </form>`;
 }
 
@@ -85,7 +84,12 @@ function decisionForm(
  * The machines waiting for an operator's decision on a code issued with approval (its show's pending
  * prechecks): each with approve and deny forms for a write-scope session. Deny refuses that machine, not the code.
  */
-export function pendingPrechecksSection(viewer: ConsoleViewer, codeId: string, prechecks: OperatorPrecheck[]): Html {
+export function pendingPrechecksSection(
+  viewer: ConsoleViewer,
+  codeId: string,
+  prechecks: OperatorPrecheck[],
+  waiting: number,
+): Html {
   const rows = prechecks.map((p) => {
     const path = `/admin/codes/${encodeURIComponent(codeId)}/prechecks/${encodeURIComponent(p.id)}`;
     return [
@@ -101,7 +105,7 @@ export function pendingPrechecksSection(viewer: ConsoleViewer, codeId: string, p
   });
   return html`<section class="card" aria-labelledby="pending-heading">
     <h2 id="pending-heading">Machines waiting for approval</h2>
-    <p class="fine-print">Approve lets that machine take one use; deny refuses that machine, and the code stays usable for others.</p>
+    <p class="fine-print" data-part="waiting-count">${waiting === 1 ? '1 machine waits' : `${waiting} machines wait`}${waiting > prechecks.length ? html`: the ${prechecks.length} newest below, the others once these are decided` : ''}. Compare each machine id and SSH key with the server you are installing. Approve lets that machine take one use; deny refuses that machine only, and the code stays usable for others.</p>
     ${dataTable('Prechecks waiting for a decision, newest first', ['Precheck', 'Machine id', 'SSH key', 'Address', 'When', 'Decision'], rows, 'No machine is waiting.')}
   </section>`;
 }

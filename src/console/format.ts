@@ -41,6 +41,19 @@ export function nextPageLink(
   return html`<p class="pager"><a href="${path}?${query.toString()}">Next page</a></p>`;
 }
 
+/**
+ * One value of an event's data in words: a record (tags) as `key=value` pairs, the way the tags cell shows them,
+ * a list's items space-separated; never `[object Object]`.
+ */
+function detailValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map(detailValue).join(' ');
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value)
+      .map(([k, v]) => `${k}=${detailValue(v)}`)
+      .join(' ');
+  return String(value);
+}
+
 function eventDetail(e: EventRow): Html {
   const data = (e.data ?? {}) as Record<string, unknown>;
   const operator = typeof data.operator === 'string' ? data.operator : undefined;
@@ -48,7 +61,7 @@ function eventDetail(e: EventRow): Html {
   const rest = Object.entries(data).filter(
     ([k, v]) => k !== 'operator' && k !== 'reason' && v !== null && v !== undefined,
   );
-  return html`${operator ? html`<span class="operator">by ${operator}</span>` : ''}${reason ? html` <q class="reason">${reason}</q>` : ''}${rest.length ? html` <span class="muted">${rest.map(([k, v]) => `${k}: ${String(v)}`).join(', ')}</span>` : ''}`;
+  return html`${operator ? html`<span class="operator">by ${operator}</span>` : ''}${reason ? html` <q class="reason">${reason}</q>` : ''}${rest.length ? html` <span class="muted">${rest.map(([k, v]) => `${k}: ${detailValue(v)}`).join(', ')}</span>` : ''}`;
 }
 
 /** Events as a table: when, what, who, about what, and the operator's name and reason when an operator acted. */

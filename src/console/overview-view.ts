@@ -4,7 +4,8 @@ import { SERVER_HEALTHS } from './list-views.js';
 import type { EventRow } from '../domain/events/event-trail.js';
 import { renderActivityChart } from './activity-chart.js';
 import type { ConsoleView } from './console-frame.js';
-import { eventsTable } from './format.js';
+import { dataTable, eventsTable } from './format.js';
+import type { WaitingWork } from '../domain/admin-lists/waiting-work.js';
 import { html, type Html } from '../html.js';
 
 /** The search box: finds codes, activations and servers by part of a host name or hint, or the start of an id. */
@@ -23,12 +24,29 @@ function countTile(label: string, value: number, href: string): Html {
   return html`<li class="tile"><a href="${href}"><span class="tile-value">${value}</span> <span class="tile-label">${label}</span></a></li>`;
 }
 
-function countsSection(counts: StateCounts): Html {
-  const issued = counts.installCodes.issued ?? 0;
+/** The fleet codes whose machines wait on an operator, each linking to its detail view, where they are decided. */
+function waitingSection(work: WaitingWork): Html {
+  if (work.machinesWaiting === 0) return html``;
+  const rows = work.codes.map((c) => [
+    html`<a href="/admin/codes/${encodeURIComponent(c.id)}"><code>${c.hint}</code></a>`,
+    html`${c.description ?? ''}`,
+    html`${c.waiting}`,
+  ]);
+  return html`<section class="card" aria-labelledby="waiting-heading">
+    <h2 id="waiting-heading">Machines waiting for your approval</h2>
+    <p class="fine-print">Their installers wait until an operator approves or denies each one on the code's page.</p>
+    ${dataTable('Fleet codes with machines waiting for approval, most first', ['Code', 'Description', 'Waiting'], rows, '')}
+  </section>`;
+}
+
+function countsSection(counts: StateCounts, work: WaitingWork): Html {
+  const waitingHref =
+    work.codes.length === 1 ? `/admin/codes/${encodeURIComponent(work.codes[0]!.id)}` : '#waiting-heading';
   return html`<section class="card" aria-labelledby="counts-heading">
     <h2 id="counts-heading">Now</h2>
     <ul class="tiles">
-      ${countTile('codes issued, unexpired', issued, '/admin/codes?status=issued')}
+      ${countTile('machines waiting for approval', work.machinesWaiting, waitingHref)}
+      ${countTile('codes a machine can use', work.usableCodes, '/admin/codes?status=issued')}
       ${countTile('activations waiting for confirm', counts.activationsAwaitingConfirm, '/admin/activations?status=activated')}
       ${countTile('webhook deliveries waiting', counts.webhookDeliveriesPending, '/admin/webhooks')}
     </ul>
@@ -41,13 +59,19 @@ function countsSection(counts: StateCounts): Html {
   </section>`;
 }
 
-export function overviewView(counts: StateCounts, hours: ActivationHour[], latest: EventRow[]): ConsoleView {
+export function overviewView(
+  counts: StateCounts,
+  work: WaitingWork,
+  hours: ActivationHour[],
+  latest: EventRow[],
+): ConsoleView {
   return {
     title: 'Overview',
     heading: 'Overview',
     section: 'overview',
     content: html`  ${searchForm()}
-  ${countsSection(counts)}
+  ${countsSection(counts, work)}
+  ${waitingSection(work)}
   <section class="card" aria-labelledby="chart-heading">
     <h2 id="chart-heading">Activations per hour, last 7 days</h2>
     ${renderActivityChart(hours)}

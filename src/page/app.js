@@ -26,10 +26,14 @@
   const approveStep = element('next-approve');
   /** "Ask me before a machine can use this code": absent when the service never asks (APPROVAL_POLICY=off). */
   const askFirst = /** @type {HTMLInputElement | null} */ (document.getElementById('require-approval'));
+  /** Which code the box speaks for: the code on screen while it is in play, else the next one. */
+  const askFirstScope = document.getElementById('require-approval-scope');
+  /** APPROVAL_POLICY=required: the box stays ticked and fixed whatever is on screen. */
+  const askFirstFixed = Boolean(askFirst?.disabled);
 
   /**
    * The code this page issued last. `usable` and `status` follow what watch.js learns from the service.
-   * @type {{ code: string, hint: string, deadline: number, usable: boolean, status: string } | undefined}
+   * @type {{ code: string, hint: string, deadline: number, usable: boolean, status: string, asks: boolean } | undefined}
    */
   let current;
   let busy = false;
@@ -113,12 +117,35 @@
     if (!current) issueButton.textContent = 'Get an install code';
     else issueButton.textContent = inPlay() ? 'Get another code' : 'Get a new install code';
     if (!inPlay()) setReplaceOpen(false);
+    else applyAskFirst();
   }
 
   /** @param {boolean} open */
   function setReplaceOpen(open) {
     replaceConfirm.hidden = !open;
     issueButton.setAttribute('aria-expanded', String(open));
+    applyAskFirst();
+  }
+
+  /**
+   * The approval choice is made when a code is issued and cannot change afterwards: while a code is in play,
+   * the box shows that code's choice, fixed, and says so; asking for another code frees it for the new one.
+   */
+  function applyAskFirst() {
+    if (!askFirst || !askFirstScope) return;
+    const choosingNext = !replaceConfirm.hidden;
+    const shown = current && inPlay() && !choosingNext ? current : undefined;
+    if (shown) {
+      askFirst.checked = shown.asks;
+      askFirst.disabled = true;
+      askFirstScope.textContent = shown.asks
+        ? 'The code on screen asks you first: it waits for your approval of the machine.'
+        : 'The code on screen does not ask you first: it was issued without approval, and this cannot be changed. To be asked, get another code with the box ticked.';
+    } else {
+      askFirst.disabled = askFirstFixed;
+      askFirstScope.textContent = current && inPlay() ? 'Your choice applies to the new code.' : '';
+    }
+    askFirstScope.hidden = askFirstScope.textContent === '';
   }
 
   /** What the code's label and countdown say once it can no longer be entered. */
@@ -176,6 +203,7 @@
       deadline: receivedAt + data.ttl_seconds * 1000,
       usable: true,
       status: 'issued',
+      asks: Boolean(data.require_approval),
     };
     codeText.textContent = data.install_code;
     hintText.textContent = data.install_code_hint;
@@ -228,7 +256,8 @@
     }
   }
 
-  async function requestCode() {
+  /** @param {boolean | undefined} asks the approval choice for the new code (read before the box shows the old one again) */
+  async function requestCode(asks = askFirst?.checked) {
     if (busy) return;
     busy = true;
     // aria-disabled rather than disabled: a disabled button drops keyboard focus.
@@ -239,7 +268,7 @@
       const { response, body } = await post(
         ISSUE_URL,
         askFirst
-          ? { browser_signal: browserSignal(), require_approval: askFirst.checked }
+          ? { browser_signal: browserSignal(), require_approval: Boolean(asks) }
           : { browser_signal: browserSignal() },
       );
       const receivedAt = Date.now();
@@ -320,9 +349,10 @@
     replaceNo.focus();
   });
   replaceYes.addEventListener('click', () => {
+    const asks = askFirst?.checked;
     setReplaceOpen(false);
     issueButton.focus();
-    void requestCode();
+    void requestCode(asks);
   });
   const keepCode = () => {
     setReplaceOpen(false);

@@ -53,6 +53,7 @@ function approvalChoice(policy: SlowdnsPageOptions['approvalPolicy']): Html | ''
       <input type="checkbox" id="require-approval" aria-describedby="require-approval-help"${required ? ' checked disabled' : ''}>
       <label for="require-approval">Ask me before a machine can use this code</label>
       <p id="require-approval-help" class="fine-print">${help}</p>
+      <p id="require-approval-scope" class="fine-print" role="status" hidden></p>
     </div>`;
 }
 

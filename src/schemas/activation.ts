@@ -78,8 +78,13 @@ export const PrecheckResultSchema = z
     observed_ip: ObservedIpSchema,
     approval: z.enum(['pending', 'approved', 'not_required']).optional().openapi({
       description:
-        'Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code approves this precheck on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.',
+        'Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code (or, for a fleet code, an operator: `approval_by`) approves this precheck first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.',
       example: 'pending',
+    }),
+    approval_by: z.enum(['person', 'operator']).optional().openapi({
+      description:
+        'Only with `approval`: who decides. `person`: the person who got the code, on the SlowDNS page (`/slowdns`) that issued it. `operator`: an operator of the service, in its console (`/admin`) or with `slowdns codes approve` (a fleet code, DESIGN §22). An installer says so while it waits.',
+      example: 'person',
     }),
     precheck_id: PrecheckIdSchema.optional().openapi({
       description:

@@ -15,7 +15,11 @@ const TagValueSchema = z
 
 /** A fleet code's tags (DESIGN §22), as given at creation: at most 16 `key: value` pairs. */
 export const TagsInputSchema = z
-  .record(TagKeySchema, TagValueSchema)
+  // A key refused is named by its path (`tags.Env`); the validator's own words ("Invalid key in record") say nothing.
+  .record(TagKeySchema, TagValueSchema, {
+    error: (issue) =>
+      issue.code === 'invalid_key' ? `is not a tag key: a key ${TAG_KEY_MESSAGE} (lower case)` : undefined,
+  })
   .refine((tags) => Object.keys(tags).length <= FLEET_CODE_MAX_TAGS, {
     message: `must have at most ${FLEET_CODE_MAX_TAGS} tags`,
   })
@@ -30,13 +34,14 @@ export const TagsSchema = z.record(z.string().max(32), z.string().max(64)).opena
   example: { env: 'prod' },
 });
 
+/** `key=value`, as tags are written everywhere (`key:value`, the first spelling, is read the same). */
 const TagFilterSchema = z
   .string()
-  .max(97, 'must be key:value')
-  .regex(/^[a-z0-9][a-z0-9_.-]{0,31}:.{1,64}$/, 'must be key:value, such as env:prod')
+  .max(97, 'must be key=value')
+  .regex(/^[a-z0-9][a-z0-9_.-]{0,31}[=:].{1,64}$/, 'must be key=value, such as env=prod')
   .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE);
 
-/** `tag=key:value`, repeatable: all must match. The query answers one value as a string, several as an array. */
+/** `tag=key=value`, repeatable: all must match. The query answers one value as a string, several as an array. */
 export const tagFilter = () =>
   z
     .union([TagFilterSchema, z.array(TagFilterSchema).max(FLEET_CODE_MAX_TAGS)])
@@ -45,14 +50,15 @@ export const tagFilter = () =>
       if (value === undefined) return undefined;
       // Kept as pairs, not an object: `tag=env:a&tag=env:b` asks for both, which no item holds.
       return (typeof value === 'string' ? [value] : value).map((pair) => {
-        const colon = pair.indexOf(':');
-        return [pair.slice(0, colon), pair.slice(colon + 1)];
+        // A key holds neither `=` nor `:`, so the first of them ends it.
+        const end = pair.search(/[=:]/);
+        return [pair.slice(0, end), pair.slice(end + 1)];
       });
     })
     .openapi({
       param: {
         description:
-          "Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.",
-        example: 'env:prod',
+          "Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.",
+        example: 'env=prod',
       },
     });

@@ -46,11 +46,9 @@ describe("the console's overview counts the fleet from the periodic reading", ()
     await fleet.refresh();
     const served = withReading(fleet);
     const page = await consolePage(served, '/admin', await signIn(served, ADMIN_TOKEN));
-    expect({ status: page.status, active: activeTile(page.html), issued: page.html.includes('>808<') }).toEqual({
-      status: 200,
-      active: '4242',
-      issued: true,
-    });
+    // The server tiles come from the reading; the usable codes are counted as the codes list counts them
+    // (console-walk.test.ts), over the unexpired codes only.
+    expect({ status: page.status, active: activeTile(page.html) }).toEqual({ status: 200, active: '4242' });
   });
 
   it('counts the fleet itself before the first reading', async () => {

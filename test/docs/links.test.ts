@@ -67,6 +67,15 @@ describe('links', () => {
     expect(missingPaths(planted)).toEqual(['src/domain/nowhere.ts']);
   });
 
+  // The design document is not in the repository: a reader's guide never sends them to it. development.md (for
+  // whoever changes the code, whose comments cite it) and measurements.md (a record) are the exceptions.
+  it.each(pages.filter((p) => p !== 'docs/development.md' && p !== 'docs/measurements.md'))(
+    '%s cites no section of a document outside the repository',
+    (page) => {
+      expect(withoutFences(page).match(/DESIGN\s*§\s*\d+|(?<!RFC \d+ )§\s*\d+/g) ?? []).toEqual([]);
+    },
+  );
+
   it('the README links every guide', () => {
     const readme = readPage('README.md');
     for (const guide of docPages.filter((p) => p.startsWith('docs/'))) expect(readme).toContain(`](${guide})`);

@@ -79,6 +79,9 @@ describe('fleet codes: networks, host names, limits and tags (DESIGN §22)', () 
       return (await res.json()).data.items.length;
     };
     expect(await listed('tag=env:prod&tag=role:dns')).toBe(1);
+    // key=value, as the command and the console write tags, is the same filter.
+    expect(await listed('tag=env=prod&tag=role=dns')).toBe(1);
+    expect(await listed('tag=env=prod&tag=role:web')).toBe(0);
     expect(await listed('tag=env:prod&tag=role:web')).toBe(0);
     // One key asked with two values: no item holds both (the last one does not win).
     expect(await listed('tag=env:staging&tag=env:prod')).toBe(0);
@@ -122,5 +125,11 @@ describe('fleet codes: networks, host names, limits and tags (DESIGN §22)', () 
     const { error } = await res.json();
     expect(error.code).toBe('validation_failed');
     expect(error.message).toContain(field);
+  });
+
+  it('a tag key refused says what a key must be, in words, not "Invalid key in record"', async () => {
+    const { error } = await (await createCodeRequest(t, { uses: 2, tags: { Env: 'prod' } })).json();
+    expect(error.message).toContain('tags.Env: is not a tag key: a key must be 1 to 32 characters of a-z, 0-9');
+    expect(error.message).not.toContain('Invalid key in record');
   });
 });

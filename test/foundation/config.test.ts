@@ -45,6 +45,25 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));
   });
 
+  it.each([
+    ['PORT', 'abc', 'invalid PORT: must be a whole number'],
+    ['PORT', '70000', 'invalid PORT: must be at most 65535'],
+    ['APPROVAL_POLICY', 'maybe', 'invalid APPROVAL_POLICY: must be one of off, optional, required'],
+    [
+      'INSTALL_CODE_TTL_SECONDS',
+      '15x',
+      'invalid INSTALL_CODE_TTL_SECONDS: must be seconds or a duration such as 900, 15m, 12h or 7d, at most 7d',
+    ],
+  ])('says what %s=%s must be in plain words, not the validator’s', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new Error(message));
+  });
+
+  it('takes a lifetime as seconds or as a duration, the way the command’s --ttl does', () => {
+    expect(loadConfig({ INSTALL_CODE_TTL_SECONDS: '15m' }).installCodeTtlSeconds).toBe(900);
+    expect(loadConfig({ INSTALL_TOKEN_TTL_SECONDS: '2h' }).installTokenTtlSeconds).toBe(7200);
+    expect(loadConfig({ PRECHECK_TOKEN_TTL_SECONDS: '600' }).precheckTokenTtlSeconds).toBe(600);
+  });
+
   it('DATABASE_READ_URL: a replica list for reads, with its lag limit (10 s by default)', () => {
     const c = loadConfig({
       DATABASE_URL: 'postgres://u@primary/db',

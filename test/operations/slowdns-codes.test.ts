@@ -116,6 +116,7 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
   it('refuses a malformed flag as a usage error (exit 2) before anything is sent', async () => {
     for (const args of [
       ['--ttl', '7w'],
+      ['--ttl', '45d'],
       ['--uses', 'many'],
       ['--tag', 'env'],
       ['--tag', 'env=prod', '--tag', 'env=staging'],
@@ -125,6 +126,23 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
       expect(run.stderr).toMatch(/^slowdns: --(ttl|uses|tag) /);
     }
     expect(await fleetCodes()).toHaveLength(0);
+    // Out of range, it names the flag and the range, not the API's field.
+    expect((await slowdns(['codes', 'create', '--ttl', '45d'], operator)).stderr).toBe(
+      'slowdns: --ttl must be 5m to 30d, not 45d\n',
+    );
+  });
+
+  it('reads --tag env:walk as env=walk, the one tag syntax, for a new code and for a list', async () => {
+    const made = await slowdns(
+      ['codes', 'create', '--uses', '2', '--tag', 'env:walk', '--cidr', '198.51.100.0/24', '--json'],
+      operator,
+    );
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.stdout).tags).toEqual({ env: 'walk' });
+    for (const tag of ['env:walk', 'env=walk']) {
+      const listed = await slowdns(['codes', 'list', '--tag', tag, '--json'], operator);
+      expect(JSON.parse(listed.stdout).items.map((i: { tags: unknown }) => i.tags)).toEqual([{ env: 'walk' }]);
+    }
   });
 
   it("says the service's refusal of a bad field in one line (400 validation_failed), and of a read token (403)", async () => {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -430,6 +431,8 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     ]);
     expect(wrong).toMatchObject({ code: 1, stdout: '' });
     expect(wrong.stderr).toMatch(/^slowdns: 401 admin_token_invalid: [^\n]+\n$/);
+    // It names the service that refused the token, and the setting the token comes from.
+    expect(wrong.stderr).toContain(`(${service.origin}; the token is SLOWDNS_ADMIN_TOKEN)`);
 
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^slowdns: 404 activation_not_found: [^\n]+\n$/);
@@ -438,7 +441,15 @@ describe('the slowdns command against a running service', { timeout: 120_000 }, 
     expect(noToken.stderr).toMatch(/^slowdns: SLOWDNS_ADMIN_TOKEN is not set[^\n]*\n$/);
 
     expect(unreachable.code).toBe(3);
-    expect(unreachable.stderr).toBe(`slowdns: cannot reach the service at http://127.0.0.1:${closed}: ECONNREFUSED\n`);
+    expect(unreachable.stderr).toBe(
+      `slowdns: cannot reach the service at http://127.0.0.1:${closed}: ECONNREFUSED; is it running there? Name its address with --url or SLOWDNS_URL\n`,
+    );
+  });
+
+  it("--version (and -V) prints the service's version from package.json, exit 0", async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-V'])
+      expect(await slowdns([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it('--help on every level prints the usage', async () => {

@@ -205,7 +205,9 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   async function expectAsking(installer: Installer, code: string) {
     await expect
       .poll(() => installer.output(), CLIENT_SECONDS)
-      .toContain(`Waiting for approval on the SlowDNS page (code SDNS-SD-…${code.slice(-6)})`);
+      .toContain(
+        `Waiting for the person who got code SDNS-SD-…${code.slice(-6)} to approve this machine on the SlowDNS page (`,
+      );
     const entry = entries().filter({ hasText: installer.fingerprint });
     await soon(browser!, () => entry.count()).toBe(1);
     expect(await entry.locator('dt').allTextContents()).toEqual([

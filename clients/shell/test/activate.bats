@@ -381,14 +381,14 @@ teardown() {
   export SLOWDNS_INSTALL_CODE="$(issue_code_waiting)"
   sh "$ACTIVATE_SH" run -- touch "$BATS_TEST_TMPDIR/installed" >"$BATS_TEST_TMPDIR/out" 2>&1 &
   pid=$!
-  wait_for_line 'Waiting for approval' "$BATS_TEST_TMPDIR/out"
+  wait_for_line 'Waiting for the person who got code' "$BATS_TEST_TMPDIR/out"
   decide approve
   result=0
   wait "$pid" || result=$?
   cat "$BATS_TEST_TMPDIR/out"
   [ "$result" -eq 0 ]
   [ -f "$BATS_TEST_TMPDIR/installed" ]
-  [ "$(grep -c "Waiting for approval on the SlowDNS page (code SDNS-SD-…${SLOWDNS_INSTALL_CODE##*-})" "$BATS_TEST_TMPDIR/out")" -eq 1 ]
+  [ "$(grep -c "Waiting for the person who got code SDNS-SD-…${SLOWDNS_INSTALL_CODE##*-} to approve this machine on the SlowDNS page ($SERVICE_URL/slowdns)" "$BATS_TEST_TMPDIR/out")" -eq 1 ]
   run sh "$ACTIVATE_SH" status
   [[ "$output" == *"status=confirmed"* ]]
 }
@@ -397,7 +397,7 @@ teardown() {
   export SLOWDNS_INSTALL_CODE="$(issue_code_waiting)"
   sh "$ACTIVATE_SH" run -- touch "$BATS_TEST_TMPDIR/installed" >"$BATS_TEST_TMPDIR/out" 2>&1 &
   pid=$!
-  wait_for_line 'Waiting for approval' "$BATS_TEST_TMPDIR/out"
+  wait_for_line 'Waiting for the person who got code' "$BATS_TEST_TMPDIR/out"
   decide deny
   result=0
   wait "$pid" || result=$?
@@ -406,6 +406,38 @@ teardown() {
   [ ! -f "$BATS_TEST_TMPDIR/installed" ]
   grep -q '(approval_denied)' "$BATS_TEST_TMPDIR/out"
   [ "$(precheck_status "$SLOWDNS_INSTALL_CODE")" = 403 ]
+}
+
+@test "a fleet code with approval: the waiting installer says an operator decides, with the console's address and its precheck" {
+  export SLOWDNS_INSTALL_CODE="$(fleet_code '{"uses":2,"require_approval":true}')"
+  sh "$ACTIVATE_SH" run -- touch "$BATS_TEST_TMPDIR/installed" >"$BATS_TEST_TMPDIR/out" 2>&1 &
+  pid=$!
+  wait_for_line 'Waiting for an operator to approve this machine' "$BATS_TEST_TMPDIR/out"
+  precheck=$(state_value precheck_id)
+  kill "$pid"
+  wait "$pid" || true
+  cat "$BATS_TEST_TMPDIR/out"
+  [[ "$precheck" == pc_* ]]
+  grep -qF "Waiting for an operator to approve this machine (code SDNS-SD-…${SLOWDNS_INSTALL_CODE##*-}, precheck $precheck): in the console at $SERVICE_URL/admin, or with: slowdns codes approve" "$BATS_TEST_TMPDIR/out"
+  ! grep -q 'SlowDNS page' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "a new code over a confirmed install: run refuses (exit 2) and names the state file, instead of exiting 0 without installing" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" run -- true
+  [ "$status" -eq 0 ]
+  # The same code again: already confirmed, nothing to do (exit 0).
+  run sh "$ACTIVATE_SH" run -- touch "$BATS_TEST_TMPDIR/installed"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"this install is already confirmed"* ]]
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" run -- touch "$BATS_TEST_TMPDIR/installed"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [ ! -f "$BATS_TEST_TMPDIR/installed" ]
+  [[ "$output" == *"$SLOWDNS_STATE_FILE holds an install already confirmed with another code"* ]]
+  [[ "$output" == *"set SLOWDNS_STATE_FILE to another file"* ]]
 }
 
 @test "cloud-init: --code-file with no terminal (setsid, stdin closed) enrols, confirms the observed address, and never prints the code" {

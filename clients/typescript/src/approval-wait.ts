@@ -27,10 +27,18 @@ export interface ApprovalWaitOptions {
   sleep?(ms: number, signal: AbortSignal | undefined): Promise<void>;
 }
 
+/** What the installer says while it waits: who decides, and where (as activate.sh says it). */
+function whoDecides(precheck: PrecheckResult): string {
+  const hint = precheck.install_code_hint;
+  return precheck.approval_by === 'operator'
+    ? `Waiting for an operator to approve this machine (code ${hint}, precheck ${precheck.precheck_id}): in the service's console (/admin), or with: slowdns codes approve`
+    : `Waiting for the person who got code ${hint} to approve this machine on the SlowDNS page (/slowdns)`;
+}
+
 /**
  * Activate, waiting while the person who got the code has not approved this precheck on the SlowDNS page
- * (409 `approval_pending`, DESIGN §14): says so once ("Waiting for approval on the SlowDNS page (code
- * SDNS-SD-…HX3W8N)") and asks again after each `Retry-After`. The wait ends at the code's expiry at the
+ * (409 `approval_pending`, DESIGN §14), or an operator a fleet code's (§22): says once who decides ("Waiting for
+ * the person who got code SDNS-SD-…HX3W8N to approve this machine on the SlowDNS page (/slowdns)") and asks again after each `Retry-After`. The wait ends at the code's expiry at the
  * latest, as the service sees it (a new machine's own clock is often wrong): the precheck token never
  * outlives the code, and once the service refuses it the wait ends with `SlowdnsApprovalExpiredError`.
  * Denied: the service's 403 `approval_denied` is thrown as any refusal is. A code issued without
@@ -54,10 +62,7 @@ export async function activateWhenApproved(
       // Only the wait's own pace (another copy polling with this token) is waited out, never another limit.
       const paced = waiting && error.code === 'rate_limit_exceeded' && error.message.includes('approval-wait');
       if (error.code !== 'approval_pending' && !paced) throw error;
-      if (!waiting)
-        (options.onWaiting ?? console.error)(
-          `Waiting for approval on the SlowDNS page (code ${precheck.install_code_hint})`,
-        );
+      if (!waiting) (options.onWaiting ?? console.error)(whoDecides(precheck));
       waiting = true;
       await (options.sleep ?? sleep)(
         Math.max(1, error.retryAfterSeconds ?? DEFAULT_WAIT_SECONDS) * 1000,

@@ -611,6 +611,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/install-codes/{install_code_id}/pending-prechecks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the machines waiting on a decision
+         * @description Every precheck of a code issued with `require_approval` that waits on a decision, newest first, one page at a time (`limit`, `cursor`): each is decided with `approveFleetPrecheck` or `denyFleetPrecheck`. The code's show counts them in `pending_prechecks`; its `prechecks` shows only the newest, decided or not. Empty for a code issued without approval and for a `uses: 1` code once decided. An unknown id is 404 `install_code_not_found`.
+         *     Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        get: operations["listPendingPrechecks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/install-codes/{install_code_id}/prechecks/{precheck_id}/approve": {
         parameters: {
             query?: never;
@@ -1524,6 +1545,7 @@ export interface components {
          *       },
          *       "observed_ip": "203.0.113.7",
          *       "approval": "pending",
+         *       "approval_by": "person",
          *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
          *     }
          */
@@ -1556,11 +1578,17 @@ export interface components {
              */
             observed_ip: ((string | null) | null) | string | null;
             /**
-             * @description Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code approves this precheck on the SlowDNS page first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.
+             * @description Only for a code issued with approval (absent otherwise, and the answer is exactly as it always was: read absent as `not_required`). `pending`: the person who got the code (or, for a fleet code, an operator: `approval_by`) approves this precheck first; activate answers 409 `approval_pending` (with `Retry-After`) until they decide.
              * @example pending
              * @enum {string}
              */
             approval?: "pending" | "approved" | "not_required";
+            /**
+             * @description Only with `approval`: who decides. `person`: the person who got the code, on the SlowDNS page (`/slowdns`) that issued it. `operator`: an operator of the service, in its console (`/admin`) or with `slowdns codes approve` (a fleet code, DESIGN §22). An installer says so while it waits.
+             * @example person
+             * @enum {string}
+             */
+            approval_by?: "person" | "operator";
             /**
              * @description Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).
              * @example pc_9e1f0a7b3c5d2e48
@@ -2567,6 +2595,7 @@ export interface components {
          *           "approval": "pending"
          *         }
          *       ],
+         *       "pending_prechecks": 1,
          *       "events": [
          *         {
          *           "event_id": 42,
@@ -2693,7 +2722,7 @@ export interface components {
              */
             activations: components["schemas"]["InstallCodeActivation"][];
             /**
-             * @description The machines that prechecked it, newest first (at most 20), each with the decision on it (`approval` says where the code stands); empty for a code issued without approval (`approval`: `not_required`). A release that restores a page code clears them. A code an operator issued with `require_approval` and `uses` > 1: each `pending` one is approved or denied on its own with `approveFleetPrecheck` / `denyFleetPrecheck`.
+             * @description The machines that prechecked it, newest first (at most 20), each with the decision on it (`approval` says where the code stands); empty for a code issued without approval (`approval`: `not_required`). A release that restores a page code clears them. A code an operator issued with `require_approval` and `uses` > 1: each `pending` one is approved or denied on its own with `approveFleetPrecheck` / `denyFleetPrecheck`; every one waiting, not only those shown here, is listed by `listPendingPrechecks`.
              * @example [
              *       {
              *         "precheck_id": "pc_9e1f0a7b3c5d2e48",
@@ -2707,6 +2736,12 @@ export interface components {
              *     ]
              */
             prechecks: components["schemas"]["OperatorPrecheck"][];
+            /**
+             * Format: int32
+             * @description How many machines wait on a decision about the code: all of them, shown in `prechecks` or not (`listPendingPrechecks` pages through them). 0 for a code issued without approval, and for a `uses: 1` code once decided.
+             * @example 1
+             */
+            pending_prechecks: number;
             /**
              * @description Its events, oldest first (the first 1000); events older than `EVENT_RETENTION_DAYS` are pruned.
              * @example [
@@ -3020,6 +3055,43 @@ export interface components {
          */
         Tags: {
             [key: string]: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *           "machine_id": "4c4c4544003957108052b4c04f384833",
+         *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *           "ip": "203.0.113.7",
+         *           "installer_version": "2026.11.20.1",
+         *           "prechecked_at": "2026-11-22T10:15:00+00:00",
+         *           "approval": "pending"
+         *         }
+         *       ],
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InBjXzVlOGIwYzJkNGY2YTdiOWMifQ"
+         *     }
+         */
+        PendingPrecheckPage: {
+            /**
+             * @example [
+             *       {
+             *         "precheck_id": "pc_9e1f0a7b3c5d2e48",
+             *         "machine_id": "4c4c4544003957108052b4c04f384833",
+             *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+             *         "ip": "203.0.113.7",
+             *         "installer_version": "2026.11.20.1",
+             *         "prechecked_at": "2026-11-22T10:15:00+00:00",
+             *         "approval": "pending"
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["OperatorPrecheck"][];
+            /**
+             * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
+             * @example eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InBjXzVlOGIwYzJkNGY2YTdiOWMifQ
+             */
+            next_cursor: string | null;
         };
         /**
          * @description An operator's decision on one precheck of a code.
@@ -6945,7 +7017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for its owner to approve this machine on the SlowDNS page; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. `install_code_exhausted`: Every use of this install code is spent or held by an install in progress; ask its operator for another code, or wait for an unfinished install to give its use back. With `approval_pending` the answer carries `Retry-After`: seconds until this precheck token may ask again (at most 5). */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `approval_pending`: This install code waits for approval of this machine: by the person who got the code, on the SlowDNS page, or for a fleet code by an operator, in the console; retry after Retry-After seconds. `machine_duplicate`: This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again. `install_code_exhausted`: Every use of this install code is spent or held by an install in progress; ask its operator for another code, or wait for an unfinished install to give its use back. With `approval_pending` the answer carries `Retry-After`: seconds until this precheck token may ask again (at most 5). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8670,8 +8742,8 @@ export interface operations {
                  */
                 hint?: components["schemas"]["AdminTextFilter"];
                 /**
-                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
-                 * @example env:prod
+                 * @description Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.
+                 * @example env=prod
                  */
                 tag?: string | string[];
             };
@@ -9111,6 +9183,7 @@ export interface operations {
                      *             "approval": "pending"
                      *           }
                      *         ],
+                     *         "pending_prechecks": 1,
                      *         "events": [
                      *           {
                      *             "event_id": 42,
@@ -9411,6 +9484,171 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPendingPrechecks: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200; 50 when not given. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the machines waiting. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *             "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *             "ip": "203.0.113.7",
+                     *             "installer_version": "2026.11.20.1",
+                     *             "prechecked_at": "2026-11-22T10:15:00+00:00",
+                     *             "approval": "pending"
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6InBjXzVlOGIwYzJkNGY2YTdiOWMifQ"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PendingPrecheckPage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -9906,8 +10144,8 @@ export interface operations {
                 /** @description `true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others. */
                 duplicate?: "true" | "false";
                 /**
-                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
-                 * @example env:prod
+                 * @description Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.
+                 * @example env=prod
                  */
                 tag?: string | string[];
             };
@@ -10520,8 +10758,8 @@ export interface operations {
                  */
                 hostname?: components["schemas"]["AdminTextFilter"];
                 /**
-                 * @description Only items whose tags hold this `key:value` pair (the code's tags, copied onto its activations and servers). Repeatable: every pair given must match.
-                 * @example env:prod
+                 * @description Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.
+                 * @example env=prod
                  */
                 tag?: string | string[];
             };

@@ -96,7 +96,9 @@ describe("waiting for the person's approval (DESIGN §14)", () => {
     const result = await runInstall(options(issued.install_code, said, { approvalSleep: untilDecided(decided) }));
     await decided;
     expect(result.outcome).toBe('confirmed');
-    expect(said).toEqual([`Waiting for approval on the SlowDNS page (code ${issued.install_code_hint})`]);
+    expect(said).toEqual([
+      `Waiting for the person who got code ${issued.install_code_hint} to approve this machine on the SlowDNS page (/slowdns)`,
+    ]);
   });
 
   it('runInstall fails at activate with 403 approval_denied when the person denies, and nothing was activated', async () => {

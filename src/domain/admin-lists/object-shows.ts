@@ -2,7 +2,11 @@ import type { Database } from '../../db/database.js';
 import type { ActivationRow } from '../activations/activation-rows.js';
 import type { EventRow } from '../events/event-trail.js';
 import { codeActivations } from '../install-codes/code-activations.js';
-import { operatorPrechecksOf, type OperatorPrecheck } from '../install-codes/operator-prechecks.js';
+import {
+  operatorPrechecksOf,
+  pendingPrecheckCount,
+  type OperatorPrecheck,
+} from '../install-codes/operator-prechecks.js';
 import { type ActivationListItem, listActivations } from './activation-list.js';
 import { type InstallCodeListItem, listInstallCodes } from './install-code-list.js';
 import { eventsOf } from './object-events.js';
@@ -20,6 +24,8 @@ export interface ObjectShow<T> {
 /** A code with, besides its history, the prechecks waiting on a decision and the activations it made (DESIGN §22). */
 export interface InstallCodeShow extends ObjectShow<InstallCodeListItem> {
   prechecks: OperatorPrecheck[];
+  /** How many machines wait on a decision, all of them (not only among the prechecks shown). */
+  pendingPrechecks: number;
   activations: ActivationRow[];
 }
 
@@ -30,6 +36,7 @@ export async function showInstallCode(reader: Database, id: string, now: Date): 
     item,
     history: await eventsOf(reader, { kind: 'ic_', id, createdAt: item.code.issuedAt }),
     prechecks: await operatorPrechecksOf(reader, item.code),
+    pendingPrechecks: await pendingPrecheckCount(reader, item.code),
     activations: await codeActivations(reader, item.code),
   };
 }

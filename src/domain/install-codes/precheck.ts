@@ -39,6 +39,8 @@ export interface PrecheckedInstallCode {
   expiresAt: Date;
   /** `not_required` for a code issued without approval (its answer says nothing of approval); otherwise this precheck waits for the person (`pending`). */
   approval: 'not_required' | 'pending';
+  /** Who decides while it is `pending`: the person on the page that issued a page code, an operator for a fleet code. */
+  approvalBy: 'person' | 'operator';
   /** SHA-256 of the normalised code, as looked up: what the precheck token binds. */
   codeHash: string;
 }
@@ -70,7 +72,7 @@ shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
   from noted where noted.require_approval)
-select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.require_approval, ${codeDecision('c')} as decision,
+select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.require_approval, c.operator is not null as fleet, ${codeDecision('c')} as decision,
   c.uses > 1 and c.uses_spent + ${heldUses('c')} >= c.uses as exhausted
 from (select 1) as one left join install_codes c on c.code_hash = :code_hash`;
 
@@ -115,6 +117,7 @@ export async function precheckInstallCode(
       status: InstallCodeRow['status'] | null;
       expires_at: string | null;
       require_approval: boolean | null;
+      fleet: boolean | null;
       decision: 'approved' | 'denied' | null;
     };
     const [row] = await runStatement<Row, PrecheckParams>(db, PRECHECK, {
@@ -151,6 +154,7 @@ export async function precheckInstallCode(
         id: code!.id,
         expiresAt: code!.expiresAt,
         approval: code!.requireApproval ? 'pending' : 'not_required',
+        approvalBy: row!.fleet ? 'operator' : 'person',
         codeHash: codeHash!,
       },
     };

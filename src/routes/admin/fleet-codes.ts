@@ -3,6 +3,8 @@ import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import type { ApprovalDecision } from '../../domain/install-codes/approval.js';
 import { decidePrecheck } from '../../domain/install-codes/decide-precheck.js';
+import { pendingPrechecksOf } from '../../domain/install-codes/operator-prechecks.js';
+import { ApiError } from '../../errors.js';
 import { issueRequestedCode } from '../../http/issue-requested-code.js';
 import { emptyJsonBodyAsObject } from '../../http/body-guards.js';
 import { operatorChangeContext } from '../../http/change-context.js';
@@ -16,6 +18,12 @@ import {
   PrecheckDecisionSchema,
 } from '../../schemas/admin/fleet-codes.js';
 import { OperatorActionRequestSchema } from '../../schemas/admin/operator-reason.js';
+import {
+  InstallCodeIdParamsSchema,
+  PendingPrecheckPageSchema,
+  PendingPrecheckQuerySchema,
+} from '../../schemas/admin/install-codes.js';
+import { toPrecheckRecord } from './install-codes.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 
@@ -66,6 +74,27 @@ const verbs = {
       Recorded as \`install_code.denied\`.`,
   },
 } as const satisfies Record<ApprovalDecision, { operationId: string; summary: string; effect: string }>;
+
+const pending = createRoute({
+  method: 'get',
+  path: '/api/v2/admin/install-codes/{install_code_id}/pending-prechecks',
+  operationId: 'listPendingPrechecks',
+  ...adminOperation('read'),
+  summary: 'List the machines waiting on a decision',
+  description: prose`Every precheck of a code issued with \`require_approval\` that waits on a decision, newest first, one page
+    at a time (\`limit\`, \`cursor\`): each is decided with \`approveFleetPrecheck\` or \`denyFleetPrecheck\`. The code's
+    show counts them in \`pending_prechecks\`; its \`prechecks\` shows only the newest, decided or not. Empty for a code
+    issued without approval and for a \`uses: 1\` code once decided. An unknown id is 404 \`install_code_not_found\`.
+    ${ADMIN_AUTH_SENTENCE}`,
+  request: { params: InstallCodeIdParamsSchema, query: PendingPrecheckQuerySchema },
+  responses: {
+    200: {
+      description: 'One page of the machines waiting.',
+      content: { 'application/json': { schema: successEnvelope(PendingPrecheckPageSchema) } },
+    },
+    ...adminErrorResponses('install_code_not_found'),
+  },
+});
 
 function decisionRoute(decision: ApprovalDecision) {
   const verb = verbs[decision];
@@ -123,6 +152,20 @@ export function registerAdminFleetCodes(app: Router, deps: AppDeps): void {
         meta: { message: 'Install code issued: it is shown this once.' },
       },
       201,
+    );
+  });
+
+  app.openapi(pending, async (c) => {
+    const { install_code_id: id } = c.req.valid('param');
+    const { limit, cursor } = c.req.valid('query');
+    const page = await c.get('read')((reader) => pendingPrechecksOf(reader, id, { limit, cursor }));
+    if (!page) throw new ApiError('install_code_not_found');
+    return c.json(
+      {
+        data: { items: page.items.map(toPrecheckRecord), next_cursor: page.nextCursor },
+        meta: { message: `${page.items.length} machines waiting on a decision${page.nextCursor ? ', and more' : ''}.` },
+      },
+      200,
     );
   });
 

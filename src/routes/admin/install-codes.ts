@@ -136,7 +136,7 @@ function toRecord({ code, status, approval, activation, usesHeld }: InstallCodeL
   };
 }
 
-function toPrecheckRecord(p: OperatorPrecheck) {
+export function toPrecheckRecord(p: OperatorPrecheck) {
   return {
     precheck_id: p.id,
     machine_id: p.machineId,
@@ -166,13 +166,14 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const { install_code_id: id } = c.req.valid('param');
     const shown = await c.get('read')((reader) => showInstallCode(reader, id, deps.clock.now()));
     if (!shown) throw new ApiError('install_code_not_found');
-    const { item, history, prechecks, activations } = shown;
+    const { item, history, prechecks, pendingPrechecks, activations } = shown;
     return c.json(
       {
         data: {
           ...toRecord(item),
           activations: activations.map(toCodeActivation),
           prechecks: prechecks.map(toPrecheckRecord),
+          pending_prechecks: pendingPrechecks,
           events: history.map(toEventRecord),
         },
         meta: { message: `${item.code.id} and ${history.length} events.` },

@@ -17,11 +17,13 @@ import { webhooksView } from '../../console/webhooks-view.js';
 import type { RouteDeps } from '../../deps.js';
 import { activationsPerHour } from '../../domain/admin-lists/activation-hours.js';
 import { stateCounts } from '../../domain/admin-lists/state-counts.js';
+import { waitingWork } from '../../domain/admin-lists/waiting-work.js';
 import { listActivations } from '../../domain/admin-lists/activation-list.js';
 import { listEvents } from '../../domain/admin-lists/event-list.js';
 import { listInstallCodes } from '../../domain/admin-lists/install-code-list.js';
 import { codeActivationsSection, decidedNote, pendingPrechecksSection } from '../../console/fleet-code-views.js';
 import { DEFAULT_PAGE_SIZE } from '../../domain/admin-lists/pagination.js';
+import { pendingPrechecksOf } from '../../domain/install-codes/operator-prechecks.js';
 import { listServers } from '../../domain/admin-lists/server-list.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-trail.js';
 import { listDeliveries } from '../../domain/webhooks/deliveries.js';
@@ -86,13 +88,14 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/', async (c) => {
     const now = deps.clock.now();
-    const { counts, hours, latest } = await c.get('read')(async (reader) => ({
+    const { counts, work, hours, latest } = await c.get('read')(async (reader) => ({
       // The periodic pass's reading (at most 30 s old) once there is one: at a million servers a count reads every row.
       counts: deps.counts?.latest() ?? (await stateCounts(reader, now, thresholds)),
+      work: await waitingWork(reader, now),
       hours: await activationsPerHour(reader, now, CHART_DAYS),
       latest: await listEvents(reader, { limit: LATEST, now }),
     }));
-    return answerView(c, assets, overviewView(counts, hours, latest.items));
+    return answerView(c, assets, overviewView(counts, work, hours, latest.items));
   });
 
   // The overview's search box: codes, activations and servers at once, by part of a host name or hint, or the start of an id.
@@ -119,14 +122,22 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
 
   router.get('/codes/:id', async (c) => {
     const id = c.req.param('id');
-    const shown = await c.get('read')((reader) => showInstallCode(reader, id, deps.clock.now()));
-    if (!shown) throw notFound('install code', id);
-    // The same show as the admin API's: a fleet code's activations and the machines waiting for an operator.
-    const item = { ...shown.item, prechecks: shown.prechecks };
+    // The same show as the admin API's, and the machines waiting for an operator read on their own (every one, not
+    // only those among the newest prechecks shown), as listPendingPrechecks pages them.
+    const found = await c.get('read')(async (reader) => {
+      const show = await showInstallCode(reader, id, deps.clock.now());
+      return show && { show, waiting: await pendingPrechecksOf(reader, id, { limit: DEFAULT_PAGE_SIZE }) };
+    });
+    if (!found) throw notFound('install code', id);
+    const { show: shown, waiting } = found;
+    const item = { ...shown.item, prechecks: shown.prechecks, pendingPrechecks: shown.pendingPrechecks };
     const { history } = shown;
     const fleet = item.code.operator !== null;
-    const waiting = item.prechecks.filter((p) => p.approval === 'pending');
-    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(shown.activations) : ''}${fleet && item.code.requireApproval ? pendingPrechecksSection(viewer(c), id, waiting) : ''}`;
+    const waitingSection =
+      fleet && item.code.requireApproval
+        ? pendingPrechecksSection(viewer(c), id, waiting?.items ?? [], shown.pendingPrechecks)
+        : '';
+    const sections = html`${decidedNote(c.req.query('decided'))}${fleet && item.code.uses > 1 ? codeActivationsSection(shown.activations) : ''}${waitingSection}`;
     return answerView(c, assets, codeDetailView(viewer(c), item, history, doneOf(c), sections));
   });
 

@@ -150,7 +150,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
           machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },
           observed_ip: observed,
           // A code issued without approval answers exactly as before approval existed.
-          ...(shown === undefined ? {} : { approval: code.approval, precheck_id: shown }),
+          ...(shown === undefined ? {} : { approval: code.approval, approval_by: code.approvalBy, precheck_id: shown }),
         },
         meta: { message: shown === undefined ? 'Install code is valid for this machine.' : APPROVAL_PENDING_MESSAGE },
       },

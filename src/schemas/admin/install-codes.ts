@@ -132,9 +132,21 @@ export const InstallCodeWithEventsSchema = withEvents(
       .array(OperatorPrecheckSchema)
       .max(SHOWN_PRECHECKS_LIMIT)
       .openapi({
-        description: `The machines that prechecked it, newest first (at most ${SHOWN_PRECHECKS_LIMIT}), each with the decision on it (\`approval\` says where the code stands); empty for a code issued without approval (\`approval\`: \`not_required\`). A release that restores a page code clears them. A code an operator issued with \`require_approval\` and \`uses\` > 1: each \`pending\` one is approved or denied on its own with \`approveFleetPrecheck\` / \`denyFleetPrecheck\`.`,
+        description: `The machines that prechecked it, newest first (at most ${SHOWN_PRECHECKS_LIMIT}), each with the decision on it (\`approval\` says where the code stands); empty for a code issued without approval (\`approval\`: \`not_required\`). A release that restores a page code clears them. A code an operator issued with \`require_approval\` and \`uses\` > 1: each \`pending\` one is approved or denied on its own with \`approveFleetPrecheck\` / \`denyFleetPrecheck\`; every one waiting, not only those shown here, is listed by \`listPendingPrechecks\`.`,
       }),
+    pending_prechecks: z.number().int().min(0).openapi({
+      format: 'int32',
+      description:
+        'How many machines wait on a decision about the code: all of them, shown in `prechecks` or not (`listPendingPrechecks` pages through them). 0 for a code issued without approval, and for a `uses: 1` code once decided.',
+      example: 1,
+    }),
   }),
   'InstallCodeWithEvents',
   'An install code as the list shows it, with its activations, its prechecks and their decisions, and its events.',
 );
+
+const PRECHECK_CURSOR = exampleCursor('pc_5e8b0c2d4f6a7b9c', '2026-11-22T10:00:00Z');
+
+export const PendingPrecheckQuerySchema = listQuerySchema(PRECHECK_CURSOR).pick({ limit: true, cursor: true });
+
+export const PendingPrecheckPageSchema = pageOf(OperatorPrecheckSchema, PRECHECK_CURSOR).openapi('PendingPrecheckPage');
