@@ -1092,7 +1092,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -5042,7 +5042,13 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+         * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /**
@@ -5100,6 +5106,11 @@ export interface components {
          * @example default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
          */
         "Content-Security-Policy": string;
+        /**
+         * @description Only on the answer of an admin `POST` repeated with the `Idempotency-Key` of a request already answered: `true`, and the status and body are the ones the first request was answered (its change is not made again).
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
         /**
          * @description Always `no-referrer`.
          * @example no-referrer
@@ -8868,7 +8879,13 @@ export interface operations {
     createInstallCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8901,6 +8918,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8979,6 +8997,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -8993,6 +9023,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -9257,7 +9299,13 @@ export interface operations {
     revokeInstallCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id: string;
@@ -9281,6 +9329,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9385,7 +9434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9411,6 +9460,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -9463,7 +9524,13 @@ export interface operations {
     approveFleetPrecheck: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id: string;
@@ -9489,6 +9556,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9572,7 +9640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9610,6 +9678,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -9662,7 +9742,13 @@ export interface operations {
     denyFleetPrecheck: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id: string;
@@ -9688,6 +9774,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9771,7 +9858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9809,6 +9896,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -10299,7 +10398,13 @@ export interface operations {
     releaseActivation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
                 activation_id: string;
@@ -10324,6 +10429,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10406,7 +10512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `activation_confirmed`: This activation is already confirmed. */
+            /** @description `activation_confirmed`: This activation is already confirmed. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10432,6 +10538,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -10922,7 +11040,13 @@ export interface operations {
     revokeServerAsOperator: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
                 server_id: string;
@@ -10946,6 +11070,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11028,6 +11153,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -11042,6 +11179,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -11466,7 +11615,13 @@ export interface operations {
     createRateLimitOverride: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11492,6 +11647,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11574,6 +11730,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -11588,6 +11756,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -12138,7 +12318,13 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12164,6 +12350,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12249,7 +12436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
+            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12275,6 +12462,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -12826,7 +13025,13 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The endpoint's id: `wh_` and 16 hex characters. */
                 webhook_id: string;
@@ -12841,6 +13046,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12923,7 +13129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
+            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12937,6 +13143,18 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -12989,7 +13207,13 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The endpoint's id: `wh_` and 16 hex characters. */
                 webhook_id: string;
@@ -13004,6 +13228,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13102,8 +13327,32 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -13327,7 +13576,13 @@ export interface operations {
     replayWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The delivery's id: `whd_` and 16 hex characters. */
                 delivery_id: string;
@@ -13351,6 +13606,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13449,6 +13705,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -13463,6 +13731,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -13661,7 +13941,13 @@ export interface operations {
     createOperatorToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13685,6 +13971,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13762,6 +14049,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -13776,6 +14075,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
