@@ -21,8 +21,13 @@ export function registerIdempotencyKeyParameter(app: Router): void {
     in: 'header',
     required: false,
     description:
-      'Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key\'s lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.',
-    schema: { type: 'string', minLength: 16, maxLength: 255, pattern: '^[\\x21-\\x7e][\\x20-\\x7e]{14,253}[\\x21-\\x7e]$' },
+      "Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.",
+    schema: {
+      type: 'string',
+      minLength: 16,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e][\\x20-\\x7e]{14,253}[\\x21-\\x7e]$',
+    },
     example: '4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c',
   });
 }
@@ -55,7 +60,8 @@ export function documentIdempotencyKeys(paths: Record<string, Record<string, Ope
     if (!ADMIN_PATH.test(path) || !operation) continue;
     operation.parameters = [...(operation.parameters ?? []), { $ref: `#/components/parameters/${PARAMETER}` }];
     for (const [status, response] of Object.entries(operation.responses)) {
-      if (/^2/.test(status)) response.headers = { ...response.headers, [IDEMPOTENT_REPLAYED]: headerRef(IDEMPOTENT_REPLAYED) };
+      if (/^2/.test(status))
+        response.headers = { ...response.headers, [IDEMPOTENT_REPLAYED]: headerRef(IDEMPOTENT_REPLAYED) };
     }
     for (const code of KEY_CODES) addErrorCode(operation.responses, code);
   }

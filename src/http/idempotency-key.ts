@@ -45,7 +45,9 @@ export const answerShowsSecret: MiddlewareHandler<AppEnv> = async (c, next) => {
  * retry replays. A repeat of the request answers the kept status and body with `Idempotent-Replayed: true`
  * and runs nothing; a 4xx or 5xx keeps nothing (the transaction is undone).
  */
-export function idempotencyKeys(deps: Pick<RouteDeps, 'db' | 'clock' | 'keyedHashes' | 'config'>): MiddlewareHandler<AppEnv> {
+export function idempotencyKeys(
+  deps: Pick<RouteDeps, 'db' | 'clock' | 'keyedHashes' | 'config'>,
+): MiddlewareHandler<AppEnv> {
   const kek = deps.config.keyEncryptionKey;
   return async (c, next) => {
     c.set('db', deps.db);

@@ -43,7 +43,11 @@ export async function claimIdempotencyKey(
     claimed = await tx
       .insert(idempotencyKeys)
       .values({ keyHash: claim.keyHash, ...fresh })
-      .onConflictDoUpdate({ target: idempotencyKeys.keyHash, set: fresh, setWhere: lte(idempotencyKeys.expiresAt, claim.now) })
+      .onConflictDoUpdate({
+        target: idempotencyKeys.keyHash,
+        set: fresh,
+        setWhere: lte(idempotencyKeys.expiresAt, claim.now),
+      })
       .returning({ keyHash: idempotencyKeys.keyHash });
     await tx.execute(sql`set local lock_timeout to default`);
   } catch (error) {
@@ -59,7 +63,10 @@ export async function claimIdempotencyKey(
 }
 
 /** The change's 2xx answer, kept under its key in the change's own transaction, until `expiresAt`. */
-export async function keepAnswer(tx: Database, kept: StoredAnswer & { keyHash: string; expiresAt: Date }): Promise<void> {
+export async function keepAnswer(
+  tx: Database,
+  kept: StoredAnswer & { keyHash: string; expiresAt: Date },
+): Promise<void> {
   await tx
     .update(idempotencyKeys)
     .set({ status: kept.status, sealedAnswer: kept.sealedAnswer, expiresAt: kept.expiresAt })
