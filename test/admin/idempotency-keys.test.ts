@@ -128,7 +128,7 @@ describe('Idempotency-Key on the admin API: a retried create makes one object an
     expect(await codeCount(t)).toBe(0);
   });
 
-  it('a key whose answer showed a secret is gone after the pass an hour later; its retry then makes a new code', async () => {
+  it('a key whose answer showed a secret is gone after the pass an hour later, so its retry makes a new code', async () => {
     const key = randomUUID();
     const first = await (await createCode(t, key, { uses: 2 })).json();
     t.clock.advance(59 * 60);

@@ -27,7 +27,9 @@ describe('a create whose answer is lost after its COMMIT (kill -9), retried with
   });
 
   it('the retry answers the stored secret, replayed, and the service holds that one code only', async () => {
-    const env: Record<string, string> = scratch ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK } : { DATA_DIR: join(dir, 'data') };
+    const env: Record<string, string> = scratch
+      ? { DATABASE_URL: scratch.url, KEY_ENCRYPTION_KEY: TEST_KEK }
+      : { DATA_DIR: join(dir, 'data') };
     const lost = await loseCreateAnswer(env);
     expect(lost.firstRequest).toMatch(/^network error/);
     expect(lost.retry).toMatchObject({

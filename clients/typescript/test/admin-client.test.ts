@@ -29,7 +29,9 @@ describe('the admin client: an Idempotency-Key on every create, the same one on 
       fetch: transport.fetch,
       retry: { maxRetries: 2, baseDelayMs: 1 },
     });
-    const { data, response } = await admin.POST('/api/v2/admin/install-codes', { body: { uses: 2 } });
+    const { data, response } = await admin.POST('/api/v2/admin/install-codes', {
+      body: { uses: 2, require_approval: false },
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('idempotent-replayed')).toBe('true');
     expect(transport.keys).toHaveLength(2);
@@ -49,8 +51,8 @@ describe('the admin client: an Idempotency-Key on every create, the same one on 
         return fetchChecked(t.app, request, env);
       },
     });
-    await admin.POST('/api/v2/admin/install-codes', { body: { uses: 2 } });
-    await admin.POST('/api/v2/admin/install-codes', { body: { uses: 2 } });
+    await admin.POST('/api/v2/admin/install-codes', { body: { uses: 2, require_approval: false } });
+    await admin.POST('/api/v2/admin/install-codes', { body: { uses: 2, require_approval: false } });
     await admin.GET('/api/v2/admin/install-codes', { params: { query: {} } });
     expect(new Set(keys.slice(0, 2)).size).toBe(2);
     expect(keys[2]).toBeNull();
@@ -73,7 +75,9 @@ describe('the admin client: an Idempotency-Key on every create, the same one on 
         return fetchChecked(t.app, request, env);
       },
     });
-    const { response } = await admin.POST('/api/v2/admin/install-codes', { body: { uses: 2 } });
+    const { response } = await admin.POST('/api/v2/admin/install-codes', {
+      body: { uses: 2, require_approval: false },
+    });
     expect(response.status).toBe(201);
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
