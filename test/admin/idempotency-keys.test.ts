@@ -141,6 +141,17 @@ describe('Idempotency-Key on the admin API: a retried create makes one object an
     expect((await later.json()).data.install_code).not.toBe(first.data.install_code);
   });
 
+  it('a key past its hour is a new key even before the pass deletes it: its retry makes a new code', async () => {
+    const key = randomUUID();
+    const first = await (await createCode(t, key, { uses: 2 })).json();
+    t.clock.advance(60 * 60);
+    const later = await createCode(t, key, { uses: 3 });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect((await later.json()).data.install_code).not.toBe(first.data.install_code);
+    expect(await keyRows(t)).toHaveLength(1);
+  });
+
   it('a key whose answer holds no secret is kept 24 hours, and gone after the pass once they are over', async () => {
     const key = randomUUID();
     const override = () =>
