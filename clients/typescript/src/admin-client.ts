@@ -63,7 +63,12 @@ function idempotentAdminFetch(
     if (request.method === 'POST' && !headers.has(IDEMPOTENCY_KEY)) headers.set(IDEMPOTENCY_KEY, newKey());
     const body = request.body ? await request.arrayBuffer() : undefined;
     for (let attempt = 0; ; attempt++) {
-      const sent = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+      const sent = new Request(request.url, {
+        method: request.method,
+        headers,
+        signal: request.signal,
+        ...(body === undefined ? {} : { body }),
+      });
       let response: Response;
       try {
         response = await baseFetch(sent);
