@@ -86,6 +86,15 @@ export const errorCatalog = {
   admin_token_invalid: { status: 401, message: 'The operator token is missing or invalid.' },
   admin_scope_insufficient: { status: 403, message: "This operator token's scope does not allow this action." },
   admin_api_disabled: { status: 403, message: 'The admin API is disabled: the service has no ADMIN_TOKEN set.' },
+  idempotency_key_mismatch: {
+    status: 422,
+    message:
+      'This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request.',
+  },
+  idempotency_key_in_flight: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being answered; retry after Retry-After seconds.',
+  },
   installer_outdated: { status: 426, message: 'This installer is too old; download the current installer.' },
   rate_limit_exceeded: { status: 429, message: 'Too many requests; wait before retrying.' },
   not_found: { status: 404, message: 'No such route.' },

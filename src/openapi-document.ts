@@ -1,6 +1,7 @@
 import { errorCatalog, errorCodes } from './errors.js';
 import type { Router } from './http/router.js';
 import { composeExamples } from './openapi-examples.js';
+import { documentIdempotencyKeys, registerIdempotencyKeyParameter } from './openapi-idempotency.js';
 import { typeObjectUnions } from './openapi-union-types.js';
 import { envelopeOf } from './schemas/envelope.js';
 import { commonResponseHeaders, headerRef, headerRefs, responseHeaders } from './schemas/response-headers.js';
@@ -52,6 +53,7 @@ function registerResponseHeaders(app: Router): void {
 /** Built once, at its first read, from the registered routes; served at `/openapi.json` and written to openapi/openapi.json. */
 export function buildOpenApiDocument(app: Router) {
   registerResponseHeaders(app);
+  registerIdempotencyKeyParameter(app);
   const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
@@ -81,6 +83,7 @@ export function buildOpenApiDocument(app: Router) {
       },
     ],
   });
+  documentIdempotencyKeys(document.paths as Parameters<typeof documentIdempotencyKeys>[0]);
   addDocumentedHeaders(document.paths as Record<string, Record<string, DocumentedOperation>>);
   // No webhooks: an empty `webhooks: {}` only says so less clearly than its absence.
   delete (document as { webhooks?: unknown }).webhooks;

@@ -1,26 +1,29 @@
-import createFetchClient from 'openapi-fetch';
-import type { paths } from '../../clients/typescript/src/schema.js';
+import { type AdminClient, createAdminClient } from '../../clients/typescript/src/admin-client.js';
 import { CliError } from './cli-error.js';
 
 /** JSON answers only: a list's NDJSON export is read as a stream (`--all`), not through the typed client. */
-export type AdminApi = ReturnType<typeof createFetchClient<paths, 'application/json'>>;
+export type AdminApi = AdminClient;
+
+/**
+ * How often a request that got no answer, a 503 or a 409 `idempotency_key_in_flight` is sent again (with
+ * backoff, `Retry-After` honoured): every create carries its own Idempotency-Key, kept across the retries,
+ * so a lost answer is answered again instead of making a second code, token or webhook secret.
+ */
+const RETRIES = 3;
 
 export interface AdminConnection {
   url: string;
   token: string | undefined;
 }
 
-/** The generated client for the admin API of the service at `url`, authenticated with the operator token. */
+/** The TypeScript client's admin API for the service at `url`, authenticated with the operator token. */
 export function adminApi({ url, token }: AdminConnection): AdminApi {
   if (!token)
     throw new CliError(
       "SLOWDNS_ADMIN_TOKEN is not set: export the service's ADMIN_TOKEN, or a named operator token (slowdns tokens create), as SLOWDNS_ADMIN_TOKEN",
       2,
     );
-  return createFetchClient<paths, 'application/json'>({
-    baseUrl: url.replace(/\/+$/, ''),
-    headers: { authorization: `Bearer ${token}` },
-  });
+  return createAdminClient({ baseUrl: url, token, retry: RETRIES });
 }
 
 /** How a request that never got an answer fails: exit 3, naming the service. */

@@ -520,3 +520,24 @@ export const consoleFormClaims = pgTable(
   },
   (t) => [index('console_form_claims_session_token_hash_idx').on(t.sessionTokenHash)],
 );
+
+/**
+ * The Idempotency-Key of each admin POST (DESIGN §27), written first in the transaction of the change it
+ * guards and holding that change's committed 2xx answer: a repeat answers it again. The key (with the
+ * credential, method and path it is scoped to) is kept only as a keyed hash, the answer only sealed under a
+ * key derived from the KEK and the Idempotency-Key itself. Pruned after `expires_at`.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    keyHash: text('key_hash').primaryKey(),
+    /** SHA-256 of the path, the sorted query and the body in RFC 8785 form: another request under the key is refused. */
+    fingerprint: text('fingerprint').notNull(),
+    /** The stored answer's status and its sealed body; null only inside the transaction that writes them. */
+    status: integer('status'),
+    sealedAnswer: text('sealed_answer'),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+  },
+  (t) => [index('idempotency_keys_expires_at_idx').on(t.expiresAt)],
+);

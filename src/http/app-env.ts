@@ -36,6 +36,13 @@ export interface AppEnv {
      * (src/db/read-routing.ts). Everything else reads `deps.db`, the primary.
      */
     read: <T>(read: (reader: Database) => Promise<T>) => Promise<T>;
+    /**
+     * On admin POSTs, what the handler changes the database through: the primary, or with an Idempotency-Key
+     * the transaction that holds the key's row (src/http/idempotency-key.ts), which the change must join.
+     */
+    db: Database;
+    /** Set by a route whose answer shows a secret once: kept under its Idempotency-Key an hour, not a day. */
+    answerShowsSecret?: boolean;
     /** On console routes, the live console session of the request, if any. */
     consoleSession?: ConsoleSession;
   };

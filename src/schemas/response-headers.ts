@@ -92,6 +92,13 @@ export const responseHeaders = {
     example:
       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   },
+  'Idempotent-Replayed': {
+    description:
+      'Only on the answer of an admin `POST` repeated with the `Idempotency-Key` of a request already answered: `true`, and the status and body are the ones the first request was answered (its change is not made again).',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+    example: 'true',
+  },
   'Referrer-Policy': {
     description: 'Always `no-referrer`.',
     required: true,

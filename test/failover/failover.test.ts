@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, runInstall } from '../../clients/typescript/src/index.js';
+import { createAdminClient, createClient, IDEMPOTENCY_KEY, runInstall } from '../../clients/typescript/src/index.js';
+import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 import { hostUrl, parseDatabaseUrl } from '../../src/db/database-url.js';
 import { INSTALLER_VERSION, randomMachine } from '../support/install-flow.js';
 import { spawnService, TEST_KEK, type SpawnedService } from '../support/spawn-service.js';
@@ -54,6 +55,7 @@ describe.skipIf(!enabled)('losing the database primary (pg_auto_failover, kill -
       DATABASE_URL: url,
       PGUSER: 'postgres',
       KEY_ENCRYPTION_KEY: TEST_KEK,
+      ADMIN_TOKEN,
       PUBLIC_BASE_URL,
       // Every installer comes from 127.0.0.1: the per-address quotas are raised, as for trying it locally.
       RATE_LIMIT_PROFILE: 'development',
@@ -158,6 +160,34 @@ describe.skipIf(!enabled)('losing the database primary (pg_auto_failover, kill -
       return { code, stderr };
     };
 
+    // An operator's automation creating fleet codes back to back across the kill, each with its own
+    // Idempotency-Key (the admin client's), retried with it through the failover.
+    const created: { id: string }[] = [];
+    const adminFailures: unknown[] = [];
+    const attemptsByKey = new Map<string, number>();
+    const admin = createAdminClient({
+      baseUrl: base,
+      token: ADMIN_TOKEN,
+      retry: { maxRetries: 60, baseDelayMs: 200, maxDelayMs: 1000 },
+      fetch: async (request) => {
+        const key = request.headers.get(IDEMPOTENCY_KEY) ?? '';
+        attemptsByKey.set(key, (attemptsByKey.get(key) ?? 0) + 1);
+        return countingFetch(request);
+      },
+    });
+    const operator = async () => {
+      while (!stopStarting) {
+        const { data, error } = await admin
+          .POST('/api/v2/admin/install-codes', {
+            body: { uses: 3, tags: { run: 'failover' }, require_approval: false },
+          })
+          .catch((thrown: unknown) => ({ data: undefined, error: thrown }));
+        if (data) created.push({ id: data.data.install_code_id });
+        else adminFailures.push(error);
+        await sleep(20);
+      }
+    };
+
     // The monitor's own view: when did it report another node primary (the formation's promotion time)?
     let promotedAt = Number.NaN;
     const watchPromotion = async () => {
@@ -181,6 +211,7 @@ describe.skipIf(!enabled)('losing the database primary (pg_auto_failover, kill -
       Promise.all(Array.from({ length: INSTALLERS }, installer)),
       shell(),
       kill(),
+      operator(),
     ]);
     rmSync(shellDir, { recursive: true, force: true });
 
@@ -195,7 +226,11 @@ describe.skipIf(!enabled)('losing the database primary (pg_auto_failover, kill -
     });
     let stored: Map<string, string>;
     let confirmEvents: { activation_id: string; count: number }[];
+    let fleetCodes: Set<string>;
     try {
+      fleetCodes = new Set(
+        (await check<{ id: string }[]>`select id from install_codes where operator is not null`).map((r) => r.id),
+      );
       const rows = await check<{ id: string; status: string }[]>`select id, status from activations`;
       stored = new Map(rows.map((r) => [r.id, r.status]));
       confirmEvents = await check<{ activation_id: string; count: number }[]>`
@@ -213,7 +248,7 @@ describe.skipIf(!enabled)('losing the database primary (pg_auto_failover, kill -
       `failover: primary ${firstPrimary} killed; the monitor reported ${newPrimary} primary after ${(promotionMs / 1000).toFixed(1)} s; ` +
         `first confirm sent after the kill answered 200 after ${(gapMs / 1000).toFixed(1)} s; installs confirmed ${confirmed.length} ` +
         `(${afterKill.length} after the kill), failed ${failures.length}; answers by status ${JSON.stringify(Object.fromEntries(statuses))}; ` +
-        `activate.sh exit ${shellResult.code}`,
+        `activate.sh exit ${shellResult.code}; fleet codes created ${created.length} (${[...attemptsByKey.values()].filter((n) => n > 1).length} retried with their key), failed ${adminFailures.length}`,
     );
     if (shellResult.code !== 0) console.log(shellResult.stderr);
     for (const line of service!.stdout.filter((l) => /database (primary|unavailable|available)/.test(l)))
@@ -228,6 +263,11 @@ describe.skipIf(!enabled)('losing the database primary (pg_auto_failover, kill -
       shellExit: shellResult.code,
       confirmedAfterKill: afterKill.length > 0,
       movedPrimary: newPrimary !== firstPrimary,
+      adminCreatesFailed: adminFailures.length,
+      // A create whose attempt the kill failed (its key sent more than once), made once all the same.
+      createRetriedWithItsKey: [...attemptsByKey.values()].some((attempts) => attempts > 1),
+      createdNotStored: created.filter((c) => !fleetCodes.has(c.id)).length,
+      storedNotAnswered: fleetCodes.size - new Set(created.map((c) => c.id)).size,
     }).toEqual({
       failed: 0,
       answered500: 0,
@@ -237,6 +277,10 @@ describe.skipIf(!enabled)('losing the database primary (pg_auto_failover, kill -
       shellExit: 0,
       confirmedAfterKill: true,
       movedPrimary: true,
+      adminCreatesFailed: 0,
+      createRetriedWithItsKey: true,
+      createdNotStored: 0,
+      storedNotAnswered: 0,
     });
     // Within the formation's own promotion time and 2 s: the service adds at most ~2 s to the failover.
     expect(gapMs).toBeLessThanOrEqual(promotionMs + 2000);

@@ -79,7 +79,13 @@ describe('advisory locks: transaction-scoped, one id per use', () => {
   onPostgres('a pruning pass is not skipped while another instance creates its signing key', async () => {
     const keyCreation = await holdLock(database, SIGNING_KEY_LOCK);
     try {
-      expect(await pruneOnce(database.db, NOW)).toEqual({ buckets: 0, sessions: 0, installCodes: 0, events: 0 });
+      expect(await pruneOnce(database.db, NOW)).toEqual({
+        buckets: 0,
+        sessions: 0,
+        installCodes: 0,
+        idempotencyKeys: 0,
+        events: 0,
+      });
     } finally {
       keyCreation.release();
       await keyCreation.done;

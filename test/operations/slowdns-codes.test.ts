@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { installCodes } from '../../src/db/schema.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 import { mintToken } from '../console/console-support.js';
+import { startAnswerCuttingProxy } from '../support/answer-cutting-proxy.js';
 import { serveOverHttp, type HttpServer } from '../support/browser.js';
 import { activateRequest, precheckRequest, randomMachine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -97,6 +98,20 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
     const made = await slowdns(['codes', 'create', '--uses', '5', '--ttl', '2h'], operator);
     expect(made.code).toBe(0);
     expect(made.stdout).toMatch(/^warning: Anyone who reads this code enrolls up to 5 machines/m);
+  });
+
+  it('create whose answer is lost is sent again with the same Idempotency-Key: one code made, and it is the one printed', async () => {
+    const proxy = await startAnswerCuttingProxy({ port: Number(new URL(service.origin).port) }, () => {});
+    try {
+      const made = await slowdns(['codes', 'create', '--uses', '5', '--json'], { ...operator, SLOWDNS_URL: proxy.url });
+      expect(made).toMatchObject({ code: 0, stderr: '' });
+      const printed = JSON.parse(made.stdout);
+      const stored = await fleetCodes();
+      expect(stored.map((code) => code.id)).toEqual([printed.install_code_id]);
+      expect(printed.install_code).toMatch(/^SDNS-SD-/);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('create --json prints the API answer, the code and the warnings included', async () => {

@@ -93,9 +93,21 @@ describe('pruning', () => {
   afterAll(() => t.close());
 
   it('deletes buckets older than two days, expired sessions, unused codes expired over 7 days ago and events over 90 days old, but no code an activation refers to', async () => {
-    expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1, events: 1 });
+    expect(await pruneOnce(t.database.db, NOW)).toEqual({
+      buckets: 2,
+      sessions: 1,
+      installCodes: 1,
+      idempotencyKeys: 0,
+      events: 1,
+    });
     expect(await remaining(t)).toEqual(afterPruning);
-    expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 0, sessions: 0, installCodes: 0, events: 0 });
+    expect(await pruneOnce(t.database.db, NOW)).toEqual({
+      buckets: 0,
+      sessions: 0,
+      installCodes: 0,
+      idempotencyKeys: 0,
+      events: 0,
+    });
   });
 
   it('keeps events for EVENT_RETENTION_DAYS', async () => {
@@ -114,7 +126,13 @@ describe('pruning', () => {
           expect(await pruneOnce(t.database.db, NOW)).toBeUndefined();
           expect((await remaining(t)).sessions).toEqual(['expired', 'valid']);
         });
-        expect(await pruneOnce(t.database.db, NOW)).toEqual({ buckets: 2, sessions: 1, installCodes: 1, events: 1 });
+        expect(await pruneOnce(t.database.db, NOW)).toEqual({
+          buckets: 2,
+          sessions: 1,
+          installCodes: 1,
+          idempotencyKeys: 0,
+          events: 1,
+        });
       } finally {
         await holder.end();
       }

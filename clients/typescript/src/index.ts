@@ -1,4 +1,5 @@
 export { createClient, DEFAULT_TIMEOUT_MS } from './client.js';
+export { createAdminClient, IDEMPOTENCY_KEY, type AdminClient, type AdminClientOptions } from './admin-client.js';
 export type {
   Activation,
   ActivateRequest,

@@ -1113,7 +1113,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -5114,7 +5114,13 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+         * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /**
@@ -5172,6 +5178,11 @@ export interface components {
          * @example default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
          */
         "Content-Security-Policy": string;
+        /**
+         * @description Only on the answer of an admin `POST` repeated with the `Idempotency-Key` of a request already answered: `true`, and the status and body are the ones the first request was answered (its change is not made again).
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
         /**
          * @description Always `no-referrer`.
          * @example no-referrer
@@ -8940,7 +8951,13 @@ export interface operations {
     createInstallCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8973,6 +8990,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9051,6 +9069,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -9065,6 +9095,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -9330,7 +9372,13 @@ export interface operations {
     revokeInstallCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id: string;
@@ -9354,6 +9402,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9458,7 +9507,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `install_code_unavailable`: This install code is already in use by an activation. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9484,6 +9533,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -9701,7 +9762,13 @@ export interface operations {
     approveFleetPrecheck: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id: string;
@@ -9727,6 +9794,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9810,7 +9878,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9848,6 +9916,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -9900,7 +9980,13 @@ export interface operations {
     denyFleetPrecheck: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
                 install_code_id: string;
@@ -9926,6 +10012,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10009,7 +10096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. */
+            /** @description `approval_decided`: The person already decided on this install code: the other decision can no longer be made. `install_code_unavailable`: This install code is already in use by an activation. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10047,6 +10134,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -10537,7 +10636,13 @@ export interface operations {
     releaseActivation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Activation id: `act_` + 16 lower-case hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
                 activation_id: string;
@@ -10562,6 +10667,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10644,7 +10750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `activation_confirmed`: This activation is already confirmed. */
+            /** @description `activation_confirmed`: This activation is already confirmed. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10670,6 +10776,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -11160,7 +11278,13 @@ export interface operations {
     revokeServerAsOperator: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Server id: `srv_` + 16 hex characters. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`. */
                 server_id: string;
@@ -11184,6 +11308,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11266,6 +11391,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -11280,6 +11417,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -11704,7 +11853,13 @@ export interface operations {
     createRateLimitOverride: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11730,6 +11885,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11812,6 +11968,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -11826,6 +11994,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -12376,7 +12556,13 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12402,6 +12588,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12487,7 +12674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
+            /** @description `webhook_endpoint_limit_reached`: The service already has as many webhook endpoints as it allows (50); remove one first. `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12513,6 +12700,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -13064,7 +13263,13 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The endpoint's id: `wh_` and 16 hex characters. */
                 webhook_id: string;
@@ -13079,6 +13284,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13161,7 +13367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. */
+            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13175,6 +13381,18 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -13227,7 +13445,13 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The endpoint's id: `wh_` and 16 hex characters. */
                 webhook_id: string;
@@ -13242,6 +13466,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13340,8 +13565,32 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -13565,7 +13814,13 @@ export interface operations {
     replayWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The delivery's id: `whd_` and 16 hex characters. */
                 delivery_id: string;
@@ -13589,6 +13844,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13687,6 +13943,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -13701,6 +13969,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
@@ -13899,7 +14179,13 @@ export interface operations {
     createOperatorToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13923,6 +14209,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14000,6 +14287,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
                 headers: {
@@ -14014,6 +14313,18 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Send the request body as application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];

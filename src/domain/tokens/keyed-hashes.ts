@@ -18,15 +18,18 @@ export interface KeyedHashes {
   clientKey(clientKey: string): string;
   /** Of a rate-limit subject, salted by the limit's name so one subject's buckets cannot be linked across limits. */
   rateLimitSubject(limitName: string, subject: string): string;
+  /** Of an Idempotency-Key in its scope (the credential, method and path: `IdempotencyScope`), the key of its row. */
+  idempotencyKey(scope: string): string;
 }
 
-type HashUse = 'root-token' | 'client-key' | 'rate-limit-subject';
+type HashUse = 'root-token' | 'client-key' | 'rate-limit-subject' | 'idempotency-key';
 
 /** The text hashed for each use: the same with a key and without (without, the hashes stay what they were). */
 const hashedText = {
   rootToken: (adminToken: string) => adminToken,
   clientKey: (clientKey: string) => `event\n${clientKey}`,
   rateLimitSubject: (limitName: string, subject: string) => `${limitName}\n${subject}`,
+  idempotencyKey: (scope: string) => `idempotency-key\n${scope}`,
 };
 
 /** HMAC-SHA256 of text under `key`, in hex. */
@@ -46,18 +49,21 @@ export function keyedHashes(kek: Buffer | undefined): KeyedHashes {
       rootToken: (adminToken) => sha256Hex(hashedText.rootToken(adminToken)),
       clientKey: (clientKey) => sha256Hex(hashedText.clientKey(clientKey)),
       rateLimitSubject: (limitName, subject) => sha256Hex(hashedText.rateLimitSubject(limitName, subject)),
+      idempotencyKey: (scope) => sha256Hex(hashedText.idempotencyKey(scope)),
     };
   }
   const hmac = {
     rootToken: hmacSha256Hex(derivedKey(kek, 'root-token')),
     clientKey: hmacSha256Hex(derivedKey(kek, 'client-key')),
     rateLimitSubject: hmacSha256Hex(derivedKey(kek, 'rate-limit-subject')),
+    idempotencyKey: hmacSha256Hex(derivedKey(kek, 'idempotency-key')),
   };
   return {
     keyed: true,
     rootToken: (adminToken) => hmac.rootToken(hashedText.rootToken(adminToken)),
     clientKey: (clientKey) => hmac.clientKey(hashedText.clientKey(clientKey)),
     rateLimitSubject: (limitName, subject) => hmac.rateLimitSubject(hashedText.rateLimitSubject(limitName, subject)),
+    idempotencyKey: (scope) => hmac.idempotencyKey(hashedText.idempotencyKey(scope)),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type PartitionedTable,
 } from '../../db/time-partitions.js';
 import { errorFields, type Logger } from '../../logger.js';
+import { pruneIdempotencyKeys } from '../idempotency/idempotency-keys.js';
 import { pruneConsoleSessions } from '../operators/console-sessions.js';
 import { pruneOidcFlows } from '../operators/oidc-flows.js';
 import { startPeriodicPass } from './periodic-pass.js';
@@ -32,6 +33,8 @@ export interface PruneResult {
   sessions: number;
   installCodes: number;
   events: number;
+  /** Idempotency-Keys whose answers are no longer replayed. */
+  idempotencyKeys: number;
   /** Expired partitions not dropped this time (their lock was not had in time): the next pass drops them. */
   deferred?: string[];
 }
@@ -73,7 +76,8 @@ async function tableRetention(tx: Database, table: PartitionedTable, cutoff: Dat
 }
 
 /**
- * Deletes expired browser and console sessions (and unfinished sign-ins) and install codes that expired more than a week ago
+ * Deletes expired browser and console sessions (and unfinished sign-ins), Idempotency-Keys past their time, and install
+ * codes that expired more than a week ago
  * without ever being activated (issued or revoked); codes an activation refers to stay: they are the
  * history of a server. Rate-limit buckets older than two days and events older than the event
  * retention are found by `tableRetention`.
@@ -97,6 +101,7 @@ async function pruneExpired(tx: Database, now: Date, eventRetentionDays: number)
   return {
     sessions: sessions.length + consoleSessionsPruned,
     installCodes: codes.length,
+    idempotencyKeys: await pruneIdempotencyKeys(tx, now),
     buckets: await tableRetention(tx, 'rate_limit_buckets', before(now, BUCKET_RETENTION_SECONDS)),
     events: await tableRetention(tx, 'events', before(now, eventRetentionDays * DAY_SECONDS)),
   };
@@ -129,6 +134,7 @@ export async function pruneOnce(
     buckets: await dropExpired(db, pruned.buckets, deferred),
     sessions: pruned.sessions,
     installCodes: pruned.installCodes,
+    idempotencyKeys: pruned.idempotencyKeys,
     events: await dropExpired(db, pruned.events, deferred),
   };
   if (deferred.length > 0) result.deferred = deferred;

@@ -179,7 +179,7 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
     const body = c.req.valid('json');
     const restore = body?.restore_install_code !== false;
     const context = operatorChangeContext(c, body?.reason ?? null);
-    const { activationId, codeRestored } = await releaseActivation(deps.db, {
+    const { activationId, codeRestored } = await releaseActivation(c.get('db'), {
       activationId: activation_id,
       now: deps.clock.now(),
       context,

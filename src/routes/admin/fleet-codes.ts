@@ -1,3 +1,4 @@
+import { answerShowsSecret } from '../../http/idempotency-key.js';
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
@@ -31,7 +32,7 @@ const create = createRoute({
   method: 'post',
   path: '/api/v2/admin/install-codes',
   operationId: 'createInstallCode',
-  ...adminOperation('write'),
+  ...adminOperation('write', answerShowsSecret),
   summary: 'Issue an install code for a fleet',
   description: prose`Issues a code for automation (DESIGN §22: cloud-init, Ansible, a golden image), which enrolls up to
     \`uses\` machines, each one activation with its own single-use install token. A use is held by an activation
@@ -135,7 +136,7 @@ function decisionRoute(decision: ApprovalDecision) {
 export function registerAdminFleetCodes(app: Router, deps: AppDeps): void {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    const issued = await issueRequestedCode(c, deps, body);
+    const issued = await issueRequestedCode(c, { ...deps, db: c.get('db') }, body);
     return c.json(
       {
         data: {
@@ -173,7 +174,7 @@ export function registerAdminFleetCodes(app: Router, deps: AppDeps): void {
     app.openapi(decisionRoute(decision), async (c) => {
       const { install_code_id: installCodeId, precheck_id: precheckId } = c.req.valid('param');
       const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
-      const { changed, decidedAt } = await decidePrecheck(deps.db, {
+      const { changed, decidedAt } = await decidePrecheck(c.get('db'), {
         input: { decider: 'operator', installCodeId, precheckId, decision },
         now: deps.clock.now(),
         context,

@@ -1,5 +1,6 @@
 import type { RouteDeps } from '../../deps.js';
 import { adminAuth } from '../../http/admin-auth.js';
+import { idempotencyKeys } from '../../http/idempotency-key.js';
 import { operatorReads } from '../../http/operator-reads.js';
 import type { Router } from '../../http/router.js';
 import { registerAdminActivations } from './activations.js';
@@ -17,6 +18,7 @@ import { registerAdminWebhooks } from './webhooks.js';
 export function registerAdmin(app: Router, deps: RouteDeps): void {
   app.use('/api/v2/admin/*', adminAuth(deps));
   app.use('/api/v2/admin/*', operatorReads(deps.reads));
+  app.use('/api/v2/admin/*', idempotencyKeys(deps));
   registerAdminInstallCodes(app, deps);
   registerAdminFleetCodes(app, deps);
   registerAdminActivations(app, deps);

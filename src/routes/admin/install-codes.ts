@@ -186,8 +186,8 @@ export function registerAdminInstallCodes(app: Router, deps: AppDeps): void {
     const { install_code_id: id } = c.req.valid('param');
     // Without a body (no Content-Type) the validator does not run.
     const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
-    await revokeInstallCodeAsOperator(deps.db, id, deps.clock.now(), context);
-    const [item] = (await listInstallCodes(deps.db, { id, limit: 1 }, deps.clock.now())).items;
+    await revokeInstallCodeAsOperator(c.get('db'), id, deps.clock.now(), context);
+    const [item] = (await listInstallCodes(c.get('db'), { id, limit: 1 }, deps.clock.now())).items;
     return c.json({ data: toRecord(item!), meta: { message: 'Install code revoked.' } }, 200);
   });
 }

@@ -1,3 +1,4 @@
+import { answerShowsSecret } from '../../http/idempotency-key.js';
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import type { RouteDeps } from '../../deps.js';
@@ -29,7 +30,7 @@ const create = createRoute({
   method: 'post',
   path: PATH,
   operationId: 'createOperatorToken',
-  ...adminOperation('root'),
+  ...adminOperation('root', answerShowsSecret),
   summary: 'Make a named operator token',
   description: prose`Makes a token that acts on the admin API as \`name\` with \`scope\` (\`read\`: lists and objects;
     \`write\`: those and the operator actions), until \`expires_at\` if given and until revoked. The answer
@@ -108,7 +109,7 @@ export function registerAdminOperatorTokens(app: Router, deps: RouteDeps): void 
     const now = deps.clock.now();
     const context = operatorChangeContext(c, body.reason ?? null);
     const { row, token } = await createOperatorToken(
-      deps.db,
+      c.get('db'),
       {
         name: body.name,
         scope: body.scope,

@@ -158,7 +158,7 @@ export function registerAdminRateLimitOverrides(app: Router, deps: RouteDeps): v
       expiresAt: wholeSecond(new Date(body.expires_at)),
       reason: body.reason,
     };
-    const { override, replaced } = await createRateLimitOverride(deps.db, input, now, operatorChangeContext(c));
+    const { override, replaced } = await createRateLimitOverride(c.get('db'), input, now, operatorChangeContext(c));
     // In force at once here; the other instances read it within their refresh bound.
     deps.rateLimitOverrides.invalidate();
     const message = replaced.length

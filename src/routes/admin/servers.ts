@@ -147,7 +147,7 @@ export function registerAdminServers(app: Router, deps: AppDeps): void {
     const { server_id } = c.req.valid('param');
     // Without a body (no Content-Type) the validator does not run.
     const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
-    const { server } = await revokeServer(deps.db, server_id, deps.clock.now(), context);
+    const { server } = await revokeServer(c.get('db'), server_id, deps.clock.now(), context);
     return c.json(
       {
         data: { server_id: server.id, status: 'revoked' as const, revoked_at: toIsoOffset(server.revokedAt!) },

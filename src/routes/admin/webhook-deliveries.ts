@@ -103,7 +103,7 @@ function deliveryRecord(d: WebhookDeliveryRow, attempts: WebhookAttemptRow[]) {
 export function registerAdminWebhookDeliveries(app: Router, deps: AppDeps): void {
   app.openapi(test, async (c) => {
     const { webhook_id } = c.req.valid('param');
-    const delivery = await queueTestMessage(deps.db, webhook_id, deps.clock.now());
+    const delivery = await queueTestMessage(c.get('db'), webhook_id, deps.clock.now());
     return c.json({ data: deliveryRecord(delivery, []), meta: { message: 'Test message queued.' } }, 202);
   });
 
@@ -119,10 +119,10 @@ export function registerAdminWebhookDeliveries(app: Router, deps: AppDeps): void
     const { delivery_id } = c.req.valid('param');
     // Without a body (no Content-Type) the validator does not run.
     const context = operatorChangeContext(c, c.req.valid('json')?.reason ?? null);
-    const delivery = await replayDelivery(deps.db, delivery_id, deps.clock.now(), context);
+    const delivery = await replayDelivery(c.get('db'), delivery_id, deps.clock.now(), context);
     return c.json(
       {
-        data: deliveryRecord(delivery, await attemptsOf(deps.db, delivery.id)),
+        data: deliveryRecord(delivery, await attemptsOf(c.get('db'), delivery.id)),
         meta: { message: 'Delivery queued again.' },
       },
       202,

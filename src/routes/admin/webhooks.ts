@@ -1,3 +1,4 @@
+import { answerShowsSecret } from '../../http/idempotency-key.js';
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
@@ -36,7 +37,7 @@ const create = createRoute({
   method: 'post',
   path: '/api/v2/admin/webhooks',
   operationId: 'createWebhook',
-  ...adminOperation('write'),
+  ...adminOperation('write', answerShowsSecret),
   summary: 'Add a webhook endpoint',
   description: prose`Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed
     from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is
@@ -122,7 +123,7 @@ const rotate = createRoute({
   method: 'post',
   path: '/api/v2/admin/webhooks/{webhook_id}/rotate-secret',
   operationId: 'rotateWebhookSecret',
-  ...adminOperation('write'),
+  ...adminOperation('write', answerShowsSecret),
   summary: "Rotate a webhook endpoint's secret",
   description: prose`A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two
     signatures in \`webhook-signature\`), so the receiver can switch without losing one. Like creation, 409 \`key_encryption_required\`
@@ -174,7 +175,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     }
     const context = operatorChangeContext(c);
     const events = [...new Set(body.events)];
-    const { endpoint, secret } = await createWebhookEndpoint(deps.db, {
+    const { endpoint, secret } = await createWebhookEndpoint(c.get('db'), {
       input: { url, events: events.includes('*') ? ['*'] : events, description: body.description },
       sealing,
       now: deps.clock.now(),
@@ -237,7 +238,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   app.openapi(rotate, async (c) => {
     const { webhook_id } = c.req.valid('param');
     const context = operatorChangeContext(c);
-    const { endpoint, secret } = await rotateWebhookSecret(deps.db, {
+    const { endpoint, secret } = await rotateWebhookSecret(c.get('db'), {
       id: webhook_id,
       sealing,
       now: deps.clock.now(),
