@@ -10,8 +10,10 @@
 # an image of that name already holds it. An image of that name without the label (the real one, pulled
 # from a registry) is left alone. About 2-4 minutes the first time (debootstrap), nothing after.
 #
-# Usage: scripts/container/make-base-image.sh  (CONTAINERS_CONF as for the rest of the CI step)
+# Usage: scripts/container/make-base-image.sh
+#   PODMAN=test/container/podman.sh to call Podman as CI does (its machine's quirks); DEBIAN_MIRROR.
 set -euo pipefail
+podman() { "${PODMAN:-podman}" "$@"; }
 
 IMAGE=node:22-bookworm-slim
 NODE_VERSION=22.23.3
