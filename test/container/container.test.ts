@@ -190,6 +190,10 @@ describe.skipIf(!enabled)('the container image (Podman)', () => {
     expect(ran.code, ran.stderr).toBe(0);
     figures.push(`time to healthy (embedded, a new volume): ${await healthy(first, started)} ms`);
     figures.push(`memory, embedded, idle: ${await memory(first)}`);
+    // The API reference's bundle comes from dist/ (Scalar's package is not in the image).
+    const docs = await (await fetch(`${base}/docs`)).text();
+    const bundle = /<script src="(\/docs\/scalar\.js\?v=[^"]+)" defer>/.exec(docs)?.[1];
+    expect((await fetch(`${base}${bundle}`)).status).toBe(200);
 
     // As the README's command: the script from the service, checked against its SHA-256, run as root would.
     await run('curl', ['-fsSLo', join(work, 'activate.sh'), `${base}/slowdns/activate.sh`]);
@@ -379,16 +383,25 @@ describe.skipIf(!enabled)('the container image (Podman)', () => {
       ...SETTINGS,
       IMAGE,
     ]);
-    // The HEALTHCHECK asks port 8080: on the host's network the service listens where PORT says.
-    const ready = async () => (await fetch(`${at}/api/v2/readyz`).catch(() => undefined))?.status === 200;
+    // The HEALTHCHECK asks port 8080: on the host's network the service listens where PORT says. Ready
+    // when its own log says so (not another process that took the port) and readyz agrees.
+    const logs = async () => {
+      const ran = await podman(['logs', onPostgres]);
+      return `${ran.stdout}\n${ran.stderr}`;
+    };
+    const ready = async () =>
+      (await logs()).includes('"msg":"ready"') &&
+      (await fetch(`${at}/api/v2/readyz`).catch(() => undefined))?.status === 200;
     while (!(await ready())) {
-      if (Date.now() - started > 90_000) throw new Error((await podman(['logs', onPostgres])).stderr);
+      if (Date.now() - started > 90_000) throw new Error(await logs());
       await sleep(250);
     }
     figures.push(`time to ready (PostgreSQL): ${Date.now() - started} ms; memory ${await memory(onPostgres)}`);
     const result = await runInstall({
       client: createClient({ baseUrl: at }),
-      installCode: await issueCode(at),
+      installCode: await issueCode(at).catch(async (err: Error) => {
+        throw new Error(`${err.message}: ${await logs()}`);
+      }),
       machine: randomMachine(),
       installerVersion: INSTALLER_VERSION,
       requestedRef: 'main',

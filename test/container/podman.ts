@@ -2,7 +2,7 @@
 // volumes named per run and removed at the end.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const wrapper = fileURLToPath(new URL('./podman.sh', import.meta.url));
@@ -32,15 +32,21 @@ export async function podmanOk(args: string[], timeoutMs?: number): Promise<stri
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A TCP port free on 127.0.0.1 just now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
+/**
+ * A TCP port free on 127.0.0.1 just now, outside the kernel's ephemeral range (32768-60999), where the
+ * servers other tests start on port 0 land: a port of this range is not taken between this check and the
+ * container's start.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer()
+        .once('error', () => resolve(false))
+        .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    server.on('error', reject);
-  });
+    if (free) return port;
+  }
 }
 
 /** Names for this run's containers and volumes, and their removal. */
