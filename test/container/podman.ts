@@ -64,7 +64,7 @@ export function runNames(prefix: string) {
       return volumes.at(-1)!;
     },
     async removeAll() {
-      if (containers.length) await podman(['rm', '--force', '--time', '0', ...containers]);
+      if (containers.length) await podman(['rm', '--force', '--volumes', '--time', '0', ...containers]);
       if (volumes.length) await podman(['volume', 'rm', '--force', ...volumes]);
     },
   };
