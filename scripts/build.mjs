@@ -9,6 +9,9 @@
 //   dist/src/**.js     every other module of src/ on its own (the seed below is made with them), with
 //                      src's other files copied beside them
 //   dist/clients/shell/activate.sh  the shell client the service serves
+//   dist/src/routes/scalar/  the interactive API reference's browser bundle and its package.json (for
+//                      its version), copied from @scalar/api-reference, a devDependency: the whole
+//                      package tree (84 MB, TypeScript among it) stays out of a production install
 //   dist/drizzle/      the SQL migrations (src/db/migrations-folder.ts: ../../drizzle), and
 //                      pglite-seed.tar.gz, the migrated empty embedded database (src/db/pglite-seed.ts)
 // JavaScript on purpose, so that `npm start` can build with node alone when dist/ is missing or stale.
@@ -125,6 +128,11 @@ export async function buildServer() {
     plugins: [ownImportMetaUrl(source), zodEnglishOnly()],
   });
   for (const file of files.filter((f) => !f.endsWith('.ts'))) await cp(file, join(dist, 'src', relative(source, file)));
+  // Read by src/routes/reference.ts beside its compiled self.
+  const scalar = join(root, 'node_modules', '@scalar', 'api-reference');
+  const scalarCopy = join(dist, 'src', 'routes', 'scalar');
+  await cp(join(scalar, 'package.json'), join(scalarCopy, 'package.json'));
+  await cp(join(scalar, 'dist', 'browser', 'standalone.js'), join(scalarCopy, 'dist', 'browser', 'standalone.js'));
   await cp(join(root, 'drizzle'), join(dist, 'drizzle'), { recursive: true });
   // Served by GET /slowdns/activate.sh (src/routes/installer-script.ts: ../../clients/shell/activate.sh).
   await cp(join(root, 'clients/shell/activate.sh'), join(dist, 'clients/shell/activate.sh'));

@@ -87,7 +87,15 @@ async function main(): Promise<void> {
   const started = performance.now();
   logSettingsToKnow(logger, config, protection);
   const configuredKeys = config.signingKeys ? await keyRingFromConfig(config.signingKeys) : undefined;
-  const lock = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? lockDataDir(config.dataDir) : undefined;
+  // Another process took the folder over (this one stalled past the lease): stop at once, writing nothing more.
+  const onLost = (reason: string) => {
+    logger.error('DATA_DIR lock lost', { reason });
+    process.exit(1);
+  };
+  const lock =
+    !config.databaseUrl && !config.dataDir.startsWith('memory://')
+      ? lockDataDir(config.dataDir, { onLost })
+      : undefined;
   process.on('exit', () => lock?.release());
 
   const port = await openPublicPort(createStartingApp(logger, config.trustProxy).fetch, config, logger);

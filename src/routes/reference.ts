@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Scalar } from '@scalar/hono-api-reference';
 import type { Context } from 'hono';
 import { compressedBody } from '../http/compressed-body.js';
@@ -25,11 +26,19 @@ const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Scalar's standalone bundle and its package version (what the bundle's URL carries). */
+/**
+ * Scalar's standalone bundle and its package version (what the bundle's URL carries). The build copies
+ * both beside the compiled server (scripts/build.mjs: dist/src/routes/scalar/), so a deployment needs
+ * neither Scalar's package tree (84 MB with its dependencies) nor TypeScript, which it pulls in; from the
+ * sources (tsx), they are read from the package.
+ */
 function scalarBundle(): { file: string; version: string } {
-  const dist = dirname(createRequire(import.meta.url).resolve('@scalar/api-reference'));
-  const { version } = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { version: string };
-  return { file: join(dist, 'browser', 'standalone.js'), version };
+  const copied = fileURLToPath(new URL('./scalar/', import.meta.url));
+  const from = existsSync(copied)
+    ? copied
+    : join(dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), '..');
+  const { version } = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8')) as { version: string };
+  return { file: join(from, 'dist', 'browser', 'standalone.js'), version };
 }
 
 /** Replaces the one `from` in Scalar's page; throws if a Scalar upgrade changed it (the tests render the page). */

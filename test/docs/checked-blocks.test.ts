@@ -4,7 +4,7 @@
  * diagrams' type.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -105,7 +105,17 @@ describe('the blocks of the README and the guides', () => {
   });
 
   it('the systemd unit, the environment file and the container recipe set only variables the service reads, and name files the build makes', () => {
-    const recipes = [...ofLanguage('ini'), ...ofLanguage('dockerfile')];
+    // The guides' blocks, and the files they install: the Dockerfile and the unit.
+    const files = ['Dockerfile', 'deploy/slowdns.service'].map(
+      (page): DocBlock => ({
+        page,
+        line: 1,
+        language: 'ini',
+        words: [],
+        text: readFileSync(join(repoRoot, page), 'utf8'),
+      }),
+    );
+    const recipes = [...ofLanguage('ini'), ...ofLanguage('dockerfile'), ...files];
     expect(recipes.length).toBeGreaterThan(0);
     const known = new Set(configurationVariables());
     const problems = recipes.flatMap((block) => {

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
@@ -20,6 +20,8 @@ const get = async (port: number, path: string) => {
   };
 };
 const stderrLines = (text: string) => text.split('\n').filter(Boolean);
+const lockOwner = (dataDir: string) =>
+  JSON.parse(readFileSync(join(dataDir, 'slowdns.lock'), 'utf8')) as { host: string; pid: number };
 
 describe.skipIf(!adminUrl)('started while PostgreSQL is down', { timeout: SPAWN_TIMEOUT_MS }, () => {
   let scratch: ScratchDatabase;
@@ -82,7 +84,7 @@ describe('one owner per embedded DATA_DIR', { timeout: SPAWN_TIMEOUT_MS }, () =>
     try {
       const port = await first.port;
       await first.logged('ready');
-      expect(readFileSync(join(dataDir, 'slowdns.pid'), 'utf8').trim()).toBe(String(first.process.pid));
+      expect(lockOwner(dataDir)).toMatchObject({ host: hostname(), pid: first.process.pid });
       // Data written by the first: a browser session and an issued code.
       const page = await fetch(`http://127.0.0.1:${port}/slowdns`);
       const cookie = /slowdns_browser=[^;]+/.exec(page.headers.get('set-cookie') ?? '')![0];
@@ -95,9 +97,12 @@ describe('one owner per embedded DATA_DIR', { timeout: SPAWN_TIMEOUT_MS }, () =>
       for (const command of [['scripts/start.mjs'], ['src/cli/main.ts', 'prune']]) {
         const second = spawnService({ DATA_DIR: dataDir }, command);
         expect(await second.exited).not.toBe(0);
-        expect(stderrLines(second.stderr())).toEqual([
-          `slowdns: DATA_DIR ${dataDir} is in use by process ${first.process.pid} (lock file ${join(dataDir, 'slowdns.pid')}); stop it first, or point DATA_DIR elsewhere`,
-        ]);
+        const lines = stderrLines(second.stderr());
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(
+          `slowdns: DATA_DIR ${dataDir} is in use by process ${first.process.pid} on ${hostname()} (lock file ${join(dataDir, 'slowdns.lock')}, refreshed `,
+        );
+        expect(lines[0]).toMatch(/ s ago\); stop it first, or point DATA_DIR elsewhere$/);
       }
       // The first still serves its data: the session it issued for still works (a second code is issued).
       const again = await fetch(`http://127.0.0.1:${port}/api/v2/slowdns/code/issue`, {
@@ -117,13 +122,13 @@ describe('one owner per embedded DATA_DIR', { timeout: SPAWN_TIMEOUT_MS }, () =>
     await killed.logged('ready');
     killed.process.kill('SIGKILL');
     await killed.exited;
-    expect(readFileSync(join(dataDir, 'slowdns.pid'), 'utf8').trim()).toBe(String(killed.process.pid));
+    expect(lockOwner(dataDir).pid).toBe(killed.process.pid);
     const restarted = spawnService({ DATA_DIR: dataDir });
     try {
       const port = await restarted.port;
       await restarted.logged('ready');
       expect((await get(port, '/api/v2/readyz')).status).toBe(200);
-      expect(readFileSync(join(dataDir, 'slowdns.pid'), 'utf8').trim()).toBe(String(restarted.process.pid));
+      expect(lockOwner(dataDir).pid).toBe(restarted.process.pid);
     } finally {
       expect(await restarted.stop()).toBe(0);
     }
