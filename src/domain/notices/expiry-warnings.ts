@@ -40,7 +40,7 @@ const WARN_CODES = composedStatement<WarnParams>()`with batch as (
     jsonb_build_object('hint', w.hint, 'description', w.description, 'tags', w.tags, 'uses', w.uses,
       'uses_spent', w.uses_spent, 'issued_by', w.operator, 'expires_at', ${isoText('w.expires_at')}),
     :now::timestamptz, 'service'
-  from warned returning type
+  from warned w returning type
 )
 select (select json_agg(type) from recorded) as recorded`;
 
@@ -58,7 +58,7 @@ const WARN_TOKENS = composedStatement<WarnParams>()`with batch as (
   select 'operator_token.expiry_warned',
     jsonb_build_object('operator_token_id', w.id, 'name', w.name, 'scope', w.scope, 'expires_at', ${isoText('w.expires_at')}),
     :now::timestamptz, 'service'
-  from warned returning type
+  from warned w returning type
 )
 select (select json_agg(type) from recorded) as recorded`;
 

@@ -55,7 +55,7 @@ const MOVE_HEALTH = composedStatement<HealthParams>()`with batch as (
     jsonb_build_object('hostname', m.hostname, 'tags', m.tags, 'health', m.health, 'previous_health', m.previous,
       'last_seen_at', to_char(m.last_seen at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
     :now::timestamptz, 'service'
-  from moved returning type
+  from moved m returning type
 )
 select (select json_agg(type) from recorded) as recorded`;
 
