@@ -3,12 +3,12 @@ import type { ChatDigest } from './digest.js';
 /**
  * Discord's execute-webhook body (https://discord.com/developers/docs/resources/webhook#execute-webhook):
  * `content` (≤ 2000 characters), one embed (description ≤ 4096), and `allowed_mentions: {parse: []}` so
- * that nothing in it pings anyone. Every value has Discord's markdown escaped with a backslash, and `@`
+ * that nothing in it pings anyone. Every value has Discord's markdown characters (`\ * _ ~ ` | > [ ] ( ) <`) escaped with a backslash, and `@`
  * followed by a zero-width space, so no `@everyone`, role or user mention, masked link or formatting comes
  * from a description, tag, reason or host name even where Discord would render one.
  */
 export function escapeDiscord(value: string): string {
-  return value.replace(/[\\*_~`|>#\-[\]()<:]/g, (c) => `\\${c}`).replaceAll('@', '@\u200b');
+  return value.replace(/[\\*_~`|>[\]()<]/g, (c) => `\\${c}`).replaceAll('@', '@\u200b');
 }
 
 const clip = (value: string, max: number) => (value.length > max ? `${value.slice(0, max - 1)}…` : value);
