@@ -65,35 +65,31 @@ export function registerWebhooksCommands(program: Command, context: CliContext):
   actionCommand<
     Endpoint & { secret: string | null },
     { json?: boolean; events: string; description?: string; format: string }
-  >(
-    webhooks,
-    context,
-    {
-      name: 'add',
-      argument: ['<url>', 'where messages are POSTed (https); kept sealed, not shown again'],
-      description: 'add an endpoint; a standard one prints its signing secret once',
-      options: (c) =>
-        c
-          .option('--events <types>', 'event types, comma-separated, or * for all', '*')
-          .option('--format <format>', `what each message is: ${FORMATS.join(', ')}`, 'standard')
-          .option('--description <text>', 'a note for operators'),
-      act: (api, url, flags) =>
-        api.POST('/api/v2/admin/webhooks', {
-          body: {
-            url,
-            events: flags.events.split(',').map((e) => e.trim()) as EventFilter[],
-            format: flags.format as Format,
-            ...(flags.description ? { description: flags.description } : {}),
-          },
-        }),
-      row: (e) => ({ ...row(e), secret: e.secret }),
-      columns: [...columns, 'secret'],
-      done: (e) =>
-        e.secret === null
-          ? `${e.webhook_id} added (${e.format}: one message a minute at most, no secret).`
-          : `${e.webhook_id} added. Its secret is shown this once: ${e.secret}`,
-    },
-  );
+  >(webhooks, context, {
+    name: 'add',
+    argument: ['<url>', 'where messages are POSTed (https); kept sealed, not shown again'],
+    description: 'add an endpoint; a standard one prints its signing secret once',
+    options: (c) =>
+      c
+        .option('--events <types>', 'event types, comma-separated, or * for all', '*')
+        .option('--format <format>', `what each message is: ${FORMATS.join(', ')}`, 'standard')
+        .option('--description <text>', 'a note for operators'),
+    act: (api, url, flags) =>
+      api.POST('/api/v2/admin/webhooks', {
+        body: {
+          url,
+          events: flags.events.split(',').map((e) => e.trim()) as EventFilter[],
+          format: flags.format as Format,
+          ...(flags.description ? { description: flags.description } : {}),
+        },
+      }),
+    row: (e) => ({ ...row(e), secret: e.secret }),
+    columns: [...columns, 'secret'],
+    done: (e) =>
+      e.secret === null
+        ? `${e.webhook_id} added (${e.format}: one message a minute at most, no secret).`
+        : `${e.webhook_id} added. Its secret is shown this once: ${e.secret}`,
+  });
 
   connectionOptions(
     webhooks.command('list').description('every endpoint with its health, pending deliveries and last success'),

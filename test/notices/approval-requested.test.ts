@@ -23,7 +23,12 @@ describe('notices: a machine waits for approval (DESIGN §28)', () => {
         server_id: null,
         install_code_id: code.id,
         actor: 'installer',
-        data: { precheck_id: waiting.precheckId, decided_by: 'person', machine_id: machine.machine_id, hint: code.hint },
+        data: {
+          precheck_id: waiting.precheckId,
+          decided_by: 'person',
+          machine_id: machine.machine_id,
+          hint: code.hint,
+        },
       },
     ]);
     // Written with the precheck it announces: the same instant, the same request.

@@ -18,7 +18,12 @@ describe('notices: fleet codes and operator tokens about to expire (DESIGN §28)
   const t = useTestApp({ ADMIN_TOKEN });
 
   it('install_code.expiry_warned is written once, 24 h before a fleet code with free uses expires, not before', async () => {
-    const code = await createCode(t, { uses: 5, ttl_seconds: 7 * DAY, description: 'web fleet', tags: { env: 'prod' } });
+    const code = await createCode(t, {
+      uses: 5,
+      ttl_seconds: 7 * DAY,
+      description: 'web fleet',
+      tags: { env: 'prod' },
+    });
     t.clock.advance(6 * DAY - 1);
     await noticePass(t);
     expect(await noticeEvents(t, ['install_code.expiry_warned'])).toEqual([]);

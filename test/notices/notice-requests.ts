@@ -20,9 +20,18 @@ export function noticePass(t: TestApp, options: Partial<NoticePassOptions> = {},
 
 /** The notice events in the trail, oldest first. */
 export async function noticeEvents(t: TestApp, types: string[]) {
-  return queryRows<{ type: string; server_id: string | null; install_code_id: string | null; actor: string; data: any }>(
+  return queryRows<{
+    type: string;
+    server_id: string | null;
+    install_code_id: string | null;
+    actor: string;
+    data: any;
+  }>(
     t.database.db,
-    sql`select type, server_id, install_code_id, actor, data from events where type in (${sql.join(types.map((type) => sql`${type}`), sql`, `)}) order by id`,
+    sql`select type, server_id, install_code_id, actor, data from events where type in (${sql.join(
+      types.map((type) => sql`${type}`),
+      sql`, `,
+    )}) order by id`,
   );
 }
 

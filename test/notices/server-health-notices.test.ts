@@ -80,7 +80,7 @@ describe('notices: servers gone quiet, and back (DESIGN §28)', () => {
     expect(await serverGauge(t)).toMatchObject({ revoked: 1, dead: 0 });
   });
 
-  it("silence while the service itself was down is not counted: no went_stale until 600 s after it came back", async () => {
+  it('silence while the service itself was down is not counted: no went_stale until 600 s after it came back', async () => {
     await registeredServer(t);
     const down = { downtimeAfterMs: 120_000 };
     await noticePass(t, down);

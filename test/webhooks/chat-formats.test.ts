@@ -40,17 +40,25 @@ const HOSTILE = {
 /** The texts of a chat body a person reads, by format; with the links the body carries. */
 function readable(format: ChatFormat, body: any): { texts: string[]; links: string[] } {
   if (format === 'slack') {
-    const texts = [body.text, ...body.blocks.flatMap((b: any) => (b.text ? [b.text.text] : b.elements.map((e: any) => e.text)))];
+    const texts = [
+      body.text,
+      ...body.blocks.flatMap((b: any) => (b.text ? [b.text.text] : b.elements.map((e: any) => e.text))),
+    ];
     return { texts, links: texts.flatMap((t) => [...t.matchAll(/<([^>|]*)[|>]/g)].map((m) => m[1]!)) };
   }
   if (format === 'discord') {
     const embed = body.embeds[0];
     const texts = [body.content, embed.title, embed.description ?? ''];
-    return { texts, links: [embed.url, ...texts.flatMap((t) => [...t.matchAll(/(?<!\\)\]\(([^)]*)\)/g)].map((m) => m[1]!))] };
+    return {
+      texts,
+      links: [embed.url, ...texts.flatMap((t) => [...t.matchAll(/(?<!\\)\]\(([^)]*)\)/g)].map((m) => m[1]!))],
+    };
   }
   if (format === 'teams') {
     const card = body.attachments[0].content;
-    const texts = card.body.flatMap((e: any) => (e.type === 'TextBlock' ? [e.text] : e.inlines.map((r: any) => r.text)));
+    const texts = card.body.flatMap((e: any) =>
+      e.type === 'TextBlock' ? [e.text] : e.inlines.map((r: any) => r.text),
+    );
     return { texts, links: card.actions.map((a: any) => a.url) };
   }
   return { texts: [body.text], links: [...body.text.matchAll(/<([^>|]*)[|>]/g)].map((m) => m[1]!) };
@@ -75,13 +83,16 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
     for (const format of CHAT_FORMATS) {
       const validate = platformSchema(format);
       const { examples, refused } = platformExamples(format);
-      for (const example of examples) expect(validate(example), `${format}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      for (const example of examples)
+        expect(validate(example), `${format}: ${JSON.stringify(validate.errors)}`).toBe(true);
       for (const example of refused) expect(validate(example)).toBe(false);
     }
   });
 
   it('every event type arrives in every format as the platform documents it, linking under CONSOLE_PUBLIC_URL, every injection inert', async () => {
-    const endpoints = await Promise.all(CHAT_FORMATS.map(async (format) => ({ format, ...(await chatEndpoint(format)) })));
+    const endpoints = await Promise.all(
+      CHAT_FORMATS.map(async (format) => ({ format, ...(await chatEndpoint(format)) })),
+    );
     const { worker } = testWorker(t);
     await worker.runOnce(); // the endpoints' own creation events: for the others
     t.clock.advance(61);
@@ -178,12 +189,13 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
     await worker.runOnce();
     expect(receiver.received).toHaveLength(2);
     expect(outcomes).toEqual(['retrying', 'delivered']);
-    const deliveries = (await (await webhookRequest(t, `webhooks/${created.webhook_id}/deliveries`, 'GET')).json()).data.items;
+    const deliveries = (await (await webhookRequest(t, `webhooks/${created.webhook_id}/deliveries`, 'GET')).json()).data
+      .items;
     expect(deliveries[0]).toMatchObject({ status: 'delivered', attempt_count: 2 });
     expect(deliveries[0].attempts.map((a: any) => a.status_code)).toEqual([500, 200]);
   });
 
-  it("a 429 delays the endpoint by its Retry-After", async () => {
+  it('a 429 delays the endpoint by its Retry-After', async () => {
     const { receiver } = await chatEndpoint('teams', (n) =>
       n === 0 ? (_n, res) => res.writeHead(429, { 'retry-after': '300' }).end('slow down') : 200,
     );
@@ -201,7 +213,9 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
   });
 
   it('a standard endpoint delays its attempts after a 429 too', async () => {
-    const r = await startReceiver((n) => (n === 0 ? (_n, res) => res.writeHead(429, { 'retry-after': '120' }).end() : 200));
+    const r = await startReceiver((n) =>
+      n === 0 ? (_n, res) => res.writeHead(429, { 'retry-after': '120' }).end() : 200,
+    );
     receivers.push(r);
     expect((await webhookRequest(t, 'webhooks', 'POST', { url: r.url, events: ['server.revoked'] })).status).toBe(201);
     const { worker } = testWorker(t);
@@ -213,7 +227,10 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
     t.clock.advance(111);
     await worker.runOnce();
     expect(r.received).toHaveLength(2);
-    const [row] = await queryRows<{ send_after: string | null }>(t.database.db, sql`select send_after::text from webhook_endpoints`);
+    const [row] = await queryRows<{ send_after: string | null }>(
+      t.database.db,
+      sql`select send_after::text from webhook_endpoints`,
+    );
     expect(row!.send_after).not.toBeNull();
   });
 });
