@@ -66,7 +66,7 @@ describe('notices: a storm of servers going quiet at once (DESIGN §28)', () => 
       const body = JSON.parse(receiver.received[0]!.body);
       const said = format === 'slack' ? body.text : body.content;
       expect(said).toContain('10,000 SlowDNS events');
-      expect(said).toContain('10,000 servers stopped checking in');
+      expect(said).toContain('servers stopped checking in: 10,000');
     }
     const [pending] = await queryRows<{ pending: number; delivered: number }>(
       t.database.db,

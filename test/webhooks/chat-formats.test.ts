@@ -173,7 +173,7 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
     await worker.runOnce();
     await worker.runOnce();
     expect(receiver.received).toHaveLength(2);
-    expect(JSON.parse(receiver.received[1]!.body).content).toBe('5 SlowDNS events: 5 servers revoked.');
+    expect(JSON.parse(receiver.received[1]!.body).content).toBe('5 SlowDNS events (servers revoked: 5).');
     expect(JSON.parse(receiver.received[1]!.body).embeds[0].description.split('\n')).toHaveLength(5);
   });
 

@@ -37,7 +37,7 @@ export function digestOf(events: ChatEvent[], consoleUrl: URL): ChatDigest {
   const kinds = [...counts].sort((a, b) => b[1] - a[1]).map(([type, count]) => countedAs(type, count));
   const listed = events.slice(0, DIGEST_LINES);
   return {
-    headline: `${events.length.toLocaleString('en-US')} SlowDNS events: ${kinds.join(', ')}.`,
+    headline: `${events.length.toLocaleString('en-US')} SlowDNS events (${kinds.join('; ')}).`,
     lines: listed.map((event) => ({ text: summaryOf(event), link: link(consolePathOf(event)) })),
     more: events.length - listed.length,
     link: link(counts.size === 1 ? `/admin/events?type=${encodeURIComponent(newest.type)}` : '/admin/events'),

@@ -156,9 +156,9 @@ export function summaryOf(event: ChatEvent): string {
   return SUMMARIES[event.type]?.line(event.data) ?? `SlowDNS event ${event.type}.`;
 }
 
-/** How a digest counts `count` events of one type. */
+/** How a digest counts `count` events of one type (`servers stopped checking in: 24`: no plural to get wrong). */
 export function countedAs(type: string, count: number): string {
-  return `${count.toLocaleString('en-US')} ${SUMMARIES[type]?.many ?? type}`;
+  return `${SUMMARIES[type]?.many ?? type}: ${count.toLocaleString('en-US')}`;
 }
 
 /** The event types that have a line of their own: every one the trail writes, and the test message. */
