@@ -97,7 +97,7 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
     await worker.runOnce(); // the endpoints' own creation events: for the others
     t.clock.advance(61);
     for (const endpoint of endpoints) endpoint.receiver.received.splice(0);
-    const types: (EventType | 'webhook.test')[] = [...EVENT_TYPES];
+    const types: EventType[] = [...EVENT_TYPES];
     for (const type of types) {
       await writeEvent(t, {
         type,
@@ -109,9 +109,14 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
       await worker.runOnce();
       t.clock.advance(61);
     }
+    // And the test message each endpoint can be sent.
+    for (const { created } of endpoints)
+      expect((await webhookRequest(t, `webhooks/${created.webhook_id}/test`, 'POST')).status).toBe(202);
+    await worker.runOnce();
     for (const { format, receiver } of endpoints) {
       const validate = platformSchema(format);
-      expect(receiver.received, format).toHaveLength(types.length);
+      expect(receiver.received, format).toHaveLength(types.length + 1);
+      expect(JSON.parse(receiver.received.at(-1)!.body)).toBeDefined();
       for (const message of receiver.received) {
         expect(message.headers['content-type']).toBe('application/json');
         expect(message.headers['webhook-signature']).toBeUndefined();

@@ -66,11 +66,17 @@ describeWithBrowser('webhooks: chat messages as a person sees them', () => {
       const text = await browser.page.locator('body').innerText();
       expect(text).toContain('<!channel>');
       if (payloads.length === 1) expect(text.match(/waits for an operator's approval/g)).toHaveLength(4);
-      else expect(text.match(/25 SlowDNS events \(servers stopped checking in: 24; machines waiting for approval: 1\)/g)).toHaveLength(4);
+      else
+        expect(
+          text.match(/25 SlowDNS events \(servers stopped checking in: 24; machines waiting for approval: 1\)/g),
+        ).toHaveLength(4);
       const dir = process.env.SLOWDNS_SCREENS_DIR;
       if (dir) {
         await mkdir(dir, { recursive: true });
-        await browser.page.screenshot({ path: join(dir, `chat-${payloads.length === 1 ? 'one' : 'digest'}.png`), fullPage: true });
+        await browser.page.screenshot({
+          path: join(dir, `chat-${payloads.length === 1 ? 'one' : 'digest'}.png`),
+          fullPage: true,
+        });
       }
     });
   }

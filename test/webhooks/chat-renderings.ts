@@ -97,7 +97,9 @@ export function renderedMessages(bodies: { format: string; body: any }[]): strin
             : `<div>${e.inlines.map((r: any) => escapeHtml(r.text)).join('')}</div>`,
         )
         .join('');
-      const actions = card.actions.map((a: any) => `<a class="button" href="${escapeHtml(a.url)}">${escapeHtml(a.title)}</a>`).join(' ');
+      const actions = card.actions
+        .map((a: any) => `<a class="button" href="${escapeHtml(a.url)}">${escapeHtml(a.title)}</a>`)
+        .join(' ');
       return `<h2>Microsoft Teams</h2><div class="msg teams"><div class="avatar">W</div><div><div class="who">Workflows</div><div class="card">${items}${actions}</div></div></div>`;
     }
     return `<h2>Google Chat</h2><div class="msg gchat"><div class="avatar">S</div><div><div class="who">SlowDNS <span class="ctx">Webhook</span></div><div>${googleChatText(body.text)}</div></div></div>`;

@@ -4,9 +4,9 @@ import type { AppDeps } from '../../deps.js';
 import type { EventType } from '../../domain/events/event-trail.js';
 import { ApiError } from '../../errors.js';
 import { operatorChangeContext } from '../../http/change-context.js';
+import { createRequestedWebhook } from '../../http/create-requested-webhook.js';
 import type { Router } from '../../http/router.js';
 import {
-  createWebhookEndpoint,
   getWebhookEndpoint,
   listWebhookEndpoints,
   removeWebhookEndpoint,
@@ -15,7 +15,6 @@ import {
   webhookEndpointHealth,
   type WebhookEndpointView,
 } from '../../domain/webhooks/endpoints.js';
-import { checkWebhookUrl, WebhookUrlRefused } from '../../domain/webhooks/url-safety.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import {
   CreatedWebhookSchema,
@@ -167,28 +166,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   const sealing = { kek: deps.config.keyEncryptionKey, required: deps.config.requireKeyEncryption };
 
   app.openapi(create, async (c) => {
-    const body = c.req.valid('json');
-    let url: URL;
-    try {
-      url = checkWebhookUrl(body.url, deps.config.webhookSafety);
-    } catch (err) {
-      if (err instanceof WebhookUrlRefused)
-        throw new ApiError('webhook_url_not_allowed', `This URL cannot be a webhook target: ${err.message}.`);
-      throw err;
-    }
-    const context = operatorChangeContext(c);
-    const events = [...new Set(body.events)];
-    const { endpoint, secret } = await createWebhookEndpoint(deps.db, {
-      input: {
-        url,
-        events: events.includes('*') ? ['*'] : events,
-        description: body.description,
-        format: body.format ?? 'standard',
-      },
-      sealing,
-      now: deps.clock.now(),
-      context,
-    });
+    const { endpoint, secret, url } = await createRequestedWebhook(c, deps, c.req.valid('json'));
     return c.json(
       {
         data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }, url), secret },
