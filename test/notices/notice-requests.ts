@@ -5,7 +5,7 @@ import { runNoticePass, type NoticePassOptions } from '../../src/domain/notices/
 import type { TestApp } from '../support/test-app.js';
 import { queryRows } from '../support/test-database.js';
 
-export const DEAD_AFTER_SECONDS = 86_400;
+const DEAD_AFTER_SECONDS = 86_400;
 /** Long enough that no gap between a test's passes counts as the service's downtime. */
 const NEVER_DOWN_MS = 365 * 86_400_000;
 

@@ -63,7 +63,7 @@ describeWithBrowser('webhooks: chat messages as a person sees them', () => {
       expect(await browser.page.locator('.mention').count()).toBe(0);
       const hrefs = await browser.page.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
       for (const href of hrefs) expect(href!.startsWith('https://console.example.com/admin')).toBe(true);
-      const text = await browser.page.locator('body').innerText();
+      const text = (await browser.page.locator('body').textContent()) ?? '';
       expect(text).toContain('<!channel>');
       if (payloads.length === 1) expect(text.match(/waits for an operator's approval/g)).toHaveLength(4);
       else

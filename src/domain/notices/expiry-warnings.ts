@@ -5,9 +5,9 @@ import type { EventType } from '../events/event-trail.js';
 import { heldUses } from '../install-codes/fleet-uses.js';
 
 /** A fleet code with free uses is warned of this long before it expires (DESIGN §28). */
-export const CODE_WARNING_SECONDS = 24 * 3600;
+const CODE_WARNING_SECONDS = 24 * 3600;
 /** An operator token, this long before. */
-export const TOKEN_WARNING_SECONDS = 7 * 24 * 3600;
+const TOKEN_WARNING_SECONDS = 7 * 24 * 3600;
 
 type WarnParams = { now: string; warn_until: string; batch: string };
 

@@ -11,9 +11,9 @@ import { moveServerHealth } from './server-health-notices.js';
 /** Every 30 s: a server's `went_stale` comes within half a minute of its tenth minute of silence. */
 const NOTICE_PASS_MS = 30_000;
 /** A gap this long between two passes is the service's own downtime (a pass missed four times over). */
-export const DOWNTIME_AFTER_MS = 2 * 60_000;
+const DOWNTIME_AFTER_MS = 2 * 60_000;
 /** Rows moved per statement: each batch is one short transaction, however many servers went quiet at once. */
-export const NOTICE_BATCH = 1000;
+const NOTICE_BATCH = 1000;
 
 export interface NoticePassOptions {
   thresholds: HealthThresholds;

@@ -6,9 +6,9 @@ import { RETRY_DELAYS_SECONDS, RETRY_JITTER } from './retry-schedule.js';
 import type { AttemptOutcome } from './sender.js';
 
 /** A chat endpoint gets at most one message a minute (DESIGN §28): what came meanwhile goes in the next, a digest. */
-export const CHAT_MESSAGE_SPACING_MS = 60_000;
+const CHAT_MESSAGE_SPACING_MS = 60_000;
 /** Events one digest takes at most (it lists a few and counts them all): a storm drains in a message a minute. */
-export const DIGEST_MAX_EVENTS = 10_000;
+const DIGEST_MAX_EVENTS = 10_000;
 
 export interface ChatMessageClaim {
   endpointId: string;

@@ -27,7 +27,7 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  * `Retry-After` in seconds (delta-seconds, or an HTTP date counted from the answer's own `Date`, RFC 9110
  * §10.2.3, so no clock of ours is read); undefined when absent or unreadable (a 429 then waits a minute).
  */
-export function retryAfterSeconds(header: string | undefined, now: number): number | undefined {
+function retryAfterSeconds(header: string | undefined, now: number): number | undefined {
   if (!header) return undefined;
   const seconds = /^\s*\d+\s*$/.test(header) ? Number(header) : (Date.parse(header) - now) / 1000;
   if (!Number.isFinite(seconds)) return undefined;

@@ -2,7 +2,6 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import type { EventType } from '../../domain/events/event-trail.js';
-import { ApiError } from '../../errors.js';
 import { operatorChangeContext } from '../../http/change-context.js';
 import { createRequestedWebhook } from '../../http/create-requested-webhook.js';
 import type { Router } from '../../http/router.js';

@@ -1,7 +1,7 @@
 import { consolePathOf, countedAs, summaryOf, type ChatEvent } from './summaries.js';
 
 /** Lines a chat message lists at most; a digest counts the rest and links to the console for them. */
-export const DIGEST_LINES = 10;
+const DIGEST_LINES = 10;
 
 /** One chat message: what happened in plain text (each format escapes it), and the console links. */
 export interface ChatDigest {

@@ -7,7 +7,7 @@ import type { ChatDigest } from './digest.js';
  * followed by a zero-width space, so no `@everyone`, role or user mention, masked link or formatting comes
  * from a description, tag, reason or host name even where Discord would render one.
  */
-export function escapeDiscord(value: string): string {
+function escapeDiscord(value: string): string {
   return value.replace(/[\\*_~`|>[\]()<]/g, (c) => `\\${c}`).replaceAll('@', '@\u200b');
 }
 

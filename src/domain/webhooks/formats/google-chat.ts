@@ -7,7 +7,7 @@ import type { ChatDigest } from './digest.js';
  * entities in every value, and `*`, `_`, `~` and the backquote followed by a zero-width space, so no mention,
  * link or formatting comes from a description, tag, reason or host name.
  */
-export function escapeGoogleChat(value: string): string {
+function escapeGoogleChat(value: string): string {
   return value
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

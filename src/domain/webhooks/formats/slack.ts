@@ -6,7 +6,7 @@ import type { ChatDigest } from './digest.js';
  * (https://api.slack.com/reference/surfaces/formatting#escaping): escaped in every value, so no `<!channel>`
  * or `<url|text>` can come from a description, tag, reason or host name.
  */
-export function escapeSlack(value: string): string {
+function escapeSlack(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 

@@ -161,9 +161,6 @@ export function countedAs(type: string, count: number): string {
   return `${SUMMARIES[type]?.many ?? type}: ${count.toLocaleString('en-US')}`;
 }
 
-/** The event types that have a line of their own: every one the trail writes, and the test message. */
-export const SUMMARIZED_TYPES = Object.keys(SUMMARIES);
-
 /** Where in the console the event's object is: its page, else the events of that type. */
 export function consolePathOf(event: ChatEvent): string {
   const id = (key: string) => text(event.data[key]);
