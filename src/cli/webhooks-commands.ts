@@ -15,13 +15,13 @@ const row = (e: Endpoint): Row => ({
   id: e.webhook_id,
   health: e.health,
   host: e.url_host,
-  format: e.format,
   events: e.events.join(','),
+  format: e.format,
   pending: e.pending_deliveries,
   last_success_at: e.last_success_at,
   failing_since: e.failing_since,
 });
-const columns = ['id', 'health', 'host', 'format', 'events', 'pending', 'last_success_at', 'failing_since'];
+const columns = ['id', 'health', 'host', 'events', 'format', 'pending', 'last_success_at', 'failing_since'];
 
 const endpointAction = (
   name: string,

@@ -150,7 +150,7 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
     const approval = JSON.parse(slack[EVENT_TYPES.indexOf('install_code.approval_requested')]!.body);
     expect(approval.text).toContain("waits for an operator's approval");
     expect(approval.text).toContain('&lt;!channel&gt;');
-  });
+  }, 180_000);
 
   it('a chat endpoint has no secret, shows its URL once, and refuses rotate-secret with 409 webhook_endpoint_unsigned', async () => {
     const { created, receiver } = await chatEndpoint('slack');
