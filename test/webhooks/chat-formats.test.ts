@@ -178,7 +178,8 @@ describe('webhooks: chat formats (DESIGN §28)', () => {
     await worker.runOnce();
     await worker.runOnce();
     expect(receiver.received).toHaveLength(2);
-    expect(JSON.parse(receiver.received[1]!.body).content).toBe('5 SlowDNS events (servers revoked: 5).');
+    // Discord's markdown escaped, parentheses included: it shows "5 SlowDNS events (servers revoked: 5)."
+    expect(JSON.parse(receiver.received[1]!.body).content).toBe('5 SlowDNS events \\(servers revoked: 5\\).');
     expect(JSON.parse(receiver.received[1]!.body).embeds[0].description.split('\n')).toHaveLength(5);
   });
 
