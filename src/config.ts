@@ -99,7 +99,6 @@ const EnvSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   CONSOLE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   CONSOLE_HOST: z.string().min(1).default('127.0.0.1'),
-  CONSOLE_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().max(3650).default(90),
   SERVER_DEAD_AFTER_SECONDS: z.coerce
     .number()
