@@ -25,6 +25,11 @@ export const errorCatalog = {
     message:
       'This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart.',
   },
+  webhook_endpoint_unsigned: {
+    status: 409,
+    message:
+      'A chat webhook endpoint has no signing secret: its URL is its credential (make a new endpoint to change it).',
+  },
   webhook_endpoint_limit_reached: {
     status: 409,
     message: 'The service already has as many webhook endpoints as it allows (50); remove one first.',

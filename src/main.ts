@@ -16,6 +16,7 @@ import { startPruning } from './domain/upkeep/pruning.js';
 import { keyStoreOptions, startKeyRefresh } from './domain/tokens/signing-key-store.js';
 import { keyRingFromConfig } from './domain/tokens/signing-keys.js';
 import { createWebhookWorker, startWebhookDelivery } from './domain/webhooks/delivery-loop.js';
+import { startNoticePass } from './domain/notices/notice-pass.js';
 import { createLogger, errorFields, type Logger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { createMetricsApp } from './metrics/metrics-app.js';
@@ -206,6 +207,18 @@ async function main(): Promise<void> {
   if (consoleApp && config.console) parts.add(openSidePort('console', consoleApp.fetch, config.console, logger));
   // Old rate-limit buckets, expired sessions, long-expired codes and old events: one instance at a time (advisory lock).
   parts.add(startPruning(database.db, systemClock, logger, { eventRetentionDays: config.eventRetentionDays }).stop);
+  // Servers gone quiet and back, codes and tokens about to expire (DESIGN §28): every instance, each event once.
+  parts.add(
+    startNoticePass(
+      {
+        db: database.db,
+        clock: systemClock,
+        logger,
+        onWritten: (type, count) => metrics.transition(type, 'service', count),
+      },
+      { thresholds: { deadAfterSeconds: config.serverDeadAfterSeconds } },
+    ).stop,
+  );
   // Webhooks from the event trail, beside the server and never in a request: stopped on drain, like pruning.
   const worker = createWebhookWorker({
     db: database.db,
@@ -214,6 +227,7 @@ async function main(): Promise<void> {
     safety: config.webhookSafety,
     ...config.webhookDelivery,
     keyEncryptionKey: config.keyEncryptionKey,
+    consolePublicUrl: config.consolePublicUrl,
     onAttempt: (outcome) => metrics.webhookAttempt(outcome),
     onExpired: (count) => metrics.webhookExpired(count),
   });

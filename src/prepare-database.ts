@@ -7,7 +7,7 @@ import { ConfigError } from './config-error.js';
 import { migrateDatabase } from './db/migrate.js';
 import { ensurePartitionsAhead } from './db/time-partitions.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/tokens/signing-key-store.js';
-import { sealWebhookSecretsInClear } from './domain/webhooks/endpoints.js';
+import { sealWebhookSecretsInClear } from './domain/webhooks/sealed-fields.js';
 import type { KeyRing } from './domain/tokens/signing-keys.js';
 import { errorFields, type Logger } from './logger.js';
 

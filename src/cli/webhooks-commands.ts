@@ -8,17 +8,20 @@ import { print, type Row } from './output.js';
 
 type Endpoint = components['schemas']['WebhookEndpointRecord'];
 type EventFilter = components['schemas']['WebhookEventFilter'];
+type Format = components['schemas']['WebhookFormat'];
+const FORMATS: Format[] = ['standard', 'slack', 'discord', 'teams', 'google_chat'];
 
 const row = (e: Endpoint): Row => ({
   id: e.webhook_id,
   health: e.health,
   host: e.url_host,
   events: e.events.join(','),
+  format: e.format,
   pending: e.pending_deliveries,
   last_success_at: e.last_success_at,
   failing_since: e.failing_since,
 });
-const columns = ['id', 'health', 'host', 'events', 'pending', 'last_success_at', 'failing_since'];
+const columns = ['id', 'health', 'host', 'events', 'format', 'pending', 'last_success_at', 'failing_since'];
 
 const endpointAction = (
   name: string,
@@ -59,30 +62,34 @@ export function registerWebhooksCommands(program: Command, context: CliContext):
       'signed webhooks from the event trail (admin API): add, list, show, pause, resume, rotate-secret, test, deliveries, replay, remove',
     );
 
-  actionCommand<Endpoint & { secret: string }, { json?: boolean; events: string; description?: string }>(
-    webhooks,
-    context,
-    {
-      name: 'add',
-      argument: ['<url>', 'where messages are POSTed (https)'],
-      description: 'add an endpoint; its signing secret is printed once',
-      options: (c) =>
-        c
-          .option('--events <types>', 'event types, comma-separated, or * for all', '*')
-          .option('--description <text>', 'a note for operators'),
-      act: (api, url, flags) =>
-        api.POST('/api/v2/admin/webhooks', {
-          body: {
-            url,
-            events: flags.events.split(',').map((e) => e.trim()) as EventFilter[],
-            ...(flags.description ? { description: flags.description } : {}),
-          },
-        }),
-      row: (e) => ({ ...row(e), secret: e.secret }),
-      columns: [...columns, 'secret'],
-      done: (e) => `${e.webhook_id} added. Its secret is shown this once: ${e.secret}`,
-    },
-  );
+  actionCommand<
+    Endpoint & { secret: string | null },
+    { json?: boolean; events: string; description?: string; format: string }
+  >(webhooks, context, {
+    name: 'add',
+    argument: ['<url>', 'where messages are POSTed (https); kept sealed, not shown again'],
+    description: 'add an endpoint; a standard one prints its signing secret once',
+    options: (c) =>
+      c
+        .option('--events <types>', 'event types, comma-separated, or * for all', '*')
+        .option('--format <format>', `what each message is: ${FORMATS.join(', ')}`, 'standard')
+        .option('--description <text>', 'a note for operators'),
+    act: (api, url, flags) =>
+      api.POST('/api/v2/admin/webhooks', {
+        body: {
+          url,
+          events: flags.events.split(',').map((e) => e.trim()) as EventFilter[],
+          format: flags.format as Format,
+          ...(flags.description ? { description: flags.description } : {}),
+        },
+      }),
+    row: (e) => ({ ...row(e), secret: e.secret }),
+    columns: [...columns, 'secret'],
+    done: (e) =>
+      e.secret === null
+        ? `${e.webhook_id} added (${e.format}: one message a minute at most, no secret).`
+        : `${e.webhook_id} added. Its secret is shown this once: ${e.secret}`,
+  });
 
   connectionOptions(
     webhooks.command('list').description('every endpoint with its health, pending deliveries and last success'),
@@ -102,7 +109,7 @@ export function registerWebhooksCommands(program: Command, context: CliContext):
       'show',
       'one endpoint',
       (api, id) => api.GET('/api/v2/admin/webhooks/{webhook_id}', path(id)),
-      (e) => `${e.webhook_id}: ${e.url}`,
+      (e) => `${e.webhook_id}: ${e.format} to ${e.url_host}, ${e.health}`,
     ),
   );
   actionCommand(

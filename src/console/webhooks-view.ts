@@ -37,6 +37,7 @@ function endpointSection(
     <h2 id="endpoint-${e.id}">${e.urlHost}</h2>
     ${facts([
       ['Id', html`<span class="id">${e.id}</span>`],
+      ['Format', e.format],
       ['Description', e.description],
       ['Health', badge(webhookEndpointHealth(e))],
       ['Waiting to be sent', pendingDeliveries],
@@ -61,6 +62,7 @@ export function webhooksView(
     section: 'webhooks',
     content: html`${replayed ? html`<p class="status" data-tone="success" role="status">Delivery ${replayed} is queued again: it goes out within a few seconds with the same webhook-id.</p>` : ''}
   ${readOnlyNote(viewer)}
-  ${endpoints.length ? endpoints.map((endpoint) => endpointSection(viewer, endpoint)) : html`<section class="card"><p class="muted">No webhook endpoint. Add one with <code>slowdns webhooks add</code> (see the operators’ guide).</p></section>`}`,
+  ${viewer.scope === 'write' ? html`<p><a class="button" href="/admin/webhooks/new">Add an endpoint</a></p>` : ''}
+  ${endpoints.length ? endpoints.map((endpoint) => endpointSection(viewer, endpoint)) : html`<section class="card"><p class="muted">No webhook endpoint. Add one here or with <code>slowdns webhooks add</code> (see the operators’ guide).</p></section>`}`,
   };
 }

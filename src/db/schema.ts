@@ -66,6 +66,8 @@ export const installCodes = pgTable(
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
     allowedCidrs: text('allowed_cidrs').array(),
     hostnamePattern: text('hostname_pattern'),
+    /** When `install_code.expiry_warned` was written for it (DESIGN §28): set in the statement that writes the event, so once. */
+    expiryWarnedAt: at('expiry_warned_at'),
   },
   (t) => [
     index('install_codes_expires_at_idx').on(t.expiresAt),
@@ -256,6 +258,14 @@ export const servers = pgTable(
      */
     checkinBucketStart: at('checkin_bucket_start'),
     checkinCount: integer('checkin_count').notNull().default(0),
+    /**
+     * The health the notices last announced (DESIGN §28: `server.went_stale`, `server.went_dead`, `server.recovered`),
+     * moved by the periodic pass in the statement that writes the event, so each transition is told once. Never
+     * written by a check-in (which stays a HOT update).
+     */
+    notifiedHealth: text('notified_health', { enum: ['active', 'stale', 'dead'] })
+      .notNull()
+      .default('active'),
   },
   (t) => [
     index('servers_registered_at_idx').on(t.registeredAt, t.id),
@@ -263,6 +273,7 @@ export const servers = pgTable(
     // its activation's (copied at register, never changed): searched through the activations' indexes.
     index('servers_search_idx').using('gin', t.hostname.op('gin_trgm_ops')),
     check('servers_status_check', sql`${t.status} in ('active', 'revoked')`),
+    check('servers_notified_health_check', sql`${t.notifiedHealth} in ('active', 'stale', 'dead')`),
   ],
 );
 
@@ -336,9 +347,11 @@ export const rateLimitOverrides = pgTable(
 );
 
 /**
- * Webhook endpoints (src/domain/webhooks/). The secret signs; it is sealed under KEY_ENCRYPTION_KEY when
- * one is set (`secret_sealed`), else kept in clear (`secret`): an HMAC key cannot be kept as a hash.
- * During a rotation the previous secret signs too, until `previous_secret_expires_at`.
+ * Webhook endpoints (src/domain/webhooks/). The URL (chat webhooks carry their credential in it) and the
+ * secret are sealed under KEY_ENCRYPTION_KEY when one is set (`url_sealed`, `secret_sealed`), else kept in
+ * clear where allowed: an HMAC key or a URL cannot be kept as a hash. During a rotation the previous
+ * secret signs too, until `previous_secret_expires_at`. A chat endpoint (`format` other than `standard`,
+ * DESIGN §28) has no secret.
  */
 /** An event type an endpoint asks for, or `*`. */
 export type WebhookEventFilter = '*' | `${string}.${string}`;
@@ -347,8 +360,15 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: text('id').primaryKey(),
-    url: text('url').notNull(),
+    url: text('url'),
+    urlSealed: text('url_sealed'),
     urlHost: text('url_host').notNull(),
+    /** What a message looks like: `standard` (Standard Webhooks, signed) or a chat platform's incoming-webhook JSON. */
+    format: text('format', { enum: ['standard', 'slack', 'discord', 'teams', 'google_chat'] })
+      .notNull()
+      .default('standard'),
+    /** No attempt before then: a chat endpoint's next message (one a minute), or a 429's `Retry-After`. */
+    sendAfter: at('send_after'),
     description: text('description'),
     /** Event types, or `["*"]` for all. */
     eventTypes: jsonb('event_types').$type<WebhookEventFilter[]>().notNull(),
@@ -367,7 +387,15 @@ export const webhookEndpoints = pgTable(
   },
   (t) => [
     check('webhook_endpoints_status_check', sql`${t.status} in ('enabled', 'paused', 'disabled')`),
-    check('webhook_endpoints_secret_check', sql`(${t.secret} is null) <> (${t.secretSealed} is null)`),
+    check(
+      'webhook_endpoints_secret_check',
+      sql`case when ${t.format} = 'standard' then (${t.secret} is null) <> (${t.secretSealed} is null) else ${t.secret} is null and ${t.secretSealed} is null end`,
+    ),
+    check('webhook_endpoints_url_check', sql`(${t.url} is null) <> (${t.urlSealed} is null)`),
+    check(
+      'webhook_endpoints_format_check',
+      sql`${t.format} in ('standard', 'slack', 'discord', 'teams', 'google_chat')`,
+    ),
   ],
 );
 
@@ -440,6 +468,8 @@ export const operatorTokens = pgTable(
     revokedAt: at('revoked_at'),
     /** Who made it: `root` (ADMIN_TOKEN), or the SSO operator who minted it in the console (their email, else `sub`). */
     createdBy: text('created_by'),
+    /** When `operator_token.expiry_warned` was written for it (DESIGN §28), in the same statement. */
+    expiryWarnedAt: at('expiry_warned_at'),
   },
   (t) => [
     uniqueIndex('operator_tokens_token_hash_idx').on(t.tokenHash),
@@ -541,3 +571,14 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [index('idempotency_keys_expires_at_idx').on(t.expiresAt)],
 );
+
+/**
+ * The periodic pass of notices (src/domain/notices/): when it last ran on any instance, and the last gap
+ * between two passes long enough to be the service's own downtime, whose silence no server is blamed for.
+ */
+export const noticeWatch = pgTable('notice_watch', {
+  name: text('name').primaryKey(),
+  lastPassAt: at('last_pass_at').notNull(),
+  downFrom: at('down_from'),
+  downUntil: at('down_until'),
+});

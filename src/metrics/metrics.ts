@@ -29,6 +29,8 @@ const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'install_code.approved': ['browser', 'operator'],
   'install_code.denied': ['browser', 'operator'],
   'install_code.exhausted': ['installer'],
+  'install_code.approval_requested': ['installer'],
+  'install_code.expiry_warned': ['service'],
   'activation.created': ['installer'],
   'activation.confirmed': ['installer'],
   'activation.released': ['installer', 'operator', 'browser'],
@@ -36,6 +38,9 @@ const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'server.registered': ['installer'],
   'server.agent_token_reissued': ['installer'],
   'server.revoked': ['agent', 'installer', 'operator', 'browser'],
+  'server.went_stale': ['service'],
+  'server.went_dead': ['service'],
+  'server.recovered': ['service'],
   'rate_limit_override.created': ['operator'],
   'rate_limit_override.removed': ['operator'],
   'webhook_endpoint.created': ['operator'],
@@ -47,6 +52,7 @@ const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'webhook_delivery.replayed': ['operator'],
   'operator_token.created': ['operator'],
   'operator_token.revoked': ['operator'],
+  'operator_token.expiry_warned': ['service'],
 };
 
 export interface MetricsOptions {
@@ -69,7 +75,8 @@ type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 export interface Metrics {
   registry: Registry;
   observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
-  transition(type: Transition, actor: TransitionActor): void;
+  /** `count` transitions of one type (a request's events one by one; the notice pass's by the batch). */
+  transition(type: Transition, actor: TransitionActor, count?: number): void;
   refusal(policy: string): void;
   databaseError(kind: 'unavailable' | 'query'): void;
   webhookAttempt(outcome: WebhookOutcome): void;
@@ -132,7 +139,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   for (const type of TRANSITIONS) for (const actor of TRANSITION_ACTORS[type]) countTransition(type, actor, 0);
   new Counter({
     name: 'slowdns_lifecycle_transitions_total',
-    help: 'Changes of install codes, activations, servers and rate-limit overrides, by type (install_code.issued, activation.confirmed, ...) and by who made them (installer, agent, browser, operator).',
+    help: 'Changes of install codes, activations, servers and rate-limit overrides, by type (install_code.issued, activation.confirmed, ...) and by who made them (installer, agent, browser, operator, service).',
     labelNames: ['type', 'actor'] as const,
     registers,
     collect() {
@@ -282,7 +289,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       series.count++;
       series.duration.observe(seconds);
     },
-    transition: (type, actor) => countTransition(type, actor, 1),
+    transition: (type, actor, count = 1) => countTransition(type, actor, count),
     refusal: (policy) => refusals.inc({ policy }),
     databaseError: (kind) => databaseErrors.inc({ kind }),
     webhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),

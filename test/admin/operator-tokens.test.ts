@@ -341,12 +341,14 @@ describe('webhook endpoints as a read-scope operator sees them', () => {
     expect(body).not.toContain('s3cr3t');
   });
 
-  it('a write token sees the webhook URL', async () => {
+  it('the webhook URL is shown once, at creation, and to no token afterwards (DESIGN §28)', async () => {
     const url = 'http://127.0.0.1:9/hook?token=s3cr3t';
     const created = await t.request('/api/v2/admin/webhooks', postJson({ url, events: ['*'] }, root));
     expect(created.status).toBe(201);
-    const id = (await created.json()).data.webhook_id as string;
+    const made = (await created.json()).data;
+    expect(made.url).toBe(url);
     const writer = bearer((await minted(t, 'alice', 'write')).token);
-    expect((await (await t.request(`/api/v2/admin/webhooks/${id}`, { headers: writer })).json()).data.url).toBe(url);
+    const shown = await (await t.request(`/api/v2/admin/webhooks/${made.webhook_id}`, { headers: writer })).json();
+    expect(shown.data).toMatchObject({ url: null, url_host: '127.0.0.1:9' });
   });
 });

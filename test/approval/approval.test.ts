@@ -171,6 +171,7 @@ describe('activate of a code awaiting approval', () => {
     expect((await activateRequest(t, code, token, {}, INSTALLER_IP)).status).toBe(200);
     expect(await eventTypes(id)).toEqual([
       'install_code.issued',
+      'install_code.approval_requested',
       'install_code.approved',
       'install_code.activated',
       'activation.created',

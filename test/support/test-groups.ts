@@ -19,6 +19,7 @@ export const ONCE_FILES = [
   'test/page/approval.test.ts',
   'test/foundation/docs-browser.test.ts',
   'test/console/console-browser.test.ts',
+  'test/webhooks/chat-renderings.test.ts',
   // The shell client's bats suite against the real service (its routes: the client and lifecycle files).
   'test/shell/activate-sh.test.ts',
   // The doc tests: the guides' examples, links, tables and TypeScript blocks.

@@ -12,7 +12,7 @@ const KEY_ENCRYPTION_KEY = 'q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c';
 describe('webhooks: endpoints', () => {
   const t = useTestApp({ ADMIN_TOKEN, KEY_ENCRYPTION_KEY });
 
-  it('creates an endpoint with its secret shown once, then lists and shows it without the secret', async () => {
+  it('creates an endpoint with its secret and URL shown once, then lists and shows it without either', async () => {
     const created = await addWebhook(t, 'https://hooks.example.com/slowdns?token=abc', [
       'activation.confirmed',
       'server.revoked',
@@ -23,6 +23,7 @@ describe('webhooks: endpoints', () => {
       url: 'https://hooks.example.com/slowdns?token=abc',
       url_host: 'hooks.example.com',
       description: null,
+      format: 'standard',
       events: ['activation.confirmed', 'server.revoked'],
       status: 'enabled',
       health: 'healthy',
@@ -34,13 +35,15 @@ describe('webhooks: endpoints', () => {
       disabled_at: null,
       previous_secret_expires_at: null,
     });
-    const { secret, ...record } = created;
+    const { secret, ...made } = created;
+    const record = { ...made, url: null };
     const list = await (await webhookRequest(t, 'webhooks', 'GET')).json();
     expect(list.data.items).toEqual([record]);
     const shown = await (await webhookRequest(t, `webhooks/${created.webhook_id}`, 'GET')).json();
     expect(shown.data).toEqual(record);
     expect(JSON.stringify([list, shown])).not.toContain(secret.slice(6));
-    // Sealed under KEY_ENCRYPTION_KEY: the secret is nowhere in the row.
+    expect(JSON.stringify([list, shown])).not.toContain('token=abc');
+    // Sealed under KEY_ENCRYPTION_KEY: neither the secret nor the URL is anywhere in the row.
     const [row] = await t.database.db
       .select()
       .from(webhookEndpoints)
@@ -48,6 +51,9 @@ describe('webhooks: endpoints', () => {
     expect(row!.secret).toBeNull();
     expect(row!.secretSealed).toMatch(/^v1\./);
     expect(JSON.stringify(row)).not.toContain(secret.slice(6));
+    expect(row!.url).toBeNull();
+    expect(row!.urlSealed).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain('token=abc');
     const trail = await eventTrail(t).take();
     expect(trail.at(-1)).toMatchObject({
       type: 'webhook_endpoint.created',

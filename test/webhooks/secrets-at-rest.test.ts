@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { webhookEndpoints } from '../../src/db/schema.js';
-import { signingSecrets } from '../../src/domain/webhooks/endpoints.js';
+import { signingSecrets } from '../../src/domain/webhooks/sealed-fields.js';
 import { prepareDatabase } from '../../src/prepare-database.js';
 import { createLogger } from '../../src/logger.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';

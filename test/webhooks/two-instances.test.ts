@@ -38,6 +38,7 @@ function twoInstances(url: () => string | undefined) {
       logger: createLogger('silent'),
       safety: t.config.webhookSafety,
       keyEncryptionKey: undefined,
+      consolePublicUrl: t.config.consolePublicUrl,
     });
 
   it('each message is delivered once per attempt, by one instance or the other', { timeout: 120_000 }, async () => {

@@ -12,6 +12,7 @@ export function testWorker(t: TestApp, overrides: Partial<WebhookWorkerDeps> = {
     logger: createLogger('silent'),
     safety: t.config.webhookSafety,
     keyEncryptionKey: t.config.keyEncryptionKey,
+    consolePublicUrl: t.config.consolePublicUrl,
     onAttempt: (outcome) => outcomes.push(outcome),
     random: () => 0.5,
     ...overrides,

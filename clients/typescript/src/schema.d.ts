@@ -895,7 +895,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. The secret is kept sealed under `KEY_ENCRYPTION_KEY`; where `REQUIRE_KEY_ENCRYPTION` is in force (PostgreSQL) and no KEK is set (signing keys from `SIGNING_KEYS`), no endpoint is created: 409 `key_encryption_required`. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Adds an endpoint that receives every event of the given types committed from now on (creating it sends nothing): signed per Standard Webhooks (`format: standard`, the default), or as a chat platform's incoming-webhook message (`slack`, `discord`, `teams`, `google_chat`: a one-line summary with a link to the console, at most one message a minute, a digest when more happened, no secret). The answer holds the signing secret and the whole URL, shown this once; the URL is kept sealed like the secret, and only its host is shown afterwards. The URL is refused with 400 `webhook_url_not_allowed` when it is not https (unless `WEBHOOK_ALLOW_HTTP=true`), longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`) or a cloud metadata address (always); a name is resolved and checked again at every delivery. The secret and URL are kept sealed under `KEY_ENCRYPTION_KEY`; where `REQUIRE_KEY_ENCRYPTION` is in force (PostgreSQL) and no KEK is set (signing keys from `SIGNING_KEYS`), no endpoint is created: 409 `key_encryption_required`. Recorded as `webhook_endpoint.created`. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -943,7 +943,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Like creation, 409 `key_encryption_required` where secrets must be sealed and no KEK is set. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two signatures in `webhook-signature`), so the receiver can switch without losing one. Like creation, 409 `key_encryption_required` where secrets must be sealed and no KEK is set. A chat endpoint has no secret: 409 `webhook_endpoint_unsigned`. Recorded as `webhook_endpoint.secret_rotated`. No body. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1113,7 +1113,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_unsigned" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -2906,7 +2906,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -4366,6 +4366,7 @@ export interface components {
          *       "url": "https://hooks.example.com/slowdns",
          *       "url_host": "hooks.example.com",
          *       "description": "Billing: confirmed installs",
+         *       "format": "standard",
          *       "events": [
          *         "activation.confirmed",
          *         "server.revoked"
@@ -4389,8 +4390,8 @@ export interface components {
              */
             webhook_id: string;
             /**
-             * @description The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.
-             * @example https://hooks.example.com/slowdns
+             * @description The whole URL, shown once, in the answer that created the endpoint; `null` everywhere else: URLs often carry secrets (a chat webhook is its own credential) and are kept sealed, so operators see `url_host`.
+             * @example null
              */
             url: string | null;
             /**
@@ -4400,6 +4401,7 @@ export interface components {
             url_host: string;
             /** @example Billing: confirmed installs */
             description: string | null;
+            format: components["schemas"]["WebhookFormat"];
             /**
              * @example [
              *       "*"
@@ -4461,33 +4463,30 @@ export interface components {
              */
             previous_secret_expires_at: string | null;
             /**
-             * @description The signing secret (Standard Webhooks: `whsec_` and base64): shown once, here.
+             * @description The signing secret (Standard Webhooks: `whsec_` and base64), shown once, here; `null` for a chat format.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
-            secret: string;
+            secret: string | null;
         };
+        /**
+         * @description What each message is: `standard` (Standard Webhooks, signed, one message per event), or the incoming-webhook JSON of `slack`, `discord`, `teams` (an Adaptive Card to a Workflows webhook) or `google_chat`: a one-line summary with a link to the console, at most one message a minute (a digest when more happened), unsigned.
+         * @example standard
+         * @enum {string}
+         */
+        WebhookFormat: "standard" | "slack" | "discord" | "teams" | "google_chat";
         /**
          * @description An event type, or `*` for every event.
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked";
-        /**
-         * @example {
-         *       "url": "https://hooks.example.com/slowdns",
-         *       "events": [
-         *         "activation.confirmed",
-         *         "server.revoked"
-         *       ],
-         *       "description": "Billing: confirmed installs"
-         *     }
-         */
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
         CreateWebhookRequest: {
             /**
              * @description Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").
              * @example https://hooks.example.com/slowdns
              */
             url: string;
+            format?: components["schemas"]["WebhookFormat"] & unknown;
             /**
              * @description The event types to receive; `["*"]` for all.
              * @example [
@@ -4507,9 +4506,10 @@ export interface components {
          *       "items": [
          *         {
          *           "webhook_id": "wh_5d2e8f1a3b4c6d70",
-         *           "url": "https://hooks.example.com/slowdns",
+         *           "url": null,
          *           "url_host": "hooks.example.com",
          *           "description": "Billing: confirmed installs",
+         *           "format": "standard",
          *           "events": [
          *             "*"
          *           ],
@@ -4531,9 +4531,10 @@ export interface components {
              * @example [
              *       {
              *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
-             *         "url": "https://hooks.example.com/slowdns",
+             *         "url": null,
              *         "url_host": "hooks.example.com",
              *         "description": "Billing: confirmed installs",
+             *         "format": "standard",
              *         "events": [
              *           "*"
              *         ],
@@ -4554,9 +4555,10 @@ export interface components {
         /**
          * @example {
          *       "webhook_id": "wh_5d2e8f1a3b4c6d70",
-         *       "url": "https://hooks.example.com/slowdns",
+         *       "url": null,
          *       "url_host": "hooks.example.com",
          *       "description": "Billing: confirmed installs",
+         *       "format": "standard",
          *       "events": [
          *         "*"
          *       ],
@@ -4578,8 +4580,8 @@ export interface components {
              */
             webhook_id: string;
             /**
-             * @description The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.
-             * @example https://hooks.example.com/slowdns
+             * @description The whole URL, shown once, in the answer that created the endpoint; `null` everywhere else: URLs often carry secrets (a chat webhook is its own credential) and are kept sealed, so operators see `url_host`.
+             * @example null
              */
             url: string | null;
             /**
@@ -4589,6 +4591,7 @@ export interface components {
             url_host: string;
             /** @example Billing: confirmed installs */
             description: string | null;
+            format: components["schemas"]["WebhookFormat"];
             /**
              * @example [
              *       "*"
@@ -12424,9 +12427,10 @@ export interface operations {
                      *         "items": [
                      *           {
                      *             "webhook_id": "wh_5d2e8f1a3b4c6d70",
-                     *             "url": "https://hooks.example.com/slowdns",
+                     *             "url": null,
                      *             "url_host": "hooks.example.com",
                      *             "description": "Billing: confirmed installs",
+                     *             "format": "standard",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -12568,16 +12572,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "url": "https://hooks.example.com/slowdns",
-                 *       "events": [
-                 *         "activation.confirmed",
-                 *         "server.revoked"
-                 *       ],
-                 *       "description": "Billing: confirmed installs"
-                 *     }
-                 */
                 "application/json": components["schemas"]["CreateWebhookRequest"];
             };
         };
@@ -12599,6 +12593,7 @@ export interface operations {
                      *         "url": "https://hooks.example.com/slowdns",
                      *         "url_host": "hooks.example.com",
                      *         "description": "Billing: confirmed installs",
+                     *         "format": "standard",
                      *         "events": [
                      *           "activation.confirmed",
                      *           "server.revoked"
@@ -12786,9 +12781,10 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
-                     *         "url": "https://hooks.example.com/slowdns",
+                     *         "url": null,
                      *         "url_host": "hooks.example.com",
                      *         "description": "Billing: confirmed installs",
+                     *         "format": "standard",
                      *         "events": [
                      *           "*"
                      *         ],
@@ -13109,9 +13105,10 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "webhook_id": "wh_5d2e8f1a3b4c6d70",
-                     *         "url": "https://hooks.example.com/slowdns",
+                     *         "url": null,
                      *         "url_host": "hooks.example.com",
                      *         "description": "Billing: confirmed installs",
+                     *         "format": "standard",
                      *         "events": [
                      *           "*"
                      *         ],
@@ -13367,7 +13364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            /** @description `key_encryption_required`: This service keeps no secret in clear (REQUIRE_KEY_ENCRYPTION) and has no KEY_ENCRYPTION_KEY to seal one: set KEY_ENCRYPTION_KEY (npx slowdns keys generate prints one) and restart. `webhook_endpoint_unsigned`: A chat webhook endpoint has no signing secret: its URL is its credential (make a new endpoint to change it). `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -16,9 +16,11 @@ export interface HealthThresholds {
   deadAfterSeconds: number;
 }
 
-/** The instants before which a server's last sign of life makes it stale, and dead. */
-/** The times (ms) before which a server is stale, and dead: numbers, as an export tells a health per row. */
-function healthCutoffs(now: Date, { deadAfterSeconds }: HealthThresholds) {
+/**
+ * The times (ms) before which a server is stale, and dead: numbers, as an export tells a health per row. The
+ * notices of DESIGN §28 (src/domain/notices/) move on these same cutoffs, so events and gauges agree.
+ */
+export function healthCutoffs(now: Date, { deadAfterSeconds }: HealthThresholds) {
   const staleAfterSeconds = Math.min(STALE_AFTER_MISSED_CHECKINS * CHECKIN_INTERVAL_SECONDS, deadAfterSeconds);
   return { staleBefore: now.getTime() - staleAfterSeconds * 1000, deadBefore: now.getTime() - deadAfterSeconds * 1000 };
 }

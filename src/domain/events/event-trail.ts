@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'install_code.approved',
   'install_code.denied',
   'install_code.exhausted',
+  'install_code.approval_requested',
+  'install_code.expiry_warned',
   'activation.created',
   'activation.confirmed',
   'activation.released',
@@ -24,6 +26,9 @@ export const EVENT_TYPES = [
   'server.registered',
   'server.agent_token_reissued',
   'server.revoked',
+  'server.went_stale',
+  'server.went_dead',
+  'server.recovered',
   'rate_limit_override.created',
   'rate_limit_override.removed',
   'webhook_endpoint.created',
@@ -35,6 +40,7 @@ export const EVENT_TYPES = [
   'webhook_delivery.replayed',
   'operator_token.created',
   'operator_token.revoked',
+  'operator_token.expiry_warned',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

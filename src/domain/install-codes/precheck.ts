@@ -17,6 +17,16 @@ import { addressProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
 import { heldUses } from './fleet-uses.js';
 import { codeDecision } from './approval.js';
 import { sha256Hex } from '../tokens/secret-hash.js';
+import {
+  EVENT_CONTEXT_COLUMNS,
+  EVENT_CONTEXT_VALUES,
+  eventContextParams,
+  noteRecorded,
+  RECORDED_COLUMN,
+  type ChangeContext,
+  type EventContextParams,
+  type EventType,
+} from '../events/event-trail.js';
 import { installCodeProblem, type InstallCodeRow } from './code-problem.js';
 
 const approvedForAnotherPrecheck = () =>
@@ -48,16 +58,17 @@ export interface PrecheckedInstallCode {
 // `:code_hash` is null for a code that cannot exist here; `:installer_version` is kept for the person only when the
 // code waits for their approval.
 // `:address_allowed`: the observed address is inside the code's `allowed_cidrs` (or it has none).
-type PrecheckParams = BucketsParam & {
-  code_hash: string | null;
-  address_allowed: boolean;
-  now: string;
-  machine_id: string;
-  ssh_fingerprint: string;
-  ip: string | null;
-  precheck_id: string;
-  installer_version: string;
-};
+type PrecheckParams = BucketsParam &
+  EventContextParams & {
+    code_hash: string | null;
+    address_allowed: boolean;
+    now: string;
+    machine_id: string;
+    ssh_fingerprint: string;
+    ip: string | null;
+    precheck_id: string;
+    installer_version: string;
+  };
 
 // A code that does not exist is counted against the sender only (countedCte).
 const CODE_EXISTS = sqlPiece(['code_hash'], 'exists (select from install_codes where code_hash = :code_hash)');
@@ -67,12 +78,23 @@ noted as (
   update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
     precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
   where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and ${codeDecision('install_codes')} is distinct from 'approved'
-    and :address_allowed::boolean and (uses = 1 or uses_spent + ${heldUses('install_codes')} < uses) returning id, require_approval),
+    and :address_allowed::boolean and (uses = 1 or uses_spent + ${heldUses('install_codes')} < uses)
+  returning id, require_approval, operator, hint, description, tags),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
   select :precheck_id, noted.id, :now::timestamptz, :ip, :machine_id, :ssh_fingerprint, :installer_version
-  from noted where noted.require_approval)
-select ${COUNTS_COLUMN}, c.id, c.status, c.expires_at, c.require_approval, c.operator is not null as fleet, ${codeDecision('c')} as decision,
+  from noted where noted.require_approval returning install_code_id),
+recorded as (
+  insert into events (type, install_code_id, data, ${EVENT_CONTEXT_COLUMNS})
+  select 'install_code.approval_requested', shown.install_code_id,
+    jsonb_strip_nulls(jsonb_build_object('precheck_id', :precheck_id::text,
+      'decided_by', case when noted.operator is null then 'person' else 'operator' end,
+      'machine_id', :machine_id::text, 'hint', noted.hint, 'description', noted.description,
+      'tags', case when noted.tags <> '{}'::jsonb then noted.tags end)),
+    ${EVENT_CONTEXT_VALUES}
+  from shown join noted on noted.id = shown.install_code_id
+  returning type)
+select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, c.id, c.status, c.expires_at, c.require_approval, c.operator is not null as fleet, ${codeDecision('c')} as decision,
   c.uses > 1 and c.uses_spent + ${heldUses('c')} >= c.uses as exhausted
 from (select 1) as one left join install_codes c on c.code_hash = :code_hash`;
 
@@ -90,6 +112,7 @@ export async function precheckInstallCode(
     now,
     limits,
     hashes,
+    context,
   }: {
     input: {
       normalisedCode: string;
@@ -102,6 +125,8 @@ export async function precheckInstallCode(
     limits: RateLimitCheck[];
     /** How a fleet code's own bucket hashes its subject, as `limits` were hashed. */
     hashes: KeyedHashes;
+    /** The installer's request: a precheck that starts to wait records `install_code.approval_requested` (DESIGN §28). */
+    context: ChangeContext;
   },
 ): Promise<CountedOutcome<PrecheckedInstallCode>> {
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
@@ -119,18 +144,20 @@ export async function precheckInstallCode(
       require_approval: boolean | null;
       fleet: boolean | null;
       decision: 'approved' | 'denied' | null;
+      recorded: EventType[] | null;
     };
     const [row] = await runStatement<Row, PrecheckParams>(db, PRECHECK, {
       buckets,
       code_hash: codeHash,
       address_allowed: addressRefusal === undefined,
-      now: now.toISOString(),
       machine_id: sighting.machineId,
       ssh_fingerprint: sighting.sshFingerprint,
       ip: sighting.ip,
       precheck_id: precheckId,
       installer_version: sighting.installerVersion,
+      ...eventContextParams(context, now),
     });
+    noteRecorded(context, row!.recorded);
     const code =
       row!.id === null
         ? undefined

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lte } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
@@ -6,14 +6,13 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/s
 import { ApiError } from '../../errors.js';
 import { recordEvent, type ChangeContext } from '../events/event-trail.js';
 import { randomId } from '../tokens/secret-hash.js';
+import { noteEndpointOutcome } from './endpoint-outcome.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import type { AttemptOutcome } from './sender.js';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
 
-/** An endpoint failing for this long (every attempt failed since) is disabled. */
-const DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
 /** Undelivered messages are kept this long for replay, then pruned (and counted). */
 const DELIVERY_RETENTION_SECONDS = 14 * 24 * 3600;
 
@@ -37,6 +36,7 @@ with due as (
   select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
   where d.status = 'pending' and d.next_attempt_at <= :now::timestamptz
     and (d.leased_until is null or d.leased_until <= :now::timestamptz) and w.status = 'enabled'
+    and w.format = 'standard' and (w.send_after is null or w.send_after <= :now::timestamptz)
   order by d.next_attempt_at, d.id
   limit :limit::int
   for update of d skip locked
@@ -58,8 +58,8 @@ export async function claimDueDeliveries(
 
 /**
  * Records an attempt and its consequence in one transaction: delivered; tried again later on the
- * schedule; or `failed` when the schedule is done. The endpoint's health follows; five days of
- * failures disable it (event `webhook_endpoint.disabled`, actor `service`). Answers the outcome label.
+ * schedule; or `failed` when the schedule is done. The endpoint's health follows (noteEndpointOutcome).
+ * Answers the outcome label.
  */
 export async function recordAttempt(
   db: Database,
@@ -103,40 +103,7 @@ export async function recordAttempt(
         ...(label === 'failed' ? { status: 'failed' as const } : {}),
       })
       .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.leaseId, leaseId)));
-    if (outcome.delivered) {
-      await tx
-        .update(webhookEndpoints)
-        .set({ lastSuccessAt: attemptedAt, failingSince: null })
-        .where(eq(webhookEndpoints.id, delivery.endpoint_id));
-      return label;
-    }
-    const [endpoint] = await tx
-      .update(webhookEndpoints)
-      .set({
-        lastFailureAt: attemptedAt,
-        failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${attemptedAt.toISOString()}::timestamptz)`,
-      })
-      .where(eq(webhookEndpoints.id, delivery.endpoint_id))
-      .returning();
-    if (
-      endpoint &&
-      endpoint.status === 'enabled' &&
-      endpoint.failingSince &&
-      attemptedAt.getTime() - endpoint.failingSince.getTime() >= DISABLE_AFTER_SECONDS * 1000
-    ) {
-      await tx
-        .update(webhookEndpoints)
-        .set({ status: 'disabled', disabledAt: attemptedAt })
-        .where(eq(webhookEndpoints.id, endpoint.id));
-      await recordEvent(tx, { actor: 'service' }, attemptedAt, {
-        type: 'webhook_endpoint.disabled',
-        data: {
-          webhook_endpoint_id: endpoint.id,
-          url_host: endpoint.urlHost,
-          failing_since: endpoint.failingSince.toISOString(),
-        },
-      });
-    }
+    await noteEndpointOutcome(tx, { endpointId: delivery.endpoint_id, outcome, attemptedAt });
     return label;
   });
 }

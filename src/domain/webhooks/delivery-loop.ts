@@ -7,7 +7,10 @@ import { startPeriodicPass } from '../upkeep/periodic-pass.js';
 import { randomId } from '../tokens/secret-hash.js';
 import { claimDueDeliveries, pruneDeliveries, recordAttempt, type ClaimedDelivery } from './deliveries.js';
 import { dispatchEvents } from './dispatch.js';
-import { signingSecrets, type WebhookEndpointRow } from './endpoints.js';
+import { claimChatMessage, recordChatAttempt, type ChatMessageClaim } from './chat-deliveries.js';
+import { chatMessageBody } from './formats/chat-message.js';
+import type { WebhookEndpointRow } from './endpoints.js';
+import { endpointUrl, signingSecrets } from './sealed-fields.js';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS, type AttemptOutcome } from './sender.js';
 import { webhookSignature } from './signing.js';
 import type { WebhookSafety } from './url-safety.js';
@@ -29,6 +32,8 @@ export interface WebhookWorkerDeps {
   logger: Logger;
   safety: WebhookSafety;
   keyEncryptionKey: Buffer | undefined;
+  /** CONSOLE_PUBLIC_URL: where chat messages link (DESIGN §26, §28). */
+  consolePublicUrl: URL;
   /** Counts attempts by outcome and pruned undelivered messages. */
   onAttempt?(outcome: 'delivered' | 'retrying' | 'failed'): void;
   onExpired?(count: number): void;
@@ -80,7 +85,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
         'webhook-signature': signature,
       };
       // A span of its own when tracing is on: the host, never the URL (URLs often carry secrets).
-      const target = new URL(endpoint.url);
+      const url = endpointUrl(endpoint, deps.keyEncryptionKey);
+      const target = new URL(url);
       const attributes = {
         'http.request.method': 'POST',
         'server.address': target.hostname,
@@ -94,7 +100,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
         'webhook delivery',
         attributes,
         () =>
-          sendWebhook(endpoint.url, headers, delivery.payload, {
+          sendWebhook(url, headers, delivery.payload, {
             safety: deps.safety,
             timeoutMs: deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
             resolve: deps.resolve,
@@ -117,9 +123,49 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       });
   }
 
+  /** One chat message: the events its endpoint has waiting, in its format, unsigned; one attempt for all of them. */
+  async function sendChatMessage(claim: ChatMessageClaim, leaseId: string): Promise<void> {
+    const now = deps.clock.now();
+    let outcome: AttemptOutcome;
+    try {
+      const [endpoint] = await deps.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, claim.endpointId));
+      if (!endpoint) return; // removed since the claim
+      const body = chatMessageBody(
+        claim.format,
+        claim.deliveries.map((d) => d.payload),
+        deps.consolePublicUrl,
+      );
+      outcome = await sendWebhook(endpointUrl(endpoint, deps.keyEncryptionKey), {}, body, {
+        safety: deps.safety,
+        timeoutMs: deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+        resolve: deps.resolve,
+      });
+    } catch (err) {
+      deps.logger.warn('chat message failed to start', { webhook_id: claim.endpointId, ...errorFields(err) });
+      outcome = { delivered: false, statusCode: null, error: 'internal', responseExcerpt: null, durationMs: 0 };
+    }
+    const labels = await recordChatAttempt(deps.db, { claim, leaseId, outcome, attemptedAt: now });
+    for (const label of labels) deps.onAttempt?.(label);
+    if (!outcome.delivered)
+      deps.logger.info('chat message failed', {
+        webhook_id: claim.endpointId,
+        events: claim.deliveries.length,
+        status_code: outcome.statusCode,
+        error: outcome.error,
+      });
+  }
+
   return {
     async runOnce() {
       await dispatchEvents(deps.db, deps.clock.now());
+      const chatLease = randomId('lease_', 8);
+      const messages: ChatMessageClaim[] = [];
+      for (let i = 0; i < CLAIM_BATCH; i++) {
+        const claim = await claimChatMessage(deps.db, { now: deps.clock.now(), leaseMs, leaseId: chatLease });
+        if (!claim) break;
+        messages.push(claim);
+      }
+      await Promise.all(messages.map((claim) => sendChatMessage(claim, chatLease)));
       const leaseId = randomId('lease_', 8);
       const claimed = await claimDueDeliveries(deps.db, {
         now: deps.clock.now(),

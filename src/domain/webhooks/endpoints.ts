@@ -1,87 +1,24 @@
-import { and, desc, eq, gte, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { events, webhookEndpoints, type WebhookEventFilter } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
 import { operatorEventData, recordEvent, type ChangeContext, type EventType } from '../events/event-trail.js';
-import { openText, sealText } from '../tokens/key-encryption.js';
 import { randomId } from '../tokens/secret-hash.js';
 import { DISPATCH_WINDOW_MS } from './dispatch.js';
 import { generateWebhookSecret } from './signing.js';
+import { openField, storedField, type SecretSealing } from './sealed-fields.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** What an endpoint's messages look like (DESIGN §28): Standard Webhooks, or a chat platform's incoming-webhook JSON. */
+export const WEBHOOK_FORMATS = ['standard', 'slack', 'discord', 'teams', 'google_chat'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /** After a rotation the previous secret still signs for a day, so receivers can switch without losing a message. */
 const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 /** At most this many endpoints: each one is a fan-out of every event. */
 const MAX_WEBHOOK_ENDPOINTS = 50;
-
-const associatedData = (endpointId: string) => Buffer.from(`slowdns webhook secret\0${endpointId}`);
-
-/**
- * How webhook secrets are kept: the one rule of every secret at rest (DESIGN §23), the signing keys' own.
- * Sealed under KEY_ENCRYPTION_KEY when it is set; in clear only where REQUIRE_KEY_ENCRYPTION allows it.
- */
-export interface SecretSealing {
-  kek: Buffer | undefined;
-  /** REQUIRE_KEY_ENCRYPTION: without a KEK, no secret is kept (409 `key_encryption_required`). */
-  required: boolean;
-}
-
-/** A secret as it is stored: sealed under the KEK when there is one, else in clear if allowed (an HMAC key cannot be a hash). */
-function storedSecret(
-  sealing: SecretSealing,
-  endpointId: string,
-  secret: string,
-): { clear: string | null; sealed: string | null } {
-  if (sealing.kek) return { clear: null, sealed: sealText(sealing.kek, associatedData(endpointId), secret) };
-  if (sealing.required) throw new ApiError('key_encryption_required');
-  return { clear: secret, sealed: null };
-}
-
-/**
- * At start with a KEK: every webhook secret found in clear (kept before the KEK was set) is sealed.
- * Answers how many endpoints had one.
- */
-export async function sealWebhookSecretsInClear(db: Database, kek: Buffer): Promise<number> {
-  const rows = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(or(isNotNull(webhookEndpoints.secret), isNotNull(webhookEndpoints.previousSecret)));
-  const sealing = { kek, required: true };
-  for (const row of rows) {
-    const current = storedSecret(sealing, row.id, openSecret(kek, row.id, row.secret, row.secretSealed));
-    const previous =
-      row.previousSecret === null && row.previousSecretSealed === null
-        ? { clear: null, sealed: null }
-        : storedSecret(sealing, row.id, openSecret(kek, row.id, row.previousSecret, row.previousSecretSealed));
-    await db
-      .update(webhookEndpoints)
-      .set({
-        secret: null,
-        secretSealed: current.sealed,
-        previousSecret: null,
-        previousSecretSealed: previous.sealed,
-      })
-      .where(eq(webhookEndpoints.id, row.id));
-  }
-  return rows.length;
-}
-
-function openSecret(kek: Buffer | undefined, endpointId: string, clear: string | null, sealed: string | null): string {
-  if (clear !== null) return clear;
-  if (!kek) throw new Error(`webhook endpoint ${endpointId}: its secret is sealed and KEY_ENCRYPTION_KEY is not set`);
-  return openText(kek, associatedData(endpointId), sealed!, `webhook endpoint ${endpointId} secret`);
-}
-
-/** The secrets that sign an endpoint's messages now: its secret, and the previous one during a rotation's overlap. */
-export function signingSecrets(endpoint: WebhookEndpointRow, kek: Buffer | undefined, now: Date): string[] {
-  const secrets = [openSecret(kek, endpoint.id, endpoint.secret, endpoint.secretSealed)];
-  if (endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now.getTime()) {
-    secrets.push(openSecret(kek, endpoint.id, endpoint.previousSecret, endpoint.previousSecretSealed));
-  }
-  return secrets;
-}
 
 function endpointEvent(type: EventType, endpoint: WebhookEndpointRow, extra: Record<string, string | null> = {}) {
   // `operator`: the named operator of §17; today ADMIN_TOKEN is the only operator identity, `root`.
@@ -98,12 +35,12 @@ export async function createWebhookEndpoint(
     now,
     context,
   }: {
-    input: { url: URL; events: WebhookEventFilter[]; description: string | undefined };
+    input: { url: URL; events: WebhookEventFilter[]; description: string | undefined; format: WebhookFormat };
     sealing: SecretSealing;
     now: Date;
     context: ChangeContext;
   },
-): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+): Promise<{ endpoint: WebhookEndpointRow; secret: string | null }> {
   return db.transaction(async (tx) => {
     const [{ count }] = (await tx.select({ count: sql<number>`count(*)::int` }).from(webhookEndpoints)) as [
       { count: number },
@@ -118,14 +55,18 @@ export async function createWebhookEndpoint(
         .set({ deliveredAt: now })
         .where(and(isNull(events.deliveredAt), gte(events.occurredAt, new Date(now.getTime() - DISPATCH_WINDOW_MS))));
     const id = randomId('wh_', 8);
-    const secret = generateWebhookSecret();
-    const stored = storedSecret(sealing, id, secret);
+    // A chat platform checks no signature: its endpoints have no secret (DESIGN §28).
+    const secret = input.format === 'standard' ? generateWebhookSecret() : null;
+    const stored = secret === null ? { clear: null, sealed: null } : storedField(sealing, 'secret', id, secret);
+    const url = storedField(sealing, 'url', id, input.url.href);
     const [endpoint] = await tx
       .insert(webhookEndpoints)
       .values({
         id,
-        url: input.url.href,
+        url: url.clear,
+        urlSealed: url.sealed,
         urlHost: input.url.host,
+        format: input.format,
         description: input.description ?? null,
         eventTypes: input.events,
         secret: stored.clear,
@@ -206,9 +147,15 @@ export async function rotateWebhookSecret(
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   return db.transaction(async (tx) => {
     const endpoint = await lockedEndpoint(tx, id);
+    if (endpoint.format !== 'standard') throw new ApiError('webhook_endpoint_unsigned');
     const secret = generateWebhookSecret();
-    const stored = storedSecret(sealing, id, secret);
-    const previous = storedSecret(sealing, id, openSecret(sealing.kek, id, endpoint.secret, endpoint.secretSealed));
+    const stored = storedField(sealing, 'secret', id, secret);
+    const previous = storedField(
+      sealing,
+      'secret',
+      id,
+      openField(sealing.kek, 'secret', id, endpoint.secret, endpoint.secretSealed),
+    );
     const [updated] = await tx
       .update(webhookEndpoints)
       .set({

@@ -3,10 +3,10 @@
  * (§15): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about 27 hours, then it
  * is `failed` (kept for replay).
  */
-const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
+export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
 
 /** Each delay is moved by up to this fraction either way, so that retries of many messages spread out. */
-const RETRY_JITTER = 0.1;
+export const RETRY_JITTER = 0.1;
 
 /**
  * When to try again after `attempts` failed attempts, or undefined when the schedule is done.

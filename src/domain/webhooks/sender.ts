@@ -16,6 +16,22 @@ export interface AttemptOutcome {
   error: string | null;
   responseExcerpt: string | null;
   durationMs: number;
+  /** A 429's `Retry-After` (seconds, or an HTTP date), in seconds from the answer: the endpoint waits that long (DESIGN §28). */
+  retryAfterSeconds?: number | undefined;
+}
+
+/** The longest a `Retry-After` delays an endpoint: a receiver cannot silence it for days. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+
+/**
+ * `Retry-After` in seconds (delta-seconds, or an HTTP date counted from the answer's own `Date`, RFC 9110
+ * §10.2.3, so no clock of ours is read); undefined when absent or unreadable (a 429 then waits a minute).
+ */
+function retryAfterSeconds(header: string | undefined, now: number): number | undefined {
+  if (!header) return undefined;
+  const seconds = /^\s*\d+\s*$/.test(header) ? Number(header) : (Date.parse(header) - now) / 1000;
+  if (!Number.isFinite(seconds)) return undefined;
+  return Math.min(Math.max(Math.ceil(seconds), 0), MAX_RETRY_AFTER_SECONDS);
 }
 
 export interface SendOptions {
@@ -94,6 +110,10 @@ export async function sendWebhook(
           statusCode,
           error: null,
           responseExcerpt: isPrivate || text === '' ? null : text,
+          retryAfterSeconds:
+            statusCode === 429
+              ? (retryAfterSeconds(res.headers['retry-after'], Date.parse(res.headers.date ?? '')) ?? 60)
+              : undefined,
         });
         res.destroy();
       };

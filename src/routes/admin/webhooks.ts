@@ -3,11 +3,10 @@ import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import type { EventType } from '../../domain/events/event-trail.js';
-import { ApiError } from '../../errors.js';
 import { operatorChangeContext } from '../../http/change-context.js';
+import { createRequestedWebhook } from '../../http/create-requested-webhook.js';
 import type { Router } from '../../http/router.js';
 import {
-  createWebhookEndpoint,
   getWebhookEndpoint,
   listWebhookEndpoints,
   removeWebhookEndpoint,
@@ -16,7 +15,6 @@ import {
   webhookEndpointHealth,
   type WebhookEndpointView,
 } from '../../domain/webhooks/endpoints.js';
-import { checkWebhookUrl, WebhookUrlRefused } from '../../domain/webhooks/url-safety.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import {
   CreatedWebhookSchema,
@@ -39,12 +37,15 @@ const create = createRoute({
   operationId: 'createWebhook',
   ...adminOperation('write', answerShowsSecret),
   summary: 'Add a webhook endpoint',
-  description: prose`Adds an endpoint that receives, signed per Standard Webhooks, every event of the given types committed
-    from now on (creating it sends nothing). The answer holds its signing secret, shown this once. The URL is
+  description: prose`Adds an endpoint that receives every event of the given types committed from now on (creating it sends
+    nothing): signed per Standard Webhooks (\`format: standard\`, the default), or as a chat platform's incoming-webhook
+    message (\`slack\`, \`discord\`, \`teams\`, \`google_chat\`: a one-line summary with a link to the console, at most one
+    message a minute, a digest when more happened, no secret). The answer holds the signing secret and the whole URL,
+    shown this once; the URL is kept sealed like the secret, and only its host is shown afterwards. The URL is
     refused with 400 \`webhook_url_not_allowed\` when it is not https (unless \`WEBHOOK_ALLOW_HTTP=true\`),
     longer than 2048 characters, holds credentials, or names a loopback, private, link-local, CGNAT,
     unique-local or unspecified address (unless \`WEBHOOK_ALLOW_PRIVATE=true\`) or a cloud metadata address
-    (always); a name is resolved and checked again at every delivery. The secret is kept sealed under
+    (always); a name is resolved and checked again at every delivery. The secret and URL are kept sealed under
     \`KEY_ENCRYPTION_KEY\`; where \`REQUIRE_KEY_ENCRYPTION\` is in force (PostgreSQL) and no KEK is set (signing
     keys from \`SIGNING_KEYS\`), no endpoint is created: 409 \`key_encryption_required\`. Recorded as
     \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
@@ -127,12 +128,12 @@ const rotate = createRoute({
   summary: "Rotate a webhook endpoint's secret",
   description: prose`A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two
     signatures in \`webhook-signature\`), so the receiver can switch without losing one. Like creation, 409 \`key_encryption_required\`
-    where secrets must be sealed and no KEK is set. Recorded as
+    where secrets must be sealed and no KEK is set. A chat endpoint has no secret: 409 \`webhook_endpoint_unsigned\`. Recorded as
     \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
     200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) },
-    ...adminErrorResponses('webhook_endpoint_not_found', 'key_encryption_required'),
+    ...adminErrorResponses('webhook_endpoint_not_found', 'key_encryption_required', 'webhook_endpoint_unsigned'),
   },
 });
 
@@ -140,13 +141,14 @@ type WebhookEventFilterName = '*' | EventType;
 
 const at = (d: Date | null) => (d ? toIsoOffset(d) : null);
 
-/** An endpoint as the API answers it; `showUrl` false (a read-scope operator) leaves the URL out: URLs often carry secrets. */
-function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView, showUrl = true) {
+/** An endpoint as the API answers it: its whole URL only when it was just created (`shownOnce`), as its secret. */
+function webhookRecord({ endpoint: e, pendingDeliveries }: WebhookEndpointView, shownOnce?: URL) {
   return {
     webhook_id: e.id,
-    url: showUrl ? e.url : null,
+    url: shownOnce?.href ?? null,
     url_host: e.urlHost,
     description: e.description,
+    format: e.format,
     events: e.eventTypes as WebhookEventFilterName[],
     status: e.status,
     health: webhookEndpointHealth(e),
@@ -164,35 +166,27 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
   const sealing = { kek: deps.config.keyEncryptionKey, required: deps.config.requireKeyEncryption };
 
   app.openapi(create, async (c) => {
-    const body = c.req.valid('json');
-    let url: URL;
-    try {
-      url = checkWebhookUrl(body.url, deps.config.webhookSafety);
-    } catch (err) {
-      if (err instanceof WebhookUrlRefused)
-        throw new ApiError('webhook_url_not_allowed', `This URL cannot be a webhook target: ${err.message}.`);
-      throw err;
-    }
-    const context = operatorChangeContext(c);
-    const events = [...new Set(body.events)];
-    const { endpoint, secret } = await createWebhookEndpoint(c.get('db'), {
-      input: { url, events: events.includes('*') ? ['*'] : events, description: body.description },
-      sealing,
-      now: deps.clock.now(),
-      context,
-    });
+    const { endpoint, secret, url } = await createRequestedWebhook(
+      c,
+      { ...deps, db: c.get('db') },
+      c.req.valid('json'),
+    );
     return c.json(
       {
-        data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }), secret },
-        meta: { message: 'Webhook endpoint added. Keep the secret: it is not shown again.' },
+        data: { ...webhookRecord({ endpoint, pendingDeliveries: 0 }, url), secret },
+        meta: {
+          message:
+            secret === null
+              ? 'Webhook endpoint added. Its URL is kept sealed and not shown again.'
+              : 'Webhook endpoint added. Keep the secret: neither it nor the URL is shown again.',
+        },
       },
       201,
     );
   });
 
   app.openapi(list, async (c) => {
-    const showUrl = c.get('operatorScope') !== 'read';
-    const items = (await c.get('read')(listWebhookEndpoints)).map((view) => webhookRecord(view, showUrl));
+    const items = (await c.get('read')(listWebhookEndpoints)).map((view) => webhookRecord(view));
     return c.json({ data: { items }, meta: { message: `${items.length} webhook endpoints.` } }, 200);
   });
 
@@ -200,10 +194,7 @@ export function registerAdminWebhooks(app: Router, deps: AppDeps): void {
     const { webhook_id } = c.req.valid('param');
     return c.json(
       {
-        data: webhookRecord(
-          await c.get('read')((reader) => getWebhookEndpoint(reader, webhook_id)),
-          c.get('operatorScope') !== 'read',
-        ),
+        data: webhookRecord(await c.get('read')((reader) => getWebhookEndpoint(reader, webhook_id))),
         meta: { message: 'Webhook endpoint.' },
       },
       200,

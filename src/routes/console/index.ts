@@ -14,6 +14,7 @@ import { registerConsoleActions } from './actions.js';
 import { answerView, ConsoleRefusal, setConsoleHeaders } from './console-answer.js';
 import { answerSignIn, registerConsoleSignIn } from './sign-in.js';
 import { registerConsoleFleetCodes } from './fleet-codes.js';
+import { registerConsoleWebhookCreate } from './webhook-create.js';
 import { registerConsoleViews } from './views.js';
 import { consoleCsp } from '../../console/console-frame.js';
 import { OidcRelyingParty } from '../../domain/operators/oidc-sign-in.js';
@@ -64,6 +65,7 @@ function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
     await next();
   });
   registerConsoleFleetCodes(router, deps, assets);
+  registerConsoleWebhookCreate(router, deps, assets);
   registerConsoleViews(router, deps, assets);
   registerConsoleActions(router, deps);
   registerConsoleOperators(router, deps, assets);

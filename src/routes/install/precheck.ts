@@ -6,6 +6,7 @@ import { assertInstallerSupported } from '../../domain/activations/installer-ver
 import { randomId } from '../../domain/tokens/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens/install-step-tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
+import { changeContext } from '../../http/change-context.js';
 import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
@@ -123,6 +124,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
         now,
         limits,
         hashes: deps.keyedHashes,
+        context: changeContext(c, 'installer'),
       }),
     );
     const shown = code.approval === 'pending' ? precheckId : undefined;

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES } from '../../domain/events/event-trail.js';
+import { WEBHOOK_FORMATS } from '../../domain/webhooks/endpoints.js';
 import { TimestampSchema } from '../install-code.js';
 import { nullableTimestamp } from './list.js';
 
@@ -22,6 +23,12 @@ export const WebhookDeliveryParamsSchema = z.object({
   delivery_id: WebhookDeliveryIdSchema.openapi({ param: { name: 'delivery_id', in: 'path' } }),
 });
 
+const WebhookFormatSchema = z.enum(WEBHOOK_FORMATS).openapi('WebhookFormat', {
+  description:
+    'What each message is: `standard` (Standard Webhooks, signed, one message per event), or the incoming-webhook JSON of `slack`, `discord`, `teams` (an Adaptive Card to a Workflows webhook) or `google_chat`: a one-line summary with a link to the console, at most one message a minute (a digest when more happened), unsigned.',
+  example: 'standard',
+});
+
 const WebhookEventFilterSchema = z
   .enum(['*', ...EVENT_TYPES])
   .openapi('WebhookEventFilter', { description: 'An event type, or `*` for every event.' });
@@ -33,6 +40,10 @@ export const CreateWebhookRequestSchema = z
       description:
         'Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").',
       example: 'https://hooks.example.com/slowdns',
+    }),
+    format: WebhookFormatSchema.optional().openapi({
+      description:
+        "`standard` when left out. A chat format posts to that platform's incoming webhook and has no secret.",
     }),
     events: z
       .array(WebhookEventFilterSchema)
@@ -64,14 +75,15 @@ export const WebhookEndpointRecordSchema = z
     webhook_id: WebhookEndpointIdSchema,
     url: z.string().max(2048).nullable().openapi({
       description:
-        'The whole URL; `null` for an operator token of `read` scope: URLs often carry secrets, so a read-only operator sees `url_host` only.',
-      example: 'https://hooks.example.com/slowdns',
+        'The whole URL, shown once, in the answer that created the endpoint; `null` everywhere else: URLs often carry secrets (a chat webhook is its own credential) and are kept sealed, so operators see `url_host`.',
+      example: null,
     }),
     url_host: z.string().max(300).openapi({
       description: "The URL's host (and port): what every operator may see.",
       example: 'hooks.example.com',
     }),
     description: z.string().max(200).nullable().openapi({ example: 'Billing: confirmed installs' }),
+    format: WebhookFormatSchema,
     events: z.array(WebhookEventFilterSchema).max(EVENT_TYPES.length + 1),
     status: z
       .enum(['enabled', 'paused', 'disabled'])
@@ -111,13 +123,20 @@ const WebhookSecretSchema = z
 
 // A plain object rather than `.extend()`, which is documented as an allOf that Scalar's document check refuses.
 export const CreatedWebhookSchema = z
-  .object({ ...WebhookEndpointRecordSchema.shape, secret: WebhookSecretSchema })
+  .object({
+    ...WebhookEndpointRecordSchema.shape,
+    secret: WebhookSecretSchema.nullable().openapi({
+      description:
+        'The signing secret (Standard Webhooks: `whsec_` and base64), shown once, here; `null` for a chat format.',
+    }),
+  })
   .openapi('CreatedWebhook', {
     example: {
       webhook_id: 'wh_5d2e8f1a3b4c6d70',
       url: 'https://hooks.example.com/slowdns',
       url_host: 'hooks.example.com',
       description: 'Billing: confirmed installs',
+      format: 'standard',
       events: ['activation.confirmed', 'server.revoked'],
       status: 'enabled',
       health: 'healthy',
