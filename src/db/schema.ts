@@ -66,6 +66,8 @@ export const installCodes = pgTable(
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
     allowedCidrs: text('allowed_cidrs').array(),
     hostnamePattern: text('hostname_pattern'),
+    /** A fleet code that admits only machines proving their SSH host key at activate (DESIGN §24). */
+    requireMachineProof: boolean('require_machine_proof').notNull().default(false),
   },
   (t) => [
     index('install_codes_expires_at_idx').on(t.expiresAt),
@@ -142,6 +144,11 @@ export const activations = pgTable(
     duplicateOf: text('duplicate_of'),
     /** The code's tags, copied at activate (DESIGN §22). */
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The machine signed activate with the SSH host key whose fingerprint is `ssh_fingerprint` (DESIGN §24): the
+     * fingerprint then names a key the machine holds, not a claim.
+     */
+    sshKeyProven: boolean('ssh_key_proven').notNull().default(false),
   },
   (t) => [
     index('activations_install_code_id_idx').on(t.installCodeId),

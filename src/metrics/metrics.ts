@@ -29,6 +29,7 @@ const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'install_code.approved': ['browser', 'operator'],
   'install_code.denied': ['browser', 'operator'],
   'install_code.exhausted': ['installer'],
+  'install_code.machine_proof_refused': ['installer'],
   'activation.created': ['installer'],
   'activation.confirmed': ['installer'],
   'activation.released': ['installer', 'operator', 'browser'],

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'install_code.approved',
   'install_code.denied',
   'install_code.exhausted',
+  'install_code.machine_proof_refused',
   'activation.created',
   'activation.confirmed',
   'activation.released',

@@ -3,7 +3,7 @@ import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-codes/code-format.js';
 import { precheckInstallCode } from '../../domain/install-codes/precheck.js';
 import { assertInstallerSupported } from '../../domain/activations/installer-version.js';
-import { randomId } from '../../domain/tokens/secret-hash.js';
+import { randomId, randomSecret } from '../../domain/tokens/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens/install-step-tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
@@ -71,6 +71,8 @@ ${rateLimitDescription('precheck')}`,
                 ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
               },
               observed_ip: '203.0.113.7',
+              proof_challenge: 'q2Yb0QhM3x9tW7cJvE5nK1pLr8sA4dFgH6jZuXoViTc',
+              machine_proof: 'optional',
             },
             meta: { message: 'Install code is valid for this machine.' },
           },
@@ -129,6 +131,8 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const expiresAt = wholeSecond(
       new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())),
     );
+    // What activate's machine proof signs (DESIGN §24): unpredictable, so no signature can be made ahead of it.
+    const challenge = randomSecret();
     const token = await signPrecheckToken(
       deps.keys,
       {
@@ -136,6 +140,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
         machineId: body.machine_id,
         sshFingerprint: body.ssh_fingerprint,
         precheckId: shown,
+        challenge,
       },
       now,
       expiresAt,
@@ -149,6 +154,8 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
           precheck_expires_at: toIsoOffset(expiresAt),
           machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },
           observed_ip: observed,
+          proof_challenge: challenge,
+          machine_proof: code.requireMachineProof ? ('required' as const) : deps.config.machineProof,
           // A code issued without approval answers exactly as before approval existed.
           ...(shown === undefined ? {} : { approval: code.approval, approval_by: code.approvalBy, precheck_id: shown }),
         },
