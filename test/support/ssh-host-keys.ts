@@ -10,7 +10,7 @@ import type { TestApp } from './test-app.js';
 const run = promisify(execFile);
 
 /** The host key types Debian's ssh-keygen makes (`-t`, `-b`), by the name the tests give them. */
-export const HOST_KEY_TYPES = {
+const HOST_KEY_TYPES = {
   ed25519: ['-t', 'ed25519'],
   'ecdsa-256': ['-t', 'ecdsa', '-b', '256'],
   'ecdsa-384': ['-t', 'ecdsa', '-b', '384'],

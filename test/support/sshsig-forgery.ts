@@ -39,7 +39,7 @@ export function armoredSignature({
 }
 
 /** The bytes PROTOCOL.sshsig has a key sign for `message`. */
-export function signedData(message: string, { namespace = 'slowdns-activate', hash = 'sha512' } = {}): Buffer {
+function signedData(message: string, { namespace = 'slowdns-activate', hash = 'sha512' } = {}): Buffer {
   return Buffer.concat([
     Buffer.from('SSHSIG'),
     sshString(namespace),

@@ -71,7 +71,9 @@ export function readOpenSshPrivateKey(text: string): OpenSshPrivateKey {
   if (file.uint32() !== 1) throw new HostKeyUnusableError('the key file holds more than one key');
   const publicBlob = file.string();
   const secret = new Reader(file.string());
-  if (secret.uint32() !== secret.uint32()) throw new HostKeyUnusableError('the key file is damaged');
+  // Two equal check numbers: the section was decrypted (or read) whole.
+  const check = secret.uint32();
+  if (check !== secret.uint32()) throw new HostKeyUnusableError('the key file is damaged');
   const type = secret.string().toString();
   return { type, publicBlob, privateKey: privateKeyOf(type, secret) };
 }

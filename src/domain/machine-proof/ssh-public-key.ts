@@ -11,7 +11,7 @@ const CURVES = {
 type EcdsaKeyType = keyof typeof CURVES;
 
 /** RSA keys proven at activate: at least 2,048 bits (NIST), at most OpenSSH's own maximum of 16,384, capped at 8,192 here. */
-export const RSA_BITS = { min: 2048, max: 8192 } as const;
+const RSA_BITS = { min: 2048, max: 8192 } as const;
 
 /** An accepted host key: what verifies its signatures. */
 export type HostKey =

@@ -38,7 +38,7 @@ export function parseArmoredSignature(armored: string): SshSignature {
 }
 
 /** The bytes the key signed: the preamble, the namespace, an empty reserved field, the hash's name and the message's hash. */
-export function signedData(namespace: string, hashAlgorithm: 'sha256' | 'sha512', message: Buffer): Buffer {
+function signedData(namespace: string, hashAlgorithm: 'sha256' | 'sha512', message: Buffer): Buffer {
   return Buffer.concat([
     MAGIC,
     sshString(namespace),
