@@ -47,6 +47,10 @@ const precheck = createRoute({
     none of whose uses is free is 409 \`install_code_exhausted\`; inside its own \`allowed_cidrs\` such a code counts
     in its own bucket (600 prechecks a minute) instead of the per-IP limit.
 
+**Proving the machine** (DESIGN §24): every precheck answers a new \`proof_challenge\` (carried in its token)
+    for activate's \`ssh_key_signature\`, and \`machine_proof\`: \`required\` when activate must carry a proof
+    (\`MACHINE_PROOF=required\`, or a fleet code made with \`require_machine_proof\`), \`optional\` otherwise.
+
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`),
     then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only
     per IP, below).
