@@ -108,6 +108,7 @@ const EnvSchema = z.object({
     .default(24 * 3600),
   RECEIPT_VERIFY_DAYS: z.coerce.number().int().positive().max(3650).default(365),
   DUPLICATE_MACHINE_POLICY: z.enum(['flag', 'refuse'], { error: 'must be flag or refuse' }).default('flag'),
+  MACHINE_PROOF: z.enum(['optional', 'required'], { error: 'must be optional or required' }).default('optional'),
   RELEASE_REQUIRES_TOKEN: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   APPROVAL_POLICY: z.enum(APPROVAL_POLICIES, { error: 'must be off, optional or required' }).default('optional'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -170,6 +171,8 @@ export interface Config {
   receiptVerifyDays: number;
   /** What activate does with a machine whose identity another install holds: flag it, or refuse a machine_id match (409). */
   duplicateMachinePolicy: 'flag' | 'refuse';
+  /** Whether activate must prove the machine's SSH host key (DESIGN §24), or may. */
+  machineProof: 'optional' | 'required';
   /** Release only with the install token (DESIGN §23): no token-less release from the install's address. */
   releaseRequiresToken: boolean;
   /** Whether the person approves each machine (DESIGN §14): never, when they ask for it at issue, or for every code. */
@@ -257,6 +260,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverDeadAfterSeconds: e.SERVER_DEAD_AFTER_SECONDS,
     receiptVerifyDays: e.RECEIPT_VERIFY_DAYS,
     duplicateMachinePolicy: e.DUPLICATE_MACHINE_POLICY,
+    machineProof: e.MACHINE_PROOF,
     releaseRequiresToken: e.RELEASE_REQUIRES_TOKEN === 'true',
     approvalPolicy: e.APPROVAL_POLICY,
     logLevel: e.LOG_LEVEL,

@@ -9,6 +9,16 @@ export const errorCatalog = {
   browser_session_required: { status: 403, message: 'Open the SlowDNS page first, then request an install code.' },
   cross_site_request: { status: 403, message: 'Install codes can only be requested from the SlowDNS page itself.' },
   machine_mismatch: { status: 403, message: 'This machine is not the one the precheck was made for.' },
+  machine_proof_invalid: {
+    status: 403,
+    message:
+      'The SSH host-key signature does not prove this machine: sign this activate\'s exact statement with the host key whose fingerprint the precheck named (docs/installers.md, "Proving the machine").',
+  },
+  machine_proof_required: {
+    status: 403,
+    message:
+      'This service or install code admits only machines that prove their SSH host key: send ssh_host_key and ssh_key_signature (OpenSSH 8.1 or later, run as root).',
+  },
   install_code_not_found: { status: 404, message: 'No install code matches what was entered.' },
   activation_not_found: { status: 404, message: 'No activation has this id.' },
   server_not_found: { status: 404, message: 'No server has this id.' },

@@ -9,6 +9,7 @@
 # found; 11 code expired; 12 code in use, revoked or with no use left; 13 machine mismatch or a clone's identity;
 # 14 token invalid, expired or used (or a release without proof); 15 activation already released or confirmed;
 # 16 this machine was denied; 17 this machine's address or host name is not one the code allows;
+# 18 this machine could not prove its SSH host key where proof is required;
 # 20 rate limited; 21 installer outdated; 30 network; 31 server error; 40 install command failed.
 set -eu
 umask 077
@@ -29,6 +30,7 @@ CODE_FILE=''
 NON_INTERACTIVE=${SLOWDNS_NON_INTERACTIVE:-}
 LOCK_DIR=''
 LOCK_HELD=''
+HOST_KEY_OPTION=''
 CLONED_IMAGE_HINT='If this machine was cloned from an image, its /etc/machine-id and SSH host keys are copies shared with its siblings: give it its own (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run again.'
 
 say() { printf '%s\n' "activate.sh: $*" >&2; }
@@ -45,6 +47,7 @@ exit_code_for() {
     activation_released | activation_confirmed) echo 15 ;;
     approval_denied) echo 16 ;;
     install_code_address_not_allowed | install_code_hostname_not_allowed) echo 17 ;;
+    machine_proof_invalid | machine_proof_required) echo 18 ;;
     rate_limit_exceeded) echo 20 ;;
     installer_outdated) echo 21 ;;
     network) echo 30 ;;
@@ -59,7 +62,7 @@ die() { # die <error code> <message>
 
 usage() {
   cat >&2 <<'EOF'
-usage: activate.sh [--code-file PATH] [--non-interactive] <command>
+usage: activate.sh [--code-file PATH] [--host-key FILE] [--non-interactive] <command>
   precheck            check the install code for this machine (saves a precheck token in the state file)
   activate            activate it after confirming hostname and public IP (saves the activation)
   confirm             confirm the install: consumes the install token for good
@@ -71,6 +74,8 @@ usage: activate.sh [--code-file PATH] [--non-interactive] <command>
                       resumes an unfinished install found in the state file
 The install code comes from the file --code-file names (mode 600, yours or root's), SLOWDNS_INSTALL_CODE,
 the file SLOWDNS_INSTALL_CODE_FILE, or the terminal; never from the command line itself.
+--host-key FILE: the SSH host private key that proves this machine at activate (ssh-keygen -Y sign); by default
+the first of /etc/ssh/ssh_host_{ed25519,ecdsa,rsa}_key this user can read. Without one it goes on unproven.
 --non-interactive (or SLOWDNS_NON_INTERACTIVE=1): never ask on a terminal; what is missing exits 2. Without
 a terminal (cloud-init, setsid, cron) nothing is asked either. Other settings: see README.md.
 EOF
@@ -249,19 +254,22 @@ read_machine() {
   case "$MACHINE_ID" in
     *[!0-9a-f]* | '') die validation_failed "$SLOWDNS_MACHINE_ID_FILE does not hold a machine id (32 lower-case hex characters)" ;;
   esac
+  key=${SLOWDNS_SSH_HOST_KEY:-}
+  if [ -n "$HOST_KEY_OPTION" ]; then
+    key=$(host_key_public "$HOST_KEY_OPTION")
+  elif [ -z "$key" ]; then
+    for candidate in /etc/ssh/ssh_host_ed25519_key.pub /etc/ssh/ssh_host_ecdsa_key.pub /etc/ssh/ssh_host_rsa_key.pub; do
+      if [ -r "$candidate" ]; then key=$candidate && break; fi
+    done
+  fi
   if [ -n "${SLOWDNS_SSH_FINGERPRINT:-}" ]; then
     SSH_FINGERPRINT=$SLOWDNS_SSH_FINGERPRINT
   else
-    key=${SLOWDNS_SSH_HOST_KEY:-}
-    if [ -z "$key" ]; then
-      for candidate in /etc/ssh/ssh_host_ed25519_key.pub /etc/ssh/ssh_host_ecdsa_key.pub /etc/ssh/ssh_host_rsa_key.pub; do
-        if [ -r "$candidate" ]; then key=$candidate && break; fi
-      done
-    fi
     [ -n "$key" ] || die validation_failed 'no SSH host key found in /etc/ssh (set SLOWDNS_SSH_HOST_KEY or SLOWDNS_SSH_FINGERPRINT)'
     command -v ssh-keygen >/dev/null 2>&1 || die validation_failed 'ssh-keygen is missing (set SLOWDNS_SSH_FINGERPRINT)'
     SSH_FINGERPRINT=$(ssh-keygen -E sha256 -lf "$key" | awk '{print $2}')
   fi
+  choose_signing_key "$key"
   case "$SSH_FINGERPRINT" in
     SHA256:*) ;;
     *) die validation_failed 'the SSH fingerprint is not SHA256:… (ssh-keygen -E sha256 -lf <host key>)' ;;
@@ -269,6 +277,68 @@ read_machine() {
   case "$SSH_FINGERPRINT" in
     *[!A-Za-z0-9:+/]*) die validation_failed 'the SSH fingerprint has unexpected characters' ;;
   esac
+}
+
+# --- proving the machine: a signature by its SSH host key (DESIGN §24) ----------------------------
+
+# host_key_public <private key file>: its public key file, FILE.pub, or derived from the key by ssh-keygen -y.
+host_key_public() {
+  if [ -r "$1.pub" ]; then printf '%s' "$1.pub" && return 0; fi
+  [ -r "$1" ] || die validation_failed "cannot read the host key $1 (--host-key)"
+  ssh-keygen -y -f "$1" >"$work_dir/host_key.pub" 2>/dev/null || die validation_failed "$1 is not an SSH private key (--host-key)"
+  printf '%s' "$work_dir/host_key.pub"
+}
+
+# choose_signing_key <public key file>: SIGNING_KEY is the private key beside it when this user can read it and
+# its fingerprint is the one sent; otherwise SIGNING_KEY is empty and NO_PROOF_REASON says why.
+choose_signing_key() {
+  SIGNING_KEY='' SIGNING_KEY_PUB=$1 NO_PROOF_REASON=''
+  private=${HOST_KEY_OPTION:-${1%.pub}}
+  if [ -z "$1" ] || [ ! -r "$private" ] || [ "$private" = "$1" ]; then
+    NO_PROOF_REASON="no SSH host private key this user can read (run as root, or name one with --host-key)"
+  elif ! command -v ssh-keygen >/dev/null 2>&1; then
+    NO_PROOF_REASON='ssh-keygen is missing'
+  elif [ "$(ssh-keygen -E sha256 -lf "$1" 2>/dev/null | awk '{print $2}')" != "$SSH_FINGERPRINT" ]; then
+    NO_PROOF_REASON="the host key $private is not the one of the fingerprint sent ($SSH_FINGERPRINT)"
+  else
+    SIGNING_KEY=$private
+  fi
+}
+
+# The service's origin as the URL standard writes it (scheme, host, port; the default port left out): what
+# the proof names, so a service that relays another's challenge cannot pass the signature on.
+service_origin() {
+  rest=${SLOWDNS_URL#*://}
+  scheme=$(printf '%s' "${SLOWDNS_URL%%://*}" | tr '[:upper:]' '[:lower:]')
+  host=$(printf '%s' "${rest%%/*}" | tr '[:upper:]' '[:lower:]')
+  host=${host##*@}
+  case "$scheme:$host" in https:*:443) host=${host%:443} ;; http:*:80) host=${host%:80} ;; esac
+  printf '%s://%s' "$scheme" "$host"
+}
+
+# prove_machine: PROOF_JSON is the two fields activate takes (,"ssh_host_key":…,"ssh_key_signature":…), signed
+# with `ssh-keygen -Y sign` over the values this activate sends; empty when this machine cannot prove its key,
+# said with the reason; where the service requires a proof, that is exit 18 instead.
+prove_machine() {
+  PROOF_JSON=''
+  challenge=$(state_get proof_challenge)
+  why=$NO_PROOF_REASON
+  if [ -z "$challenge" ]; then why='the precheck gave no challenge (a service without machine proofs)'; fi
+  if [ -z "$why" ]; then
+    printf 'slowdns-activate/1\nservice=%s\nchallenge=%s\nmachine_id=%s\nhostname=%s\npublic_ip=%s\n' \
+      "$(service_origin)" "$challenge" "$MACHINE_ID" "$HOSTNAME_CONFIRMED" "$PUBLIC_IP_CONFIRMED" >"$work_dir/proof"
+    rm -f "$work_dir/proof.sig"
+    if ssh-keygen -Y sign -n slowdns-activate -f "$SIGNING_KEY" "$work_dir/proof" >/dev/null 2>"$work_dir/proof.err"; then
+      PROOF_JSON=$(printf ',"ssh_host_key":"%s","ssh_key_signature":"%s"' \
+        "$(awk '{printf "%s %s", $1, $2; exit}' "$SIGNING_KEY_PUB")" "$(sed 's/$/\\n/' "$work_dir/proof.sig" | tr -d '\n')")
+      return 0
+    fi
+    why="ssh-keygen cannot sign with $SIGNING_KEY (ssh-keygen -Y sign needs OpenSSH 8.1 or later): $(head -c 200 "$work_dir/proof.err")"
+  fi
+  if [ "$(state_get machine_proof)" = required ]; then
+    die machine_proof_required "this service requires machines to prove their SSH host key, and this one cannot: $why"
+  fi
+  say "going on without proving this machine's SSH host key: $why"
 }
 
 # --- unattended runs (cloud-init, Ansible, a golden image) --------------------------------------
@@ -286,6 +356,15 @@ parse_option() {
     --code-file=*)
       CODE_FILE=${1#--code-file=}
       [ -n "$CODE_FILE" ] || die validation_failed '--code-file needs a path'
+      ;;
+    --host-key)
+      if [ "$#" -lt 2 ] || [ -z "$2" ]; then die validation_failed '--host-key needs the path of an SSH host private key'; fi
+      HOST_KEY_OPTION=$2
+      OPTION_WIDTH=2
+      ;;
+    --host-key=*)
+      HOST_KEY_OPTION=${1#--host-key=}
+      [ -n "$HOST_KEY_OPTION" ] || die validation_failed '--host-key needs the path of an SSH host private key'
       ;;
     --non-interactive) NON_INTERACTIVE=1 ;;
     *) OPTION_WIDTH=0 ;;
@@ -421,6 +500,11 @@ do_precheck() {
   case "$approval_by" in person | operator) state_set approval_by "$approval_by" ;; *) state_unset approval_by ;; esac
   precheck_id=$(json_get precheck_id "$BODY")
   if [ -n "$precheck_id" ] && shell_safe "$precheck_id"; then state_set precheck_id "$precheck_id"; else state_unset precheck_id; fi
+  # What activate's machine proof signs, and whether the service requires one (DESIGN §24).
+  challenge=$(json_get proof_challenge "$BODY")
+  if shell_safe "$challenge"; then state_set proof_challenge "$challenge"; else state_unset proof_challenge; fi
+  policy=$(json_get machine_proof "$BODY")
+  if shell_safe "$policy"; then state_set machine_proof "$policy"; else state_unset machine_proof; fi
   OBSERVED_IP=$(json_get observed_ip "$BODY")
   say "install code $(json_get install_code_hint "$BODY") is valid for this machine (the service sees it at ${OBSERVED_IP:-an unknown address})"
 }
@@ -453,9 +537,18 @@ do_activate() {
   precheck_token=$(state_get precheck_token)
   [ -n "$precheck_token" ] || die validation_failed "no precheck token in $SLOWDNS_STATE_FILE: run the precheck first"
   confirm_address
-  request "$(printf '{"install_code":"%s","precheck_token":"%s","hostname":"%s","public_ip":"%s","machine_id":"%s","ssh_fingerprint":"%s","requested_ref":"%s","installer_version":"%s"}' \
+  prove_machine
+  activate_request="$(printf '{"install_code":"%s","precheck_token":"%s","hostname":"%s","public_ip":"%s","machine_id":"%s","ssh_fingerprint":"%s","requested_ref":"%s","installer_version":"%s"' \
     "$INSTALL_CODE" "$precheck_token" "$HOSTNAME_CONFIRMED" "$PUBLIC_IP_CONFIRMED" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_REQUESTED_REF" "$SLOWDNS_INSTALLER_VERSION")"
+  request "$activate_request$PROOF_JSON}"
   activate_when_approved
+  if [ -n "$PROOF_JSON" ] && [ "$STATUS" = 403 ] && [ "$(json_get code "$BODY")" = machine_proof_invalid ] &&
+    [ "$(state_get machine_proof)" != required ]; then
+    # Optional here: a proof the service does not take (SLOWDNS_URL not the service's public address?) costs no install.
+    say "the service did not accept this machine's SSH host-key proof (is $SLOWDNS_URL the service's own public address?): going on unproven"
+    request "$activate_request}"
+    activate_when_approved
+  fi
   fail_on_error
   activation_id=$(json_get activation_id "$BODY")
   install_token=$(json_get install_token "$BODY")
@@ -465,7 +558,7 @@ do_activate() {
   state_set stage activated
   # A receipt kept from an earlier install is not this one's.
   rm -f "$(receipt_file)"
-  say "activated $activation_id for $HOSTNAME_CONFIRMED ($PUBLIC_IP_CONFIRMED)"
+  say "activated $activation_id for $HOSTNAME_CONFIRMED ($PUBLIC_IP_CONFIRMED)$([ "$(json_get ssh_key_proven "$BODY")" = true ] && printf ', SSH host key proven')"
   if [ "$(json_get public_ip_matches_observed "$BODY")" = false ]; then
     say "note: the service saw this machine at $(json_get observed_ip "$BODY"), not $PUBLIC_IP_CONFIRMED (fine behind NAT; check for a typo otherwise)"
   fi

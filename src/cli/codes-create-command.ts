@@ -19,6 +19,7 @@ interface CreateFlags extends ConnectionFlags {
   cidr?: string[];
   hostname?: string;
   requireApproval?: boolean;
+  requireMachineProof?: boolean;
   description?: string;
   reason?: string;
   json?: boolean;
@@ -50,6 +51,7 @@ function createRequestOf(flags: CreateFlags): CreateRequest {
     ...(flags.cidr?.length ? { allowed_cidrs: flags.cidr } : {}),
     ...(flags.hostname === undefined ? {} : { hostname_pattern: flags.hostname }),
     ...(flags.requireApproval ? { require_approval: true } : {}),
+    ...(flags.requireMachineProof ? { require_machine_proof: true } : {}),
     ...(flags.description === undefined ? {} : { description: flags.description }),
     ...(flags.reason === undefined ? {} : { reason: flags.reason }),
   } as CreateRequest;
@@ -78,6 +80,7 @@ export function registerCodesCreateCommand(codes: Command, context: CliContext):
       .option('--cidr <network>', 'only machines seen inside this network (203.0.113.0/24); repeatable', repeatable)
       .option('--hostname <pattern>', "only host names matching this pattern ('*.prod.example.com')")
       .option('--require-approval', 'each machine waits until an operator approves it')
+      .option('--require-machine-proof', 'each machine must prove its SSH host key at activate')
       .option('--description <text>', 'what the code is for, 1 to 200 characters')
       .option('--reason <text>', "why, kept in the event with the operator's name"),
   )

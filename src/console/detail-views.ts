@@ -157,6 +157,10 @@ export function activationDetailView(
         ['Public IP', a.publicIp],
         ['Machine id', html`<span class="id">${a.machineId}</span>`],
         ['SSH key', html`<span class="fingerprint">${a.sshFingerprint}</span>`],
+        [
+          'Key proven',
+          a.sshKeyProven ? 'yes: the machine signed activate with this host key' : 'no: the fingerprint is a claim',
+        ],
         ['Installer', `${a.installerVersion} (ref ${a.requestedRef})`],
         ['Created', when(a.createdAt)],
         ['Confirmed', a.confirmedAt ? when(a.confirmedAt) : null],

@@ -47,6 +47,7 @@ export function fleetCodeFacts(item: InstallCodeListItem): [string, Html | strin
     ['Tags', tagsCell(code.tags)],
     ['Networks', code.allowedCidrs?.length ? html`${code.allowedCidrs.map((n) => html`<code>${n}</code> `)}` : null],
     ['Host names', code.hostnamePattern ? html`<code>${code.hostnamePattern}</code>` : null],
+    ['Machine proof', code.requireMachineProof ? 'each machine proves its SSH host key' : 'as the service requires'],
   ];
 }
 

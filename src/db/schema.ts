@@ -68,6 +68,8 @@ export const installCodes = pgTable(
     hostnamePattern: text('hostname_pattern'),
     /** When `install_code.expiry_warned` was written for it (DESIGN §28): set in the statement that writes the event, so once. */
     expiryWarnedAt: at('expiry_warned_at'),
+    /** A fleet code that admits only machines proving their SSH host key at activate (DESIGN §24). */
+    requireMachineProof: boolean('require_machine_proof').notNull().default(false),
   },
   (t) => [
     index('install_codes_expires_at_idx').on(t.expiresAt),
@@ -144,6 +146,11 @@ export const activations = pgTable(
     duplicateOf: text('duplicate_of'),
     /** The code's tags, copied at activate (DESIGN §22). */
     tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The machine signed activate with the SSH host key whose fingerprint is `ssh_fingerprint` (DESIGN §24): the
+     * fingerprint then names a key the machine holds, not a claim.
+     */
+    sshKeyProven: boolean('ssh_key_proven').notNull().default(false),
   },
   (t) => [
     index('activations_install_code_id_idx').on(t.installCodeId),

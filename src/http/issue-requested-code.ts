@@ -27,6 +27,7 @@ export async function issueRequestedCode(
       allowedCidrs: request.allowed_cidrs,
       hostnamePattern: request.hostname_pattern,
       requireApproval: request.require_approval,
+      requireMachineProof: request.require_machine_proof,
     },
     now: deps.clock.now(),
     context: operatorChangeContext(c, request.reason ?? null),

@@ -16,6 +16,14 @@ import {
 } from './machine.js';
 import { InstallCodeHintSchema, InstallCodeInputSchema, InstallCodeSchema, TimestampSchema } from './install-code.js';
 import { SHELL_SAFE_SENTENCE } from './shell-safe.js';
+import {
+  bothOrNeither,
+  MachineProofPolicySchema,
+  ProofChallengeSchema,
+  SshHostKeySchema,
+  SshKeyProvenSchema,
+  SshKeySignatureSchema,
+} from './machine-proof.js';
 
 const EXAMPLE_PRECHECK_TOKEN =
   'eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl';
@@ -90,6 +98,8 @@ export const PrecheckResultSchema = z
       description:
         'Only for a code issued with approval: this precheck, as the page shows it to the person (also carried in `precheck_token`).',
     }),
+    proof_challenge: ProofChallengeSchema,
+    machine_proof: MachineProofPolicySchema,
   })
   .openapi('PrecheckResult');
 
@@ -106,6 +116,12 @@ export const ActivateRequestSchema = z
     ssh_fingerprint: SshFingerprintSchema,
     requested_ref: RequestedRefSchema,
     installer_version: InstallerVersionSchema,
+    ssh_host_key: SshHostKeySchema.optional(),
+    ssh_key_signature: SshKeySignatureSchema.optional(),
+  })
+  .refine(bothOrNeither, {
+    message: 'ssh_host_key and ssh_key_signature are sent together, or neither',
+    path: ['ssh_key_signature'],
   })
   .openapi('ActivateRequest');
 
@@ -115,6 +131,7 @@ export const MachineBindingSchema = z
     public_ip: PublicIpValueSchema,
     machine_id: MachineIdValueSchema,
     ssh_fingerprint: SshFingerprintValueSchema,
+    ssh_key_proven: SshKeyProvenSchema,
   })
   .openapi('MachineBinding', { description: 'The machine the activation is bound to.' });
 

@@ -32,6 +32,7 @@ describe('admin: activations', () => {
         public_ip: '203.0.113.7',
         machine_id: expect.any(String),
         ssh_fingerprint: expect.stringMatching(/^SHA256:/),
+        ssh_key_proven: false,
       },
       requested_ref: 'main',
       installer_version: '2026.11.20.1',

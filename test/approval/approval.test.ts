@@ -109,13 +109,15 @@ describe('issue and precheck of a code issued with approval', () => {
       'install_code',
       'install_code_hint',
       'machine_binding',
+      'machine_proof',
       'observed_ip',
       'precheck_expires_at',
       'precheck_token',
+      'proof_challenge',
     ]);
     expect(body.meta.message).toBe('Install code is valid for this machine.');
     const claims = JSON.parse(Buffer.from(body.data.precheck_token.split('.')[1]!, 'base64url').toString());
-    expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'mid', 'ssh', 'sub']);
+    expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'mid', 'pch', 'ssh', 'sub']);
     const activated = await activateRequest(t, code, body.data.precheck_token, {}, INSTALLER_IP);
     expect(activated.status).toBe(200);
     expect(await t.database.db.select().from(installCodePrechecks)).toEqual([]);

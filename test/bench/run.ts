@@ -8,6 +8,7 @@
 //   BENCH_INSTALLS      installs per run (default 400; confirm and release take half each)
 //   BENCH_CONCURRENCY   comma-separated (default 1,16)
 //   BENCH_DATABASES     comma-separated: pglite, postgres (default both)
+// BENCH_ONLY=proof: activate with no machine proof and with one of each key type, and the verification alone.
 // BENCH_ONLY=limiter, lifecycle or overrides runs one of the older parts instead (BENCH_RUNS sets their
 // N, 1000 by default): the rate limiter alone, µs and statements per step on a counting drizzle client,
 // or what the rate-limit overrides cost (their read, and the quota lookup per request in memory).
@@ -53,6 +54,7 @@ import { benchLifecycle } from './lifecycle.js';
 import type { Measurement } from './measure.js';
 import { benchRateLimiter } from './rate-limiter.js';
 import { benchRateLimitOverrides } from './rate-limit-overrides.js';
+import { benchMachineProof } from './machine-proof.js';
 import { benchScale } from './scale.js';
 import { benchScaleHttp } from './scale-http.js';
 import { benchStartToHealthy } from './start-to-healthy.js';
@@ -69,6 +71,7 @@ const parts: {
   { name: 'limiter', title: 'rate limiter', run: benchRateLimiter },
   { name: 'lifecycle', title: 'install steps through the app', run: benchLifecycle },
   { name: 'overrides', title: 'rate-limit overrides', run: benchRateLimitOverrides },
+  { name: 'proof', title: 'activate with and without a machine proof (DESIGN §24)', run: benchMachineProof },
 ];
 
 async function benchPart(

@@ -96,7 +96,12 @@ describe('the event trail: one event per state change, in the same transaction',
         actor: 'installer',
         installCodeId: icId,
         activationId,
-        data: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', machine_id: expect.any(String) },
+        data: {
+          hostname: 'vpn1.example.net',
+          public_ip: '203.0.113.7',
+          machine_id: expect.any(String),
+          ssh_key_proven: false,
+        },
       }),
     ]);
 

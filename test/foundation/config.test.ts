@@ -16,6 +16,7 @@ describe('configuration', () => {
       installTokenTtlSeconds: 3600,
       browserSessionTtlSeconds: 3600,
       logLevel: 'info',
+      machineProof: 'optional',
       webhookDelivery: { timeoutMs: 10_000, leaseMs: 30_000 },
     });
     expect(c.publicBaseUrl.origin).toBe('http://localhost:8080');
@@ -40,6 +41,7 @@ describe('configuration', () => {
     ['REQUIRE_KEY_ENCRYPTION', 'yes'],
     ['WEBHOOK_TIMEOUT_SECONDS', '0'],
     ['WEBHOOK_LEASE_SECONDS', '10'],
+    ['MACHINE_PROOF', 'always'],
   ])('refuses a bad %s with one line naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid ${name}: [^\\n]+$`));

@@ -31,6 +31,7 @@ describe('POST /api/v2/slowdns/install/status', () => {
         public_ip: '203.0.113.7',
         machine_id: expect.stringMatching(/^[0-9a-f]{32}$/),
         ssh_fingerprint: expect.stringMatching(/^SHA256:/),
+        ssh_key_proven: false,
       },
       requested_ref: 'main',
       install_token_expires_at: '2026-11-22T11:00:00+00:00',

@@ -16,6 +16,7 @@ import {
   releaseRequest,
   type Machine,
 } from '../support/install-flow.js';
+import { hostKeyFolder, provenActivate } from '../support/ssh-host-keys.js';
 import { buildTestApp, useTestApp, type TestApp } from '../support/test-app.js';
 
 /** A machine installed for good: activated and confirmed. */
@@ -138,11 +139,14 @@ describe('duplicate machines (a cloned image) at activate', () => {
     expect(text).not.toContain(data.activation_id);
   });
 
-  it('DUPLICATE_MACHINE_POLICY=refuse: 409 machine_duplicate on a machine_id match, saying how to give the clone its own identity, and leaves the code usable', async () => {
+  it('DUPLICATE_MACHINE_POLICY=refuse: 409 machine_duplicate for an unproven machine_id match of a proven install, saying how to give the clone its own identity, and leaves the code usable', async () => {
     const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
-    const first = randomMachine();
-    await installed(refusing, first);
-    const clone = { ...randomMachine(), machine_id: first.machine_id };
+    const keys = await hostKeyFolder();
+    const { res: proven } = await provenActivate(refusing, await keys.make('ed25519'));
+    const { data } = await proven.json();
+    expect((await confirmRequest(refusing, data.activation_id, data.install_token)).status).toBe(200);
+    await keys.cleanUp();
+    const clone = { ...randomMachine(), machine_id: data.machine_binding.machine_id };
     const code = await issueCode(refusing);
     const res = await activateRequest(refusing, code, await precheckToken(refusing, code, clone), clone);
     const body = await res.json();
@@ -160,28 +164,5 @@ describe('duplicate machines (a cloned image) at activate', () => {
     // A fingerprint match alone never blocks (a fingerprint can be scanned from outside): flagged only.
     const sameKey = await activatedInstall(refusing, { ...randomMachine(), ssh_fingerprint: first.ssh_fingerprint });
     expect(await duplicateOf(t, sameKey.activationId)).not.toBeNull();
-  });
-
-  it('DUPLICATE_MACHINE_POLICY=refuse: the earliest claim of a machine_id wins, so a stranger who claims a known one cannot block that machine', async () => {
-    const refusing = buildTestApp(t.database, t.keys, { ADMIN_TOKEN, DUPLICATE_MACHINE_POLICY: 'refuse' }, t.clock);
-    const real = randomMachine();
-    // The real machine's install is seen (its activation, whose machine_id reaches lists and webhooks), then released.
-    const first = await activatedInstall(refusing, real);
-    expect((await releaseRequest(refusing, first.activationId, first)).status).toBe(200);
-    // A stranger confirms a fake install with that machine_id and a key of its own.
-    t.clock.advance(60);
-    const fake = await installed(refusing, { ...randomMachine(), machine_id: real.machine_id });
-    // The real machine installs again: not refused (its claim of the id is the older), only flagged.
-    t.clock.advance(60);
-    const again = await activatedInstall(refusing, real);
-    expect(await duplicateOf(t, again.activationId)).toBe(fake.activationId);
-    // A clone that was never seen before the holder is still refused.
-    const clone = { ...randomMachine(), machine_id: real.machine_id };
-    const code = await issueCode(refusing);
-    const res = await activateRequest(refusing, code, await precheckToken(refusing, code, clone), clone);
-    expect({ status: res.status, code: (await res.json()).error?.code }).toEqual({
-      status: 409,
-      code: 'machine_duplicate',
-    });
   });
 });

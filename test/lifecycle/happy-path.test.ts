@@ -48,6 +48,8 @@ describe('the install lifecycle, step by step', () => {
       precheck_expires_at: '2026-11-22T10:15:00+00:00',
       machine_binding: machine,
       observed_ip: '203.0.113.10',
+      proof_challenge: expect.stringMatching(/^[\w-]{43}$/),
+      machine_proof: 'optional',
     });
     expect((await codeRow(code.install_code))?.status).toBe('issued');
 
@@ -59,7 +61,7 @@ describe('the install lifecycle, step by step', () => {
       install_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       install_token_expires_at: '2026-11-22T11:00:00+00:00',
       install_code: code.install_code,
-      machine_binding: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...machine },
+      machine_binding: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...machine, ssh_key_proven: false },
       observed_ip: '203.0.113.10',
       public_ip_matches_observed: false,
     });

@@ -64,6 +64,7 @@ describe('activation receipts', () => {
       public_ip: row!.publicIp,
       machine_id_hmac: createHmac('sha256', 'slowdns-receipt-v1').update(onMachine.machine_id).digest('hex'),
       ssh_fingerprint: onMachine.ssh_fingerprint,
+      ssh_key_proven: false,
       requested_ref: row!.requestedRef,
       installer_version: INSTALLER_VERSION,
       iat: Math.floor(t.clock.now().getTime() / 1000),

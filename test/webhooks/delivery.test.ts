@@ -59,6 +59,7 @@ describe('webhooks: delivery to a real receiver', () => {
         hostname: 'vpn1.example.net',
         public_ip: expect.any(String),
         machine_id: expect.any(String),
+        ssh_key_proven: false,
       },
     });
     expect(message.headers['webhook-id']).toBe(`evt_${verified.data.event_id}`);

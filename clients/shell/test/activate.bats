@@ -524,3 +524,66 @@ teardown() {
   [ "$status" -eq 17 ]
   [[ "$output" == *"(install_code_hostname_not_allowed)"* ]]
 }
+
+# activation_record <activation id>: the activation as an operator sees it (the admin API's show).
+activation_record() {
+  printf 'header = "Authorization: Bearer %s"\n' "$BATS_ADMIN_TOKEN" >"$BATS_TEST_TMPDIR/admin.curlrc"
+  curl -fsS -K "$BATS_TEST_TMPDIR/admin.curlrc" "$SERVICE_URL/api/v2/admin/activations/$1"
+}
+
+@test "run proves the machine's SSH host key with ssh-keygen -Y sign: the activation is ssh_key_proven" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"SSH host key proven"* ]]
+  [[ "$output" != *"going on without proving"* ]]
+  [[ "$(activation_record "$(state_value activation_id)")" == *'"ssh_key_proven":true'* ]]
+}
+
+@test "--host-key names the key that proves (its .pub, or derived from the key when there is none)" {
+  unset SLOWDNS_SSH_HOST_KEY
+  ssh-keygen -q -t ecdsa -b 384 -N '' -f "$BATS_TEST_TMPDIR/other_host_key" </dev/null >/dev/null
+  rm "$BATS_TEST_TMPDIR/other_host_key.pub"
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" --host-key "$BATS_TEST_TMPDIR/other_host_key" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"SSH host key proven"* ]]
+  record=$(activation_record "$(state_value activation_id)")
+  [[ "$record" == *"$(ssh-keygen -E sha256 -lf "$BATS_TEST_TMPDIR/other_host_key" | awk '{print $2}')"* ]]
+}
+
+@test "without a readable host private key the install goes on unproven and says why" {
+  rm "$BATS_TEST_TMPDIR/ssh_host_ed25519_key"
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"going on without proving this machine's SSH host key: no SSH host private key"* ]]
+  [[ "$(activation_record "$(state_value activation_id)")" == *'"ssh_key_proven":false'* ]]
+}
+
+@test "a proof the service does not take (another spelling of its address) costs no install: it goes on unproven" {
+  export SLOWDNS_URL="${SERVICE_URL/127.0.0.1/localhost}"
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"did not accept this machine's SSH host-key proof"* ]]
+}
+
+@test "exit 18: a fleet code that requires machine proof, on a machine that cannot prove its key; with the key it installs" {
+  code="$(fleet_code '{"uses":3,"require_machine_proof":true,"allowed_cidrs":["198.51.0.0/16"]}')"
+  mv "$BATS_TEST_TMPDIR/ssh_host_ed25519_key" "$BATS_TEST_TMPDIR/kept_key"
+  SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 18 ]
+  [[ "$output" == *"requires machines to prove their SSH host key"* ]]
+  mv "$BATS_TEST_TMPDIR/kept_key" "$BATS_TEST_TMPDIR/ssh_host_ed25519_key"
+  rm -f "$SLOWDNS_STATE_FILE"
+  SLOWDNS_INSTALL_CODE="$code" run sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"SSH host key proven"* ]]
+}

@@ -9,12 +9,13 @@ build_service() { (cd "$REPO_ROOT" && node scripts/build.mjs --if-stale >/dev/nu
 
 # start_service <name> [VAR=value...]: starts the service as `npm start` runs it (the compiled server),
 # sets <name>_URL and <name>_PID once it is ready (it listens first and answers 503 until its database
-# is open and migrated).
+# is open and migrated). Its PUBLIC_BASE_URL is the address the tests reach it at: the origin a machine proof signs.
 start_service() {
   name=$1
   shift
   log="$BATS_FILE_TMPDIR/$name.log"
-  (cd "$REPO_ROOT" && env PORT=0 HOST=127.0.0.1 DATA_DIR=memory:// TRUST_PROXY=1 LOG_LEVEL=info \
+  free_port=$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")
+  (cd "$REPO_ROOT" && env PORT="$free_port" PUBLIC_BASE_URL="http://127.0.0.1:$free_port" HOST=127.0.0.1 DATA_DIR=memory:// TRUST_PROXY=1 LOG_LEVEL=info \
     DATABASE_URL="${SLOWDNS_TEST_DATABASE_URL:-}" "$@" node --max-semi-space-size=16 scripts/start.mjs >"$log" 2>&1) &
   pid=$!
   echo "$pid" >"$BATS_FILE_TMPDIR/$name.pid"

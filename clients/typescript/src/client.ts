@@ -87,6 +87,8 @@ export interface IssueOptions extends BrowserSessionOptions {
  * SlowdnsUnexpectedResponseError (an answer that is not the service's).
  */
 export interface SlowdnsClient {
+  /** The service's address as given to `createClient`: a machine proof names its origin. */
+  readonly baseUrl: string;
   /** GET /api/v2/healthz: 200 once the service and its database are up. */
   healthz(options?: CallOptions): Promise<Health>;
   /** POST /api/v2/slowdns/code/issue: a new install code for a browser session (the page does this). */
@@ -251,6 +253,7 @@ export function createClient(options: ClientOptions): SlowdnsClient {
     );
 
   return {
+    baseUrl: options.baseUrl,
     healthz: (o = {}) => call('getHealth', 'retry', o.signal, (fetch) => api.GET('/api/v2/healthz', { ...o, fetch })),
     issueInstallCode: ({ requireApproval, ...o } = {}) =>
       call('issueInstallCode', 'once', o.signal, (fetch) =>

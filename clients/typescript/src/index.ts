@@ -40,6 +40,17 @@ export {
 export type { RetryOptions } from './retry.js';
 export { CLIENT_NAME, CLIENT_VERSION } from './version.js';
 export { runInstall } from './run-install.js';
+export { MachineProofUnavailableError, type InstallProofOptions } from './install-proof.js';
+export {
+  DEFAULT_HOST_KEY_FILES,
+  hostKeyFingerprint,
+  proofMessage,
+  PROOF_NAMESPACE,
+  signMachineProof,
+  type MachineProofFields,
+  type ProofStatement,
+} from './machine-proof.js';
+export { HostKeyUnusableError } from './openssh-private-key.js';
 export { activateWhenApproved, SlowdnsApprovalExpiredError, type ApprovalWaitOptions } from './approval-wait.js';
 export { RECEIPT_TYP, ReceiptInvalidError, verifyReceipt, type ReceiptClaims, type ReceiptProblem } from './receipt.js';
 export { InstallCodeSourceError, readInstallCode, type InstallCodeSource } from './install-code-source.js';

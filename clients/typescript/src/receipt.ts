@@ -14,6 +14,11 @@ export interface ReceiptClaims {
   /** Lowercase hex HMAC-SHA256 of the machine id, key `slowdns-receipt-v1`. */
   machine_id_hmac: string;
   ssh_fingerprint: string;
+  /**
+   * The machine proved at activate that it holds the SSH host key of `ssh_fingerprint` (DESIGN §24); a receipt
+   * made before machine proofs has no such claim and reads as `false`.
+   */
+  ssh_key_proven: boolean;
   requested_ref: string;
   installer_version: string;
   /** The confirm time, seconds since the epoch. */
@@ -84,5 +89,5 @@ export async function verifyReceipt(receipt: string, jwks: JSONWebKeySet): Promi
       `not a receipt: claims missing (${[...missing, ...(typeof payload.iat === 'number' ? [] : ['iat'])].join(', ')})`,
     );
   }
-  return payload as unknown as ReceiptClaims;
+  return { ...payload, ssh_key_proven: payload.ssh_key_proven === true } as unknown as ReceiptClaims;
 }

@@ -3,6 +3,8 @@ import type { Activation, ConfirmResult, InstallStatus, PrecheckResult, SlowdnsC
 import type { InstallActivation, InstallStateStore } from './install-state.js';
 import { releaseActivation, type ReleaseReport } from './release.js';
 import { findResumption, type Resumption } from './resume.js';
+import { proofFor, type InstallProofOptions } from './install-proof.js';
+import { SlowdnsApiError } from './errors.js';
 
 /** `resume`: reading back the activation of an earlier run from `state`. */
 export type InstallStage = 'resume' | 'precheck' | 'confirm_address' | 'activate' | 'install' | 'confirm';
@@ -35,7 +37,7 @@ export interface InstallStepContext extends StepContext {
   resumed?: InstallStatus;
 }
 
-export interface RunInstallOptions {
+export interface RunInstallOptions extends InstallProofOptions {
   client: SlowdnsClient;
   /**
    * The install code as the person typed it (case, spaces and look-alikes are forgiven by the service),
@@ -202,12 +204,24 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
       requested_ref: options.requestedRef,
       installer_version: options.installerVersion,
     };
-    const created = await activateWhenApproved(client, precheck, body, {
+    const waitOptions = {
       signal: steps.signal,
       ...(options.onApprovalWaiting ? { onWaiting: options.onApprovalWaiting } : {}),
       ...(options.approvalSleep ? { sleep: options.approvalSleep } : {}),
-    });
-    return { precheck, activation: created };
+    };
+    // The machine proves its SSH host key whenever it can (DESIGN §24).
+    const proof = await proofFor({ ...options, baseUrl: client.baseUrl }, precheck, body);
+    try {
+      return { precheck, activation: await activateWhenApproved(client, precheck, { ...body, ...proof }, waitOptions) };
+    } catch (error) {
+      const refused = error instanceof SlowdnsApiError && error.code === 'machine_proof_invalid';
+      if (!proof || !refused || precheck.machine_proof === 'required') throw error;
+      // Optional here: a proof the service does not take (baseUrl not its public address?) costs no install.
+      (options.onProofSkipped ?? console.error)(
+        `The service did not accept this machine's SSH host-key proof (is ${client.baseUrl} its own public address?): going on unproven.`,
+      );
+      return { precheck, activation: await activateWhenApproved(client, precheck, body, waitOptions) };
+    }
   };
 
   try {

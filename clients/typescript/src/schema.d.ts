@@ -253,6 +253,8 @@ export interface paths {
          *
          *     **A code an operator issued** (`createInstallCode`, DESIGN §22) may be bound to networks: from an address outside its `allowed_cidrs` the precheck is 403 `install_code_address_not_allowed`. A code with `uses` > 1 none of whose uses is free is 409 `install_code_exhausted`; inside its own `allowed_cidrs` such a code counts in its own bucket (600 prechecks a minute) instead of the per-IP limit.
          *
+         *     **Proving the machine** (DESIGN §24): every precheck answers a new `proof_challenge` (carried in its token) for activate's `ssh_key_signature`, and `machine_proof`: `required` when activate must carry a proof (`MACHINE_PROOF=required`, or a fleet code made with `require_machine_proof`), `optional` otherwise.
+         *
          *     Order of checks: the body (400 `validation_failed`), the installer version (426 `installer_outdated`), then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only per IP, below).
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. A precheck of a code that does not exist (404 `install_code_not_found`) is counted only in `precheck-ip-day`, so knowing a `machine_id` is not enough to use up that machine's budget; a precheck of a code that exists (usable or not) is counted in both. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
@@ -285,6 +287,8 @@ export interface paths {
          * @description Called by the installer only after the operator confirmed the final hostname and public IP. Presents the precheck token with the same install code and machine identity it was made for. In one transaction the code goes from `issued` to `activated` and an activation is created with a single-use install token valid for `INSTALL_TOKEN_TTL_SECONDS` (3600 by default). Of concurrent activations of one code exactly one makes an activation; the others get 409 `install_code_unavailable`, unless they repeat that one's request (below). A code revoked since the precheck is 410 `install_code_revoked`.
          *
          *     A precheck token that is tampered with, expired, of another kind or for another code is 401 `precheck_token_invalid`; a different `machine_id` or `ssh_fingerprint` than the precheck's is 403 `machine_mismatch`.
+         *
+         *     **Proving the machine** (DESIGN §24): with `ssh_host_key` and `ssh_key_signature` the machine proves it holds the SSH host key whose fingerprint the precheck named, by signing this activate's values and the precheck's `proof_challenge` with it (`ssh-keygen -Y sign -n slowdns-activate`; the fields say the exact bytes). The answer's `machine_binding.ssh_key_proven` says whether it did. A proof that does not prove (another key than the fingerprint, another key inside the signature than `ssh_host_key`, a signature over other values or an earlier precheck's challenge, another namespace, a SHA-1 `ssh-rsa` signature, an RSA key under 2,048 bits, a DSA, certificate or `sk-` key, a signature that does not parse) is 403 `machine_proof_invalid`: which check failed goes to the event `install_code.machine_proof_refused`, not to the answer. Without a proof, where the precheck answered `machine_proof: "required"` (`MACHINE_PROOF=required`, or a fleet code made with `require_machine_proof`), 403 `machine_proof_required`. A repeat of a proven activate must prove again.
          *
          *     The answer's `observed_ip` is the address this request came from and `public_ip_matches_observed` says whether the confirmed `public_ip` is that address: information for the operator, never a refusal (NAT is legitimate).
          *
@@ -681,7 +685,7 @@ export interface paths {
         };
         /**
          * List activations
-         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Search: `q` (part of the hostname, or the start of the id), `ip` (an address or a CIDR network), `machine_id`, `ssh_fingerprint`. Filters: `status`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `since`/`until` on the creation time. With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Activations, newest first, each with its machine binding, requested ref, installer version, times and the server registered for it; never the install token. Search: `q` (part of the hostname, or the start of the id), `ip` (an address or a CIDR network), `machine_id`, `ssh_fingerprint`. Filters: `status`, `hostname`, `public_ip` (exact), `install_code_id`, `duplicate` (flagged as a duplicate machine or not: `duplicate_of`), `ssh_key_proven` (the machine proved its SSH host key at activate, or not), `since`/`until` on the creation time. With `Accept: application/x-ndjson` the answer is every matching item instead of one page: one JSON object per line (each as `items` holds it), streamed page by page with bounded memory however many there are, from `cursor` if given (`limit` is ignored); a failure midway ends the stream early, without a final newline. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         get: operations["listActivations"];
         put?: never;
@@ -1113,7 +1117,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_unsigned" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "machine_proof_invalid" | "machine_proof_required" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_unsigned" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1546,7 +1550,9 @@ export interface components {
          *       "observed_ip": "203.0.113.7",
          *       "approval": "pending",
          *       "approval_by": "person",
-         *       "precheck_id": "pc_9e1f0a7b3c5d2e48"
+         *       "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *       "proof_challenge": "q2Yb0QhM3x9tW7cJvE5nK1pLr8sA4dFgH6jZuXoViTc",
+         *       "machine_proof": "optional"
          *     }
          */
         PrecheckResult: {
@@ -1594,6 +1600,17 @@ export interface components {
              * @example pc_9e1f0a7b3c5d2e48
              */
             precheck_id?: string;
+            /**
+             * @description 32 random bytes, base64url: what activate's `ssh_key_signature` signs (DESIGN §24). The precheck token carries it; every precheck makes a new one.
+             * @example q2Yb0QhM3x9tW7cJvE5nK1pLr8sA4dFgH6jZuXoViTc
+             */
+            proof_challenge: string;
+            /**
+             * @description Whether activate must prove the machine's SSH host key (`required`: `MACHINE_PROOF=required`, or a fleet code made with `require_machine_proof`) or may (`optional`). Without a proof where it is required activate answers 403 `machine_proof_required`.
+             * @example optional
+             * @enum {string}
+             */
+            machine_proof: "required" | "optional";
         };
         /**
          * @description Echo of the machine identity the precheck token is bound to.
@@ -1661,7 +1678,8 @@ export interface components {
          *         "hostname": "vpn1.example.net",
          *         "public_ip": "203.0.113.7",
          *         "machine_id": "4c4c4544003957108052b4c04f384833",
-         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *         "ssh_key_proven": true
          *       },
          *       "observed_ip": "203.0.113.7",
          *       "public_ip_matches_observed": true
@@ -1707,7 +1725,8 @@ export interface components {
          *       "hostname": "vpn1.example.net",
          *       "public_ip": "203.0.113.7",
          *       "machine_id": "4c4c4544003957108052b4c04f384833",
-         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *       "ssh_key_proven": true
          *     }
          */
         MachineBinding: {
@@ -1731,6 +1750,11 @@ export interface components {
              * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
              */
             ssh_fingerprint: string;
+            /**
+             * @description Whether the machine proved at activate that it holds the SSH host key whose fingerprint is `ssh_fingerprint` (a signature by that key over this activate's values and the precheck's challenge). It proves the key, not the machine's honesty: anyone with root on it can sign, and a cloned image with the same host key proves the same key (reported as a duplicate with `match: ssh_host_key`).
+             * @example true
+             */
+            ssh_key_proven: boolean;
         };
         /**
          * @example {
@@ -1741,7 +1765,9 @@ export interface components {
          *       "machine_id": "4c4c4544003957108052b4c04f384833",
          *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
          *       "requested_ref": "main",
-         *       "installer_version": "2026.11.20.1"
+         *       "installer_version": "2026.11.20.1",
+         *       "ssh_host_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIFZ4vKEKO5fo7skLPqMCqXYY8iEV4pLWZ4dUg8OhhU7 root@vpn1",
+         *       "ssh_key_signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAggVni8oQo7l+juyQs+owKpdhjyI\nRXiktZnh1SDw6GFTsAAAAQc2xvd2Rucy1hY3RpdmF0ZQAAAAAAAAAGc2hhNTEyAAAAUwAA\nAAtzc2gtZWQyNTUxOQAAAEDfF+dYRMpbj0OihqlNy5wkxxspeopkP+KPD8v9xX3URmYVhP\nyjM+AOrCicbTcoM77xZGnoiXr7BRiEiYVlWe0A\n-----END SSH SIGNATURE-----"
          *     }
          */
         ActivateRequest: {
@@ -1785,6 +1811,21 @@ export interface components {
              * @example 2026.11.20.1
              */
             installer_version: string;
+            /**
+             * @description The machine's SSH host public key, one OpenSSH public key line as in `/etc/ssh/ssh_host_ed25519_key.pub` (`ssh-ed25519 AAAA… comment`): ed25519, ecdsa-sha2-nistp256/384/521, or ssh-rsa of 2,048 to 8,192 bits. Its fingerprint must be the precheck's `ssh_fingerprint`. Sent with `ssh_key_signature`, or not at all.
+             * @example ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIFZ4vKEKO5fo7skLPqMCqXYY8iEV4pLWZ4dUg8OhhU7 root@vpn1
+             */
+            ssh_host_key?: string;
+            /**
+             * @description An armored SSH signature (OpenSSH's PROTOCOL.sshsig, what `ssh-keygen -Y sign -n slowdns-activate` writes) by `ssh_host_key`, namespace `slowdns-activate`, hash `sha512` or `sha256` (RSA signs with rsa-sha2-256 or rsa-sha2-512, never SHA-1), over exactly these bytes: `slowdns-activate/1\nservice=<origin>\nchallenge=<proof_challenge>\nmachine_id=<machine_id>\nhostname=<hostname>\npublic_ip=<public_ip>\n`, each value as sent in this body, `<origin>` the service's origin (`PUBLIC_BASE_URL`'s scheme, host and port) and `<proof_challenge>` the precheck's. Sent with `ssh_host_key`, or not at all.
+             * @example -----BEGIN SSH SIGNATURE-----
+             *     U1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAggVni8oQo7l+juyQs+owKpdhjyI
+             *     RXiktZnh1SDw6GFTsAAAAQc2xvd2Rucy1hY3RpdmF0ZQAAAAAAAAAGc2hhNTEyAAAAUwAA
+             *     AAtzc2gtZWQyNTUxOQAAAEDfF+dYRMpbj0OihqlNy5wkxxspeopkP+KPD8v9xX3URmYVhP
+             *     yjM+AOrCicbTcoM77xZGnoiXr7BRiEiYVlWe0A
+             *     -----END SSH SIGNATURE-----
+             */
+            ssh_key_signature?: string;
         };
         /**
          * @example {
@@ -1805,7 +1846,7 @@ export interface components {
              */
             status: "confirmed";
             /**
-             * @description The activation receipt: proof that this install was confirmed, which anyone can check offline. A compact JWS (a JWT) signed with Ed25519: header `{"typ":"slowdns-receipt+jwt","kid":…,"alg":"EdDSA"}`; the `kid` is in `GET /.well-known/jwks.json`, which keeps every key that signed a receipt for `RECEIPT_VERIFY_DAYS` (365 by default) after its last one, also after a key rotation. Claims: `iss` (`slowdns-activation`), `sub` (the activation id), `install_code_id`, `hostname`, `public_ip`, `machine_id_hmac` (lowercase hex HMAC-SHA256 of the `machine_id`, key `slowdns-receipt-v1`: never the id itself, as machine-id(5) asks), `ssh_fingerprint`, `requested_ref`, `installer_version`, `tags` (only when the operator code it came from has tags, DESIGN §22), `iat` (the confirm time, seconds). No `exp`: a receipt does not run out. It holds no secret. Verify it with any JOSE library, pinning the algorithm and the type: e.g. jose, `jwtVerify(receipt, createLocalJWKSet(jwks), { algorithms: ["EdDSA"], typ: "slowdns-receipt+jwt", issuer: "slowdns-activation" })`; or `slowdns receipt verify FILE --jwks URL`, or the TypeScript client's `verifyReceipt(receipt, jwks)`. Confirm answers it, and install status answers it again for a confirmed activation (the same claims, signed by the key signing then).
+             * @description The activation receipt: proof that this install was confirmed, which anyone can check offline. A compact JWS (a JWT) signed with Ed25519: header `{"typ":"slowdns-receipt+jwt","kid":…,"alg":"EdDSA"}`; the `kid` is in `GET /.well-known/jwks.json`, which keeps every key that signed a receipt for `RECEIPT_VERIFY_DAYS` (365 by default) after its last one, also after a key rotation. Claims: `iss` (`slowdns-activation`), `sub` (the activation id), `install_code_id`, `hostname`, `public_ip`, `machine_id_hmac` (lowercase hex HMAC-SHA256 of the `machine_id`, key `slowdns-receipt-v1`: never the id itself, as machine-id(5) asks), `ssh_fingerprint`, `ssh_key_proven` (whether the machine proved that SSH host key at activate, DESIGN §24), `requested_ref`, `installer_version`, `tags` (only when the operator code it came from has tags, DESIGN §22), `iat` (the confirm time, seconds). No `exp`: a receipt does not run out. It holds no secret. Verify it with any JOSE library, pinning the algorithm and the type: e.g. jose, `jwtVerify(receipt, createLocalJWKSet(jwks), { algorithms: ["EdDSA"], typ: "slowdns-receipt+jwt", issuer: "slowdns-activation" })`; or `slowdns receipt verify FILE --jwks URL`, or the TypeScript client's `verifyReceipt(receipt, jwks)`. Confirm answers it, and install status answers it again for a confirmed activation (the same claims, signed by the key signing then).
              * @example eyJ0eXAiOiJzbG93ZG5zLXJlY2VpcHQrand0Iiwia2lkIjoia2V5XzNmOWExMmI0NWNkNjdlODkiLCJhbGciOiJFZERTQSJ9.eyJpc3MiOiJzbG93ZG5zLWFjdGl2YXRpb24iLCJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSIsImluc3RhbGxfY29kZV9pZCI6ImljXzNmOWExMmI0NWNkNjdlODkiLCJob3N0bmFtZSI6InZwbjEuZXhhbXBsZS5uZXQiLCJwdWJsaWNfaXAiOiIyMDMuMC4xMTMuNyIsIm1hY2hpbmVfaWRfaG1hYyI6IjljNjZmMTIzMzhlZjVmZDE5M2JkYTcyNWRhYzQ0NGNjMmY2MmI0OTJmNWZiMDExOThkZWQ4N2M4YWRhMDg2NzQiLCJzc2hfZmluZ2VycHJpbnQiOiJTSEEyNTY6blRoYmc2a1hVcEpXR2w3RTFJR09Dc3BSb21UeGRDQVJMdmlLdzZFNVNZOCIsInJlcXVlc3RlZF9yZWYiOiJtYWluIiwiaW5zdGFsbGVyX3ZlcnNpb24iOiIyLjAuMCIsImlhdCI6MTc5NTM0MjAyMH0.1HM3kjBjZOW7hvwlvCfou18LKe-g0xFIHmRLssd7QYNL2VEU2isVTLDDfOWg0rPYKJ2S9m0NJoBDLGayegQbBQ
              */
             receipt: string;
@@ -1879,7 +1920,8 @@ export interface components {
          *         "hostname": "vpn1.example.net",
          *         "public_ip": "203.0.113.7",
          *         "machine_id": "4c4c4544003957108052b4c04f384833",
-         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *         "ssh_key_proven": true
          *       },
          *       "requested_ref": "main",
          *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
@@ -2331,7 +2373,8 @@ export interface components {
          *           "description": null,
          *           "issued_by": "page",
          *           "allowed_cidrs": null,
-         *           "hostname_pattern": null
+         *           "hostname_pattern": null,
+         *           "require_machine_proof": false
          *         }
          *       ],
          *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
@@ -2365,7 +2408,8 @@ export interface components {
              *         "description": null,
              *         "issued_by": "page",
              *         "allowed_cidrs": null,
-             *         "hostname_pattern": null
+             *         "hostname_pattern": null,
+             *         "require_machine_proof": false
              *       }
              *     ]
              */
@@ -2403,7 +2447,8 @@ export interface components {
          *       "description": null,
          *       "issued_by": "page",
          *       "allowed_cidrs": null,
-         *       "hostname_pattern": null
+         *       "hostname_pattern": null,
+         *       "require_machine_proof": false
          *     }
          */
         InstallCodeRecord: {
@@ -2497,6 +2542,11 @@ export interface components {
              * @example null
              */
             hostname_pattern: string | null;
+            /**
+             * @description Only machines that prove their SSH host key at activate (DESIGN §24) may use it; `false` for a page code, which follows `MACHINE_PROOF`.
+             * @example false
+             */
+            require_machine_proof: boolean;
         };
         /**
          * @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `exhausted` (a code with `uses` > 1 none of whose uses is free: each is spent or held), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).
@@ -2575,6 +2625,7 @@ export interface components {
          *       "issued_by": "page",
          *       "allowed_cidrs": null,
          *       "hostname_pattern": null,
+         *       "require_machine_proof": false,
          *       "activations": [
          *         {
          *           "activation_id": "act_3f9a12b45cd67e89",
@@ -2708,6 +2759,11 @@ export interface components {
              * @example null
              */
             hostname_pattern: string | null;
+            /**
+             * @description Only machines that prove their SSH host key at activate (DESIGN §24) may use it; `false` for a page code, which follows `MACHINE_PROOF`.
+             * @example false
+             */
+            require_machine_proof: boolean;
             /**
              * @description The activations the code made, newest first (at most 100); a page code has at most one at a time.
              * @example [
@@ -2906,7 +2962,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "install_code.machine_proof_refused" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -2999,6 +3055,7 @@ export interface components {
          *       ],
          *       "hostname_pattern": "*.prod.example.com",
          *       "require_approval": false,
+         *       "require_machine_proof": false,
          *       "reason": "Ticket 1234: the customer lost the machine."
          *     }
          */
@@ -3040,6 +3097,11 @@ export interface components {
              * @example false
              */
             require_approval: boolean;
+            /**
+             * @description Each machine must prove its SSH host key at activate (DESIGN §24): its precheck answers `machine_proof: "required"`, and an activate without `ssh_host_key` and `ssh_key_signature` is 403 `machine_proof_required`, whatever `MACHINE_PROOF` says.
+             * @example false
+             */
+            require_machine_proof?: boolean;
             /**
              * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
              * @example Ticket 1234: the customer lost the machine.
@@ -3136,7 +3198,8 @@ export interface components {
          *             "hostname": "vpn1.example.net",
          *             "public_ip": "203.0.113.7",
          *             "machine_id": "4c4c4544003957108052b4c04f384833",
-         *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *             "ssh_key_proven": true
          *           },
          *           "requested_ref": "main",
          *           "installer_version": "2026.11.20.1",
@@ -3171,7 +3234,8 @@ export interface components {
              *           "hostname": "vpn1.example.net",
              *           "public_ip": "203.0.113.7",
              *           "machine_id": "4c4c4544003957108052b4c04f384833",
-             *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+             *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+             *           "ssh_key_proven": true
              *         },
              *         "requested_ref": "main",
              *         "installer_version": "2026.11.20.1",
@@ -3210,7 +3274,8 @@ export interface components {
          *         "hostname": "vpn1.example.net",
          *         "public_ip": "203.0.113.7",
          *         "machine_id": "4c4c4544003957108052b4c04f384833",
-         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *         "ssh_key_proven": true
          *       },
          *       "requested_ref": "main",
          *       "installer_version": "2026.11.20.1",
@@ -3348,7 +3413,8 @@ export interface components {
          *         "hostname": "vpn1.example.net",
          *         "public_ip": "203.0.113.7",
          *         "machine_id": "4c4c4544003957108052b4c04f384833",
-         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+         *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *         "ssh_key_proven": true
          *       },
          *       "requested_ref": "main",
          *       "installer_version": "2026.11.20.1",
@@ -4479,7 +4545,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "install_code.machine_proof_refused" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
         CreateWebhookRequest: {
             /**
              * @description Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").
@@ -6669,7 +6735,9 @@ export interface operations {
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
                      *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
                      *         },
-                     *         "observed_ip": "203.0.113.7"
+                     *         "observed_ip": "203.0.113.7",
+                     *         "proof_challenge": "q2Yb0QhM3x9tW7cJvE5nK1pLr8sA4dFgH6jZuXoViTc",
+                     *         "machine_proof": "optional"
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -6904,7 +6972,9 @@ export interface operations {
                  *       "machine_id": "4c4c4544003957108052b4c04f384833",
                  *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
                  *       "requested_ref": "main",
-                 *       "installer_version": "2026.11.20.1"
+                 *       "installer_version": "2026.11.20.1",
+                 *       "ssh_host_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIFZ4vKEKO5fo7skLPqMCqXYY8iEV4pLWZ4dUg8OhhU7 root@vpn1",
+                 *       "ssh_key_signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAggVni8oQo7l+juyQs+owKpdhjyI\nRXiktZnh1SDw6GFTsAAAAQc2xvd2Rucy1hY3RpdmF0ZQAAAAAAAAAGc2hhNTEyAAAAUwAA\nAAtzc2gtZWQyNTUxOQAAAEDfF+dYRMpbj0OihqlNy5wkxxspeopkP+KPD8v9xX3URmYVhP\nyjM+AOrCicbTcoM77xZGnoiXr7BRiEiYVlWe0A\n-----END SSH SIGNATURE-----"
                  *     }
                  */
                 "application/json": components["schemas"]["ActivateRequest"];
@@ -6935,7 +7005,8 @@ export interface operations {
                      *           "hostname": "vpn1.example.net",
                      *           "public_ip": "203.0.113.7",
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
-                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *           "ssh_key_proven": true
                      *         },
                      *         "observed_ip": "203.0.113.7",
                      *         "public_ip_matches_observed": true
@@ -6983,7 +7054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. `install_code_hostname_not_allowed`: This install code cannot enroll this host name: its operator bound it to a host name pattern. */
+            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `machine_proof_invalid`: The SSH host-key signature does not prove this machine: sign this activate's exact statement with the host key whose fingerprint the precheck named (docs/installers.md, "Proving the machine"). `machine_proof_required`: This service or install code admits only machines that prove their SSH host key: send ssh_host_key and ssh_key_signature (OpenSSH 8.1 or later, run as root). `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. `install_code_hostname_not_allowed`: This install code cannot enroll this host name: its operator bound it to a host name pattern. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7561,7 +7632,8 @@ export interface operations {
                      *           "hostname": "vpn1.example.net",
                      *           "public_ip": "203.0.113.7",
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
-                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *           "ssh_key_proven": true
                      *         },
                      *         "requested_ref": "main",
                      *         "install_token_expires_at": "2026-11-22T11:05:00+00:00",
@@ -8805,7 +8877,8 @@ export interface operations {
                      *             "description": null,
                      *             "issued_by": "page",
                      *             "allowed_cidrs": null,
-                     *             "hostname_pattern": null
+                     *             "hostname_pattern": null,
+                     *             "require_machine_proof": false
                      *           }
                      *         ],
                      *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
@@ -8845,7 +8918,8 @@ export interface operations {
                      *       "description": null,
                      *       "issued_by": "page",
                      *       "allowed_cidrs": null,
-                     *       "hostname_pattern": null
+                     *       "hostname_pattern": null,
+                     *       "require_machine_proof": false
                      *     }
                      */
                     "application/x-ndjson": components["schemas"]["InstallCodeRecord"];
@@ -8980,6 +9054,7 @@ export interface operations {
                  *       ],
                  *       "hostname_pattern": "*.prod.example.com",
                  *       "require_approval": false,
+                 *       "require_machine_proof": false,
                  *       "reason": "Ticket 1234: the customer lost the machine."
                  *     }
                  */
@@ -9208,6 +9283,7 @@ export interface operations {
                      *         "issued_by": "page",
                      *         "allowed_cidrs": null,
                      *         "hostname_pattern": null,
+                     *         "require_machine_proof": false,
                      *         "activations": [
                      *           {
                      *             "activation_id": "act_3f9a12b45cd67e89",
@@ -9436,7 +9512,8 @@ export interface operations {
                      *         "description": null,
                      *         "issued_by": "page",
                      *         "allowed_cidrs": null,
-                     *         "hostname_pattern": null
+                     *         "hostname_pattern": null,
+                     *         "require_machine_proof": false
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -10245,6 +10322,8 @@ export interface operations {
                 install_code_id?: string;
                 /** @description `true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others. */
                 duplicate?: "true" | "false";
+                /** @description `true`: only the activations whose machine proved its SSH host key at activate (DESIGN §24); `false`: only the others. */
+                ssh_key_proven?: "true" | "false";
                 /**
                  * @description Only items whose tags hold this `key=value` pair (the code's tags, copied onto its activations and servers), written as the command's `--tag env=prod` and the console write them (`key:value` is read the same). Repeatable: every pair given must match.
                  * @example env=prod
@@ -10278,7 +10357,8 @@ export interface operations {
                      *               "hostname": "vpn1.example.net",
                      *               "public_ip": "203.0.113.7",
                      *               "machine_id": "4c4c4544003957108052b4c04f384833",
-                     *               "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *               "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *               "ssh_key_proven": true
                      *             },
                      *             "requested_ref": "main",
                      *             "installer_version": "2026.11.20.1",
@@ -10319,7 +10399,8 @@ export interface operations {
                      *         "hostname": "vpn1.example.net",
                      *         "public_ip": "203.0.113.7",
                      *         "machine_id": "4c4c4544003957108052b4c04f384833",
-                     *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *         "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *         "ssh_key_proven": true
                      *       },
                      *       "requested_ref": "main",
                      *       "installer_version": "2026.11.20.1",
@@ -10474,7 +10555,8 @@ export interface operations {
                      *           "hostname": "vpn1.example.net",
                      *           "public_ip": "203.0.113.7",
                      *           "machine_id": "4c4c4544003957108052b4c04f384833",
-                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+                     *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *           "ssh_key_proven": true
                      *         },
                      *         "requested_ref": "main",
                      *         "installer_version": "2026.11.20.1",

@@ -54,6 +54,8 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
       precheck_expires_at: '2026-11-22T10:15:00+00:00',
       machine_binding: machine,
       observed_ip: expect.stringMatching(/^(203\.0\.113\.10|127\.0\.0\.1)$/),
+      proof_challenge: expect.stringMatching(/^[\w-]{43}$/),
+      machine_proof: 'optional',
     });
 
     const activation = await h.client.activate(activateBody(issued.install_code, precheck.precheck_token));
@@ -62,7 +64,7 @@ describe.each(transports)('the typed client, %s', (_name, transport) => {
       install_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       install_token_expires_at: '2026-11-22T11:00:00+00:00',
       install_code: issued.install_code,
-      machine_binding: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...machine },
+      machine_binding: { hostname: 'vpn1.example.net', public_ip: '203.0.113.7', ...machine, ssh_key_proven: false },
       observed_ip: precheck.observed_ip,
       public_ip_matches_observed: false,
     });

@@ -111,7 +111,7 @@ describe('runInstall resumes an install from its state', () => {
         activation_id: activationId,
         install_token: store.current?.install_token,
         install_token_expires_at: expect.any(String),
-        machine_binding: { ...address, ...machine },
+        machine_binding: { ...address, ...machine, ssh_key_proven: false },
       },
       confirmation: {
         activation_id: activationId,

@@ -66,7 +66,10 @@ describe('runInstall, the reference installer flow', () => {
     expect(result).toEqual({
       outcome: 'confirmed',
       precheck: expect.objectContaining({ install_code: code }),
-      activation: expect.objectContaining({ install_code: code, machine_binding: { ...address, ...machine } }),
+      activation: expect.objectContaining({
+        install_code: code,
+        machine_binding: { ...address, ...machine, ssh_key_proven: false },
+      }),
       confirmation: {
         activation_id: expect.stringMatching(/^act_/),
         status: 'confirmed',

@@ -8,16 +8,15 @@ import {
 import { heldUses } from '../install-codes/fleet-uses.js';
 import { COUNTED_CTE, COUNTS_COLUMN, type BucketsParam } from '../rate-limits/limiter.js';
 
-// `duplicate`: the install this machine's identity is bound to already (DESIGN §16): its machine_id with
-// another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image), held by an
-// activation that is confirmed (its server, if any, not revoked) or has a live server. A machine_id match
-// is preferred, then the newest. A released activation, or the same machine again (same pair), is none.
-// `refused` (DUPLICATE_MACHINE_POLICY=refuse, a machine_id match): the earliest claim of a machine_id wins (DESIGN §23).
-// A machine_id is no secret, so a stranger can claim one with a key of its own; but it learns the id only from an
-// install of the real machine, whose pair (this machine_id, its key) was then seen first: a pair seen before the
-// holder's pair ever was is not refused, only flagged. A clone, never seen before the holder, still is.
-// `:refuse_duplicate` refuses a machine_id duplicate (DUPLICATE_MACHINE_POLICY=refuse); `:precheck_id` is the
-// token's (a code issued with approval is claimed only once the person approved that precheck).
+// `duplicate`: the install this machine's identity is bound to already (DESIGN §16, §24): its machine_id with
+// another ssh_fingerprint, or its ssh_fingerprint with another machine_id (a cloned image; `ssh_host_key` when both
+// proved that key, `ssh_fingerprint` otherwise), held by an activation that is confirmed (its server, if any, not
+// revoked) or has a live server. A machine_id match is preferred, a proven one first, then the newest. A released
+// activation, or the same machine again (same pair), is none.
+// `refused` (DUPLICATE_MACHINE_POLICY=refuse): only an activate that proves no key, whose machine_id is bound to
+// another key that was proven (DESIGN §24). A machine_id is no secret and a fingerprint can be scanned: no one who
+// merely read them, and no one who proved another key, can block a machine that proves its own.
+// `:precheck_id` is the token's (a code issued with approval is claimed only once the person approved that precheck).
 export type ActivateParams = BucketsParam &
   EventContextParams & {
     code_hash: string;
@@ -26,6 +25,7 @@ export type ActivateParams = BucketsParam &
     public_ip: string;
     machine_id: string;
     ssh_fingerprint: string;
+    ssh_key_proven: boolean;
     requested_ref: string;
     installer_version: string;
     install_token_jti_hash: string;
@@ -33,6 +33,7 @@ export type ActivateParams = BucketsParam &
     precheck_jti_hash: string | null;
     /** The data of `activation.created`. */
     created_data: string;
+    /** DUPLICATE_MACHINE_POLICY=refuse. */
     refuse_duplicate: boolean;
     precheck_id: string | null;
   };
@@ -72,27 +73,28 @@ const CODE_EVENTS = {
 function activateStatement(claim: keyof typeof CLAIMS) {
   return composedStatement<ActivateParams>()`with ${COUNTED_CTE},
 duplicate as (
-  select a.id, a.machine_id = :machine_id as machine_match, a.ssh_fingerprint from activations a left join servers s on s.activation_id = a.id
+  select a.id, a.machine_id = :machine_id as machine_match, a.ssh_key_proven, a.ssh_key_proven and :ssh_key_proven::boolean as key_match
+  from activations a left join servers s on s.activation_id = a.id
   where ((a.machine_id = :machine_id and a.ssh_fingerprint <> :ssh_fingerprint) or (a.ssh_fingerprint = :ssh_fingerprint and a.machine_id <> :machine_id))
     and (s.status = 'active' or (a.status = 'confirmed' and s.id is null))
-  order by (a.machine_id = :machine_id) desc, a.created_at desc limit 1),
+  order by (a.machine_id = :machine_id) desc, a.ssh_key_proven desc, a.created_at desc limit 1),
 refused as (
-  select :refuse_duplicate::boolean and exists (select 1 from duplicate d where d.machine_match and not exists (
-    select 1 from activations mine where mine.machine_id = :machine_id and mine.ssh_fingerprint = :ssh_fingerprint and mine.created_at < (
-      select min(h.created_at) from activations h where h.machine_id = :machine_id and h.ssh_fingerprint = d.ssh_fingerprint))) as refused),
+  select :refuse_duplicate::boolean and not :ssh_key_proven::boolean
+    and exists (select 1 from duplicate d where d.machine_match and d.ssh_key_proven) as refused),
 claimed as (
   ${CLAIMS[claim]}),
 created as (
-  insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version,
+  insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, ssh_key_proven, requested_ref, installer_version,
     install_token_jti_hash, install_token_expires_at, precheck_jti_hash, created_at, duplicate_of, tags)
-  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :now::timestamptz, (select id from duplicate), claimed.tags from claimed
+  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :ssh_key_proven::boolean, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :now::timestamptz, (select id from duplicate), claimed.tags from claimed
   returning id, install_code_id, duplicate_of, tags),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})
   select e.type, created.install_code_id, created.id,
     coalesce(
       case when e.n = 2 and created.tags <> '{}'::jsonb then e.data || jsonb_build_object('tags', created.tags) else e.data end,
-      jsonb_build_object('duplicate_of', d.id, 'match', case when d.machine_match then 'machine_id' else 'ssh_fingerprint' end)),
+      jsonb_build_object('duplicate_of', d.id, 'match',
+        case when d.machine_match then 'machine_id' when d.key_match then 'ssh_host_key' else 'ssh_fingerprint' end)),
     ${EVENT_CONTEXT_VALUES}
   from created cross join claimed cross join (
     values (1, ${CODE_EVENTS[claim]}, '{}'::jsonb), (2, 'activation.created', :created_data::jsonb), (3, 'activation.duplicate_detected', null)

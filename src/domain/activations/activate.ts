@@ -13,9 +13,17 @@ import { approvalWaitPolicy, secondsToBucketEnd } from '../rate-limits/policies.
 import { sha256Hex } from '../tokens/secret-hash.js';
 import type { KeyRing } from '../tokens/signing-keys.js';
 import { verifyPrecheckToken } from '../tokens/install-step-tokens.js';
+import {
+  machineProofRequired,
+  MachineProofRefused,
+  provenAtActivate,
+  recordRefusedProof,
+  type MachineProofPolicy,
+  type ProvingActivate,
+} from '../machine-proof/activate-proof.js';
 
 /** What an installer's activate presents: the code (normalised), its precheck token, and the machine it confirmed. */
-export interface ActivateRequest extends MachineBinding {
+export interface ActivateRequest extends MachineBinding, Omit<ProvingActivate, 'sshFingerprint'> {
   installCode: string;
   precheckToken: string;
   requestedRef: string;
@@ -32,19 +40,26 @@ export interface ActivateRules {
   installTokenTtlSeconds: number;
   /** DUPLICATE_MACHINE_POLICY. */
   duplicateMachinePolicy: 'flag' | 'refuse';
+  /** MACHINE_PROOF. */
+  machineProof: MachineProofPolicy;
+  /** PUBLIC_BASE_URL: its origin is what a machine proof names as the service. */
+  publicBaseUrl: URL;
 }
 
 /**
  * Activate's order of checks (DESIGN §4, §6, §14), one decision each, the first that refuses answers:
  * 1. the installer version (426 `installer_outdated`: nothing counted);
- * 2. the precheck token's signature and claims, without the database; a bad token is counted in the
- *    limits of the sender alone (`senderChecks`: the machine's budget is spent only by a token made for
- *    that machine), so a sender over its IP limit gets 429 before the 401 or 403;
+ * 2. the precheck token's signature and claims, then the machine proof (DESIGN §24: 403 `machine_proof_invalid`,
+ *    or `machine_proof_required` without one under MACHINE_PROOF=required), without the database; a refusal is
+ *    counted in the limits of the sender alone (`senderChecks`: the machine's budget is spent only by a token made
+ *    for that machine), so a sender over its IP limit gets 429 before the 401 or 403; a failed proof's check is
+ *    recorded (`install_code.machine_proof_refused`);
  * 3. a token of a code issued with approval meets the person's decision before anything else is counted:
  *    waiting, only the approval-wait bucket of this token (409 `approval_pending`, or 429 faster than one
  *    per bucket); approved for another precheck, or a precheck a release forgot, refused as a bad token is;
  * 4. a code an operator bound (DESIGN §22) meets its binding: the address (403 `install_code_address_not_allowed`),
- *    the host name (403 `install_code_hostname_not_allowed`), counted in the sender's limits; inside its own
+ *    the host name (403 `install_code_hostname_not_allowed`), its `require_machine_proof` (403
+ *    `machine_proof_required`), counted in the sender's limits; inside its own
  *    `allowed_cidrs`, a code with `uses` > 1 counts in its own bucket instead of the per-address limits;
  * 5. then one statement counts the request in every limit and claims the code (`createActivation`); a code with
  *    `uses` > 1 meets the operator's decision on this precheck first (`approvalProblem`) and takes one use.
@@ -76,14 +91,25 @@ export async function activateInstallCode(
   assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
   const codeHash = sha256Hex(request.installCode);
   let precheck: AdmittingPrecheck;
+  let proven: boolean;
   try {
     precheck = await admittingPrecheck(keys, request, codeHash, now);
+    proven = provenAtActivate(
+      { ...request, sshFingerprint: precheck.sshFingerprint },
+      { challenge: precheck.challenge, origin: rules.publicBaseUrl.origin, policy: rules.machineProof },
+    );
   } catch (refusal) {
-    return refusedAfterCounting(db, senderChecks(limits), now, refusal);
+    const outcome = await refusedAfterCounting(db, senderChecks(limits), now, refusal);
+    if (outcome.refusal instanceof MachineProofRefused)
+      await recordRefusedProof(db, { refusal: outcome.refusal, codeHash, ...request, context, now });
+    return outcome;
   }
   const binding = await readCodeBinding(db, { canonical: request.installCode, hash: codeHash });
   const checks = limitsFor({ binding, observedIp: request.observedIp, route: 'activate', checks: limits, hashes });
-  const bindingRefusal = addressProblem(binding, request.observedIp) ?? hostnameProblem(binding, request.hostname);
+  const bindingRefusal =
+    addressProblem(binding, request.observedIp) ??
+    hostnameProblem(binding, request.hostname) ??
+    (binding?.requireMachineProof && !proven ? machineProofRequired() : undefined);
   if (bindingRefusal) return refusedAfterCounting(db, senderChecks(checks), now, bindingRefusal);
   const fleetCodeId = binding && binding.uses > 1 ? binding.id : undefined;
   const approval = await approvalProblem(
@@ -102,6 +128,7 @@ export async function activateInstallCode(
       publicIp: request.publicIp,
       machineId: request.machineId,
       sshFingerprint: request.sshFingerprint,
+      sshKeyProven: proven,
       requestedRef: request.requestedRef,
       installerVersion: request.installerVersion,
     },
@@ -156,6 +183,9 @@ async function refusedAfterCounting(
 interface AdmittingPrecheck {
   jti: string;
   precheckId: string | undefined;
+  sshFingerprint: string;
+  /** The challenge a machine proof signs (`pch`); tokens made before machine proofs have none. */
+  challenge: string | undefined;
 }
 
 /** The precheck token's jti when it admits this activate; checked without the database. Refuses with 401 or 403. */
@@ -173,5 +203,10 @@ async function admittingPrecheck(
     );
   if (precheck.machineId !== request.machineId || precheck.sshFingerprint !== request.sshFingerprint)
     throw new ApiError('machine_mismatch');
-  return { jti: precheck.jti, precheckId: precheck.precheckId };
+  return {
+    jti: precheck.jti,
+    precheckId: precheck.precheckId,
+    sshFingerprint: precheck.sshFingerprint,
+    challenge: precheck.challenge,
+  };
 }

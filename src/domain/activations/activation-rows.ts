@@ -21,6 +21,8 @@ export interface NewActivation extends MachineBinding {
   precheckId?: string | undefined;
   requestedRef: string;
   installerVersion: string;
+  /** The machine proved its SSH host key at this activate (DESIGN §24). */
+  sshKeyProven: boolean;
 }
 
 /**
@@ -69,6 +71,8 @@ export async function findRepeatedActivation(
         eq(activations.publicIp, input.publicIp),
         eq(activations.machineId, input.machineId),
         eq(activations.sshFingerprint, input.sshFingerprint),
+        // A proven activation is repeated only by an activate that proves the key again (ECDSA signs anew each time).
+        eq(activations.sshKeyProven, input.sshKeyProven),
         eq(activations.requestedRef, input.requestedRef),
         eq(activations.installerVersion, input.installerVersion),
       ),

@@ -23,7 +23,7 @@ type ConfirmParams = EventContextParams & { activation_id: string; install_token
 const CONFIRM = composedStatement<ConfirmParams>()`with confirmed as (
   update activations set status = 'confirmed', install_token_used_at = :now::timestamptz, confirmed_at = :now::timestamptz
   where id = :activation_id and install_token_jti_hash = :install_token_jti_hash and status = 'activated' and install_token_used_at is null and install_token_expires_at > :now::timestamptz
-  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, tags),
+  returning id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, ssh_key_proven, requested_ref, installer_version, tags),
 -- A code with uses > 1 stays issued: confirm spends the use its activation held (DESIGN §22).
 consumed as (
   update install_codes set status = case when install_codes.uses = 1 then 'consumed' else install_codes.status end, uses_spent = uses_spent + 1
@@ -34,7 +34,7 @@ recorded as (
   from confirmed cross join consumed cross join (values (1, 'activation.confirmed'), (2, 'install_code.consumed')) as e(n, type)
   where e.n = 1 or consumed.uses = 1 order by e.n
   returning type)
-select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, requested_ref, installer_version, tags, ${RECORDED_COLUMN}
+select id, install_code_id, hostname, public_ip, machine_id, ssh_fingerprint, ssh_key_proven, requested_ref, installer_version, tags, ${RECORDED_COLUMN}
 from confirmed`;
 
 interface ConfirmedRow {
@@ -45,6 +45,7 @@ interface ConfirmedRow {
   public_ip: string;
   machine_id: string;
   ssh_fingerprint: string;
+  ssh_key_proven: boolean;
   requested_ref: string;
   installer_version: string;
   tags: Record<string, string>;
@@ -78,6 +79,7 @@ export async function confirmActivation(
       publicIp: confirmed.public_ip,
       machineId: confirmed.machine_id,
       sshFingerprint: confirmed.ssh_fingerprint,
+      sshKeyProven: confirmed.ssh_key_proven,
       requestedRef: confirmed.requested_ref,
       installerVersion: confirmed.installer_version,
       tags: confirmed.tags,
@@ -97,6 +99,7 @@ export async function confirmActivation(
       publicIp: current.publicIp,
       machineId: current.machineId,
       sshFingerprint: current.sshFingerprint,
+      sshKeyProven: current.sshKeyProven,
       requestedRef: current.requestedRef,
       installerVersion: current.installerVersion,
       confirmedAt: current.confirmedAt,

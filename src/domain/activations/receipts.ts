@@ -24,6 +24,8 @@ export interface ConfirmedInstall {
   publicIp: string;
   machineId: string;
   sshFingerprint: string;
+  /** The machine proved its SSH host key at activate (DESIGN §24). */
+  sshKeyProven: boolean;
   requestedRef: string;
   installerVersion: string;
   confirmedAt: Date;
@@ -41,6 +43,7 @@ function receiptClaims(install: ConfirmedInstall): JsonObject {
     public_ip: install.publicIp,
     machine_id_hmac: machineIdHmac(install.machineId),
     ssh_fingerprint: install.sshFingerprint,
+    ssh_key_proven: install.sshKeyProven,
     requested_ref: install.requestedRef,
     installer_version: install.installerVersion,
   };

@@ -17,6 +17,8 @@ export interface ActivationListFilter extends TimeRange, SearchFilter {
   installCodeId?: string | undefined;
   /** true: only the activations flagged as duplicates (§16); false: only the others. */
   duplicate?: boolean | undefined;
+  /** true: only the activations whose machine proved its SSH host key (DESIGN §24); false: only the others. */
+  sshKeyProven?: boolean | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -56,6 +58,7 @@ export async function listActivations(db: Database, filter: ActivationListFilter
       [activations.publicIp, filter.publicIp],
       [activations.installCodeId, filter.installCodeId],
     ]),
+    filter.sshKeyProven === undefined ? undefined : eq(activations.sshKeyProven, filter.sshKeyProven),
     filter.duplicate === undefined
       ? undefined
       : filter.duplicate

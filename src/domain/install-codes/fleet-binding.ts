@@ -18,12 +18,14 @@ export interface CodeBinding {
   uses: number;
   allowedCidrs: string[] | null;
   hostnamePattern: string | null;
+  /** Only machines that prove their SSH host key at activate (DESIGN §24). */
+  requireMachineProof: boolean;
 }
 
 type BindingParams = { code_hash: string };
 
 const BINDING = namedStatement<BindingParams>(
-  'select id, uses, allowed_cidrs, hostname_pattern from install_codes where code_hash = :code_hash',
+  'select id, uses, allowed_cidrs, hostname_pattern, require_machine_proof from install_codes where code_hash = :code_hash',
 );
 
 /** The binding of the code with this hash; undefined when there is no such code. */
@@ -33,10 +35,22 @@ export async function readCodeBinding(
 ): Promise<CodeBinding | undefined> {
   // A page code has no binding (code-format.ts): its steps stay one statement each.
   if (code.hash === null || !mayBeFleetCode(code.canonical)) return undefined;
-  type Row = { id: string; uses: number; allowed_cidrs: string[] | null; hostname_pattern: string | null };
+  type Row = {
+    id: string;
+    uses: number;
+    allowed_cidrs: string[] | null;
+    hostname_pattern: string | null;
+    require_machine_proof: boolean;
+  };
   const [row] = await runStatement<Row, BindingParams>(db, BINDING, { code_hash: code.hash });
   return row
-    ? { id: row.id, uses: row.uses, allowedCidrs: row.allowed_cidrs, hostnamePattern: row.hostname_pattern }
+    ? {
+        id: row.id,
+        uses: row.uses,
+        allowedCidrs: row.allowed_cidrs,
+        hostnamePattern: row.hostname_pattern,
+        requireMachineProof: row.require_machine_proof,
+      }
     : undefined;
 }
 

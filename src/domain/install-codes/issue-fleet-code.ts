@@ -21,6 +21,8 @@ export interface FleetCodeInput {
   allowedCidrs?: string[] | undefined;
   hostnamePattern?: string | undefined;
   requireApproval: boolean;
+  /** Only machines that prove their SSH host key (DESIGN §24). */
+  requireMachineProof?: boolean | undefined;
 }
 
 export interface IssuedFleetCode {
@@ -68,6 +70,7 @@ export async function issueFleetCode(
       tags: input.tags,
       allowedCidrs: input.allowedCidrs ?? null,
       hostnamePattern: input.hostnamePattern ?? null,
+      requireMachineProof: input.requireMachineProof ?? false,
     });
     await recordEvent(tx, context, now, {
       type: 'install_code.issued',
@@ -78,6 +81,7 @@ export async function issueFleetCode(
         uses: input.uses,
         tags: input.tags,
         ...(input.requireApproval ? { require_approval: true } : {}),
+        ...(input.requireMachineProof ? { require_machine_proof: true } : {}),
       },
     });
   });

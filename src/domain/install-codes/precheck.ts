@@ -53,6 +53,8 @@ export interface PrecheckedInstallCode {
   approvalBy: 'person' | 'operator';
   /** SHA-256 of the normalised code, as looked up: what the precheck token binds. */
   codeHash: string;
+  /** A fleet code made with `require_machine_proof` (DESIGN §24): activate must prove the machine's SSH host key. */
+  requireMachineProof: boolean;
 }
 
 // `:code_hash` is null for a code that cannot exist here; `:installer_version` is kept for the person only when the
@@ -183,6 +185,7 @@ export async function precheckInstallCode(
         approval: code!.requireApproval ? 'pending' : 'not_required',
         approvalBy: row!.fleet ? 'operator' : 'person',
         codeHash: codeHash!,
+        requireMachineProof: binding?.requireMachineProof ?? false,
       },
     };
   });

@@ -24,6 +24,8 @@ export interface PrecheckClaims {
   sshFingerprint: string;
   /** The precheck the person approves or denies (`pc_` + 16 hex): only for a code issued with approval. */
   precheckId?: string | undefined;
+  /** The challenge an activate's machine proof signs (DESIGN §24): 32 random bytes, base64url. */
+  challenge?: string | undefined;
 }
 
 export interface InstallClaims {
@@ -34,7 +36,7 @@ export interface InstallClaims {
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** A kind's own claims (the precheck's machine and its approval): never one of the registered names. */
-type OwnClaims = { mid?: string; ssh?: string; pci?: string } & {
+type OwnClaims = { mid?: string; ssh?: string; pci?: string; pch?: string } & {
   [registered in 'iss' | 'aud' | 'sub' | 'jti' | 'iat' | 'exp']?: never;
 };
 
@@ -124,6 +126,7 @@ export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Da
     mid: claims.machineId,
     ssh: claims.sshFingerprint,
     ...(claims.precheckId === undefined ? {} : { pci: claims.precheckId }),
+    ...(claims.challenge === undefined ? {} : { pch: claims.challenge }),
   };
   return inSpan('sign precheck token', {}, () =>
     sign(ring, 'precheck', bound, claims.codeHash, now, expiresAt, randomId('pre_', 12)),
@@ -137,9 +140,17 @@ export async function verifyPrecheckToken(
   now: Date,
 ): Promise<PrecheckClaims & { jti: string }> {
   const p = await inSpan('verify precheck token', {}, () => verify(ring, 'precheck', token, now));
-  if (typeof p.mid !== 'string' || typeof p.ssh !== 'string' || (p.pci !== undefined && typeof p.pci !== 'string'))
+  const optionalText = (value: unknown) => value === undefined || typeof value === 'string';
+  if (typeof p.mid !== 'string' || typeof p.ssh !== 'string' || !optionalText(p.pci) || !optionalText(p.pch))
     throw new ApiError('precheck_token_invalid');
-  return { codeHash: p.sub, machineId: p.mid, sshFingerprint: p.ssh, jti: p.jti, precheckId: p.pci };
+  return {
+    codeHash: p.sub,
+    machineId: p.mid,
+    sshFingerprint: p.ssh,
+    jti: p.jti,
+    precheckId: p.pci as string | undefined,
+    challenge: p.pch as string | undefined,
+  };
 }
 
 export function signInstallToken(ring: KeyRing, claims: InstallClaims, now: Date, expiresAt: Date): Promise<string> {

@@ -41,7 +41,7 @@ const list = createRoute({
     server registered for it; never the install token. Search: \`q\` (part of the hostname, or the start of the id), \`ip\` (an
     address or a CIDR network), \`machine_id\`, \`ssh_fingerprint\`. Filters: \`status\`, \`hostname\`,
     \`public_ip\` (exact), \`install_code_id\`, \`duplicate\` (flagged as a duplicate machine or not:
-    \`duplicate_of\`), \`since\`/\`until\` on the creation time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
+    \`duplicate_of\`), \`ssh_key_proven\` (the machine proved its SSH host key at activate, or not), \`since\`/\`until\` on the creation time. ${EXPORT_SENTENCE} ${ADMIN_AUTH_SENTENCE}`,
   request: { query: ActivationListQuerySchema },
   responses: {
     ...listResponse(
@@ -114,6 +114,7 @@ function toRecord({ activation: a, server }: ActivationListItem, now: Date, thre
       public_ip: a.publicIp,
       machine_id: a.machineId,
       ssh_fingerprint: a.sshFingerprint,
+      ssh_key_proven: a.sshKeyProven,
     },
     requested_ref: a.requestedRef,
     installer_version: a.installerVersion,
@@ -146,6 +147,7 @@ export function registerAdminActivations(app: Router, deps: AppDeps): void {
       ...query,
       ...search(query),
       duplicate,
+      sshKeyProven: query.ssh_key_proven === undefined ? undefined : query.ssh_key_proven === 'true',
       publicIp: query.public_ip,
       installCodeId: query.install_code_id,
       ...timeRange(query),

@@ -133,6 +133,7 @@ function toRecord({ code, status, approval, activation, usesHeld }: InstallCodeL
     issued_by: code.browserSessionHash === null ? ('operator' as const) : ('page' as const),
     allowed_cidrs: code.allowedCidrs,
     hostname_pattern: code.hostnamePattern,
+    require_machine_proof: code.requireMachineProof,
   };
 }
 

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { toIsoOffset } from '../../clock.js';
 import { activateInstallCode } from '../../domain/activations/activate.js';
 import { signInstallToken } from '../../domain/tokens/install-step-tokens.js';
@@ -7,6 +8,7 @@ import { approvalWaitPolicy } from '../../domain/rate-limits/policies.js';
 import { normaliseAddress } from '../../domain/client-addresses.js';
 import { admitCounted, checkSources } from '../../http/enforce-rate-limits.js';
 import { jsonBody } from '../../http/json-body.js';
+import { sentJsonBody } from '../../http/sent-json-body.js';
 import { rateLimitDescription, rateLimitedResponse, rateLimitHeaderDocs } from '../../http/rate-limit-headers.js';
 import { changeContext } from '../../http/change-context.js';
 import type { Router } from '../../http/router.js';
@@ -19,6 +21,8 @@ const activateErrors = errorResponses(
   'validation_failed',
   'precheck_token_invalid',
   'machine_mismatch',
+  'machine_proof_invalid',
+  'machine_proof_required',
   'approval_denied',
   'install_code_not_found',
   'install_code_unavailable',
@@ -52,6 +56,17 @@ const activate = createRoute({
 A precheck token that is tampered with, expired, of another kind or for another code is 401
     \`precheck_token_invalid\`; a different \`machine_id\` or \`ssh_fingerprint\` than the precheck's is 403
     \`machine_mismatch\`.
+
+**Proving the machine** (DESIGN §24): with \`ssh_host_key\` and \`ssh_key_signature\` the machine proves it holds
+    the SSH host key whose fingerprint the precheck named, by signing this activate's values and the precheck's
+    \`proof_challenge\` with it (\`ssh-keygen -Y sign -n slowdns-activate\`; the fields say the exact bytes). The
+    answer's \`machine_binding.ssh_key_proven\` says whether it did. A proof that does not prove (another key than
+    the fingerprint, another key inside the signature than \`ssh_host_key\`, a signature over other values or an
+    earlier precheck's challenge, another namespace, a SHA-1 \`ssh-rsa\` signature, an RSA key under 2,048 bits, a
+    DSA, certificate or \`sk-\` key, a signature that does not parse) is 403 \`machine_proof_invalid\`: which check
+    failed goes to the event \`install_code.machine_proof_refused\`, not to the answer. Without a proof, where the
+    precheck answered \`machine_proof: "required"\` (\`MACHINE_PROOF=required\`, or a fleet code made with
+    \`require_machine_proof\`), 403 \`machine_proof_required\`. A repeat of a proven activate must prove again.
 
 The answer's \`observed_ip\` is the address this request came from and \`public_ip_matches_observed\` says
     whether the confirmed \`public_ip\` is that address: information for the operator, never a refusal (NAT is
@@ -115,6 +130,7 @@ ${rateLimitDescription('activate')}`,
                 public_ip: '203.0.113.7',
                 machine_id: '4c4c4544003957108052b4c04f384833',
                 ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
+                ssh_key_proven: true,
               },
               observed_ip: '203.0.113.7',
               public_ip_matches_observed: true,
@@ -144,8 +160,13 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
       { ip: c.get('clientKey'), machine: body.machine_id },
       await checkSources(deps, now),
     );
+    const proof =
+      body.ssh_host_key === undefined || body.ssh_key_signature === undefined
+        ? undefined
+        : { sshHostKey: body.ssh_host_key, sshKeySignature: body.ssh_key_signature, signed: await signedValues(c) };
     const outcome = await activateInstallCode(deps.db, {
       request: {
+        proof,
         installCode: body.install_code,
         precheckToken: body.precheck_token,
         hostname: body.hostname,
@@ -183,6 +204,7 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
             public_ip: activation.publicIp,
             machine_id: activation.machineId,
             ssh_fingerprint: activation.sshFingerprint,
+            ssh_key_proven: activation.sshKeyProven,
           },
           observed_ip: observed,
           // The observed address is in its one spelling already: only the stored one is read again.
@@ -193,4 +215,10 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
       200,
     );
   });
+}
+
+/** The values a machine proof signs, as the body sent them: before the schema trimmed or lower-cased them. */
+async function signedValues(c: Context) {
+  const sent = await sentJsonBody(c);
+  return { machineId: String(sent.machine_id), hostname: String(sent.hostname), publicIp: String(sent.public_ip) };
 }

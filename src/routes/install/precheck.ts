@@ -3,7 +3,7 @@ import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-codes/code-format.js';
 import { precheckInstallCode } from '../../domain/install-codes/precheck.js';
 import { assertInstallerSupported } from '../../domain/activations/installer-version.js';
-import { randomId } from '../../domain/tokens/secret-hash.js';
+import { randomId, randomSecret } from '../../domain/tokens/secret-hash.js';
 import { signPrecheckToken } from '../../domain/tokens/install-step-tokens.js';
 import { checksFor } from '../../domain/rate-limits/limiter.js';
 import { changeContext } from '../../http/change-context.js';
@@ -48,6 +48,10 @@ const precheck = createRoute({
     none of whose uses is free is 409 \`install_code_exhausted\`; inside its own \`allowed_cidrs\` such a code counts
     in its own bucket (600 prechecks a minute) instead of the per-IP limit.
 
+**Proving the machine** (DESIGN §24): every precheck answers a new \`proof_challenge\` (carried in its token)
+    for activate's \`ssh_key_signature\`, and \`machine_proof\`: \`required\` when activate must carry a proof
+    (\`MACHINE_PROOF=required\`, or a fleet code made with \`require_machine_proof\`), \`optional\` otherwise.
+
 Order of checks: the body (400 \`validation_failed\`), the installer version (426 \`installer_outdated\`),
     then the limits, then the code: a precheck of an unknown or expired code still counts (an unknown one only
     per IP, below).
@@ -72,6 +76,8 @@ ${rateLimitDescription('precheck')}`,
                 ssh_fingerprint: 'SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8',
               },
               observed_ip: '203.0.113.7',
+              proof_challenge: 'q2Yb0QhM3x9tW7cJvE5nK1pLr8sA4dFgH6jZuXoViTc',
+              machine_proof: 'optional',
             },
             meta: { message: 'Install code is valid for this machine.' },
           },
@@ -131,6 +137,8 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
     const expiresAt = wholeSecond(
       new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())),
     );
+    // What activate's machine proof signs (DESIGN §24): unpredictable, so no signature can be made ahead of it.
+    const challenge = randomSecret();
     const token = await signPrecheckToken(
       deps.keys,
       {
@@ -138,6 +146,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
         machineId: body.machine_id,
         sshFingerprint: body.ssh_fingerprint,
         precheckId: shown,
+        challenge,
       },
       now,
       expiresAt,
@@ -151,6 +160,8 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
           precheck_expires_at: toIsoOffset(expiresAt),
           machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },
           observed_ip: observed,
+          proof_challenge: challenge,
+          machine_proof: code.requireMachineProof ? ('required' as const) : deps.config.machineProof,
           // A code issued without approval answers exactly as before approval existed.
           ...(shown === undefined ? {} : { approval: code.approval, approval_by: code.approvalBy, precheck_id: shown }),
         },

@@ -25,6 +25,11 @@ export const ActivationListQuerySchema = listQuerySchema(EXAMPLE_CURSOR).extend(
     description: '`true`: only the activations flagged as duplicates (`duplicate_of` set); `false`: only the others.',
     example: 'true',
   }),
+  ssh_key_proven: z.enum(['true', 'false']).optional().openapi({
+    description:
+      '`true`: only the activations whose machine proved its SSH host key at activate (DESIGN §24); `false`: only the others.',
+    example: 'true',
+  }),
   tag: tagFilter(),
 });
 

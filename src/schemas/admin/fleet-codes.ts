@@ -97,6 +97,11 @@ export const CreateInstallCodeRequestSchema = z
         'Each machine waits (409 `approval_pending`) until an operator approves its precheck (`approveFleetPrecheck`); a denied precheck is 403 `approval_denied`, and the code stays usable for others.',
       example: false,
     }),
+    require_machine_proof: z.boolean().optional().openapi({
+      description:
+        'Each machine must prove its SSH host key at activate (DESIGN §24): its precheck answers `machine_proof: "required"`, and an activate without `ssh_host_key` and `ssh_key_signature` is 403 `machine_proof_required`, whatever `MACHINE_PROOF` says.',
+      example: false,
+    }),
     reason: OperatorReasonSchema,
   })
   .openapi('CreateInstallCodeRequest');

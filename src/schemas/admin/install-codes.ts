@@ -91,6 +91,11 @@ export const InstallCodeRecordSchema = z
       .max(253)
       .nullable()
       .openapi({ description: 'The host names the code enrolls; `null` for any.', example: null }),
+    require_machine_proof: z.boolean().openapi({
+      description:
+        'Only machines that prove their SSH host key at activate (DESIGN §24) may use it; `false` for a page code, which follows `MACHINE_PROOF`.',
+      example: false,
+    }),
   })
   .openapi('InstallCodeRecord', {
     description: 'An install code as an operator sees it: never the code itself (the service keeps only its hash).',

@@ -1,0 +1,2 @@
+ALTER TABLE "activations" ADD COLUMN "ssh_key_proven" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "install_codes" ADD COLUMN "require_machine_proof" boolean DEFAULT false NOT NULL;
