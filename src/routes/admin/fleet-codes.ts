@@ -36,8 +36,8 @@ const create = createRoute({
   summary: 'Issue an install code for a fleet',
   description: prose`Issues a code for automation (DESIGN §22: cloud-init, Ansible, a golden image), which enrolls up to
     \`uses\` machines, each one activation with its own single-use install token. A use is held by an activation
-    waiting for confirm whose install token has not expired (an abandoned install gives its use back when its
-    token expires), given back by release, spent at confirm. While no use is free the code is \`exhausted\`, and
+    waiting for confirm whose install token has not expired or whose server is active (an abandoned install
+    gives its use back when its token expires, unless its agent lives on), given back by release, spent at confirm. While no use is free the code is \`exhausted\`, and
     precheck and activate answer 409 \`install_code_exhausted\`. A \`uses: 1\` code follows the page code's states
     and answers exactly. The answer holds the code, this once: the service keeps only its hash. \`tags\` are
     copied onto each activation and server, their webhook events (\`data.tags\`) and receipts. \`allowed_cidrs\`
