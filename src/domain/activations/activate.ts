@@ -124,6 +124,7 @@ export async function activateInstallCode(
       codeHash,
       precheckJti: precheck.jti,
       precheckId: precheck.precheckId,
+      precheckClientKeyHash: precheck.clientKeyHash,
       hostname: request.hostname,
       publicIp: request.publicIp,
       machineId: request.machineId,
@@ -186,6 +187,7 @@ interface AdmittingPrecheck {
   sshFingerprint: string;
   /** The challenge a machine proof signs (`pch`); tokens made before machine proofs have none. */
   challenge: string | undefined;
+  clientKeyHash: string | undefined;
 }
 
 /** The precheck token's jti when it admits this activate; checked without the database. Refuses with 401 or 403. */
@@ -208,5 +210,6 @@ async function admittingPrecheck(
     precheckId: precheck.precheckId,
     sshFingerprint: precheck.sshFingerprint,
     challenge: precheck.challenge,
+    clientKeyHash: precheck.clientKeyHash,
   };
 }

@@ -147,6 +147,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
         sshFingerprint: body.ssh_fingerprint,
         precheckId: shown,
         challenge,
+        clientKeyHash: c.get('keyedHashes').clientKey(c.get('clientKey')),
       },
       now,
       expiresAt,
