@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keyedHashes } from '../../src/domain/tokens/keyed-hashes.js';
-import { normaliseAddress, parseAddress, parseTrustProxy, rateLimitAddressKey } from '../../src/domain/client-addresses.js';
+import {
+  normaliseAddress,
+  parseAddress,
+  parseTrustProxy,
+  rateLimitAddressKey,
+} from '../../src/domain/client-addresses.js';
 import { resolveClientAddress as resolveClient } from '../../src/http/client-address.js';
 import { bucketRows, expectRateLimited, issueFrom } from '../rate-limits/rate-limit-support.js';
 import { browserAt } from '../support/install-flow.js';

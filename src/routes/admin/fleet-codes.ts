@@ -107,7 +107,8 @@ function decisionRoute(decision: ApprovalDecision) {
     summary: verb.summary,
     description: prose`An operator decides on a machine waiting to use a code issued with \`require_approval\` (the code's
       show lists them in \`prechecks\`, each \`pending\` until decided). ${verb.effect} Repeating the same decision answers 200 and
-      changes nothing; the other decision afterwards is 409 \`approval_decided\`. A code that can no longer be
+      changes nothing; the other decision afterwards is 409 \`approval_decided\`. A page code's machine is its person's to
+      approve: an operator's approve of it is 403 \`approval_not_operators\` (a deny, which revokes it, is taken). A code that can no longer be
       used answers its own error. The body is optional: \`{"reason": "…"}\` is kept in the event with the
       operator's name. ${ADMIN_AUTH_SENTENCE}`,
     request: {
@@ -122,6 +123,7 @@ function decisionRoute(decision: ApprovalDecision) {
       ...adminErrorResponses(
         'install_code_not_found',
         'precheck_not_found',
+        'approval_not_operators',
         'approval_decided',
         'install_code_expired',
         'install_code_revoked',
