@@ -27,12 +27,13 @@ import {
 import { toPrecheckRecord } from './install-codes.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { noStore, noStoreHeader } from '../../http/no-store.js';
 
 const create = createRoute({
   method: 'post',
   path: '/api/v2/admin/install-codes',
   operationId: 'createInstallCode',
-  ...adminOperation('write', answerShowsSecret),
+  ...adminOperation('write', answerShowsSecret, noStore),
   summary: 'Issue an install code for a fleet',
   description: prose`Issues a code for automation (DESIGN §22: cloud-init, Ansible, a golden image), which enrolls up to
     \`uses\` machines, each one activation with its own single-use install token. A use is held by an activation
@@ -52,6 +53,7 @@ const create = createRoute({
   responses: {
     201: {
       description: 'The code, shown once.',
+      headers: noStoreHeader('the code'),
       content: { 'application/json': { schema: successEnvelope(CreatedInstallCodeSchema) } },
     },
     ...adminErrorResponses('unsupported_media_type', 'payload_too_large'),
