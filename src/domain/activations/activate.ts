@@ -10,7 +10,6 @@ import { addressProblem, hostnameProblem, limitsFor, readCodeBinding } from '../
 import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from '../rate-limits/limiter.js';
 import type { KeyedHashes } from '../tokens/keyed-hashes.js';
 import { approvalWaitPolicy, secondsToBucketEnd } from '../rate-limits/policies.js';
-import { sha256Hex } from '../tokens/secret-hash.js';
 import type { KeyRing } from '../tokens/signing-keys.js';
 import { verifyPrecheckToken } from '../tokens/install-step-tokens.js';
 import {
@@ -82,14 +81,14 @@ export async function activateInstallCode(
     context: ChangeContext;
     /** Every limit of activate (per IP and per machine); the bad-token paths count only the sender's. */
     limits: RateLimitCheck[];
-    /** How the approval wait's bucket hashes its subject (the precheck token's jti), as `limits` were hashed. */
+    /** How the code is kept, and how the approval wait's bucket hashes its subject (the precheck token's jti), as `limits` were hashed. */
     hashes: KeyedHashes;
     keys: KeyRing;
     rules: ActivateRules;
   },
 ): Promise<CountedOutcome<CreatedActivation>> {
   assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
-  const codeHash = sha256Hex(request.installCode);
+  const codeHash = hashes.installCode(request.installCode);
   let precheck: AdmittingPrecheck;
   let proven: boolean;
   try {
