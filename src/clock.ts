@@ -49,7 +49,7 @@ export function wholeSecond(date: Date): Date {
  * cannot read the time as JavaScript writes it (year 0, or `+010000-…`: SQLSTATE 22007/22008/22009), and no
  * item of the service's is dated there; outside it a time is 400 `validation_failed`.
  */
-export const ACCEPTED_TIMES = { earliest: 0, latest: FIRST_YEAR_10000 - 1 } as const;
+const ACCEPTED_TIMES = { earliest: 0, latest: FIRST_YEAR_10000 - 1 } as const;
 
 export function isAcceptedTime(ms: number): boolean {
   return ms >= ACCEPTED_TIMES.earliest && ms <= ACCEPTED_TIMES.latest;

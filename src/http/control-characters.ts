@@ -4,7 +4,7 @@ import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../schem
 import type { AppEnv } from './app-env.js';
 
 /** How deep a body may nest: the deepest admin body is three levels; this leaves room and bounds the walk. */
-export const MAX_BODY_DEPTH = 32;
+const MAX_BODY_DEPTH = 32;
 
 /** A value still to look at, with the key or index that reached it and its parent (the path is built only when needed). */
 interface Visit {
