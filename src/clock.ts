@@ -42,3 +42,15 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0
 export function wholeSecond(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
+
+/**
+ * The one range of times the API accepts from a caller (a list's `since` and `until`, a cursor's time, an
+ * expiry), in epoch milliseconds: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. Past it PostgreSQL
+ * cannot read the time as JavaScript writes it (year 0, or `+010000-…`: SQLSTATE 22007/22008/22009), and no
+ * item of the service's is dated there; outside it a time is 400 `validation_failed`.
+ */
+const ACCEPTED_TIMES = { earliest: 0, latest: FIRST_YEAR_10000 - 1 } as const;
+
+export function isAcceptedTime(ms: number): boolean {
+  return ms >= ACCEPTED_TIMES.earliest && ms <= ACCEPTED_TIMES.latest;
+}

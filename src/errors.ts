@@ -85,6 +85,11 @@ export const errorCatalog = {
     message:
       'The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake.',
   },
+  approval_not_operators: {
+    status: 403,
+    message:
+      'This install code was issued to a person on the SlowDNS page: only that person approves its machine. An operator may deny the machine or revoke the code.',
+  },
   precheck_not_found: { status: 404, message: 'This install code has no precheck with this id.' },
   install_token_used: { status: 409, message: 'This install token has already been used.' },
   activation_released: { status: 409, message: 'This activation was released; start again with the install code.' },

@@ -8,6 +8,8 @@ import { migrateDatabase } from './db/migrate.js';
 import { ensurePartitionsAhead } from './db/time-partitions.js';
 import { loadKeyRing, type KeyStoreOptions } from './domain/tokens/signing-key-store.js';
 import { sealWebhookSecretsInClear } from './domain/webhooks/sealed-fields.js';
+import { keyInstallCodeHashes } from './domain/install-codes/keyed-code-hashes.js';
+import { keyedHashes } from './domain/tokens/keyed-hashes.js';
 import type { KeyRing } from './domain/tokens/signing-keys.js';
 import { errorFields, type Logger } from './logger.js';
 
@@ -61,6 +63,13 @@ export async function prepareDatabase(
         options.logger.warn('webhook secrets sealed', {
           endpoints: sealed,
           detail: `sealed the secrets of ${sealed} webhook endpoint(s) kept in clear under KEY_ENCRYPTION_KEY`,
+        });
+      // So are install codes kept under their plain SHA-256 before the KEK was set: keyed, and still working.
+      const keyedCodes = kek ? await keyInstallCodeHashes(database.db, keyedHashes(kek)) : 0;
+      if (keyedCodes > 0)
+        options.logger.warn('install code hashes keyed', {
+          install_codes: keyedCodes,
+          detail: `kept the hashes of ${keyedCodes} install code(s) stored before KEY_ENCRYPTION_KEY keyed under it`,
         });
       return options.keys ?? (await loadKeyRing(database.db, undefined, options.clock.now(), options.keyStore));
     } catch (err) {

@@ -137,6 +137,12 @@ export const activations = pgTable(
     installTokenUsedAt: at('install_token_used_at'),
     /** SHA-256 of the jti of the precheck token that made it: a repeat of that activate gets this activation back. */
     precheckJtiHash: text('precheck_jti_hash'),
+    /**
+     * The hashed client key (`KeyedHashes.clientKey`) of the precheck whose token made it, carried in that token:
+     * with the activate's own, the only addresses a token-less release proves itself by (DESIGN §23). Null for an
+     * activation made before it was kept, or with a precheck token made before then.
+     */
+    precheckClientKeyHash: text('precheck_client_key_hash'),
     /** What release answered, so that a repeated release answers the same. */
     codeRestored: boolean('code_restored'),
     createdAt: at('created_at').notNull(),

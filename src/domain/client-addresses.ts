@@ -62,10 +62,22 @@ export function parseAddress(address: string): ClientAddress {
   if (family !== 6) return { text: withoutPort, family };
   // A zone (`fe80::1%eth0`) names an interface of the host that wrote the address, not the client, and
   // ipaddr.js refuses some that isIP takes (`%eth-0`): it is dropped.
-  const parsed = ipaddr.process(withoutPort.replace(/%.*$/, ''));
-  return parsed.kind() === 'ipv6'
-    ? { text: (parsed as ipaddr.IPv6).toRFC5952String(), family: 6 }
-    : { text: parsed.toString(), family: 4 };
+  // Only an IPv4-mapped address (`::ffff:a.b.c.d`) is an IPv4 client; an IPv4-compatible one (`::a.b.c.d`,
+  // deprecated by RFC 4291) is an IPv6 address like any other.
+  // ipaddr.js reads every trailing dotted quad as `::ffff:` (`::1.2.3.4` came out as 1.2.3.4): the quad is
+  // written as its two hexadecimal groups first.
+  const parsed = ipaddr.IPv6.parse(withoutDottedQuad(withoutPort.replace(/%.*$/, '')));
+  return parsed.isIPv4MappedAddress()
+    ? { text: parsed.toIPv4Address().toString(), family: 4 }
+    : { text: parsed.toRFC5952String(), family: 6 };
+}
+
+/** An IPv6 address (as isIP took it) with a trailing dotted quad written as two hexadecimal groups instead. */
+function withoutDottedQuad(address: string): string {
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  if (!quad) return address;
+  const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+  return `${address.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** An address in its one spelling (parseAddress). */

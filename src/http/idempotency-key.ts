@@ -89,6 +89,8 @@ export function idempotencyKeys(
     if (!stored) return;
     return c.body(openAnswer(kek, { scope, keyHash }, stored.sealedAnswer), stored.status as ContentfulStatusCode, {
       'content-type': 'application/json',
+      // A kept answer may show a secret (a code, a token): as its first answer did, it is never cached.
+      'cache-control': 'no-store',
       [IDEMPOTENT_REPLAYED]: 'true',
     });
   };

@@ -31,6 +31,7 @@ export async function issueRequestedCode(
     },
     now: deps.clock.now(),
     context: operatorChangeContext(c, request.reason ?? null),
+    hashes: c.get('keyedHashes'),
   });
   return { ...issued, ttlSeconds, tags };
 }

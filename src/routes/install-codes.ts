@@ -116,6 +116,7 @@ export function registerInstallCodes(app: Router, deps: RouteDeps): void {
         now,
         context: changeContext(c, 'browser'),
         limits,
+        hashes: c.get('keyedHashes'),
       }),
     );
     return c.json(

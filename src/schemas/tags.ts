@@ -7,24 +7,50 @@ const TAG_KEY_MESSAGE = 'must be 1 to 32 characters of a-z, 0-9, _ . - starting 
 
 const TagKeySchema = z.string().regex(TAG_KEY_PATTERN, TAG_KEY_MESSAGE);
 
+/**
+ * No Unicode format character (category Cf: the bidi controls that reorder what a terminal shows, zero-width
+ * characters, the BOM): the command and the console print tags as they are, so a value must read as it is.
+ */
+const WITHOUT_FORMAT_CHARACTERS = /^\P{Cf}*$/u;
+
 const TagValueSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(64, 'must be at most 64 characters')
-  .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE);
+  .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE)
+  .regex(
+    WITHOUT_FORMAT_CHARACTERS,
+    'must not contain Unicode format characters (bidi controls, zero-width characters)',
+  );
 
-/** A fleet code's tags (DESIGN §22), as given at creation: at most 16 `key: value` pairs. */
+/**
+ * A fleet code's tags (DESIGN §22), as given at creation: at most 16 `key: value` pairs. A `__proto__` key is
+ * refused here, before the record is read: zod leaves that key out of what it answers, which dropped it silently.
+ */
 export const TagsInputSchema = z
-  // A key refused is named by its path (`tags.Env`); the validator's own words ("Invalid key in record") say nothing.
-  .record(TagKeySchema, TagValueSchema, {
-    error: (issue) =>
-      issue.code === 'invalid_key' ? `is not a tag key: a key ${TAG_KEY_MESSAGE} (lower case)` : undefined,
-  })
-  .refine((tags) => Object.keys(tags).length <= FLEET_CODE_MAX_TAGS, {
-    message: `must have at most ${FLEET_CODE_MAX_TAGS} tags`,
-  })
+  .preprocess(
+    (tags, ctx) => {
+      if (typeof tags === 'object' && tags !== null && Object.hasOwn(tags, '__proto__'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['__proto__'],
+          message: `is not a tag key: a key ${TAG_KEY_MESSAGE} (lower case)`,
+          input: tags,
+        });
+      return tags;
+    },
+    z
+      // A key refused is named by its path (`tags.Env`); the validator's own words ("Invalid key in record") say nothing.
+      .record(TagKeySchema, TagValueSchema, {
+        error: (issue) =>
+          issue.code === 'invalid_key' ? `is not a tag key: a key ${TAG_KEY_MESSAGE} (lower case)` : undefined,
+      })
+      .refine((tags) => Object.keys(tags).length <= FLEET_CODE_MAX_TAGS, {
+        message: `must have at most ${FLEET_CODE_MAX_TAGS} tags`,
+      }),
+  )
   .openapi('Tags', {
-    description: `Labels an operator gives a code, copied onto each activation and server it makes: at most ${FLEET_CODE_MAX_TAGS} pairs, key \`[a-z0-9][a-z0-9_.-]{0,31}\`, value 1 to 64 characters without control characters.`,
+    description: `Labels an operator gives a code, copied onto each activation and server it makes: at most ${FLEET_CODE_MAX_TAGS} pairs, key \`[a-z0-9][a-z0-9_.-]{0,31}\`, value 1 to 64 characters without control characters or Unicode format characters (bidi controls, zero-width characters). Every bad pair is 400 \`validation_failed\` naming it, \`__proto__\` included.`,
     example: { env: 'prod', role: 'dns' },
   });
 

@@ -83,4 +83,32 @@ describe('control characters in admin request bodies', () => {
     const list = await (await t.request('/api/v2/admin/webhooks', { headers: auth })).json();
     expect(list.data.items).toEqual([]);
   });
+
+  it('a body nested 30000 arrays or 8000 objects deep is 400 validation_failed, never a 500', async () => {
+    const deepArrays = `${'['.repeat(30_000)}${']'.repeat(30_000)}`;
+    const deepObjects = `${'{"a":'.repeat(8000)}1${'}'.repeat(8000)}`;
+    for (const [url, method] of [
+      ['/api/v2/admin/install-codes', 'POST'],
+      ['/api/v2/admin/webhooks', 'POST'],
+      ['/api/v2/admin/tokens', 'POST'],
+    ] as const) {
+      for (const body of [deepArrays, deepObjects]) {
+        const res = await t.request(url, { method, headers: { ...auth, 'content-type': 'application/json' }, body });
+        expect(res.status).toBe(400);
+        const answer = await res.json();
+        expect(answer.error.code).toBe('validation_failed');
+        expect(answer.error.message).toContain('nested');
+      }
+    }
+    expect(t.logs.map((line) => JSON.parse(line)).filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('a body nested as deep as the limit allows is judged by its schema as before', async () => {
+    const res = await t.request(
+      '/api/v2/admin/install-codes',
+      postJson({ uses: 2, tags: { env: 'prod' }, description: [[[[['x']]]]] }, auth),
+    );
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toContain('description');
+  });
 });

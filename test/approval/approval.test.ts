@@ -117,7 +117,8 @@ describe('issue and precheck of a code issued with approval', () => {
     ]);
     expect(body.meta.message).toBe('Install code is valid for this machine.');
     const claims = JSON.parse(Buffer.from(body.data.precheck_token.split('.')[1]!, 'base64url').toString());
-    expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'mid', 'pch', 'ssh', 'sub']);
+    // No approval claim (`pci`); `pck`, the precheck's hashed address, is every precheck token's (a release's proof).
+    expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'mid', 'pch', 'pck', 'ssh', 'sub']);
     const activated = await activateRequest(t, code, body.data.precheck_token, {}, INSTALLER_IP);
     expect(activated.status).toBe(200);
     expect(await t.database.db.select().from(installCodePrechecks)).toEqual([]);

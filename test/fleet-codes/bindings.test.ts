@@ -113,6 +113,10 @@ describe('fleet codes: networks, host names, limits and tags (DESIGN §22)', () 
     ['tags', { tags: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }],
     ['tags', { tags: { Env: 'prod' } }],
     ['tags', { tags: { 'e\u0001nv': 'prod' } }],
+    ['tags', { tags: { env: 'prod\u202e' } }],
+    ['tags', { tags: { env: 'pr\u200bod' } }],
+    ['tags', { tags: { env: '\ufeffprod' } }],
+    ['tags', { tags: { env: 'a\u2066b\u2069' } }],
     ['allowed_cidrs', { allowed_cidrs: ['198.51.100.1/24'] }],
     ['allowed_cidrs', { allowed_cidrs: ['10.0.0.0/7'] }],
     ['allowed_cidrs', { allowed_cidrs: ['2001:db8::/31'] }],
@@ -131,5 +135,17 @@ describe('fleet codes: networks, host names, limits and tags (DESIGN §22)', () 
     const { error } = await (await createCodeRequest(t, { uses: 2, tags: { Env: 'prod' } })).json();
     expect(error.message).toContain('tags.Env: is not a tag key: a key must be 1 to 32 characters of a-z, 0-9');
     expect(error.message).not.toContain('Invalid key in record');
+  });
+
+  it('a tag named __proto__ is 400 validation_failed naming it, not silently dropped', async () => {
+    const res = await t.request('/api/v2/admin/install-codes', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"uses": 2, "tags": {"env": "prod", "__proto__": "x"}}',
+    });
+    expect(res.status).toBe(400);
+    const { error } = await res.json();
+    expect(error.code).toBe('validation_failed');
+    expect(error.message).toContain('tags');
   });
 });

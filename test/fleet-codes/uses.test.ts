@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { installCodes } from '../../src/db/schema.js';
+import { eq } from 'drizzle-orm';
+import { installCodes, servers } from '../../src/db/schema.js';
+import { AGENT_VERSION, registerRequest } from '../legacy/agent-requests.js';
 import { activateRequest, confirmRequest, releaseRequest } from '../support/install-flow.js';
 import { useTestApp } from '../support/test-app.js';
 import { eventTrail } from '../support/event-trail.js';
@@ -103,5 +105,27 @@ describe('fleet codes: uses taken, given back and spent (DESIGN §22)', () => {
     );
     expect(two.status).toBe(401);
     expect((await two.json()).error.code).toBe('precheck_token_invalid');
+  });
+
+  it('an abandoned install whose server registered keeps its use: three rounds of expired tokens never make more active servers than uses', async () => {
+    const { install_code: code, install_code_id: id } = await createCode(t, { uses: 2, ttl_seconds: 7200 });
+    const activeServers = async () =>
+      (await t.database.db.select().from(servers).where(eq(servers.status, 'active'))).length;
+    for (let round = 1; round <= 3; round++) {
+      for (let i = 1; i <= 2; i++) {
+        const e = await enroll(t, code, { address: `198.51.100.${round * 10 + i}` });
+        if (e.status !== 200) continue;
+        const res = await registerRequest(t, {
+          activation_id: e.activationId,
+          install_token: e.installToken,
+          agent_version: AGENT_VERSION,
+        });
+        expect(res.status).toBe(201);
+      }
+      expect(await activeServers()).toBe(2);
+      t.clock.advance(601);
+    }
+    expect(await showCode(t, id)).toMatchObject({ status: 'exhausted', uses_spent: 0, uses_held: 2 });
+    expect(await enroll(t, code, { address: '198.51.100.99' })).toMatchObject({ code: 'install_code_exhausted' });
   });
 });

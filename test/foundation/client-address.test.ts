@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keyedHashes } from '../../src/domain/tokens/keyed-hashes.js';
-import { normaliseAddress, parseTrustProxy, rateLimitAddressKey } from '../../src/domain/client-addresses.js';
+import {
+  normaliseAddress,
+  parseAddress,
+  parseTrustProxy,
+  rateLimitAddressKey,
+} from '../../src/domain/client-addresses.js';
 import { resolveClientAddress as resolveClient } from '../../src/http/client-address.js';
 import { bucketRows, expectRateLimited, issueFrom } from '../rate-limits/rate-limit-support.js';
 import { browserAt } from '../support/install-flow.js';
@@ -111,6 +116,14 @@ describe('addresses and rate-limit keys', () => {
     expect(normaliseAddress('127.1')).not.toBe(normaliseAddress('127.0.0.1'));
     expect(normaliseAddress('::ffff:506:708')).toBe(normaliseAddress('5.6.7.8'));
     expect(normaliseAddress('2001:DB8:0::7')).toBe(normaliseAddress('2001:db8::7'));
+  });
+
+  it('reads an IPv4-compatible address (::a.b.c.d, deprecated) as the IPv6 address it is, not as IPv4', () => {
+    for (const spelling of ['::1.2.3.4', '0:0:0:0:0:0:1.2.3.4', '::102:304', '[::1.2.3.4]:443']) {
+      expect(parseAddress(spelling), spelling).toEqual({ text: '::102:304', family: 6 });
+    }
+    expect(normaliseAddress('::1.2.3.4')).not.toBe(normaliseAddress('1.2.3.4'));
+    expect(normaliseAddress('::ffff:1.2.3.4')).toBe('1.2.3.4');
   });
 
   it('keys an IPv6 address by its /64 and an IPv4 address as is', () => {

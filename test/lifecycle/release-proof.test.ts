@@ -14,10 +14,11 @@ import {
   releaseRequest,
 } from '../support/install-flow.js';
 import { buildTestApp, type TestApp, testKeyRing, useTestApp } from '../support/test-app.js';
+import { ADMIN_TOKEN, createCode, decide, enroll, fleetPrecheck } from '../fleet-codes/fleet-requests.js';
 
 /** DESIGN §23: only the installer releases: with its install token, or from the address the install came from. */
 describe('release needs the installer’s proof', () => {
-  const t = useTestApp();
+  const t = useTestApp({ ADMIN_TOKEN });
   const stranger = '192.0.2.66';
 
   const releaseProof = async (app: TestApp, activationId: string) => {
@@ -147,5 +148,58 @@ describe('release needs the installer’s proof', () => {
       'release_not_allowed',
     );
     expect((await releaseRequest(strict, a.activationId, { installToken: a.installToken })).status).toBe(200);
+  });
+
+  it('a stranger holding a fleet code who prechecks with the victim’s machine id cannot release its activation without a token', async () => {
+    const { install_code: code } = await createCode(t, { uses: 5, ttl_seconds: 3600 });
+    const victim = await enroll(t, code, { address: '198.51.100.10' });
+    expect(victim.status).toBe(200);
+    expect((await fleetPrecheck(t, code, victim.machine, stranger)).status).toBe(200);
+    await expectRefusal(
+      t,
+      () => releaseRequest(t, victim.activationId!, { address: stranger }),
+      403,
+      'release_not_allowed',
+    );
+    expect((await confirmRequest(t, victim.activationId!, victim.installToken!)).status).toBe(200);
+  });
+
+  it('on a fleet code issued with approval, a stranger’s precheck naming the victim’s machine proves nothing either', async () => {
+    const { install_code: code, install_code_id: id } = await createCode(t, {
+      uses: 5,
+      ttl_seconds: 3600,
+      require_approval: true,
+    });
+    const victim = randomMachine();
+    const pre = await fleetPrecheck(t, code, victim, '198.51.100.11');
+    const { precheck_token: token, precheck_id: precheckId } = (await pre.json()).data;
+    expect((await decide(t, id, precheckId, 'approve')).status).toBe(200);
+    const res = await activateRequest(t, code, token, victim, '198.51.100.11');
+    expect(res.status).toBe(200);
+    const { activation_id: activationId } = (await res.json()).data;
+    const strangers = await fleetPrecheck(t, code, victim, stranger);
+    expect((await decide(t, id, (await strangers.json()).data.precheck_id, 'approve')).status).toBe(200);
+    await expectRefusal(t, () => releaseRequest(t, activationId, { address: stranger }), 403, 'release_not_allowed');
+  });
+
+  it('a precheck made after the activation proves nothing, even by the machine itself from a new address', async () => {
+    const { install_code: code } = await createCode(t, { uses: 5, ttl_seconds: 3600 });
+    const e = await enroll(t, code, { address: '198.51.100.12' });
+    expect((await fleetPrecheck(t, code, e.machine, '198.51.100.13')).status).toBe(200);
+    await expectRefusal(
+      t,
+      () => releaseRequest(t, e.activationId!, { address: '198.51.100.13' }),
+      403,
+      'release_not_allowed',
+    );
+  });
+
+  it('on a fleet code, the address of the precheck whose token made the activation is proof', async () => {
+    const { install_code: code } = await createCode(t, { uses: 5, ttl_seconds: 3600 });
+    const onMachine = randomMachine();
+    const pre = await fleetPrecheck(t, code, onMachine, '2001:db8:9:9::1');
+    const res = await activateRequest(t, code, (await pre.json()).data.precheck_token, onMachine, '198.51.100.14');
+    const { activation_id: activationId } = (await res.json()).data;
+    expect((await releaseRequest(t, activationId, { address: '2001:db8:9:9::77' })).status).toBe(200);
   });
 });

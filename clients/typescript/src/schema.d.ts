@@ -566,7 +566,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an install code for a fleet
-         * @description Issues a code for automation (DESIGN §22: cloud-init, Ansible, a golden image), which enrolls up to `uses` machines, each one activation with its own single-use install token. A use is held by an activation waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires), given back by release, spent at confirm. While no use is free the code is `exhausted`, and precheck and activate answer 409 `install_code_exhausted`. A `uses: 1` code follows the page code's states and answers exactly. The answer holds the code, this once: the service keeps only its hash. `tags` are copied onto each activation and server, their webhook events (`data.tags`) and receipts. `allowed_cidrs` binds the code to networks (403 `install_code_address_not_allowed` elsewhere; inside them a code with `uses` > 1 counts in its own limits, 600 prechecks and 60 activations a minute, instead of the per-address ones), `hostname_pattern` to host names (403 `install_code_hostname_not_allowed`: the installer supplies the name, so this stops mistakes, not attackers), `require_approval` makes each machine wait for an operator (`approveFleetPrecheck`). `warnings` says what to know before handing the code out. Recorded as `install_code.issued` with `uses`, `tags`, the operator and the optional `reason`. Every bad field is 400 `validation_failed` naming it, nothing stored. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description Issues a code for automation (DESIGN §22: cloud-init, Ansible, a golden image), which enrolls up to `uses` machines, each one activation with its own single-use install token. A use is held by an activation waiting for confirm whose install token has not expired or whose server is active (an abandoned install gives its use back when its token expires, unless its agent lives on), given back by release, spent at confirm. While no use is free the code is `exhausted`, and precheck and activate answer 409 `install_code_exhausted`. A `uses: 1` code follows the page code's states and answers exactly. The answer holds the code, this once: the service keeps only its hash. `tags` are copied onto each activation and server, their webhook events (`data.tags`) and receipts. `allowed_cidrs` binds the code to networks (403 `install_code_address_not_allowed` elsewhere; inside them a code with `uses` > 1 counts in its own limits, 600 prechecks and 60 activations a minute, instead of the per-address ones), `hostname_pattern` to host names (403 `install_code_hostname_not_allowed`: the installer supplies the name, so this stops mistakes, not attackers), `require_approval` makes each machine wait for an operator (`approveFleetPrecheck`). `warnings` says what to know before handing the code out. Recorded as `install_code.issued` with `uses`, `tags`, the operator and the optional `reason`. Every bad field is 400 `validation_failed` naming it, nothing stored. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["createInstallCode"];
         delete?: never;
@@ -647,7 +647,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a machine's precheck of a code
-         * @description An operator decides on a machine waiting to use a code issued with `require_approval` (the code's show lists them in `prechecks`, each `pending` until decided). For a code with `uses` > 1 that precheck's token may take one use (its installer waiting on 409 `approval_pending` gets 200 at its next try). For `uses: 1` it binds the code to that precheck as the person's approval does (DESIGN §14): a token of another precheck is 403 `machine_mismatch`. Recorded as `install_code.approved`. Repeating the same decision answers 200 and changes nothing; the other decision afterwards is 409 `approval_decided`. A code that can no longer be used answers its own error. The body is optional: `{"reason": "…"}` is kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description An operator decides on a machine waiting to use a code issued with `require_approval` (the code's show lists them in `prechecks`, each `pending` until decided). For a code with `uses` > 1 that precheck's token may take one use (its installer waiting on 409 `approval_pending` gets 200 at its next try). For `uses: 1` it binds the code to that precheck as the person's approval does (DESIGN §14): a token of another precheck is 403 `machine_mismatch`. Recorded as `install_code.approved`. Repeating the same decision answers 200 and changes nothing; the other decision afterwards is 409 `approval_decided`. A page code's machine is its person's to approve: an operator's approve of it is 403 `approval_not_operators` (a deny, which revokes it, is taken). A code that can no longer be used answers its own error. The body is optional: `{"reason": "…"}` is kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["approveFleetPrecheck"];
         delete?: never;
@@ -667,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Deny a machine's precheck of a code
-         * @description An operator decides on a machine waiting to use a code issued with `require_approval` (the code's show lists them in `prechecks`, each `pending` until decided). For a code with `uses` > 1 that precheck's token is refused (403 `approval_denied`) and the code stays usable for other machines. For `uses: 1` the code is revoked, as the person's deny does (DESIGN §14). Recorded as `install_code.denied`. Repeating the same decision answers 200 and changes nothing; the other decision afterwards is 409 `approval_decided`. A code that can no longer be used answers its own error. The body is optional: `{"reason": "…"}` is kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         * @description An operator decides on a machine waiting to use a code issued with `require_approval` (the code's show lists them in `prechecks`, each `pending` until decided). For a code with `uses` > 1 that precheck's token is refused (403 `approval_denied`) and the code stays usable for other machines. For `uses: 1` the code is revoked, as the person's deny does (DESIGN §14). Recorded as `install_code.denied`. Repeating the same decision answers 200 and changes nothing; the other decision afterwards is 409 `approval_decided`. A page code's machine is its person's to approve: an operator's approve of it is 403 `approval_not_operators` (a deny, which revokes it, is taken). A code that can no longer be used answers its own error. The body is optional: `{"reason": "…"}` is kept in the event with the operator's name. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
          */
         post: operations["denyFleetPrecheck"];
         delete?: never;
@@ -1117,7 +1117,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "machine_proof_invalid" | "machine_proof_required" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_unsigned" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "machine_proof_invalid" | "machine_proof_required" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_unsigned" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "approval_not_operators" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -2490,7 +2490,7 @@ export interface components {
             activation: components["schemas"]["InstallCodeActivation"];
             /**
              * Format: int32
-             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires, or while the server it registered is active), given back by release, spent at confirm.
              * @example 50
              */
             uses: number;
@@ -2502,7 +2502,7 @@ export interface components {
             uses_spent: number;
             /**
              * Format: int32
-             * @description Uses held: activations waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires).
+             * @description Uses held: activations waiting for confirm whose install token has not expired or whose server is active (an abandoned install gives its use back when its token expires, unless its agent lives on).
              * @example 1
              */
             uses_held: number;
@@ -2707,7 +2707,7 @@ export interface components {
             activation: components["schemas"]["InstallCodeActivation"];
             /**
              * Format: int32
-             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires, or while the server it registered is active), given back by release, spent at confirm.
              * @example 50
              */
             uses: number;
@@ -2719,7 +2719,7 @@ export interface components {
             uses_spent: number;
             /**
              * Format: int32
-             * @description Uses held: activations waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires).
+             * @description Uses held: activations waiting for confirm whose install token has not expired or whose server is active (an abandoned install gives its use back when its token expires, unless its agent lives on).
              * @example 1
              */
             uses_held: number;
@@ -3009,7 +3009,7 @@ export interface components {
             install_code_hint: string;
             /**
              * Format: int32
-             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires, or while the server it registered is active), given back by release, spent at confirm.
              * @example 50
              */
             uses: number;
@@ -3062,7 +3062,7 @@ export interface components {
         CreateInstallCodeRequest: {
             /**
              * Format: int32
-             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.
+             * @description How many machines the code may enroll, 1 to 10000: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires, or while the server it registered is active), given back by release, spent at confirm.
              * @default 1
              * @example 50
              */
@@ -3109,7 +3109,7 @@ export interface components {
             reason?: string;
         };
         /**
-         * @description Labels an operator gives a code, copied onto each activation and server it makes: at most 16 pairs, key `[a-z0-9][a-z0-9_.-]{0,31}`, value 1 to 64 characters without control characters.
+         * @description Labels an operator gives a code, copied onto each activation and server it makes: at most 16 pairs, key `[a-z0-9][a-z0-9_.-]{0,31}`, value 1 to 64 characters without control characters or Unicode format characters (bidi controls, zero-width characters). Every bad pair is 400 `validation_failed` naming it, `__proto__` included.
          * @example {
          *       "env": "prod",
          *       "role": "dns"
@@ -5053,7 +5053,7 @@ export interface components {
             scope: components["schemas"]["OperatorTokenScope"];
             /**
              * Format: date-time
-             * @description When the token stops working, by itself: in the future (else 400 `validation_failed`). Left out, it works until revoked.
+             * @description When the token stops working, by itself: in the future and before the year 10000 (else 400 `validation_failed`). Left out, it works until revoked.
              * @example 2027-01-01T00:00:00+00:00
              */
             expires_at?: string;
@@ -6721,6 +6721,8 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always `no-store`: the precheck token is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6991,6 +6993,8 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"activate-ip-day";r=4;t=1800, "activate-machine-day";r=4;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always `no-store`: the install token is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8796,9 +8800,9 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
                 cursor?: string;
-                /** @description Only items at or after this instant (the time the list is ordered by). */
+                /** @description Only items at or after this instant (the time the list is ordered by). Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 since?: string;
-                /** @description Only items before this instant. */
+                /** @description Only items before this instant. Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 until?: string;
                 /** @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `exhausted` (a code with `uses` > 1 none of whose uses is free: each is spent or held), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`). */
                 status?: components["schemas"]["InstallCodeListStatus"];
@@ -9068,6 +9072,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`: the code is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -9922,7 +9928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. `approval_not_operators`: This install code was issued to a person on the SlowDNS page: only that person approves its machine. An operator may deny the machine or revoke the code. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10140,7 +10146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. */
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. `approval_not_operators`: This install code was issued to a person on the SlowDNS page: only that person approves its machine. An operator may deny the machine or revoke the code. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10282,9 +10288,9 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
                 cursor?: string;
-                /** @description Only items at or after this instant (the time the list is ordered by). */
+                /** @description Only items at or after this instant (the time the list is ordered by). Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 since?: string;
-                /** @description Only items before this instant. */
+                /** @description Only items before this instant. Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 until?: string;
                 /** @description `activated` (waiting for confirm or release), `confirmed` (installed), `released` (rolled back). */
                 status?: components["schemas"]["ActivationStatus"];
@@ -10929,9 +10935,9 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
                 cursor?: string;
-                /** @description Only items at or after this instant (the time the list is ordered by). */
+                /** @description Only items at or after this instant (the time the list is ordered by). Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 since?: string;
-                /** @description Only items before this instant. */
+                /** @description Only items before this instant. Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 until?: string;
                 /** @description Only servers of this health. */
                 status?: components["schemas"]["ServerHealth"] & unknown;
@@ -11570,9 +11576,9 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
                 cursor?: string;
-                /** @description Only items at or after this instant (the time the list is ordered by). */
+                /** @description Only items at or after this instant (the time the list is ordered by). Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 since?: string;
-                /** @description Only items before this instant. */
+                /** @description Only items before this instant. Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 until?: string;
                 /** @description `<object>.<verb>` in the past tense. */
                 type?: components["schemas"]["EventType"];
@@ -11756,9 +11762,9 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page; leave it out for the first (newest) page. Opaque: pass it back as it is. */
                 cursor?: string;
-                /** @description Only items at or after this instant (the time the list is ordered by). */
+                /** @description Only items at or after this instant (the time the list is ordered by). Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 since?: string;
-                /** @description Only items before this instant. */
+                /** @description Only items before this instant. Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
                 until?: string;
                 /** @description `active` (in force, on every instance within 10 s of being set), `expired` (past `expires_at`), `removed` (by an operator, or replaced by a newer override for the same limit and target). */
                 status?: components["schemas"]["RateLimitOverrideStatus"];
@@ -12664,6 +12670,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`: the secret is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -13363,6 +13371,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`: the secret is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -14288,6 +14298,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Always `no-store`: the token is shown once. */
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };

@@ -10,7 +10,6 @@ import { addressProblem, hostnameProblem, limitsFor, readCodeBinding } from '../
 import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from '../rate-limits/limiter.js';
 import type { KeyedHashes } from '../tokens/keyed-hashes.js';
 import { approvalWaitPolicy, secondsToBucketEnd } from '../rate-limits/policies.js';
-import { sha256Hex } from '../tokens/secret-hash.js';
 import type { KeyRing } from '../tokens/signing-keys.js';
 import { verifyPrecheckToken } from '../tokens/install-step-tokens.js';
 import {
@@ -82,14 +81,14 @@ export async function activateInstallCode(
     context: ChangeContext;
     /** Every limit of activate (per IP and per machine); the bad-token paths count only the sender's. */
     limits: RateLimitCheck[];
-    /** How the approval wait's bucket hashes its subject (the precheck token's jti), as `limits` were hashed. */
+    /** How the code is kept, and how the approval wait's bucket hashes its subject (the precheck token's jti), as `limits` were hashed. */
     hashes: KeyedHashes;
     keys: KeyRing;
     rules: ActivateRules;
   },
 ): Promise<CountedOutcome<CreatedActivation>> {
   assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
-  const codeHash = sha256Hex(request.installCode);
+  const codeHash = hashes.installCode(request.installCode);
   let precheck: AdmittingPrecheck;
   let proven: boolean;
   try {
@@ -124,6 +123,7 @@ export async function activateInstallCode(
       codeHash,
       precheckJti: precheck.jti,
       precheckId: precheck.precheckId,
+      precheckClientKeyHash: precheck.clientKeyHash,
       hostname: request.hostname,
       publicIp: request.publicIp,
       machineId: request.machineId,
@@ -186,6 +186,7 @@ interface AdmittingPrecheck {
   sshFingerprint: string;
   /** The challenge a machine proof signs (`pch`); tokens made before machine proofs have none. */
   challenge: string | undefined;
+  clientKeyHash: string | undefined;
 }
 
 /** The precheck token's jti when it admits this activate; checked without the database. Refuses with 401 or 403. */
@@ -208,5 +209,6 @@ async function admittingPrecheck(
     precheckId: precheck.precheckId,
     sshFingerprint: precheck.sshFingerprint,
     challenge: precheck.challenge,
+    clientKeyHash: precheck.clientKeyHash,
   };
 }

@@ -19,6 +19,8 @@ export interface NewActivation extends MachineBinding {
   precheckJti: string;
   /** The precheck id its token carries (a code issued with approval): the claim needs the code approved for it. */
   precheckId?: string | undefined;
+  /** Its token's hashed client key of the precheck (absent in a token made before it was carried). */
+  precheckClientKeyHash?: string | undefined;
   requestedRef: string;
   installerVersion: string;
   /** The machine proved its SSH host key at this activate (DESIGN §24). */

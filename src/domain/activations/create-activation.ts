@@ -72,6 +72,7 @@ export async function createActivation(
     install_token_jti_hash: installTokenJtiHash,
     install_token_expires_at: installTokenExpiresAt.toISOString(),
     precheck_jti_hash: precheckJtiHash,
+    precheck_client_key_hash: input.precheckClientKeyHash ?? null,
     created_data: JSON.stringify({
       hostname: input.hostname,
       public_ip: input.publicIp,
@@ -134,6 +135,7 @@ export async function createActivation(
         installTokenExpiresAt,
         installTokenUsedAt: null,
         precheckJtiHash,
+        precheckClientKeyHash: input.precheckClientKeyHash ?? null,
         codeRestored: null,
         createdAt: now,
         confirmedAt: null,

@@ -24,7 +24,10 @@ export interface ActivationListFilter extends TimeRange, SearchFilter {
 }
 
 /** What a list shows of an activation: never its token hashes (an export reads a million rows: only what it shows). */
-type ListedActivation = Omit<ActivationRow, 'installTokenJtiHash' | 'installTokenUsedAt' | 'precheckJtiHash'>;
+type ListedActivation = Omit<
+  ActivationRow,
+  'installTokenJtiHash' | 'installTokenUsedAt' | 'precheckJtiHash' | 'precheckClientKeyHash'
+>;
 
 /** What a list shows of an activation's server: its id, and what its health is told from. */
 type ListedServer = Pick<ServerRow, 'id' | 'status' | 'registeredAt' | 'lastSeenAt'>;
@@ -39,6 +42,7 @@ const {
   installTokenJtiHash: _jti,
   installTokenUsedAt: _used,
   precheckJtiHash: _precheck,
+  precheckClientKeyHash: _precheckClient,
   ...listedActivation
 } = getTableColumns(activations);
 const listedServer = {

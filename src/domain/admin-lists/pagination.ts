@@ -1,5 +1,6 @@
 import { and, desc, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
+import { isAcceptedTime } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 
 /** The most items one page of an admin list holds, and how many when the caller does not say. */
@@ -37,11 +38,8 @@ function decodeCursor(cursor: string, idKind: 'string' | 'number'): CursorPositi
   return p;
 }
 
-/** The latest time a JavaScript Date holds (8.64e15 ms): past it, before 1970 or not a whole millisecond, no list gave it. */
-const MAX_TIME_MS = 8.64e15;
-
-const validTime = (t: unknown): t is number =>
-  typeof t === 'number' && Number.isSafeInteger(t) && t >= 0 && t <= MAX_TIME_MS;
+/** A whole millisecond within the times the API accepts (ACCEPTED_TIMES): outside them, no list gave it. */
+const validTime = (t: unknown): t is number => typeof t === 'number' && Number.isSafeInteger(t) && isAcceptedTime(t);
 
 /** An id as the lists give them: an event's bigint id within JavaScript's safe integers, or a short printable text id. */
 function validId(id: unknown, kind: 'string' | 'number'): boolean {

@@ -56,6 +56,10 @@ export async function decidePrecheck(
         'install_code_not_found',
         decider === 'operator' ? 'No install code has this id.' : 'This browser issued no install code with this id.',
       );
+    // A page code's machine is the person's to approve (§14): an operator approving it would override them.
+    // Denying stops the install, as an operator's revoke of the code would.
+    if (decider === 'operator' && code.browserSessionHash !== null && decision === 'approve')
+      throw new ApiError('approval_not_operators');
     const single = code.uses === 1;
     // This precheck, and a `uses: 1` code's decided precheck wherever it is.
     const rows = await tx

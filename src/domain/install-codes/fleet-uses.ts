@@ -12,13 +12,14 @@ import type { InstallCodeRow } from './code-problem.js';
 
 /**
  * SQL: the held uses of the `install_codes` row the statement names `codes` (its table's name, or an alias),
- * at `:now`: an unconfirmed, unreleased activation whose install token has not expired. The one place the rule
+ * at `:now`: an unconfirmed, unreleased activation whose install token has not expired or whose server is active. The one place the rule
  * is written: the list's condition and `heldUsesOf` are made from it.
  */
 export function heldUses(codes: string): SqlPiece<'now'> {
   return sqlPiece(
     ['now'],
-    `(select count(*) from activations h where h.install_code_id = ${codes}.id and h.status = 'activated' and h.install_token_expires_at > :now::timestamptz)`,
+    `(select count(*) from activations h where h.install_code_id = ${codes}.id and h.status = 'activated'
+      and (h.install_token_expires_at > :now::timestamptz or exists (select 1 from servers s where s.activation_id = h.id and s.status = 'active')))`,
   );
 }
 

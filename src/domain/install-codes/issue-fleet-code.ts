@@ -4,7 +4,8 @@ import { installCodes } from '../../db/schema.js';
 import { recordEvent, type ChangeContext } from '../events/event-trail.js';
 import { generateInstallCode, installCodeHint } from './code-format.js';
 import type { Tags } from './fleet-rules.js';
-import { randomId, sha256Hex } from '../tokens/secret-hash.js';
+import type { KeyedHashes } from '../tokens/keyed-hashes.js';
+import { randomId } from '../tokens/secret-hash.js';
 
 /**
  * Codes an operator issues for a fleet (DESIGN §22): reusable up to `uses` times, each use one activation
@@ -45,7 +46,18 @@ function warningsFor(input: FleetCodeInput): string[] {
 /** Makes the code and its event `install_code.issued` (actor operator, with `uses`, `tags`, operator and reason) in one transaction. */
 export async function issueFleetCode(
   db: Database,
-  { input, now, context }: { input: FleetCodeInput; now: Date; context: ChangeContext },
+  {
+    input,
+    now,
+    context,
+    hashes,
+  }: {
+    input: FleetCodeInput;
+    now: Date;
+    context: ChangeContext;
+    /** How the code is kept (keyed under the KEK when one is set). */
+    hashes: KeyedHashes;
+  },
 ): Promise<IssuedFleetCode> {
   const code = generateInstallCode(input.prefix, 'fleet');
   const issued = {
@@ -58,7 +70,7 @@ export async function issueFleetCode(
   await db.transaction(async (tx) => {
     await tx.insert(installCodes).values({
       id: issued.id,
-      codeHash: sha256Hex(code),
+      codeHash: hashes.installCode(code),
       hint: issued.hint,
       status: 'issued',
       issuedAt: now,

@@ -23,7 +23,8 @@ import {
   type RateLimitCheck,
 } from '../rate-limits/limiter.js';
 import { generateInstallCode, installCodeHint } from './code-format.js';
-import { randomId, sha256Hex } from '../tokens/secret-hash.js';
+import { randomId } from '../tokens/secret-hash.js';
+import type { KeyedHashes } from '../tokens/keyed-hashes.js';
 
 export interface IssuedInstallCode {
   /** The public handle (`ic_` + 16 hex), which is not the code. */
@@ -79,6 +80,7 @@ export async function issueInstallCode(
     now,
     context,
     limits,
+    hashes,
   }: {
     input: {
       /** INSTALL_CODE_PREFIX. */
@@ -91,6 +93,8 @@ export async function issueInstallCode(
     now: Date;
     context: ChangeContext;
     limits: RateLimitCheck[];
+    /** How the code is kept (keyed under the KEK when one is set). */
+    hashes: KeyedHashes;
   },
 ): Promise<CountedOutcome<IssuedInstallCode>> {
   const code = generateInstallCode(prefix);
@@ -111,7 +115,7 @@ export async function issueInstallCode(
     const [row] = await runStatement<Row, IssueParams>(db, ISSUE, {
       buckets,
       id: issued.id,
-      code_hash: sha256Hex(code),
+      code_hash: hashes.installCode(code),
       hint: issued.hint,
       expires_at: issued.expiresAt.toISOString(),
       session_hash: browserSessionHash,

@@ -16,7 +16,6 @@ import { installCodePrefix } from './code-format.js';
 import { addressProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
 import { heldUses } from './fleet-uses.js';
 import { codeDecision } from './approval.js';
-import { sha256Hex } from '../tokens/secret-hash.js';
 import {
   EVENT_CONTEXT_COLUMNS,
   EVENT_CONTEXT_VALUES,
@@ -132,7 +131,7 @@ export async function precheckInstallCode(
   },
 ): Promise<CountedOutcome<PrecheckedInstallCode>> {
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
-  const codeHash = installCodePrefix(normalisedCode) === prefix ? sha256Hex(normalisedCode) : null;
+  const codeHash = installCodePrefix(normalisedCode) === prefix ? hashes.installCode(normalisedCode) : null;
   const binding = await readCodeBinding(db, { canonical: normalisedCode, hash: codeHash });
   const addressRefusal = addressProblem(binding, sighting.ip);
   const checks = limitsFor({ binding, observedIp: sighting.ip, route: 'precheck', checks: limits, hashes });

@@ -26,6 +26,8 @@ export interface PrecheckClaims {
   precheckId?: string | undefined;
   /** The challenge an activate's machine proof signs (DESIGN §24): 32 random bytes, base64url. */
   challenge?: string | undefined;
+  /** The precheck's hashed client key (`KeyedHashes.clientKey`): where the machine prechecked, a release's proof. */
+  clientKeyHash?: string | undefined;
 }
 
 export interface InstallClaims {
@@ -36,7 +38,7 @@ export interface InstallClaims {
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** A kind's own claims (the precheck's machine and its approval): never one of the registered names. */
-type OwnClaims = { mid?: string; ssh?: string; pci?: string; pch?: string } & {
+type OwnClaims = { mid?: string; ssh?: string; pci?: string; pch?: string; pck?: string } & {
   [registered in 'iss' | 'aud' | 'sub' | 'jti' | 'iat' | 'exp']?: never;
 };
 
@@ -127,6 +129,7 @@ export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Da
     ssh: claims.sshFingerprint,
     ...(claims.precheckId === undefined ? {} : { pci: claims.precheckId }),
     ...(claims.challenge === undefined ? {} : { pch: claims.challenge }),
+    ...(claims.clientKeyHash === undefined ? {} : { pck: claims.clientKeyHash }),
   };
   return inSpan('sign precheck token', {}, () =>
     sign(ring, 'precheck', bound, claims.codeHash, now, expiresAt, randomId('pre_', 12)),
@@ -141,7 +144,13 @@ export async function verifyPrecheckToken(
 ): Promise<PrecheckClaims & { jti: string }> {
   const p = await inSpan('verify precheck token', {}, () => verify(ring, 'precheck', token, now));
   const optionalText = (value: unknown) => value === undefined || typeof value === 'string';
-  if (typeof p.mid !== 'string' || typeof p.ssh !== 'string' || !optionalText(p.pci) || !optionalText(p.pch))
+  if (
+    typeof p.mid !== 'string' ||
+    typeof p.ssh !== 'string' ||
+    !optionalText(p.pci) ||
+    !optionalText(p.pch) ||
+    !optionalText(p.pck)
+  )
     throw new ApiError('precheck_token_invalid');
   return {
     codeHash: p.sub,
@@ -150,6 +159,7 @@ export async function verifyPrecheckToken(
     jti: p.jti,
     precheckId: p.pci as string | undefined,
     challenge: p.pch as string | undefined,
+    clientKeyHash: p.pck as string | undefined,
   };
 }
 

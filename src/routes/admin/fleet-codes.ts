@@ -27,17 +27,18 @@ import {
 import { toPrecheckRecord } from './install-codes.js';
 import { successEnvelope } from '../../schemas/envelope.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
+import { noStore, noStoreHeader } from '../../http/no-store.js';
 
 const create = createRoute({
   method: 'post',
   path: '/api/v2/admin/install-codes',
   operationId: 'createInstallCode',
-  ...adminOperation('write', answerShowsSecret),
+  ...adminOperation('write', answerShowsSecret, noStore),
   summary: 'Issue an install code for a fleet',
   description: prose`Issues a code for automation (DESIGN §22: cloud-init, Ansible, a golden image), which enrolls up to
     \`uses\` machines, each one activation with its own single-use install token. A use is held by an activation
-    waiting for confirm whose install token has not expired (an abandoned install gives its use back when its
-    token expires), given back by release, spent at confirm. While no use is free the code is \`exhausted\`, and
+    waiting for confirm whose install token has not expired or whose server is active (an abandoned install
+    gives its use back when its token expires, unless its agent lives on), given back by release, spent at confirm. While no use is free the code is \`exhausted\`, and
     precheck and activate answer 409 \`install_code_exhausted\`. A \`uses: 1\` code follows the page code's states
     and answers exactly. The answer holds the code, this once: the service keeps only its hash. \`tags\` are
     copied onto each activation and server, their webhook events (\`data.tags\`) and receipts. \`allowed_cidrs\`
@@ -52,6 +53,7 @@ const create = createRoute({
   responses: {
     201: {
       description: 'The code, shown once.',
+      headers: noStoreHeader('the code'),
       content: { 'application/json': { schema: successEnvelope(CreatedInstallCodeSchema) } },
     },
     ...adminErrorResponses('unsupported_media_type', 'payload_too_large'),
@@ -107,7 +109,8 @@ function decisionRoute(decision: ApprovalDecision) {
     summary: verb.summary,
     description: prose`An operator decides on a machine waiting to use a code issued with \`require_approval\` (the code's
       show lists them in \`prechecks\`, each \`pending\` until decided). ${verb.effect} Repeating the same decision answers 200 and
-      changes nothing; the other decision afterwards is 409 \`approval_decided\`. A code that can no longer be
+      changes nothing; the other decision afterwards is 409 \`approval_decided\`. A page code's machine is its person's to
+      approve: an operator's approve of it is 403 \`approval_not_operators\` (a deny, which revokes it, is taken). A code that can no longer be
       used answers its own error. The body is optional: \`{"reason": "…"}\` is kept in the event with the
       operator's name. ${ADMIN_AUTH_SENTENCE}`,
     request: {
@@ -122,6 +125,7 @@ function decisionRoute(decision: ApprovalDecision) {
       ...adminErrorResponses(
         'install_code_not_found',
         'precheck_not_found',
+        'approval_not_operators',
         'approval_decided',
         'install_code_expired',
         'install_code_revoked',

@@ -23,6 +23,7 @@ import {
 import { successEnvelope } from '../../schemas/envelope.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 import { prose } from '../../openapi-prose.js';
+import { noStore, noStoreHeader } from '../../http/no-store.js';
 
 const PATH = '/api/v2/admin/tokens';
 
@@ -30,7 +31,7 @@ const create = createRoute({
   method: 'post',
   path: PATH,
   operationId: 'createOperatorToken',
-  ...adminOperation('root', answerShowsSecret),
+  ...adminOperation('root', answerShowsSecret, noStore),
   summary: 'Make a named operator token',
   description: prose`Makes a token that acts on the admin API as \`name\` with \`scope\` (\`read\`: lists and objects;
     \`write\`: those and the operator actions), until \`expires_at\` if given and until revoked. The answer
@@ -44,6 +45,7 @@ const create = createRoute({
   responses: {
     201: {
       description: 'The token, shown once.',
+      headers: noStoreHeader('the token'),
       content: { 'application/json': { schema: successEnvelope(CreatedOperatorTokenSchema) } },
     },
     ...adminErrorResponses('unsupported_media_type', 'payload_too_large'),

@@ -28,6 +28,7 @@ import {
 } from '../../schemas/admin/webhooks.js';
 import { ADMIN_AUTH_SENTENCE, adminErrorResponses, adminOperation } from './admin-route.js';
 import { prose } from '../../openapi-prose.js';
+import { noStore, noStoreHeader } from '../../http/no-store.js';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -35,7 +36,7 @@ const create = createRoute({
   method: 'post',
   path: '/api/v2/admin/webhooks',
   operationId: 'createWebhook',
-  ...adminOperation('write', answerShowsSecret),
+  ...adminOperation('write', answerShowsSecret, noStore),
   summary: 'Add a webhook endpoint',
   description: prose`Adds an endpoint that receives every event of the given types committed from now on (creating it sends
     nothing): signed per Standard Webhooks (\`format: standard\`, the default), or as a chat platform's incoming-webhook
@@ -51,7 +52,11 @@ const create = createRoute({
     \`webhook_endpoint.created\`. ${ADMIN_AUTH_SENTENCE}`,
   request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
   responses: {
-    201: { description: 'The endpoint, with its secret (shown once).', ...json(successEnvelope(CreatedWebhookSchema)) },
+    201: {
+      description: 'The endpoint, with its secret (shown once).',
+      headers: noStoreHeader('the secret'),
+      ...json(successEnvelope(CreatedWebhookSchema)),
+    },
     ...adminErrorResponses(
       'webhook_url_not_allowed',
       'webhook_endpoint_limit_reached',
@@ -124,7 +129,7 @@ const rotate = createRoute({
   method: 'post',
   path: '/api/v2/admin/webhooks/{webhook_id}/rotate-secret',
   operationId: 'rotateWebhookSecret',
-  ...adminOperation('write', answerShowsSecret),
+  ...adminOperation('write', answerShowsSecret, noStore),
   summary: "Rotate a webhook endpoint's secret",
   description: prose`A new secret, shown this once. For 24 hours both the new and the previous secret sign every message (two
     signatures in \`webhook-signature\`), so the receiver can switch without losing one. Like creation, 409 \`key_encryption_required\`
@@ -132,7 +137,11 @@ const rotate = createRoute({
     \`webhook_endpoint.secret_rotated\`. No body. ${ADMIN_AUTH_SENTENCE}`,
   request: { params: WebhookEndpointParamsSchema },
   responses: {
-    200: { description: 'The new secret.', ...json(successEnvelope(RotatedWebhookSecretSchema)) },
+    200: {
+      description: 'The new secret.',
+      headers: noStoreHeader('the secret'),
+      ...json(successEnvelope(RotatedWebhookSecretSchema)),
+    },
     ...adminErrorResponses('webhook_endpoint_not_found', 'key_encryption_required', 'webhook_endpoint_unsigned'),
   },
 });

@@ -16,6 +16,7 @@ import { ActivateRequestSchema, ActivationSchema } from '../../schemas/activatio
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
 import { prose } from '../../openapi-prose.js';
+import { noStore, noStoreHeader } from '../../http/no-store.js';
 
 const activateErrors = errorResponses(
   'validation_failed',
@@ -39,6 +40,7 @@ const activateErrors = errorResponses(
 );
 
 const activate = createRoute({
+  middleware: [noStore],
   method: 'post',
   path: '/api/v2/slowdns/install/activate',
   operationId: 'activateInstallCode',
@@ -115,7 +117,7 @@ ${rateLimitDescription('activate')}`,
   responses: {
     200: {
       description: 'The activation and its install token.',
-      headers: rateLimitHeaderDocs('activate'),
+      headers: { ...rateLimitHeaderDocs('activate'), ...noStoreHeader('the install token') },
       content: {
         'application/json': {
           schema: successEnvelope(ActivationSchema),

@@ -15,8 +15,10 @@ import { PrecheckRequestSchema, PrecheckResultSchema } from '../../schemas/activ
 import { errorResponses, successEnvelope } from '../../schemas/envelope.js';
 import type { RouteDeps } from '../../deps.js';
 import { prose } from '../../openapi-prose.js';
+import { noStore, noStoreHeader } from '../../http/no-store.js';
 
 const precheck = createRoute({
+  middleware: [noStore],
   method: 'post',
   path: '/api/v2/slowdns/install/precheck',
   operationId: 'precheckInstallCode',
@@ -61,7 +63,7 @@ ${rateLimitDescription('precheck')}`,
   responses: {
     200: {
       description: 'The code is usable on this machine.',
-      headers: rateLimitHeaderDocs('precheck'),
+      headers: { ...rateLimitHeaderDocs('precheck'), ...noStoreHeader('the precheck token') },
       content: {
         'application/json': {
           schema: successEnvelope(PrecheckResultSchema),
@@ -147,6 +149,7 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
         sshFingerprint: body.ssh_fingerprint,
         precheckId: shown,
         challenge,
+        clientKeyHash: c.get('keyedHashes').clientKey(c.get('clientKey')),
       },
       now,
       expiresAt,

@@ -68,7 +68,6 @@ export function registerRelease(app: Router, deps: RouteDeps): void {
         ? {
             kind: 'address',
             clientKeyHash: c.get('keyedHashes').clientKey(c.get('clientKey')),
-            clientAddress: c.get('observedIp'),
             tokenRequired: deps.config.releaseRequiresToken,
           }
         : {

@@ -23,7 +23,7 @@ export const UsesSchema = z
   .max(FLEET_CODE_MAX_USES, `must be at most ${FLEET_CODE_MAX_USES}`)
   .openapi({
     format: 'int32',
-    description: `How many machines the code may enroll, 1 to ${FLEET_CODE_MAX_USES}: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires), given back by release, spent at confirm.`,
+    description: `How many machines the code may enroll, 1 to ${FLEET_CODE_MAX_USES}: each is one activation with its own install token. A use is held by an activation waiting for confirm (until its install token expires, or while the server it registered is active), given back by release, spent at confirm.`,
     example: 50,
   });
 

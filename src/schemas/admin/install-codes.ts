@@ -68,7 +68,7 @@ export const InstallCodeRecordSchema = z
     uses: UsesSchema,
     uses_spent: useCount('Uses spent: activations confirmed.'),
     uses_held: useCount(
-      'Uses held: activations waiting for confirm whose install token has not expired (an abandoned install gives its use back when its token expires).',
+      'Uses held: activations waiting for confirm whose install token has not expired or whose server is active (an abandoned install gives its use back when its token expires, unless its agent lives on).',
     ),
     last_used_at: nullableTimestamp('When an activation last took a use; `null` if none did.'),
     tags: TagsSchema,

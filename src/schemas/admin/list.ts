@@ -3,13 +3,18 @@ import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../../domain/adm
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
 import { addressOrNetwork } from '../ip-network.js';
 import { TimestampSchema } from '../install-code.js';
+import { ACCEPTED_TIME_MESSAGE, withinAcceptedTimes } from '../accepted-time.js';
 
 const instant = (description: string) =>
   z.iso
     .datetime({ offset: true, message: 'must be an ISO 8601 timestamp such as 2026-11-22T10:00:00+00:00' })
     .max(40, 'must be an ISO 8601 timestamp such as 2026-11-22T10:00:00+00:00')
+    .refine(withinAcceptedTimes, ACCEPTED_TIME_MESSAGE)
     .optional()
-    .openapi({ description, example: '2026-11-22T10:00:00+00:00' });
+    .openapi({
+      description: `${description} Between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z.`,
+      example: '2026-11-22T10:00:00+00:00',
+    });
 
 /**
  * A list's example cursor, made as the list makes its cursors (the item's time in epoch milliseconds and

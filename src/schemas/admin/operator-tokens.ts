@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
 import { TimestampSchema } from '../install-code.js';
+import { ACCEPTED_TIME_MESSAGE, withinAcceptedTimes } from '../accepted-time.js';
 import { nullableTimestamp } from './list.js';
 import { OperatorReasonSchema } from './operator-reason.js';
 
@@ -51,10 +52,11 @@ export const OperatorTokenRequestSchema = z
     expires_at: z.iso
       .datetime({ offset: true, message: 'must be an ISO 8601 timestamp such as 2027-01-01T00:00:00+00:00' })
       .max(40, 'must be an ISO 8601 timestamp such as 2027-01-01T00:00:00+00:00')
+      .refine(withinAcceptedTimes, ACCEPTED_TIME_MESSAGE)
       .optional()
       .openapi({
         description:
-          'When the token stops working, by itself: in the future (else 400 `validation_failed`). Left out, it works until revoked.',
+          'When the token stops working, by itself: in the future and before the year 10000 (else 400 `validation_failed`). Left out, it works until revoked.',
         example: '2027-01-01T00:00:00+00:00',
       }),
     reason: OperatorReasonSchema,

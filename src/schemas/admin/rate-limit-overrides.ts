@@ -9,6 +9,7 @@ import {
 import { TimestampSchema } from '../install-code.js';
 import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../control-characters.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf } from './list.js';
+import { ACCEPTED_TIME_MESSAGE, withinAcceptedTimes } from '../accepted-time.js';
 
 const EXAMPLE_CURSOR = exampleCursor('rlo_7d41c9e2a05b3f86', '2026-11-22T10:00:00Z');
 import { overrideTarget } from './override-target.js';
@@ -76,6 +77,7 @@ export const RateLimitOverrideRequestSchema = z
             : 'must be an ISO 8601 timestamp such as 2026-12-01T00:00:00+00:00',
       })
       .max(40, 'must be an ISO 8601 timestamp such as 2026-12-01T00:00:00+00:00')
+      .refine(withinAcceptedTimes, ACCEPTED_TIME_MESSAGE)
       .openapi({
         description: `When the override stops applying, by itself: in the future and at most ${OVERRIDE_MAX_DAYS} days ahead (else 400 \`validation_failed\`). Kept to the whole second.`,
         example: '2026-12-01T00:00:00+00:00',

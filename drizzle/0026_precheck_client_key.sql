@@ -1,0 +1,1 @@
+ALTER TABLE "activations" ADD COLUMN "precheck_client_key_hash" text;
