@@ -91,7 +91,9 @@ describe(`the TypeScript client's example of ${GUIDE} in a fresh installer proje
       cwd: projectDir,
       env: { ...npmEnv, npm_config_offline: 'true', SLOWDNS_INSTALL_CODE: installCode },
     }).catch((error: { stdout?: string; stderr?: string }) => {
-      expect.fail(`npx tsx install.ts (${where(exampleBlock)}) failed:\n${error.stdout ?? ''}\n${error.stderr ?? error}`);
+      expect.fail(
+        `npx tsx install.ts (${where(exampleBlock)}) failed:\n${error.stdout ?? ''}\n${error.stderr ?? error}`,
+      );
     });
     expect(stdout).toMatch(/^installing for act_\S+\nconfirmed\n$/);
   });
