@@ -19,6 +19,12 @@ const waitingRow = (p: OperatorPrecheck): Row => ({
   prechecked_at: p.prechecked_at,
 });
 const waitingColumns = ['precheck', 'machine_id', 'ssh_key', 'address', 'installer', 'prechecked_at'];
+/**
+ * Why a waiting row has no hostname, and what names the machine instead: a precheck comes before the installer
+ * asks for the hostname (it is given at activate, after the decision).
+ */
+const NO_HOSTNAME_YET =
+  'No hostname yet: a machine gives it at activate, after the decision. Compare its machine_id, ssh_key and address (where it prechecked from) with the server you are installing.';
 
 function waitingPage(api: AdminApi, id: string, limit: number, cursor?: string) {
   return api.GET('/api/v2/admin/install-codes/{install_code_id}/pending-prechecks', {
@@ -35,7 +41,7 @@ export async function waitingMachinesText(url: string, api: AdminApi, id: string
   const page = await dataOf(url, waitingPage(api, id, SHOWN_WAITING));
   const more =
     pending > page.items.length ? ` (the newest ${page.items.length}: slowdns codes waiting ${id} lists all)` : '';
-  return `\n${pending} machine${pending === 1 ? '' : 's'} waiting for a decision${more}; slowdns codes approve|deny ${id} <precheck>:\n${formatTable(page.items.map(waitingRow), waitingColumns)}`;
+  return `\n${pending} machine${pending === 1 ? '' : 's'} waiting for a decision${more}; slowdns codes approve|deny ${id} <precheck>:\n${formatTable(page.items.map(waitingRow), waitingColumns)}${NO_HOSTNAME_YET}\n`;
 }
 
 /** `codes waiting <id>`, `codes approve <id> <precheck>`, `codes deny <id> <precheck>`: fleet approval (DESIGN §22). */
@@ -57,7 +63,7 @@ export function registerPrecheckDecisionCommands(codes: Command, context: CliCon
         items.push(...page.items);
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
-      const note = `${items.length} machine${items.length === 1 ? '' : 's'} waiting.`;
+      const note = `${items.length} machine${items.length === 1 ? '' : 's'} waiting.${items.length ? ` ${NO_HOSTNAME_YET}` : ''}`;
       print(outputFor(context, flags), items, items.map(waitingRow), waitingColumns, note);
     });
 

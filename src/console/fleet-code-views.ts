@@ -106,7 +106,7 @@ export function pendingPrechecksSection(
   });
   return html`<section class="card" aria-labelledby="pending-heading">
     <h2 id="pending-heading">Machines waiting for approval</h2>
-    <p class="fine-print" data-part="waiting-count">${waiting === 1 ? '1 machine waits' : `${waiting} machines wait`}${waiting > prechecks.length ? html`: the ${prechecks.length} newest below, the others once these are decided` : ''}. Compare each machine id and SSH key with the server you are installing. Approve lets that machine take one use; deny refuses that machine only, and the code stays usable for others.</p>
+    <p class="fine-print" data-part="waiting-count">${waiting === 1 ? '1 machine waits' : `${waiting} machines wait`}${waiting > prechecks.length ? html`: the ${prechecks.length} newest below, the others once these are decided` : ''}. No hostname yet: a machine gives it at activate, after the decision. Compare each machine id, SSH key and address (where it prechecked from) with the server you are installing. Approve lets that machine take one use; deny refuses that machine only, and the code stays usable for others.</p>
     ${dataTable('Prechecks waiting for a decision, newest first', ['Precheck', 'Machine id', 'SSH key', 'Address', 'When', 'Decision'], rows, 'No machine is waiting.')}
   </section>`;
 }

@@ -98,6 +98,18 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
       const section = page().locator('section', { has: page().locator('#pending-heading') });
       expect(await section.locator('[data-part="waiting-count"]').textContent()).toContain('5 machines wait');
       expect(await section.locator('form[action$="/approve"]').count()).toBe(5);
+      // No hostname at precheck (the installer gives it at activate): the rows name each machine by its id, SSH
+      // key and the address it prechecked from (the five oldest: 198.51.100.1 to .5), and the section says so.
+      expect(await section.locator('[data-part="waiting-count"]').textContent()).toContain(
+        'No hostname yet: a machine gives it at activate, after the decision.',
+      );
+      const rows = section.locator('tbody tr');
+      for (let i = 0; i < 5; i++) {
+        const cells = await rows.nth(i).locator('td').allTextContents();
+        expect(cells[1]).toMatch(/^[0-9a-f]{32}$/);
+        expect(cells[2]).toMatch(/^SHA256:/);
+        expect(cells[3]).toBe(`198.51.100.${5 - i}`);
+      }
       expect(await page().locator('.console-facts').textContent()).toContain(
         'each machine on its own, an operator decides: 5 waiting',
       );

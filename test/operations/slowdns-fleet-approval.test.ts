@@ -54,9 +54,18 @@ describe('fleet approval from the command: codes show, waiting, approve, deny (i
     const shown = await slowdns(['codes', 'show', id], operator);
     expect(shown).toMatchObject({ code: 0, stderr: '' });
     expect(shown.stdout).toContain(`2 machines waiting for a decision; slowdns codes approve|deny ${id} <precheck>:`);
-    for (const p of prechecks) {
-      expect(shown.stdout).toContain(p.id);
-      expect(shown.stdout).toContain(p.machineId);
+    // A precheck carries no hostname (the installer gives it at activate, after the decision): each row names
+    // the machine by its id, SSH key and the address it prechecked from, and the output says so.
+    const listed = await slowdns(['codes', 'waiting', id], operator);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    for (const output of [shown.stdout, listed.stdout]) {
+      for (const p of prechecks) {
+        expect(output).toContain(p.id);
+        expect(output).toContain(p.machineId);
+        expect(output).toContain(p.sshFingerprint);
+        expect(output).toContain(p.ip);
+      }
+      expect(output).toContain('No hostname yet: a machine gives it at activate, after the decision.');
     }
 
     const [first, second] = prechecks;

@@ -29,6 +29,7 @@ export const ONCE_FILES = [
   'test/docs/links.test.ts',
   'test/docs/reference-tables.test.ts',
   'test/docs/typescript-blocks.test.ts',
+  'test/docs/typescript-fresh-project.test.ts',
   // Generated files and the document: drift, the client's published types and licence, the examples.
   'clients/typescript/test/drift.test.ts',
   'clients/typescript/test/exact-optional-types.test.ts',
