@@ -11,6 +11,7 @@ type Schema = Record<string, unknown> & {
   items?: Schema;
   anyOf?: Schema[];
   oneOf?: Schema[];
+  allOf?: Schema[];
   enum?: unknown[];
   const?: unknown;
 };
@@ -43,7 +44,7 @@ export function composeExamples(schemas: Record<string, Schema>, paths: Paths): 
       const item = exampleOf(schema.items);
       return item === undefined ? undefined : [item];
     }
-    const first = schema.anyOf?.[0] ?? schema.oneOf?.[0];
+    const first = schema.anyOf?.[0] ?? schema.oneOf?.[0] ?? schema.allOf?.[0];
     return first ? exampleOf(first) : undefined;
   };
   const fill = (schema: Schema): void => {

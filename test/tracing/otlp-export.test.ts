@@ -109,7 +109,10 @@ describe.each(['http/protobuf', 'http/json'] as const)('traces sent over OTLP %s
     const children = (test: (s: ReceivedSpan) => boolean) =>
       receiver.waitFor((s) => s.traceId === traceId && s.parentSpanId === server.spanId && test(s));
     const statement = await children((s) => s.kind === CLIENT);
-    expect(statement.name).toBe('INSERT rate_limit_buckets UPDATE install_codes INSERT install_code_prechecks');
+    expect(statement.name).toBe(
+      // The events row is install_code.approval_requested, written only when the precheck starts to wait.
+      'INSERT rate_limit_buckets UPDATE install_codes INSERT install_code_prechecks INSERT events',
+    );
     expect(statement.attributes).toMatchObject({ 'db.system.name': 'postgresql', 'db.query.summary': statement.name });
     expect(statement.attributes['db.query.text']).toMatch(
       /update install_codes set prechecked_at = \$3::timestamptz, precheck_machine_id = \$4/,

@@ -4546,12 +4546,24 @@ export interface components {
          * @enum {string}
          */
         WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "install_code.machine_proof_refused" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/slowdns",
+         *       "format": "standard",
+         *       "events": [
+         *         "activation.confirmed",
+         *         "server.revoked"
+         *       ],
+         *       "description": "Billing: confirmed installs"
+         *     }
+         */
         CreateWebhookRequest: {
             /**
              * @description Where messages are POSTed: `https` (http only with `WEBHOOK_ALLOW_HTTP=true`), at most 2048 characters, no credentials, no private or metadata address (docs/operators.md, "Webhooks").
              * @example https://hooks.example.com/slowdns
              */
             url: string;
+            /** @example standard */
             format?: components["schemas"]["WebhookFormat"] & unknown;
             /**
              * @description The event types to receive; `["*"]` for all.
@@ -12660,6 +12672,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/slowdns",
+                 *       "format": "standard",
+                 *       "events": [
+                 *         "activation.confirmed",
+                 *         "server.revoked"
+                 *       ],
+                 *       "description": "Billing: confirmed installs"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookRequest"];
             };
         };

@@ -3,13 +3,16 @@
  * each arrives as a SlowdnsApiError with the answer's status, code, message and X-Request-Id.
  * Failures without the service's envelope (no answer, a proxy's page) are in network-errors.test.ts.
  */
+import { readFile } from 'node:fs/promises';
 import { sql } from 'drizzle-orm';
 import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { revokeInstallCode } from '../../../src/domain/install-codes/revoke.js';
 import { errorCodes } from '../../../src/errors.js';
-import { SlowdnsApiError, type CallOptions, type ErrorCode } from '../src/index.js';
+import { hostKeyFolder } from '../../../test/support/ssh-host-keys.js';
+import { SlowdnsApiError, signMachineProof, type CallOptions, type ErrorCode } from '../src/index.js';
 import {
   activateBody,
+  address,
   browserSession,
   INSTALLER_VERSION,
   issueCode,
@@ -145,20 +148,35 @@ const cases: Case[] = [
     operation: 'activateInstallCode',
     message:
       'This machine_id is already in use by another installed server (a cloned image?). Give this machine its own identity (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) and run the installer again.',
-    // Its own app, refusing duplicates: the first machine installed, then a clone with the same machine_id and another SSH key.
+    // Its own app, refusing duplicates: the first machine installed proving its SSH host key (DESIGN §24), then a
+    // clone with the same machine_id and another SSH key that proves nothing.
     provoke: async (_h, o, transport) => {
       const refusing = await transport({ DUPLICATE_MACHINE_POLICY: 'refuse' });
+      const folder = await hostKeyFolder();
       try {
-        const { activation } = await activated(refusing);
+        const key = await folder.make('ed25519');
+        const code = await issueCode(refusing);
+        const precheck = await refusing.client.precheck(precheckBody(code, { ssh_fingerprint: key.fingerprint }));
+        const proof = signMachineProof(await readFile(key.file, 'utf8'), {
+          serviceOrigin: refusing.baseUrl,
+          challenge: precheck.proof_challenge,
+          machineId: precheckBody(code).machine_id,
+          hostname: address.hostname,
+          publicIp: address.public_ip,
+        });
+        const activation = await refusing.client.activate(
+          activateBody(code, precheck.precheck_token, { ssh_fingerprint: key.fingerprint, ...proof }),
+        );
         await refusing.client.confirm({
           activation_id: activation.activation_id,
           install_token: activation.install_token,
         });
-        const code = await issueCode(refusing);
+        const next = await issueCode(refusing);
         const clone = { ssh_fingerprint: otherMachine.ssh_fingerprint };
-        const precheck = await refusing.client.precheck(precheckBody(code, clone));
-        return await refusing.client.activate(activateBody(code, precheck.precheck_token, clone), o);
+        const clonePrecheck = await refusing.client.precheck(precheckBody(next, clone));
+        return await refusing.client.activate(activateBody(next, clonePrecheck.precheck_token, clone), o);
       } finally {
+        await folder.cleanUp();
         await refusing.close();
       }
     },
@@ -434,6 +452,18 @@ it('the cases above cover every error code of the contract', () => {
     'install_code_address_not_allowed',
     'install_code_hostname_not_allowed',
   ];
+  // The machine's proof (DESIGN §24), asserted as the envelope in test/machine-proof/refusals.test.ts; the
+  // client's own signing in clients/typescript/test/machine-proof.test.ts.
+  const machineProof = ['machine_proof_invalid', 'machine_proof_required'];
+  // The admin API's own (no client method): Idempotency-Key's refusals (test/admin/idempotency-keys.test.ts),
+  // a chat endpoint's rotate-secret (test/webhooks) and an operator's approve of a page code's precheck
+  // (test/approval/operator-on-page-code.test.ts).
+  const adminOnly = [
+    'idempotency_key_mismatch',
+    'idempotency_key_in_flight',
+    'webhook_endpoint_unsigned',
+    'approval_not_operators',
+  ];
   const covered = new Set<string>([
     ...cases.map((c) => c.code),
     'method_not_allowed',
@@ -446,6 +476,8 @@ it('the cases above cover every error code of the contract', () => {
     ...approval,
     ...fleetCodes,
     ...releaseProof,
+    ...machineProof,
+    ...adminOnly,
   ]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());
 });
