@@ -16,9 +16,18 @@ import { isAdminToken } from './credentials.js';
 import type { AppEnv } from './app-env.js';
 import { assertSameOrigin } from './same-origin.js';
 
-/** The console's cookie: `__Host-` (Secure, Path=/, no Domain) when the service is reached over https. */
-function consoleCookieName(publicBaseUrl: URL): string {
-  return publicBaseUrl.protocol === 'https:' ? '__Host-slowdns_console' : 'slowdns_console';
+/**
+ * The security of the console's cookies (the session's and the sign-in flow's), decided by CONSOLE_PUBLIC_URL
+ * (DESIGN §26), the origin browsers reach the console at, which may differ from PUBLIC_BASE_URL's: on https,
+ * the `__Host-` name (Secure, Path=/, no Domain); on http, the plain name and no Secure.
+ */
+export function consoleCookie(consoleUrl: URL, name: string): { name: string; secure: boolean } {
+  const secure = consoleUrl.protocol === 'https:';
+  return { name: secure ? `__Host-${name}` : name, secure };
+}
+
+function sessionCookie(consoleUrl: URL): { name: string; secure: boolean } {
+  return consoleCookie(consoleUrl, 'slowdns_console');
 }
 
 /** Who a token presented at sign-in names: ADMIN_TOKEN (`root`, write scope) or an active named operator token. */
@@ -38,15 +47,15 @@ export async function operatorSigningIn(
   return token ? { operator: token.name, scope: token.scope, credential: { operatorTokenId: token.id } } : undefined;
 }
 
-/** Opens the session and sets its cookie: HttpOnly, SameSite=Strict, Path=/, Secure on https. */
+/** Opens the session and sets its cookie: HttpOnly, SameSite=Strict, Path=/, Secure when the console is on https. */
 export async function startConsoleSession(
   c: Context<AppEnv>,
   deps: Pick<RouteDeps, 'config' | 'db' | 'clock'>,
   who: Parameters<typeof openConsoleSession>[1],
 ): Promise<void> {
   const { cookieValue, maxSeconds } = await openConsoleSession(deps.db, who, deps.clock.now());
-  const secure = deps.config.publicBaseUrl.protocol === 'https:';
-  setCookie(c, consoleCookieName(deps.config.publicBaseUrl), cookieValue, {
+  const { name, secure } = sessionCookie(deps.config.consolePublicUrl);
+  setCookie(c, name, cookieValue, {
     httpOnly: true,
     sameSite: 'Strict',
     path: '/',
@@ -55,13 +64,14 @@ export async function startConsoleSession(
   });
 }
 
-export function clearConsoleCookie(c: Context<AppEnv>, publicBaseUrl: URL): void {
-  deleteCookie(c, consoleCookieName(publicBaseUrl), { path: '/', secure: publicBaseUrl.protocol === 'https:' });
+export function clearConsoleCookie(c: Context<AppEnv>, consoleUrl: URL): void {
+  const { name, secure } = sessionCookie(consoleUrl);
+  deleteCookie(c, name, { path: '/', secure });
 }
 
 /** Whether the request carries a console cookie at all (to tell "session ended" from "never signed in"). */
-export function hasConsoleCookie(c: Context<AppEnv>, publicBaseUrl: URL): boolean {
-  return getCookie(c, consoleCookieName(publicBaseUrl)) !== undefined;
+export function hasConsoleCookie(c: Context<AppEnv>, consoleUrl: URL): boolean {
+  return getCookie(c, sessionCookie(consoleUrl).name) !== undefined;
 }
 
 /**
@@ -73,13 +83,9 @@ export function consoleSession(
   deps: Pick<RouteDeps, 'config' | 'db' | 'clock' | 'keyedHashes'>,
 ): MiddlewareHandler<AppEnv> {
   const rootTokenHash = currentRootTokenHash(deps.config.adminToken, deps.keyedHashes);
+  const cookieName = sessionCookie(deps.config.consolePublicUrl).name;
   return async (c, next) => {
-    const session = await findConsoleSession(
-      deps.db,
-      getCookie(c, consoleCookieName(deps.config.publicBaseUrl)),
-      deps.clock.now(),
-      rootTokenHash,
-    );
+    const session = await findConsoleSession(deps.db, getCookie(c, cookieName), deps.clock.now(), rootTokenHash);
     if (session) {
       c.set('consoleSession', session);
       c.set('operator', session.operator);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { activations, consoleSessions, events, webhookDeliveries } from '../../src/db/schema.js';
 import { CONSOLE_IDLE_SECONDS, CONSOLE_MAX_SECONDS } from '../../src/domain/operators/console-sessions.js';
 import { activatedInstall } from '../support/install-flow.js';
-import { postJson, useTestApp } from '../support/test-app.js';
+import { openSecondInstance, postJson, useTestApp } from '../support/test-app.js';
 import { setOverride } from '../rate-limits/override-support.js';
 import { ADMIN_TOKEN, consolePage, formTokenOf, mintToken, postForm, signIn } from './console-support.js';
 
@@ -283,6 +283,41 @@ describe('the console on https', () => {
     expect(res.headers.get('set-cookie')).toMatch(
       /^__Host-slowdns_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
     );
+  });
+
+  it('takes its cookie’s security from CONSOLE_PUBLIC_URL: a console on http beside the https service, and the reverse', async () => {
+    for (const [settings, cookie] of [
+      [
+        { CONSOLE_PUBLIC_URL: 'http://lab.example.net:9091' },
+        /^slowdns_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/,
+      ],
+      [
+        { PUBLIC_BASE_URL: 'http://activate.example.net', CONSOLE_PUBLIC_URL: 'https://console.example.net' },
+        /^__Host-slowdns_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+      ],
+    ] as const) {
+      const other = await openSecondInstance(t, {
+        ADMIN_TOKEN,
+        PUBLIC_BASE_URL: 'https://activate.example.net',
+        ...settings,
+      });
+      try {
+        const res = await postForm(other.app, '/admin/sign-in', { token: ADMIN_TOKEN });
+        const setCookie = res.headers.get('set-cookie')!;
+        expect(setCookie).toMatch(cookie);
+        const session = setCookie.split(';')[0]!;
+        expect((await consolePage(other.app, '/admin', session)).html).toContain('Signed in as');
+        const out = await postForm(
+          other.app,
+          '/admin/sign-out',
+          { form_token: await formTokenOf(other.app, session) },
+          { cookie: session },
+        );
+        expect(out.headers.get('set-cookie')).toMatch(new RegExp(`^${session.split('=')[0]}=;`));
+      } finally {
+        await other.close();
+      }
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { activations, consoleSessions, events } from '../../src/db/schema.js';
 import { CONSOLE_IDLE_SECONDS } from '../../src/domain/operators/console-sessions.js';
 import { startFakeOidcIssuer, type FakeOidcIssuer } from '../support/fake-oidc-issuer.js';
 import { activatedInstall } from '../support/install-flow.js';
-import { useTestApp, type TestApp } from '../support/test-app.js';
+import { openSecondInstance, useTestApp, type TestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN, consolePage, formTokenOf, postForm, signIn } from './console-support.js';
 
 const CLIENT_ID = 'slowdns-console';
@@ -127,6 +127,74 @@ describe('the session rules of the console (DESIGN §18) hold for a session open
     });
     expect(await t.database.db.select().from(consoleSessions)).toEqual([]);
   });
+
+  it('sends the person to a provider’s sign-out on another origin, which the CSP admits once discovery named it', async () => {
+    const elsewhere = await startFakeOidcIssuer(CLIENT_ID, { signOutElsewhere: true });
+    const other = await openSecondInstance(t, { ...env, OIDC_ISSUER: elsewhere.issuer });
+    try {
+      const signOutOrigin = new URL(elsewhere.endSession!).origin;
+      expect(signOutOrigin).not.toBe(elsewhere.issuer);
+      const cookie = await ssoSignIn(other.app, elsewhere);
+      const page = await consolePage(other.app, '/admin', cookie);
+      expect(page.res.headers.get('content-security-policy')).toContain(
+        `form-action 'self' ${elsewhere.issuer} ${signOutOrigin};`,
+      );
+      const out = await postForm(
+        other.app,
+        '/admin/sign-out',
+        { form_token: await formTokenOf(other.app, cookie) },
+        { cookie },
+      );
+      const location = new URL(out.headers.get('location')!);
+      expect({
+        status: out.status,
+        at: `${location.origin}${location.pathname}`,
+        client: location.searchParams.get('client_id'),
+        back: location.searchParams.get('post_logout_redirect_uri'),
+      }).toEqual({
+        status: 303,
+        at: elsewhere.endSession,
+        client: CLIENT_ID,
+        back: 'http://localhost:8080/admin?signed_out=1',
+      });
+    } finally {
+      await other.close();
+      await elsewhere.close();
+    }
+  });
+
+  // A console on its own http port in a lab while the service is https, and an https console beside an http service.
+  for (const [publicBaseUrl, consoleUrl, prefix, secure] of [
+    ['https://activate.example.net', 'http://127.0.0.1:9091', '', false],
+    ['http://activate.example.net', 'https://console.example.net', '__Host-', true],
+  ] as const)
+    it(`takes both cookies’ security from CONSOLE_PUBLIC_URL (${consoleUrl}), not PUBLIC_BASE_URL (${publicBaseUrl})`, async () => {
+      const other = await openSecondInstance(t, {
+        ...env,
+        PUBLIC_BASE_URL: publicBaseUrl,
+        CONSOLE_PUBLIC_URL: consoleUrl,
+      });
+      try {
+        const started = await other.app.request('/admin/sign-in/oidc');
+        const flow = started.headers.get('set-cookie')!;
+        const authorize = new URL(started.headers.get('location')!);
+        fake.next('good', authorize.searchParams.get('nonce')!);
+        const query = new URLSearchParams({ code: 'any', state: authorize.searchParams.get('state')! });
+        const done = await other.app.request(`/admin/sign-in/callback?${query}`, {
+          headers: { cookie: flow.split(';')[0]! },
+        });
+        const session = done.headers.getSetCookie().find((c) => c.includes('slowdns_console='))!;
+        expect({
+          flow: flow.startsWith(`${prefix}slowdns_oidc_flow=`),
+          flowSecure: flow.includes('; Secure'),
+          session: session.startsWith(`${prefix}slowdns_console=`),
+          sessionSecure: session.includes('; Secure'),
+        }).toEqual({ flow: true, flowSecure: secure, session: true, sessionSecure: secure });
+        expect((await consolePage(other.app, '/admin', session.split(';')[0]!)).html).toContain('Signed in as');
+      } finally {
+        await other.close();
+      }
+    });
 
   it('lets a root operator see the live sessions and end another person’s', async () => {
     const root = await ssoSignIn(t, fake);

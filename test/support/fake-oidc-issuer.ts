@@ -11,15 +11,35 @@ export type FakeIdToken = 'good' | 'other-key' | 'other-issuer' | 'expired';
 
 export interface FakeOidcIssuer {
   issuer: string;
+  /** The end-session endpoint its discovery names, when asked for one on another origin (another loopback port). */
+  endSession?: string;
   /** The ID token the next code redeems for, bound to this nonce. */
   next(kind: FakeIdToken, nonce: string): void;
   close(): Promise<void>;
 }
 
-export async function startFakeOidcIssuer(clientId: string): Promise<FakeOidcIssuer> {
+async function listen(): Promise<{ server: Server; origin: string }> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+export async function startFakeOidcIssuer(
+  clientId: string,
+  { signOutElsewhere = false }: { signOutElsewhere?: boolean } = {},
+): Promise<FakeOidcIssuer> {
+  const { server, origin: issuer } = await listen();
+  // Sign-out on an origin of its own, as some providers have it: a page that says so.
+  const signOut = signOutElsewhere ? await listen() : undefined;
+  signOut?.server.on('request', (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('signed out'));
+  const endSession = signOut ? `${signOut.origin}/logout` : undefined;
   const published = await generateKeyPair('ES256', { extractable: true });
   const stranger = await generateKeyPair('ES256');
   const jwks = { keys: [{ ...(await exportJWK(published.publicKey)), kid: 'published', alg: 'ES256', use: 'sig' }] };
@@ -54,6 +74,7 @@ export async function startFakeOidcIssuer(clientId: string): Promise<FakeOidcIss
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['ES256'],
         code_challenge_methods_supported: ['S256'],
+        ...(endSession ? { end_session_endpoint: endSession } : {}),
       });
     if (path === '/jwks') return json(jwks);
     if (path === '/token' && req.method === 'POST') {
@@ -70,13 +91,13 @@ export async function startFakeOidcIssuer(clientId: string): Promise<FakeOidcIss
 
   return {
     issuer,
+    ...(endSession ? { endSession } : {}),
     next: (kind, nonce) => {
       pending = { kind, nonce };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await close(server);
+      if (signOut) await close(signOut.server);
+    },
   };
 }

@@ -43,6 +43,8 @@ export class OidcSignInRefused extends Error {
  */
 export class OidcRelyingParty {
   private configuration: Promise<oidc.Configuration> | undefined;
+  /** The provider's metadata once a discovery has answered (for the console's CSP, which never waits for one). */
+  private metadata: oidc.ServerMetadata | undefined;
 
   constructor(
     private readonly settings: OidcSettings,
@@ -62,6 +64,10 @@ export class OidcRelyingParty {
           this.settings.clientSecret === undefined ? oidc.None() : undefined,
           { execute, timeout: PROVIDER_TIMEOUT_SECONDS },
         )
+        .then((configuration) => {
+          this.metadata = configuration.serverMetadata();
+          return configuration;
+        })
         .catch((error: unknown) => {
           this.configuration = undefined;
           throw new OidcSignInRefused('unavailable', describe(error));
@@ -142,9 +148,18 @@ export class OidcRelyingParty {
     });
   }
 
-  /** The origins the console's forms may lead to: the provider's (for RP-initiated sign-out). */
+  /**
+   * The origins the console's forms may lead to (RP-initiated sign-out): the issuer's, and the end-session
+   * endpoint's when discovery named one on another origin.
+   */
   formOrigins(): string[] {
-    return [this.settings.issuer.origin];
+    const origins = new Set([this.settings.issuer.origin]);
+    const endSession = this.metadata?.end_session_endpoint;
+    if (endSession !== undefined && URL.canParse(endSession)) {
+      const url = new URL(endSession);
+      if (url.protocol === 'https:' || url.protocol === 'http:') origins.add(url.origin);
+    }
+    return [...origins];
   }
 }
 

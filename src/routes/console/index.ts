@@ -47,9 +47,9 @@ function createConsoleRouter(deps: RouteDeps): Hono<AppEnv> {
   const party = deps.config.oidc
     ? new OidcRelyingParty(deps.config.oidc, oidcRedirectUri(deps.config.consolePublicUrl))
     : undefined;
-  const csp = consoleCsp(party?.formOrigins());
   router.use('*', async (c, next) => {
-    c.set('consoleCsp', csp);
+    // Per request: the provider's end-session origin joins the policy once discovery has named it.
+    c.set('consoleCsp', consoleCsp(party?.formOrigins()));
     setConsoleHeaders(c);
     await next();
   });

@@ -46,8 +46,8 @@ export function answerSignIn(
 ): Response {
   let shown = notice;
   if (!deps.config.adminToken && !deps.config.oidc) shown = 'disabled';
-  else if (!shown && hasConsoleCookie(c, deps.config.publicBaseUrl)) {
-    clearConsoleCookie(c, deps.config.publicBaseUrl);
+  else if (!shown && hasConsoleCookie(c, deps.config.consolePublicUrl)) {
+    clearConsoleCookie(c, deps.config.consolePublicUrl);
     shown = 'ended';
   }
   const path = c.req.path.replace(/\/$/, '');
@@ -114,7 +114,7 @@ export function registerConsoleSignIn(
       // RP-initiated sign-out: the provider ends its session too, then sends the person back signed out.
       if (session.issuer !== undefined) atProvider = await providerSignOut(party, deps.config.consolePublicUrl);
     }
-    clearConsoleCookie(c, deps.config.publicBaseUrl);
+    clearConsoleCookie(c, deps.config.consolePublicUrl);
     c.header('Cache-Control', 'no-store');
     return c.redirect(atProvider ?? '/admin?signed_out=1', 303);
   });

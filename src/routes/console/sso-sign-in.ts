@@ -12,7 +12,7 @@ import {
   type OidcRefusalReason,
 } from '../../domain/operators/oidc-sign-in.js';
 import type { AppEnv } from '../../http/app-env.js';
-import { startConsoleSession } from '../../http/console-session.js';
+import { consoleCookie, startConsoleSession } from '../../http/console-session.js';
 import { answerView, ConsoleRefusal } from './console-answer.js';
 
 /** Where to go after signing in: a console view's path, never anywhere else. */
@@ -27,11 +27,6 @@ const REFUSAL_STATUS: Record<OidcRefusalReason, ContentfulStatusCode> = {
   no_role: 403,
   unavailable: 503,
 };
-
-/** The sign-in's own cookie: `SameSite=Lax`, so the provider's redirect back to the callback carries it. */
-function flowCookieName(consoleUrl: URL): string {
-  return consoleUrl.protocol === 'https:' ? '__Host-slowdns_oidc_flow' : 'slowdns_oidc_flow';
-}
 
 /** The redirect URI registered at the provider: `<CONSOLE_PUBLIC_URL>/admin/sign-in/callback`. */
 export function oidcRedirectUri(consolePublicUrl: URL): URL {
@@ -58,15 +53,15 @@ export function registerConsoleSsoSignIn(
   assets: ConsoleAssets,
   party: OidcRelyingParty,
 ): void {
-  const consoleUrl = deps.config.consolePublicUrl;
-  const secure = consoleUrl.protocol === 'https:';
+  // The sign-in's own cookie: `SameSite=Lax`, so the provider's redirect back to the callback carries it.
+  const { name: flowCookie, secure } = consoleCookie(deps.config.consolePublicUrl, 'slowdns_oidc_flow');
 
   router.get('/sign-in/oidc', async (c) => {
     const next = c.req.query('next');
     const returnTo = next !== undefined && CONSOLE_PATH.test(next) ? next : '/admin';
     try {
       const { cookieValue, authorizationUrl } = await party.start(deps.db, returnTo, deps.clock.now());
-      setCookie(c, flowCookieName(consoleUrl), cookieValue, {
+      setCookie(c, flowCookie, cookieValue, {
         httpOnly: true,
         sameSite: 'Lax',
         path: '/',
@@ -81,8 +76,8 @@ export function registerConsoleSsoSignIn(
   });
 
   router.get('/sign-in/callback', async (c) => {
-    const cookieValue = getCookie(c, flowCookieName(consoleUrl));
-    deleteCookie(c, flowCookieName(consoleUrl), { path: '/', secure });
+    const cookieValue = getCookie(c, flowCookie);
+    deleteCookie(c, flowCookie, { path: '/', secure });
     const query = new URL(c.req.url).searchParams;
     let signedIn: Awaited<ReturnType<OidcRelyingParty['finish']>>;
     try {
