@@ -122,8 +122,9 @@ describeWithBrowser('the operator console in headless Chromium', () => {
       expect(await page().locator('#chart-summary').textContent()).toMatch(
         /\d+ confirmed, \d+ released, \d+ waiting for confirm/,
       );
-      // The counts: codes issued, activations waiting, deliveries waiting, and servers by each health.
-      expect(await page().locator('.tile').count()).toBe(7);
+      // The counts: codes issued, machines waiting for approval, activations waiting, deliveries waiting, and
+      // servers by each health.
+      expect(await page().locator('.tile').count()).toBe(8);
       expect(
         await page()
           .locator('.tile', { hasText: 'activations waiting for confirm' })
