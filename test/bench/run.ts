@@ -36,6 +36,7 @@
 // (default 1,000,000) and BENCH_EVENTS events (default 10,000,000) filled with SQL; each figure with its plan.
 // BENCH_SCALE_PART=drop-day or events: the events alone, then dropping the oldest day, or the events list's first pages;
 // http (test/bench/scale-http.ts): the events list's first pages and the export over HTTP, BENCH_BASELINE beside;
+// notices (test/bench/scale-notices.ts): every server going stale at once, the notice pass and the first minute of webhooks after it;
 // steps: the whole fill, then only the install steps on it next to an empty database, in slices taking turns.
 // BENCH_ONLY=checkins: check-ins sustained through the compiled server over HTTP on a filled database (test/bench/checkins.ts):
 // BENCH_ROWS servers (default 1,000,000), BENCH_INSTANCES (default 1; `1,2` runs each), BENCH_CONCURRENCY connections
@@ -57,6 +58,7 @@ import { benchRateLimitOverrides } from './rate-limit-overrides.js';
 import { benchMachineProof } from './machine-proof.js';
 import { benchScale } from './scale.js';
 import { benchScaleHttp } from './scale-http.js';
+import { benchScaleNotices } from './scale-notices.js';
 import { benchStartToHealthy } from './start-to-healthy.js';
 import { benchDatabase, pgliteTarget, postgresTarget, printReport } from './steps-bench.js';
 
@@ -104,6 +106,9 @@ if (only === 'export') {
 } else if (only === 'start') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchStartToHealthy(adminUrl, Number(process.env.BENCH_RUNS ?? 3));
+} else if (only === 'scale' && process.env.BENCH_SCALE_PART === 'notices') {
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  await benchScaleNotices(adminUrl, { rows: Number(process.env.BENCH_ROWS ?? 1_000_000) });
 } else if (only === 'scale' && process.env.BENCH_SCALE_PART === 'http') {
   console.log(`node ${process.version}, ${new Date().toISOString()}`);
   await benchScaleHttp(adminUrl, {
