@@ -43,6 +43,7 @@ describe('admin: install codes', () => {
       issued_by: 'page',
       allowed_cidrs: null,
       hostname_pattern: null,
+      require_machine_proof: false,
     });
     expect(page.items[0]).toMatchObject({
       status: 'activated',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createCode } from '../fleet-codes/fleet-requests.js';
 import { useTestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN } from './admin-requests.js';
 
@@ -38,6 +39,7 @@ describe('admin list queries as the document states them', () => {
       '/api/v2/admin/activations',
       '/api/v2/admin/events',
       '/api/v2/admin/install-codes',
+      '/api/v2/admin/install-codes/{install_code_id}/pending-prechecks',
       '/api/v2/admin/rate-limit-overrides',
       '/api/v2/admin/servers',
     ]);
@@ -87,6 +89,8 @@ describe('admin list queries as the document states them', () => {
 
   it('the example cursor of every list, in its query parameter and its next_cursor, is a cursor that list accepts', async () => {
     const tried: string[] = [];
+    // The machines waiting on one code: a code of approval that exists.
+    const { install_code_id } = await createCode(t, { uses: 2, require_approval: true });
     for (const { path, parameters } of lists()) {
       const cursor = parameters.find((p) => p.name === 'cursor')!;
       const page = resolve(
@@ -95,7 +99,8 @@ describe('admin list queries as the document states them', () => {
       const data = resolve(resolve(page).properties.data);
       for (const example of [cursor.example ?? resolve(cursor.schema).example, data.properties.next_cursor.example]) {
         expect(example, path).toEqual(expect.any(String));
-        const res = await t.request(`${path}?cursor=${encodeURIComponent(example)}`, { headers: auth });
+        const concrete = path.replace('{install_code_id}', install_code_id);
+        const res = await t.request(`${concrete}?cursor=${encodeURIComponent(example)}`, { headers: auth });
         tried.push(`${path} ${res.status}`);
       }
     }

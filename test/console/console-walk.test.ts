@@ -66,7 +66,7 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
 
   const tileValue = (label: string) => page().locator('.tile', { hasText: label }).locator('.tile-value').textContent();
 
-  it('the overview counts the machines waiting and names their code; its usable-code count is the list it opens', {
+  it('the overview counts the machines waiting and names their code, and its usable-code count is the list it opens', {
     timeout: WALK_MS,
   }, async () => {
     const { id, hint } = await codeWithFiveWaiting();

@@ -101,7 +101,7 @@ describe.skipIf(!enabled)('the container image (Podman)', () => {
     return res.ok ? ((await res.json()) as { data: { status: string } }).data.status : `answered ${res.status}`;
   }
 
-  it('holds the compiled server and its production dependencies only, run by uid 10001; no dev dependency, test, .git or the build secret', async () => {
+  it('holds the compiled server and its production dependencies only, run by uid 10001, with no dev dependency, test, .git or the build secret', async () => {
     const size = async (image: string) => Number(await podmanOk(['image', 'inspect', image, '--format', '{{.Size}}']));
     const config = await podmanOk([
       'image',

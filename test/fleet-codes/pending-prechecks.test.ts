@@ -50,7 +50,7 @@ describe('the approval queue of a fleet code (issue 58: every waiting machine in
     expect((await pendingPage(id)).items).toEqual([]);
   });
 
-  it('a uses 1 code once decided has no machine waiting; an unknown code is 404 install_code_not_found', async () => {
+  it('a uses 1 code once decided has no machine waiting, and an unknown code is 404 install_code_not_found', async () => {
     const { install_code: code, install_code_id: id } = await createCode(t, { require_approval: true });
     await fleetPrecheck(t, code, randomMachine(), '198.51.100.70');
     await fleetPrecheck(t, code, randomMachine(), '198.51.100.71');

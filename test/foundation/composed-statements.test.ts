@@ -95,7 +95,7 @@ describe('a piece states its contract in its type', () => {
       id: string;
     }>()`select ${heldUses('c')} as held from install_codes c where c.id = :id`;
     expect(held.text).toBe(
-      "select (select count(*) from activations h where h.install_code_id = c.id and h.status = 'activated' and h.install_token_expires_at > $1::timestamptz) as held from install_codes c where c.id = $2",
+      "select (select count(*) from activations h where h.install_code_id = c.id and h.status = 'activated'\n      and (h.install_token_expires_at > $1::timestamptz or exists (select 1 from servers s where s.activation_id = h.id and s.status = 'active'))) as held from install_codes c where c.id = $2",
     );
     expect(await runStatement(database.db, held, { now: '2026-11-29T06:00:00.000Z', id: 'ic_none' })).toEqual([]);
   });

@@ -48,6 +48,7 @@ describe('POST /register', () => {
         status: 'active',
         registeredAt: t.clock.now(),
         lastSeenAt: null,
+        notifiedHealth: 'active',
         lastReport: null,
         revokedAt: null,
         lastCheckinIp: null,

@@ -65,7 +65,7 @@ describe('notices: fleet codes and operator tokens about to expire (DESIGN §28)
     expect(await noticeEvents(t, ['install_code.expiry_warned'])).toEqual([]);
   });
 
-  it('operator_token.expiry_warned is written once, 7 days before a token expires; none for a token made for less than 14 days', async () => {
+  it('operator_token.expiry_warned is written once, 7 days before a token expires, and none for a token made for less than 14 days', async () => {
     const id = await mintToken(t, 'deploy-bot', 30 * DAY);
     await mintToken(t, 'short-lived', 10 * DAY);
     t.clock.advance(23 * DAY - 1);

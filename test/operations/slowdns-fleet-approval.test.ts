@@ -41,7 +41,7 @@ describe('fleet approval from the command: codes show, waiting, approve, deny (i
     await t?.close();
   });
 
-  it('codes show lists the machines waiting; codes approve and deny decide them; codes waiting then lists none', async () => {
+  it('codes show lists the machines waiting, codes approve and deny decide them, and codes waiting then lists none', async () => {
     const { install_code: code, install_code_id: id } = await createCode(t, { uses: 5, require_approval: true });
     const machines = [randomMachine(), randomMachine()];
     for (const [i, machine] of machines.entries())

@@ -60,7 +60,7 @@ describe('the DATA_DIR lease', () => {
     expect(() => lockDataDir(dir)).toThrow(DataDirError);
   });
 
-  it('the owner touches the lock every 10 s; when another has taken it over, it is told and leaves the file alone', () => {
+  it('the owner touches the lock every 10 s, and when another has taken it over, it is told and leaves the file alone', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const dir = join(root, `folder-${++folders}`);
     // The lease's clock a minute ahead of the file system's: a refresh is seen in the file's time.
