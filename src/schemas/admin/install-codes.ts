@@ -139,7 +139,7 @@ export const InstallCodeWithEventsSchema = withEvents(
       .openapi({
         description: `The machines that prechecked it, newest first (at most ${SHOWN_PRECHECKS_LIMIT}), each with the decision on it (\`approval\` says where the code stands); empty for a code issued without approval (\`approval\`: \`not_required\`). A release that restores a page code clears them. A code an operator issued with \`require_approval\` and \`uses\` > 1: each \`pending\` one is approved or denied on its own with \`approveFleetPrecheck\` / \`denyFleetPrecheck\`; every one waiting, not only those shown here, is listed by \`listPendingPrechecks\`.`,
       }),
-    pending_prechecks: z.number().int().min(0).openapi({
+    pending_prechecks: z.number().int().min(0).max(2147483647).openapi({
       format: 'int32',
       description:
         'How many machines wait on a decision about the code: all of them, shown in `prechecks` or not (`listPendingPrechecks` pages through them). 0 for a code issued without approval, and for a `uses: 1` code once decided.',
