@@ -36,18 +36,27 @@ const freePort = () =>
     });
   });
 
+// Through PgBouncer (CI's pass 3) a missing database or role is the pooler's own login failure, which the
+// service cannot tell from a server still starting: retried, as any refusal that may heal. These two run
+// where DATABASE_URL is PostgreSQL itself.
+const poolerHost = process.env.TEST_POOLER_URL ? new URL(process.env.TEST_POOLER_URL).host : undefined;
+const throughPooler = adminUrl !== undefined && new URL(adminUrl).host === poolerHost;
+
 describe.skipIf(!adminUrl)('a start on a DATABASE_URL waiting cannot cure', { timeout: SPAWN_TIMEOUT_MS }, () => {
   const host = () => new URL(adminUrl!).host;
 
-  it('a database that does not exist (3D000): exit 1, one line saying so and how to fix it', async () => {
-    const { exit, lines } = await refusedStart(`postgres://postgres@${host()}/slowdns_no_such_database`);
-    expect(exit).toBe(1);
-    expect(lines).toEqual([
-      `slowdns: the database in DATABASE_URL does not exist (postgres://${host()}/slowdns_no_such_database: database "slowdns_no_such_database" does not exist); create it (createdb), or correct the name in DATABASE_URL`,
-    ]);
-  });
+  it.skipIf(throughPooler)(
+    'a database that does not exist (3D000): exit 1, one line saying so and how to fix it',
+    async () => {
+      const { exit, lines } = await refusedStart(`postgres://postgres@${host()}/slowdns_no_such_database`);
+      expect(exit).toBe(1);
+      expect(lines).toEqual([
+        `slowdns: the database in DATABASE_URL does not exist (postgres://${host()}/slowdns_no_such_database: database "slowdns_no_such_database" does not exist); create it (createdb), or correct the name in DATABASE_URL`,
+      ]);
+    },
+  );
 
-  it('a role that does not exist (28000): exit 1, one line naming the user setting', async () => {
+  it.skipIf(throughPooler)('a role that does not exist (28000): exit 1, one line naming the user setting', async () => {
     const { exit, lines } = await refusedStart(`postgres://slowdns_no_such_role@${host()}/postgres`);
     expect(exit).toBe(1);
     expect(lines).toEqual([
