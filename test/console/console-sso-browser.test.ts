@@ -1,6 +1,5 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { runSlowdns } from '../../src/cli/run-slowdns.js';
 import { consoleSessions, events, operatorTokens } from '../../src/db/schema.js';
 import {
   describeWithBrowser,
@@ -19,29 +18,9 @@ import {
 } from '../support/oidc-provider.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN } from './console-support.js';
+import { slowdns } from '../support/slowdns-in-process.js';
 
 const WALK_MS = 120_000;
-
-/** `slowdns …` run in this process with only this environment (as test/operations/slowdns-command.test.ts does). */
-async function slowdns(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runSlowdns(args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    write: (text) => {
-      stdout += text;
-    },
-    writeError: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    serve: () => Promise.reject(new Error('slowdns serve is not run in a test process')),
-  });
-  return { code, stdout, stderr };
-}
 
 describeWithBrowser('operators sign in to the console with oidc-provider, walked in headless Chromium', () => {
   let t: TestApp | undefined;

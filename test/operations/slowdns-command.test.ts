@@ -6,21 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSlowdns } from '../../src/cli/run-slowdns.js';
 import { openDatabase } from '../../src/db/client.js';
 import { activations, installCodes, rateLimitOverrides, servers, signingKeys } from '../../src/db/schema.js';
 import { serveOverHttp, type HttpServer } from '../support/browser.js';
+import { slowdns, type SlowdnsRun as Run } from '../support/slowdns-in-process.js';
 import { activatedInstall, issueCode } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { testPgliteSeed } from '../support/test-database.js';
 import { registeredServer } from '../legacy/agent-requests.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * `slowdns …` as an operator runs it: a process of its own (the compiled command, bin/slowdns.js),
@@ -37,27 +31,6 @@ function slowdnsProcess(args: string[], env: Record<string, string> = {}): Promi
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
-}
-
-/**
- * The same command run in this process (src/cli/run-slowdns.ts, what the process's main.ts runs), given
- * only this environment: what each command does, without a node start-up per call.
- */
-async function slowdns(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runSlowdns(args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    write: (text) => {
-      stdout += text;
-    },
-    writeError: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    serve: () => Promise.reject(new Error('slowdns serve is not run in a test process')),
-  });
-  return { code, stdout, stderr };
 }
 
 /** A port nothing listens on: taken from the system, then let go. */

@@ -1,30 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSlowdns } from '../../src/cli/run-slowdns.js';
 import { installCodePrechecks } from '../../src/db/schema.js';
 import { serveOverHttp, type HttpServer } from '../support/browser.js';
 import { randomMachine } from '../support/install-flow.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { ADMIN_TOKEN } from '../admin/admin-requests.js';
 import { createCode, fleetPrecheck } from '../fleet-codes/fleet-requests.js';
-
-/** `slowdns …` in this process (src/cli/run-slowdns.ts), given only this environment. */
-async function slowdns(args: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runSlowdns(args, {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    write: (text) => {
-      stdout += text;
-    },
-    writeError: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    serve: () => Promise.reject(new Error('slowdns serve is not run in a test process')),
-  });
-  return { code, stdout, stderr };
-}
+import { slowdns } from '../support/slowdns-in-process.js';
 
 describe('fleet approval from the command: codes show, waiting, approve, deny (issue 59)', { timeout: 120_000 }, () => {
   let t: TestApp;
