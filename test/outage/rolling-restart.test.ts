@@ -119,6 +119,8 @@ describe.skipIf(!adminUrl)('a rolling restart of two instances (kill -9), under 
     const issueCodeAt = async (base: string, address: string): Promise<string> => {
       const page = await fetch(`${base}/slowdns`, { headers: { 'x-forwarded-for': address } });
       const cookie = /slowdns_browser=[^;]+/.exec(page.headers.get('set-cookie') ?? '')?.[0];
+      // Each install is another person: another browser, so another fingerprint (one shared by every
+      // install would meet issue-fingerprint-day, 600 a day in the development profile, on a fast machine).
       const res = await fetch(`${base}/api/v2/slowdns/code/issue`, {
         method: 'POST',
         headers: {
@@ -126,7 +128,9 @@ describe.skipIf(!adminUrl)('a rolling restart of two instances (kill -9), under 
           origin: PUBLIC_BASE_URL,
           'sec-fetch-site': 'same-origin',
           'x-forwarded-for': address,
+          'content-type': 'application/json',
         },
+        body: JSON.stringify({ browser_signal: `rolling-restart-person-${address}` }),
       });
       if (res.status !== 201) throw new Error(`issue answered ${res.status}: ${await res.text()}`);
       return ((await res.json()) as { data: { install_code: string } }).data.install_code;
