@@ -166,7 +166,7 @@ teardown() {
   run sh "$ACTIVATE_SH" precheck
   echo "$output"
   [ "$status" -eq 20 ]
-  [[ "$output" == *"run it again in "*" hours"* || "$output" == *"run it again in "*" minutes"* ]]
+  [[ "$output" =~ "run it again in "[0-9]+" "(hour|minute) ]]
   [[ "$output" != *"trying again"* ]]
 }
 
@@ -560,7 +560,7 @@ activation_record() {
   run sh "$ACTIVATE_SH" run -- true
   echo "$output"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"going on without proving this machine's SSH host key: no SSH host private key"* ]]
+  [[ "$output" == *"going on without proving this machine’s SSH host key: no SSH host private key"* ]]
   [[ "$(activation_record "$(state_value activation_id)")" == *'"ssh_key_proven":false'* ]]
 }
 
@@ -570,7 +570,7 @@ activation_record() {
   run sh "$ACTIVATE_SH" run -- true
   echo "$output"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"did not accept this machine's SSH host-key proof"* ]]
+  [[ "$output" == *"did not accept this machine’s SSH host-key proof"* ]]
 }
 
 @test "exit 18: a fleet code that requires machine proof, on a machine that cannot prove its key; with the key it installs" {
