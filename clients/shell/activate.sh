@@ -425,14 +425,6 @@ pause() {
   sleep "$wait_for"
 }
 
-retry_wait_words() { # seconds → "3 minutes" (or "2 hours 13 minutes"), for people, in their language
-  if [ "$1" -ge 3600 ] && [ $(($1 % 3600 / 60)) -gt 0 ]; then
-    msg_text duration_hours_minutes "$(count_words hours $(($1 / 3600)))" "$(count_words minutes $(($1 % 3600 / 60)))"
-  elif [ "$1" -ge 3600 ]; then count_words hours $(($1 / 3600))
-  elif [ "$1" -ge 60 ]; then count_words minutes $((($1 + 59) / 60))
-  else count_words seconds "$1"; fi
-}
-
 # request <json>: writes the body of the next POST to a file. Never a pipe into api: sh runs the parts of
 # a pipeline in subshells, and api's results would be lost with them.
 request() { printf '%s' "$1" >"$work_dir/request"; }
@@ -944,6 +936,14 @@ plural_category() {
 
 # count_words <seconds|minutes|hours> <whole number>: "3 minutes", in the plural form the number takes.
 count_words() { msg_text "count_${1}_$(plural_category "$2")" "$2"; }
+
+retry_wait_words() { # seconds → "3 minutes" (or "2 hours 13 minutes"), for people, in their language
+  if [ "$1" -ge 3600 ] && [ $(($1 % 3600 / 60)) -gt 0 ]; then
+    msg_text duration_hours_minutes "$(count_words hours $(($1 / 3600)))" "$(count_words minutes $(($1 % 3600 / 60)))"
+  elif [ "$1" -ge 3600 ]; then count_words hours $(($1 / 3600))
+  elif [ "$1" -ge 60 ]; then count_words minutes $((($1 + 59) / 60))
+  else count_words seconds "$1"; fi
+}
 
 # answer_is_yes <answer>: y, Y or yes, or a yes of the person's language (answer_yes: the words, space-separated).
 answer_is_yes() {
