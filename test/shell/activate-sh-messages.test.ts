@@ -92,7 +92,8 @@ describe('the catalogs of activate.sh', () => {
           /%(?![1-9])/.test(template) && 'a % that is not a placeholder %1…%9',
           // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is refused
           /[\u0000-\u001f\u007f]/.test(template) && 'a control character',
-          /[\u202a-\u202e\u2066-\u2069]/.test(template) && 'a bidi override or isolate (the script isolates values itself)',
+          /[\u202a-\u202e\u2066-\u2069]/.test(template) &&
+            'a bidi override or isolate (the script isolates values itself)',
         ].filter(Boolean);
         for (const problem of problems) refused.push(`${language} ${key}: ${problem}`);
       }
@@ -120,7 +121,9 @@ describe('the catalogs of activate.sh', () => {
       const byCategory = integersByCategory(languages[language] as string);
       for (const base of bases) {
         const forms = [...entries.keys()].filter((key) => key.startsWith(`${base}_`) && PLURAL_KEY.test(key));
-        expect(forms.sort(), `${language} ${base}: forms`).toEqual([...byCategory.keys()].map((c) => `${base}_${c}`).sort());
+        expect(forms.sort(), `${language} ${base}: forms`).toEqual(
+          [...byCategory.keys()].map((c) => `${base}_${c}`).sort(),
+        );
         for (const [category, numbers] of byCategory) {
           const form = entries.get(`${base}_${category}`) ?? '';
           // A form for exactly one number may spell it out (Arabic «ساعتين», two hours); any other shows it.
@@ -198,7 +201,10 @@ describe('the messages block of activate.sh, run in sh', () => {
 
   it('chooses the language from LC_ALL, then LC_MESSAGES, then LANG, in UTF-8 only, Persian and Arabic never on a terminal', () => {
     const chosen = (env: Record<string, string>, terminal = false) =>
-      runBlock(`have_terminal() { return ${terminal ? 0 : 1}; }; choose_language; printf '%s' "$MESSAGE_LANGUAGE"`, env);
+      runBlock(
+        `have_terminal() { return ${terminal ? 0 : 1}; }; choose_language; printf '%s' "$MESSAGE_LANGUAGE"`,
+        env,
+      );
     expect(chosen({})).toBe('en');
     expect(chosen({ LANG: 'C.UTF-8' })).toBe('en');
     expect(chosen({ LANG: 'es_MX.UTF-8' })).toBe('es');
