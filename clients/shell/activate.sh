@@ -1086,7 +1086,7 @@ catalog_es() {
     code_file_needs_path) template='--code-file necesita una ruta' ;;
     host_key_needs_path) template='--host-key necesita la ruta de una clave privada de host SSH' ;;
     code_file_unreadable) template='no se puede leer el archivo del código de instalación %1 (%2)' ;;
-    code_file_open_to_others) template='otros usuarios pueden leer o escribir el archivo del código de instalación %1 (%2) (%3): aplíquele chmod 600' ;;
+    code_file_open_to_others) template='el archivo del código de instalación %1 (%2) lo pueden leer o escribir otros usuarios (%3): aplíquele chmod 600' ;;
     code_file_other_owner) template='el archivo del código de instalación %1 (%2) pertenece a otro usuario (uid %3): debe ser suyo o de root' ;;
     observed_needs_precheck) template='SLOWDNS_PUBLIC_IP=observed necesita la comprobación previa en la misma ejecución (use run o indique la dirección)' ;;
     max_wait_invalid) template='SLOWDNS_MAX_WAIT_SECONDS debe ser un número entero de segundos, como mínimo 1' ;;
@@ -1132,7 +1132,7 @@ catalog_es() {
     server_registered) template='servidor registrado como %1; token del agente escrito en %2' ;;
     install_unfinished_releasing) template='la instalación no terminó: se libera la activación' ;;
     release_failed) template='la liberación falló: vuelva a ejecutar activate.sh release (estado: %1)' ;;
-    interrupted) template='interrumpido por %1' ;;
+    interrupted) template='interrumpido por la señal %1' ;;
     confirmed_with_other_code) template='%1 contiene una instalación ya confirmada con otro código (%2, %3): para instalar de nuevo con este código, asigne a SLOWDNS_STATE_FILE otro archivo (o mueva este a otro sitio)' ;;
     state_activation_unknown) template='el servicio no conoce la activación del archivo de estado; se empieza de nuevo' ;;
     already_confirmed) template='esta instalación ya está confirmada (%1)' ;;
@@ -1157,8 +1157,8 @@ catalog_es() {
 # Russian (на «вы»). Durations follow «через»: the accusative (1 минуту, 2 минуты, 5 минут).
 catalog_ru() {
   case "$1" in
-    state_value_unexpected) template='отказ сохранять неожиданное значение для %1' ;;
-    receipt_not_jws) template='в ответе квитанция, которая не является компактным JWS' ;;
+    state_value_unexpected) template='неожиданное значение для %1 не сохранено' ;;
+    receipt_not_jws) template='квитанция в ответе не является компактным JWS' ;;
     lock_cannot_create) template='не удаётся создать блокировку %1' ;;
     lock_busy) template='другой activate.sh (процесс %1) использует %2: дождитесь его завершения (если такого процесса нет, удалите %3)' ;;
     lock_cannot_take) template='не удаётся захватить блокировку %1' ;;
@@ -1195,7 +1195,7 @@ catalog_ru() {
     retry_unavailable) template='сервис недоступен; повтор через %1 (попытка %2 из %3)' ;;
     retry_no_answer) template='нет ответа; повтор через %1 (попытка %2 из %3)' ;;
     unexpected_http_answer) template='неожиданный ответ HTTP %1 от %2' ;;
-    rate_limit_not_retried) template='Этот скрипт не повторяет запросы, упёршиеся в ограничение частоты: запустите его снова через %1.' ;;
+    rate_limit_not_retried) template='Этот скрипт не повторяет запрос, отклонённый из-за ограничения частоты: запустите его снова через %1.' ;;
     cloned_image_hint) template='Если эта машина клонирована из образа, её /etc/machine-id и ключи хоста SSH — копии, общие с другими клонами: создайте ей собственные (rm -f /etc/machine-id && systemd-machine-id-setup; rm -f /etc/ssh/ssh_host_* && ssh-keygen -A) и запустите скрипт снова.' ;;
     service_refused) template='%1 (%2)' ;;
     precheck_answer_unusable) template='в ответе предварительной проверки нет пригодного precheck_token' ;;
@@ -1335,7 +1335,7 @@ catalog_id() {
     server_registered) template='server terdaftar sebagai %1; token agen ditulis ke %2' ;;
     install_unfinished_releasing) template='instalasi tidak selesai: melepas aktivasi' ;;
     release_failed) template='pelepasan gagal: jalankan lagi activate.sh release (berkas status: %1)' ;;
-    interrupted) template='dihentikan oleh %1' ;;
+    interrupted) template='dihentikan oleh sinyal %1' ;;
     confirmed_with_other_code) template='%1 berisi instalasi yang sudah dikonfirmasi dengan kode lain (%2, %3): untuk menginstal lagi dengan kode ini, atur SLOWDNS_STATE_FILE ke berkas lain (atau pindahkan berkas ini)' ;;
     state_activation_unknown) template='aktivasi di berkas status tidak dikenal oleh layanan; memulai dari awal' ;;
     already_confirmed) template='instalasi ini sudah dikonfirmasi (%1)' ;;
@@ -1389,7 +1389,7 @@ catalog_tr() {
     code_file_open_to_others) template='kurulum kodu dosyası %1 (%2) başkalarınca okunabilir veya yazılabilir (%3): dosyaya chmod 600 uygulayın' ;;
     code_file_other_owner) template='kurulum kodu dosyası %1 (%2) başka bir kullanıcıya ait (uid %3): sizin ya da root kullanıcısının olmalı' ;;
     observed_needs_precheck) template='SLOWDNS_PUBLIC_IP=observed aynı çalıştırmada bir ön denetim ister (run kullanın veya adresi yazın)' ;;
-    max_wait_invalid) template='SLOWDNS_MAX_WAIT_SECONDS en az 1 olan tam sayıda saniye olmalı' ;;
+    max_wait_invalid) template='SLOWDNS_MAX_WAIT_SECONDS, saniye cinsinden en az 1 olan bir tam sayı olmalı' ;;
     url_missing) template='SLOWDNS_URL değişkenini etkinleştirme hizmetinin adresine ayarlayın, ör. https://activation.example.net' ;;
     no_answer_from) template='%1 yanıt vermiyor: %2' ;;
     retry_unavailable) template='hizmet kullanılamıyor; %1 sonra yeniden denenecek (deneme %2/%3)' ;;
@@ -1532,7 +1532,7 @@ catalog_zh_Hans() {
     server_registered) template='服务器已注册为 %1；代理令牌已写入 %2' ;;
     install_unfinished_releasing) template='安装没有完成：正在释放激活' ;;
     release_failed) template='释放失败：请再次运行 activate.sh release（状态文件：%1）' ;;
-    interrupted) template='被 %1 中断' ;;
+    interrupted) template='被信号 %1 中断' ;;
     confirmed_with_other_code) template='%1 中已有一个用另一个安装码（%2，%3）确认的安装：若要用此安装码重新安装，请把 SLOWDNS_STATE_FILE 设为另一个文件（或移走此文件）' ;;
     state_activation_unknown) template='服务不认识状态文件中的激活；重新开始' ;;
     already_confirmed) template='此安装已经确认（%1）' ;;

@@ -101,6 +101,14 @@ describe('the catalogs of activate.sh', () => {
     expect(refused).toEqual([]);
   });
 
+  it('write Persian with Persian letters (ی ک) and Arabic with Arabic ones (ي ك), which look alike but search apart', () => {
+    const persian = [...(catalogs.get('fa')?.values() ?? [])].join('');
+    const arabic = [...(catalogs.get('ar')?.values() ?? [])].join('');
+    expect(persian.match(/[\u064a\u0643]/g) ?? []).toEqual([]);
+    expect(arabic.match(/[\u06cc\u06a9]/g) ?? []).toEqual([]);
+    expect(persian).toContain('\u200c'); // ZWNJ, which Persian words need (می‌شود), is allowed
+  });
+
   it('give every language every key of English and no other, with the same placeholders', () => {
     const plainKeys = [...english.keys()].filter((key) => !PLURAL_KEY.test(key));
     for (const [language, entries] of catalogs) {
