@@ -155,6 +155,11 @@ describe('the catalogs of activate.sh', () => {
       ...[...code.matchAll(/\b[a-z_]+_key=([a-z_]+)/g)].map((m) => m[1] as string),
     ].filter((key) => !key.startsWith('"$'));
     expect(named.filter((key) => !english.has(key))).toEqual([]);
+    // Nothing says a sentence of its own past the catalogs: `say` prints for `msg` alone.
+    expect(code.split('\n').filter((line) => /\bsay\b/.test(line))).toEqual([
+      `say() { printf '%s\\n' "activate.sh: $*" >&2; }`,
+      'msg() { say "$(msg_text "$@")"; }',
+    ]);
     // The script and the functions of the messages block: where a key is used (count_words names a counted word).
     const users = code + block.slice(0, block.indexOf('# --- catalogs'));
     const unused = [...english.keys()].filter((key) => {
