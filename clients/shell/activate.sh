@@ -1709,8 +1709,8 @@ catalog_ar() {
     no_precheck_token) template='لا يوجد رمز مميز للفحص المسبق في %1: شغّل الفحص المسبق (precheck) أولًا' ;;
     proof_not_accepted) template='لم تقبل الخدمة إثبات مفتاح مضيف SSH لهذا الجهاز (هل %1 هو العنوان العام للخدمة نفسها؟): المتابعة دون إثبات' ;;
     activate_answer_unusable) template='لا يحتوي رد التفعيل على تفعيل صالح للاستخدام' ;;
-    activated) template='تم التفعيل %1 للمضيف %2 (%3)' ;;
-    activated_proven) template='تم التفعيل %1 للمضيف %2 (%3)، مع إثبات مفتاح مضيف SSH' ;;
+    activated) template='فُعِّل المضيف %2 (%3): التفعيل %1' ;;
+    activated_proven) template='فُعِّل المضيف %2 (%3): التفعيل %1، مع إثبات مفتاح مضيف SSH' ;;
     observed_address_differs) template='ملاحظة: رأت الخدمة هذا الجهاز على %1 لا على %2 (هذا طبيعي خلف NAT؛ وإلا فتحقّق من عدم وجود خطأ كتابي)' ;;
     waiting_for_operator) template='في انتظار موافقة أحد المشرفين على هذا الجهاز (الرمز %1، الفحص المسبق %2): من لوحة التحكم على %3، أو بالأمر: %4' ;;
     waiting_for_person) template='في انتظار أن يوافق صاحب الرمز %1 على هذا الجهاز في صفحة SlowDNS (%2)' ;;
