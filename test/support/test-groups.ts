@@ -22,6 +22,8 @@ export const ONCE_FILES = [
   'test/webhooks/chat-renderings.test.ts',
   // The shell client's bats suite against the real service (its routes: the client and lifecycle files).
   'test/shell/activate-sh.test.ts',
+  // Its message catalogs, read from the script and run in sh.
+  'test/shell/activate-sh-messages.test.ts',
   // The doc tests: the guides' examples, links, tables and TypeScript blocks.
   'test/docs/checked-blocks.test.ts',
   'test/docs/cloud-init.test.ts',

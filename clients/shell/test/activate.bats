@@ -166,7 +166,7 @@ teardown() {
   run sh "$ACTIVATE_SH" precheck
   echo "$output"
   [ "$status" -eq 20 ]
-  [[ "$output" == *"run it again in "*" hours"* || "$output" == *"run it again in "*" minutes"* ]]
+  [[ "$output" =~ "run it again in "[0-9]+" "(hour|minute) ]]
   [[ "$output" != *"trying again"* ]]
 }
 
@@ -560,7 +560,7 @@ activation_record() {
   run sh "$ACTIVATE_SH" run -- true
   echo "$output"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"going on without proving this machine's SSH host key: no SSH host private key"* ]]
+  [[ "$output" == *"going on without proving this machine’s SSH host key: no SSH host private key"* ]]
   [[ "$(activation_record "$(state_value activation_id)")" == *'"ssh_key_proven":false'* ]]
 }
 
@@ -570,7 +570,7 @@ activation_record() {
   run sh "$ACTIVATE_SH" run -- true
   echo "$output"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"did not accept this machine's SSH host-key proof"* ]]
+  [[ "$output" == *"did not accept this machine’s SSH host-key proof"* ]]
 }
 
 @test "exit 18: a fleet code that requires machine proof, on a machine that cannot prove its key; with the key it installs" {
@@ -586,4 +586,89 @@ activation_record() {
   echo "$output"
   [ "$status" -eq 0 ]
   [[ "$output" == *"SSH host key proven"* ]]
+}
+
+# --- the person's language (DESIGN §30) ----------------------------------------------------------
+
+# no_code_message <locale>: what a precheck without an install code and without a terminal says, under LANG=<locale>.
+no_code_message() { env LANG="$1" setsid -w sh "$ACTIVATE_SH" precheck </dev/null 2>&1; }
+
+@test "messages follow LANG: Spanish, Russian, Chinese, Indonesian and Turkish, with the same exit code" {
+  for pair in 'es_ES.UTF-8:falta el código de instalación' 'ru_RU.UTF-8:нет кода установки' \
+    'zh_CN.UTF-8:没有安装码' 'id_ID.UTF-8:tidak ada kode instalasi' 'tr_TR.UTF-8:kurulum kodu yok'; do
+    run env LANG="${pair%%:*}" setsid -w sh "$ACTIVATE_SH" precheck </dev/null
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [[ "$output" == "activate.sh: ${pair#*:}"* ]]
+  done
+}
+
+@test "LC_ALL wins over LC_MESSAGES, which wins over LANG; an unknown language, zh_TW or a codeset other than UTF-8 is English" {
+  run env LANG=es_ES.UTF-8 LC_MESSAGES=ru_RU.UTF-8 setsid -w sh "$ACTIVATE_SH" precheck </dev/null
+  [[ "$output" == *"нет кода установки"* ]]
+  run env LANG=es_ES.UTF-8 LC_MESSAGES=ru_RU.UTF-8 LC_ALL=tr_TR.UTF-8 setsid -w sh "$ACTIVATE_SH" precheck </dev/null
+  [[ "$output" == *"kurulum kodu yok"* ]]
+  run env LANG=es_ES.UTF-8 LC_ALL=C setsid -w sh "$ACTIVATE_SH" precheck </dev/null
+  [[ "$output" == *"no install code"* ]]
+  for locale in de_DE.UTF-8 zh_TW.UTF-8 ru_RU.KOI8-R xx; do
+    [[ "$(no_code_message "$locale")" == "activate.sh: no install code: give --code-file PATH"* ]]
+  done
+}
+
+@test "Persian and Arabic: in their language without a terminal (a log), in English on a terminal, questions included" {
+  [[ "$(no_code_message fa_IR.UTF-8)" == *"کد نصب داده نشده است"* ]]
+  [[ "$(no_code_message ar_EG.UTF-8)" == *"لا يوجد رمز تثبيت"* ]]
+  command -v script >/dev/null || skip 'no script(1) for a terminal'
+  for locale in fa_IR.UTF-8 ar_EG.UTF-8; do
+    run env LANG="$locale" timeout 20 script -qec "sh $ACTIVATE_SH --non-interactive precheck" /dev/null
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"activate.sh: no install code"* ]]
+  done
+  # Its output piped into a file is still watched on the terminal: English, and the question too.
+  code="$(issue_code)"
+  run sh -c "printf '%s\n' '$code' | env LANG=fa_IR.UTF-8 script -qec 'sh $ACTIVATE_SH precheck 2>$BATS_TEST_TMPDIR/log' /dev/null"
+  echo "$output"
+  [[ "$output" == *"Install code (from the SlowDNS page)"* ]]
+  grep -q 'is valid for this machine' "$BATS_TEST_TMPDIR/log"
+}
+
+@test "a whole install in Turkish without a terminal, and in Chinese: exit 0 and confirmed, each step said in the language" {
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run env LANG=tr_TR.UTF-8 setsid -w sh "$ACTIVATE_SH" run -- true </dev/null
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"kurulum kodu bu makine için geçerli"* && "$output" == *"etkinleştirmesi yapıldı, SSH sunucu anahtarı kanıtlandı"* ]]
+  [[ "$output" == *"kurulum onaylandı ($(state_value activation_id))"* ]]
+  [[ "$output" != *"install confirmed"* ]]
+  rm -f "$SLOWDNS_STATE_FILE"
+  export SLOWDNS_INSTALL_CODE="$(issue_code)"
+  run env LANG=zh_CN.UTF-8 sh "$ACTIVATE_SH" run -- true
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"安装已确认（$(state_value activation_id)）"* ]]
+  run sh "$ACTIVATE_SH" status
+  [[ "$output" == *"status=confirmed"* ]]
+}
+
+@test "a failed install in Russian: exit 40 unchanged, the release said in Russian, the service's own message and code in English" {
+  code="$(issue_code)"
+  SLOWDNS_INSTALL_CODE="$code" run env LANG=ru_RU.UTF-8 sh "$ACTIVATE_SH" run -- sh -c 'exit 3'
+  echo "$output"
+  [ "$status" -eq 40 ]
+  [[ "$output" == *"команда установки завершилась с ошибкой (код выхода 3)"* && "$output" == *"код установки можно использовать снова"* ]]
+  SLOWDNS_INSTALL_CODE=SDNS-SD-000000-000000-000000 run env LANG=ru_RU.UTF-8 sh "$ACTIVATE_SH" precheck
+  [ "$status" -eq 10 ]
+  [[ "$output" == *"(install_code_not_found)"* ]]
+}
+
+@test "on a terminal in Spanish the questions are Spanish and the answer sí activates" {
+  command -v script >/dev/null || skip 'no script(1) for a terminal'
+  unset SLOWDNS_HOSTNAME
+  code="$(issue_code)"
+  run sh -c "printf '%s\nvpn1.example.net\n\nsí\n' '$code' | env LANG=es_ES.UTF-8 timeout 60 script -qec 'sh $ACTIVATE_SH run -- true' /dev/null"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"Código de instalación (de la página de SlowDNS):"* && "$output" == *"¿Activar vpn1.example.net ($client_ip)? [s/N]"* ]]
+  [[ "$output" == *"instalación confirmada"* ]]
 }

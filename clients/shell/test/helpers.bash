@@ -56,6 +56,9 @@ fresh_installer() {
   # part of what the script handles).
   export SLOWDNS_MAX_WAIT_SECONDS=1
   unset SLOWDNS_INSTALL_CODE SLOWDNS_INSTALL_CODE_FILE SLOWDNS_NO_JQ SLOWDNS_AGENT_TOKEN_FILE
+  # English, whatever the locale of whoever runs the suite: the tests of other languages set theirs (env LANG=…).
+  unset LC_ALL LC_MESSAGES
+  export LANG=C.UTF-8
 }
 
 # The operator token of the main service (its ADMIN_TOKEN), for the codes an operator issues.
