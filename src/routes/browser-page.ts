@@ -10,7 +10,7 @@ import { rateLimitDescription, rateLimitHeaderDocs } from '../http/rate-limit-he
 import type { Router } from '../http/router.js';
 import { loadPageAssets, type PageAsset } from '../page/page-assets.js';
 import { renderComeBackPage } from '../page/come-back-page.js';
-import { chooseLanguage, LANGUAGE_COOKIE } from '../page/i18n/choose-language.js';
+import { chooseLanguage, findByTag, LANGUAGE_COOKIE } from '../page/i18n/choose-language.js';
 import { loadPageLanguages, type PageLanguage } from '../page/i18n/page-languages.js';
 import { pseudoLanguage } from '../page/i18n/pseudo-language.js';
 import { renderSlowdnsPage, SLOWDNS_PAGE_CSP } from '../page/slowdns-page.js';
@@ -148,7 +148,8 @@ function pageLanguage(c: Context, languages: readonly PageLanguage[], secure: bo
     cookie: getCookie(c, LANGUAGE_COOKIE),
     acceptLanguage: c.req.header('Accept-Language'),
   });
-  if (query !== undefined && language.tag.toLowerCase() === query.trim().toLowerCase()) {
+  // A link naming a language the page speaks (`zh` included) is a choice to remember.
+  if (query !== undefined && findByTag(languages, query)) {
     setCookie(c, LANGUAGE_COOKIE, language.tag, {
       httpOnly: true,
       sameSite: 'Lax',

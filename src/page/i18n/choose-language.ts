@@ -11,7 +11,7 @@ export interface LanguageRequest {
 }
 
 /** A tag as the page knows it, ignoring case: `zh` and `zh-CN`, `zh-SG` and `zh-Hans-*` are Simplified Chinese. */
-function findByTag(languages: readonly PageLanguage[], requested: string): PageLanguage | undefined {
+export function findByTag(languages: readonly PageLanguage[], requested: string): PageLanguage | undefined {
   const tag = requested.trim().toLowerCase();
   const exact = languages.find((language) => language.tag.toLowerCase() === tag);
   if (exact) return exact;
