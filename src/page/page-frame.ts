@@ -65,7 +65,7 @@ ${scripts.length ? messagesBlock(language) : ''}${scripts}</head>
 <main class="page">
   <header class="masthead">
     ${languagePicker(language, languages, t)}
-    <p class="product" lang="en" dir="ltr">SlowDNS</p>
+    <p class="product" lang="en">SlowDNS</p>
     <h1>${heading}</h1>${lead ? html`\n    <p class="lead">${lead}</p>` : ''}${unchecked}
   </header>
 
