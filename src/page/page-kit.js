@@ -138,5 +138,7 @@
     return time;
   }
 
-  Object.defineProperty(window, 'slowdnsPage', { value: Object.freeze({ element, request, post, timeElement, t, words, duration, errorKey }) });
+  Object.defineProperty(window, 'slowdnsPage', {
+    value: Object.freeze({ element, request, post, timeElement, t, words, duration, errorKey }),
+  });
 })();

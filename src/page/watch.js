@@ -230,7 +230,9 @@
     watch.dataset.state = view.state;
     watchState.replaceChildren(...view.text);
     showMachine(item, status);
-    stateNote = [prefaceFor(item), item.identity_in_use ? t('watch.identityInUse') : '', view.note].filter(Boolean).join(' ');
+    stateNote = [prefaceFor(item), item.identity_in_use ? t('watch.identityInUse') : '', view.note]
+      .filter(Boolean)
+      .join(' ');
     if (!cancelling) showNote(stateNote);
     if (view.final) stopFollowing();
     document.dispatchEvent(
@@ -285,8 +287,7 @@
     } catch {
       failures += 1;
       delay = Math.min(POLL_ERROR_MAX_MS, Math.max(POLL_FIRST_MS, delay) * 2);
-      if (failures === FAILURES_BEFORE_NOTE)
-        showNote(t('watch.unreachable'), 'error');
+      if (failures === FAILURES_BEFORE_NOTE) showNote(t('watch.unreachable'), 'error');
     } finally {
       inFlight = false;
       schedule();

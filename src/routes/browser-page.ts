@@ -29,15 +29,11 @@ const slowdnsPage = createRoute({
   summary: 'The SlowDNS page (sets the browser session)',
   request: {
     query: z.object({
-      lang: z
-        .string()
-        .max(35)
-        .optional()
-        .openapi({
-          description:
-            'The language picked with the page\'s links: `en`, `fa`, `ar`, `id`, `es`, `ru`, `zh-Hans` or `tr` (`en-XA`, the pseudo-locale, for translators). Remembered in the `slowdns_lang` cookie; a tag the page does not speak is ignored.',
-          example: 'fa',
-        }),
+      lang: z.string().max(35).optional().openapi({
+        description:
+          "The language picked with the page's links: `en`, `fa`, `ar`, `id`, `es`, `ru`, `zh-Hans` or `tr` (`en-XA`, the pseudo-locale, for translators). Remembered in the `slowdns_lang` cookie; a tag the page does not speak is ignored.",
+        example: 'fa',
+      }),
     }),
   },
   description: prose`The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it
@@ -95,7 +91,7 @@ ${rateLimitDescription('page')}`,
     ...errorResponses(),
     429: {
       description:
-        'Over `session-ip-hour`: an HTML page, in the page\'s language, that says when to come back (after how long, and the UTC time). No session cookie is set.',
+        "Over `session-ip-hour`: an HTML page, in the page's language, that says when to come back (after how long, and the UTC time). No session cookie is set.",
       headers: {
         'Retry-After': headerRef('Retry-After'),
         'Set-Cookie': headerRef('Set-Cookie', 'Only `slowdns_lang`, after a `?lang=` link: no session is opened.'),

@@ -7,13 +7,12 @@ import { readFileSync } from 'node:fs';
  * `Intl.PluralRules`.
  */
 export const PAGE_LANGUAGE_TAGS = ['en', 'fa', 'ar', 'id', 'es', 'ru', 'zh-Hans', 'tr'] as const;
-export type PageLanguageTag = (typeof PAGE_LANGUAGE_TAGS)[number];
 
 /**
  * `source`: English, what the others translate. `native-speaker`: checked by a native speaker, so the page may
  * choose it from `Accept-Language`. `none`: not yet checked by one, offered only through the picker.
  */
-export type Review = 'source' | 'native-speaker' | 'none';
+type Review = 'source' | 'native-speaker' | 'none';
 
 export type Message = string | Partial<Record<Intl.LDMLPluralRule, string>>;
 
@@ -41,7 +40,10 @@ export const messageTexts = (message: Message): string[] =>
 
 /** Reads and checks one catalog; a catalog that breaks a rule stops the start. */
 export function readCatalog(file: URL): PageLanguage {
-  const catalog = JSON.parse(readFileSync(file, 'utf8')) as { language: Omit<PageLanguage, 'messages'>; messages: PageLanguage['messages'] };
+  const catalog = JSON.parse(readFileSync(file, 'utf8')) as {
+    language: Omit<PageLanguage, 'messages'>;
+    messages: PageLanguage['messages'];
+  };
   for (const [key, message] of Object.entries(catalog.messages)) {
     if (messageTexts(message).some((text) => BIDI_CONTROLS.test(text)))
       throw new Error(`${file.pathname}: ${key} holds a bidi override or isolate character`);

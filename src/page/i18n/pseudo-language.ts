@@ -6,7 +6,7 @@ import type { Message, PageLanguage } from './page-languages.js';
  * catalog (plain ASCII) and any layout that breaks when a translation is longer. Reached only through
  * `?lang=en-XA`: not in the picker, never from `Accept-Language`.
  */
-export const PSEUDO_TAG = 'en-XA';
+const PSEUDO_TAG = 'en-XA';
 
 const ACCENTED: Record<string, string> = Object.fromEntries(
   [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'].map((letter, i) => [

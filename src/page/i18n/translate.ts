@@ -1,7 +1,7 @@
 import { Html, html } from '../../html.js';
 import type { PageLanguage } from './page-languages.js';
 
-export type MessageValue = Html | string | number;
+type MessageValue = Html | string | number;
 export type Translate = (key: string, values?: Record<string, MessageValue>) => Html;
 
 /**
@@ -34,4 +34,3 @@ export function translator(language: PageLanguage): Translate {
     );
   };
 }
-

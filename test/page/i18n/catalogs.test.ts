@@ -47,18 +47,20 @@ describe('the page catalogs', () => {
           const wanted = placeholdersOf(source);
           const single = singleNumberCategories(language.tag);
           const forms: [string, string][] =
-            typeof translation === 'string' ? [['', translation]] : Object.entries(translation) as [string, string][];
+            typeof translation === 'string' ? [['', translation]] : (Object.entries(translation) as [string, string][]);
           return forms.flatMap(([category, text]) => {
             const has = placeholders(text);
             const missing = [...wanted].filter((p) => !has.has(p) && !(p === 'count' && single.has(category)));
             const extra = [...has].filter((p) => !wanted.has(p));
-            return missing.length || extra.length ? [`${key}${category ? `.${category}` : ''}: -${missing} +${extra}`] : [];
+            return missing.length || extra.length
+              ? [`${key}${category ? `.${category}` : ''}: -${missing} +${extra}`]
+              : [];
           });
         });
         expect(wrong).toEqual([]);
       });
 
-      it("has, for each plural message, exactly the plural forms Intl.PluralRules knows in the language", () => {
+      it('has, for each plural message, exactly the plural forms Intl.PluralRules knows in the language', () => {
         const categories = new Intl.PluralRules(language.tag).resolvedOptions().pluralCategories.slice().sort();
         for (const [key, source] of Object.entries(english.messages)) {
           if (typeof source === 'string') continue;
@@ -86,12 +88,19 @@ describe('the page catalogs', () => {
   it('hold no bidi override or isolate character', () => {
     for (const language of languages)
       for (const [key, message] of Object.entries(language.messages))
-        expect(messageTexts(message).some((text) => BIDI_CONTROLS.test(text)), `${language.tag} ${key}`).toBe(false);
+        expect(
+          messageTexts(message).some((text) => BIDI_CONTROLS.test(text)),
+          `${language.tag} ${key}`,
+        ).toBe(false);
   });
 
   it('keep the zero-width non-joiner Persian needs', () => {
     const persian = languages.find((l) => l.tag === 'fa')!;
-    expect(Object.values(persian.messages).flatMap(messageTexts).some((text) => text.includes('\u200c'))).toBe(true);
+    expect(
+      Object.values(persian.messages)
+        .flatMap(messageTexts)
+        .some((text) => text.includes('\u200c')),
+    ).toBe(true);
   });
 
   it('refuse, when read, a catalog with any bidi override or isolate character, and accept ZWNJ', async () => {
@@ -99,11 +108,24 @@ describe('the page catalogs', () => {
     try {
       const write = async (name: string, text: string) => {
         const file = join(folder, name);
-        const catalog = { language: { tag: 'fa', name: 'فارسی', dir: 'rtl', review: 'none' }, messages: { 'page.title': text } };
+        const catalog = {
+          language: { tag: 'fa', name: 'فارسی', dir: 'rtl', review: 'none' },
+          messages: { 'page.title': text },
+        };
         await writeFile(file, JSON.stringify(catalog));
         return pathToFileURL(file);
       };
-      for (const control of ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069']) {
+      for (const control of [
+        '\u202a',
+        '\u202b',
+        '\u202c',
+        '\u202d',
+        '\u202e',
+        '\u2066',
+        '\u2067',
+        '\u2068',
+        '\u2069',
+      ]) {
         const file = await write('bidi.json', `دریافت ${control}کد نصب`);
         expect(() => readCatalog(file), `U+${control.codePointAt(0)!.toString(16)}`).toThrow(/bidi/);
       }

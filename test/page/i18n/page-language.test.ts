@@ -97,7 +97,7 @@ describe('GET /slowdns in the person’s language', () => {
     const { response, html } = await page('/slowdns?lang=ar');
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(response.headers.get('content-security-policy')).toContain("form-action 'none'");
-    const block = /<script type="application\/json" id="page-messages">([^]*?)<\/script>/.exec(html)?.[1];
+    const block = /<script type="application\/json" id="page-messages">([\s\S]*?)<\/script>/.exec(html)?.[1];
     const messages = JSON.parse(block!) as Record<string, unknown>;
     expect(messages['approval.approve']).toBe('موافقة');
     expect(Object.keys(messages)).toEqual(Object.keys(languages[0]!.messages));

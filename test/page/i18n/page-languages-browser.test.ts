@@ -61,7 +61,10 @@ describeWithBrowser('the page in each of its languages, in headless Chromium', (
     await page().evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     for (const width of [390, 1280]) {
       await page().setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      expect(await page().evaluate(() => document.documentElement.scrollWidth), `${state} at ${width}`).toBeLessThanOrEqual(width);
+      expect(
+        await page().evaluate(() => document.documentElement.scrollWidth),
+        `${state} at ${width}`,
+      ).toBeLessThanOrEqual(width);
       await screenshot(page(), `page-${language.tag}-${state}-${width}`, { fullPage: true });
     }
     await page().setViewportSize({ width: 1280, height: 900 });
@@ -78,8 +81,12 @@ describeWithBrowser('the page in each of its languages, in headless Chromium', (
     ]);
     await expectAccessible(page(), `${language.tag} start`);
     await screens(language, 'start');
-    await page().getByRole('checkbox', { name: say(language, 'page.askFirst') }).check();
-    await page().getByRole('button', { name: say(language, 'code.issue') }).click();
+    await page()
+      .getByRole('checkbox', { name: say(language, 'page.askFirst') })
+      .check();
+    await page()
+      .getByRole('button', { name: say(language, 'code.issue') })
+      .click();
     await expect.poll(() => page().locator('#install-code').textContent()).toMatch(CODE_SHAPE);
     return (await page().locator('#install-code').textContent())!;
   }
@@ -90,8 +97,14 @@ describeWithBrowser('the page in each of its languages, in headless Chromium', (
       async () => {
         const code = await codeAskingFirst(language);
         // The code reads left to right in every page, and one click copies it.
-        expect(await page().locator('#install-code').evaluate((el) => getComputedStyle(el).direction)).toBe('ltr');
-        await page().getByRole('button', { name: say(language, 'page.copy') }).click();
+        expect(
+          await page()
+            .locator('#install-code')
+            .evaluate((el) => getComputedStyle(el).direction),
+        ).toBe('ltr');
+        await page()
+          .getByRole('button', { name: say(language, 'page.copy') })
+          .click();
         await expect.poll(() => page().evaluate(() => navigator.clipboard.readText())).toBe(code);
         await expect.poll(() => page().locator('#status').textContent()).toBe(say(language, 'code.copiedSay'));
         await expectAccessible(page(), `${language.tag} issued`);
