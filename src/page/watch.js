@@ -230,6 +230,7 @@
     watch.dataset.state = view.state;
     watchState.replaceChildren(...view.text);
     showMachine(item, status);
+    // Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is.
     stateNote = [prefaceFor(item), item.identity_in_use ? t('watch.identityInUse') : '', view.note]
       .filter(Boolean)
       .join(' ');
