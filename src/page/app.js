@@ -7,7 +7,7 @@
   const ISSUE_URL = '/api/v2/slowdns/code/issue';
   const COPIED_LABEL_MS = 2_500;
 
-  const { element, post, t, words, duration, errorKey } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
+  const { element, post, t, words, duration, errorKey, digits } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
     /** @type {unknown} */ (window)
   ).slowdnsPage;
   const issueButton = element('issue-button');
@@ -98,8 +98,9 @@
     const h = Math.floor(seconds / 3600);
     const m = Math.floor((seconds % 3600) / 60);
     const s = seconds % 60;
-    const mmss = `${String(m).padStart(h ? 2 : 1, '0')}:${String(s).padStart(2, '0')}`;
-    return h ? `${h}:${mmss}` : mmss;
+    // In the language's digits: "14:57", "۱۴:۵۷".
+    const mmss = `${digits(m, h ? 2 : 1)}:${digits(s, 2)}`;
+    return h ? `${digits(h, 1)}:${mmss}` : mmss;
   }
 
   /** A code that can still be entered, or whose install is running: replacing it on screen asks first. */

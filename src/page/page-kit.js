@@ -13,7 +13,8 @@
  *   post: (url: string, body: unknown) => Promise<{ response: Response, body: any }>, timeElement: (iso: string) => HTMLTimeElement,
  *   t: (key: string, values?: Record<string, MessageValue>) => string,
  *   words: (key: string, values?: Record<string, MessageValue>) => (string | Node)[],
- *   duration: (seconds: number) => string, errorKey: (code: string) => string }} SlowdnsPageKit
+ *   duration: (seconds: number) => string, errorKey: (code: string) => string,
+ *   digits: (value: number, places: number) => string }} SlowdnsPageKit
  */
 
 (() => {
@@ -64,6 +65,10 @@
     words(key, values)
       .map((part) => (typeof part === 'string' ? part : part.textContent))
       .join('');
+
+  /** A whole number in the language's digits, at least `places` of them: `digits(7, 2)` is "07", "۰۷". @param {number} value @param {number} places */
+  const digits = (value, places) =>
+    new Intl.NumberFormat(lang, { minimumIntegerDigits: places, useGrouping: false }).format(value);
 
   /**
    * The catalog's key for an error code of the API: the page says every code in its own words, never the API's
@@ -139,6 +144,6 @@
   }
 
   Object.defineProperty(window, 'slowdnsPage', {
-    value: Object.freeze({ element, request, post, timeElement, t, words, duration, errorKey }),
+    value: Object.freeze({ element, request, post, timeElement, t, words, duration, errorKey, digits }),
   });
 })();
