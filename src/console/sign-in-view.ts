@@ -1,5 +1,5 @@
 import type { ConsoleView } from './console-frame.js';
-import { waitInWords } from '../page/come-back-page.js';
+import { durationInWords } from '../page/i18n/duration-in-words.js';
 import { html } from '../html.js';
 
 export type SignInNotice = 'refused' | 'ended' | 'signed_out' | 'disabled' | undefined;
@@ -59,7 +59,7 @@ export function signInWaitView(retryAfterSeconds: number, resetAt: Date): Consol
     title: 'Try again later',
     heading: 'Too many refused sign-ins',
     content: html`  <section class="card" aria-labelledby="wait-heading">
-    <h2 id="wait-heading">Try again in ${waitInWords(retryAfterSeconds)}</h2>
+    <h2 id="wait-heading">Try again in ${durationInWords(retryAfterSeconds, 'en', 'less than a minute')}</h2>
     <p>Too many sign-ins with a wrong token came from your network in this hour, so no sign-in is accepted from it
     until <strong>${resetAt.toISOString().slice(11, 16)} UTC</strong>, even with the right token.</p>
     <p><a href="/admin">Back to the sign-in form</a></p>

@@ -7,8 +7,9 @@
   const ISSUE_URL = '/api/v2/slowdns/code/issue';
   const COPIED_LABEL_MS = 2_500;
 
-  const { element, post } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (/** @type {unknown} */ (window))
-    .slowdnsPage;
+  const { element, post, t, words, duration, errorKey, digits } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
+    /** @type {unknown} */ (window)
+  ).slowdnsPage;
   const issueButton = element('issue-button');
   const replaceConfirm = element('replace-confirm');
   const replaceYes = element('replace-yes');
@@ -63,13 +64,13 @@
   }
 
   /**
-   * @param {string} message
+   * @param {(string | Node)[]} message the words (page-kit's `words`), none to clear the line
    * @param {'info' | 'success' | 'error'} tone
    * @param {{ href: string, text: string }} [link]
    */
   function say(message, tone, link) {
     statusLine.dataset.tone = tone;
-    statusLine.textContent = message;
+    statusLine.replaceChildren(...message);
     if (link) {
       const anchor = document.createElement('a');
       anchor.href = link.href;
@@ -78,18 +79,11 @@
     }
   }
 
-  /** @param {number} count @param {string} unit */
-  const plural = (count, unit) => `${count} ${unit}${count === 1 ? '' : 's'}`;
-
   /** "about 12 minutes": how long a person has to wait, in words. @param {number} seconds */
   function waitInWords(seconds) {
-    if (!(seconds > 0)) return 'a little while';
-    if (seconds < 60) return 'less than a minute';
-    const minutes = Math.ceil(seconds / 60);
-    if (minutes < 60) return `about ${plural(minutes, 'minute')}`;
-    const hours = Math.floor(minutes / 60);
-    const rest = minutes % 60;
-    return `about ${plural(hours, 'hour')}${rest ? ` and ${plural(rest, 'minute')}` : ''}`;
+    if (!(seconds > 0)) return t('wait.aLittleWhile');
+    if (seconds < 60) return t('wait.lessThanAMinute');
+    return t('wait.about', { duration: duration(seconds) });
   }
 
   /** Retry-After is seconds, or (from some proxies) an HTTP date. @param {string | null} header */
@@ -104,8 +98,9 @@
     const h = Math.floor(seconds / 3600);
     const m = Math.floor((seconds % 3600) / 60);
     const s = seconds % 60;
-    const mmss = `${String(m).padStart(h ? 2 : 1, '0')}:${String(s).padStart(2, '0')}`;
-    return h ? `${h}:${mmss}` : mmss;
+    // In the language's digits: "14:57", "۱۴:۵۷".
+    const mmss = `${digits(m, h ? 2 : 1)}:${digits(s, 2)}`;
+    return h ? `${digits(h, 1)}:${mmss}` : mmss;
   }
 
   /** A code that can still be entered, or whose install is running: replacing it on screen asks first. */
@@ -114,8 +109,8 @@
   /** Once a code is on screen, copying it is the main action: getting another steps back to a secondary button. */
   function setIssueLabel() {
     issueButton.className = current ? 'button secondary' : 'button primary wide';
-    if (!current) issueButton.textContent = 'Get an install code';
-    else issueButton.textContent = inPlay() ? 'Get another code' : 'Get a new install code';
+    if (!current) issueButton.textContent = t('code.issue');
+    else issueButton.textContent = t(inPlay() ? 'code.issueAnother' : 'code.issueNew');
     if (!inPlay()) setReplaceOpen(false);
     else applyAskFirst();
   }
@@ -138,23 +133,21 @@
     if (shown) {
       askFirst.checked = shown.asks;
       askFirst.disabled = true;
-      askFirstScope.textContent = shown.asks
-        ? 'The code on screen asks you first: it waits for your approval of the machine.'
-        : 'The code on screen does not ask you first: it was issued without approval, and this cannot be changed. To be asked, get another code with the box ticked.';
+      askFirstScope.textContent = t(shown.asks ? 'code.askFirstOn' : 'code.askFirstOff');
     } else {
       askFirst.disabled = askFirstFixed;
-      askFirstScope.textContent = current && inPlay() ? 'Your choice applies to the new code.' : '';
+      askFirstScope.textContent = current && inPlay() ? t('code.askFirstNext') : '';
     }
     askFirstScope.hidden = askFirstScope.textContent === '';
   }
 
-  /** What the code's label and countdown say once it can no longer be entered. */
+  /** The catalog's words for the code's label and countdown once it can no longer be entered. */
   const UNUSABLE = {
-    activated: { label: 'Your install code is in use', countdown: 'in use' },
-    confirmed: { label: 'This install code has been used', countdown: 'used' },
-    expired: { label: 'This install code has expired', countdown: 'expired' },
-    revoked: { label: 'This install code was cancelled', countdown: 'cancelled' },
-    released: { label: 'This install code can no longer be used', countdown: 'no longer valid' },
+    activated: { label: 'code.inUseLabel', countdown: 'code.inUse' },
+    confirmed: { label: 'code.usedLabel', countdown: 'code.used' },
+    expired: { label: 'code.expiredLabel', countdown: 'code.expired' },
+    revoked: { label: 'code.cancelledLabel', countdown: 'code.cancelled' },
+    released: { label: 'code.releasedLabel', countdown: 'code.released' },
   };
 
   /** Shows the code as usable, in use, or done with (struck through, nothing to copy). */
@@ -164,13 +157,13 @@
       ? undefined
       : UNUSABLE[/** @type {keyof typeof UNUSABLE} */ (current.status)] || UNUSABLE.expired;
     result.dataset.state = current.usable ? 'usable' : current.status;
-    codeLabel.textContent = shown ? shown.label : 'Your install code';
+    codeLabel.textContent = t(shown ? shown.label : 'page.codeLabel');
     copyButton.disabled = !current.usable;
     // Keeping the page open and entering the code are news only while the code can be entered.
     finePrint.hidden = !current.usable;
     nextSteps.hidden = !current.usable;
-    countdownLabel.textContent = shown ? 'Code' : 'Expires in';
-    if (shown) countdown.textContent = shown.countdown;
+    countdownLabel.textContent = t(shown ? 'code.code' : 'page.expiresIn');
+    if (shown) countdown.textContent = t(shown.countdown);
     else tick();
     setIssueLabel();
   }
@@ -189,7 +182,7 @@
     current.usable = false;
     current.status = 'expired';
     applyCodeState();
-    say('Your install code has expired. Get a new one with the button above.', 'info');
+    say(words('code.expiredSay'), 'info');
     // watch.js stops following a code this page knows to be expired.
     document.dispatchEvent(new CustomEvent('slowdns:code-expired', { detail: { hint: current.hint } }));
   }
@@ -207,52 +200,38 @@
     };
     codeText.textContent = data.install_code;
     hintText.textContent = data.install_code_hint;
-    copyButton.textContent = 'Copy code';
+    copyButton.textContent = t('page.copy');
     result.hidden = false;
     applyCodeState();
     clearInterval(ticker);
     ticker = setInterval(tick, 1000);
     // A second Enter now copies the code instead of throwing it away for another.
     copyButton.focus();
-    say(
-      `Your install code is ready. It expires in ${waitInWords(data.ttl_seconds).replace(/^about /, '')}.`,
-      'success',
-    );
+    say(words('code.ready', { duration: duration(data.ttl_seconds) }), 'success');
     // watch.js follows the code by its id.
     document.dispatchEvent(
       new CustomEvent('slowdns:code-issued', { detail: { hint: data.install_code_hint, id: data.install_code_id } }),
     );
   }
 
-  /** After a failed request, a code already on screen is still good: say so. */
-  function stillValidNote() {
-    return current?.usable ? ' The code you already have still works until it expires.' : '';
+  /** A failure's words, and, when a code on screen is still good, that it is. @param {string} key @param {Record<string, string>} [values] */
+  function failed(key, values) {
+    return current?.usable ? [...words(key, values), ' ', ...words('code.stillValid')] : words(key, values);
   }
 
-  /** @param {Response} response @param {any} body */
+  /** The service's error code in the page's words (errorWords), never its English message. @param {Response} response @param {any} body */
   function explainFailure(response, body) {
     const code = body?.error && typeof body.error.code === 'string' ? body.error.code : undefined;
-    const reload = { href: '/slowdns', text: 'Reload the page' };
-    const stillValid = stillValidNote();
-    if (code === 'browser_session_required') {
-      say(
-        'Your browser session is missing or has expired. Reload the page, then ask for a code again.',
-        'error',
-        reload,
-      );
-    } else if (code === 'cross_site_request') {
-      say(
-        'The request was refused because it did not come from this page. Open the SlowDNS page directly and try again.',
-        'error',
-        reload,
-      );
+    const reload = { href: '/slowdns', text: t('code.reload') };
+    if (code === 'browser_session_required' || code === 'cross_site_request') {
+      say(words(`error.${code}`), 'error', reload);
     } else if (code === 'rate_limit_exceeded' || response.status === 429) {
       const wait = waitInWords(retryAfterSeconds(response.headers.get('Retry-After')));
-      say(`You have reached the limit of install codes for now. Try again in ${wait}.${stillValid}`, 'error');
+      say(failed('code.limit', { wait }), 'error');
     } else if (response.status >= 500 || !code) {
-      say(`The SlowDNS service is not reachable right now. Try again in a minute.${stillValid}`, 'error');
+      say(failed('error.service_unavailable'), 'error');
     } else {
-      say(`${body.error.message || 'The request failed.'}${stillValid}`, 'error');
+      say(failed(errorKey(code)), 'error');
     }
   }
 
@@ -263,7 +242,7 @@
     // aria-disabled rather than disabled: a disabled button drops keyboard focus.
     issueButton.setAttribute('aria-disabled', 'true');
     issueButton.setAttribute('aria-busy', 'true');
-    say('Requesting an install code…', 'info');
+    say(words('code.requesting'), 'info');
     try {
       const { response, body } = await post(
         ISSUE_URL,
@@ -278,7 +257,7 @@
         explainFailure(response, body);
       }
     } catch {
-      say(`The SlowDNS service could not be reached. Check your connection and try again.${stillValidNote()}`, 'error');
+      say(failed('code.offline'), 'error');
     } finally {
       busy = false;
       issueButton.removeAttribute('aria-disabled');
@@ -287,12 +266,12 @@
   }
 
   function showCopied() {
-    copyButton.textContent = 'Copied';
+    copyButton.textContent = t('code.copied');
     copyButton.dataset.state = 'copied';
-    say('Install code copied to the clipboard.', 'success');
+    say(words('code.copiedSay'), 'success');
     clearTimeout(copiedReset);
     copiedReset = setTimeout(() => {
-      copyButton.textContent = 'Copy code';
+      copyButton.textContent = t('page.copy');
       delete copyButton.dataset.state;
     }, COPIED_LABEL_MS);
   }
@@ -323,8 +302,7 @@
       copied = false;
     }
     if (copied) showCopied();
-    else
-      say('This browser did not allow copying. The code is selected: press Ctrl+C (⌘C on a Mac) to copy it.', 'info');
+    else say(words('code.copyByHand'), 'info');
   }
 
   // What watch.js learned about a code from the service.
@@ -340,7 +318,7 @@
     current.usable = usable;
     applyCodeState();
     // "Your code is ready" no longer holds once a machine took it.
-    if (wasUsable && !usable) say('', 'info');
+    if (wasUsable && !usable) say([], 'info');
   });
   issueButton.addEventListener('click', () => {
     if (!inPlay()) return void requestCode();

@@ -12,7 +12,7 @@
   const DECIDE_URL = { approve: '/api/v2/slowdns/code/approve', deny: '/api/v2/slowdns/code/deny' };
   const CANCEL_URL = '/api/v2/slowdns/code/cancel';
 
-  const { element, post, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
+  const { element, post, timeElement, t, errorKey } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
     /** @type {unknown} */ (window)
   ).slowdnsPage;
   const section = element('approvals');
@@ -45,12 +45,12 @@
   /** Whether the cancel controls, as last shown, also ask for a new code. */
   let cancelAndReplace = false;
 
-  /** What a decided machine's line says. */
+  /** The catalog's words for a decided machine's line. */
   const DECIDED = {
-    approved: 'Approved: this machine, and no other, can now use the code to install.',
-    denied: 'Denied: the code is cancelled, and no machine can use it.',
-    not_chosen: 'Not approved: you decided on another machine, so this one cannot use the code.',
-    closed: 'No decision was made, and none can be now: the code can no longer be used.',
+    approved: 'approval.approved',
+    denied: 'approval.denied',
+    not_chosen: 'approval.notChosen',
+    closed: 'approval.closed',
   };
 
   /** @param {Element} root @param {string} name */
@@ -93,11 +93,16 @@
         );
       }
     }
-    part(entry, 'address').textContent = precheck.precheck_ip || 'not known';
+    const address = part(entry, 'address');
+    address.textContent = precheck.precheck_ip || t('approval.unknownAddress');
+    // "not known" is a word of the page's language, not an address to read left to right.
+    if (!precheck.precheck_ip) address.dir = 'auto';
     // Every machine has its own Approve and Deny: the group says whose they are.
     part(entry, 'actions').setAttribute(
       'aria-label',
-      `Your decision on the machine at ${precheck.precheck_ip || 'an unknown address'}, SSH key ${precheck.ssh_fingerprint}`,
+      precheck.precheck_ip
+        ? t('approval.decisionFor', { address: precheck.precheck_ip, key: precheck.ssh_fingerprint })
+        : t('approval.decisionForUnknown', { key: precheck.ssh_fingerprint }),
     );
     part(entry, 'machine-id').textContent = precheck.machine_id_short;
     part(entry, 'key').textContent = precheck.ssh_fingerprint;
@@ -128,9 +133,7 @@
     const decided = precheck.approval === 'pending' ? (open ? '' : 'closed') : precheck.approval;
     entry.dataset.approval = decided || 'pending';
     const state = part(entry, 'state');
-    state.textContent = decided
-      ? DECIDED[/** @type {keyof typeof DECIDED} */ (decided)]
-      : 'Waiting for your decision. It cannot install until you approve it.';
+    state.textContent = t(decided ? DECIDED[/** @type {keyof typeof DECIDED} */ (decided)] : 'approval.pending');
     const hadFocus = entry.contains(document.activeElement) && document.activeElement !== state;
     part(entry, 'actions').hidden = !open;
     if (!open) {
@@ -166,12 +169,7 @@
     });
     for (const gone of entries.values()) gone.remove();
     const waiting = prechecks.filter((p) => p.approval === 'pending' && item.usable).length;
-    part(section, 'count').textContent =
-      waiting === 0
-        ? ''
-        : waiting === 1
-          ? 'One machine is waiting for your decision.'
-          : `${waiting} machines are waiting for your decision. Approve only the one you are installing.`;
+    part(section, 'count').textContent = waiting === 0 ? '' : t('approval.waiting', { count: waiting });
   }
 
   /** @param {HTMLElement} entry @param {'approve' | 'deny'} decision */
@@ -181,7 +179,7 @@
     const button = part(entry, decision === 'approve' ? 'approve' : 'deny-yes');
     button.setAttribute('aria-disabled', 'true');
     button.setAttribute('aria-busy', 'true');
-    say(entry, decision === 'approve' ? 'Approving…' : 'Denying…');
+    say(entry, t(decision === 'approve' ? 'approval.approving' : 'approval.denying'));
     try {
       const { response, body } = await post(DECIDE_URL[decision], {
         install_code_id: current.install_code_id,
@@ -192,20 +190,12 @@
         document.dispatchEvent(new CustomEvent('slowdns:code-decided', { detail: body.data }));
         return;
       }
-      const code = body?.error?.code;
-      const why =
-        code === 'approval_decided'
-          ? 'A decision on this code was already made (in another tab?). This page shows it in a moment.'
-          : `${body?.error?.message || `The service answered ${response.status}.`}`;
-      say(entry, `Nothing was changed: ${why}`, 'error');
+      const code = typeof body?.error?.code === 'string' ? body.error.code : 'service_unavailable';
+      say(entry, t('approval.notChanged', { why: t(errorKey(code)) }), 'error');
       // Whatever happened, the next look at the code shows it.
       document.dispatchEvent(new CustomEvent('slowdns:code-refresh'));
     } catch {
-      say(
-        entry,
-        'The service could not be reached, so nothing was decided. Check your connection and try again.',
-        'error',
-      );
+      say(entry, t('approval.offline'), 'error');
     } finally {
       deciding = false;
       button.removeAttribute('aria-disabled');
@@ -234,11 +224,9 @@
   function setCancelWords(andReplace) {
     if (andReplace === cancelAndReplace) return;
     cancelAndReplace = andReplace;
-    cancelButton.textContent = andReplace ? 'Cancel it and get a new code' : 'Not you? Cancel this code';
-    cancelQuestion.textContent = andReplace
-      ? 'Cancel this code and get a new one? No machine will be able to use the old code, and an install that has not finished is stopped. This cannot be undone.'
-      : 'Cancel this code? No machine will be able to use it, and an install that has not finished is stopped. This cannot be undone.';
-    cancelYes.textContent = andReplace ? 'Yes, cancel it and get a new one' : 'Yes, cancel this code';
+    cancelButton.textContent = t(andReplace ? 'cancel.andReplace' : 'page.cancel');
+    cancelQuestion.textContent = t(andReplace ? 'cancel.andReplaceQuestion' : 'page.cancelQuestion');
+    cancelYes.textContent = t(andReplace ? 'cancel.andReplaceYes' : 'page.cancelYes');
   }
 
   /** watch.js shows the cancel's answer (and takes its note back). @param {{ item?: Item, confirmed?: boolean }} detail */
@@ -251,7 +239,7 @@
     cancelYes.setAttribute('aria-disabled', 'true');
     cancelYes.setAttribute('aria-busy', 'true');
     document.dispatchEvent(new CustomEvent('slowdns:cancel-sent'));
-    showNote('Cancelling the code…');
+    showNote(t('cancel.cancelling'));
     try {
       const { response, body } = await post(CANCEL_URL, { install_code_id: shown.install_code_id });
       cancelling = false;
@@ -265,24 +253,16 @@
         // watch.js follows the code again, to show the finished install.
         cancelAnswered({ confirmed: true });
         setConfirmOpen(false);
-        showNote(
-          'This code was already used for a finished install, which cannot be undone from this page. If this is not your server, contact the operator of this service.',
-          'error',
-        );
+        showNote(t('cancel.alreadyInstalled'), 'error');
       } else {
         cancelAnswered({});
-        showNote(
-          `The code could not be cancelled: ${body?.error?.message || `the service answered ${response.status}`}. Try again.`,
-          'error',
-        );
+        const code = typeof body?.error?.code === 'string' ? body.error.code : 'service_unavailable';
+        showNote(t('cancel.failed', { why: t(errorKey(code)) }), 'error');
       }
     } catch {
       cancelling = false;
       cancelAnswered({});
-      showNote(
-        'The service could not be reached, so the code was not cancelled. Check your connection and try again.',
-        'error',
-      );
+      showNote(t('cancel.offline'), 'error');
     } finally {
       cancelling = false;
       cancelYes.removeAttribute('aria-disabled');

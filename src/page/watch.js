@@ -13,7 +13,7 @@
   const POLL_ERROR_MAX_MS = 30_000;
   const FAILURES_BEFORE_NOTE = 3;
 
-  const { element, request, timeElement } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
+  const { element, request, timeElement, t, words } = /** @type {{ slowdnsPage: SlowdnsPageKit }} */ (
     /** @type {unknown} */ (window)
   ).slowdnsPage;
   const watch = element('watch');
@@ -60,112 +60,98 @@
   /** "SHA256:nThbg6kXUpJW…": enough of a key to recognise it in a sentence; the list shows all of it. @param {string} fingerprint */
   const shortKey = (fingerprint) => (fingerprint.length > 19 ? `${fingerprint.slice(0, 19)}…` : fingerprint);
 
-  /** Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is. */
-  const IDENTITY_IN_USE =
-    "This machine's identity (its machine id or SSH host key) is already in use by another installed server, as happens with a cloned image. The operator of this service can see where.";
-
-  /** @param {Item} item */
-  const hostOf = (item) => (item.machine?.hostname ? `host ${item.machine.hostname}` : 'the machine');
+  /** "host vpn1.example.net" (the host name read left to right in every language), or "the machine". @param {Item} item */
+  function hostOf(item) {
+    if (!item.machine?.hostname) return t('watch.hostUnknown');
+    const host = document.createElement('span');
+    host.append(...words('watch.hostNamed', { hostname: { ltr: item.machine.hostname } }));
+    return host;
+  }
 
   /**
-   * What to tell the person, in plain words, and what they can still do.
+   * What to tell the person, in plain words, and what they can still do. Addresses, host names and keys read
+   * left to right in every language (page-kit's `{ ltr }`).
    * @param {Item} item @param {string} status
-   * @returns {{ text: string, state: string, final: boolean, cancellable: boolean, note?: string }}
+   * @returns {{ text: (string | Node)[], state: string, final: boolean, cancellable: boolean, note?: string }}
    */
   function describe(item, status) {
     const m = item.machine;
     switch (status) {
       case 'issued':
-        return item.require_approval
-          ? {
-              text: 'Waiting for the installer. No machine has used this code yet; when one checks it, this page asks you first.',
-              state: 'waiting',
-              final: false,
-              cancellable: true,
-            }
-          : {
-              text: 'Waiting for the installer. No machine has used this code yet.',
-              state: 'waiting',
-              final: false,
-              cancellable: true,
-            };
-      case 'prechecked':
+        return {
+          text: words(item.require_approval ? 'watch.waitingAsks' : 'watch.waiting'),
+          state: 'waiting',
+          final: false,
+          cancellable: true,
+        };
+      case 'prechecked': {
         // Which machine, and what each button does, is in the list of machines asking (approval.js).
         if (item.approval === 'pending') {
-          return {
-            text: 'A machine checked this code and is waiting for your approval. Nothing is installed until you approve it.',
-            state: 'asking',
-            final: false,
-            cancellable: true,
-          };
+          return { text: words('watch.asking'), state: 'asking', final: false, cancellable: true };
         }
         if (item.approval === 'approved') {
           return {
-            text: 'Approved. The machine you approved can now activate the code and install.',
+            text: words('watch.approved'),
             state: 'approved',
             final: false,
             cancellable: true,
-            note: 'Changed your mind? Cancel the code: the machine then gets nothing.',
+            note: t('watch.approvedNote'),
           };
         }
+        const key = m ? { ltr: shortKey(m.ssh_fingerprint) } : undefined;
+        const address = item.precheck_ip ? { ltr: item.precheck_ip } : undefined;
         return {
-          text: `Checked by a machine${m ? ` (key ${shortKey(m.ssh_fingerprint)}${item.precheck_ip ? `, from ${item.precheck_ip}` : ''})` : ''}. It has not been activated yet.`,
+          text: !key
+            ? words('watch.checked')
+            : address
+              ? words('watch.checkedKeyFrom', { key, address })
+              : words('watch.checkedKey', { key }),
           state: 'checked',
           final: false,
           cancellable: true,
-          note: 'Not your server? Cancel the code before it is activated.',
+          note: t('watch.checkedNote'),
         };
+      }
       case 'activated':
         return {
-          text: `Activated on ${hostOf(item)}${m?.public_ip ? ` (IP ${m.public_ip}, key ${shortKey(m.ssh_fingerprint)})` : ''}. The install is running.`,
+          text: m?.public_ip
+            ? words('watch.activatedIp', {
+                host: hostOf(item),
+                ip: { ltr: m.public_ip },
+                key: { ltr: shortKey(m.ssh_fingerprint) },
+              })
+            : words('watch.activated', { host: hostOf(item) }),
           state: 'activated',
           final: false,
           cancellable: true,
-          note: 'Not your server? Cancel the code: the install is stopped and the machine gets nothing.',
+          note: t('watch.activatedNote'),
         };
       case 'confirmed':
         return {
-          text: `Installed on ${hostOf(item)}${m?.public_ip ? ` (IP ${m.public_ip})` : ''}. This code is used up.`,
+          text: m?.public_ip
+            ? words('watch.installedIp', { host: hostOf(item), ip: { ltr: m.public_ip } })
+            : words('watch.installed', { host: hostOf(item) }),
           state: 'installed',
           final: true,
           cancellable: false,
-          note: 'A finished install cannot be undone from this page. If this is not your server, contact the operator of this service.',
+          note: t('watch.installedNote'),
         };
       case 'released':
-        return item.usable
-          ? {
-              text: `The install on ${hostOf(item)} failed and was rolled back. The code is ready again: enter it in the installer to retry.`,
-              state: 'failed',
-              final: false,
-              cancellable: true,
-            }
-          : {
-              text: `The install on ${hostOf(item)} failed and was rolled back. This code can no longer be used: get a new one with the button above.`,
-              state: 'failed',
-              final: true,
-              cancellable: false,
-            };
-      case 'revoked':
-        return item.approval === 'denied'
-          ? {
-              text: 'Denied. No machine can use this code any more.',
-              state: 'cancelled',
-              final: true,
-              cancellable: false,
-            }
-          : {
-              text: 'Cancelled. No machine can use this code any more.',
-              state: 'cancelled',
-              final: true,
-              cancellable: false,
-            };
-      default:
         return {
-          text: 'Expired: no machine activated this code in time, and none can now.',
-          state: 'expired',
+          text: words(item.usable ? 'watch.releasedUsable' : 'watch.releasedDone', { host: hostOf(item) }),
+          state: 'failed',
+          final: !item.usable,
+          cancellable: item.usable,
+        };
+      case 'revoked':
+        return {
+          text: words(item.approval === 'denied' ? 'watch.denied' : 'watch.cancelled'),
+          state: 'cancelled',
           final: true,
           cancellable: false,
         };
+      default:
+        return { text: words('watch.expired'), state: 'expired', final: true, cancellable: false };
     }
   }
 
@@ -180,16 +166,16 @@
   /** One line per step the code went through, each with its date and time zone. @param {Item} item */
   function showWhen(item) {
     const steps = /** @type {[string, string | null][]} */ ([
-      ['Checked', item.prechecked_at],
-      ['Activated', item.activated_at],
-      ['Installed', item.confirmed_at],
-      ['Rolled back', item.released_at],
+      ['watch.stepChecked', item.prechecked_at],
+      ['watch.stepActivated', item.activated_at],
+      ['watch.stepInstalled', item.confirmed_at],
+      ['watch.stepRolledBack', item.released_at],
     ]);
     const lines = steps.flatMap(([what, at]) => {
       if (!at) return [];
       const line = document.createElement('span');
       line.className = 'when-step';
-      line.append(`${what} `, timeElement(at));
+      line.append(...words(what, { time: timeElement(at) }));
       return [line];
     });
     const dd = element('machine-when');
@@ -223,9 +209,7 @@
   /** Why a code without its text is on screen after a reload, and what the person can do. @param {Item} item */
   function prefaceFor(item) {
     if (!resumed) return '';
-    const once =
-      'You got this code earlier in this browser, and a code is shown only once, so this page cannot show it again.';
-    return item.usable && !locallyExpired ? `${once} If you no longer have it, cancel it and get a new one.` : once;
+    return t(item.usable && !locallyExpired ? 'watch.shownOnceCancel' : 'watch.shownOnce');
   }
 
   /**
@@ -244,9 +228,12 @@
     if (followed) followed.id = item.install_code_id;
     const view = describe(item, status);
     watch.dataset.state = view.state;
-    watchState.textContent = view.text;
+    watchState.replaceChildren(...view.text);
     showMachine(item, status);
-    stateNote = [prefaceFor(item), item.identity_in_use ? IDENTITY_IN_USE : '', view.note].filter(Boolean).join(' ');
+    // Never which server holds the identity: an SSH key can be scanned from outside, so this page must not tell whose host it is.
+    stateNote = [prefaceFor(item), item.identity_in_use ? t('watch.identityInUse') : '', view.note]
+      .filter(Boolean)
+      .join(' ');
     if (!cancelling) showNote(stateNote);
     if (view.final) stopFollowing();
     document.dispatchEvent(
@@ -294,18 +281,14 @@
         delay = item && show(item, number) ? POLL_FIRST_MS : Math.min(POLL_MAX_MS, delay * 1.5);
       } else if (body?.error && body.error.code === 'browser_session_required') {
         stopFollowing();
-        showNote(
-          'This browser session has ended, so this page can no longer follow the code. Reload the page to start a new one.',
-          'error',
-        );
+        showNote(t('watch.sessionEnded'), 'error');
       } else {
         throw new Error(`status answered ${response.status}`);
       }
     } catch {
       failures += 1;
       delay = Math.min(POLL_ERROR_MAX_MS, Math.max(POLL_FIRST_MS, delay) * 2);
-      if (failures === FAILURES_BEFORE_NOTE)
-        showNote('The service cannot be reached right now. This page keeps trying.', 'error');
+      if (failures === FAILURES_BEFORE_NOTE) showNote(t('watch.unreachable'), 'error');
     } finally {
       inFlight = false;
       schedule();
@@ -326,7 +309,7 @@
     polling = true;
     stateNote = '';
     watchHint.textContent = code.hint;
-    watchState.textContent = 'Waiting for the installer. No machine has used this code yet.';
+    watchState.textContent = t('watch.waiting');
     watch.dataset.state = 'waiting';
     machineList.hidden = true;
     showNote('');

@@ -10,6 +10,9 @@ import { rateLimitDescription, rateLimitHeaderDocs } from '../http/rate-limit-he
 import type { Router } from '../http/router.js';
 import { loadPageAssets, type PageAsset } from '../page/page-assets.js';
 import { renderComeBackPage } from '../page/come-back-page.js';
+import { chooseLanguage, findByTag, LANGUAGE_COOKIE } from '../page/i18n/choose-language.js';
+import { loadPageLanguages, type PageLanguage } from '../page/i18n/page-languages.js';
+import { pseudoLanguage } from '../page/i18n/pseudo-language.js';
 import { renderSlowdnsPage, SLOWDNS_PAGE_CSP } from '../page/slowdns-page.js';
 import { errorResponses } from '../schemas/envelope.js';
 import { headerRef } from '../schemas/response-headers.js';
@@ -24,6 +27,15 @@ const slowdnsPage = createRoute({
   // Public: anyone may load the page; it is what hands out the session.
   security: [],
   summary: 'The SlowDNS page (sets the browser session)',
+  request: {
+    query: z.object({
+      lang: z.string().max(35).optional().openapi({
+        description:
+          "The language picked with the page's links: `en`, `fa`, `ar`, `id`, `es`, `ru`, `zh-Hans` or `tr` (`en-XA`, the pseudo-locale, for translators). Remembered in the `slowdns_lang` cookie; a tag the page does not speak is ignored.",
+        example: 'fa',
+      }),
+    }),
+  },
   description: prose`The page people open to get an install code. Without a valid \`${BROWSER_SESSION_COOKIE}\` session it
     creates one: a random 256-bit cookie, \`HttpOnly\`, \`SameSite=Lax\`, \`Path=/\`, with \`Max-Age\` =
     \`BROWSER_SESSION_TTL_SECONDS\` and \`Secure\` when \`PUBLIC_BASE_URL\` is https. A valid session is kept,
@@ -41,6 +53,12 @@ The page loads only its own scripts and stylesheet from this service (\`/slowdns
     \`Referrer-Policy: no-referrer\` and a \`Content-Security-Policy\` that allows no inline script or style
     and no other origin.
 
+The page speaks the person's language (DESIGN §30): the one picked with its \`?lang=\` links (remembered in
+    the \`slowdns_lang\` cookie for a year), else the first of \`Accept-Language\` it speaks whose translation a
+    native speaker has checked, else English; it says which in \`Content-Language\` and answers
+    \`Vary: Accept-Language, Cookie\`. The API's error codes and messages stay English; the page says them in its
+    own words.
+
 Over \`session-ip-hour\`, a request without a valid session gets 429 and no cookie: an HTML page (not the
     JSON envelope, since a person reads it) saying in words when to come back, with \`Retry-After\` and the
     \`RateLimit\` headers. A browser that sends its valid cookie still gets the page, without \`RateLimit\`
@@ -52,6 +70,8 @@ ${rateLimitDescription('page')}`,
       description: 'The HTML page.',
       headers: {
         'Set-Cookie': headerRef('Set-Cookie'),
+        Vary: headerRef('Vary'),
+        'Content-Language': headerRef('Content-Language'),
         ...rateLimitHeaderDocs('page'),
         'Content-Security-Policy': headerRef(
           'Content-Security-Policy',
@@ -71,9 +91,12 @@ ${rateLimitDescription('page')}`,
     ...errorResponses(),
     429: {
       description:
-        'Over `session-ip-hour`: an HTML page that says when to come back (after how long, and the UTC time). No cookie is set.',
+        "Over `session-ip-hour`: an HTML page, in the page's language, that says when to come back (after how long, and the UTC time). No session cookie is set.",
       headers: {
         'Retry-After': headerRef('Retry-After'),
+        'Set-Cookie': headerRef('Set-Cookie', 'Only `slowdns_lang`, after a `?lang=` link: no session is opened.'),
+        Vary: headerRef('Vary'),
+        'Content-Language': headerRef('Content-Language'),
         ...rateLimitHeaderDocs('page'),
         'Content-Security-Policy': headerRef('Content-Security-Policy', 'As on the page.'),
         'Referrer-Policy': headerRef('Referrer-Policy'),
@@ -107,17 +130,57 @@ function registerPageAsset(app: Router, asset: PageAsset): void {
   });
 }
 
+/** A year: the language picked is a lasting preference, not a session. */
+const LANGUAGE_COOKIE_MAX_AGE = 365 * 24 * 3600;
+
+/**
+ * The language of this answer (DESIGN §30), and the cookie that remembers a `?lang=` link. Every answer of the
+ * page depends on `Accept-Language` and on the cookie, so says so to caches.
+ */
+function pageLanguage(c: Context, languages: readonly PageLanguage[], secure: boolean): PageLanguage {
+  const query = c.req.query('lang');
+  const language = chooseLanguage(languages, {
+    query,
+    cookie: getCookie(c, LANGUAGE_COOKIE),
+    acceptLanguage: c.req.header('Accept-Language'),
+  });
+  // A link naming a language the page speaks (`zh` included) is a choice to remember.
+  if (query !== undefined && findByTag(languages, query)) {
+    setCookie(c, LANGUAGE_COOKIE, language.tag, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/slowdns',
+      maxAge: LANGUAGE_COOKIE_MAX_AGE,
+      secure,
+    });
+  }
+  c.header('Vary', 'Accept-Language, Cookie');
+  c.header('Content-Language', language.tag);
+  return language;
+}
+
 export function registerBrowserPage(app: Router, deps: RouteDeps): void {
   const assets = loadPageAssets();
-  const html = renderSlowdnsPage({
-    kitScriptUrl: assets.kitScript.versionedUrl,
-    scriptUrl: assets.script.versionedUrl,
-    watchScriptUrl: assets.watchScript.versionedUrl,
-    approvalScriptUrl: assets.approvalScript.versionedUrl,
-    styleUrl: assets.style.versionedUrl,
-    installCodeTtlSeconds: deps.config.installCodeTtlSeconds,
-    approvalPolicy: deps.config.approvalPolicy,
-  });
+  const listed = loadPageLanguages();
+  const languages = [...listed, pseudoLanguage(listed[0]!)];
+  // Rendered once per language when the app is built: a missing message stops the start, not a request.
+  const pages = new Map(
+    languages.map((language) => [
+      language.tag,
+      renderSlowdnsPage({
+        language,
+        languages,
+        kitScriptUrl: assets.kitScript.versionedUrl,
+        scriptUrl: assets.script.versionedUrl,
+        watchScriptUrl: assets.watchScript.versionedUrl,
+        approvalScriptUrl: assets.approvalScript.versionedUrl,
+        styleUrl: assets.style.versionedUrl,
+        installCodeTtlSeconds: deps.config.installCodeTtlSeconds,
+        approvalPolicy: deps.config.approvalPolicy,
+      }),
+    ]),
+  );
+  const secure = deps.config.publicBaseUrl.protocol === 'https:';
   registerPageAsset(app, assets.kitScript);
   registerPageAsset(app, assets.script);
   registerPageAsset(app, assets.watchScript);
@@ -127,6 +190,7 @@ export function registerBrowserPage(app: Router, deps: RouteDeps): void {
   app.openapi(slowdnsPage, async (c) => {
     // Refusals included: nothing this route answers may be cached.
     c.header('Cache-Control', 'no-store');
+    const language = pageLanguage(c, languages, secure);
     const now = deps.clock.now();
     const existing = await findBrowserSession(deps.db, getCookie(c, BROWSER_SESSION_COOKIE), now);
     // HEAD (link checkers, monitors) gets the page's headers but never a session row.
@@ -149,6 +213,8 @@ export function registerBrowserPage(app: Router, deps: RouteDeps): void {
         const retryAfterSeconds = Number(error.headers['Retry-After']);
         setPageSecurityHeaders(c);
         const page = renderComeBackPage({
+          language,
+          languages,
           styleUrl: assets.style.versionedUrl,
           retryAfterSeconds,
           resetAt: new Date(now.getTime() + retryAfterSeconds * 1000),
@@ -160,10 +226,10 @@ export function registerBrowserPage(app: Router, deps: RouteDeps): void {
         sameSite: 'Lax',
         path: '/',
         maxAge: ttl,
-        secure: deps.config.publicBaseUrl.protocol === 'https:',
+        secure,
       });
     }
     setPageSecurityHeaders(c);
-    return c.html(html, 200);
+    return c.html(pages.get(language.tag)!, 200);
   });
 }

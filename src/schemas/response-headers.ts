@@ -79,11 +79,24 @@ export const responseHeaders = {
   },
   'Set-Cookie': {
     description:
-      'The browser session cookie `slowdns_browser` (HttpOnly, SameSite=Lax, Path=/, Max-Age; Secure when `PUBLIC_BASE_URL` is https), only when the request had no valid session.',
+      'The browser session cookie `slowdns_browser` (HttpOnly, SameSite=Lax, Path=/, Max-Age; Secure when `PUBLIC_BASE_URL` is https), only when the request had no valid session; and, after a `?lang=` link, `slowdns_lang` (the language picked, for a year).',
     required: false,
-    schema: { type: 'string', maxLength: 256, pattern: '^slowdns_browser=[A-Za-z0-9._-]{1,128}; ' },
+    schema: { type: 'string', maxLength: 512, pattern: '^slowdns_(browser|lang)=[A-Za-z0-9._-]{1,128}; ' },
     example:
       'slowdns_browser=q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax',
+  },
+  Vary: {
+    description:
+      'The request headers the answer depends on: the page is in the language `Accept-Language` or the `slowdns_lang` cookie chose, so a cache keeps one copy per language.',
+    required: true,
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z-]{1,40}(, ?[A-Za-z-]{1,40})*$' },
+    example: 'Accept-Language, Cookie',
+  },
+  'Content-Language': {
+    description: 'The language the page is written in (a BCP 47 tag: `en`, `fa`, `zh-Hans`, …).',
+    required: true,
+    schema: { type: 'string', maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$' },
+    example: 'fa',
   },
   'Content-Security-Policy': {
     description: "What the page may load: only this service's own scripts, styles and API.",

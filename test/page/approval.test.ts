@@ -186,6 +186,8 @@ describeWithBrowser('the person approves the machine, in headless Chromium, with
   async function getCodeAskingFirst(): Promise<string> {
     const askFirst = page().getByRole('checkbox', { name: 'Ask me before a machine can use this code' });
     expect(await askFirst.isChecked()).toBe(false);
+    // Past the language picker's last link.
+    await page().locator('nav.languages a').last().focus();
     await page().keyboard.press('Tab');
     expect(await page().evaluate(() => document.activeElement?.id)).toBe('require-approval');
     await page().keyboard.press('Space');

@@ -149,9 +149,12 @@ describeWithBrowser('the /slowdns page in headless Chromium', () => {
 
   it('works by keyboard alone: Tab to the action, Enter, and a second Enter copies the code (the copy action has the focus)', async () => {
     await openPage();
+    // First the language picker's links (one Tab each), then the choice
+    for (let link = 0; link < 8; link++) await page().keyboard.press('Tab');
+    expect(await page().evaluate(() => document.activeElement?.closest('nav')?.className)).toBe('languages');
     await page().keyboard.press('Tab');
     const focused = () => page().evaluate(() => document.activeElement?.id);
-    // First the choice "Ask me before a machine can use this code" (test/page/approval.test.ts), then the action.
+    // Then the choice "Ask me before a machine can use this code" (test/page/approval.test.ts), then the action.
     expect(await focused()).toBe('require-approval');
     await page().keyboard.press('Tab');
     expect(await focused()).toBe('issue-button');

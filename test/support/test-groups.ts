@@ -17,6 +17,9 @@ export const ONCE_FILES = [
   'test/page/slowdns-page.test.ts',
   'test/page/code-watch.test.ts',
   'test/page/approval.test.ts',
+  // The page in each of its languages and the pseudo-locale; its catalogs (files only, no database).
+  'test/page/i18n/page-languages-browser.test.ts',
+  'test/page/i18n/catalogs.test.ts',
   'test/foundation/docs-browser.test.ts',
   'test/console/console-browser.test.ts',
   'test/webhooks/chat-renderings.test.ts',

@@ -77,6 +77,8 @@ export interface paths {
          *
          *     The page loads only its own scripts and stylesheet from this service (`/slowdns/page-kit.js`, `/slowdns/app.js`, `/slowdns/watch.js`, `/slowdns/approval.js`, `/slowdns/app.css`) and calls only `POST /api/v2/slowdns/code/issue` (sending the optional `browser_signal`, and `require_approval` from its checkbox "Ask me before a machine can use this code", which `APPROVAL_POLICY=off` leaves out and `required` shows ticked and fixed), `GET /api/v2/slowdns/code/status` (which it polls to tell the person, live, which machine checked, activated or installed with the code, and to list the machines waiting for approval), `POST /api/v2/slowdns/code/approve` and `/code/deny` (Approve and Deny beside each waiting machine; Deny after a confirmation) and `POST /api/v2/slowdns/code/cancel` ("Not you? Cancel this code", after a confirmation). It is answered with `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy` that allows no inline script or style and no other origin.
          *
+         *     The page speaks the person's language (DESIGN §30): the one picked with its `?lang=` links (remembered in the `slowdns_lang` cookie for a year), else the first of `Accept-Language` it speaks whose translation a native speaker has checked, else English; it says which in `Content-Language` and answers `Vary: Accept-Language, Cookie`. The API's error codes and messages stay English; the page says them in its own words.
+         *
          *     Over `session-ip-hour`, a request without a valid session gets 429 and no cookie: an HTML page (not the JSON envelope, since a person reads it) saying in words when to come back, with `Retry-After` and the `RateLimit` headers. A browser that sends its valid cookie still gets the page, without `RateLimit` headers.
          *
          *     **Rate limits.** Fixed UTC buckets (an hour bucket starts at :00, a day bucket at 00:00 UTC), never rolling windows. Each request is counted in every limit below that applies to it or, when one of them is exhausted, in none; the refusal is 429 `rate_limit_exceeded` with `Retry-After`. Only a request that would create a new browser session (one without a valid `slowdns_browser` cookie) is counted; a browser that keeps its cookie never is. The client IP address is the socket peer, or the `X-Forwarded-For` entry `TRUST_PROXY` points at; an IPv6 client is counted by its /64 network. The quotas below are the defaults: an operator may set another for a client's address, network or machine, until a set time (`POST /api/v2/admin/rate-limit-overrides`); `RateLimit-Policy` then says the quota that applied.
@@ -5250,10 +5252,20 @@ export interface components {
          */
         "Cache-Control": string;
         /**
-         * @description The browser session cookie `slowdns_browser` (HttpOnly, SameSite=Lax, Path=/, Max-Age; Secure when `PUBLIC_BASE_URL` is https), only when the request had no valid session.
+         * @description The browser session cookie `slowdns_browser` (HttpOnly, SameSite=Lax, Path=/, Max-Age; Secure when `PUBLIC_BASE_URL` is https), only when the request had no valid session; and, after a `?lang=` link, `slowdns_lang` (the language picked, for a year).
          * @example slowdns_browser=q0Hc8Qp3y9oZ1xVb2L7nTgW4eK6mJ5rA8sD3fU0iN1c; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax
          */
         "Set-Cookie": string;
+        /**
+         * @description The request headers the answer depends on: the page is in the language `Accept-Language` or the `slowdns_lang` cookie chose, so a cache keeps one copy per language.
+         * @example Accept-Language, Cookie
+         */
+        Vary: string;
+        /**
+         * @description The language the page is written in (a BCP 47 tag: `en`, `fa`, `zh-Hans`, …).
+         * @example fa
+         */
+        "Content-Language": string;
         /**
          * @description What the page may load: only this service's own scripts, styles and API.
          * @example default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
@@ -5603,7 +5615,10 @@ export interface operations {
     };
     getSlowdnsPage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The language picked with the page's links: `en`, `fa`, `ar`, `id`, `es`, `ru`, `zh-Hans` or `tr` (`en-XA`, the pseudo-locale, for translators). Remembered in the `slowdns_lang` cookie; a tag the page does not speak is ignored. */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5621,6 +5636,8 @@ export interface operations {
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Language": components["headers"]["Content-Language"];
                     /** @description Only this service's own scripts, styles and API: `default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`. */
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Referrer-Policy": components["headers"]["Referrer-Policy"];
@@ -5681,7 +5698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Over `session-ip-hour`: an HTML page that says when to come back (after how long, and the UTC time). No cookie is set. */
+            /** @description Over `session-ip-hour`: an HTML page, in the page's language, that says when to come back (after how long, and the UTC time). No session cookie is set. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5692,6 +5709,10 @@ export interface operations {
                     /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"session-ip-hour";r=29;t=1800`. */
                     RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    /** @description Only `slowdns_lang`, after a `?lang=` link: no session is opened. */
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Language": components["headers"]["Content-Language"];
                     /** @description As on the page. */
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Referrer-Policy": components["headers"]["Referrer-Policy"];
