@@ -8,25 +8,22 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { migrationsFolder } from './migrations-folder.js';
 import { pgliteExtensions } from './pglite-extensions.js';
+import { pgliteInitDbParams } from './pglite-settings.js';
 
 /**
  * A fresh embedded database would run initdb in a second PGlite instance (seconds, and about twice
  * the memory of a running one) and then every migration. `npm run build` does that once and keeps
- * the result beside the compiled migrations; a fresh DATA_DIR or `memory://` loads it instead.
+ * the result beside the compiled migrations; a fresh DATA_DIR or `memory://` loads it instead. Without
+ * one (`npm start`'s own build makes none: scripts/build.mjs), PGlite runs initdb and the start migrates.
  */
 const SEED_FILE = 'pglite-seed.tar.gz';
 
-/**
- * WAL segments of 1 MB instead of PostgreSQL's 16 MB: the seed's pg_wal is loaded whole (for
- * `memory://` it stays in memory) and held a 16 MB segment mostly of zeros; PostgreSQL's other
- * settings do not change (initdb sizes min/max_wal_size to the segment: 5 MB and 64 MB, written to
- * postgresql.conf). The segment size is a property of the data folder, read from pg_control.
- */
-const initDbStartParams = ['--wal-segsize=1'];
-
 /** The migrated, empty data directory as a gzipped tarball (PGlite's own dump format). */
 export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8Array<ArrayBuffer>> {
-  const client = await PGlite.create('memory://', { initDbStartParams, extensions: await pgliteExtensions() });
+  const client = await PGlite.create('memory://', {
+    initDbStartParams: pgliteInitDbParams,
+    extensions: await pgliteExtensions(),
+  });
   try {
     await migrate(drizzle({ client }), { migrationsFolder: folder });
     // initdb's template databases are copies of an empty database for CREATE DATABASE, which the embedded
