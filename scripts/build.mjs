@@ -21,7 +21,7 @@
 //                      migration, which a fresh DATA_DIR without one does itself, once, at its first start.
 // JavaScript on purpose, so that `npm start` can build with node alone when dist/ is missing or stale.
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -107,7 +107,7 @@ function zodEnglishOnly() {
 }
 
 /** True when dist/ holds the embedded database's seed (made from dist/ itself, so as current as dist/). */
-export const seedIsBuilt = () => existsSync(seed);
+const seedIsBuilt = () => existsSync(seed);
 
 /** The compiled server, the command and the files they read; no seed (buildSeed makes it from these). */
 export async function buildServer() {
@@ -152,11 +152,14 @@ export async function buildServer() {
 
 /**
  * The embedded database's seed, made by the compiled code itself from the copied migrations (initdb and every
- * migration in PGlite: ~95 % of a whole build's time and all of its memory peak, docs/measurements.md).
+ * migration in PGlite: ~95 % of a whole build's time and all of its memory peak, docs/measurements.md). Written
+ * under another name, then renamed: a build stopped midway leaves no half seed for seedIsBuilt to find.
  */
-export async function buildSeed() {
+async function buildSeed() {
   const { createPgliteSeed, pgliteSeedFile } = await import(join(dist, 'src', 'db', 'pglite-seed.js'));
-  await writeFile(pgliteSeedFile(), await createPgliteSeed());
+  if (pgliteSeedFile() !== seed) throw new Error(`the seed's file moved: ${pgliteSeedFile()}, not ${seed}`);
+  await writeFile(`${seed}.partial`, await createPgliteSeed());
+  await rename(`${seed}.partial`, seed);
 }
 
 // `node scripts/build.mjs` (`npm run build`) builds dist/ and its seed. With `--if-stale` (the tests run it
