@@ -17,8 +17,8 @@
 //   dist/drizzle/pglite-seed.tar.gz  the migrated empty embedded database (src/db/pglite-seed.ts), made after
 //                      the rest by the compiled code from the copied migrations, so it always matches them.
 //                      `npm run build` (the container, CI, a deployment) and the tests' `--if-stale` make it;
-//                      `npm start` does not (scripts/start.mjs): a seed is made by running initdb and every
-//                      migration, which a fresh DATA_DIR without one does itself, once, at its first start.
+//                      `npm start`'s build does not (scripts/start.mjs): the compiled server makes it at the
+//                      first fresh start that finds none, and keeps it here (src/db/pglite-seed.ts).
 // JavaScript on purpose, so that `npm start` can build with node alone when dist/ is missing or stale.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -38,7 +38,7 @@ const inputs = [
 ];
 /** Written last by buildServer: its presence says the build finished. */
 const stamp = join(dist, 'build-finished');
-/** Made after the stamp, from dist/ itself; removed with dist/ whenever dist/ is built again. */
+/** Made after the stamp from dist/ itself (here, or by the server's first fresh start); removed with dist/ by every build. */
 const seed = join(dist, 'drizzle', 'pglite-seed.tar.gz');
 
 // Synchronous on purpose: every `npm start` asks it of the ~300 files first (the stat calls one after
@@ -164,7 +164,7 @@ async function buildSeed() {
 
 // `node scripts/build.mjs` (`npm run build`) builds dist/ and its seed. With `--if-stale` (the tests run it
 // once before anything loads the seed or spawns the compiled server), only what is missing or older than its
-// inputs: dist/ after a change, the seed after an `npm start` built dist/ without one.
+// inputs: dist/ after a change, the seed after an `npm start` built dist/ and started on an existing DATA_DIR.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const ifStale = process.argv.includes('--if-stale');
   const started = performance.now();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
 import type { Database, DatabaseHandle } from './database.js';
+import { keepsMadeSeed } from './migrations-folder.js';
 import { openPostgres, type PostgresOptions } from './postgres-pool.js';
 import { pgliteInitDbParams, pgliteSettings } from './pglite-settings.js';
 import * as schema from './schema.js';
@@ -102,7 +103,15 @@ async function openPglite(
   ]);
   compileWebAssemblyWithLiftoffOnly();
   if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const loadDataDir = fresh && !(await unpacked) ? (seed ?? (await seedRead)) : undefined;
+  let loadDataDir = fresh && !(await unpacked) ? (seed ?? (await seedRead)) : undefined;
+  // Fresh, and no seed anywhere: the compiled server makes one now and keeps it (pglite-seed.ts); from src/,
+  // PGlite runs initdb and the caller migrates.
+  if (fresh && !(await unpacked) && !loadDataDir && keepsMadeSeed) {
+    const seeds = await import('./pglite-seed.js');
+    const made = await seeds.makeAndKeepPgliteSeed();
+    if (inMemory) loadDataDir = seeds.seedBlob(made);
+    else await import('./unpack-pglite-seed.js').then((u) => u.writePgliteSeed(made, dataDir));
+  }
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
   const client = await PGlite.create(dataDir, {
     startParams,

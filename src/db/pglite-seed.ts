@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -39,6 +39,25 @@ export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8
   } finally {
     await client.close();
   }
+}
+
+/**
+ * The seed of a fresh start that found none (`npm start`'s build makes none: scripts/build.mjs), made now in the
+ * server's own process (after client.ts set V8's Liftoff-only flags, so with Liftoff's smaller memory) and kept
+ * beside the compiled migrations for the next fresh start (`memory://` starts afresh at every restart): written
+ * under another name, then renamed, so that two starts at once or a stop midway leave a whole seed or none. A
+ * folder that cannot be written (a read-only image) keeps none, and the start goes on. Only where keepsMadeSeed.
+ */
+export async function makeAndKeepPgliteSeed(folder = migrationsFolder): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = await createPgliteSeed(folder);
+  const partial = `${pgliteSeedFile(folder)}.${process.pid}.partial`;
+  try {
+    await writeFile(partial, bytes);
+    await rename(partial, pgliteSeedFile(folder));
+  } catch {
+    await rm(partial, { force: true }).catch(() => {});
+  }
+  return bytes;
 }
 
 const gunzipped = promisify(gunzip);

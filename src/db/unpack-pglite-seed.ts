@@ -20,7 +20,13 @@ const octal = (tar: Buffer, at: number, length: number) => Number.parseInt(text(
  */
 export async function unpackPgliteSeed(seedFile: string, dataDir: string): Promise<boolean> {
   if (!existsSync(seedFile)) return false;
-  const tar = await gunzipped(await readFile(seedFile));
+  await writePgliteSeed(await readFile(seedFile), dataDir);
+  return true;
+}
+
+/** The gzipped seed's files written into `dataDir`, PG_VERSION last. */
+export async function writePgliteSeed(gzipped: Uint8Array, dataDir: string): Promise<void> {
+  const tar = await gunzipped(gzipped);
   const files: { path: string; data: Buffer; mode: number }[] = [];
   const folders = new Set<string>([dataDir]);
   for (let at = 0; at + 512 <= tar.length; ) {
@@ -43,5 +49,4 @@ export async function unpackPgliteSeed(seedFile: string, dataDir: string): Promi
     files.filter((f) => f !== version).map((f) => writeFile(f.path, f.data, { mode: f.mode & 0o777 || 0o600 })),
   );
   if (version) await writeFile(version.path, version.data, { mode: 0o600 });
-  return true;
 }
