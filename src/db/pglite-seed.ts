@@ -63,7 +63,7 @@ export async function makeAndKeepPgliteSeed(folder = migrationsFolder): Promise<
 const gunzipped = promisify(gunzip);
 
 /**
- * The seed the build left beside the migrations, or undefined (running from src/, or never built),
+ * The seed beside the migrations (the build's, or one a fresh start kept), or undefined (none there yet),
  * unpacked here: node's zlib does it on its thread pool, while the main thread is loading PGlite, where
  * PGlite's own DecompressionStream ran on the main thread through web streams and copied the 30 MB once
  * more to join its chunks.

@@ -6,9 +6,10 @@
 # database migrated, the service healthy). Then, as the guides' walk goes on, "Try it locally"'s start
 # (`RATE_LIMIT_PROFILE=development DATA_DIR=memory:// npm start`: a fresh in-memory database) is timed the same
 # way. The peak memory is the largest process of the tree (GNU time's maximum resident set size: npm, or the
-# server's node). Each server is stopped with SIGTERM before the next start.
+# server's node); the CPU is the whole tree's, user and system, to the stop (less swayed by the machine's load
+# than the wall clock). Each server is stopped with SIGTERM before the next start.
 #   test/bench/first-npm-start.sh ROUNDS CHECKOUT...
-# One line per start: round, checkout, which start, listening ms, healthy ms, peak MiB, whether dist/ has a seed.
+# One line per start: round, checkout, which start, listening ms, healthy ms, peak MiB, CPU s, whether dist/ has a seed.
 set -euo pipefail
 rounds=$1
 shift
@@ -19,10 +20,10 @@ now_ms() { date +%s%3N; }
 start_once() {
   local checkout=$1 label=$2
   shift 2
-  local log started runner listening='' healthy='' peak seed
+  local log started runner listening='' healthy='' peak cpu seed
   log=$(mktemp)
   started=$(now_ms)
-  (cd "$checkout" && exec env PORT=$port "$@" /usr/bin/time -f 'peak_kib=%M' npm start >"$log" 2>&1) &
+  (cd "$checkout" && exec env PORT=$port "$@" /usr/bin/time -f 'peak_kib=%M cpu_s=%U+%S' npm start >"$log" 2>&1) &
   runner=$!
   while [ -z "$healthy" ]; do
     if [ -z "$listening" ] && curl -s -o /dev/null "http://127.0.0.1:$port/api/v2/livez"; then
@@ -42,8 +43,9 @@ start_once() {
   kill -TERM "$(pgrep -P "$runner")"
   wait "$runner" || true
   peak=$(sed -n 's/.*peak_kib=\([0-9]*\).*/\1/p' "$log")
+  cpu=$(sed -n 's/.*cpu_s=\([0-9.+]*\).*/\1/p' "$log" | bc)
   seed=$([ -f "$checkout/dist/drizzle/pglite-seed.tar.gz" ] && echo 'seed in dist/' || echo 'no seed')
-  echo "round $round  $checkout  $label  listening ${listening:-?} ms  healthy $healthy ms  peak $((${peak:-0} / 1024)) MiB  $seed"
+  echo "round $round  $checkout  $label  listening ${listening:-?} ms  healthy $healthy ms  peak $((${peak:-0} / 1024)) MiB  cpu ${cpu:-?} s  $seed"
   rm -f "$log"
   port=$((port + 1))
 }
