@@ -14,7 +14,8 @@ import { pgliteInitDbParams } from './pglite-settings.js';
  * A fresh embedded database would run initdb in a second PGlite instance (seconds, and about twice
  * the memory of a running one) and then every migration. `npm run build` does that once and keeps
  * the result beside the compiled migrations; a fresh DATA_DIR or `memory://` loads it instead. Without
- * one (`npm start`'s own build makes none: scripts/build.mjs), PGlite runs initdb and the start migrates.
+ * one (`npm start`'s own build makes none: scripts/build.mjs), the compiled server's first fresh start makes
+ * it (makeAndKeepPgliteSeed); from src/, PGlite runs initdb and the start migrates.
  */
 const SEED_FILE = 'pglite-seed.tar.gz';
 
@@ -43,7 +44,7 @@ export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8
 
 /**
  * The seed of a fresh start that found none (`npm start`'s build makes none: scripts/build.mjs), made now in the
- * server's own process (after client.ts set V8's Liftoff-only flags, so with Liftoff's smaller memory) and kept
+ * server's own process (after client.ts set V8's Liftoff-only flags: about 0.7 of the CPU, docs/measurements.md) and kept
  * beside the compiled migrations for the next fresh start (`memory://` starts afresh at every restart): written
  * under another name, then renamed, so that two starts at once or a stop midway leave a whole seed or none. A
  * folder that cannot be written (a read-only image) keeps none, and the start goes on. Only where keepsMadeSeed.
