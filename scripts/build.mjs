@@ -12,11 +12,16 @@
 //   dist/src/routes/scalar/  the interactive API reference's browser bundle and its package.json (for
 //                      its version), copied from @scalar/api-reference, a devDependency: the whole
 //                      package tree (84 MB, TypeScript among it) stays out of a production install
-//   dist/drizzle/      the SQL migrations (src/db/migrations-folder.ts: ../../drizzle), and
-//                      pglite-seed.tar.gz, the migrated empty embedded database (src/db/pglite-seed.ts)
+//   dist/drizzle/      the SQL migrations (src/db/migrations-folder.ts: ../../drizzle)
+//   dist/build-finished  written last: its presence says the build above finished, its time when
+//   dist/drizzle/pglite-seed.tar.gz  the migrated empty embedded database (src/db/pglite-seed.ts), made after
+//                      the rest by the compiled code from the copied migrations, so it always matches them.
+//                      `npm run build` (the container, CI, a deployment) and the tests' `--if-stale` make it;
+//                      `npm start`'s build does not (scripts/start.mjs): the compiled server makes it at the
+//                      first fresh start that finds none, and keeps it here (src/db/pglite-seed.ts).
 // JavaScript on purpose, so that `npm start` can build with node alone when dist/ is missing or stale.
-import { readdirSync, statSync } from 'node:fs';
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,8 +36,10 @@ const inputs = [
   'package-lock.json',
   'scripts/build.mjs',
 ];
-/** Written last: its presence says the build finished. */
-const stamp = join(dist, 'drizzle', 'pglite-seed.tar.gz');
+/** Written last by buildServer: its presence says the build finished. */
+const stamp = join(dist, 'build-finished');
+/** Made after the stamp from dist/ itself (here, or by the server's first fresh start); removed with dist/ by every build. */
+const seed = join(dist, 'drizzle', 'pglite-seed.tar.gz');
 
 // Synchronous on purpose: every `npm start` asks it of the ~300 files first (the stat calls one after
 // another through fs/promises took ~30 ms of each start, these 5-7 ms).
@@ -99,6 +106,10 @@ function zodEnglishOnly() {
   };
 }
 
+/** True when dist/ holds the embedded database's seed (made from dist/ itself, so as current as dist/). */
+const seedIsBuilt = () => existsSync(seed);
+
+/** The compiled server, the command and the files they read; no seed (buildSeed makes it from these). */
 export async function buildServer() {
   const { build } = await import('esbuild');
   const source = join(root, 'src');
@@ -136,19 +147,39 @@ export async function buildServer() {
   await cp(join(root, 'drizzle'), join(dist, 'drizzle'), { recursive: true });
   // Served by GET /slowdns/activate.sh (src/routes/installer-script.ts: ../../clients/shell/activate.sh).
   await cp(join(root, 'clients/shell/activate.sh'), join(dist, 'clients/shell/activate.sh'));
-  // Made by the compiled code itself, from the copied migrations: the seed always matches them.
-  const { createPgliteSeed, pgliteSeedFile } = await import(join(dist, 'src', 'db', 'pglite-seed.js'));
-  await writeFile(pgliteSeedFile(), await createPgliteSeed());
+  await writeFile(stamp, `${new Date().toISOString()}\n`);
 }
 
-// `node scripts/build.mjs --if-stale` builds only when dist/ is missing or older than its inputs (the
-// tests run it once before spawning the compiled server).
+/**
+ * The embedded database's seed, made by the compiled code itself from the copied migrations (initdb and every
+ * migration in PGlite: ~95 % of a whole build's time and all of its memory peak, docs/measurements.md). Written
+ * under another name, then renamed: a build stopped midway leaves no half seed for seedIsBuilt to find.
+ */
+async function buildSeed() {
+  const { createPgliteSeed, pgliteSeedFile } = await import(join(dist, 'src', 'db', 'pglite-seed.js'));
+  if (pgliteSeedFile() !== seed) throw new Error(`the seed's file moved: ${pgliteSeedFile()}, not ${seed}`);
+  await writeFile(`${seed}.partial`, await createPgliteSeed());
+  await rename(`${seed}.partial`, seed);
+}
+
+// `node scripts/build.mjs` (`npm run build`) builds dist/ and its seed. With `--if-stale` (the tests run it
+// once before anything loads the seed or spawns the compiled server), only what is missing or older than its
+// inputs: dist/ after a change, the seed after an `npm start` built dist/ and started on an existing DATA_DIR.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--if-stale') && buildIsCurrent()) {
-    console.log('dist/ is current');
-  } else {
-    const started = performance.now();
+  const ifStale = process.argv.includes('--if-stale');
+  const started = performance.now();
+  const built = [];
+  if (!ifStale || !buildIsCurrent()) {
     await buildServer();
-    console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`);
+    built.push('dist/');
   }
+  if (!ifStale || built.length > 0 || !seedIsBuilt()) {
+    await buildSeed();
+    built.push('its seed');
+  }
+  console.log(
+    built.length > 0
+      ? `built ${built.join(' and ')} in ${Math.round(performance.now() - started)} ms`
+      : 'dist/ is current',
+  );
 }

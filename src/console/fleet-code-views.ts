@@ -77,13 +77,17 @@ function decisionForm(
       <label for="reason-${decision}-${id}" class="visually-hidden">Reason to ${decision} ${id} (optional)</label>
       <input id="reason-${decision}-${id}" name="reason" type="text" maxlength="200" autocomplete="off" placeholder="Reason (optional)">
       ${formTokenField(viewer)}
-      <button type="submit" class="button ${decision === 'approve' ? 'primary' : 'secondary'}">${label}</button>
+      <button type="submit" class="button ${decision === 'deny' ? 'primary' : 'secondary'}">${label}</button>
     </form>`;
 }
 
 /**
  * The machines waiting for an operator's decision on a code issued with approval (its show's pending
  * prechecks): each with approve and deny forms for a write-scope session. Deny refuses that machine, not the code.
+ * Deny is the primary button, the safe one (issue 59): it grants nothing, and a machine denied by mistake
+ * prechecks again and waits anew (or, for a `uses: 1` code, which a denial revokes, is given a new code), where
+ * one approved by mistake takes a use and the decision cannot be taken back (409 `approval_decided`). Neither
+ * is red: denying is not the dangerous act here.
  */
 export function pendingPrechecksSection(
   viewer: ConsoleViewer,

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { watchAvailability, type AvailabilityOptions } from './availability.js';
 import type { Database, DatabaseHandle } from './database.js';
+import { keepsMadeSeed } from './migrations-folder.js';
 import { openPostgres, type PostgresOptions } from './postgres-pool.js';
+import { pgliteInitDbParams, pgliteSettings } from './pglite-settings.js';
 import * as schema from './schema.js';
 import { traceQueries, type StatementTracer } from './statement-tracing.js';
 import { useTextTimestamps } from './text-timestamps.js';
@@ -42,15 +44,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         options.traceStatement,
       );
 }
-
-/**
- * PostgreSQL's default shared_buffers is 128 MB, and PGlite touches all of it at start: with it the
- * process stands at 300–470 MB of RSS. 16 MB holds this service's tables many times over (a page not
- * in the buffers is a read from the data folder's files, in memory for `memory://`) and starts at about
- * half of that. Passed at each start, so it applies to existing folders too; PGlite's own start
- * parameters (single-user mode, no parallel workers) are kept.
- */
-const pgliteSettings = ['-c', 'shared_buffers=16MB'];
 
 /**
  * PGlite is PostgreSQL compiled to WebAssembly (9 MB). V8 compiles it with its baseline compiler,
@@ -110,9 +103,22 @@ async function openPglite(
   ]);
   compileWebAssemblyWithLiftoffOnly();
   if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const loadDataDir = fresh && !(await unpacked) ? (seed ?? (await seedRead)) : undefined;
+  let loadDataDir = fresh && !(await unpacked) ? (seed ?? (await seedRead)) : undefined;
+  // Fresh, and no seed anywhere: the compiled server makes one now and keeps it (pglite-seed.ts); from src/,
+  // PGlite runs initdb and the caller migrates.
+  if (fresh && !(await unpacked) && !loadDataDir && keepsMadeSeed) {
+    const seeds = await import('./pglite-seed.js');
+    const made = await seeds.makeAndKeepPgliteSeed();
+    if (inMemory) loadDataDir = seeds.seedBlob(made);
+    else await import('./unpack-pglite-seed.js').then((u) => u.writePgliteSeed(made, dataDir));
+  }
   const startParams = [...PGlite.defaultStartParams, ...pgliteSettings];
-  const client = await PGlite.create(dataDir, { startParams, extensions, ...(loadDataDir ? { loadDataDir } : {}) });
+  const client = await PGlite.create(dataDir, {
+    startParams,
+    initDbStartParams: pgliteInitDbParams,
+    extensions,
+    ...(loadDataDir ? { loadDataDir } : {}),
+  });
   useTextTimestamps(client);
   if (traceStatement) {
     // Its own queries and each transaction's (PGlite runs a transaction's BEGIN and COMMIT itself, unseen).

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -8,25 +8,23 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { migrationsFolder } from './migrations-folder.js';
 import { pgliteExtensions } from './pglite-extensions.js';
+import { pgliteInitDbParams } from './pglite-settings.js';
 
 /**
  * A fresh embedded database would run initdb in a second PGlite instance (seconds, and about twice
  * the memory of a running one) and then every migration. `npm run build` does that once and keeps
- * the result beside the compiled migrations; a fresh DATA_DIR or `memory://` loads it instead.
+ * the result beside the compiled migrations; a fresh DATA_DIR or `memory://` loads it instead. Without
+ * one (`npm start`'s own build makes none: scripts/build.mjs), the compiled server's first fresh start makes
+ * it (makeAndKeepPgliteSeed); from src/, PGlite runs initdb and the start migrates.
  */
 const SEED_FILE = 'pglite-seed.tar.gz';
 
-/**
- * WAL segments of 1 MB instead of PostgreSQL's 16 MB: the seed's pg_wal is loaded whole (for
- * `memory://` it stays in memory) and held a 16 MB segment mostly of zeros; PostgreSQL's other
- * settings do not change (initdb sizes min/max_wal_size to the segment: 5 MB and 64 MB, written to
- * postgresql.conf). The segment size is a property of the data folder, read from pg_control.
- */
-const initDbStartParams = ['--wal-segsize=1'];
-
 /** The migrated, empty data directory as a gzipped tarball (PGlite's own dump format). */
 export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8Array<ArrayBuffer>> {
-  const client = await PGlite.create('memory://', { initDbStartParams, extensions: await pgliteExtensions() });
+  const client = await PGlite.create('memory://', {
+    initDbStartParams: pgliteInitDbParams,
+    extensions: await pgliteExtensions(),
+  });
   try {
     await migrate(drizzle({ client }), { migrationsFolder: folder });
     // initdb's template databases are copies of an empty database for CREATE DATABASE, which the embedded
@@ -44,10 +42,29 @@ export async function createPgliteSeed(folder = migrationsFolder): Promise<Uint8
   }
 }
 
+/**
+ * The seed of a fresh start that found none (`npm start`'s build makes none: scripts/build.mjs), made now in the
+ * server's own process (after client.ts set V8's Liftoff-only flags: about 0.7 of the CPU, docs/measurements.md) and kept
+ * beside the compiled migrations for the next fresh start (`memory://` starts afresh at every restart): written
+ * under another name, then renamed, so that two starts at once or a stop midway leave a whole seed or none. A
+ * folder that cannot be written (a read-only image) keeps none, and the start goes on. Only where keepsMadeSeed.
+ */
+export async function makeAndKeepPgliteSeed(folder = migrationsFolder): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = await createPgliteSeed(folder);
+  const partial = `${pgliteSeedFile(folder)}.${process.pid}.partial`;
+  try {
+    await writeFile(partial, bytes);
+    await rename(partial, pgliteSeedFile(folder));
+  } catch {
+    await rm(partial, { force: true }).catch(() => {});
+  }
+  return bytes;
+}
+
 const gunzipped = promisify(gunzip);
 
 /**
- * The seed the build left beside the migrations, or undefined (running from src/, or never built),
+ * The seed beside the migrations (the build's, or one a fresh start kept), or undefined (none there yet),
  * unpacked here: node's zlib does it on its thread pool, while the main thread is loading PGlite, where
  * PGlite's own DecompressionStream ran on the main thread through web streams and copied the 30 MB once
  * more to join its chunks.

@@ -11,16 +11,23 @@ const text = (tar: Buffer, at: number, length: number) => tar.toString('utf8', a
 const octal = (tar: Buffer, at: number, length: number) => Number.parseInt(text(tar, at, length).trim() || '0', 8);
 
 /**
- * A fresh DATA_DIR on disk gets the build's seed (pglite-seed.ts, a ustar archive of the data folder, each
+ * A fresh DATA_DIR on disk gets the seed (pglite-seed.ts, a ustar archive of the data folder, each
  * path from its root) written into it by node itself, before PGlite opens it as an existing database.
  * PGlite's own loading (`loadDataDir`) held the 30 MB archive as a Blob and wrote each of its 1,100 files
  * through Emscripten's file system on the main thread: about half of a fresh start's CPU. PG_VERSION is
  * written last, so a start interrupted while unpacking finds no database and unpacks again.
- * False when there is no seed (running from src/, or never built): PGlite runs initdb instead.
+ * False when there is no seed file (running from src/, or a dist/ built by `npm start` whose server has not yet
+ * made one): the caller makes one (client.ts) or PGlite runs initdb.
  */
 export async function unpackPgliteSeed(seedFile: string, dataDir: string): Promise<boolean> {
   if (!existsSync(seedFile)) return false;
-  const tar = await gunzipped(await readFile(seedFile));
+  await writePgliteSeed(await readFile(seedFile), dataDir);
+  return true;
+}
+
+/** The gzipped seed's files written into `dataDir`, PG_VERSION last. */
+export async function writePgliteSeed(gzipped: Uint8Array, dataDir: string): Promise<void> {
+  const tar = await gunzipped(gzipped);
   const files: { path: string; data: Buffer; mode: number }[] = [];
   const folders = new Set<string>([dataDir]);
   for (let at = 0; at + 512 <= tar.length; ) {
@@ -43,5 +50,4 @@ export async function unpackPgliteSeed(seedFile: string, dataDir: string): Promi
     files.filter((f) => f !== version).map((f) => writeFile(f.path, f.data, { mode: f.mode & 0o777 || 0o600 })),
   );
   if (version) await writeFile(version.path, version.data, { mode: 0o600 });
-  return true;
 }

@@ -1,7 +1,7 @@
 /**
  * What a walk through the console found (issue 59), in headless Chromium: every machine waiting on an operator
  * can be found (a count and the codes on the overview, each one on the code's page, not only among the newest 20
- * prechecks), the code says who decides and how many wait, Approve is the primary button, the reason boxes stay
+ * prechecks), the code says who decides and how many wait, Deny (the safe choice) is the primary button, the reason boxes stay
  * inside the card, the overview's code count matches the list it links to, and tags read as tags in event details.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -87,7 +87,7 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
     expect(browser!.errors).toEqual([]);
   });
 
-  it("the code's page lists all 5 waiting, says who decides, Approve is primary and the reason boxes stay in the card", {
+  it("the code's page lists all 5 waiting, says who decides, Deny is primary as the safe choice and the reason boxes stay in the card", {
     timeout: WALK_MS,
   }, async () => {
     const { id } = await codeWithFiveWaiting();
@@ -113,10 +113,12 @@ describeWithBrowser('the console shows the work waiting on an operator, in headl
       expect(await page().locator('.console-facts').textContent()).toContain(
         'each machine on its own, an operator decides: 5 waiting',
       );
-      expect(await section.locator('form[action$="/approve"] button').first().getAttribute('class')).toBe(
+      // The safe choice is the primary button: Deny grants nothing (a machine denied by mistake prechecks again),
+      // an approval lets the machine take a use for good. Nothing is red.
+      expect(await section.locator('form[action$="/deny"] button').first().getAttribute('class')).toBe(
         'button primary',
       );
-      expect(await section.locator('form[action$="/deny"] button').first().getAttribute('class')).toBe(
+      expect(await section.locator('form[action$="/approve"] button').first().getAttribute('class')).toBe(
         'button secondary',
       );
       const card = await section.boundingBox();

@@ -44,16 +44,17 @@ export interface SpawnedService {
  * build's PGlite seed; global-setup.ts has built dist/), or another entry and its arguments, a `.ts`
  * one through tsx as npm runs it (`src/cli/main.ts prune` for `npm run prune`), or `npm` itself with
  * its arguments (`['npm', 'start']`: npm from PATH, and the node PATH names). The environment is
- * exactly `env` plus PATH (and HOME, for npm), so the test's own DATABASE_URL never leaks in.
+ * exactly `env` plus PATH (and HOME, for npm), so the test's own DATABASE_URL never leaks in. `cwd` is this
+ * checkout unless given (a copy of it, as a fresh clone).
  */
-export function spawnService(env: Record<string, string>, command = ['scripts/start.mjs']): SpawnedService {
+export function spawnService(env: Record<string, string>, command = ['scripts/start.mjs'], cwd = root): SpawnedService {
   const loader = command[0]!.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const npm = command[0] === 'npm';
   const child = spawn(
     npm ? 'npm' : process.execPath,
     npm ? command.slice(1) : [...npmStartNodeOptions, ...loader, ...command],
     {
-      cwd: root,
+      cwd,
       env: {
         PATH: process.env.PATH ?? '',
         ...(npm ? { HOME: process.env.HOME ?? '' } : {}),

@@ -49,4 +49,6 @@ export const ONCE_FILES = [
   // receipt verification, which leans on Node's Ed25519, stays in every pass: receipt-verify.test.ts).
   'test/operations/slowdns-command.test.ts',
   'test/operations/slowdns-codes.test.ts',
+  // A fresh clone's first `npm start` (the build and a fresh embedded DATA_DIR: no database setting reaches it).
+  'test/operations/first-npm-start.test.ts',
 ];
