@@ -136,7 +136,10 @@ async function backendCpuMs(url: string): Promise<Map<number, number>> {
 async function exportWithCpu(side: Side, url: string) {
   const pid = side.server.process.pid!;
   const [server, backends] = [await serverCpuMs(pid), await backendCpuMs(url)];
-  const exported = await readExport(`${side.base}/api/v2/admin/activations`, { ...auth, accept: 'application/x-ndjson' });
+  const exported = await readExport(`${side.base}/api/v2/admin/activations`, {
+    ...auth,
+    accept: 'application/x-ndjson',
+  });
   const serverMs = (await serverCpuMs(pid)) - server;
   let databaseMs = 0;
   for (const [backend, ms] of await backendCpuMs(url)) databaseMs += ms - (backends.get(backend) ?? 0);
