@@ -89,4 +89,24 @@ describe('admin: events', () => {
     expect(times).toEqual(expected);
     expect((await allPages(t, 'events', { limit: 200, since: expected[3]! })).length).toBe(4);
   });
+  it('reads every window of a page down past the retention: events older than it, not yet pruned, are listed last', async () => {
+    const start = t.clock.now().getTime();
+    // A day, a week, a month, then a month at a time down to the 90 days' retention, then all older.
+    const hoursAgo = [2, 30, 24 * 8, 24 * 31, 24 * 45, 24 * 62 + 1, 24 * 89, 24 * 120, 24 * 400];
+    for (const hours of hoursAgo) {
+      t.clock.set(new Date(start - hours * 3_600_000));
+      await issueCode(t);
+    }
+    t.clock.set(new Date(start));
+    const at = (hours: number) => new Date(start - hours * 3_600_000).toISOString();
+    const times = async (query: Record<string, string | number>) =>
+      (await allPages(t, 'events', query)).map((e) => new Date(e.occurred_at).toISOString());
+    expect(await times({ limit: 200 })).toEqual(hoursAgo.map(at));
+    expect(await times({ limit: 3 })).toEqual(hoursAgo.map(at));
+    expect(await times({ limit: 200, until: at(24 * 31) })).toEqual(hoursAgo.slice(4).map(at));
+    expect(await times({ limit: 2, since: at(24 * 400) })).toEqual(hoursAgo.map(at));
+    expect(await times({ limit: 200, since: at(24 * 120), until: at(24 * 8 - 1) })).toEqual(
+      hoursAgo.slice(2, 8).map(at),
+    );
+  });
 });

@@ -39,7 +39,14 @@ export function registerAdminEvents(app: Router, deps: AppDeps): void {
     return listAnswer(
       c,
       query,
-      (reader, cursor, limit) => listEvents(reader, { ...filter, cursor, limit, now: deps.clock.now() }),
+      (reader, cursor, limit) =>
+        listEvents(reader, {
+          ...filter,
+          cursor,
+          limit,
+          now: deps.clock.now(),
+          retentionDays: deps.config.eventRetentionDays,
+        }),
       toEventRecord,
       'events',
     );

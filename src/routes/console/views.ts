@@ -93,7 +93,7 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
       counts: deps.counts?.latest() ?? (await stateCounts(reader, now, thresholds)),
       work: await waitingWork(reader, now),
       hours: await activationsPerHour(reader, now, CHART_DAYS),
-      latest: await listEvents(reader, { limit: LATEST, now }),
+      latest: await listEvents(reader, { limit: LATEST, now, retentionDays: deps.config.eventRetentionDays }),
     }));
     return answerView(c, assets, overviewView(counts, work, hours, latest.items));
   });
@@ -183,7 +183,13 @@ export function registerConsoleViews(router: Hono<AppEnv>, deps: RouteDeps, asse
   router.get('/events', async (c) => {
     const type = oneOf<EventType>(c, 'type', EVENT_TYPES);
     const page = await c.get('read')((reader) =>
-      listEvents(reader, { type, limit: DEFAULT_PAGE_SIZE, cursor: cursorOf(c), now: deps.clock.now() }),
+      listEvents(reader, {
+        type,
+        limit: DEFAULT_PAGE_SIZE,
+        cursor: cursorOf(c),
+        now: deps.clock.now(),
+        retentionDays: deps.config.eventRetentionDays,
+      }),
     );
     return answerView(c, assets, eventsListView(page, { type }, EVENT_TYPES));
   });
