@@ -18,11 +18,23 @@ export function patternProblem(pattern: string): string | undefined {
 }
 
 /**
- * Whether a pattern pins something: one of its segments (between `/`, `:` and `.`) holds no `*`. `*` alone, or
- * `*:*`, pins nothing, and GitHub, GitLab.com and Google issue tokens to anyone.
+ * The words every GitHub, GitLab or Kubernetes subject holds whoever it names (`repo:…:ref:refs/heads/main`,
+ * `system:serviceaccount:…`): a segment that is one of them pins nobody.
+ */
+const STRUCTURAL_WORDS = new Set([
+  'repo', 'ref', 'refs', 'heads', 'tags', 'main', 'master', 'environment', 'pull_request',
+  'project_path', 'ref_type', 'branch', 'tag', 'system', 'serviceaccount',
+]);
+
+/**
+ * Whether a pattern pins something: one of its segments (between `/`, `:` and `.`) holds no `*` and is not one of
+ * the words every subject holds. `*`, `repo:*/*:*` or `repo:*/*:ref:refs/heads/main` pin nobody, and GitHub,
+ * GitLab.com and Google issue tokens to anyone.
  */
 export function hasLiteralSegment(pattern: string): boolean {
-  return pattern.split(SEPARATORS).some((segment) => segment.length > 0 && !segment.includes('*'));
+  return pattern
+    .split(SEPARATORS)
+    .some((segment) => segment.length > 0 && !segment.includes('*') && !STRUCTURAL_WORDS.has(segment));
 }
 
 /**
