@@ -28,7 +28,7 @@ const STRUCTURAL_WORDS = new Set([
 
 /**
  * Whether a pattern pins something: one of its segments (between `/`, `:` and `.`) holds no `*` and is not one of
- * the words every subject holds. `*`, `repo:*/*:*` or `repo:*/*:ref:refs/heads/main` pin nobody, and GitHub,
+ * the words every subject holds. A lone `*`, or a GitHub subject whose owner and name are both `*`, pins nobody, and GitHub,
  * GitLab.com and Google issue tokens to anyone.
  */
 export function hasLiteralSegment(pattern: string): boolean {
