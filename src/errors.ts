@@ -27,11 +27,12 @@ export const errorCatalog = {
   identity_token_invalid: {
     status: 401,
     message:
-      "The identity token does not verify for this install code: check its issuer, audience, lifetime and the platform's token file (docs/installers.md, \"Codeless enrollment\").",
+      'The identity token does not verify for this install code: check its issuer, audience, lifetime and the platform\'s token file (docs/installers.md, "Codeless enrollment").',
   },
   identity_not_allowed: {
     status: 403,
-    message: "The identity token verifies, but the install code's trust rules do not admit it; its operator can explain which.",
+    message:
+      "The identity token verifies, but the install code's trust rules do not admit it; its operator can explain which.",
   },
   identity_token_replayed: {
     status: 401,

@@ -76,7 +76,7 @@ const IdentityTokenSchema = z
 
 const CodeIdInputSchema = InstallCodeIdSchema.openapi({
   description:
-    'For a code made with `trust` (DESIGN §25): the code\'s id (`ic_` + 16 hex), which is no secret, in place of `install_code`.',
+    "For a code made with `trust` (DESIGN §25): the code's id (`ic_` + 16 hex), which is no secret, in place of `install_code`.",
 });
 
 /** Exactly one form: the install code, or the code's id with what proves the machine (the identity token at precheck). */
@@ -134,7 +134,10 @@ export const PrecheckResultSchema = z
       .optional()
       .openapi({
         description: 'Only in the answer to an identity precheck: whom the token named (its issuer and subject).',
-        example: { iss: 'https://token.actions.githubusercontent.com', sub: 'repo:example-org/dns:ref:refs/heads/main' },
+        example: {
+          iss: 'https://token.actions.githubusercontent.com',
+          sub: 'repo:example-org/dns:ref:refs/heads/main',
+        },
       }),
     install_code_hint: InstallCodeHintSchema,
     precheck_token: issuedToken(

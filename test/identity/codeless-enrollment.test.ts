@@ -25,7 +25,11 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
       trust: { claims: { repository_owner_id: '4242' }, tags_from_claims: { repo: 'repository' } },
     });
     expect(code.install_code).toBeNull();
-    expect(code.trust).toMatchObject({ issuer: issuer.issuer, max_lifetime_seconds: 3600, tags_from_claims: { repo: 'repository' } });
+    expect(code.trust).toMatchObject({
+      issuer: issuer.issuer,
+      max_lifetime_seconds: 3600,
+      tags_from_claims: { repo: 'repository' },
+    });
     const shown = await showCode(t, code.install_code_id);
     expect(shown.trust).toMatchObject({ issuer: issuer.issuer, audiences: [WORKLOAD_AUDIENCE] });
   });
@@ -45,14 +49,21 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
     expect(row!.tags).toEqual({ env: 'ci', repo: 'example-org/dns-fleet' });
     const created = await t.database.db.select().from(events).where(eq(events.activationId, data.activation_id));
     const event = created.find((e) => e.type === 'activation.created')!;
-    expect(event.data).toMatchObject({ identity: { iss: issuer.issuer, sub: GOOD_SUB }, tags: { repo: 'example-org/dns-fleet' } });
+    expect(event.data).toMatchObject({
+      identity: { iss: issuer.issuer, sub: GOOD_SUB },
+      tags: { repo: 'example-org/dns-fleet' },
+    });
     expect(JSON.stringify(created)).not.toContain('eyJ');
   });
 
   it('a token for another audience is 401 identity_token_invalid', async () => {
     const code = await trustCode(t, issuer.issuer);
     const token = await issuer.mint(GOOD_SUB, OWNER, 'https://elsewhere.example.net');
-    await expectError(await identityPrecheck(t, code.install_code_id, token, randomMachine()), 401, 'identity_token_invalid');
+    await expectError(
+      await identityPrecheck(t, code.install_code_id, token, randomMachine()),
+      401,
+      'identity_token_invalid',
+    );
   });
 
   it('a claim that breaks a rule is 403 identity_not_allowed, the rule named in the event only', async () => {
@@ -64,7 +75,10 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
     expect(body.error.code).toBe('identity_not_allowed');
     expect(JSON.stringify(body)).not.toContain('repository_owner_id');
     const [refused] = await t.database.db.select().from(events).where(eq(events.type, 'install_code.identity_refused'));
-    expect(refused!.data).toMatchObject({ check: 'claims.repository_owner_id', identity: { iss: issuer.issuer, sub: GOOD_SUB } });
+    expect(refused!.data).toMatchObject({
+      check: 'claims.repository_owner_id',
+      identity: { iss: issuer.issuer, sub: GOOD_SUB },
+    });
   });
 
   it('the same token from the same machine answers again and from another machine is 401 identity_token_replayed', async () => {
@@ -74,7 +88,11 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
     expect((await identityPrecheck(t, code.install_code_id, token, machine)).status).toBe(200);
     const again = await identityPrecheck(t, code.install_code_id, token, machine);
     expect(again.status).toBe(200);
-    await expectError(await identityPrecheck(t, code.install_code_id, token, randomMachine()), 401, 'identity_token_replayed');
+    await expectError(
+      await identityPrecheck(t, code.install_code_id, token, randomMachine()),
+      401,
+      'identity_token_replayed',
+    );
     expect(await t.database.db.select().from(identityTokenUses)).toHaveLength(1);
   });
 
@@ -92,9 +110,18 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
 
   it('the code form on a trust code is 403 identity_token_required', async () => {
     const plain = await (await createCodeRequest(t, { uses: 5, allowed_cidrs: ['203.0.113.0/24'] })).json();
-    const trust = { issuer: issuer.issuer, audiences: [WORKLOAD_AUDIENCE], subject_pattern: GOOD_SUB, max_lifetime_seconds: 3600 };
+    const trust = {
+      issuer: issuer.issuer,
+      audiences: [WORKLOAD_AUDIENCE],
+      subject_pattern: GOOD_SUB,
+      max_lifetime_seconds: 3600,
+    };
     await t.database.db.update(installCodes).set({ trust }).where(eq(installCodes.id, plain.data.install_code_id));
-    await expectError(await fleetPrecheck(t, plain.data.install_code, randomMachine(), '203.0.113.5'), 403, 'identity_token_required');
+    await expectError(
+      await fleetPrecheck(t, plain.data.install_code, randomMachine(), '203.0.113.5'),
+      403,
+      'identity_token_required',
+    );
   });
 
   it('activate by code id with a precheck token of the code form is 401 precheck_token_invalid', async () => {
@@ -103,7 +130,11 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
     const machine = randomMachine();
     const pre = await fleetPrecheck(t, plain.data.install_code, machine, '203.0.113.5');
     const token = (await pre.json()).data.precheck_token;
-    await expectError(await identityActivate(t, code.install_code_id, token, machine, '203.0.113.5'), 401, 'precheck_token_invalid');
+    await expectError(
+      await identityActivate(t, code.install_code_id, token, machine, '203.0.113.5'),
+      401,
+      'precheck_token_invalid',
+    );
   });
 
   it('a body with both forms or half a form is 400 validation_failed naming the fields', async () => {
@@ -111,13 +142,25 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
     const token = await issuer.mint(GOOD_SUB, OWNER);
     const both = await t.request(
       '/api/v2/slowdns/install/precheck',
-      postJson({ install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N', install_code_id: code.install_code_id, identity_token: token, ...randomMachine(), product: 'slowdns', installer_version: '2026.11.20.1' }),
+      postJson({
+        install_code: 'SDNS-SD-7K3MQ2-XR9T4B-HX3W8N',
+        install_code_id: code.install_code_id,
+        identity_token: token,
+        ...randomMachine(),
+        product: 'slowdns',
+        installer_version: '2026.11.20.1',
+      }),
     );
     expect(both.status).toBe(400);
     expect((await both.json()).error.message).toContain('install_code');
     const half = await t.request(
       '/api/v2/slowdns/install/precheck',
-      postJson({ install_code_id: code.install_code_id, ...randomMachine(), product: 'slowdns', installer_version: '2026.11.20.1' }),
+      postJson({
+        install_code_id: code.install_code_id,
+        ...randomMachine(),
+        product: 'slowdns',
+        installer_version: '2026.11.20.1',
+      }),
     );
     expect(half.status).toBe(400);
     expect((await half.json()).error.message).toContain('identity_token');
@@ -130,13 +173,19 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
   });
 
   it('a trust block with no literal rule is 400 at creation', async () => {
-    const res = await createCodeRequest(t, { uses: 5, trust: { issuer: issuer.issuer, audiences: [WORKLOAD_AUDIENCE], subject_pattern: 'repo:*/*:*' } });
+    const res = await createCodeRequest(t, {
+      uses: 5,
+      trust: { issuer: issuer.issuer, audiences: [WORKLOAD_AUDIENCE], subject_pattern: 'repo:*/*:*' },
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toContain('trust.subject_pattern');
   });
 
   it('an issuer pointing at a metadata address is refused at creation', async () => {
-    const res = await createCodeRequest(t, { uses: 5, trust: { issuer: 'http://169.254.169.254', audiences: [WORKLOAD_AUDIENCE], subject_pattern: GOOD_SUB } });
+    const res = await createCodeRequest(t, {
+      uses: 5,
+      trust: { issuer: 'http://169.254.169.254', audiences: [WORKLOAD_AUDIENCE], subject_pattern: GOOD_SUB },
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toContain('trust.issuer');
   });
@@ -145,7 +194,12 @@ describe('codeless enrollment with a real OpenID provider on loopback (DESIGN §
     const res = await createCodeRequest(t, {
       uses: 5,
       tags: { repo: 'fixed' },
-      trust: { issuer: issuer.issuer, audiences: [WORKLOAD_AUDIENCE], subject_pattern: GOOD_SUB, tags_from_claims: { repo: 'repository' } },
+      trust: {
+        issuer: issuer.issuer,
+        audiences: [WORKLOAD_AUDIENCE],
+        subject_pattern: GOOD_SUB,
+        tags_from_claims: { repo: 'repository' },
+      },
     });
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toContain('trust.tags_from_claims.repo');

@@ -13,20 +13,43 @@ export async function trustCode(
   return createCode(t, {
     uses: 10,
     ttl_seconds: 86_400,
-    trust: { issuer, audiences: [WORKLOAD_AUDIENCE], subject_pattern: 'repo:example-org/*:ref:refs/heads/main', ...trust },
+    trust: {
+      issuer,
+      audiences: [WORKLOAD_AUDIENCE],
+      subject_pattern: 'repo:example-org/*:ref:refs/heads/main',
+      ...trust,
+    },
     ...rest,
   });
 }
 
-export function identityPrecheck(t: TestApp, codeId: string, token: string, onMachine: Machine, address = '198.51.100.20') {
+export function identityPrecheck(
+  t: TestApp,
+  codeId: string,
+  token: string,
+  onMachine: Machine,
+  address = '198.51.100.20',
+) {
   return t.request(
     '/api/v2/slowdns/install/precheck',
-    postJson({ install_code_id: codeId, identity_token: token, ...onMachine, product: 'slowdns', installer_version: INSTALLER_VERSION }),
+    postJson({
+      install_code_id: codeId,
+      identity_token: token,
+      ...onMachine,
+      product: 'slowdns',
+      installer_version: INSTALLER_VERSION,
+    }),
     address,
   );
 }
 
-export function identityActivate(t: TestApp, codeId: string, precheckToken: string, onMachine: Machine, address = '198.51.100.20') {
+export function identityActivate(
+  t: TestApp,
+  codeId: string,
+  precheckToken: string,
+  onMachine: Machine,
+  address = '198.51.100.20',
+) {
   return t.request(
     '/api/v2/slowdns/install/activate',
     postJson({

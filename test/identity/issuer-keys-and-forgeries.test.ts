@@ -35,9 +35,15 @@ describe('issuer keys, rotation and the tokens a real provider will not mint (DE
     await overHttps.close();
   });
   // http issuers allowed for the labs' loopback issuers; the https one is trusted through its own certificate.
-  const t = useTestApp({ ADMIN_TOKEN, IDENTITY_ISSUER_ALLOW_HTTP: 'true', IDENTITY_ISSUER_ALLOW_PRIVATE: 'true' }, () => ({
-    identityIssuers: new IdentityIssuers({ safety: { allowHttp: true, allowPrivate: true, switches: SWITCHES }, ca: tls.cert }),
-  }));
+  const t = useTestApp(
+    { ADMIN_TOKEN, IDENTITY_ISSUER_ALLOW_HTTP: 'true', IDENTITY_ISSUER_ALLOW_PRIVATE: 'true' },
+    () => ({
+      identityIssuers: new IdentityIssuers({
+        safety: { allowHttp: true, allowPrivate: true, switches: SWITCHES },
+        ca: tls.cert,
+      }),
+    }),
+  );
   beforeEach(() => t.clock.set(new Date()));
 
   const kubeCode = () => trustCode(t, jose.issuer, { trust: { subject_pattern: SUB } });
@@ -88,14 +94,21 @@ describe('issuer keys, rotation and the tokens a real provider will not mint (DE
     t.clock.advance(61);
     const before = jose.jwksRequests();
     for (let i = 0; i < 100; i += 1) {
-      const res = await identityPrecheck(t, code.install_code_id, await jose.sign({}, { kid: `made-up-${i}` }), randomMachine());
+      const res = await identityPrecheck(
+        t,
+        code.install_code_id,
+        await jose.sign({}, { kid: `made-up-${i}` }),
+        randomMachine(),
+      );
       expect(res.status).toBe(401);
     }
     expect(jose.jwksRequests() - before).toBe(1);
   });
 
   it('after the issuer rotates its key a token of the new key is accepted after one refetch', async () => {
-    const code = await trustCode(t, provider.issuer, { trust: { subject_pattern: 'repo:example-org/dns:ref:refs/heads/main' } });
+    const code = await trustCode(t, provider.issuer, {
+      trust: { subject_pattern: 'repo:example-org/dns:ref:refs/heads/main' },
+    });
     const sub = 'repo:example-org/dns:ref:refs/heads/main';
     expect((await identityEnroll(t, code.install_code_id, await provider.mint(sub))).status).toBe(200);
     const before = provider.jwksRequests();
@@ -111,7 +124,9 @@ describe('issuer keys, rotation and the tokens a real provider will not mint (DE
     const code = await trustCode(t, overHttps.issuer, { trust: { subject_pattern: sub } });
     const res = await identityEnroll(t, code.install_code_id, await overHttps.mint(sub));
     expect(res.status).toBe(200);
-    expect(await t.database.db.select().from(activations).where(eq(activations.hostname, 'runner1.example.net'))).toHaveLength(1);
+    expect(
+      await t.database.db.select().from(activations).where(eq(activations.hostname, 'runner1.example.net')),
+    ).toHaveLength(1);
   });
 
   it('an issuer that does not answer, with no key kept, is 503 identity_issuer_unavailable with Retry-After', async () => {

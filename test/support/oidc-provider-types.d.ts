@@ -22,6 +22,9 @@ declare module 'oidc-provider' {
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     /** The provider's own models, used to mint an ID token for a client without a browser. */
     Client: { find(id: string): Promise<unknown> };
-    IdToken: new (claims: Record<string, unknown>, options: { client: unknown }) => IdToken;
+    IdToken: new (
+      claims: Record<string, unknown>,
+      options: { client: unknown },
+    ) => IdToken;
   }
 }

@@ -34,11 +34,29 @@ interface Served {
 export function loopbackCertificate(): { key: string; cert: string } {
   const folder = mkdtempSync(join(tmpdir(), 'slowdns-issuer-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(folder, 'key.pem'),
+        '-out',
+        join(folder, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(folder, 'key.pem'), 'utf8'), cert: readFileSync(join(folder, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(folder, { recursive: true, force: true });
@@ -142,12 +160,20 @@ export async function startJoseIssuer(): Promise<JoseIssuer> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'published', alg: 'RS256', use: 'sig' };
   const { createPublicKey } = await import('node:crypto');
-  const publicPem = createPublicKey({ key: publicJwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+  const publicPem = createPublicKey({ key: publicJwk as never, format: 'jwk' }).export({
+    type: 'spki',
+    format: 'pem',
+  }) as string;
   served.setHandler((req, res) => {
     const path = new URL(req.url ?? '/', served.origin).pathname;
-    const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (body: unknown) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (path === '/.well-known/openid-configuration')
-      return json({ issuer: served.origin, jwks_uri: `${served.origin}/keys`, id_token_signing_alg_values_supported: ['RS256'] });
+      return json({
+        issuer: served.origin,
+        jwks_uri: `${served.origin}/keys`,
+        id_token_signing_alg_values_supported: ['RS256'],
+      });
     if (path === '/keys') return json({ keys: [publicJwk] });
     res.writeHead(404).end();
   });
@@ -157,7 +183,15 @@ export async function startJoseIssuer(): Promise<JoseIssuer> {
     publicPem,
     sign: (payload = {}, header = {}, key = privateKey) => {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: served.origin, aud: WORKLOAD_AUDIENCE, sub: 'system:serviceaccount:dns:agent', iat: now, exp: now + 600, jti: crypto.randomUUID(), ...payload })
+      return new SignJWT({
+        iss: served.origin,
+        aud: WORKLOAD_AUDIENCE,
+        sub: 'system:serviceaccount:dns:agent',
+        iat: now,
+        exp: now + 600,
+        jti: crypto.randomUUID(),
+        ...payload,
+      })
         .setProtectedHeader({ alg: header.alg ?? 'RS256', kid: header.kid ?? 'published' })
         .sign(key);
     },

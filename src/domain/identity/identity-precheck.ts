@@ -57,7 +57,12 @@ export function identityLimits(
 /** `install_code.identity_refused`: which check or rule failed, and whom a verified token named; never the token. */
 async function recordRefusal(
   db: Database,
-  { code, outcome, context, now }: { code: TrustCode; outcome: Extract<IdentityOutcome, { refusal: ApiError }>; context: ChangeContext; now: Date },
+  {
+    code,
+    outcome,
+    context,
+    now,
+  }: { code: TrustCode; outcome: Extract<IdentityOutcome, { refusal: ApiError }>; context: ChangeContext; now: Date },
 ): Promise<void> {
   await recordEvent(db, context, now, {
     type: 'install_code.identity_refused',
@@ -108,7 +113,8 @@ export async function precheckWithIdentity(
   const outcome = await inspectIdentityToken(code.trust, token, { issuers, now });
   if ('refusal' in outcome) {
     // An issuer that does not answer says nothing of the token: no event for each retry.
-    if (outcome.refusal.code !== 'identity_issuer_unavailable') await recordRefusal(db, { code, outcome, context, now });
+    if (outcome.refusal.code !== 'identity_issuer_unavailable')
+      await recordRefusal(db, { code, outcome, context, now });
     throw outcome.refusal;
   }
   const identity = outcome.verified;

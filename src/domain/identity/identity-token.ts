@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { StoredTrust } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
+import { WITHOUT_CONTROL_CHARACTERS } from '../../schemas/control-characters.js';
 import { IDENTITY_ALGORITHMS } from './trust-block.js';
 import { importKeySet, type IdentityIssuers, type IdentityKey } from './issuer-keys.js';
 import { patternMatches } from './trust-patterns.js';
@@ -12,7 +13,7 @@ const SKEW_SECONDS = 60;
 const MAX_CLAIM_VALUE = 1024;
 
 /** One check of a token against a code's trust, as explain answers it. */
-export interface IdentityCheck {
+interface IdentityCheck {
   check: string;
   passed: boolean;
   /** Why it failed, in a few words; never a value of the token. */
@@ -20,7 +21,7 @@ export interface IdentityCheck {
 }
 
 /** Whom the token names: what events carry (never the token). */
-export interface TokenIdentity {
+interface TokenIdentity {
   iss: string;
   sub: string;
 }
@@ -53,7 +54,9 @@ function replayKeyHash(token: string, payload: JWTPayload): string {
 function joseCheck(err: unknown): string {
   if (err instanceof errors.JWTExpired) return 'expiry';
   if (err instanceof errors.JWTClaimValidationFailed)
-    return { aud: 'audience', nbf: 'not_before', iat: 'issued_at', iss: 'issuer', sub: 'subject' }[err.claim] ?? 'claims';
+    return (
+      { aud: 'audience', nbf: 'not_before', iat: 'issued_at', iss: 'issuer', sub: 'subject' }[err.claim] ?? 'claims'
+    );
   return 'signature';
 }
 
@@ -67,7 +70,10 @@ async function keyOf(
 }
 
 /** The rules of the code, each a check: the subject, each claim rule, each tag taken from a claim. */
-function ruleChecks(trust: StoredTrust, payload: JWTPayload): { checks: IdentityCheck[]; tags: Record<string, string> } {
+function ruleChecks(
+  trust: StoredTrust,
+  payload: JWTPayload,
+): { checks: IdentityCheck[]; tags: Record<string, string> } {
   const text = (name: string) => {
     const value = payload[name];
     return typeof value === 'string' && value.length <= MAX_CLAIM_VALUE ? value : undefined;
@@ -78,15 +84,22 @@ function ruleChecks(trust: StoredTrust, payload: JWTPayload): { checks: Identity
       : { check, passed: false, detail: value === undefined ? 'the claim is missing or not a string' : 'no match' };
   const checks: IdentityCheck[] = [];
   if (trust.subject_pattern !== undefined) checks.push(rule('subject_pattern', trust.subject_pattern, text('sub')));
-  for (const [name, pattern] of Object.entries(trust.claims ?? {})) checks.push(rule(`claims.${name}`, pattern, text(name)));
+  for (const [name, pattern] of Object.entries(trust.claims ?? {}))
+    checks.push(rule(`claims.${name}`, pattern, text(name)));
   const tags: Record<string, string> = {};
   for (const [tag, name] of Object.entries(trust.tags_from_claims ?? {})) {
     const value = text(name);
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: a tag value holds no control character
-    const usable = value !== undefined && value.length >= 1 && value.length <= 64 && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
+    const usable =
+      value !== undefined && value.length >= 1 && value.length <= 64 && WITHOUT_CONTROL_CHARACTERS.test(value);
     if (usable) tags[tag] = value;
     checks.push(
-      usable ? { check: `tags_from_claims.${tag}`, passed: true } : { check: `tags_from_claims.${tag}`, passed: false, detail: 'the claim is not a tag value (1 to 64 characters)' },
+      usable
+        ? { check: `tags_from_claims.${tag}`, passed: true }
+        : {
+            check: `tags_from_claims.${tag}`,
+            passed: false,
+            detail: 'the claim is not a tag value (1 to 64 characters)',
+          },
     );
   }
   return { checks, tags };
@@ -134,7 +147,7 @@ export async function inspectIdentityToken(
     if (err instanceof ApiError) return refuse('key', 'the issuer cannot be reached', err);
     throw err;
   }
-  if (!key) return refuse('key', "no key of the issuer has this kid");
+  if (!key) return refuse('key', 'no key of the issuer has this kid');
   if (key.alg !== header.alg) return refuse('algorithm', "not the algorithm of the issuer's key");
   pass('key');
   let payload: JWTPayload;
@@ -153,7 +166,8 @@ export async function inspectIdentityToken(
   }
   pass('signature');
   const at = Math.floor(deps.now.getTime() / 1000);
-  if (typeof payload.iat !== 'number' || payload.iat > at + SKEW_SECONDS) return refuse('issued_at', 'issued in the future');
+  if (typeof payload.iat !== 'number' || payload.iat > at + SKEW_SECONDS)
+    return refuse('issued_at', 'issued in the future');
   if (typeof payload.sub !== 'string') return refuse('subject', 'no subject');
   if (payload.exp! - payload.iat > trust.max_lifetime_seconds)
     return refuse('lifetime', `lives longer than ${trust.max_lifetime_seconds} s`);

@@ -7,7 +7,7 @@ export class IssuerUnreachable extends Error {}
 
 /** A discovery document or a key set is small: anything larger is not one. */
 const MAX_DOCUMENT_BYTES = 256 * 1024;
-export const ISSUER_FETCH_TIMEOUT_MS = 5000;
+const ISSUER_FETCH_TIMEOUT_MS = 5000;
 
 export interface IssuerFetchOptions {
   safety: WebhookSafety;

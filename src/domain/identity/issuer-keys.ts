@@ -1,6 +1,6 @@
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { ApiError } from '../../errors.js';
-import { algorithmFor, IDENTITY_ALGORITHMS } from './trust-block.js';
+import { algorithmFor, type IDENTITY_ALGORITHMS } from './trust-block.js';
 import { fetchIssuerJson, IssuerUnreachable, type IssuerFetchOptions } from './issuer-fetch.js';
 
 /** One verifying key of an issuer: the algorithm it signs with here is fixed by its type. */

@@ -3,7 +3,7 @@
  * matches one or more characters other than `/`, `:` and `.`, at most 4 per pattern. Every other character is
  * itself.
  */
-export const MAX_WILDCARDS = 4;
+const MAX_WILDCARDS = 4;
 export const MAX_PATTERN_LENGTH = 256;
 
 const SEPARATORS = /[/:.]/;
@@ -22,8 +22,21 @@ export function patternProblem(pattern: string): string | undefined {
  * `system:serviceaccount:…`): a segment that is one of them pins nobody.
  */
 const STRUCTURAL_WORDS = new Set([
-  'repo', 'ref', 'refs', 'heads', 'tags', 'main', 'master', 'environment', 'pull_request',
-  'project_path', 'ref_type', 'branch', 'tag', 'system', 'serviceaccount',
+  'repo',
+  'ref',
+  'refs',
+  'heads',
+  'tags',
+  'main',
+  'master',
+  'environment',
+  'pull_request',
+  'project_path',
+  'ref_type',
+  'branch',
+  'tag',
+  'system',
+  'serviceaccount',
 ]);
 
 /**

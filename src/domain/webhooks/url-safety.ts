@@ -87,8 +87,7 @@ const isMetadata = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean =>
 function checkAddress(address: string, safety: WebhookSafety): { isPrivate: boolean } {
   const { effective, carried } = addressesOf(address);
   const all = [effective, ...carried];
-  if (all.some(isMetadata))
-    throw new WebhookUrlRefused(`${address} is a cloud metadata address: never reached`);
+  if (all.some(isMetadata)) throw new WebhookUrlRefused(`${address} is a cloud metadata address: never reached`);
   const notPublic = all.find((a) => a.range() !== 'unicast');
   if (notPublic && !safety.allowPrivate) {
     throw new WebhookUrlRefused(

@@ -28,7 +28,12 @@ const explain = createRoute({
       description: 'Each check and its outcome.',
       content: { 'application/json': { schema: successEnvelope(TrustExplanationSchema) } },
     },
-    ...adminErrorResponses('install_code_not_found', 'identity_not_allowed', 'unsupported_media_type', 'payload_too_large'),
+    ...adminErrorResponses(
+      'install_code_not_found',
+      'identity_not_allowed',
+      'unsupported_media_type',
+      'payload_too_large',
+    ),
   },
 });
 
@@ -37,18 +42,29 @@ export function registerAdminCodeTrust(app: Router, deps: RouteDeps): void {
     const { install_code_id: id } = c.req.valid('param');
     const { identity_token: token } = c.req.valid('json');
     const code = await readTrustCode(c.get('db'), id);
-    const outcome = await inspectIdentityToken(code.trust, token, { issuers: deps.identityIssuers, now: deps.clock.now() });
+    const outcome = await inspectIdentityToken(code.trust, token, {
+      issuers: deps.identityIssuers,
+      now: deps.clock.now(),
+    });
     const refused = 'refusal' in outcome ? outcome.refusal.code : undefined;
     const identity = 'verified' in outcome ? outcome.verified : 'identity' in outcome ? outcome.identity : undefined;
     return c.json(
       {
         data: {
           install_code_id: code.id,
-          verdict: (refused ?? 'allowed') as 'allowed' | 'identity_token_invalid' | 'identity_not_allowed' | 'identity_issuer_unavailable',
+          verdict: (refused ?? 'allowed') as
+            | 'allowed'
+            | 'identity_token_invalid'
+            | 'identity_not_allowed'
+            | 'identity_issuer_unavailable',
           identity: identity ? { iss: identity.iss, sub: identity.sub } : null,
           checks: outcome.checks,
         },
-        meta: { message: refused ? `A precheck with this token would be refused: ${refused}.` : 'A precheck with this token would be allowed.' },
+        meta: {
+          message: refused
+            ? `A precheck with this token would be refused: ${refused}.`
+            : 'A precheck with this token would be allowed.',
+        },
       },
       200,
     );

@@ -75,7 +75,10 @@ export const CreateInstallCodeRequestSchema = z
       .number()
       .int('must be a whole number')
       .min(FLEET_CODE_MIN_TTL_SECONDS, `must be at least ${FLEET_CODE_MIN_TTL_SECONDS}`)
-      .max(TRUST_CODE_MAX_TTL_SECONDS, `must be at most ${FLEET_CODE_MAX_TTL_SECONDS} (30 days), or ${TRUST_CODE_MAX_TTL_SECONDS} (365 days) with trust`)
+      .max(
+        TRUST_CODE_MAX_TTL_SECONDS,
+        `must be at most ${FLEET_CODE_MAX_TTL_SECONDS} (30 days), or ${TRUST_CODE_MAX_TTL_SECONDS} (365 days) with trust`,
+      )
       .optional()
       .openapi({
         format: 'int32',

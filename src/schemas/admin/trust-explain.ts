@@ -19,24 +19,31 @@ const IdentityCheckSchema = z
       example: 'claims.repository_owner_id',
     }),
     passed: z.boolean().openapi({ example: false }),
-    detail: z.string().max(200).optional().openapi({ description: 'Why it failed, in a few words.', example: 'no match' }),
+    detail: z
+      .string()
+      .max(200)
+      .optional()
+      .openapi({ description: 'Why it failed, in a few words.', example: 'no match' }),
   })
   .openapi('TrustCheck');
 
 export const TrustExplanationSchema = z
   .object({
     install_code_id: InstallCodeIdSchema,
-    verdict: z.enum(['allowed', 'identity_token_invalid', 'identity_not_allowed', 'identity_issuer_unavailable']).openapi({
-      description:
-        'What a precheck with this token would meet: `allowed`, or the refusal it would get (its replay and the other rules of the code aside).',
-      example: 'identity_not_allowed',
-    }),
+    verdict: z
+      .enum(['allowed', 'identity_token_invalid', 'identity_not_allowed', 'identity_issuer_unavailable'])
+      .openapi({
+        description:
+          'What a precheck with this token would meet: `allowed`, or the refusal it would get (its replay and the other rules of the code aside).',
+        example: 'identity_not_allowed',
+      }),
     identity: z
       .object({ iss: z.string().max(2048), sub: z.string().max(1024) })
       .nullable()
       .openapi({ description: 'Whom a verified token names; `null` when it did not verify.' }),
     checks: z.array(IdentityCheckSchema).max(64).openapi({
-      description: 'Every check made, in order; the first that makes the token invalid ends them, every rule is checked.',
+      description:
+        'Every check made, in order; the first that makes the token invalid ends them, every rule is checked.',
     }),
   })
   .openapi('TrustExplanation');

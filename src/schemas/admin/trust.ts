@@ -57,7 +57,7 @@ export const TrustInputSchema = z
       .regex(WITHOUT_CONTROL_CHARACTERS, CONTROL_CHARACTERS_MESSAGE)
       .openapi({
         description:
-          "The issuer exactly as its tokens name it (`iss`), an https URL. Unless `jwks` is given, its discovery (`/.well-known/openid-configuration`) and key set are fetched at first use, through the same address checks as webhooks: plain http and private or loopback addresses only under `IDENTITY_ISSUER_ALLOW_HTTP` / `IDENTITY_ISSUER_ALLOW_PRIVATE`; a metadata address never.",
+          'The issuer exactly as its tokens name it (`iss`), an https URL. Unless `jwks` is given, its discovery (`/.well-known/openid-configuration`) and key set are fetched at first use, through the same address checks as webhooks: plain http and private or loopback addresses only under `IDENTITY_ISSUER_ALLOW_HTTP` / `IDENTITY_ISSUER_ALLOW_PRIVATE`; a metadata address never.',
         example: 'https://token.actions.githubusercontent.com',
       }),
     audiences: z
@@ -133,8 +133,6 @@ export const TrustInputSchema = z
     description:
       "DESIGN §25: machines enroll with a token from this issuer whose claims hold these rules, and no secret. The code's other rules (uses, TTL up to 365 days, CIDRs, approval, machine proof, tags) apply as well.",
   });
-
-export type TrustInput = z.output<typeof TrustInputSchema>;
 
 /** The block as shown on the code: what was written, `max_lifetime_seconds` filled in. */
 export const TrustSchema = z
