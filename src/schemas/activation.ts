@@ -130,7 +130,10 @@ export const PrecheckResultSchema = z
       description: 'Only in the answer to an identity precheck: the code, for activate.',
     }),
     identity: z
-      .object({ iss: z.string().max(2048), sub: z.string().max(1024) })
+      .object({
+        iss: z.string().max(2048).openapi({ example: 'https://token.actions.githubusercontent.com' }),
+        sub: z.string().max(1024).openapi({ example: 'repo:example-org/dns:ref:refs/heads/main' }),
+      })
       .optional()
       .openapi({
         description: 'Only in the answer to an identity precheck: whom the token named (its issuer and subject).',

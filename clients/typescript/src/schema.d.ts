@@ -1599,7 +1599,9 @@ export interface components {
              *     }
              */
             identity?: {
+                /** @example https://token.actions.githubusercontent.com */
                 iss: string;
+                /** @example repo:example-org/dns:ref:refs/heads/main */
                 sub: string;
             };
             /**
@@ -2412,7 +2414,124 @@ export interface components {
              */
             last_seen_at: string | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "install_code_hint": "SDNS-SD-…HX3W8N",
+         *           "status": "issued",
+         *           "issued_at": "2026-11-22T10:15:00+00:00",
+         *           "expires_at": "2026-11-22T10:15:00+00:00",
+         *           "revoked_at": "2026-11-22T10:05:00+00:00",
+         *           "approval": "pending",
+         *           "activation": {
+         *             "activation_id": "act_3f9a12b45cd67e89",
+         *             "status": "confirmed",
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "created_at": "2026-11-22T10:15:00+00:00"
+         *           },
+         *           "uses": 50,
+         *           "uses_spent": 1,
+         *           "uses_held": 1,
+         *           "last_used_at": "2026-11-22T10:05:00+00:00",
+         *           "tags": {
+         *             "env": "prod"
+         *           },
+         *           "description": null,
+         *           "issued_by": "page",
+         *           "allowed_cidrs": null,
+         *           "hostname_pattern": null,
+         *           "require_machine_proof": false,
+         *           "trust": {
+         *             "issuer": "https://token.actions.githubusercontent.com",
+         *             "audiences": [
+         *               "https://slowdns.example.net"
+         *             ],
+         *             "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *             "claims": {
+         *               "repository_owner_id": "1234567"
+         *             },
+         *             "jwks": {
+         *               "keys": [
+         *                 {
+         *                   "kty": "EC",
+         *                   "kid": "cluster-2026-11",
+         *                   "crv": "P-256",
+         *                   "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *                   "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *                 }
+         *               ]
+         *             },
+         *             "tags_from_claims": {
+         *               "repo": "repository"
+         *             },
+         *             "max_lifetime_seconds": 3600
+         *           }
+         *         }
+         *       ],
+         *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
+         *     }
+         */
         InstallCodePage: {
+            /**
+             * @example [
+             *       {
+             *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+             *         "install_code_hint": "SDNS-SD-…HX3W8N",
+             *         "status": "issued",
+             *         "issued_at": "2026-11-22T10:15:00+00:00",
+             *         "expires_at": "2026-11-22T10:15:00+00:00",
+             *         "revoked_at": "2026-11-22T10:05:00+00:00",
+             *         "approval": "pending",
+             *         "activation": {
+             *           "activation_id": "act_3f9a12b45cd67e89",
+             *           "status": "confirmed",
+             *           "hostname": "vpn1.example.net",
+             *           "public_ip": "203.0.113.7",
+             *           "created_at": "2026-11-22T10:15:00+00:00"
+             *         },
+             *         "uses": 50,
+             *         "uses_spent": 1,
+             *         "uses_held": 1,
+             *         "last_used_at": "2026-11-22T10:05:00+00:00",
+             *         "tags": {
+             *           "env": "prod"
+             *         },
+             *         "description": null,
+             *         "issued_by": "page",
+             *         "allowed_cidrs": null,
+             *         "hostname_pattern": null,
+             *         "require_machine_proof": false,
+             *         "trust": {
+             *           "issuer": "https://token.actions.githubusercontent.com",
+             *           "audiences": [
+             *             "https://slowdns.example.net"
+             *           ],
+             *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+             *           "claims": {
+             *             "repository_owner_id": "1234567"
+             *           },
+             *           "jwks": {
+             *             "keys": [
+             *               {
+             *                 "kty": "EC",
+             *                 "kid": "cluster-2026-11",
+             *                 "crv": "P-256",
+             *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *               }
+             *             ]
+             *           },
+             *           "tags_from_claims": {
+             *             "repo": "repository"
+             *           },
+             *           "max_lifetime_seconds": 3600
+             *         }
+             *       }
+             *     ]
+             */
             items: components["schemas"]["InstallCodeRecord"][];
             /**
              * @description Pass it as `cursor` for the next (older) page; `null` on the last page. Items added meanwhile never shift later pages: no item is repeated or skipped. Opaque, base64url (only `[A-Za-z0-9_-]`).
@@ -2420,7 +2539,62 @@ export interface components {
              */
             next_cursor: string | null;
         };
-        /** @description An install code as an operator sees it: never the code itself (the service keeps only its hash). */
+        /**
+         * @description An install code as an operator sees it: never the code itself (the service keeps only its hash).
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "status": "issued",
+         *       "issued_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "approval": "pending",
+         *       "activation": {
+         *         "activation_id": "act_3f9a12b45cd67e89",
+         *         "status": "confirmed",
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "created_at": "2026-11-22T10:15:00+00:00"
+         *       },
+         *       "uses": 50,
+         *       "uses_spent": 1,
+         *       "uses_held": 1,
+         *       "last_used_at": "2026-11-22T10:05:00+00:00",
+         *       "tags": {
+         *         "env": "prod"
+         *       },
+         *       "description": null,
+         *       "issued_by": "page",
+         *       "allowed_cidrs": null,
+         *       "hostname_pattern": null,
+         *       "require_machine_proof": false,
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       }
+         *     }
+         */
         InstallCodeRecord: {
             /**
              * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
@@ -2563,21 +2737,88 @@ export interface components {
              */
             created_at: string;
         } | null;
-        /** @description The workload identity the code trusts in place of a secret (DESIGN §25); `null` for a code used with its secret. */
+        /**
+         * @description The workload identity the code trusts in place of a secret (DESIGN §25); `null` for a code used with its secret.
+         * @example {
+         *       "issuer": "https://token.actions.githubusercontent.com",
+         *       "audiences": [
+         *         "https://slowdns.example.net"
+         *       ],
+         *       "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *       "claims": {
+         *         "repository_owner_id": "1234567"
+         *       },
+         *       "jwks": {
+         *         "keys": [
+         *           {
+         *             "kty": "EC",
+         *             "kid": "cluster-2026-11",
+         *             "crv": "P-256",
+         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *           }
+         *         ]
+         *       },
+         *       "tags_from_claims": {
+         *         "repo": "repository"
+         *       },
+         *       "max_lifetime_seconds": 3600
+         *     }
+         */
         Trust: {
             /** @example https://token.actions.githubusercontent.com */
             issuer: string;
+            /**
+             * @example [
+             *       "https://slowdns.example.net"
+             *     ]
+             */
             audiences: string[];
+            /** @example repo:example-org/dns-fleet:ref:refs/heads/main */
             subject_pattern?: string;
+            /**
+             * @example {
+             *       "repository_owner_id": "1234567"
+             *     }
+             */
             claims?: {
                 [key: string]: string;
             };
-            /** @description The inline public keys, as given. */
+            /**
+             * @description The inline public keys, as given.
+             * @example {
+             *       "keys": [
+             *         {
+             *           "kty": "EC",
+             *           "kid": "cluster-2026-11",
+             *           "crv": "P-256",
+             *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *         }
+             *       ]
+             *     }
+             */
             jwks?: {
+                /**
+                 * @example [
+                 *       {
+                 *         "kty": "EC",
+                 *         "kid": "cluster-2026-11",
+                 *         "crv": "P-256",
+                 *         "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                 *         "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                 *       }
+                 *     ]
+                 */
                 keys: {
                     [key: string]: string;
                 }[];
             };
+            /**
+             * @example {
+             *       "repo": "repository"
+             *     }
+             */
             tags_from_claims?: {
                 [key: string]: string;
             };
@@ -2592,7 +2833,102 @@ export interface components {
          * @example vpn1.example.net
          */
         AdminTextFilter: string;
-        /** @description An install code as the list shows it, with its activations, its prechecks and their decisions, and its events. */
+        /**
+         * @description An install code as the list shows it, with its activations, its prechecks and their decisions, and its events.
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "status": "issued",
+         *       "issued_at": "2026-11-22T10:15:00+00:00",
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "revoked_at": "2026-11-22T10:05:00+00:00",
+         *       "approval": "pending",
+         *       "activation": {
+         *         "activation_id": "act_3f9a12b45cd67e89",
+         *         "status": "confirmed",
+         *         "hostname": "vpn1.example.net",
+         *         "public_ip": "203.0.113.7",
+         *         "created_at": "2026-11-22T10:15:00+00:00"
+         *       },
+         *       "uses": 50,
+         *       "uses_spent": 1,
+         *       "uses_held": 1,
+         *       "last_used_at": "2026-11-22T10:05:00+00:00",
+         *       "tags": {
+         *         "env": "prod"
+         *       },
+         *       "description": null,
+         *       "issued_by": "page",
+         *       "allowed_cidrs": null,
+         *       "hostname_pattern": null,
+         *       "require_machine_proof": false,
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       },
+         *       "activations": [
+         *         {
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "status": "confirmed",
+         *           "hostname": "vpn1.example.net",
+         *           "public_ip": "203.0.113.7",
+         *           "created_at": "2026-11-22T10:15:00+00:00"
+         *         }
+         *       ],
+         *       "prechecks": [
+         *         {
+         *           "precheck_id": "pc_9e1f0a7b3c5d2e48",
+         *           "machine_id": "4c4c4544003957108052b4c04f384833",
+         *           "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+         *           "ip": "203.0.113.7",
+         *           "installer_version": "2026.11.20.1",
+         *           "prechecked_at": "2026-11-22T10:15:00+00:00",
+         *           "approval": "pending"
+         *         }
+         *       ],
+         *       "pending_prechecks": 1,
+         *       "events": [
+         *         {
+         *           "event_id": 42,
+         *           "type": "install_code.issued",
+         *           "occurred_at": "2026-11-22T10:15:00+00:00",
+         *           "actor": "installer",
+         *           "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *           "activation_id": "act_3f9a12b45cd67e89",
+         *           "server_id": null,
+         *           "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+         *           "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+         *           "data": {
+         *             "hostname": "vpn1.example.net",
+         *             "public_ip": "203.0.113.7",
+         *             "machine_id": "4c4c4544003957108052b4c04f384833"
+         *           },
+         *           "delivered_at": "2026-11-22T10:05:00+00:00"
+         *         }
+         *       ]
+         *     }
+         */
         InstallCodeWithEvents: {
             /**
              * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
@@ -2901,7 +3237,47 @@ export interface components {
              */
             reason?: string;
         };
-        /** @description The code, shown this once: the service keeps only its hash. */
+        /**
+         * @description The code, shown this once: the service keeps only its hash.
+         * @example {
+         *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "install_code_hint": "SDNS-SD-…HX3W8N",
+         *       "uses": 50,
+         *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       },
+         *       "ttl_seconds": 604800,
+         *       "tags": {
+         *         "env": "prod"
+         *       },
+         *       "require_approval": false,
+         *       "warnings": []
+         *     }
+         */
         CreatedInstallCode: {
             /**
              * @description The code, shown this once; `null` for a code with `trust` (DESIGN §25), which has no usable secret: machines send `install_code_id` with their identity token.
@@ -2930,6 +3306,33 @@ export interface components {
              * @example 2026-11-22T10:15:00+00:00
              */
             expires_at: string;
+            /**
+             * @example {
+             *       "issuer": "https://token.actions.githubusercontent.com",
+             *       "audiences": [
+             *         "https://slowdns.example.net"
+             *       ],
+             *       "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+             *       "claims": {
+             *         "repository_owner_id": "1234567"
+             *       },
+             *       "jwks": {
+             *         "keys": [
+             *           {
+             *             "kty": "EC",
+             *             "kid": "cluster-2026-11",
+             *             "crv": "P-256",
+             *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *           }
+             *         ]
+             *       },
+             *       "tags_from_claims": {
+             *         "repo": "repository"
+             *       },
+             *       "max_lifetime_seconds": 3600
+             *     }
+             */
             trust?: components["schemas"]["Trust"] & unknown;
             /**
              * Format: int32
@@ -2953,6 +3356,50 @@ export interface components {
              */
             warnings: string[];
         };
+        /**
+         * @example {
+         *       "uses": 50,
+         *       "ttl_seconds": 604800,
+         *       "description": "prod DNS fleet, November",
+         *       "tags": {
+         *         "env": "prod",
+         *         "role": "dns"
+         *       },
+         *       "allowed_cidrs": [
+         *         "203.0.113.0/24"
+         *       ],
+         *       "hostname_pattern": "*.prod.example.com",
+         *       "require_approval": false,
+         *       "require_machine_proof": false,
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567",
+         *           "ref": "refs/heads/main"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       },
+         *       "reason": "Ticket 1234: the customer lost the machine."
+         *     }
+         */
         CreateInstallCodeRequest: {
             /**
              * Format: int32
@@ -3013,7 +3460,35 @@ export interface components {
         Tags: {
             [key: string]: string;
         };
-        /** @description DESIGN §25: machines enroll with a token from this issuer whose claims hold these rules, and no secret. The code's other rules (uses, TTL up to 365 days, CIDRs, approval, machine proof, tags) apply as well. */
+        /**
+         * @description DESIGN §25: machines enroll with a token from this issuer whose claims hold these rules, and no secret. The code's other rules (uses, TTL up to 365 days, CIDRs, approval, machine proof, tags) apply as well.
+         * @example {
+         *       "issuer": "https://token.actions.githubusercontent.com",
+         *       "audiences": [
+         *         "https://slowdns.example.net"
+         *       ],
+         *       "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *       "claims": {
+         *         "repository_owner_id": "1234567",
+         *         "ref": "refs/heads/main"
+         *       },
+         *       "jwks": {
+         *         "keys": [
+         *           {
+         *             "kty": "EC",
+         *             "kid": "cluster-2026-11",
+         *             "crv": "P-256",
+         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *           }
+         *         ]
+         *       },
+         *       "tags_from_claims": {
+         *         "repo": "repository"
+         *       },
+         *       "max_lifetime_seconds": 3600
+         *     }
+         */
         TrustInput: {
             /**
              * @description The issuer exactly as its tokens name it (`iss`), an https URL. Unless `jwks` is given, its discovery (`/.well-known/openid-configuration`) and key set are fetched at first use, through the same address checks as webhooks: plain http and private or loopback addresses only under `IDENTITY_ISSUER_ALLOW_HTTP` / `IDENTITY_ISSUER_ALLOW_PRIVATE`; a metadata address never.
@@ -3042,8 +3517,32 @@ export interface components {
             claims?: {
                 [key: string]: string;
             };
-            /** @description The issuer's public keys, inline, for an issuer the service cannot or should not reach (a cluster's own service-account issuer): nothing is fetched. */
+            /**
+             * @description The issuer's public keys, inline, for an issuer the service cannot or should not reach (a cluster's own service-account issuer): nothing is fetched.
+             * @example {
+             *       "keys": [
+             *         {
+             *           "kty": "EC",
+             *           "kid": "cluster-2026-11",
+             *           "crv": "P-256",
+             *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *         }
+             *       ]
+             *     }
+             */
             jwks?: {
+                /**
+                 * @example [
+                 *       {
+                 *         "kty": "EC",
+                 *         "kid": "cluster-2026-11",
+                 *         "crv": "P-256",
+                 *         "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                 *         "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                 *       }
+                 *     ]
+                 */
                 keys: components["schemas"]["TrustJwk"][];
             };
             /**
@@ -3063,7 +3562,20 @@ export interface components {
              */
             max_lifetime_seconds: number;
         };
-        /** @description One public signing key (RFC 7517): RSA, EC P-256 or Ed25519, with its `kid`. */
+        /**
+         * @description One public signing key (RFC 7517): RSA, EC P-256 or Ed25519, with its `kid`.
+         * @example {
+         *       "kty": "EC",
+         *       "kid": "cluster-2026-11",
+         *       "alg": "RS256",
+         *       "use": "sig",
+         *       "crv": "P-256",
+         *       "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri",
+         *       "e": "AQAB",
+         *       "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *       "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *     }
+         */
         TrustJwk: {
             /**
              * @example EC
@@ -3087,9 +3599,25 @@ export interface components {
              * @enum {string}
              */
             crv?: "P-256" | "Ed25519";
+            /**
+             * @description RSA modulus (base64url).
+             * @example sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri
+             */
             n?: string;
+            /**
+             * @description RSA exponent (base64url).
+             * @example AQAB
+             */
             e?: string;
+            /**
+             * @description EC or Ed25519 x (base64url).
+             * @example f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU
+             */
             x?: string;
+            /**
+             * @description EC y (base64url).
+             * @example x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0
+             */
             y?: string;
         };
         /**
@@ -3161,6 +3689,23 @@ export interface components {
              */
             decided_at: string;
         };
+        /**
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "verdict": "identity_not_allowed",
+         *       "identity": {
+         *         "iss": "https://token.actions.githubusercontent.com",
+         *         "sub": "repo:example-org/dns:ref:refs/heads/main"
+         *       },
+         *       "checks": [
+         *         {
+         *           "check": "claims.repository_owner_id",
+         *           "passed": false,
+         *           "detail": "no match"
+         *         }
+         *       ]
+         *     }
+         */
         TrustExplanation: {
             /**
              * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
@@ -3173,9 +3718,17 @@ export interface components {
              * @enum {string}
              */
             verdict: "allowed" | "identity_token_invalid" | "identity_not_allowed" | "identity_issuer_unavailable";
-            /** @description Whom a verified token names; `null` when it did not verify. */
+            /**
+             * @description Whom a verified token names; `null` when it did not verify.
+             * @example {
+             *       "iss": "https://token.actions.githubusercontent.com",
+             *       "sub": "repo:example-org/dns:ref:refs/heads/main"
+             *     }
+             */
             identity: {
+                /** @example https://token.actions.githubusercontent.com */
                 iss: string;
+                /** @example repo:example-org/dns:ref:refs/heads/main */
                 sub: string;
             } | null;
             /**
@@ -8919,10 +9472,130 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *             "status": "issued",
+                     *             "issued_at": "2026-11-22T10:15:00+00:00",
+                     *             "expires_at": "2026-11-22T10:15:00+00:00",
+                     *             "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *             "approval": "pending",
+                     *             "activation": {
+                     *               "activation_id": "act_3f9a12b45cd67e89",
+                     *               "status": "confirmed",
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "created_at": "2026-11-22T10:15:00+00:00"
+                     *             },
+                     *             "uses": 50,
+                     *             "uses_spent": 1,
+                     *             "uses_held": 1,
+                     *             "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *             "tags": {
+                     *               "env": "prod"
+                     *             },
+                     *             "description": null,
+                     *             "issued_by": "page",
+                     *             "allowed_cidrs": null,
+                     *             "hostname_pattern": null,
+                     *             "require_machine_proof": false,
+                     *             "trust": {
+                     *               "issuer": "https://token.actions.githubusercontent.com",
+                     *               "audiences": [
+                     *                 "https://slowdns.example.net"
+                     *               ],
+                     *               "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *               "claims": {
+                     *                 "repository_owner_id": "1234567"
+                     *               },
+                     *               "jwks": {
+                     *                 "keys": [
+                     *                   {
+                     *                     "kty": "EC",
+                     *                     "kid": "cluster-2026-11",
+                     *                     "crv": "P-256",
+                     *                     "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                     "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "tags_from_claims": {
+                     *                 "repo": "repository"
+                     *               },
+                     *               "max_lifetime_seconds": 3600
+                     *             }
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["InstallCodePage"];
                         meta: components["schemas"]["Meta"];
                     };
+                    /**
+                     * @example {
+                     *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *       "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *       "status": "issued",
+                     *       "issued_at": "2026-11-22T10:15:00+00:00",
+                     *       "expires_at": "2026-11-22T10:15:00+00:00",
+                     *       "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *       "approval": "pending",
+                     *       "activation": {
+                     *         "activation_id": "act_3f9a12b45cd67e89",
+                     *         "status": "confirmed",
+                     *         "hostname": "vpn1.example.net",
+                     *         "public_ip": "203.0.113.7",
+                     *         "created_at": "2026-11-22T10:15:00+00:00"
+                     *       },
+                     *       "uses": 50,
+                     *       "uses_spent": 1,
+                     *       "uses_held": 1,
+                     *       "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *       "tags": {
+                     *         "env": "prod"
+                     *       },
+                     *       "description": null,
+                     *       "issued_by": "page",
+                     *       "allowed_cidrs": null,
+                     *       "hostname_pattern": null,
+                     *       "require_machine_proof": false,
+                     *       "trust": {
+                     *         "issuer": "https://token.actions.githubusercontent.com",
+                     *         "audiences": [
+                     *           "https://slowdns.example.net"
+                     *         ],
+                     *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *         "claims": {
+                     *           "repository_owner_id": "1234567"
+                     *         },
+                     *         "jwks": {
+                     *           "keys": [
+                     *             {
+                     *               "kty": "EC",
+                     *               "kid": "cluster-2026-11",
+                     *               "crv": "P-256",
+                     *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "tags_from_claims": {
+                     *           "repo": "repository"
+                     *         },
+                     *         "max_lifetime_seconds": 3600
+                     *       }
+                     *     }
+                     */
                     "application/x-ndjson": components["schemas"]["InstallCodeRecord"];
                 };
             };
@@ -9041,6 +9714,50 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uses": 50,
+                 *       "ttl_seconds": 604800,
+                 *       "description": "prod DNS fleet, November",
+                 *       "tags": {
+                 *         "env": "prod",
+                 *         "role": "dns"
+                 *       },
+                 *       "allowed_cidrs": [
+                 *         "203.0.113.0/24"
+                 *       ],
+                 *       "hostname_pattern": "*.prod.example.com",
+                 *       "require_approval": false,
+                 *       "require_machine_proof": false,
+                 *       "trust": {
+                 *         "issuer": "https://token.actions.githubusercontent.com",
+                 *         "audiences": [
+                 *           "https://slowdns.example.net"
+                 *         ],
+                 *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                 *         "claims": {
+                 *           "repository_owner_id": "1234567",
+                 *           "ref": "refs/heads/main"
+                 *         },
+                 *         "jwks": {
+                 *           "keys": [
+                 *             {
+                 *               "kty": "EC",
+                 *               "kid": "cluster-2026-11",
+                 *               "crv": "P-256",
+                 *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                 *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "tags_from_claims": {
+                 *           "repo": "repository"
+                 *         },
+                 *         "max_lifetime_seconds": 3600
+                 *       },
+                 *       "reason": "Ticket 1234: the customer lost the machine."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateInstallCodeRequest"];
             };
         };
@@ -9057,6 +9774,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "uses": 50,
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "trust": {
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audiences": [
+                     *             "https://slowdns.example.net"
+                     *           ],
+                     *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner_id": "1234567"
+                     *           },
+                     *           "jwks": {
+                     *             "keys": [
+                     *               {
+                     *                 "kty": "EC",
+                     *                 "kid": "cluster-2026-11",
+                     *                 "crv": "P-256",
+                     *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "tags_from_claims": {
+                     *             "repo": "repository"
+                     *           },
+                     *           "max_lifetime_seconds": 3600
+                     *         },
+                     *         "ttl_seconds": 604800,
+                     *         "tags": {
+                     *           "env": "prod"
+                     *         },
+                     *         "require_approval": false,
+                     *         "warnings": []
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedInstallCode"];
                         meta: components["schemas"]["Meta"];
@@ -9220,6 +9982,106 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "issued",
+                     *         "issued_at": "2026-11-22T10:15:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "approval": "pending",
+                     *         "activation": {
+                     *           "activation_id": "act_3f9a12b45cd67e89",
+                     *           "status": "confirmed",
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "created_at": "2026-11-22T10:15:00+00:00"
+                     *         },
+                     *         "uses": 50,
+                     *         "uses_spent": 1,
+                     *         "uses_held": 1,
+                     *         "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *         "tags": {
+                     *           "env": "prod"
+                     *         },
+                     *         "description": null,
+                     *         "issued_by": "page",
+                     *         "allowed_cidrs": null,
+                     *         "hostname_pattern": null,
+                     *         "require_machine_proof": false,
+                     *         "trust": {
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audiences": [
+                     *             "https://slowdns.example.net"
+                     *           ],
+                     *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner_id": "1234567"
+                     *           },
+                     *           "jwks": {
+                     *             "keys": [
+                     *               {
+                     *                 "kty": "EC",
+                     *                 "kid": "cluster-2026-11",
+                     *                 "crv": "P-256",
+                     *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "tags_from_claims": {
+                     *             "repo": "repository"
+                     *           },
+                     *           "max_lifetime_seconds": 3600
+                     *         },
+                     *         "activations": [
+                     *           {
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "status": "confirmed",
+                     *             "hostname": "vpn1.example.net",
+                     *             "public_ip": "203.0.113.7",
+                     *             "created_at": "2026-11-22T10:15:00+00:00"
+                     *           }
+                     *         ],
+                     *         "prechecks": [
+                     *           {
+                     *             "precheck_id": "pc_9e1f0a7b3c5d2e48",
+                     *             "machine_id": "4c4c4544003957108052b4c04f384833",
+                     *             "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+                     *             "ip": "203.0.113.7",
+                     *             "installer_version": "2026.11.20.1",
+                     *             "prechecked_at": "2026-11-22T10:15:00+00:00",
+                     *             "approval": "pending"
+                     *           }
+                     *         ],
+                     *         "pending_prechecks": 1,
+                     *         "events": [
+                     *           {
+                     *             "event_id": 42,
+                     *             "type": "install_code.issued",
+                     *             "occurred_at": "2026-11-22T10:15:00+00:00",
+                     *             "actor": "installer",
+                     *             "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *             "activation_id": "act_3f9a12b45cd67e89",
+                     *             "server_id": null,
+                     *             "request_id": "5b0c2f4e-8d1a-4c3b-9e7f-2a6d8c4b1e90",
+                     *             "client_key_hash": "9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *             "data": {
+                     *               "hostname": "vpn1.example.net",
+                     *               "public_ip": "203.0.113.7",
+                     *               "machine_id": "4c4c4544003957108052b4c04f384833"
+                     *             },
+                     *             "delivered_at": "2026-11-22T10:05:00+00:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["InstallCodeWithEvents"];
                         meta: components["schemas"]["Meta"];
@@ -9375,6 +10237,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "install_code_hint": "SDNS-SD-…HX3W8N",
+                     *         "status": "issued",
+                     *         "issued_at": "2026-11-22T10:15:00+00:00",
+                     *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "revoked_at": "2026-11-22T10:05:00+00:00",
+                     *         "approval": "pending",
+                     *         "activation": {
+                     *           "activation_id": "act_3f9a12b45cd67e89",
+                     *           "status": "confirmed",
+                     *           "hostname": "vpn1.example.net",
+                     *           "public_ip": "203.0.113.7",
+                     *           "created_at": "2026-11-22T10:15:00+00:00"
+                     *         },
+                     *         "uses": 50,
+                     *         "uses_spent": 1,
+                     *         "uses_held": 1,
+                     *         "last_used_at": "2026-11-22T10:05:00+00:00",
+                     *         "tags": {
+                     *           "env": "prod"
+                     *         },
+                     *         "description": null,
+                     *         "issued_by": "page",
+                     *         "allowed_cidrs": null,
+                     *         "hostname_pattern": null,
+                     *         "require_machine_proof": false,
+                     *         "trust": {
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audiences": [
+                     *             "https://slowdns.example.net"
+                     *           ],
+                     *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner_id": "1234567"
+                     *           },
+                     *           "jwks": {
+                     *             "keys": [
+                     *               {
+                     *                 "kty": "EC",
+                     *                 "kid": "cluster-2026-11",
+                     *                 "crv": "P-256",
+                     *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "tags_from_claims": {
+                     *             "repo": "repository"
+                     *           },
+                     *           "max_lifetime_seconds": 3600
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["InstallCodeRecord"];
                         meta: components["schemas"]["Meta"];
@@ -10167,6 +11089,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "verdict": "identity_not_allowed",
+                     *         "identity": {
+                     *           "iss": "https://token.actions.githubusercontent.com",
+                     *           "sub": "repo:example-org/dns:ref:refs/heads/main"
+                     *         },
+                     *         "checks": [
+                     *           {
+                     *             "check": "claims.repository_owner_id",
+                     *             "passed": false,
+                     *             "detail": "no match"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TrustExplanation"];
                         meta: components["schemas"]["Meta"];

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { StoredTrust } from '../../db/schema.js';
 import { ApiError } from '../../errors.js';
-import { WITHOUT_CONTROL_CHARACTERS } from '../../schemas/control-characters.js';
 import { IDENTITY_ALGORITHMS } from './trust-block.js';
 import { importKeySet, type IdentityIssuers, type IdentityKey } from './issuer-keys.js';
 import { patternMatches } from './trust-patterns.js';
@@ -69,6 +68,13 @@ async function keyOf(
   return issuers.keyFor(trust.issuer, kid, now);
 }
 
+/** C0, DEL or C1: never in a tag value (the console and the command print tags as they are). */
+const hasControlCharacter = (value: string) =>
+  [...value].some((ch) => {
+    const point = ch.codePointAt(0)!;
+    return point <= 0x1f || (point >= 0x7f && point <= 0x9f);
+  });
+
 /** The rules of the code, each a check: the subject, each claim rule, each tag taken from a claim. */
 function ruleChecks(
   trust: StoredTrust,
@@ -89,8 +95,7 @@ function ruleChecks(
   const tags: Record<string, string> = {};
   for (const [tag, name] of Object.entries(trust.tags_from_claims ?? {})) {
     const value = text(name);
-    const usable =
-      value !== undefined && value.length >= 1 && value.length <= 64 && WITHOUT_CONTROL_CHARACTERS.test(value);
+    const usable = value !== undefined && value.length >= 1 && value.length <= 64 && !hasControlCharacter(value);
     if (usable) tags[tag] = value;
     checks.push(
       usable

@@ -38,9 +38,18 @@ export const TrustExplanationSchema = z
         example: 'identity_not_allowed',
       }),
     identity: z
-      .object({ iss: z.string().max(2048), sub: z.string().max(1024) })
+      .object({
+        iss: z.string().max(2048).openapi({ example: 'https://token.actions.githubusercontent.com' }),
+        sub: z.string().max(1024).openapi({ example: 'repo:example-org/dns:ref:refs/heads/main' }),
+      })
       .nullable()
-      .openapi({ description: 'Whom a verified token names; `null` when it did not verify.' }),
+      .openapi({
+        description: 'Whom a verified token names; `null` when it did not verify.',
+        example: {
+          iss: 'https://token.actions.githubusercontent.com',
+          sub: 'repo:example-org/dns:ref:refs/heads/main',
+        },
+      }),
     checks: z.array(IdentityCheckSchema).max(64).openapi({
       description:
         'Every check made, in order; the first that makes the token invalid ends them, every rule is checked.',

@@ -13,6 +13,18 @@ import { CONTROL_CHARACTERS_MESSAGE, WITHOUT_CONTROL_CHARACTERS } from '../contr
 
 /** DESIGN §25: a fleet code that trusts a platform's signed identity. */
 
+const EXAMPLE_JWKS = {
+  keys: [
+    {
+      kty: 'EC',
+      kid: 'cluster-2026-11',
+      crv: 'P-256',
+      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+    },
+  ],
+};
+
 const CLAIM_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
 const CLAIM_NAME_MESSAGE = 'must be a top-level claim name: a letter or _, then up to 63 of A-Z a-z 0-9 _ . : -';
 
@@ -40,10 +52,22 @@ const PublicJwkSchema = z
     alg: z.enum(['RS256', 'ES256', 'EdDSA']).optional(),
     use: z.literal('sig').optional(),
     crv: z.enum(['P-256', 'Ed25519']).optional(),
-    n: z.string().max(2048).optional(),
-    e: z.string().max(16).optional(),
-    x: z.string().max(128).optional(),
-    y: z.string().max(128).optional(),
+    n: z
+      .string()
+      .max(2048)
+      .optional()
+      .openapi({ description: 'RSA modulus (base64url).', example: 'sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri' }),
+    e: z.string().max(16).optional().openapi({ description: 'RSA exponent (base64url).', example: 'AQAB' }),
+    x: z
+      .string()
+      .max(128)
+      .optional()
+      .openapi({ description: 'EC or Ed25519 x (base64url).', example: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU' }),
+    y: z
+      .string()
+      .max(128)
+      .optional()
+      .openapi({ description: 'EC y (base64url).', example: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }),
   })
   .strict()
   .openapi('TrustJwk', { description: 'One public signing key (RFC 7517): RSA, EC P-256 or Ed25519, with its `kid`.' });
@@ -84,12 +108,14 @@ export const TrustInputSchema = z
         keys: z
           .array(PublicJwkSchema)
           .min(1, 'must hold at least one key')
-          .max(TRUST_MAX_KEYS, `must hold at most ${TRUST_MAX_KEYS} keys`),
+          .max(TRUST_MAX_KEYS, `must hold at most ${TRUST_MAX_KEYS} keys`)
+          .openapi({ example: EXAMPLE_JWKS.keys }),
       })
       .optional()
       .openapi({
         description:
           "The issuer's public keys, inline, for an issuer the service cannot or should not reach (a cluster's own service-account issuer): nothing is fetched.",
+        example: EXAMPLE_JWKS,
       }),
     tags_from_claims: z
       .record(z.string().regex(TAG_KEY_PATTERN, 'is not a tag key'), ClaimNameSchema)
@@ -138,14 +164,32 @@ export const TrustInputSchema = z
 export const TrustSchema = z
   .object({
     issuer: z.string().max(2048).openapi({ example: 'https://token.actions.githubusercontent.com' }),
-    audiences: z.array(z.string().max(256)).max(TRUST_MAX_AUDIENCES),
-    subject_pattern: z.string().max(MAX_PATTERN_LENGTH).optional(),
-    claims: z.record(z.string().max(64), z.string().max(MAX_PATTERN_LENGTH)).optional(),
-    jwks: z
-      .object({ keys: z.array(z.record(z.string().max(16), z.string().max(2048))).max(TRUST_MAX_KEYS) })
+    audiences: z
+      .array(z.string().max(256))
+      .max(TRUST_MAX_AUDIENCES)
+      .openapi({ example: ['https://slowdns.example.net'] }),
+    subject_pattern: z
+      .string()
+      .max(MAX_PATTERN_LENGTH)
       .optional()
-      .openapi({ description: 'The inline public keys, as given.' }),
-    tags_from_claims: z.record(z.string().max(32), z.string().max(64)).optional(),
+      .openapi({ example: 'repo:example-org/dns-fleet:ref:refs/heads/main' }),
+    claims: z
+      .record(z.string().max(64), z.string().max(MAX_PATTERN_LENGTH))
+      .optional()
+      .openapi({ example: { repository_owner_id: '1234567' } }),
+    jwks: z
+      .object({
+        keys: z
+          .array(z.record(z.string().max(16), z.string().max(2048)))
+          .max(TRUST_MAX_KEYS)
+          .openapi({ example: EXAMPLE_JWKS.keys }),
+      })
+      .optional()
+      .openapi({ description: 'The inline public keys, as given.', example: EXAMPLE_JWKS }),
+    tags_from_claims: z
+      .record(z.string().max(32), z.string().max(64))
+      .optional()
+      .openapi({ example: { repo: 'repository' } }),
     max_lifetime_seconds: z.number().int().min(MIN_LIFETIME_SECONDS).max(MAX_LIFETIME_SECONDS).openapi({
       format: 'int32',
       example: DEFAULT_MAX_LIFETIME_SECONDS,
