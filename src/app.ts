@@ -2,6 +2,7 @@ import type { AppDeps, RouteDeps } from './deps.js';
 import { alwaysAvailable, type DatabaseAvailability } from './db/availability.js';
 import { primaryReads } from './db/read-routing.js';
 import { limitBodySize } from './http/body-guards.js';
+import { IdentityIssuers } from './domain/identity/issuer-keys.js';
 import { databaseGate } from './http/database-gate.js';
 import { installFallbacks } from './http/error-handling.js';
 import { requestContext } from './http/request-context.js';
@@ -61,6 +62,7 @@ export function createApp(appDeps: AppDeps): App {
     receiptKeys,
     keyedHashes: keyedHashes(appDeps.config.keyEncryptionKey),
     checkins: new CheckinBatcher(appDeps.db),
+    identityIssuers: appDeps.identityIssuers ?? new IdentityIssuers({ safety: appDeps.config.identityIssuerSafety }),
   };
   const availability = deps.availability ?? alwaysAvailable;
   useCommonMiddleware(app, deps, availability, metrics);

@@ -7,6 +7,7 @@ import { ConfigError } from './config-error.js';
 import { durationSeconds } from './duration.js';
 import { parseTrustProxy, type TrustProxy } from './domain/client-addresses.js';
 import type { OidcSettings } from './domain/operators/oidc-settings.js';
+import type { WebhookSafety } from './domain/webhooks/url-safety.js';
 import { consolePublicUrl, OIDC_ENV, oidcSettings } from './config-oidc.js';
 
 /** A lifetime: seconds, or a duration as `--ttl` takes one (`900`, `15m`, `12h`, `7d`; src/duration.ts). */
@@ -184,6 +185,8 @@ export interface Config {
   rateLimitProfile: { name: RateLimitProfileName; quotaFactor: number };
   /** Webhook targets: http allowed, private addresses allowed (metadata addresses never). */
   webhookSafety: { allowHttp: boolean; allowPrivate: boolean };
+  /** Workload identity issuers (DESIGN §25), fetched under the webhooks' checks with IDENTITY_ISSUER_ALLOW_HTTP / _PRIVATE. */
+  identityIssuerSafety: WebhookSafety;
   /** An attempt is cut after this; a lease outlives it, so it only expires when its instance is gone. */
   webhookDelivery: { timeoutMs: number; leaseMs: number };
 }
@@ -268,5 +271,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitProfile: { name: e.RATE_LIMIT_PROFILE, quotaFactor: rateLimitProfiles[e.RATE_LIMIT_PROFILE] },
     webhookSafety: { allowHttp: e.WEBHOOK_ALLOW_HTTP === 'true', allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true' },
     webhookDelivery: { timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000, leaseMs: e.WEBHOOK_LEASE_SECONDS * 1000 },
+    identityIssuerSafety: {
+      allowHttp: e.IDENTITY_ISSUER_ALLOW_HTTP === 'true',
+      allowPrivate: e.IDENTITY_ISSUER_ALLOW_PRIVATE === 'true',
+      switches: { http: 'IDENTITY_ISSUER_ALLOW_HTTP', private: 'IDENTITY_ISSUER_ALLOW_PRIVATE' },
+    },
   };
 }

@@ -5,6 +5,7 @@ import type { DatabaseAvailability } from './db/availability.js';
 import type { Database } from './db/database.js';
 import type { StateCountsReading } from './domain/admin-lists/state-counts-reading.js';
 import type { KeyedHashes } from './domain/tokens/keyed-hashes.js';
+import type { IdentityIssuers } from './domain/identity/issuer-keys.js';
 import type { ReadRouting } from './db/read-routing.js';
 import type { ReceiptKeys } from './domain/tokens/receipt-keys.js';
 import type { RateLimitOverrides } from './domain/rate-limits/override-cache.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   availability?: DatabaseAvailability;
   /** True once shutdown has begun (readiness fails during the drain). */
   isDraining?: () => boolean;
+  /** The workload identity issuers' keys (DESIGN §25); left out, the app keeps its own (tests hand one trusting their https issuer). */
+  identityIssuers?: IdentityIssuers;
   /** Present only while tracing is on (OTEL_* variables): then each request has a server span. */
   tracing?: Tracing;
 }
@@ -46,4 +49,5 @@ export interface RouteDeps extends AppDeps {
   checkins: CheckinBatcher;
   /** The hashes kept of guessable values (root's console sessions, events' client keys, rate-limit subjects): keyed by KEY_ENCRYPTION_KEY when set. */
   keyedHashes: KeyedHashes;
+  identityIssuers: IdentityIssuers;
 }

@@ -19,6 +19,29 @@ export const errorCatalog = {
     message:
       'This service or install code admits only machines that prove their SSH host key: send ssh_host_key and ssh_key_signature (OpenSSH 8.1 or later, run as root).',
   },
+  identity_token_required: {
+    status: 403,
+    message:
+      'This install code has no secret: it enrolls machines that present an identity token from its issuer (install_code_id with identity_token).',
+  },
+  identity_token_invalid: {
+    status: 401,
+    message:
+      'The identity token does not verify for this install code: check its issuer, audience, lifetime and the platform\'s token file (docs/installers.md, "Codeless enrollment").',
+  },
+  identity_not_allowed: {
+    status: 403,
+    message:
+      "The identity token verifies, but the install code's trust rules do not admit it; its operator can explain which.",
+  },
+  identity_token_replayed: {
+    status: 401,
+    message: 'This identity token was already used by another machine: fetch a fresh token from the platform.',
+  },
+  identity_issuer_unavailable: {
+    status: 503,
+    message: "The identity token's issuer cannot be reached for its keys right now; retry after Retry-After.",
+  },
   install_code_not_found: { status: 404, message: 'No install code matches what was entered.' },
   activation_not_found: { status: 404, message: 'No activation has this id.' },
   server_not_found: { status: 404, message: 'No server has this id.' },

@@ -4,6 +4,7 @@ import { registerCodesCreateCommand } from './codes-create-command.js';
 import { registerPrecheckDecisionCommands, waitingMachinesText } from './precheck-decision-commands.js';
 import type { CliContext } from './context.js';
 import { showCommand } from './show-command.js';
+import { trustText } from './trust-text.js';
 import { listCommand, type ListFlags } from './list-command.js';
 import type { Row } from './output.js';
 import { searchOptions, searchQuery, type SearchFlags } from './search-options.js';
@@ -56,7 +57,8 @@ export function registerCodesCommands(program: Command, context: CliContext): vo
       api.GET('/api/v2/admin/install-codes/{install_code_id}', { params: { path: { install_code_id: id } } }),
     row,
     columns,
-    more: (url, api, id, code) => waitingMachinesText(url, api, id, code.pending_prechecks),
+    more: async (url, api, id, code) =>
+      `${trustText(code.trust)}${await waitingMachinesText(url, api, id, code.pending_prechecks)}`,
   });
   registerPrecheckDecisionCommands(codes, context);
   listCommand(codes, context, {

@@ -1,6 +1,7 @@
 import type { ActivationRow } from '../domain/activations/activation-rows.js';
 import type { InstallCodeListItem } from '../domain/admin-lists/install-code-list.js';
 import type { OperatorPrecheck } from '../domain/install-codes/operator-prechecks.js';
+import type { StoredTrust } from '../db/schema.js';
 import { html, type Html } from '../html.js';
 import { formTokenField, type ConsoleView, type ConsoleViewer } from './console-frame.js';
 import { badge, dataTable, idLink, when } from './format.js';
@@ -48,7 +49,21 @@ export function fleetCodeFacts(item: InstallCodeListItem): [string, Html | strin
     ['Networks', code.allowedCidrs?.length ? html`${code.allowedCidrs.map((n) => html`<code>${n}</code> `)}` : null],
     ['Host names', code.hostnamePattern ? html`<code>${code.hostnamePattern}</code>` : null],
     ['Machine proof', code.requireMachineProof ? 'each machine proves its SSH host key' : 'as the service requires'],
+    ['Trust', code.trust ? trustCell(code.trust) : null],
   ];
+}
+
+/** A code's `trust` block (DESIGN §25), as the operator wrote it: the machines it admits without a secret. */
+function trustCell(trust: StoredTrust): Html {
+  const rules = [
+    ...(trust.subject_pattern === undefined ? [] : [['sub', trust.subject_pattern] as const]),
+    ...Object.entries(trust.claims ?? {}),
+  ];
+  return html`<div class="trust">
+    <p>Tokens from <code>${trust.issuer}</code> for ${trust.audiences.map((a) => html`<code>${a}</code> `)}(at most ${trust.max_lifetime_seconds} s long), ${trust.jwks ? 'verified with the keys written on the code' : "verified with the issuer's published keys"}.</p>
+    <ul>${rules.map(([claim, pattern]) => html`<li><code>${claim}</code> matches <code>${pattern}</code></li>`)}</ul>
+    ${Object.keys(trust.tags_from_claims ?? {}).length ? html`<p>Tags from claims: ${Object.entries(trust.tags_from_claims ?? {}).map(([tag, claim]) => html`<code>${tag}</code> ← <code>${claim}</code> `)}</p>` : ''}
+  </div>`;
 }
 
 /** The activations a code with several uses made, newest first (at most 100, as the admin API's show answers). */
@@ -158,7 +173,8 @@ export function createCodeFormView(
 /** The new code, shown this once, with what to know before handing it out. */
 export function createdCodeView(created: {
   id: string;
-  code: string;
+  /** Null for a code with `trust` (never made by this form). */
+  code: string | null;
   hint: string;
   uses: number;
   expiresAt: Date;
@@ -171,7 +187,7 @@ export function createdCodeView(created: {
     content: html`<p class="status" data-tone="success" role="status">Created. Copy the code now: it is not shown again (the service keeps only its hash).</p>
   <section class="card" aria-labelledby="created-heading">
     <h2 id="created-heading">The code</h2>
-    <p><code class="secret" id="created-code">${created.code}</code></p>
+    <p>${created.code === null ? 'No secret: machines enroll with their identity token.' : html`<code class="secret" id="created-code">${created.code}</code>`}</p>
     <p>${created.uses} ${created.uses === 1 ? 'use' : 'uses'}, until ${when(created.expiresAt)}. ${idLink(created.id)}</p>
     ${created.warnings.map((w) => html`<p class="status" data-tone="warning" role="note">${w}</p>`)}
   </section>`,

@@ -13,6 +13,17 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
+/** A fleet code's `trust` block (DESIGN §25), as kept: what the operator wrote, checked at creation. */
+export interface StoredTrust {
+  issuer: string;
+  audiences: string[];
+  subject_pattern?: string;
+  claims?: Record<string, string>;
+  jwks?: { keys: Record<string, string>[] };
+  tags_from_claims?: Record<string, string>;
+  max_lifetime_seconds: number;
+}
+
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /** `slowdns_browser` sessions; the cookie value is kept only as its SHA-256. */
@@ -70,6 +81,11 @@ export const installCodes = pgTable(
     expiryWarnedAt: at('expiry_warned_at'),
     /** A fleet code that admits only machines proving their SSH host key at activate (DESIGN §24). */
     requireMachineProof: boolean('require_machine_proof').notNull().default(false),
+    /**
+     * A code that trusts a platform's signed identity instead of a secret (DESIGN §25): the issuer, audiences,
+     * rules and tag mapping, as the operator wrote them (keys normalised). Its code hash is of a code never shown.
+     */
+    trust: jsonb('trust').$type<StoredTrust>(),
   },
   (t) => [
     index('install_codes_expires_at_idx').on(t.expiresAt),
@@ -110,6 +126,26 @@ export const installCodePrechecks = pgTable(
     index('install_code_prechecks_install_code_id_idx').on(t.installCodeId, t.precheckedAt),
     check('install_code_prechecks_decision_check', sql`${t.decision} in ('approved', 'denied')`),
   ],
+);
+
+/**
+ * Each workload identity token a precheck accepted (DESIGN §25), by its replay key (the `jti`, else the SHA-256 of
+ * its header and payload), hashed: written in the precheck's transaction, so one token prechecks one machine.
+ * Kept until the token's `exp` + 60 s.
+ */
+export const identityTokenUses = pgTable(
+  'identity_token_uses',
+  {
+    replayKeyHash: text('replay_key_hash').primaryKey(),
+    installCodeId: text('install_code_id')
+      .notNull()
+      .references(() => installCodes.id, { onDelete: 'cascade' }),
+    machineId: text('machine_id').notNull(),
+    sshFingerprint: text('ssh_fingerprint').notNull(),
+    usedAt: at('used_at').notNull(),
+    keepUntil: at('keep_until').notNull(),
+  },
+  (t) => [index('identity_token_uses_keep_until_idx').on(t.keepUntil)],
 );
 
 /** One activation per successful activate call; its install token is single-use (jti consumed on confirm). */

@@ -5,6 +5,7 @@ import { issueFleetCode } from '../domain/install-codes/issue-fleet-code.js';
 import type { CreateInstallCodeRequestSchema } from '../schemas/admin/fleet-codes.js';
 import type { AppEnv } from './app-env.js';
 import { operatorChangeContext } from './change-context.js';
+import { checkedTrust } from '../domain/identity/trust-block.js';
 
 /**
  * Issues the code an operator asked for (DESIGN §22), through the admin API or the console's create form: one
@@ -17,6 +18,9 @@ export async function issueRequestedCode(
 ) {
   const ttlSeconds = request.ttl_seconds ?? deps.config.installCodeTtlSeconds;
   const tags = request.tags ?? {};
+  const trust = request.trust
+    ? await checkedTrust(request.trust, { safety: deps.config.identityIssuerSafety, fixedTags: tags })
+    : undefined;
   const issued = await issueFleetCode(deps.db, {
     input: {
       prefix: deps.config.installCodePrefix,
@@ -28,10 +32,11 @@ export async function issueRequestedCode(
       hostnamePattern: request.hostname_pattern,
       requireApproval: request.require_approval,
       requireMachineProof: request.require_machine_proof,
+      trust,
     },
     now: deps.clock.now(),
     context: operatorChangeContext(c, request.reason ?? null),
     hashes: c.get('keyedHashes'),
   });
-  return { ...issued, ttlSeconds, tags };
+  return { ...issued, ttlSeconds, tags, trust: trust?.trust };
 }

@@ -32,6 +32,7 @@ const TRANSITION_ACTORS: Record<Transition, readonly TransitionActor[]> = {
   'install_code.approval_requested': ['installer'],
   'install_code.expiry_warned': ['service'],
   'install_code.machine_proof_refused': ['installer'],
+  'install_code.identity_refused': ['installer'],
   'activation.created': ['installer'],
   'activation.confirmed': ['installer'],
   'activation.released': ['installer', 'operator', 'browser'],

@@ -14,7 +14,13 @@ import {
   SshFingerprintSchema,
   SshFingerprintValueSchema,
 } from './machine.js';
-import { InstallCodeHintSchema, InstallCodeInputSchema, InstallCodeSchema, TimestampSchema } from './install-code.js';
+import {
+  InstallCodeHintSchema,
+  InstallCodeIdSchema,
+  InstallCodeInputSchema,
+  InstallCodeSchema,
+  TimestampSchema,
+} from './install-code.js';
 import { SHELL_SAFE_SENTENCE } from './shell-safe.js';
 import {
   bothOrNeither,
@@ -57,9 +63,47 @@ export const ActivationIdSchema = z
     example: 'act_3f9a12b45cd67e89',
   });
 
+/** DESIGN §25: a workload identity token, as the platform issued it (a JWT), read from its file. */
+const IdentityTokenSchema = z
+  .string()
+  .min(1, 'is required')
+  .max(16_384, 'is too long to be an identity token')
+  .openapi({
+    description:
+      "The platform's signed identity for this machine (an OIDC ID token or a Kubernetes service-account token, a JWT), for a code made with `trust` (DESIGN §25). Sent with `install_code_id` in place of `install_code`.",
+    example: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmV4YW1wbGUifQ.c2ln',
+  });
+
+const CodeIdInputSchema = InstallCodeIdSchema.openapi({
+  description:
+    "For a code made with `trust` (DESIGN §25): the code's id (`ic_` + 16 hex), which is no secret, in place of `install_code`.",
+});
+
+/** Exactly one form: the install code, or the code's id with what proves the machine (the identity token at precheck). */
+function oneForm(
+  body: { install_code?: unknown; install_code_id?: unknown; identity_token?: unknown },
+  ctx: z.RefinementCtx,
+  identityField: 'identity_token' | undefined,
+) {
+  const code = body.install_code !== undefined;
+  const id = body.install_code_id !== undefined;
+  const identity = identityField === undefined || body[identityField] !== undefined;
+  const form = identityField === undefined ? 'install_code_id' : 'install_code_id with identity_token';
+  if (code && (id || (identityField !== undefined && body[identityField] !== undefined)))
+    ctx.addIssue({ code: 'custom', path: ['install_code'], message: `send install_code or ${form}, not both` });
+  else if (!code && !id && !(identityField !== undefined && body[identityField] !== undefined))
+    ctx.addIssue({ code: 'custom', path: ['install_code'], message: `is required (or ${form})` });
+  else if (!code && id && !identity)
+    ctx.addIssue({ code: 'custom', path: [identityField!], message: 'is required with install_code_id' });
+  else if (!code && !id)
+    ctx.addIssue({ code: 'custom', path: ['install_code_id'], message: `is required with ${identityField}` });
+}
+
 export const PrecheckRequestSchema = z
   .object({
-    install_code: InstallCodeInputSchema,
+    install_code: InstallCodeInputSchema.optional(),
+    install_code_id: CodeIdInputSchema.optional(),
+    identity_token: IdentityTokenSchema.optional(),
     machine_id: MachineIdSchema,
     ssh_fingerprint: SshFingerprintSchema,
     product: z
@@ -67,7 +111,11 @@ export const PrecheckRequestSchema = z
       .openapi({ description: 'The product: always `slowdns`.', example: 'slowdns' }),
     installer_version: InstallerVersionSchema,
   })
-  .openapi('PrecheckRequest');
+  .superRefine((body, ctx) => oneForm(body, ctx, 'identity_token'))
+  .openapi('PrecheckRequest', {
+    description:
+      'Exactly one form: `install_code`, or (a code made with `trust`, DESIGN §25) `install_code_id` with `identity_token`. Anything else is 400 `validation_failed` naming the fields.',
+  });
 
 const PrecheckBindingSchema = z
   .object({ machine_id: MachineIdValueSchema, ssh_fingerprint: SshFingerprintValueSchema })
@@ -75,7 +123,25 @@ const PrecheckBindingSchema = z
 
 export const PrecheckResultSchema = z
   .object({
-    install_code: InstallCodeSchema,
+    install_code: InstallCodeSchema.optional().openapi({
+      description: 'The code as the service reads it. Absent in the answer to an identity precheck, which sent none.',
+    }),
+    install_code_id: InstallCodeIdSchema.optional().openapi({
+      description: 'Only in the answer to an identity precheck: the code, for activate.',
+    }),
+    identity: z
+      .object({
+        iss: z.string().max(2048).openapi({ example: 'https://token.actions.githubusercontent.com' }),
+        sub: z.string().max(1024).openapi({ example: 'repo:example-org/dns:ref:refs/heads/main' }),
+      })
+      .optional()
+      .openapi({
+        description: 'Only in the answer to an identity precheck: whom the token named (its issuer and subject).',
+        example: {
+          iss: 'https://token.actions.githubusercontent.com',
+          sub: 'repo:example-org/dns:ref:refs/heads/main',
+        },
+      }),
     install_code_hint: InstallCodeHintSchema,
     precheck_token: issuedToken(
       'Signed token (EdDSA JWT) for activate. It never outlives the install code.',
@@ -105,7 +171,8 @@ export const PrecheckResultSchema = z
 
 export const ActivateRequestSchema = z
   .object({
-    install_code: InstallCodeInputSchema,
+    install_code: InstallCodeInputSchema.optional(),
+    install_code_id: CodeIdInputSchema.optional(),
     precheck_token: tokenInput(
       'The precheck token from precheck, for the same code and machine.',
       EXAMPLE_PRECHECK_TOKEN,
@@ -123,7 +190,11 @@ export const ActivateRequestSchema = z
     message: 'ssh_host_key and ssh_key_signature are sent together, or neither',
     path: ['ssh_key_signature'],
   })
-  .openapi('ActivateRequest');
+  .superRefine((body, ctx) => oneForm(body, ctx, undefined))
+  .openapi('ActivateRequest', {
+    description:
+      'Exactly one form: `install_code`, or `install_code_id` with a precheck token made by an identity precheck (DESIGN §25). Anything else is 400 `validation_failed` naming the fields.',
+  });
 
 export const MachineBindingSchema = z
   .object({
@@ -143,7 +214,12 @@ export const ActivationSchema = z
       EXAMPLE_INSTALL_TOKEN,
     ),
     install_token_expires_at: TimestampSchema,
-    install_code: InstallCodeSchema,
+    install_code: InstallCodeSchema.optional().openapi({
+      description: 'The code as the service reads it. Absent in the answer to an identity activate, which sent none.',
+    }),
+    install_code_id: InstallCodeIdSchema.optional().openapi({
+      description: 'Only in the answer to an identity activate: the code it used.',
+    }),
     machine_binding: MachineBindingSchema,
     observed_ip: ObservedIpSchema,
     public_ip_matches_observed: z.boolean().openapi({

@@ -44,6 +44,7 @@ describe('admin: install codes', () => {
       allowed_cidrs: null,
       hostname_pattern: null,
       require_machine_proof: false,
+      trust: null,
     });
     expect(page.items[0]).toMatchObject({
       status: 'activated',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import type { AppDeps } from '../../src/deps.js';
 import { openDatabase } from '../../src/db/client.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generatePrivateJwk, keyRingFromJwks, type KeyRing } from '../../src/domain/tokens/signing-keys.js';
@@ -26,9 +27,12 @@ export interface TestApp extends App {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** What a test may hand the app beside its settings: the identity issuers' keys (DESIGN §25) trusting its own https issuer. */
+type TestDeps = Pick<AppDeps, 'identityIssuers'>;
+
+export async function createTestApp(env: Record<string, string> = {}, deps: TestDeps = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  return buildTestApp(database, await testKeyRing(), env);
+  return buildTestApp(database, await testKeyRing(), env, undefined, deps);
 }
 
 /** A fresh Ed25519 key ring: tests sign with their own keys, never the database's. */
@@ -42,13 +46,14 @@ export function buildTestApp(
   keys: KeyRing,
   env: Record<string, string> = {},
   clock = new TestClock(),
+  deps: TestDeps = {},
 ): TestApp {
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', ...env });
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));
   // No `availability`: the database is taken as always there, so a busy test machine never turns a slow
   // answer into a 503 (the outage tests in test/outage/ build their apps with the real one).
-  const built = createApp({ db: database.db, clock, config, logger, keys });
+  const built = createApp({ db: database.db, clock, config, logger, keys, ...deps });
   documents.set(built.app, built.document);
   return {
     ...built,
@@ -102,10 +107,10 @@ export function postJson(body: unknown, headers: Record<string, string> = {}): R
  * tables, clock back at TEST_EPOCH) before each test and closed at the end. The returned object is
  * filled in by `beforeAll`, so use it inside tests and hooks only.
  */
-export function useTestApp(env: Record<string, string> = {}): TestApp {
+export function useTestApp(env: Record<string, string> = {}, deps: () => TestDeps = () => ({})): TestApp {
   const t = {} as TestApp;
   beforeAll(async () => {
-    Object.assign(t, await createTestApp(env));
+    Object.assign(t, await createTestApp(env, deps()));
   });
   beforeEach(() => t.reset());
   afterAll(() => t.close());

@@ -678,6 +678,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/install-codes/{install_code_id}/trust/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Explain a token against a code's trust
+         * @description Runs the checks an identity precheck makes on `identity_token` against this code's `trust` (DESIGN §25) and answers each, passed or failed: the token's form, algorithm, `kid`, issuer and key, its signature, audience and times, its lifetime, then every rule. A machine refused with 403 `identity_not_allowed` learns nothing of the rule it broke; its operator learns it here (and in the event `install_code.identity_refused`). Nothing of the token is kept, no event is written and nothing is counted. A code without `trust` is 403 `identity_not_allowed`; an unknown id 404 `install_code_not_found`. Write scope: the answer describes what the code admits. Requires `Authorization: Bearer <token>`, `ADMIN_TOKEN` or a named operator token whose scope includes the one this operation's security requirement names (`read` < `write` < `root`, which is `ADMIN_TOKEN` alone): 401 `admin_token_invalid` without a token, with an unknown, expired or revoked one; 403 `admin_scope_insufficient` with too narrow a scope; 403 `admin_api_disabled` while the service has no `ADMIN_TOKEN` set. The token and its scope are checked before anything else of the request.
+         */
+        post: operations["explainTrust"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/activations": {
         parameters: {
             query?: never;
@@ -1119,7 +1139,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "machine_proof_invalid" | "machine_proof_required" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_unsigned" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "approval_not_operators" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "validation_failed" | "malformed_request" | "browser_session_required" | "cross_site_request" | "machine_mismatch" | "machine_proof_invalid" | "machine_proof_required" | "identity_token_required" | "identity_token_invalid" | "identity_not_allowed" | "identity_token_replayed" | "identity_issuer_unavailable" | "install_code_not_found" | "activation_not_found" | "server_not_found" | "operator_token_not_found" | "rate_limit_override_not_found" | "webhook_url_not_allowed" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "key_encryption_required" | "webhook_endpoint_unsigned" | "webhook_endpoint_limit_reached" | "install_code_expired" | "install_code_revoked" | "install_code_unavailable" | "install_code_exhausted" | "install_code_address_not_allowed" | "install_code_hostname_not_allowed" | "machine_duplicate" | "approval_pending" | "approval_decided" | "approval_denied" | "approval_not_operators" | "precheck_not_found" | "install_token_used" | "activation_released" | "activation_confirmed" | "release_not_allowed" | "server_already_registered" | "precheck_token_invalid" | "install_token_invalid" | "agent_token_invalid" | "admin_token_invalid" | "admin_scope_insufficient" | "admin_api_disabled" | "idempotency_key_mismatch" | "idempotency_key_in_flight" | "installer_outdated" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_headers_too_large" | "internal_error" | "service_unavailable";
         /**
          * @example {
          *       "status": "alive"
@@ -1542,6 +1562,11 @@ export interface components {
         /**
          * @example {
          *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "identity": {
+         *         "iss": "https://token.actions.githubusercontent.com",
+         *         "sub": "repo:example-org/dns:ref:refs/heads/main"
+         *       },
          *       "install_code_hint": "SDNS-SD-…HX3W8N",
          *       "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl",
          *       "precheck_expires_at": "2026-11-22T10:15:00+00:00",
@@ -1559,10 +1584,28 @@ export interface components {
          */
         PrecheckResult: {
             /**
-             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix (2 to 8 upper-case letters or digits), the literal `SD` and three groups of 6 Crockford base32 characters (`0-9` and `A-Z` without I, L, O, U). Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @description The code as the service reads it. Absent in the answer to an identity precheck, which sent none.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
-            install_code: string;
+            install_code?: string;
+            /**
+             * @description Only in the answer to an identity precheck: the code, for activate.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id?: string;
+            /**
+             * @description Only in the answer to an identity precheck: whom the token named (its issuer and subject).
+             * @example {
+             *       "iss": "https://token.actions.githubusercontent.com",
+             *       "sub": "repo:example-org/dns:ref:refs/heads/main"
+             *     }
+             */
+            identity?: {
+                /** @example https://token.actions.githubusercontent.com */
+                iss: string;
+                /** @example repo:example-org/dns:ref:refs/heads/main */
+                sub: string;
+            };
             /**
              * @description Masked form of the code: its start, an ellipsis (U+2026) and the last 6 characters.
              * @example SDNS-SD-…HX3W8N
@@ -1634,8 +1677,11 @@ export interface components {
             ssh_fingerprint: string;
         };
         /**
+         * @description Exactly one form: `install_code`, or (a code made with `trust`, DESIGN §25) `install_code_id` with `identity_token`. Anything else is 400 `validation_failed` naming the fields.
          * @example {
          *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "identity_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmV4YW1wbGUifQ.c2ln",
          *       "machine_id": "4c4c4544003957108052b4c04f384833",
          *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
          *       "product": "slowdns",
@@ -1647,7 +1693,17 @@ export interface components {
              * @description The install code as the person typed it, forgiven: any case; whitespace, zero-width characters, dashes of any kind, `_` or `.` anywhere (or no separator at all); full-width letters and digits; Crockford look-alikes (O for 0, I or L for 1). The pattern admits these spellings; what is left after removing the separators must be the prefix, `SD` and 18 Crockford base32 characters.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
-            install_code: string;
+            install_code?: string;
+            /**
+             * @description For a code made with `trust` (DESIGN §25): the code's id (`ic_` + 16 hex), which is no secret, in place of `install_code`.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id?: string;
+            /**
+             * @description The platform's signed identity for this machine (an OIDC ID token or a Kubernetes service-account token, a JWT), for a code made with `trust` (DESIGN §25). Sent with `install_code_id` in place of `install_code`.
+             * @example eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmV4YW1wbGUifQ.c2ln
+             */
+            identity_token?: string;
             /**
              * @description Contents of the machine-id file (`/etc/machine-id`): 32 lower-case hex characters; surrounding whitespace (the file's trailing newline) is ignored.
              * @example 4c4c4544003957108052b4c04f384833
@@ -1676,6 +1732,7 @@ export interface components {
          *       "install_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtaW5zdGFsbCtqd3QiLCJraWQiOiJrZXlfMDEifQ.eyJzdWIiOiJhY3RfM2Y5YTEyYjQ1Y2Q2N2U4OSJ9.c2lnbmF0dXJl",
          *       "install_token_expires_at": "2026-11-22T10:15:00+00:00",
          *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
          *       "machine_binding": {
          *         "hostname": "vpn1.example.net",
          *         "public_ip": "203.0.113.7",
@@ -1705,10 +1762,15 @@ export interface components {
              */
             install_token_expires_at: string;
             /**
-             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix (2 to 8 upper-case letters or digits), the literal `SD` and three groups of 6 Crockford base32 characters (`0-9` and `A-Z` without I, L, O, U). Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @description The code as the service reads it. Absent in the answer to an identity activate, which sent none.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
-            install_code: string;
+            install_code?: string;
+            /**
+             * @description Only in the answer to an identity activate: the code it used.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id?: string;
             machine_binding: components["schemas"]["MachineBinding"];
             /**
              * @description The client address of this request as the service saw it: the socket peer, or with `TRUST_PROXY` the `X-Forwarded-For` entry it believes (IPv4 dotted, IPv6 lower-case; `::ffff:a.b.c.d` as `a.b.c.d`). An installer can offer it as the public IP without asking a third party. Behind NAT or an outbound proxy it is the address the traffic leaves from, not necessarily the one the machine answers on. `null` only when the service could not tell (no socket).
@@ -1759,8 +1821,10 @@ export interface components {
             ssh_key_proven: boolean;
         };
         /**
+         * @description Exactly one form: `install_code`, or `install_code_id` with a precheck token made by an identity precheck (DESIGN §25). Anything else is 400 `validation_failed` naming the fields.
          * @example {
          *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
          *       "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl",
          *       "hostname": "vpn1.example.net",
          *       "public_ip": "203.0.113.7",
@@ -1777,7 +1841,12 @@ export interface components {
              * @description The install code as the person typed it, forgiven: any case; whitespace, zero-width characters, dashes of any kind, `_` or `.` anywhere (or no separator at all); full-width letters and digits; Crockford look-alikes (O for 0, I or L for 1). The pattern admits these spellings; what is left after removing the separators must be the prefix, `SD` and 18 Crockford base32 characters.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
-            install_code: string;
+            install_code?: string;
+            /**
+             * @description For a code made with `trust` (DESIGN §25): the code's id (`ic_` + 16 hex), which is no secret, in place of `install_code`.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id?: string;
             /**
              * @description The precheck token from precheck, for the same code and machine.
              * @example eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl
@@ -2376,7 +2445,32 @@ export interface components {
          *           "issued_by": "page",
          *           "allowed_cidrs": null,
          *           "hostname_pattern": null,
-         *           "require_machine_proof": false
+         *           "require_machine_proof": false,
+         *           "trust": {
+         *             "issuer": "https://token.actions.githubusercontent.com",
+         *             "audiences": [
+         *               "https://slowdns.example.net"
+         *             ],
+         *             "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *             "claims": {
+         *               "repository_owner_id": "1234567"
+         *             },
+         *             "jwks": {
+         *               "keys": [
+         *                 {
+         *                   "kty": "EC",
+         *                   "kid": "cluster-2026-11",
+         *                   "crv": "P-256",
+         *                   "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *                   "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *                 }
+         *               ]
+         *             },
+         *             "tags_from_claims": {
+         *               "repo": "repository"
+         *             },
+         *             "max_lifetime_seconds": 3600
+         *           }
          *         }
          *       ],
          *       "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
@@ -2411,7 +2505,32 @@ export interface components {
              *         "issued_by": "page",
              *         "allowed_cidrs": null,
              *         "hostname_pattern": null,
-             *         "require_machine_proof": false
+             *         "require_machine_proof": false,
+             *         "trust": {
+             *           "issuer": "https://token.actions.githubusercontent.com",
+             *           "audiences": [
+             *             "https://slowdns.example.net"
+             *           ],
+             *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+             *           "claims": {
+             *             "repository_owner_id": "1234567"
+             *           },
+             *           "jwks": {
+             *             "keys": [
+             *               {
+             *                 "kty": "EC",
+             *                 "kid": "cluster-2026-11",
+             *                 "crv": "P-256",
+             *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *               }
+             *             ]
+             *           },
+             *           "tags_from_claims": {
+             *             "repo": "repository"
+             *           },
+             *           "max_lifetime_seconds": 3600
+             *         }
              *       }
              *     ]
              */
@@ -2450,7 +2569,32 @@ export interface components {
          *       "issued_by": "page",
          *       "allowed_cidrs": null,
          *       "hostname_pattern": null,
-         *       "require_machine_proof": false
+         *       "require_machine_proof": false,
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       }
          *     }
          */
         InstallCodeRecord: {
@@ -2549,6 +2693,7 @@ export interface components {
              * @example false
              */
             require_machine_proof: boolean;
+            trust: components["schemas"]["Trust"];
         };
         /**
          * @description `issued` (usable), `activated` (an activation holds it), `consumed` (confirmed), `exhausted` (a code with `uses` > 1 none of whose uses is free: each is spent or held), `expired` (issued, past its expiry), `revoked` (by an operator, cancelled by its browser, or denied by it: `approval` says `denied`).
@@ -2595,6 +2740,97 @@ export interface components {
             created_at: string;
         } | null;
         /**
+         * @description The workload identity the code trusts in place of a secret (DESIGN §25); `null` for a code used with its secret.
+         * @example {
+         *       "issuer": "https://token.actions.githubusercontent.com",
+         *       "audiences": [
+         *         "https://slowdns.example.net"
+         *       ],
+         *       "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *       "claims": {
+         *         "repository_owner_id": "1234567"
+         *       },
+         *       "jwks": {
+         *         "keys": [
+         *           {
+         *             "kty": "EC",
+         *             "kid": "cluster-2026-11",
+         *             "crv": "P-256",
+         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *           }
+         *         ]
+         *       },
+         *       "tags_from_claims": {
+         *         "repo": "repository"
+         *       },
+         *       "max_lifetime_seconds": 3600
+         *     }
+         */
+        Trust: {
+            /** @example https://token.actions.githubusercontent.com */
+            issuer: string;
+            /**
+             * @example [
+             *       "https://slowdns.example.net"
+             *     ]
+             */
+            audiences: string[];
+            /** @example repo:example-org/dns-fleet:ref:refs/heads/main */
+            subject_pattern?: string;
+            /**
+             * @example {
+             *       "repository_owner_id": "1234567"
+             *     }
+             */
+            claims?: {
+                [key: string]: string;
+            };
+            /**
+             * @description The inline public keys, as given.
+             * @example {
+             *       "keys": [
+             *         {
+             *           "kty": "EC",
+             *           "kid": "cluster-2026-11",
+             *           "crv": "P-256",
+             *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *         }
+             *       ]
+             *     }
+             */
+            jwks?: {
+                /**
+                 * @example [
+                 *       {
+                 *         "kty": "EC",
+                 *         "kid": "cluster-2026-11",
+                 *         "crv": "P-256",
+                 *         "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                 *         "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                 *       }
+                 *     ]
+                 */
+                keys: {
+                    [key: string]: string;
+                }[];
+            };
+            /**
+             * @example {
+             *       "repo": "repository"
+             *     }
+             */
+            tags_from_claims?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int32
+             * @example 3600
+             */
+            max_lifetime_seconds: number;
+        } | null;
+        /**
          * @description A text filter of the admin lists: 1 to 253 characters, without control characters (U+0000 to U+001F, U+007F to U+009F): such a value is 400 `validation_failed`.
          * @example vpn1.example.net
          */
@@ -2628,6 +2864,31 @@ export interface components {
          *       "allowed_cidrs": null,
          *       "hostname_pattern": null,
          *       "require_machine_proof": false,
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       },
          *       "activations": [
          *         {
          *           "activation_id": "act_3f9a12b45cd67e89",
@@ -2766,6 +3027,7 @@ export interface components {
              * @example false
              */
             require_machine_proof: boolean;
+            trust: components["schemas"]["Trust"];
             /**
              * @description The activations the code made, newest first (at most 100); a page code has at most one at a time.
              * @example [
@@ -2964,7 +3226,7 @@ export interface components {
          * @example install_code.issued
          * @enum {string}
          */
-        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "install_code.machine_proof_refused" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
+        EventType: "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "install_code.machine_proof_refused" | "install_code.identity_refused" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
         /**
          * @example {
          *       "reason": "Ticket 1234: the customer lost the machine."
@@ -2985,6 +3247,31 @@ export interface components {
          *       "install_code_hint": "SDNS-SD-…HX3W8N",
          *       "uses": 50,
          *       "expires_at": "2026-11-22T10:15:00+00:00",
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       },
          *       "ttl_seconds": 604800,
          *       "tags": {
          *         "env": "prod"
@@ -2995,10 +3282,10 @@ export interface components {
          */
         CreatedInstallCode: {
             /**
-             * @description Shape `<PREFIX>-SD-XXXXXX-XXXXXX-XXXXXX`: the product prefix (2 to 8 upper-case letters or digits), the literal `SD` and three groups of 6 Crockford base32 characters (`0-9` and `A-Z` without I, L, O, U). Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
+             * @description The code, shown this once; `null` for a code with `trust` (DESIGN §25), which has no usable secret: machines send `install_code_id` with their identity token.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
-            install_code: string;
+            install_code: string | null;
             /**
              * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
              * @example ic_5b2e9f0c81d4a7e3
@@ -3021,6 +3308,34 @@ export interface components {
              * @example 2026-11-22T10:15:00+00:00
              */
             expires_at: string;
+            /**
+             * @example {
+             *       "issuer": "https://token.actions.githubusercontent.com",
+             *       "audiences": [
+             *         "https://slowdns.example.net"
+             *       ],
+             *       "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+             *       "claims": {
+             *         "repository_owner_id": "1234567"
+             *       },
+             *       "jwks": {
+             *         "keys": [
+             *           {
+             *             "kty": "EC",
+             *             "kid": "cluster-2026-11",
+             *             "crv": "P-256",
+             *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *           }
+             *         ]
+             *       },
+             *       "tags_from_claims": {
+             *         "repo": "repository"
+             *       },
+             *       "max_lifetime_seconds": 3600
+             *     }
+             */
+            trust?: components["schemas"]["Trust"] & unknown;
             /**
              * Format: int32
              * @example 604800
@@ -3058,6 +3373,32 @@ export interface components {
          *       "hostname_pattern": "*.prod.example.com",
          *       "require_approval": false,
          *       "require_machine_proof": false,
+         *       "trust": {
+         *         "issuer": "https://token.actions.githubusercontent.com",
+         *         "audiences": [
+         *           "https://slowdns.example.net"
+         *         ],
+         *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *         "claims": {
+         *           "repository_owner_id": "1234567",
+         *           "ref": "refs/heads/main"
+         *         },
+         *         "jwks": {
+         *           "keys": [
+         *             {
+         *               "kty": "EC",
+         *               "kid": "cluster-2026-11",
+         *               "crv": "P-256",
+         *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *             }
+         *           ]
+         *         },
+         *         "tags_from_claims": {
+         *           "repo": "repository"
+         *         },
+         *         "max_lifetime_seconds": 3600
+         *       },
          *       "reason": "Ticket 1234: the customer lost the machine."
          *     }
          */
@@ -3071,7 +3412,7 @@ export interface components {
             uses: number;
             /**
              * Format: int32
-             * @description Seconds until the code expires, 300 to 2592000 (30 days); `INSTALL_CODE_TTL_SECONDS` when not given.
+             * @description Seconds until the code expires, 300 to 2592000 (30 days), or up to 31536000 (365 days) for a code with `trust`, which has no secret to leak; `INSTALL_CODE_TTL_SECONDS` when not given.
              * @example 604800
              */
             ttl_seconds?: number;
@@ -3104,6 +3445,7 @@ export interface components {
              * @example false
              */
             require_machine_proof?: boolean;
+            trust?: components["schemas"]["TrustInput"];
             /**
              * @description Why, kept as `reason` in the events of this action beside `operator`: 1 to 200 characters, no control characters.
              * @example Ticket 1234: the customer lost the machine.
@@ -3119,6 +3461,166 @@ export interface components {
          */
         Tags: {
             [key: string]: string;
+        };
+        /**
+         * @description DESIGN §25: machines enroll with a token from this issuer whose claims hold these rules, and no secret. The code's other rules (uses, TTL up to 365 days, CIDRs, approval, machine proof, tags) apply as well.
+         * @example {
+         *       "issuer": "https://token.actions.githubusercontent.com",
+         *       "audiences": [
+         *         "https://slowdns.example.net"
+         *       ],
+         *       "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+         *       "claims": {
+         *         "repository_owner_id": "1234567",
+         *         "ref": "refs/heads/main"
+         *       },
+         *       "jwks": {
+         *         "keys": [
+         *           {
+         *             "kty": "EC",
+         *             "kid": "cluster-2026-11",
+         *             "crv": "P-256",
+         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *           }
+         *         ]
+         *       },
+         *       "tags_from_claims": {
+         *         "repo": "repository"
+         *       },
+         *       "max_lifetime_seconds": 3600
+         *     }
+         */
+        TrustInput: {
+            /**
+             * @description The issuer exactly as its tokens name it (`iss`), an https URL. Unless `jwks` is given, its discovery (`/.well-known/openid-configuration`) and key set are fetched at first use, through the same address checks as webhooks: plain http and private or loopback addresses only under `IDENTITY_ISSUER_ALLOW_HTTP` / `IDENTITY_ISSUER_ALLOW_PRIVATE`; a metadata address never.
+             * @example https://token.actions.githubusercontent.com
+             */
+            issuer: string;
+            /**
+             * @description The token's `aud` must be one of these.
+             * @example [
+             *       "https://slowdns.example.net"
+             *     ]
+             */
+            audiences: string[];
+            /**
+             * @description Matches the whole value, case-sensitive: `*` matches one or more characters other than `/`, `:` and `.`, at most 4 per pattern; every other character is itself.
+             * @example repo:example-org/dns-fleet:ref:refs/heads/main
+             */
+            subject_pattern?: string;
+            /**
+             * @description Top-level claim name → pattern; every rule must hold (a claim that is missing or not a string fails). Pin ids, not names that can be renamed: `repository_owner_id`, `namespace_id`.
+             * @example {
+             *       "repository_owner_id": "1234567",
+             *       "ref": "refs/heads/main"
+             *     }
+             */
+            claims?: {
+                [key: string]: string;
+            };
+            /**
+             * @description The issuer's public keys, inline, for an issuer the service cannot or should not reach (a cluster's own service-account issuer): nothing is fetched.
+             * @example {
+             *       "keys": [
+             *         {
+             *           "kty": "EC",
+             *           "kid": "cluster-2026-11",
+             *           "crv": "P-256",
+             *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+             *         }
+             *       ]
+             *     }
+             */
+            jwks?: {
+                /**
+                 * @example [
+                 *       {
+                 *         "kty": "EC",
+                 *         "kid": "cluster-2026-11",
+                 *         "crv": "P-256",
+                 *         "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                 *         "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                 *       }
+                 *     ]
+                 */
+                keys: components["schemas"]["TrustJwk"][];
+            };
+            /**
+             * @description Tag → claim name: the activation and server carry the token's claim as that tag (a string of 1 to 64 characters, else the token is not allowed). A tag the code fixes in `tags` cannot come from a claim.
+             * @example {
+             *       "repo": "repository"
+             *     }
+             */
+            tags_from_claims?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int32
+             * @description A token whose `exp` - `iat` is longer is refused (default 3600).
+             * @default 3600
+             * @example 3600
+             */
+            max_lifetime_seconds: number;
+        };
+        /**
+         * @description One public signing key (RFC 7517): RSA, EC P-256 or Ed25519, with its `kid`.
+         * @example {
+         *       "kty": "EC",
+         *       "kid": "cluster-2026-11",
+         *       "alg": "RS256",
+         *       "use": "sig",
+         *       "crv": "P-256",
+         *       "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri",
+         *       "e": "AQAB",
+         *       "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+         *       "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+         *     }
+         */
+        TrustJwk: {
+            /**
+             * @example EC
+             * @enum {string}
+             */
+            kty: "RSA" | "EC" | "OKP";
+            /** @example cluster-2026-11 */
+            kid: string;
+            /**
+             * @example RS256
+             * @enum {string}
+             */
+            alg?: "RS256" | "ES256" | "EdDSA";
+            /**
+             * @example sig
+             * @enum {string}
+             */
+            use?: "sig";
+            /**
+             * @example P-256
+             * @enum {string}
+             */
+            crv?: "P-256" | "Ed25519";
+            /**
+             * @description RSA modulus (base64url).
+             * @example sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri
+             */
+            n?: string;
+            /**
+             * @description RSA exponent (base64url).
+             * @example AQAB
+             */
+            e?: string;
+            /**
+             * @description EC or Ed25519 x (base64url).
+             * @example f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU
+             */
+            x?: string;
+            /**
+             * @description EC y (base64url).
+             * @example x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0
+             */
+            y?: string;
         };
         /**
          * @example {
@@ -3188,6 +3690,93 @@ export interface components {
              * @example 2026-11-22T10:15:00+00:00
              */
             decided_at: string;
+        };
+        /**
+         * @example {
+         *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+         *       "verdict": "identity_not_allowed",
+         *       "identity": {
+         *         "iss": "https://token.actions.githubusercontent.com",
+         *         "sub": "repo:example-org/dns:ref:refs/heads/main"
+         *       },
+         *       "checks": [
+         *         {
+         *           "check": "claims.repository_owner_id",
+         *           "passed": false,
+         *           "detail": "no match"
+         *         }
+         *       ]
+         *     }
+         */
+        TrustExplanation: {
+            /**
+             * @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code.
+             * @example ic_5b2e9f0c81d4a7e3
+             */
+            install_code_id: string;
+            /**
+             * @description What a precheck with this token would meet: `allowed`, or the refusal it would get (its replay and the other rules of the code aside).
+             * @example identity_not_allowed
+             * @enum {string}
+             */
+            verdict: "allowed" | "identity_token_invalid" | "identity_not_allowed" | "identity_issuer_unavailable";
+            /**
+             * @description Whom a verified token names; `null` when it did not verify.
+             * @example {
+             *       "iss": "https://token.actions.githubusercontent.com",
+             *       "sub": "repo:example-org/dns:ref:refs/heads/main"
+             *     }
+             */
+            identity: {
+                /** @example https://token.actions.githubusercontent.com */
+                iss: string;
+                /** @example repo:example-org/dns:ref:refs/heads/main */
+                sub: string;
+            } | null;
+            /**
+             * @description Every check made, in order; the first that makes the token invalid ends them, every rule is checked.
+             * @example [
+             *       {
+             *         "check": "claims.repository_owner_id",
+             *         "passed": false,
+             *         "detail": "no match"
+             *       }
+             *     ]
+             */
+            checks: components["schemas"]["TrustCheck"][];
+        };
+        /**
+         * @example {
+         *       "check": "claims.repository_owner_id",
+         *       "passed": false,
+         *       "detail": "no match"
+         *     }
+         */
+        TrustCheck: {
+            /**
+             * @description The check: `format`, `algorithm`, `kid`, `issuer`, `key`, `signature`, `audience`, `expiry`, `not_before`, `issued_at`, `subject`, `lifetime`, then each rule (`subject_pattern`, `claims.<name>`, `tags_from_claims.<tag>`).
+             * @example claims.repository_owner_id
+             */
+            check: string;
+            /** @example false */
+            passed: boolean;
+            /**
+             * @description Why it failed, in a few words.
+             * @example no match
+             */
+            detail?: string;
+        };
+        /**
+         * @example {
+         *       "identity_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmV4YW1wbGUifQ.c2ln"
+         *     }
+         */
+        TrustExplainRequest: {
+            /**
+             * @description The token to explain, as a machine would send it. Nothing of it is kept.
+             * @example eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmV4YW1wbGUifQ.c2ln
+             */
+            identity_token: string;
         };
         /**
          * @example {
@@ -4547,7 +5136,7 @@ export interface components {
          * @example *
          * @enum {string}
          */
-        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "install_code.machine_proof_refused" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
+        WebhookEventFilter: "*" | "install_code.issued" | "install_code.activated" | "install_code.restored" | "install_code.consumed" | "install_code.revoked" | "install_code.approved" | "install_code.denied" | "install_code.exhausted" | "install_code.approval_requested" | "install_code.expiry_warned" | "install_code.machine_proof_refused" | "install_code.identity_refused" | "activation.created" | "activation.confirmed" | "activation.released" | "activation.duplicate_detected" | "server.registered" | "server.agent_token_reissued" | "server.revoked" | "server.went_stale" | "server.went_dead" | "server.recovered" | "rate_limit_override.created" | "rate_limit_override.removed" | "webhook_endpoint.created" | "webhook_endpoint.paused" | "webhook_endpoint.resumed" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.removed" | "webhook_endpoint.disabled" | "webhook_delivery.replayed" | "operator_token.created" | "operator_token.revoked" | "operator_token.expiry_warned";
         /**
          * @example {
          *       "url": "https://hooks.example.com/slowdns",
@@ -6734,6 +7323,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+                 *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                 *       "identity_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmV4YW1wbGUifQ.c2ln",
                  *       "machine_id": "4c4c4544003957108052b4c04f384833",
                  *       "ssh_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
                  *       "product": "slowdns",
@@ -6801,7 +7392,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. */
+            /** @description `identity_token_invalid`: The identity token does not verify for this install code: check its issuer, audience, lifetime and the platform's token file (docs/installers.md, "Codeless enrollment"). `identity_token_replayed`: This identity token was already used by another machine: fetch a fresh token from the platform. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description The limits of this route, one item per policy (`q` requests per `w` seconds, a fixed UTC bucket; `q` is an operator's override where one applies to this client): `"precheck-ip-day";q=10;w=86400, "precheck-machine-day";q=10;w=86400`. */
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Where this client stands in each policy (`r` requests remaining, `t` seconds until the bucket resets), e.g. for a fresh client `"precheck-ip-day";r=9;t=1800, "precheck-machine-day";r=9;t=1800`. */
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. `identity_token_required`: This install code has no secret: it enrolls machines that present an identity token from its issuer (install_code_id with identity_token). `identity_not_allowed`: The identity token verifies, but the install code's trust rules do not admit it; its operator can explain which. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6974,7 +7581,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            /** @description `identity_issuer_unavailable`: The identity token's issuer cannot be reached for its keys right now; retry after Retry-After. `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7001,6 +7608,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "install_code": "SDNS-SD-7K3MQ2-XR9T4B-HX3W8N",
+                 *       "install_code_id": "ic_5b2e9f0c81d4a7e3",
                  *       "precheck_token": "eyJhbGciOiJFZERTQSIsInR5cCI6InNsb3dkbnMtcHJlY2hlY2srand0Iiwia2lkIjoia2V5XzAxIn0.eyJzdWIiOiJTRE5TLVNELSIsImV4cCI6MTc5NTM0MjUwMH0.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl",
                  *       "hostname": "vpn1.example.net",
                  *       "public_ip": "203.0.113.7",
@@ -7091,7 +7699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `machine_proof_invalid`: The SSH host-key signature does not prove this machine: sign this activate's exact statement with the host key whose fingerprint the precheck named (docs/installers.md, "Proving the machine"). `machine_proof_required`: This service or install code admits only machines that prove their SSH host key: send ssh_host_key and ssh_key_signature (OpenSSH 8.1 or later, run as root). `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. `install_code_hostname_not_allowed`: This install code cannot enroll this host name: its operator bound it to a host name pattern. */
+            /** @description `machine_mismatch`: This machine is not the one the precheck was made for. `machine_proof_invalid`: The SSH host-key signature does not prove this machine: sign this activate's exact statement with the host key whose fingerprint the precheck named (docs/installers.md, "Proving the machine"). `machine_proof_required`: This service or install code admits only machines that prove their SSH host key: send ssh_host_key and ssh_key_signature (OpenSSH 8.1 or later, run as root). `approval_denied`: The owner of this install code denied this machine on the SlowDNS page. Request a new code if that was a mistake. `install_code_address_not_allowed`: This install code cannot be used from this address: its operator bound it to other networks. `install_code_hostname_not_allowed`: This install code cannot enroll this host name: its operator bound it to a host name pattern. `identity_token_required`: This install code has no secret: it enrolls machines that present an identity token from its issuer (install_code_id with identity_token). `identity_not_allowed`: The identity token verifies, but the install code's trust rules do not admit it; its operator can explain which. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8915,7 +9523,32 @@ export interface operations {
                      *             "issued_by": "page",
                      *             "allowed_cidrs": null,
                      *             "hostname_pattern": null,
-                     *             "require_machine_proof": false
+                     *             "require_machine_proof": false,
+                     *             "trust": {
+                     *               "issuer": "https://token.actions.githubusercontent.com",
+                     *               "audiences": [
+                     *                 "https://slowdns.example.net"
+                     *               ],
+                     *               "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *               "claims": {
+                     *                 "repository_owner_id": "1234567"
+                     *               },
+                     *               "jwks": {
+                     *                 "keys": [
+                     *                   {
+                     *                     "kty": "EC",
+                     *                     "kid": "cluster-2026-11",
+                     *                     "crv": "P-256",
+                     *                     "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                     "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "tags_from_claims": {
+                     *                 "repo": "repository"
+                     *               },
+                     *               "max_lifetime_seconds": 3600
+                     *             }
                      *           }
                      *         ],
                      *         "next_cursor": "eyJ0IjoxNzk1MzQxNjAwMDAwLCJpZCI6ImljXzViMmU5ZjBjODFkNGE3ZTMifQ"
@@ -8956,7 +9589,32 @@ export interface operations {
                      *       "issued_by": "page",
                      *       "allowed_cidrs": null,
                      *       "hostname_pattern": null,
-                     *       "require_machine_proof": false
+                     *       "require_machine_proof": false,
+                     *       "trust": {
+                     *         "issuer": "https://token.actions.githubusercontent.com",
+                     *         "audiences": [
+                     *           "https://slowdns.example.net"
+                     *         ],
+                     *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *         "claims": {
+                     *           "repository_owner_id": "1234567"
+                     *         },
+                     *         "jwks": {
+                     *           "keys": [
+                     *             {
+                     *               "kty": "EC",
+                     *               "kid": "cluster-2026-11",
+                     *               "crv": "P-256",
+                     *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "tags_from_claims": {
+                     *           "repo": "repository"
+                     *         },
+                     *         "max_lifetime_seconds": 3600
+                     *       }
                      *     }
                      */
                     "application/x-ndjson": components["schemas"]["InstallCodeRecord"];
@@ -9092,6 +9750,32 @@ export interface operations {
                  *       "hostname_pattern": "*.prod.example.com",
                  *       "require_approval": false,
                  *       "require_machine_proof": false,
+                 *       "trust": {
+                 *         "issuer": "https://token.actions.githubusercontent.com",
+                 *         "audiences": [
+                 *           "https://slowdns.example.net"
+                 *         ],
+                 *         "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                 *         "claims": {
+                 *           "repository_owner_id": "1234567",
+                 *           "ref": "refs/heads/main"
+                 *         },
+                 *         "jwks": {
+                 *           "keys": [
+                 *             {
+                 *               "kty": "EC",
+                 *               "kid": "cluster-2026-11",
+                 *               "crv": "P-256",
+                 *               "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                 *               "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "tags_from_claims": {
+                 *           "repo": "repository"
+                 *         },
+                 *         "max_lifetime_seconds": 3600
+                 *       },
                  *       "reason": "Ticket 1234: the customer lost the machine."
                  *     }
                  */
@@ -9119,6 +9803,31 @@ export interface operations {
                      *         "install_code_hint": "SDNS-SD-…HX3W8N",
                      *         "uses": 50,
                      *         "expires_at": "2026-11-22T10:15:00+00:00",
+                     *         "trust": {
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audiences": [
+                     *             "https://slowdns.example.net"
+                     *           ],
+                     *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner_id": "1234567"
+                     *           },
+                     *           "jwks": {
+                     *             "keys": [
+                     *               {
+                     *                 "kty": "EC",
+                     *                 "kid": "cluster-2026-11",
+                     *                 "crv": "P-256",
+                     *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "tags_from_claims": {
+                     *             "repo": "repository"
+                     *           },
+                     *           "max_lifetime_seconds": 3600
+                     *         },
                      *         "ttl_seconds": 604800,
                      *         "tags": {
                      *           "env": "prod"
@@ -9323,6 +10032,31 @@ export interface operations {
                      *         "allowed_cidrs": null,
                      *         "hostname_pattern": null,
                      *         "require_machine_proof": false,
+                     *         "trust": {
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audiences": [
+                     *             "https://slowdns.example.net"
+                     *           ],
+                     *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner_id": "1234567"
+                     *           },
+                     *           "jwks": {
+                     *             "keys": [
+                     *               {
+                     *                 "kty": "EC",
+                     *                 "kid": "cluster-2026-11",
+                     *                 "crv": "P-256",
+                     *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "tags_from_claims": {
+                     *             "repo": "repository"
+                     *           },
+                     *           "max_lifetime_seconds": 3600
+                     *         },
                      *         "activations": [
                      *           {
                      *             "activation_id": "act_3f9a12b45cd67e89",
@@ -9552,7 +10286,32 @@ export interface operations {
                      *         "issued_by": "page",
                      *         "allowed_cidrs": null,
                      *         "hostname_pattern": null,
-                     *         "require_machine_proof": false
+                     *         "require_machine_proof": false,
+                     *         "trust": {
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audiences": [
+                     *             "https://slowdns.example.net"
+                     *           ],
+                     *           "subject_pattern": "repo:example-org/dns-fleet:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner_id": "1234567"
+                     *           },
+                     *           "jwks": {
+                     *             "keys": [
+                     *               {
+                     *                 "kty": "EC",
+                     *                 "kid": "cluster-2026-11",
+                     *                 "crv": "P-256",
+                     *                 "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *                 "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "tags_from_claims": {
+                     *             "repo": "repository"
+                     *           },
+                     *           "max_lifetime_seconds": 3600
+                     *         }
                      *       },
                      *       "meta": {
                      *         "message": "Install code is valid for this machine."
@@ -10229,6 +10988,219 @@ export interface operations {
             };
             /** @description `install_code_expired`: This install code has expired. Request a new one on the SlowDNS page. `install_code_revoked`: This install code was revoked. Request a new one on the SlowDNS page. */
             410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Send the request body as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: This Idempotency-Key was used for another request (another path, query or body): send a new key with a new request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_headers_too_large`: The request headers are too large. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. Try again later. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `service_unavailable`: The service cannot reach its database right now. Try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    explainTrust: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to repeat (DESIGN §27, draft-ietf-httpapi-idempotency-key-header): a value of your own, fresh for each new request (a UUID), sent again unchanged when you retry it. The change is made once; a repeat within the key's lifetime (an hour when the answer shows a secret, a day otherwise) answers the first answer again, the same secret included, with `Idempotent-Replayed: true`. Only a 2xx answer is kept: after a 4xx or 5xx the same key may be tried again. The key belongs to the operator token that sent it, this method and this path; the same key with another path, query or body is 422 `idempotency_key_mismatch`; while the first request with it is still being answered, 409 `idempotency_key_in_flight` with `Retry-After: 1`. 16 to 255 printable ASCII characters, otherwise 400 `validation_failed`.
+                 * @example 4f1c2a9e-7b3d-4e8a-9c6f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The install code's public handle (`ic_` + 16 hex characters): it names the code in events and operator routes, and is not the code. */
+                install_code_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "identity_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmV4YW1wbGUifQ.c2ln"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TrustExplainRequest"];
+            };
+        };
+        responses: {
+            /** @description Each check and its outcome. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "install_code_id": "ic_5b2e9f0c81d4a7e3",
+                     *         "verdict": "identity_not_allowed",
+                     *         "identity": {
+                     *           "iss": "https://token.actions.githubusercontent.com",
+                     *           "sub": "repo:example-org/dns:ref:refs/heads/main"
+                     *         },
+                     *         "checks": [
+                     *           {
+                     *             "check": "claims.repository_owner_id",
+                     *             "passed": false,
+                     *             "detail": "no match"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "message": "Install code is valid for this machine."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TrustExplanation"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid: fields name what is wrong. `malformed_request`: The request is not well-formed HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_token_invalid`: The operator token is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `admin_scope_insufficient`: This operator token's scope does not allow this action. `admin_api_disabled`: The admin API is disabled: the service has no ADMIN_TOKEN set. `identity_not_allowed`: The identity token verifies, but the install code's trust rules do not admit it; its operator can explain which. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `install_code_not_found`: No install code matches what was entered. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send it again, whole. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceresponse: components["headers"]["traceresponse"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_key_in_flight`: A request with this Idempotency-Key is still being answered; retry after Retry-After seconds. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceresponse: components["headers"]["traceresponse"];

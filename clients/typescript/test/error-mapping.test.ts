@@ -455,6 +455,15 @@ it('the cases above cover every error code of the contract', () => {
   // The machine's proof (DESIGN §24), asserted as the envelope in test/machine-proof/refusals.test.ts; the
   // client's own signing in clients/typescript/test/machine-proof.test.ts.
   const machineProof = ['machine_proof_invalid', 'machine_proof_required'];
+  // Codeless enrollment's refusals (DESIGN §25), asserted as the envelope in test/identity/ against real issuers on
+  // loopback. The client does not send the identity form yet (left for the clients' step).
+  const identity = [
+    'identity_token_required',
+    'identity_token_invalid',
+    'identity_not_allowed',
+    'identity_token_replayed',
+    'identity_issuer_unavailable',
+  ];
   // The admin API's own (no client method): Idempotency-Key's refusals (test/admin/idempotency-keys.test.ts),
   // a chat endpoint's rotate-secret (test/webhooks) and an operator's approve of a page code's precheck
   // (test/approval/operator-on-page-code.test.ts).
@@ -477,6 +486,7 @@ it('the cases above cover every error code of the contract', () => {
     ...fleetCodes,
     ...releaseProof,
     ...machineProof,
+    ...identity,
     ...adminOnly,
   ]);
   expect([...covered].sort()).toEqual([...errorCodes].sort());

@@ -34,6 +34,8 @@ export type ActivateParams = BucketsParam &
     precheck_client_key_hash: string | null;
     /** The data of `activation.created`. */
     created_data: string;
+    /** Tags taken from an identity token's claims (DESIGN §25), added to the code's: JSON, `{}` for none. */
+    claim_tags: string;
     /** DUPLICATE_MACHINE_POLICY=refuse. */
     refuse_duplicate: boolean;
     precheck_id: string | null;
@@ -87,7 +89,7 @@ claimed as (
 created as (
   insert into activations (id, install_code_id, status, hostname, public_ip, machine_id, ssh_fingerprint, ssh_key_proven, requested_ref, installer_version,
     install_token_jti_hash, install_token_expires_at, precheck_jti_hash, precheck_client_key_hash, created_at, duplicate_of, tags)
-  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :ssh_key_proven::boolean, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :precheck_client_key_hash, :now::timestamptz, (select id from duplicate), claimed.tags from claimed
+  select :id, claimed.id, 'activated', :hostname, :public_ip, :machine_id, :ssh_fingerprint, :ssh_key_proven::boolean, :requested_ref, :installer_version, :install_token_jti_hash, :install_token_expires_at::timestamptz, :precheck_jti_hash, :precheck_client_key_hash, :now::timestamptz, (select id from duplicate), claimed.tags || :claim_tags::jsonb from claimed
   returning id, install_code_id, duplicate_of, tags),
 recorded as (
   insert into events (type, install_code_id, activation_id, data, ${EVENT_CONTEXT_COLUMNS})

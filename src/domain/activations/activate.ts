@@ -6,12 +6,19 @@ import type { ChangeContext } from '../events/event-trail.js';
 import { approvalPendingError } from '../install-codes/approval.js';
 import { approvalProblem } from '../install-codes/approval-gate.js';
 import { assertInstallerSupported } from './installer-version.js';
-import { addressProblem, hostnameProblem, limitsFor, readCodeBinding } from '../install-codes/fleet-binding.js';
+import {
+  addressProblem,
+  codeFormProblem,
+  hostnameProblem,
+  limitsFor,
+  readCodeBinding,
+} from '../install-codes/fleet-binding.js';
 import { type CountedOutcome, consumeRateLimits, type RateLimitCheck, senderChecks } from '../rate-limits/limiter.js';
 import type { KeyedHashes } from '../tokens/keyed-hashes.js';
 import { approvalWaitPolicy, secondsToBucketEnd } from '../rate-limits/policies.js';
 import type { KeyRing } from '../tokens/signing-keys.js';
-import { verifyPrecheckToken } from '../tokens/install-step-tokens.js';
+import { type PrecheckClaims, verifyPrecheckToken } from '../tokens/install-step-tokens.js';
+import { identityLimits, readTrustCode } from '../identity/identity-precheck.js';
 import {
   machineProofRequired,
   MachineProofRefused,
@@ -23,7 +30,8 @@ import {
 
 /** What an installer's activate presents: the code (normalised), its precheck token, and the machine it confirmed. */
 export interface ActivateRequest extends MachineBinding, Omit<ProvingActivate, 'sshFingerprint'> {
-  installCode: string;
+  /** The code as sent (normalised), or its id after an identity precheck (DESIGN §25). */
+  code: { installCode: string } | { installCodeId: string };
   precheckToken: string;
   requestedRef: string;
   installerVersion: string;
@@ -88,10 +96,13 @@ export async function activateInstallCode(
   },
 ): Promise<CountedOutcome<CreatedActivation>> {
   assertInstallerSupported(request.installerVersion, rules.minInstallerVersion);
-  const codeHash = hashes.installCode(request.installCode);
+  const sent = request.code;
+  const identityForm = 'installCodeId' in sent;
+  let codeHash = identityForm ? '' : hashes.installCode(sent.installCode);
   let precheck: AdmittingPrecheck;
   let proven: boolean;
   try {
+    if (identityForm) codeHash = (await readTrustCode(db, sent.installCodeId)).codeHash;
     precheck = await admittingPrecheck(keys, request, codeHash, now);
     proven = provenAtActivate(
       { ...request, sshFingerprint: precheck.sshFingerprint },
@@ -103,9 +114,13 @@ export async function activateInstallCode(
       await recordRefusedProof(db, { refusal: outcome.refusal, codeHash, ...request, context, now });
     return outcome;
   }
-  const binding = await readCodeBinding(db, { canonical: request.installCode, hash: codeHash });
-  const checks = limitsFor({ binding, observedIp: request.observedIp, route: 'activate', checks: limits, hashes });
+  const binding = await readCodeBinding(db, { canonical: identityForm ? undefined : sent.installCode, hash: codeHash });
+  const checks =
+    identityForm && binding
+      ? identityLimits(limits, binding, 'activate', hashes)
+      : limitsFor({ binding, observedIp: request.observedIp, route: 'activate', checks: limits, hashes });
   const bindingRefusal =
+    (identityForm ? undefined : codeFormProblem(binding)) ??
     addressProblem(binding, request.observedIp) ??
     hostnameProblem(binding, request.hostname) ??
     (binding?.requireMachineProof && !proven ? machineProofRequired() : undefined);
@@ -129,6 +144,7 @@ export async function activateInstallCode(
       machineId: request.machineId,
       sshFingerprint: request.sshFingerprint,
       sshKeyProven: proven,
+      identity: precheck.identity,
       requestedRef: request.requestedRef,
       installerVersion: request.installerVersion,
     },
@@ -187,6 +203,8 @@ interface AdmittingPrecheck {
   /** The challenge a machine proof signs (`pch`); tokens made before machine proofs have none. */
   challenge: string | undefined;
   clientKeyHash: string | undefined;
+  /** Made by an identity precheck (DESIGN §25): whom its token named, and the tags taken from its claims. */
+  identity: PrecheckClaims['identity'];
 }
 
 /** The precheck token's jti when it admits this activate; checked without the database. Refuses with 401 or 403. */
@@ -197,6 +215,11 @@ async function admittingPrecheck(
   now: Date,
 ): Promise<AdmittingPrecheck> {
   const precheck = await verifyPrecheckToken(keys, request.precheckToken, now);
+  if ('installCodeId' in request.code && precheck.identity === undefined)
+    throw new ApiError(
+      'precheck_token_invalid',
+      'A code named by its id activates only with the precheck token of an identity precheck (install_code_id with identity_token).',
+    );
   if (precheck.codeHash !== codeHash)
     throw new ApiError(
       'precheck_token_invalid',
@@ -210,5 +233,6 @@ async function admittingPrecheck(
     sshFingerprint: precheck.sshFingerprint,
     challenge: precheck.challenge,
     clientKeyHash: precheck.clientKeyHash,
+    identity: precheck.identity,
   };
 }

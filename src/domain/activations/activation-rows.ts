@@ -25,6 +25,8 @@ export interface NewActivation extends MachineBinding {
   installerVersion: string;
   /** The machine proved its SSH host key at this activate (DESIGN §24). */
   sshKeyProven: boolean;
+  /** Enrolled by a workload identity (DESIGN §25): whom its token named (for the events) and the tags from its claims. */
+  identity?: { iss: string; sub: string; tags: Record<string, string> } | undefined;
 }
 
 /**

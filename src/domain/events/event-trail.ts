@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'install_code.approval_requested',
   'install_code.expiry_warned',
   'install_code.machine_proof_refused',
+  'install_code.identity_refused',
   'activation.created',
   'activation.confirmed',
   'activation.released',

@@ -2,6 +2,7 @@ import { mayBeFleetCode } from './code-format.js';
 import type { KeyedHashes } from '../tokens/keyed-hashes.js';
 import ipaddr from 'ipaddr.js';
 import type { Database } from '../../db/database.js';
+import type { StoredTrust } from '../../db/schema.js';
 import { namedStatement } from '../../db/named-statement.js';
 import { runStatement } from '../../db/statement.js';
 import { ApiError } from '../../errors.js';
@@ -20,27 +21,33 @@ export interface CodeBinding {
   hostnamePattern: string | null;
   /** Only machines that prove their SSH host key at activate (DESIGN §24). */
   requireMachineProof: boolean;
+  /** A code that trusts a workload identity instead of its secret (DESIGN §25). */
+  trust: StoredTrust | null;
 }
 
 type BindingParams = { code_hash: string };
 
 const BINDING = namedStatement<BindingParams>(
-  'select id, uses, allowed_cidrs, hostname_pattern, require_machine_proof from install_codes where code_hash = :code_hash',
+  'select id, uses, allowed_cidrs, hostname_pattern, require_machine_proof, trust from install_codes where code_hash = :code_hash',
 );
 
-/** The binding of the code with this hash; undefined when there is no such code. */
+/**
+ * The binding of the code with this hash; undefined when there is no such code. `canonical` is the code as sent
+ * (undefined for a code named by its id, DESIGN §25).
+ */
 export async function readCodeBinding(
   db: Database,
-  code: { canonical: string; hash: string | null },
+  code: { canonical: string | undefined; hash: string | null },
 ): Promise<CodeBinding | undefined> {
   // A page code has no binding (code-format.ts): its steps stay one statement each.
-  if (code.hash === null || !mayBeFleetCode(code.canonical)) return undefined;
+  if (code.hash === null || (code.canonical !== undefined && !mayBeFleetCode(code.canonical))) return undefined;
   type Row = {
     id: string;
     uses: number;
     allowed_cidrs: string[] | null;
     hostname_pattern: string | null;
     require_machine_proof: boolean;
+    trust: StoredTrust | null;
   };
   const [row] = await runStatement<Row, BindingParams>(db, BINDING, { code_hash: code.hash });
   return row
@@ -50,6 +57,7 @@ export async function readCodeBinding(
         allowedCidrs: row.allowed_cidrs,
         hostnamePattern: row.hostname_pattern,
         requireMachineProof: row.require_machine_proof,
+        trust: row.trust,
       }
     : undefined;
 }
@@ -62,6 +70,11 @@ function insideAny(observedIp: string | null, cidrs: readonly string[]): boolean
     const network = ipaddr.parseCIDR(cidr);
     return address.kind() === network[0].kind() && address.match(network);
   });
+}
+
+/** 403 `identity_token_required`: the code form on a code that trusts a workload identity (DESIGN §25). */
+export function codeFormProblem(binding: CodeBinding | undefined): ApiError | undefined {
+  return binding?.trust ? new ApiError('identity_token_required') : undefined;
 }
 
 /** 403 `install_code_address_not_allowed` when the code is bound to networks and the address is in none. */

@@ -1,5 +1,6 @@
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import type { Database } from '../../db/database.js';
+import type { StoredTrust } from '../../db/schema.js';
 import { installCodes } from '../../db/schema.js';
 import { recordEvent, type ChangeContext } from '../events/event-trail.js';
 import { generateInstallCode, installCodeHint } from './code-format.js';
@@ -24,11 +25,14 @@ export interface FleetCodeInput {
   requireApproval: boolean;
   /** Only machines that prove their SSH host key (DESIGN §24). */
   requireMachineProof?: boolean | undefined;
+  /** A code that trusts a workload identity instead of a secret (DESIGN §25), checked, with its warnings. */
+  trust?: { trust: StoredTrust; warnings: string[] } | undefined;
 }
 
 export interface IssuedFleetCode {
   id: string;
-  code: string;
+  /** Null for a code with `trust`: its secret exists only as a hash, never shown. */
+  code: string | null;
   hint: string;
   expiresAt: Date;
   warnings: string[];
@@ -36,6 +40,7 @@ export interface IssuedFleetCode {
 
 /** What the operator should know before handing a code out: a reusable code bound to nothing is a key to that many machines. */
 function warningsFor(input: FleetCodeInput): string[] {
+  if (input.trust) return input.trust.warnings;
   if (input.uses > 1 && !input.allowedCidrs && !input.requireApproval)
     return [
       `Anyone who reads this code enrolls up to ${input.uses} machines: it is bound to neither allowed_cidrs nor require_approval, and cloud-init user-data is readable through the metadata service by any process on the machine.`,
@@ -62,7 +67,7 @@ export async function issueFleetCode(
   const code = generateInstallCode(input.prefix, 'fleet');
   const issued = {
     id: randomId('ic_', 8),
-    code,
+    code: input.trust ? null : code,
     hint: installCodeHint(code),
     expiresAt: new Date(wholeSecond(now).getTime() + input.ttlSeconds * 1000),
     warnings: warningsFor(input),
@@ -83,6 +88,7 @@ export async function issueFleetCode(
       allowedCidrs: input.allowedCidrs ?? null,
       hostnamePattern: input.hostnamePattern ?? null,
       requireMachineProof: input.requireMachineProof ?? false,
+      trust: input.trust?.trust ?? null,
     });
     await recordEvent(tx, context, now, {
       type: 'install_code.issued',
@@ -94,6 +100,7 @@ export async function issueFleetCode(
         tags: input.tags,
         ...(input.requireApproval ? { require_approval: true } : {}),
         ...(input.requireMachineProof ? { require_machine_proof: true } : {}),
+        ...(input.trust ? { trust_issuer: input.trust.trust.issuer } : {}),
       },
     });
   });

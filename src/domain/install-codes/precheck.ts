@@ -13,7 +13,7 @@ import {
   type RateLimitCheck,
 } from '../rate-limits/limiter.js';
 import { installCodePrefix } from './code-format.js';
-import { addressProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
+import { addressProblem, codeFormProblem, limitsFor, readCodeBinding } from './fleet-binding.js';
 import { heldUses } from './fleet-uses.js';
 import { codeDecision } from './approval.js';
 import {
@@ -34,6 +34,12 @@ const approvedForAnotherPrecheck = () =>
     "The owner of this install code approved another precheck: only that precheck's token can activate it.",
   );
 
+/** What an identity precheck writes of its token (DESIGN §25): the hashed replay key, kept until the token's `exp` + 60 s. */
+export interface IdentityReplay {
+  keyHash: string;
+  keepUntil: Date;
+}
+
 export interface PrecheckSighting {
   machineId: string;
   sshFingerprint: string;
@@ -45,6 +51,8 @@ export interface PrecheckSighting {
 /** The code a precheck may use: its handle, expiry and where the person's approval stands. */
 export interface PrecheckedInstallCode {
   id: string;
+  /** The code's hint, as kept. */
+  hint: string;
   expiresAt: Date;
   /** `not_required` for a code issued without approval (its answer says nothing of approval); otherwise this precheck waits for the person (`pending`). */
   approval: 'not_required' | 'pending';
@@ -69,17 +77,31 @@ type PrecheckParams = BucketsParam &
     ip: string | null;
     precheck_id: string;
     installer_version: string;
+    /** An identity precheck's token (DESIGN §25): its hashed replay key, kept until `keep_until`; null for the code form. */
+    replay_key_hash: string | null;
+    keep_until: string | null;
   };
 
 // A code that does not exist is counted against the sender only (countedCte).
 const CODE_EXISTS = sqlPiece(['code_hash'], 'exists (select from install_codes where code_hash = :code_hash)');
 
+// `replay` (DESIGN §25): an identity token is written once, for the code and the machine it first prechecked; the
+// same machine again (a lost answer) finds its own row, another machine none, and then nothing else is written.
 const PRECHECK = composedStatement<PrecheckParams>()`with ${countedCte({ beyondSenderIf: CODE_EXISTS })},
+replay as (
+  insert into identity_token_uses (replay_key_hash, install_code_id, machine_id, ssh_fingerprint, used_at, keep_until)
+  select :replay_key_hash, c.id, :machine_id, :ssh_fingerprint, :now::timestamptz, :keep_until::timestamptz
+  from install_codes c where c.code_hash = :code_hash and :replay_key_hash::text is not null
+  on conflict (replay_key_hash) do update set used_at = identity_token_uses.used_at
+  where identity_token_uses.install_code_id = excluded.install_code_id and identity_token_uses.machine_id = excluded.machine_id
+    and identity_token_uses.ssh_fingerprint = excluded.ssh_fingerprint
+  returning replay_key_hash),
 noted as (
   update install_codes set prechecked_at = :now::timestamptz, precheck_machine_id = :machine_id,
     precheck_ssh_fingerprint = :ssh_fingerprint, precheck_ip = :ip
   where code_hash = :code_hash and status = 'issued' and expires_at > :now::timestamptz and ${codeDecision('install_codes')} is distinct from 'approved'
     and :address_allowed::boolean and (uses = 1 or uses_spent + ${heldUses('install_codes')} < uses)
+    and (:replay_key_hash::text is null or exists (select from replay))
   returning id, require_approval, operator, hint, description, tags),
 shown as (
   insert into install_code_prechecks (id, install_code_id, prechecked_at, ip, machine_id, ssh_fingerprint, installer_version)
@@ -95,8 +117,9 @@ recorded as (
     ${EVENT_CONTEXT_VALUES}
   from shown join noted on noted.id = shown.install_code_id
   returning type)
-select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, c.id, c.status, c.expires_at, c.require_approval, c.operator is not null as fleet, ${codeDecision('c')} as decision,
-  c.uses > 1 and c.uses_spent + ${heldUses('c')} >= c.uses as exhausted
+select ${COUNTS_COLUMN}, ${RECORDED_COLUMN}, c.id, c.hint, c.status, c.expires_at, c.require_approval, c.operator is not null as fleet, ${codeDecision('c')} as decision,
+  c.uses > 1 and c.uses_spent + ${heldUses('c')} >= c.uses as exhausted,
+  :replay_key_hash::text is not null and not exists (select from replay) as replayed
 from (select 1) as one left join install_codes c on c.code_hash = :code_hash`;
 
 /**
@@ -109,16 +132,18 @@ from (select 1) as one left join install_codes c on c.code_hash = :code_hash`;
 export async function precheckInstallCode(
   db: Database,
   {
-    input: { normalisedCode, prefix, sighting, precheckId },
+    input: { code: sent, sighting, precheckId },
     now,
     limits,
     hashes,
     context,
   }: {
     input: {
-      normalisedCode: string;
-      /** INSTALL_CODE_PREFIX. */
-      prefix: string;
+      /**
+       * The code as sent (normalised, with INSTALL_CODE_PREFIX), or the hash of a code named by its id after its
+       * identity token verified (DESIGN §25): then `limits` are already the code's own.
+       */
+      code: { normalisedCode: string; prefix: string } | { identityCodeHash: string; replay: IdentityReplay };
       sighting: PrecheckSighting;
       precheckId: string;
     };
@@ -130,16 +155,25 @@ export async function precheckInstallCode(
     context: ChangeContext;
   },
 ): Promise<CountedOutcome<PrecheckedInstallCode>> {
+  const identity = 'identityCodeHash' in sent;
   // A code with another product's prefix cannot exist here: it is looked up as no code at all.
-  const codeHash = installCodePrefix(normalisedCode) === prefix ? hashes.installCode(normalisedCode) : null;
-  const binding = await readCodeBinding(db, { canonical: normalisedCode, hash: codeHash });
-  const addressRefusal = addressProblem(binding, sighting.ip);
-  const checks = limitsFor({ binding, observedIp: sighting.ip, route: 'precheck', checks: limits, hashes });
+  const codeHash = identity
+    ? sent.identityCodeHash
+    : installCodePrefix(sent.normalisedCode) === sent.prefix
+      ? hashes.installCode(sent.normalisedCode)
+      : null;
+  const binding = await readCodeBinding(db, { canonical: identity ? undefined : sent.normalisedCode, hash: codeHash });
+  const bindingRefusal = addressProblem(binding, sighting.ip) ?? (identity ? undefined : codeFormProblem(binding));
+  const checks = identity
+    ? limits
+    : limitsFor({ binding, observedIp: sighting.ip, route: 'precheck', checks: limits, hashes });
   return countedStatement<PrecheckedInstallCode>(db, checks, now, async (buckets) => {
     type Row = {
+      replayed: boolean;
       exhausted: boolean | null;
       counts: BucketCount[] | null;
       id: string | null;
+      hint: string | null;
       status: InstallCodeRow['status'] | null;
       expires_at: string | null;
       require_approval: boolean | null;
@@ -150,12 +184,14 @@ export async function precheckInstallCode(
     const [row] = await runStatement<Row, PrecheckParams>(db, PRECHECK, {
       buckets,
       code_hash: codeHash,
-      address_allowed: addressRefusal === undefined,
+      address_allowed: bindingRefusal === undefined,
       machine_id: sighting.machineId,
       ssh_fingerprint: sighting.sshFingerprint,
       ip: sighting.ip,
       precheck_id: precheckId,
       installer_version: sighting.installerVersion,
+      replay_key_hash: identity ? sent.replay.keyHash : null,
+      keep_until: identity ? sent.replay.keepUntil.toISOString() : null,
       ...eventContextParams(context, now),
     });
     noteRecorded(context, row!.recorded);
@@ -171,7 +207,8 @@ export async function precheckInstallCode(
           };
     const problem = installCodeProblem(code, now);
     if (problem) return { counts: row!.counts, refusal: problem };
-    if (addressRefusal) return { counts: row!.counts, refusal: addressRefusal };
+    if (row!.replayed) return { counts: row!.counts, refusal: new ApiError('identity_token_replayed') };
+    if (bindingRefusal) return { counts: row!.counts, refusal: bindingRefusal };
     if (row!.exhausted) return { counts: row!.counts, refusal: new ApiError('install_code_exhausted') };
     // Approved for another precheck (DESIGN §23): no decision can come for this one, and the page keeps the approved machine.
     if (code!.decision === 'approved') return { counts: row!.counts, refusal: approvedForAnotherPrecheck() };
@@ -180,6 +217,7 @@ export async function precheckInstallCode(
       counts: row!.counts,
       value: {
         id: code!.id,
+        hint: row!.hint!,
         expiresAt: code!.expiresAt,
         approval: code!.requireApproval ? 'pending' : 'not_required',
         approvalBy: row!.fleet ? 'operator' : 'person',

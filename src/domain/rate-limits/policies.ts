@@ -83,6 +83,19 @@ export const fleetCodePolicies = {
 } as const satisfies Record<'precheck' | 'activate', RateLimitPolicy>;
 
 /**
+ * Not the seed's limits (DESIGN §25): an identity precheck counts here, per address, before its token is verified
+ * (verifying may fetch the issuer's keys); once verified it counts in the code's own bucket instead of the
+ * per-address limits, since a cluster's pods share one node address. Not overridable.
+ */
+export const identityAddressPolicy = {
+  name: 'identity-precheck-ip-hour',
+  route: 'precheck',
+  subject: 'ip',
+  quota: 600,
+  windowSeconds: HOUR_SECONDS,
+} as const satisfies RateLimitPolicy;
+
+/**
  * RATE_LIMIT_PROFILE: `development` multiplies every quota by 100, so that trying the service locally
  * from one address does not run into `issue-ip-hour` after 3 codes. The quotas are scaled where the
  * checks are made (`checksFor`); the table above, and everything documented from it, keeps the defaults.

@@ -28,6 +28,11 @@ export interface PrecheckClaims {
   challenge?: string | undefined;
   /** The precheck's hashed client key (`KeyedHashes.clientKey`): where the machine prechecked, a release's proof. */
   clientKeyHash?: string | undefined;
+  /**
+   * Made by an identity precheck (DESIGN §25, claim `via: "identity"`): whom the token named, and the tags taken from
+   * its claims, for activate's activation and events. Only such a token activates a code named by its id.
+   */
+  identity?: { iss: string; sub: string; tags: Record<string, string> } | undefined;
 }
 
 export interface InstallClaims {
@@ -38,7 +43,16 @@ export interface InstallClaims {
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** A kind's own claims (the precheck's machine and its approval): never one of the registered names. */
-type OwnClaims = { mid?: string; ssh?: string; pci?: string; pch?: string; pck?: string } & {
+type OwnClaims = {
+  mid?: string;
+  ssh?: string;
+  pci?: string;
+  pch?: string;
+  pck?: string;
+  via?: 'identity';
+  idn?: { iss: string; sub: string };
+  tgs?: Record<string, string>;
+} & {
   [registered in 'iss' | 'aud' | 'sub' | 'jti' | 'iat' | 'exp']?: never;
 };
 
@@ -123,17 +137,32 @@ async function verify(
   return claims as VerifiedClaims;
 }
 
-export function signPrecheckToken(ring: KeyRing, claims: PrecheckClaims, now: Date, expiresAt: Date): Promise<string> {
+/**
+ * A precheck token. `jti` is given for an identity precheck (derived from the identity token's replay key): every
+ * precheck token one identity token makes is then one precheck, which makes at most one activation.
+ */
+export function signPrecheckToken(
+  ring: KeyRing,
+  claims: PrecheckClaims,
+  now: Date,
+  expiresAt: Date,
+  jti: string = randomId('pre_', 12),
+): Promise<string> {
   const bound: OwnClaims = {
     mid: claims.machineId,
     ssh: claims.sshFingerprint,
     ...(claims.precheckId === undefined ? {} : { pci: claims.precheckId }),
     ...(claims.challenge === undefined ? {} : { pch: claims.challenge }),
     ...(claims.clientKeyHash === undefined ? {} : { pck: claims.clientKeyHash }),
+    ...(claims.identity === undefined
+      ? {}
+      : {
+          via: 'identity' as const,
+          idn: { iss: claims.identity.iss, sub: claims.identity.sub },
+          tgs: claims.identity.tags,
+        }),
   };
-  return inSpan('sign precheck token', {}, () =>
-    sign(ring, 'precheck', bound, claims.codeHash, now, expiresAt, randomId('pre_', 12)),
-  );
+  return inSpan('sign precheck token', {}, () => sign(ring, 'precheck', bound, claims.codeHash, now, expiresAt, jti));
 }
 
 /** The claims, and the token's own jti: what tells one precheck from another. */
@@ -149,7 +178,8 @@ export async function verifyPrecheckToken(
     typeof p.ssh !== 'string' ||
     !optionalText(p.pci) ||
     !optionalText(p.pch) ||
-    !optionalText(p.pck)
+    !optionalText(p.pck) ||
+    (p.via !== undefined && !identityClaims(p))
   )
     throw new ApiError('precheck_token_invalid');
   return {
@@ -160,7 +190,18 @@ export async function verifyPrecheckToken(
     precheckId: p.pci as string | undefined,
     challenge: p.pch as string | undefined,
     clientKeyHash: p.pck as string | undefined,
+    identity: p.via === undefined ? undefined : identityClaims(p),
   };
+}
+
+/** The identity an identity precheck's token carries, or undefined when its claims are not that. */
+function identityClaims(p: JsonObject): PrecheckClaims['identity'] {
+  const idn = p.idn as { iss?: unknown; sub?: unknown } | undefined;
+  const tags = p.tgs;
+  if (p.via !== 'identity' || typeof idn?.iss !== 'string' || typeof idn.sub !== 'string') return undefined;
+  if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) return undefined;
+  if (!Object.values(tags).every((value) => typeof value === 'string')) return undefined;
+  return { iss: idn.iss, sub: idn.sub, tags: tags as Record<string, string> };
 }
 
 export function signInstallToken(ring: KeyRing, claims: InstallClaims, now: Date, expiresAt: Date): Promise<string> {

@@ -2,7 +2,7 @@ import { and, eq, inArray, lt, notExists, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import { PRUNE_LOCK, tryWithAdvisoryLock } from '../../db/advisory-locks.js';
 import type { Database } from '../../db/database.js';
-import { activations, browserSessions, installCodes } from '../../db/schema.js';
+import { activations, browserSessions, installCodes, identityTokenUses } from '../../db/schema.js';
 import {
   dropPartition,
   ensurePartitionsAhead,
@@ -98,6 +98,8 @@ async function pruneExpired(tx: Database, now: Date, eventRetentionDays: number)
       ),
     )
     .returning({ id: installCodes.id });
+  // Identity tokens past their `exp` + 60 s (DESIGN §25): no such token verifies any more, so none can be replayed.
+  await tx.delete(identityTokenUses).where(lt(identityTokenUses.keepUntil, now));
   return {
     sessions: sessions.length + consoleSessionsPruned,
     installCodes: codes.length,

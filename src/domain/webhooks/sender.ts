@@ -1,7 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { resolveWebhookTarget, WebhookUrlRefused, type WebhookSafety } from './url-safety.js';
+import { lookupOnly, resolveWebhookTarget, WebhookUrlRefused, type WebhookSafety } from './url-safety.js';
 
 /** 2xx within this is delivered; anything slower is cut and counts as a failure. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -65,12 +64,8 @@ export async function sendWebhook(
         : `dns: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}`;
     return { delivered: false, statusCode: null, error, responseExcerpt: null, durationMs: elapsed() };
   }
-  const { address, family, isPrivate } = target;
-  const lookup: LookupFunction = (_hostname, opts, callback) => {
-    if ((opts as { all?: boolean }).all)
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
+  const { isPrivate } = target;
+  const lookup = lookupOnly(target);
   const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<AttemptOutcome>((resolve) => {
     let settled = false;

@@ -1,12 +1,18 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** The two switches of §15, from WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE. */
+/**
+ * The two switches of §15, from WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE; the identity issuers of §25 are
+ * fetched under the same checks with their own two (`switches` names them in what a refusal says).
+ */
 export interface WebhookSafety {
   allowHttp: boolean;
   allowPrivate: boolean;
+  switches?: { http: string; private: string };
 }
+
+const WEBHOOK_SWITCHES = { http: 'WEBHOOK_ALLOW_HTTP', private: 'WEBHOOK_ALLOW_PRIVATE' };
 
 const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -81,12 +87,11 @@ const isMetadata = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean =>
 function checkAddress(address: string, safety: WebhookSafety): { isPrivate: boolean } {
   const { effective, carried } = addressesOf(address);
   const all = [effective, ...carried];
-  if (all.some(isMetadata))
-    throw new WebhookUrlRefused(`${address} is a cloud metadata address: never a webhook target`);
+  if (all.some(isMetadata)) throw new WebhookUrlRefused(`${address} is a cloud metadata address: never reached`);
   const notPublic = all.find((a) => a.range() !== 'unicast');
   if (notPublic && !safety.allowPrivate) {
     throw new WebhookUrlRefused(
-      `${address} is not a public address (${notPublic.range()}); set WEBHOOK_ALLOW_PRIVATE=true to allow private targets`,
+      `${address} is not a public address (${notPublic.range()}); set ${(safety.switches ?? WEBHOOK_SWITCHES).private}=true to allow private targets`,
     );
   }
   return { isPrivate: notPublic !== undefined };
@@ -110,16 +115,17 @@ export function checkWebhookUrl(text: string, safety: WebhookSafety): URL {
   } catch {
     throw new WebhookUrlRefused('the URL is not a valid absolute URL');
   }
+  const switches = safety.switches ?? WEBHOOK_SWITCHES;
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new WebhookUrlRefused('the URL must be https (or http with WEBHOOK_ALLOW_HTTP=true)');
+    throw new WebhookUrlRefused(`the URL must be https (or http with ${switches.http}=true)`);
   if (url.protocol === 'http:' && !safety.allowHttp)
-    throw new WebhookUrlRefused('the URL must be https; set WEBHOOK_ALLOW_HTTP=true to allow http');
+    throw new WebhookUrlRefused(`the URL must be https; set ${switches.http}=true to allow http`);
   if (url.username || url.password) throw new WebhookUrlRefused('the URL must not hold credentials (user:password@)');
   const host = bareHost(url);
   if (!host) throw new WebhookUrlRefused('the URL has no host');
   if (isIP(host)) checkAddress(host, safety);
   else if ((host === 'localhost' || host.endsWith('.localhost')) && !safety.allowPrivate) {
-    throw new WebhookUrlRefused(`${host} is a loopback name; set WEBHOOK_ALLOW_PRIVATE=true to allow private targets`);
+    throw new WebhookUrlRefused(`${host} is a loopback name; set ${switches.private}=true to allow private targets`);
   }
   return url;
 }
@@ -150,4 +156,14 @@ export async function resolveWebhookTarget(
 
 async function resolveHost(host: string): Promise<string[]> {
   return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+}
+
+/** A `lookup` that answers only the checked address: DNS cannot move a request inward between the check and the connection. */
+export function lookupOnly(target: Pick<CheckedTarget, 'address' | 'family'>): LookupFunction {
+  const { address, family } = target;
+  return (_hostname, opts, callback) => {
+    if ((opts as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
 }

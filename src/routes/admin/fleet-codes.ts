@@ -152,6 +152,7 @@ export function registerAdminFleetCodes(app: Router, deps: AppDeps): void {
           ttl_seconds: issued.ttlSeconds,
           tags: issued.tags,
           require_approval: body.require_approval,
+          ...(issued.trust ? { trust: issued.trust } : {}),
           warnings: issued.warnings,
         },
         meta: { message: 'Install code issued: it is shown this once.' },

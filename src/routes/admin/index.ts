@@ -7,6 +7,7 @@ import { registerAdminActivations } from './activations.js';
 import { registerAdminEvents } from './events.js';
 import { registerAdminInstallCodes } from './install-codes.js';
 import { registerAdminFleetCodes } from './fleet-codes.js';
+import { registerAdminCodeTrust } from './code-trust.js';
 import { registerAdminOperatorTokens } from './operator-tokens.js';
 import { registerAdminRateLimitOverrides } from './rate-limit-overrides.js';
 import { registerAdminRateLimitUsage } from './rate-limit-usage.js';
@@ -21,6 +22,7 @@ export function registerAdmin(app: Router, deps: RouteDeps): void {
   app.use('/api/v2/admin/*', idempotencyKeys(deps));
   registerAdminInstallCodes(app, deps);
   registerAdminFleetCodes(app, deps);
+  registerAdminCodeTrust(app, deps);
   registerAdminActivations(app, deps);
   registerAdminServers(app, deps);
   registerAdminEvents(app, deps);

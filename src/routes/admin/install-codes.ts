@@ -134,6 +134,7 @@ function toRecord({ code, status, approval, activation, usesHeld }: InstallCodeL
     allowed_cidrs: code.allowedCidrs,
     hostname_pattern: code.hostnamePattern,
     require_machine_proof: code.requireMachineProof,
+    trust: code.trust,
   };
 }
 

@@ -34,6 +34,8 @@ const activateErrors = errorResponses(
   'install_code_hostname_not_allowed',
   'install_code_expired',
   'install_code_revoked',
+  'identity_token_required',
+  'identity_not_allowed',
   'installer_outdated',
   'unsupported_media_type',
   'payload_too_large',
@@ -169,7 +171,10 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
     const outcome = await activateInstallCode(deps.db, {
       request: {
         proof,
-        installCode: body.install_code,
+        code:
+          body.install_code_id === undefined
+            ? { installCode: body.install_code! }
+            : { installCodeId: body.install_code_id },
         precheckToken: body.precheck_token,
         hostname: body.hostname,
         publicIp: body.public_ip,
@@ -200,7 +205,9 @@ export function registerActivate(app: Router, deps: RouteDeps): void {
           activation_id: activation.id,
           install_token: token,
           install_token_expires_at: toIsoOffset(activation.installTokenExpiresAt),
-          install_code: body.install_code,
+          ...(body.install_code_id === undefined
+            ? { install_code: body.install_code! }
+            : { install_code_id: body.install_code_id }),
           machine_binding: {
             hostname: activation.hostname,
             public_ip: activation.publicIp,

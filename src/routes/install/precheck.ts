@@ -1,6 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toIsoOffset, wholeSecond } from '../../clock.js';
 import { installCodeHint } from '../../domain/install-codes/code-format.js';
+import { identityPrecheckJti } from '../../domain/identity/identity-precheck.js';
+import type { VerifiedIdentity } from '../../domain/identity/identity-token.js';
+import { identityPrecheck } from '../../http/identity-steps.js';
 import { precheckInstallCode } from '../../domain/install-codes/precheck.js';
 import { assertInstallerSupported } from '../../domain/activations/installer-version.js';
 import { randomId, randomSecret } from '../../domain/tokens/secret-hash.js';
@@ -96,6 +99,11 @@ ${rateLimitDescription('precheck')}`,
       'approval_denied',
       'install_code_exhausted',
       'install_code_address_not_allowed',
+      'identity_token_required',
+      'identity_token_invalid',
+      'identity_not_allowed',
+      'identity_token_replayed',
+      'identity_issuer_unavailable',
       'installer_outdated',
       'unsupported_media_type',
       'payload_too_large',
@@ -125,16 +133,29 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
       await checkSources(deps, now),
     );
     const precheckId = randomId('pc_', 8);
-    const code = admitCounted(
-      c,
-      await precheckInstallCode(deps.db, {
-        input: { normalisedCode: body.install_code, prefix: deps.config.installCodePrefix, sighting, precheckId },
-        now,
-        limits,
-        hashes: deps.keyedHashes,
-        context: changeContext(c, 'installer'),
-      }),
-    );
+    const identityForm = body.install_code_id !== undefined && body.identity_token !== undefined;
+    const counted = identityForm
+      ? await identityPrecheck(c, deps, {
+          codeId: body.install_code_id!,
+          token: body.identity_token!,
+          sighting,
+          precheckId,
+          limits,
+          now,
+        })
+      : await precheckInstallCode(deps.db, {
+          input: {
+            code: { normalisedCode: body.install_code!, prefix: deps.config.installCodePrefix },
+            sighting,
+            precheckId,
+          },
+          now,
+          limits,
+          hashes: deps.keyedHashes,
+          context: changeContext(c, 'installer'),
+        });
+    const code = admitCounted(c, counted);
+    const identity = 'identity' in code ? (code.identity as VerifiedIdentity) : undefined;
     const shown = code.approval === 'pending' ? precheckId : undefined;
     const expiresAt = wholeSecond(
       new Date(Math.min(now.getTime() + deps.config.precheckTokenTtlSeconds * 1000, code.expiresAt.getTime())),
@@ -150,15 +171,19 @@ export function registerPrecheck(app: Router, deps: RouteDeps): void {
         precheckId: shown,
         challenge,
         clientKeyHash: c.get('keyedHashes').clientKey(c.get('clientKey')),
+        identity: identity && { iss: identity.iss, sub: identity.sub, tags: identity.tags },
       },
       now,
       expiresAt,
+      identity && identityPrecheckJti(identity, code),
     );
     return c.json(
       {
         data: {
-          install_code: body.install_code,
-          install_code_hint: installCodeHint(body.install_code),
+          ...(identity
+            ? { install_code_id: code.id, identity: { iss: identity.iss, sub: identity.sub } }
+            : { install_code: body.install_code! }),
+          install_code_hint: identity ? code.hint : installCodeHint(body.install_code!),
           precheck_token: token,
           precheck_expires_at: toIsoOffset(expiresAt),
           machine_binding: { machine_id: body.machine_id, ssh_fingerprint: body.ssh_fingerprint },

@@ -6,7 +6,7 @@ import { ServerIdSchema } from '../server.js';
 import { exampleCursor, listQuerySchema, nullableTimestamp, pageOf } from './list.js';
 
 const EventTypeSchema = z
-  .enum(EVENT_TYPES)
+  .enum(EVENT_TYPES, { error: 'must be an event type such as install_code.issued (docs/operators.md lists them)' })
   .openapi('EventType', { description: '`<object>.<verb>` in the past tense.' });
 
 const EXAMPLE_CURSOR = exampleCursor(42, '2026-11-22T10:00:00Z');

@@ -13,6 +13,8 @@ import { InstallCodeHintSchema, InstallCodeIdSchema, InstallCodeSchema, Timestam
 import { parseNetwork } from '../ip-network.js';
 import { TagsInputSchema, TagsSchema } from '../tags.js';
 import { OperatorReasonSchema } from './operator-reason.js';
+import { TRUST_CODE_MAX_TTL_SECONDS } from '../../domain/identity/trust-block.js';
+import { TrustInputSchema, TrustSchema } from './trust.js';
 
 /** DESIGN §22: codes an operator issues for a fleet. */
 
@@ -73,11 +75,14 @@ export const CreateInstallCodeRequestSchema = z
       .number()
       .int('must be a whole number')
       .min(FLEET_CODE_MIN_TTL_SECONDS, `must be at least ${FLEET_CODE_MIN_TTL_SECONDS}`)
-      .max(FLEET_CODE_MAX_TTL_SECONDS, `must be at most ${FLEET_CODE_MAX_TTL_SECONDS} (30 days)`)
+      .max(
+        TRUST_CODE_MAX_TTL_SECONDS,
+        `must be at most ${FLEET_CODE_MAX_TTL_SECONDS} (30 days), or ${TRUST_CODE_MAX_TTL_SECONDS} (365 days) with trust`,
+      )
       .optional()
       .openapi({
         format: 'int32',
-        description: `Seconds until the code expires, ${FLEET_CODE_MIN_TTL_SECONDS} to ${FLEET_CODE_MAX_TTL_SECONDS} (30 days); \`INSTALL_CODE_TTL_SECONDS\` when not given.`,
+        description: `Seconds until the code expires, ${FLEET_CODE_MIN_TTL_SECONDS} to ${FLEET_CODE_MAX_TTL_SECONDS} (30 days), or up to ${TRUST_CODE_MAX_TTL_SECONDS} (365 days) for a code with \`trust\`, which has no secret to leak; \`INSTALL_CODE_TTL_SECONDS\` when not given.`,
         example: 604800,
       }),
     description: DescriptionSchema.optional(),
@@ -102,18 +107,31 @@ export const CreateInstallCodeRequestSchema = z
         'Each machine must prove its SSH host key at activate (DESIGN §24): its precheck answers `machine_proof: "required"`, and an activate without `ssh_host_key` and `ssh_key_signature` is 403 `machine_proof_required`, whatever `MACHINE_PROOF` says.',
       example: false,
     }),
+    trust: TrustInputSchema.optional(),
     reason: OperatorReasonSchema,
+  })
+  .superRefine((body, ctx) => {
+    if (body.trust === undefined && body.ttl_seconds !== undefined && body.ttl_seconds > FLEET_CODE_MAX_TTL_SECONDS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ttl_seconds'],
+        message: `must be at most ${FLEET_CODE_MAX_TTL_SECONDS} (30 days) for a code without trust`,
+      });
   })
   .openapi('CreateInstallCodeRequest');
 
 export const CreatedInstallCodeSchema = z
   .object({
-    install_code: InstallCodeSchema,
+    install_code: InstallCodeSchema.nullable().openapi({
+      description:
+        'The code, shown this once; `null` for a code with `trust` (DESIGN §25), which has no usable secret: machines send `install_code_id` with their identity token.',
+    }),
     install_code_id: InstallCodeIdSchema,
     install_code_hint: InstallCodeHintSchema,
     uses: UsesSchema,
     expires_at: TimestampSchema,
-    ttl_seconds: z.number().int().min(FLEET_CODE_MIN_TTL_SECONDS).max(FLEET_CODE_MAX_TTL_SECONDS).openapi({
+    trust: TrustSchema.optional(),
+    ttl_seconds: z.number().int().min(FLEET_CODE_MIN_TTL_SECONDS).max(TRUST_CODE_MAX_TTL_SECONDS).openapi({
       format: 'int32',
       example: 604800,
     }),

@@ -1,5 +1,6 @@
 import { withEvents } from './object-history.js';
 import { z } from '@hono/zod-openapi';
+import { TrustSchema } from './trust.js';
 import { ActivationIdSchema } from '../activation.js';
 import { CodeApprovalSchema, PrecheckApprovalSchema, PrecheckIdSchema } from '../approval.js';
 import {
@@ -95,6 +96,10 @@ export const InstallCodeRecordSchema = z
       description:
         'Only machines that prove their SSH host key at activate (DESIGN §24) may use it; `false` for a page code, which follows `MACHINE_PROOF`.',
       example: false,
+    }),
+    trust: TrustSchema.nullable().openapi({
+      description:
+        'The workload identity the code trusts in place of a secret (DESIGN §25); `null` for a code used with its secret.',
     }),
   })
   .openapi('InstallCodeRecord', {
