@@ -69,8 +69,12 @@ describe('the limits are documented from the one table', () => {
           state: '#/components/headers/RateLimit',
         });
       }
-      // The page's 429 is itself a page, with the page's own headers.
-      const pageHeaders = route === 'page' ? ['Cache-Control', 'Content-Security-Policy', 'Referrer-Policy'] : [];
+      // The page's 429 is itself a page, with the page's own headers (its language among them: the
+      // language chosen, the cookie a ?lang= link sets, and what the answer varies on).
+      const pageHeaders =
+        route === 'page'
+          ? ['Cache-Control', 'Content-Language', 'Content-Security-Policy', 'Referrer-Policy', 'Set-Cookie', 'Vary']
+          : [];
       expect(Object.keys(op.responses['429']!.headers!).sort()).toEqual(
         [
           ...pageHeaders,
