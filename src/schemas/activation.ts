@@ -99,6 +99,14 @@ function oneForm(
     ctx.addIssue({ code: 'custom', path: ['install_code_id'], message: `is required with ${identityField}` });
 }
 
+/**
+ * The form check runs on every object body, also when other fields failed: a 400 names every field
+ * missing at once (the code's form among them), not only those zod checked before the refinement.
+ */
+const everyObjectBody = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+};
+
 export const PrecheckRequestSchema = z
   .object({
     install_code: InstallCodeInputSchema.optional(),
@@ -111,7 +119,7 @@ export const PrecheckRequestSchema = z
       .openapi({ description: 'The product: always `slowdns`.', example: 'slowdns' }),
     installer_version: InstallerVersionSchema,
   })
-  .superRefine((body, ctx) => oneForm(body, ctx, 'identity_token'))
+  .superRefine((body, ctx) => oneForm(body, ctx, 'identity_token'), everyObjectBody)
   .openapi('PrecheckRequest', {
     description:
       'Exactly one form: `install_code`, or (a code made with `trust`, DESIGN §25) `install_code_id` with `identity_token`. Anything else is 400 `validation_failed` naming the fields.',
@@ -124,7 +132,7 @@ const PrecheckBindingSchema = z
 export const PrecheckResultSchema = z
   .object({
     install_code: InstallCodeSchema.optional().openapi({
-      description: 'The code as the service reads it. Absent in the answer to an identity precheck, which sent none.',
+      description: `The code as the service reads it. Absent in the answer to an identity precheck, which sent none. ${SHELL_SAFE_SENTENCE}`,
     }),
     install_code_id: InstallCodeIdSchema.optional().openapi({
       description: 'Only in the answer to an identity precheck: the code, for activate.',
@@ -190,7 +198,7 @@ export const ActivateRequestSchema = z
     message: 'ssh_host_key and ssh_key_signature are sent together, or neither',
     path: ['ssh_key_signature'],
   })
-  .superRefine((body, ctx) => oneForm(body, ctx, undefined))
+  .superRefine((body, ctx) => oneForm(body, ctx, undefined), everyObjectBody)
   .openapi('ActivateRequest', {
     description:
       'Exactly one form: `install_code`, or `install_code_id` with a precheck token made by an identity precheck (DESIGN §25). Anything else is 400 `validation_failed` naming the fields.',
@@ -215,7 +223,7 @@ export const ActivationSchema = z
     ),
     install_token_expires_at: TimestampSchema,
     install_code: InstallCodeSchema.optional().openapi({
-      description: 'The code as the service reads it. Absent in the answer to an identity activate, which sent none.',
+      description: `The code as the service reads it. Absent in the answer to an identity activate, which sent none. ${SHELL_SAFE_SENTENCE}`,
     }),
     install_code_id: InstallCodeIdSchema.optional().openapi({
       description: 'Only in the answer to an identity activate: the code it used.',

@@ -1584,7 +1584,7 @@ export interface components {
          */
         PrecheckResult: {
             /**
-             * @description The code as the service reads it. Absent in the answer to an identity precheck, which sent none.
+             * @description The code as the service reads it. Absent in the answer to an identity precheck, which sent none. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code?: string;
@@ -1762,7 +1762,7 @@ export interface components {
              */
             install_token_expires_at: string;
             /**
-             * @description The code as the service reads it. Absent in the answer to an identity activate, which sent none.
+             * @description The code as the service reads it. Absent in the answer to an identity activate, which sent none. Made only of the characters `[A-Za-z0-9._-]` (a guarantee of this contract): a shell can cut it out of the JSON answer with `sed`.
              * @example SDNS-SD-7K3MQ2-XR9T4B-HX3W8N
              */
             install_code?: string;
@@ -3309,6 +3309,7 @@ export interface components {
              */
             expires_at: string;
             /**
+             * @description The workload identity the code trusts in place of a secret; absent for a code used with its secret.
              * @example {
              *       "issuer": "https://token.actions.githubusercontent.com",
              *       "audiences": [
@@ -3335,7 +3336,69 @@ export interface components {
              *       "max_lifetime_seconds": 3600
              *     }
              */
-            trust?: components["schemas"]["Trust"] & unknown;
+            trust?: {
+                /** @example https://token.actions.githubusercontent.com */
+                issuer: string;
+                /**
+                 * @example [
+                 *       "https://slowdns.example.net"
+                 *     ]
+                 */
+                audiences: string[];
+                /** @example repo:example-org/dns-fleet:ref:refs/heads/main */
+                subject_pattern?: string;
+                /**
+                 * @example {
+                 *       "repository_owner_id": "1234567"
+                 *     }
+                 */
+                claims?: {
+                    [key: string]: string;
+                };
+                /**
+                 * @description The inline public keys, as given.
+                 * @example {
+                 *       "keys": [
+                 *         {
+                 *           "kty": "EC",
+                 *           "kid": "cluster-2026-11",
+                 *           "crv": "P-256",
+                 *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                 *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                jwks?: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "kty": "EC",
+                     *         "kid": "cluster-2026-11",
+                     *         "crv": "P-256",
+                     *         "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *         "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *       }
+                     *     ]
+                     */
+                    keys: {
+                        [key: string]: string;
+                    }[];
+                };
+                /**
+                 * @example {
+                 *       "repo": "repository"
+                 *     }
+                 */
+                tags_from_claims?: {
+                    [key: string]: string;
+                };
+                /**
+                 * Format: int32
+                 * @example 3600
+                 */
+                max_lifetime_seconds: number;
+            } | null;
             /**
              * Format: int32
              * @example 604800

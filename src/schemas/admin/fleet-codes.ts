@@ -130,7 +130,10 @@ export const CreatedInstallCodeSchema = z
     install_code_hint: InstallCodeHintSchema,
     uses: UsesSchema,
     expires_at: TimestampSchema,
-    trust: TrustSchema.optional(),
+    trust: TrustSchema.nullable().optional().openapi({
+      description:
+        'The workload identity the code trusts in place of a secret; absent for a code used with its secret.',
+    }),
     ttl_seconds: z.number().int().min(FLEET_CODE_MIN_TTL_SECONDS).max(TRUST_CODE_MAX_TTL_SECONDS).openapi({
       format: 'int32',
       example: 604800,
