@@ -4,12 +4,15 @@
 #
 #   SLOWDNS_URL=https://activation.example.net SLOWDNS_INSTALL_CODE=SDNS-SD-… sh activate.sh run -- ./install.sh
 #   SLOWDNS_URL=… sh activate.sh --code-file /run/slowdns/install-code run -- ./install.sh   (cloud-init, no terminal)
+#   SLOWDNS_URL=… sh activate.sh --install-code-id ic_… --identity-token-file /var/run/secrets/tokens/slowdns run -- …
+#     (a code that trusts the platform's signed identity, DESIGN §25: no secret on the machine)
 #
 # Exit codes (stable): 0 done; 2 usage (also: an answer was needed and there is no terminal to ask); 10 code not
 # found; 11 code expired; 12 code in use, revoked or with no use left; 13 machine mismatch or a clone's identity;
 # 14 token invalid, expired or used (or a release without proof); 15 activation already released or confirmed;
 # 16 this machine was denied; 17 this machine's address or host name is not one the code allows;
-# 18 this machine could not prove its SSH host key where proof is required;
+# 18 this machine could not prove its SSH host key where proof is required; 19 the identity token was refused
+# (or its issuer could not be reached) for a code that trusts workload identity;
 # 20 rate limited; 21 installer outdated; 30 network; 31 server error; 40 install command failed.
 set -eu
 umask 077
@@ -31,6 +34,8 @@ NON_INTERACTIVE=${SLOWDNS_NON_INTERACTIVE:-}
 LOCK_DIR=''
 LOCK_HELD=''
 HOST_KEY_OPTION=''
+CODE_ID=${SLOWDNS_INSTALL_CODE_ID:-}
+IDENTITY_TOKEN_FILE=${SLOWDNS_IDENTITY_TOKEN_FILE:-}
 
 say() { printf '%s\n' "activate.sh: $*" >&2; }
 
@@ -50,6 +55,7 @@ exit_code_for() {
     approval_denied) echo 16 ;;
     install_code_address_not_allowed | install_code_hostname_not_allowed) echo 17 ;;
     machine_proof_invalid | machine_proof_required) echo 18 ;;
+    identity_token_required | identity_token_invalid | identity_not_allowed | identity_token_replayed | identity_issuer_unavailable) echo 19 ;;
     rate_limit_exceeded) echo 20 ;;
     installer_outdated) echo 21 ;;
     network) echo 30 ;;
@@ -66,7 +72,8 @@ die() { # die <error code> <message key> [value...]
 
 usage() {
   cat >&2 <<'EOF'
-usage: activate.sh [--code-file PATH] [--host-key FILE] [--non-interactive] <command>
+usage: activate.sh [--code-file PATH | --install-code-id ID --identity-token-file PATH] [--host-key FILE]
+                   [--non-interactive] <command>
   precheck            check the install code for this machine (saves a precheck token in the state file)
   activate            activate it after confirming hostname and public IP (saves the activation)
   confirm             confirm the install: consumes the install token for good
@@ -78,6 +85,9 @@ usage: activate.sh [--code-file PATH] [--host-key FILE] [--non-interactive] <com
                       resumes an unfinished install found in the state file
 The install code comes from the file --code-file names (mode 600, yours or root's), SLOWDNS_INSTALL_CODE,
 the file SLOWDNS_INSTALL_CODE_FILE, or the terminal; never from the command line itself.
+A code that trusts workload identity has no secret: give its id (--install-code-id or SLOWDNS_INSTALL_CODE_ID)
+and the file the platform writes its signed identity token to (--identity-token-file or
+SLOWDNS_IDENTITY_TOKEN_FILE), read again at each precheck as platforms rotate it.
 --host-key FILE: the SSH host private key that proves this machine at activate (ssh-keygen -Y sign); by default
 the first of /etc/ssh/ssh_host_{ed25519,ecdsa,rsa}_key this user can read. Without one it goes on unproven.
 --non-interactive (or SLOWDNS_NON_INTERACTIVE=1): never ask on a terminal; what is missing exits 2. Without
@@ -252,6 +262,40 @@ read_install_code() {
   INSTALL_CODE=$code
 }
 
+# identity_form: whether this run enrols with the platform's signed identity (DESIGN §25) instead of an install
+# code; checks that what that needs is given, and nothing of the other form.
+identity_form() {
+  if [ -z "$CODE_ID" ]; then
+    [ -z "$IDENTITY_TOKEN_FILE" ] || die validation_failed identity_needs_code_id
+    return 1
+  fi
+  [ -n "$IDENTITY_TOKEN_FILE" ] || die validation_failed identity_needs_token_file
+  if [ -n "$CODE_FILE" ] || [ -n "${SLOWDNS_INSTALL_CODE:-}" ] || [ -n "${SLOWDNS_INSTALL_CODE_FILE:-}" ]; then
+    die validation_failed code_and_code_id
+  fi
+  case "$CODE_ID" in
+    ic_[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) ;;
+    *) die validation_failed install_code_id_invalid "$(printf '%s' "$CODE_ID" | tr -cd 'A-Za-z0-9_-' | head -c 40)" ;;
+  esac
+  return 0
+}
+
+# read_identity_token: IDENTITY_TOKEN from its file, read at each precheck (platforms rotate the file: a Kubernetes
+# projected token, a CI job's fresh token). It is a JWT, so it embeds in JSON as is; it is never printed.
+read_identity_token() {
+  if [ -z "$IDENTITY_TOKEN_FILE" ] || [ ! -f "$IDENTITY_TOKEN_FILE" ] || [ ! -r "$IDENTITY_TOKEN_FILE" ]; then
+    die validation_failed identity_token_unreadable "$IDENTITY_TOKEN_FILE" "$(identity_token_source)"
+  fi
+  IDENTITY_TOKEN=$(tr -d ' \t\r\n' <"$IDENTITY_TOKEN_FILE")
+  case "$IDENTITY_TOKEN" in
+    '' | *[!A-Za-z0-9._-]*) die validation_failed identity_token_unusable "$IDENTITY_TOKEN_FILE" "$(identity_token_source)" ;;
+  esac
+}
+
+identity_token_source() {
+  if [ "$IDENTITY_TOKEN_FILE" = "${SLOWDNS_IDENTITY_TOKEN_FILE:-}" ]; then echo SLOWDNS_IDENTITY_TOKEN_FILE; else echo --identity-token-file; fi
+}
+
 read_machine() {
   [ -r "$SLOWDNS_MACHINE_ID_FILE" ] || die validation_failed machine_id_unreadable "$SLOWDNS_MACHINE_ID_FILE"
   MACHINE_ID=$(tr -d ' \t\r\n' <"$SLOWDNS_MACHINE_ID_FILE")
@@ -370,6 +414,24 @@ parse_option() {
       HOST_KEY_OPTION=${1#--host-key=}
       [ -n "$HOST_KEY_OPTION" ] || die validation_failed host_key_needs_path
       ;;
+    --install-code-id)
+      if [ "$#" -lt 2 ] || [ -z "$2" ]; then die validation_failed code_id_needs_value; fi
+      CODE_ID=$2
+      OPTION_WIDTH=2
+      ;;
+    --install-code-id=*)
+      CODE_ID=${1#--install-code-id=}
+      [ -n "$CODE_ID" ] || die validation_failed code_id_needs_value
+      ;;
+    --identity-token-file)
+      if [ "$#" -lt 2 ] || [ -z "$2" ]; then die validation_failed token_file_needs_path; fi
+      IDENTITY_TOKEN_FILE=$2
+      OPTION_WIDTH=2
+      ;;
+    --identity-token-file=*)
+      IDENTITY_TOKEN_FILE=${1#--identity-token-file=}
+      [ -n "$IDENTITY_TOKEN_FILE" ] || die validation_failed token_file_needs_path
+      ;;
     --non-interactive) NON_INTERACTIVE=1 ;;
     *) OPTION_WIDTH=0 ;;
   esac
@@ -480,10 +542,16 @@ fail_on_error() {
 # --- steps --------------------------------------------------------------------------------------
 
 do_precheck() {
-  read_install_code
+  if identity_form; then
+    read_identity_token
+    code_form=$(printf '"install_code_id":"%s","identity_token":"%s"' "$CODE_ID" "$IDENTITY_TOKEN")
+  else
+    read_install_code
+    code_form=$(printf '"install_code":"%s"' "$INSTALL_CODE")
+  fi
   read_machine
-  request "$(printf '{"install_code":"%s","machine_id":"%s","ssh_fingerprint":"%s","product":"slowdns","installer_version":"%s"}' \
-    "$INSTALL_CODE" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_INSTALLER_VERSION")"
+  request "$(printf '{%s,"machine_id":"%s","ssh_fingerprint":"%s","product":"slowdns","installer_version":"%s"}' \
+    "$code_form" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_INSTALLER_VERSION")"
   api POST /api/v2/slowdns/install/precheck
   fail_on_error
   token=$(json_get precheck_token "$BODY")
@@ -505,6 +573,8 @@ do_precheck() {
   if shell_safe "$challenge"; then state_set proof_challenge "$challenge"; else state_unset proof_challenge; fi
   policy=$(json_get machine_proof "$BODY")
   if shell_safe "$policy"; then state_set machine_proof "$policy"; else state_unset machine_proof; fi
+  identity_sub=$(json_get sub "$BODY")
+  if [ -n "$identity_sub" ]; then msg precheck_identity "$identity_sub" "$(json_get iss "$BODY")"; fi
   OBSERVED_IP=$(json_get observed_ip "$BODY")
   if [ -n "$OBSERVED_IP" ]; then
     msg precheck_valid "$(json_get install_code_hint "$BODY")" "$OBSERVED_IP"
@@ -536,14 +606,20 @@ confirm_address() {
 }
 
 do_activate() {
-  [ -n "${INSTALL_CODE:-}" ] || read_install_code
+  # The identity form sends the code's id alone: the precheck token says the identity precheck made it.
+  if identity_form; then
+    code_form=$(printf '"install_code_id":"%s"' "$CODE_ID")
+  else
+    [ -n "${INSTALL_CODE:-}" ] || read_install_code
+    code_form=$(printf '"install_code":"%s"' "$INSTALL_CODE")
+  fi
   [ -n "${MACHINE_ID:-}" ] || read_machine
   precheck_token=$(state_get precheck_token)
   [ -n "$precheck_token" ] || die validation_failed no_precheck_token "$SLOWDNS_STATE_FILE"
   confirm_address
   prove_machine
-  activate_request="$(printf '{"install_code":"%s","precheck_token":"%s","hostname":"%s","public_ip":"%s","machine_id":"%s","ssh_fingerprint":"%s","requested_ref":"%s","installer_version":"%s"' \
-    "$INSTALL_CODE" "$precheck_token" "$HOSTNAME_CONFIRMED" "$PUBLIC_IP_CONFIRMED" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_REQUESTED_REF" "$SLOWDNS_INSTALLER_VERSION")"
+  activate_request="$(printf '{%s,"precheck_token":"%s","hostname":"%s","public_ip":"%s","machine_id":"%s","ssh_fingerprint":"%s","requested_ref":"%s","installer_version":"%s"' \
+    "$code_form" "$precheck_token" "$HOSTNAME_CONFIRMED" "$PUBLIC_IP_CONFIRMED" "$MACHINE_ID" "$SSH_FINGERPRINT" "$SLOWDNS_REQUESTED_REF" "$SLOWDNS_INSTALLER_VERSION")"
   request "$activate_request$PROOF_JSON}"
   activate_when_approved
   if [ -n "$PROOF_JSON" ] && [ "$STATUS" = 403 ] && [ "$(json_get code "$BODY")" = machine_proof_invalid ] &&
@@ -983,6 +1059,15 @@ catalog_en() {
     no_proof_cannot_sign) template='ssh-keygen cannot sign with %1 (ssh-keygen -Y sign needs OpenSSH 8.1 or later): %2' ;;
     proof_required_cannot) template='this service requires machines to prove their SSH host key, and this one cannot: %1' ;;
     going_on_unproven) template='going on without proving this machine’s SSH host key: %1' ;;
+    code_id_needs_value) template='--install-code-id needs the id of a code (ic_…)' ;;
+    token_file_needs_path) template='--identity-token-file needs a path' ;;
+    identity_needs_token_file) template='--install-code-id needs an identity token: give --identity-token-file PATH or set SLOWDNS_IDENTITY_TOKEN_FILE' ;;
+    identity_needs_code_id) template='an identity token needs the id of its code: give --install-code-id ID or set SLOWDNS_INSTALL_CODE_ID' ;;
+    code_and_code_id) template='give an install code or --install-code-id with an identity token, not both' ;;
+    install_code_id_invalid) template='%1 is not the id of an install code (ic_ followed by 16 lower-case hex characters)' ;;
+    identity_token_unreadable) template='cannot read the identity token file %1 (%2)' ;;
+    identity_token_unusable) template='the identity token file %1 (%2) holds no token (a JWT: letters, digits, dots, - and _)' ;;
+    precheck_identity) template='the service accepts this machine’s identity %1 from %2' ;;
     code_file_needs_path) template='--code-file needs a path' ;;
     host_key_needs_path) template='--host-key needs the path of an SSH host private key' ;;
     code_file_unreadable) template='cannot read the install code file %1 (%2)' ;;
@@ -1083,6 +1168,15 @@ catalog_es() {
     no_proof_cannot_sign) template='ssh-keygen no puede firmar con %1 (ssh-keygen -Y sign requiere OpenSSH 8.1 o posterior): %2' ;;
     proof_required_cannot) template='este servicio exige que las máquinas demuestren su clave de host SSH, y esta no puede: %1' ;;
     going_on_unproven) template='se continúa sin demostrar la clave de host SSH de esta máquina: %1' ;;
+    code_id_needs_value) template='--install-code-id necesita el id de un código (ic_…)' ;;
+    token_file_needs_path) template='--identity-token-file necesita una ruta' ;;
+    identity_needs_token_file) template='--install-code-id necesita un token de identidad: indique --identity-token-file RUTA o defina SLOWDNS_IDENTITY_TOKEN_FILE' ;;
+    identity_needs_code_id) template='un token de identidad necesita el id de su código: indique --install-code-id ID o defina SLOWDNS_INSTALL_CODE_ID' ;;
+    code_and_code_id) template='indique un código de instalación o --install-code-id con un token de identidad, no ambos' ;;
+    install_code_id_invalid) template='%1 no es el id de un código de instalación (ic_ seguido de 16 caracteres hexadecimales en minúscula)' ;;
+    identity_token_unreadable) template='no se puede leer el archivo del token de identidad %1 (%2)' ;;
+    identity_token_unusable) template='el archivo del token de identidad %1 (%2) no contiene ningún token (un JWT: letras, dígitos, puntos, - y _)' ;;
+    precheck_identity) template='el servicio acepta la identidad %1 de esta máquina, emitida por %2' ;;
     code_file_needs_path) template='--code-file necesita una ruta' ;;
     host_key_needs_path) template='--host-key necesita la ruta de una clave privada de host SSH' ;;
     code_file_unreadable) template='no se puede leer el archivo del código de instalación %1 (%2)' ;;
@@ -1183,6 +1277,15 @@ catalog_ru() {
     no_proof_cannot_sign) template='ssh-keygen не может подписать ключом %1 (для ssh-keygen -Y sign нужен OpenSSH 8.1 или новее): %2' ;;
     proof_required_cannot) template='этот сервис требует, чтобы машины подтверждали свой ключ хоста SSH, а эта машина не может: %1' ;;
     going_on_unproven) template='продолжаем без подтверждения ключа хоста SSH этой машины: %1' ;;
+    code_id_needs_value) template='для --install-code-id нужен id кода (ic_…)' ;;
+    token_file_needs_path) template='для --identity-token-file нужен путь к файлу' ;;
+    identity_needs_token_file) template='для --install-code-id нужен токен идентичности: укажите --identity-token-file ПУТЬ или задайте SLOWDNS_IDENTITY_TOKEN_FILE' ;;
+    identity_needs_code_id) template='для токена идентичности нужен id его кода: укажите --install-code-id ID или задайте SLOWDNS_INSTALL_CODE_ID' ;;
+    code_and_code_id) template='укажите либо код установки, либо --install-code-id с токеном идентичности, но не то и другое' ;;
+    install_code_id_invalid) template='%1 не является id кода установки (ic_ и 16 шестнадцатеричных символов в нижнем регистре)' ;;
+    identity_token_unreadable) template='не удаётся прочитать файл токена идентичности %1 (%2)' ;;
+    identity_token_unusable) template='в файле токена идентичности %1 (%2) нет токена (JWT: буквы, цифры, точки, - и _)' ;;
+    precheck_identity) template='сервис принимает идентичность этой машины %1, выданную %2' ;;
     code_file_needs_path) template='для --code-file нужен путь к файлу' ;;
     host_key_needs_path) template='для --host-key нужен путь к закрытому ключу хоста SSH' ;;
     code_file_unreadable) template='не удаётся прочитать файл с кодом установки %1 (%2)' ;;
@@ -1286,6 +1389,15 @@ catalog_id() {
     no_proof_cannot_sign) template='ssh-keygen tidak dapat menandatangani dengan %1 (ssh-keygen -Y sign memerlukan OpenSSH 8.1 atau yang lebih baru): %2' ;;
     proof_required_cannot) template='layanan ini mewajibkan mesin membuktikan kunci host SSH-nya, dan mesin ini tidak bisa: %1' ;;
     going_on_unproven) template='melanjutkan tanpa membuktikan kunci host SSH mesin ini: %1' ;;
+    code_id_needs_value) template='--install-code-id memerlukan id sebuah kode (ic_…)' ;;
+    token_file_needs_path) template='--identity-token-file memerlukan path' ;;
+    identity_needs_token_file) template='--install-code-id memerlukan token identitas: berikan --identity-token-file PATH atau atur SLOWDNS_IDENTITY_TOKEN_FILE' ;;
+    identity_needs_code_id) template='token identitas memerlukan id kodenya: berikan --install-code-id ID atau atur SLOWDNS_INSTALL_CODE_ID' ;;
+    code_and_code_id) template='berikan kode instalasi atau --install-code-id dengan token identitas, bukan keduanya' ;;
+    install_code_id_invalid) template='%1 bukan id kode instalasi (ic_ diikuti 16 karakter heksadesimal huruf kecil)' ;;
+    identity_token_unreadable) template='tidak dapat membaca berkas token identitas %1 (%2)' ;;
+    identity_token_unusable) template='berkas token identitas %1 (%2) tidak berisi token (sebuah JWT: huruf, angka, titik, - dan _)' ;;
+    precheck_identity) template='layanan menerima identitas mesin ini %1 dari %2' ;;
     code_file_needs_path) template='--code-file memerlukan path' ;;
     host_key_needs_path) template='--host-key memerlukan path kunci privat host SSH' ;;
     code_file_unreadable) template='tidak dapat membaca berkas kode instalasi %1 (%2)' ;;
@@ -1383,6 +1495,15 @@ catalog_tr() {
     no_proof_cannot_sign) template='ssh-keygen %1 ile imzalayamıyor (ssh-keygen -Y sign için OpenSSH 8.1 veya üstü gerekir): %2' ;;
     proof_required_cannot) template='bu hizmet makinelerin SSH sunucu anahtarlarını kanıtlamasını istiyor, bu makine ise kanıtlayamıyor: %1' ;;
     going_on_unproven) template='bu makinenin SSH sunucu anahtarı kanıtlanmadan devam ediliyor: %1' ;;
+    code_id_needs_value) template='--install-code-id bir kodun kimliğini ister (ic_…)' ;;
+    token_file_needs_path) template='--identity-token-file bir dosya yolu ister' ;;
+    identity_needs_token_file) template='--install-code-id bir kimlik belirteci ister: --identity-token-file YOL verin ya da SLOWDNS_IDENTITY_TOKEN_FILE değişkenini ayarlayın' ;;
+    identity_needs_code_id) template='bir kimlik belirteci kodunun kimliğini ister: --install-code-id KİMLİK verin ya da SLOWDNS_INSTALL_CODE_ID değişkenini ayarlayın' ;;
+    code_and_code_id) template='ya bir kurulum kodu ya da kimlik belirteciyle birlikte --install-code-id verin, ikisini birden değil' ;;
+    install_code_id_invalid) template='%1 bir kurulum kodunun kimliği değil (ic_ ve ardından 16 küçük harfli onaltılık karakter)' ;;
+    identity_token_unreadable) template='%1 kimlik belirteci dosyası okunamıyor (%2)' ;;
+    identity_token_unusable) template='%1 kimlik belirteci dosyasında (%2) belirteç yok (bir JWT: harfler, rakamlar, noktalar, - ve _)' ;;
+    precheck_identity) template='hizmet bu makinenin %1 kimliğini kabul ediyor (veren: %2)' ;;
     code_file_needs_path) template='--code-file bir dosya yolu ister' ;;
     host_key_needs_path) template='--host-key bir SSH sunucu özel anahtarının yolunu ister' ;;
     code_file_unreadable) template='kurulum kodu dosyası %1 okunamıyor (%2)' ;;
@@ -1483,6 +1604,15 @@ catalog_zh_Hans() {
     no_proof_cannot_sign) template='ssh-keygen 无法用 %1 签名（ssh-keygen -Y sign 需要 OpenSSH 8.1 或更高版本）：%2' ;;
     proof_required_cannot) template='此服务要求机器证明自己的 SSH 主机密钥，而本机无法证明：%1' ;;
     going_on_unproven) template='继续进行，但未证明本机的 SSH 主机密钥：%1' ;;
+    code_id_needs_value) template='--install-code-id 需要一个安装码的 id（ic_…）' ;;
+    token_file_needs_path) template='--identity-token-file 需要一个路径' ;;
+    identity_needs_token_file) template='--install-code-id 需要身份令牌：请用 --identity-token-file 路径 指定，或设置 SLOWDNS_IDENTITY_TOKEN_FILE' ;;
+    identity_needs_code_id) template='身份令牌需要其安装码的 id：请用 --install-code-id ID 指定，或设置 SLOWDNS_INSTALL_CODE_ID' ;;
+    code_and_code_id) template='请给出安装码，或给出 --install-code-id 及身份令牌，不能两者都给' ;;
+    install_code_id_invalid) template='%1 不是安装码的 id（ic_ 后跟 16 个小写十六进制字符）' ;;
+    identity_token_unreadable) template='无法读取身份令牌文件 %1（%2）' ;;
+    identity_token_unusable) template='身份令牌文件 %1（%2）中没有令牌（JWT：字母、数字、点、- 和 _）' ;;
+    precheck_identity) template='服务接受本机的身份 %1（由 %2 签发）' ;;
     code_file_needs_path) template='--code-file 需要一个路径' ;;
     host_key_needs_path) template='--host-key 需要一个 SSH 主机私钥的路径' ;;
     code_file_unreadable) template='无法读取安装码文件 %1（%2）' ;;
@@ -1580,6 +1710,15 @@ catalog_fa() {
     no_proof_cannot_sign) template='ssh-keygen نمی‌تواند با %1 امضا کند (ssh-keygen -Y sign به OpenSSH 8.1 یا جدیدتر نیاز دارد): %2' ;;
     proof_required_cannot) template='این سرویس از ماشین‌ها می‌خواهد کلید میزبان SSH خود را اثبات کنند و این ماشین نمی‌تواند: %1' ;;
     going_on_unproven) template='ادامه بدون اثبات کلید میزبان SSH این ماشین: %1' ;;
+    code_id_needs_value) template='--install-code-id به شناسهٔ یک کد نیاز دارد (ic_…)' ;;
+    token_file_needs_path) template='--identity-token-file به یک مسیر نیاز دارد' ;;
+    identity_needs_token_file) template='--install-code-id به توکن هویت نیاز دارد: --identity-token-file PATH را بدهید یا SLOWDNS_IDENTITY_TOKEN_FILE را تنظیم کنید' ;;
+    identity_needs_code_id) template='توکن هویت به شناسهٔ کد خود نیاز دارد: --install-code-id ID را بدهید یا SLOWDNS_INSTALL_CODE_ID را تنظیم کنید' ;;
+    code_and_code_id) template='یا کد نصب بدهید یا --install-code-id همراه با توکن هویت، نه هر دو' ;;
+    install_code_id_invalid) template='%1 شناسهٔ یک کد نصب نیست (ic_ و پس از آن ۱۶ نویسهٔ هگزادسیمال کوچک)' ;;
+    identity_token_unreadable) template='نمی‌توان فایل توکن هویت %1 را خواند (%2)' ;;
+    identity_token_unusable) template='فایل توکن هویت %1 (%2) توکنی ندارد (یک JWT: حروف، رقم‌ها، نقطه‌ها، - و _)' ;;
+    precheck_identity) template='سرویس هویت %1 این ماشین را که %2 صادر کرده است می‌پذیرد' ;;
     code_file_needs_path) template='--code-file به یک مسیر نیاز دارد' ;;
     host_key_needs_path) template='--host-key به مسیر یک کلید خصوصی میزبان SSH نیاز دارد' ;;
     code_file_unreadable) template='نمی‌توان فایل کد نصب %1 را خواند (%2)' ;;
@@ -1680,6 +1819,15 @@ catalog_ar() {
     no_proof_cannot_sign) template='لا تستطيع ssh-keygen التوقيع بالمفتاح %1 (يتطلب ssh-keygen -Y sign الإصدار OpenSSH 8.1 أو أحدث): %2' ;;
     proof_required_cannot) template='تشترط هذه الخدمة أن تُثبت الأجهزة مفتاح مضيف SSH الخاص بها، وهذا الجهاز لا يستطيع ذلك: %1' ;;
     going_on_unproven) template='المتابعة دون إثبات مفتاح مضيف SSH لهذا الجهاز: %1' ;;
+    code_id_needs_value) template='الخيار --install-code-id يحتاج إلى معرّف رمز (ic_…)' ;;
+    token_file_needs_path) template='الخيار --identity-token-file يحتاج إلى مسار' ;;
+    identity_needs_token_file) template='الخيار --install-code-id يحتاج إلى رمز هوية: مرّر --identity-token-file PATH أو اضبط SLOWDNS_IDENTITY_TOKEN_FILE' ;;
+    identity_needs_code_id) template='رمز الهوية يحتاج إلى معرّف رمزه: مرّر --install-code-id ID أو اضبط SLOWDNS_INSTALL_CODE_ID' ;;
+    code_and_code_id) template='مرّر رمز تثبيت أو --install-code-id مع رمز هوية، لا كليهما' ;;
+    install_code_id_invalid) template='%1 ليس معرّف رمز تثبيت (ic_ يليه 16 حرفًا ست عشريًا صغيرًا)' ;;
+    identity_token_unreadable) template='تعذّرت قراءة ملف رمز الهوية %1 (%2)' ;;
+    identity_token_unusable) template='ملف رمز الهوية %1 (%2) لا يحتوي على رمز (JWT: حروف وأرقام ونقاط و- و_)' ;;
+    precheck_identity) template='تقبل الخدمة هوية هذا الجهاز %1 الصادرة عن %2' ;;
     code_file_needs_path) template='الخيار --code-file يحتاج إلى مسار' ;;
     host_key_needs_path) template='الخيار --host-key يحتاج إلى مسار مفتاح مضيف SSH خاص' ;;
     code_file_unreadable) template='تعذّرت قراءة ملف رمز التثبيت %1 (%2)' ;;

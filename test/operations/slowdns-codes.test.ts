@@ -3,6 +3,9 @@
  * running service, the database checked behind it.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { installCodes } from '../../src/db/schema.js';
@@ -145,6 +148,45 @@ describe('slowdns codes create and list --tag', { timeout: 120_000 }, () => {
     expect((await slowdns(['codes', 'create', '--ttl', '45d'], operator)).stderr).toBe(
       'slowdns: --ttl must be 5m to 30d, not 45d\n',
     );
+  });
+
+  it('create --trust-file makes a code with no secret that lives up to a year, and prints its trust block', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'slowdns-trust-'));
+    try {
+      const trustFile = join(folder, 'trust.json');
+      await writeFile(
+        trustFile,
+        JSON.stringify({
+          issuer: 'https://token.actions.githubusercontent.com',
+          audiences: ['https://activation.example.net'],
+          subject_pattern: 'repo:example-org/dns-fleet:ref:refs/heads/main',
+          claims: { repository_owner_id: '4242' },
+          tags_from_claims: { repo: 'repository' },
+        }),
+      );
+      const made = await slowdns(
+        ['codes', 'create', '--uses', '20', '--ttl', '365d', '--trust-file', trustFile],
+        operator,
+      );
+      expect(made).toMatchObject({ code: 0, stderr: '' });
+      expect(made.stdout).toMatch(/^No secret: machines send ic_[0-9a-f]{16} with their identity token\.$/m);
+      expect(made.stdout).toContain('Trust: tokens from https://token.actions.githubusercontent.com');
+      expect(made.stdout).toContain('  repository_owner_id matches 4242');
+      expect(made.stdout).not.toMatch(/SDNS-SD-[A-Z0-9]{6}-/);
+      const [row] = await fleetCodes();
+      expect(row!.trust).toMatchObject({ issuer: 'https://token.actions.githubusercontent.com' });
+      expect(row!.expiresAt.getTime() - row!.issuedAt.getTime()).toBe(365 * 86_400_000);
+
+      await writeFile(trustFile, '{"issuer": ');
+      const broken = await slowdns(['codes', 'create', '--trust-file', trustFile], operator);
+      expect(broken).toMatchObject({ code: 2, stdout: '' });
+      expect(broken.stderr).toMatch(/^slowdns: --trust-file .*trust\.json is not JSON: /);
+      const missing = await slowdns(['codes', 'create', '--trust-file', join(folder, 'none.json')], operator);
+      expect(missing.stderr).toMatch(/^slowdns: cannot read --trust-file .*none\.json \(ENOENT\)/);
+      expect(await fleetCodes()).toHaveLength(1);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('reads --tag env:walk as env=walk, the one tag syntax, for a new code and for a list', async () => {

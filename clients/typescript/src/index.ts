@@ -54,6 +54,7 @@ export { HostKeyUnusableError } from './openssh-private-key.js';
 export { activateWhenApproved, SlowdnsApprovalExpiredError, type ApprovalWaitOptions } from './approval-wait.js';
 export { RECEIPT_TYP, ReceiptInvalidError, verifyReceipt, type ReceiptClaims, type ReceiptProblem } from './receipt.js';
 export { InstallCodeSourceError, readInstallCode, type InstallCodeSource } from './install-code-source.js';
+export { IdentityTokenSourceError, readIdentityToken, type IdentityEnrollment } from './identity-token-source.js';
 export {
   fileStateStore,
   type InstallActivation,

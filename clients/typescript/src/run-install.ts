@@ -5,6 +5,7 @@ import { releaseActivation, type ReleaseReport } from './release.js';
 import { findResumption, type Resumption } from './resume.js';
 import { proofFor, type InstallProofOptions } from './install-proof.js';
 import { SlowdnsApiError } from './errors.js';
+import { readIdentityToken, type IdentityEnrollment } from './identity-token-source.js';
 
 /** `resume`: reading back the activation of an earlier run from `state`. */
 export type InstallStage = 'resume' | 'precheck' | 'confirm_address' | 'activate' | 'install' | 'confirm';
@@ -42,8 +43,15 @@ export interface RunInstallOptions extends InstallProofOptions {
   /**
    * The install code as the person typed it (case, spaces and look-alikes are forgiven by the service),
    * or a function that asks for it: called only when a new flow starts, never when a run resumes.
+   * Give this or `identity`, not both.
    */
-  installCode: string | (() => string | Promise<string>);
+  installCode?: string | (() => string | Promise<string>);
+  /**
+   * For a code made with `trust` (DESIGN §25), which has no secret: its id and where the platform's signed
+   * identity token comes from, read when a new flow starts (precheck); activate sends the id alone.
+   * Give this or `installCode`, not both.
+   */
+  identity?: IdentityEnrollment;
   machine: MachineIdentity;
   installerVersion: string;
   /** The software ref to install, e.g. `main`. */
@@ -181,11 +189,10 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
   /** precheck → confirm address → activate: a new activation of the install code. */
   const activateNew = async (): Promise<{ precheck: PrecheckResult; activation: Activation }> => {
     stage = 'precheck';
-    const { installCode } = options;
-    const code = typeof installCode === 'string' ? installCode : await interruptible(async () => installCode());
+    const form = await interruptible(() => codeForm(options));
     const precheck = await interruptible(() =>
       client.precheck(
-        { install_code: code, ...machine, product: 'slowdns', installer_version: options.installerVersion },
+        { ...form.precheck, ...machine, product: 'slowdns', installer_version: options.installerVersion },
         { signal: steps.signal },
       ),
     );
@@ -196,7 +203,7 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     // Not interruptible while a request is on the wire: an activation created on the server but unknown here
     // could not be released. The wait for the person's approval between two tries is.
     const body = {
-      install_code: code,
+      ...form.activate,
       precheck_token: precheck.precheck_token,
       hostname: address.hostname,
       public_ip: address.public_ip,
@@ -306,4 +313,26 @@ export async function runInstall(options: RunInstallOptions): Promise<InstallRes
     process.kill(process.pid, reason);
   }
   return result;
+}
+
+type CodeForm =
+  | { precheck: { install_code: string }; activate: { install_code: string } }
+  | {
+      precheck: { install_code_id: string; identity_token: string };
+      activate: { install_code_id: string };
+    };
+
+/** The code as precheck and activate send it: the install code, or the code's id with the identity token (DESIGN §25). */
+async function codeForm({ installCode, identity }: RunInstallOptions): Promise<CodeForm> {
+  if ((installCode === undefined) === (identity === undefined))
+    throw new TypeError('runInstall needs installCode or identity, and not both');
+  if (identity) {
+    const identity_token = await readIdentityToken(identity);
+    return {
+      precheck: { install_code_id: identity.installCodeId, identity_token },
+      activate: { install_code_id: identity.installCodeId },
+    };
+  }
+  const code = typeof installCode === 'string' ? installCode : await installCode!();
+  return { precheck: { install_code: code }, activate: { install_code: code } };
 }

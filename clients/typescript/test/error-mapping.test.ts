@@ -455,8 +455,8 @@ it('the cases above cover every error code of the contract', () => {
   // The machine's proof (DESIGN §24), asserted as the envelope in test/machine-proof/refusals.test.ts; the
   // client's own signing in clients/typescript/test/machine-proof.test.ts.
   const machineProof = ['machine_proof_invalid', 'machine_proof_required'];
-  // Codeless enrollment's refusals (DESIGN §25), asserted as the envelope in test/identity/ against real issuers on
-  // loopback. The client does not send the identity form yet (left for the clients' step).
+  // Codeless enrollment's refusals (DESIGN §25): they need a real OpenID provider on loopback, so the client meets
+  // each of them in clients/typescript/test/identity-enrollment.test.ts (and test/identity/ asserts the envelope).
   const identity = [
     'identity_token_required',
     'identity_token_invalid',
